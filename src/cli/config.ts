@@ -1,0 +1,91 @@
+/**
+ * Settings a person chooses: a JSON config file (groups, caps, database path), then
+ * environment variables, then command-line flags, each overriding the one before.
+ * An invalid file is a clear startup error that names the field and says what fits.
+ */
+
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { EngramError } from '../core/errors.js';
+import { isValidSegment } from '../core/names.js';
+import { DEFAULT_POLICY, type Policy } from '../core/policy.js';
+
+const positiveInteger = z.number().int().positive();
+
+const ConfigSchema = z
+  .object({
+    groups: z
+      .record(
+        z
+          .string()
+          .refine(
+            isValidSegment,
+            'a group name is 1-64 characters of a-z 0-9 - . _, starting and ending with a letter or digit',
+          ),
+        z.string().trim().min(1, 'say in a few words what the group is for'),
+      )
+      .refine((groups) => Object.keys(groups).length > 0, 'configure at least one group')
+      .optional(),
+    entryCap: positiveInteger.optional(),
+    userCap: positiveInteger.optional(),
+    descriptionCap: positiveInteger.optional(),
+    maxNames: positiveInteger.optional(),
+    db: z.string().min(1).optional(),
+    user: z.string().min(1).optional(),
+  })
+  .strict();
+
+export type ConfigFile = z.infer<typeof ConfigSchema>;
+
+export interface Settings {
+  readonly policy: Policy;
+  /** SQLite database path, when the config file names one. */
+  readonly db?: string | undefined;
+  readonly user?: string | undefined;
+}
+
+/** `${XDG_CONFIG_HOME:-~/.config}/engram/config.json`. */
+export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'engram', 'config.json');
+}
+
+function describeIssues(path: string, error: z.ZodError): string {
+  const issues = error.issues.map((issue) => {
+    const where = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
+    return `${where}: ${issue.message}`;
+  });
+  return `invalid config file ${path}:\n  ${issues.join('\n  ')}`;
+}
+
+/** Parses config text; `path` is only for messages. */
+export function parseConfig(text: string, path: string): Settings {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new EngramError('INVALID_CONFIG', `config file ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = ConfigSchema.safeParse(json);
+  if (!parsed.success) throw new EngramError('INVALID_CONFIG', describeIssues(path, parsed.error));
+  const { db, user, ...caps } = parsed.data;
+  return { policy: { ...DEFAULT_POLICY, ...caps }, db, user };
+}
+
+/**
+ * Reads the config file. An explicit path must exist; the default path may be absent,
+ * which means the defaults.
+ */
+export function loadSettings(explicitPath: string | undefined, env: NodeJS.ProcessEnv = process.env): Settings {
+  const path = explicitPath ?? env.ENGRAM_CONFIG ?? defaultConfigPath(env);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    if (missing && explicitPath === undefined && env.ENGRAM_CONFIG === undefined) return { policy: DEFAULT_POLICY };
+    throw new EngramError('INVALID_CONFIG', `cannot read config file ${path}: ${(error as Error).message}`);
+  }
+  return parseConfig(text, path);
+}

@@ -1,0 +1,103 @@
+/**
+ * The memory operations for humans: index, open, write, drop. Same Memory service and
+ * same messages as the tools the model sees; --json gives scripts the structured data.
+ */
+
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { formatDropped, formatIndex, formatOpened, indexLine } from '../core/format.js';
+import { type CommonOptions, type Context, cliCaller } from './context.js';
+import { EXIT_REFUSED, type Output, UsageError } from './output.js';
+
+export type Run = (
+  options: CommonOptions,
+  body: (context: Context, output: Output) => Promise<number | undefined>,
+) => Promise<void>;
+
+interface WriteOptions extends CommonOptions {
+  readonly description?: string;
+  readonly old?: string;
+  readonly new?: string;
+  readonly newFile?: string;
+}
+
+function readNewText(options: WriteOptions, dash: string | undefined): string | undefined {
+  if (dash !== undefined && dash !== '-')
+    throw new UsageError(`unexpected argument "${dash}": only "-" (read new text from stdin) may follow the name`);
+  const sources = [options.new !== undefined, options.newFile !== undefined, dash === '-'].filter(Boolean).length;
+  if (sources > 1) throw new UsageError('give the new text once: --new TEXT, --new-file FILE, or - for stdin');
+  if (dash === '-' || options.newFile === '-') return readFileSync(0, 'utf8');
+  if (options.newFile !== undefined) {
+    try {
+      return readFileSync(options.newFile, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read --new-file ${options.newFile}: ${(error as Error).message}`);
+    }
+  }
+  return options.new;
+}
+
+export function registerEntryCommands(program: Command, common: (command: Command) => Command, run: Run): void {
+  common(program.command('index'))
+    .description('List every entry: name, size in bytes and description (what memory_open() shows)')
+    .action((options: CommonOptions) =>
+      run(options, async (context, output) => {
+        const rows = await context.memory.index(cliCaller(context));
+        output.result(formatIndex(rows), rows);
+        return undefined;
+      }),
+    );
+
+  common(program.command('open'))
+    .description('Show entries with their bodies (what memory_open(names) shows)')
+    .argument('<names...>', 'entry names, <group>/<slug>')
+    .action((names: string[], options: CommonOptions) =>
+      run(options, async (context, output) => {
+        const { found, missing } = await context.memory.open(cliCaller(context), names);
+        output.result(formatOpened(found, missing), { found, missing });
+        return found.length === 0 ? EXIT_REFUSED : undefined;
+      }),
+    );
+
+  common(program.command('write'))
+    .description('Create, append to, edit or describe an entry (what memory_write does)')
+    .argument('<name>', 'entry name, <group>/<slug>')
+    .argument('[-]', 'read the new text from stdin')
+    .option('-d, --description <text>', 'one line on what the entry covers (required to create)')
+    .option('--old <text>', 'text to replace or remove; must occur exactly once')
+    .option('--new <text>', 'replacement text, or the lines to append')
+    .option('--new-file <file>', 'read the new text from a file ("-" for stdin)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  engram write topics/editor -d "Editor preferences" --new "Uses Helix."   create
+  engram write topics/editor --new "Tabs, width 4."                       append
+  engram write topics/editor --old "Helix" --new "Neovim"                  replace
+  engram write topics/editor --old "Tabs, width 4."                       remove
+  git log -3 | engram write areas/engram -                                 append stdin`,
+    )
+    .action((name: string, dash: string | undefined, options: WriteOptions) =>
+      run(options, async (context, output) => {
+        const { entry, changed } = await context.memory.write(cliCaller(context), {
+          name,
+          description: options.description,
+          old: options.old,
+          new: readNewText(options, dash),
+        });
+        output.result(indexLine(entry), { entry, changed });
+        return undefined;
+      }),
+    );
+
+  common(program.command('drop'))
+    .description('Remove an entry (it goes to the trash)')
+    .argument('<name>', 'entry name, <group>/<slug>')
+    .action((name: string, options: CommonOptions) =>
+      run(options, async (context, output) => {
+        const dropped = await context.memory.drop(cliCaller(context), name);
+        output.result(formatDropped(dropped), { dropped });
+        return undefined;
+      }),
+    );
+}

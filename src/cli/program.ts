@@ -1,0 +1,71 @@
+/**
+ * The `engram` command line: its commands, the flags every command shares, and the
+ * exit codes (0 done, 1 refused, 2 usage).
+ */
+
+import { Command, CommanderError, Option } from 'commander';
+import { type CommonOptions, openContext, VERSION } from './context.js';
+import { type Run, registerEntryCommands } from './entries.js';
+import { createOutput, EXIT_OK, EXIT_USAGE, reportFailure } from './output.js';
+import { registerStdioCommand } from './stdio.js';
+
+function common(command: Command): Command {
+  return command
+    .addOption(new Option('--db <path>', 'SQLite database file').env('ENGRAM_DB'))
+    .addOption(
+      new Option('--config <file>', 'JSON config file (default ~/.config/engram/config.json)').env('ENGRAM_CONFIG'),
+    )
+    .addOption(new Option('--user <name>', 'whose memory (default "local")').env('ENGRAM_USER'))
+    .option('--json', 'print JSON for scripts');
+}
+
+const run: Run = async (options, body) => {
+  const output = createOutput(options.json === true);
+  let context: ReturnType<typeof openContext> | undefined;
+  try {
+    context = openContext(options);
+    process.exitCode = (await body(context, output)) ?? EXIT_OK;
+  } catch (error) {
+    process.exitCode = reportFailure(error, output.json);
+  } finally {
+    await context?.close();
+  }
+};
+
+export function buildProgram(): Command {
+  const program = new Command('engram')
+    .version(VERSION)
+    .description('Engram: one persistent memory shared by every LLM assistant you use.')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  registerStdioCommand(program, common);
+  registerEntryCommands(program, common, run);
+  program.addHelpText(
+    'after',
+    `
+Quick start:
+  engram stdio                      serve MCP to Claude Desktop / Claude Code
+  engram write topics/me -d "Who I am" --new "Name: Ada."
+  engram index                      what your assistants remember
+
+Data lives in $ENGRAM_DB, else \${XDG_DATA_HOME:-~/.local/share}/engram/memory.db.`,
+  );
+  return program;
+}
+
+/** Runs the CLI and returns the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      const done = error.code === 'commander.helpDisplayed' || error.code === 'commander.version';
+      return done ? EXIT_OK : EXIT_USAGE;
+    }
+    return reportFailure(error, false);
+  }
+  return typeof process.exitCode === 'number' ? process.exitCode : EXIT_OK;
+}
+
+export type { CommonOptions };

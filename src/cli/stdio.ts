@@ -1,0 +1,47 @@
+/** `engram stdio`: serves the memory to one local MCP client over stdin/stdout. */
+
+import type { Command } from 'commander';
+import { serveMcpStdio } from '../mcp/stdio.js';
+import { createToolHandler } from '../tools/handler.js';
+import { type CommonOptions, openContext, VERSION } from './context.js';
+import { reportFailure } from './output.js';
+
+function log(line: string): void {
+  process.stderr.write(`engram: ${line}\n`);
+}
+
+export function registerStdioCommand(program: Command, common: (command: Command) => Command): void {
+  common(program.command('stdio'))
+    .description('Serve MCP over stdin/stdout (for Claude Desktop, Claude Code and other local clients)')
+    .action(async (options: CommonOptions) => {
+      let context: ReturnType<typeof openContext>;
+      try {
+        context = openContext(options);
+      } catch (error) {
+        process.exitCode = reportFailure(error, false);
+        return;
+      }
+      const handler = createToolHandler(context.memory, {
+        onUnexpectedError: (error) => log(`internal error: ${error instanceof Error ? error.stack : String(error)}`),
+      });
+      const server = serveMcpStdio(
+        {
+          handler,
+          policy: context.settings.policy,
+          version: VERSION,
+          caller: (clientName) => ({ user: context.user, label: clientName ?? 'mcp' }),
+        },
+        log,
+      );
+      log(`serving MCP on stdio, database ${context.db ?? 'default'}, user ${context.user}`);
+      const shutdown = async () => {
+        await server.close();
+        await context.close();
+        process.exit(0);
+      };
+      process.once('SIGINT', shutdown);
+      process.once('SIGTERM', shutdown);
+      await server.closed;
+      await context.close();
+    });
+}

@@ -1,0 +1,53 @@
+/**
+ * How entries are shown: the index line `{name} ({size} bytes): {description}` (the
+ * very line memory_write returns and the index lists), the index, and opened entries.
+ */
+
+export interface IndexRow {
+  readonly name: string;
+  readonly size: number;
+  readonly description: string;
+}
+
+export interface OpenedEntry extends IndexRow {
+  readonly body: string;
+}
+
+export interface MissingEntry {
+  readonly name: string;
+  readonly suggestions: readonly string[];
+}
+
+export const EMPTY_INDEX =
+  'Memory is empty. Create the first entry with memory_write: name such as "topics/preferences", ' +
+  'a one-line description, and new with the text to remember.';
+
+export function indexLine(row: IndexRow): string {
+  return `${row.name} (${row.size} bytes): ${row.description}`;
+}
+
+export function formatIndex(rows: readonly IndexRow[]): string {
+  return rows.length === 0 ? EMPTY_INDEX : rows.map(indexLine).join('\n');
+}
+
+export function formatMissing(missing: MissingEntry): string {
+  const hint = missing.suggestions.length > 0 ? ` Did you mean ${missing.suggestions.join(', ')}?` : '';
+  return `${missing.name} not found.${hint}`;
+}
+
+const SEPARATOR = '\n---\n\n';
+
+/** Every opened entry as its index line then its body; entries not found come last. */
+export function formatOpened(found: readonly OpenedEntry[], missing: readonly MissingEntry[]): string {
+  const blocks = found.map((entry) => `${indexLine(entry)}\n${entry.body}`.replace(/\n+$/, ''));
+  const notFound = missing.map(formatMissing);
+  if (notFound.length > 0 && found.length === 0) {
+    notFound.push('memory_open() with no names lists every entry.');
+  }
+  if (notFound.length > 0) blocks.push(notFound.join('\n'));
+  return blocks.join(SEPARATOR);
+}
+
+export function formatDropped(row: IndexRow): string {
+  return `Dropped ${indexLine(row)}`;
+}

@@ -1,0 +1,150 @@
+/**
+ * The Memory service: the three tool operations (open, write, drop) and the index,
+ * over any Store. Every front door — MCP, HTTP, CLI, library — calls this and nothing
+ * below it, so all of them apply the same rules and return the same messages.
+ */
+
+import { checkUserCap, planEdit, writeNotFound } from './edit.js';
+import { EngramError } from './errors.js';
+import type { IndexRow, MissingEntry } from './format.js';
+import { normalizeName, parseName, parseWritableName } from './names.js';
+import { DEFAULT_POLICY, type Policy } from './policy.js';
+import { closest } from './similarity.js';
+import type { Actor, Store, StoredEntry } from './store.js';
+import { normalizeNewlines, utf8Bytes } from './text.js';
+
+/** Whoever calls: whose memory, the label history records, and whether they may change it. */
+export interface Caller extends Actor {
+  readonly readOnly?: boolean;
+}
+
+export interface WriteRequest {
+  readonly name: string;
+  readonly description?: string | undefined;
+  readonly new?: string | undefined;
+  readonly old?: string | undefined;
+}
+
+export interface WriteOutcome {
+  readonly entry: StoredEntry;
+  /** False when the write left the entry exactly as it was. */
+  readonly changed: boolean;
+}
+
+export interface OpenOutcome {
+  /** Found entries, in the order they were asked for. */
+  readonly found: StoredEntry[];
+  readonly missing: MissingEntry[];
+}
+
+export interface MemoryOptions {
+  readonly store: Store;
+  readonly policy?: Partial<Policy>;
+}
+
+export class Memory {
+  readonly store: Store;
+  readonly policy: Policy;
+
+  constructor(options: MemoryOptions) {
+    this.store = options.store;
+    this.policy = { ...DEFAULT_POLICY, ...options.policy };
+  }
+
+  /** One row per entry, sorted by name; never reads bodies. */
+  index(caller: Caller): Promise<IndexRow[]> {
+    return this.store.index(caller.user);
+  }
+
+  async open(caller: Caller, rawNames: readonly string[]): Promise<OpenOutcome> {
+    const names = [...new Set(rawNames.map((raw) => parseName(raw, this.policy)))];
+    if (names.length > this.policy.maxNames) {
+      throw new EngramError(
+        'INVALID_ARGUMENT',
+        `memory_open takes at most ${this.policy.maxNames} names per call; ${names.length} were given. ` +
+          'Open the entries you need most first, then the rest in another call.',
+      );
+    }
+    const rows = await this.store.get(caller.user, names);
+    const byName = new Map(rows.map((entry) => [entry.name, entry]));
+    const found = names.flatMap((name) => byName.get(name) ?? []);
+    const absent = names.filter((name) => !byName.has(name));
+    const missing = absent.length === 0 ? [] : await this.describeMissing(caller, absent);
+    return { found, missing };
+  }
+
+  async write(caller: Caller, request: WriteRequest): Promise<WriteOutcome> {
+    const name = parseWritableName(request.name, this.policy);
+    this.assertWritable(caller);
+    const edit = {
+      description: request.description,
+      new: request.new === undefined ? undefined : normalizeNewlines(request.new),
+      old: request.old === undefined ? undefined : normalizeNewlines(request.old),
+    };
+    try {
+      const { before, after } = await this.store.mutate(caller, name, (current, usage) => {
+        const result = planEdit(name, current, edit, this.policy);
+        if (current && result.body === current.body && result.description === current.description) {
+          return { kind: 'none' };
+        }
+        const newSize = utf8Bytes(result.body);
+        if (newSize > (current?.size ?? 0)) {
+          checkUserCap(name, usage.totalBytes - (current?.size ?? 0) + newSize, this.policy);
+        }
+        return { kind: 'put', ...result };
+      });
+      if (!after) throw new Error(`store returned no entry after writing ${name}`);
+      return { entry: after, changed: before?.revision !== after.revision };
+    } catch (error) {
+      if (error instanceof EngramError && error.code === 'NOT_FOUND') {
+        throw writeNotFound(name, await this.suggest(caller, name));
+      }
+      throw error;
+    }
+  }
+
+  async drop(caller: Caller, rawName: string): Promise<StoredEntry> {
+    const name = parseName(rawName, this.policy);
+    this.assertWritable(caller);
+    const { before } = await this.store.mutate(caller, name, (current) =>
+      current ? { kind: 'drop' } : { kind: 'none' },
+    );
+    if (!before) {
+      const suggestions = await this.suggest(caller, name);
+      const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.join(', ')}?` : '';
+      throw new EngramError(
+        'NOT_FOUND',
+        `${name} not found, nothing was dropped.${hint} memory_open() lists every entry.`,
+      );
+    }
+    return before;
+  }
+
+  /** Up to three existing names close to `name`. */
+  async suggest(caller: Caller, name: string): Promise<string[]> {
+    const rows = await this.store.index(caller.user);
+    return closest(
+      normalizeName(name),
+      rows.map((row) => row.name),
+    );
+  }
+
+  private async describeMissing(caller: Caller, names: string[]): Promise<MissingEntry[]> {
+    const existing = (await this.store.index(caller.user)).map((row) => row.name);
+    return names.map((name) => ({ name, suggestions: closest(name, existing) }));
+  }
+
+  private assertWritable(caller: Caller): void {
+    if (caller.readOnly) {
+      throw new EngramError(
+        'READ_ONLY_TOKEN',
+        'This connection is read-only: it can use memory_open but not memory_write or memory_drop. ' +
+          'Ask the user to connect with a read-write token to change memory.',
+      );
+    }
+  }
+}
+
+export function createMemory(options: MemoryOptions): Memory {
+  return new Memory(options);
+}

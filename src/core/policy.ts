@@ -1,0 +1,36 @@
+/**
+ * The rules a memory enforces that a person may configure: which groups can be
+ * written (and what each is for, which the tool description tells the model), and
+ * the caps that keep entries small enough to read in one call.
+ */
+
+export interface Policy {
+  /** Writable groups, in display order, each with the purpose shown to the model. */
+  readonly groups: Readonly<Record<string, string>>;
+  /** Largest body an entry may have, in UTF-8 bytes. */
+  readonly entryCap: number;
+  /** Largest total of all bodies of one user, in UTF-8 bytes. */
+  readonly userCap: number;
+  /** Longest description, in characters. */
+  readonly descriptionCap: number;
+  /** Most names one memory_open call may ask for. */
+  readonly maxNames: number;
+}
+
+export const DEFAULT_GROUPS: Readonly<Record<string, string>> = Object.freeze({
+  areas: 'ongoing projects',
+  people: 'the ones the user works with',
+  topics: 'lasting facts about them',
+});
+
+export const DEFAULT_POLICY: Policy = Object.freeze({
+  groups: DEFAULT_GROUPS,
+  entryCap: 16_384,
+  userCap: 4 * 1024 * 1024,
+  descriptionCap: 200,
+  maxNames: 50,
+});
+
+export function groupList(policy: Policy): string {
+  return Object.keys(policy.groups).join(', ');
+}

@@ -1,0 +1,38 @@
+/**
+ * Small text rules shared by every write: line endings, UTF-8 sizes, one-line
+ * descriptions, and how numbers are shown to the reader.
+ */
+
+const encoder = new TextEncoder();
+
+/** Byte length of a string once encoded as UTF-8: the size Engram reports and caps. */
+export function utf8Bytes(text: string): number {
+  return encoder.encode(text).byteLength;
+}
+
+/** Everything written is stored with `\n` line endings, whatever the client sent. */
+export function normalizeNewlines(text: string): string {
+  return text.replace(/\r\n?/g, '\n');
+}
+
+/** Descriptions are one line: runs of white space (newlines too) fold to one space. */
+export function foldDescription(text: string): string {
+  return text.replace(/\s+/gu, ' ').trim();
+}
+
+/** Length in characters (code points), as a person counts them. */
+export function charLength(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+/** Appends a final newline to non-empty text that lacks one. */
+export function withFinalNewline(text: string): string {
+  return text === '' || text.endsWith('\n') ? text : `${text}\n`;
+}
+
+/** 17210 -> "17,210": sizes in messages are read by people and models alike. */
+export function formatCount(value: number): string {
+  return value.toLocaleString('en-US');
+}

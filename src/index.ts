@@ -1,0 +1,48 @@
+/**
+ * The library: embed Engram in your own agent.
+ *
+ *   import { createMemory, openSqliteStore, toolDefinitions, handleToolCall } from 'engram';
+ *   const memory = createMemory({ store: openSqliteStore() });
+ *   // give toolDefinitions() to the model; for each tool call it makes:
+ *   const { text, isError } = await handleToolCall(memory, call.name, call.arguments);
+ */
+
+import type { Caller, Memory } from './core/memory.js';
+import { createToolHandler, type ToolResult } from './tools/handler.js';
+
+export { EngramError, type ErrorCode, isEngramError } from './core/errors.js';
+export { formatIndex, formatOpened, type IndexRow, indexLine } from './core/format.js';
+export { type Caller, createMemory, Memory, type MemoryOptions, type WriteRequest } from './core/memory.js';
+export { DEFAULT_GROUPS, DEFAULT_POLICY, type Policy } from './core/policy.js';
+export type { Store, StoredEntry } from './core/store.js';
+export { MemoryStore, openMemoryStore } from './store/memory/index.js';
+export { defaultDatabasePath, openSqliteStore, SqliteStore } from './store/sqlite/index.js';
+export {
+  anthropicTools,
+  mcpTools,
+  type OpenAiTool,
+  openAiTools,
+  openAiTools as toolDefinitions,
+} from './tools/definitions.js';
+export { createToolHandler, type ToolHandler, type ToolResult } from './tools/handler.js';
+
+const handlers = new WeakMap<Memory, ReturnType<typeof createToolHandler>>();
+
+/**
+ * Runs one tool call (name and arguments as the model sent them: an object or a JSON
+ * string) and returns the text for the model. Never throws; refusals have isError.
+ * The caller defaults to the local user, recorded in history as `agent`.
+ */
+export function handleToolCall(
+  memory: Memory,
+  name: string,
+  args: unknown,
+  caller: Caller = { user: 'local', label: 'agent' },
+): Promise<ToolResult> {
+  let handler = handlers.get(memory);
+  if (!handler) {
+    handler = createToolHandler(memory);
+    handlers.set(memory, handler);
+  }
+  return handler(caller, name, args);
+}

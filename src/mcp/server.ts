@@ -1,0 +1,66 @@
+/**
+ * The MCP server, built from the tool definitions and the tool handler: `tools/list`
+ * serves the three tools exactly as specified, `tools/call` dispatches to the handler.
+ * One factory serves every MCP era the SDK speaks (2025 handshake and 2026 per-request
+ * envelopes), over stdio and over HTTP alike.
+ */
+
+import {
+  CLIENT_INFO_META_KEY,
+  type McpServerFactory,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+} from '@modelcontextprotocol/server';
+import type { Caller } from '../core/memory.js';
+import type { Policy } from '../core/policy.js';
+import { isToolName, mcpTools, TOOL_NAMES } from '../tools/definitions.js';
+import type { ToolHandler } from '../tools/handler.js';
+
+export const SERVER_INSTRUCTIONS =
+  "Engram is the user's persistent memory, shared by every assistant they use. " +
+  'At the start of a session, call memory_open with no arguments to read the index, then open the entries ' +
+  'that matter for the conversation in one call. Write what the user states that will matter later; ' +
+  'keep each entry on one subject.';
+
+export interface McpServerOptions {
+  readonly handler: ToolHandler;
+  readonly policy: Pick<Policy, 'groups'>;
+  readonly version: string;
+  /**
+   * Who is calling, given the MCP client's name (when it sent one) and the serving
+   * context (authentication on HTTP). Decides whose memory and which history label.
+   */
+  readonly caller: (clientName: string | undefined, authInfo: unknown) => Caller;
+}
+
+function clientNameOf(server: Server, meta: Record<string, unknown> | undefined): string | undefined {
+  const fromHandshake = server.getClientVersion()?.name;
+  if (fromHandshake) return fromHandshake;
+  const info = meta?.[CLIENT_INFO_META_KEY] as { name?: unknown } | undefined;
+  return typeof info?.name === 'string' ? info.name : undefined;
+}
+
+export function createMcpServerFactory(options: McpServerOptions): McpServerFactory {
+  const tools = mcpTools(options.policy);
+  return (context) => {
+    const server = new Server(
+      { name: 'engram', version: options.version },
+      { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS },
+    );
+    server.setRequestHandler('tools/list', async () => ({ tools }));
+    server.setRequestHandler('tools/call', async (request) => {
+      const { name, arguments: args, _meta } = request.params;
+      if (!isToolName(name)) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Unknown tool ${JSON.stringify(name)}. The tools are ${TOOL_NAMES.join(', ')}.`,
+        );
+      }
+      const caller = options.caller(clientNameOf(server, _meta), context.authInfo);
+      const result = await options.handler(caller, name, args);
+      return { content: [{ type: 'text', text: result.text }], isError: result.isError };
+    });
+    return server;
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * `engram stdio`: MCP over stdin/stdout for local clients (Claude Desktop, Claude Code).
+ * stdout carries JSON-RPC only; anything to report goes to stderr.
+ */
+
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { createMcpServerFactory, type McpServerOptions } from './server.js';
+
+export interface StdioHandle {
+  /** Resolves when the client closes the connection (stdin ends). */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+export function serveMcpStdio(options: McpServerOptions, log: (line: string) => void): StdioHandle {
+  let markClosed: () => void = () => {};
+  const closed = new Promise<void>((resolve) => {
+    markClosed = resolve;
+  });
+  process.stdin.once('end', () => markClosed());
+  process.stdin.once('close', () => markClosed());
+  const handle = serveStdio(createMcpServerFactory(options), {
+    onerror: (error) => log(`mcp: ${error.message}`),
+  });
+  return {
+    closed,
+    close: async () => {
+      await handle.close();
+      markClosed();
+    },
+  };
+}
