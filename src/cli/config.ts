@@ -12,7 +12,8 @@ import { EngramError } from '../core/errors.js';
 import { isValidSegment } from '../core/names.js';
 import { DEFAULT_POLICY, type Policy } from '../core/policy.js';
 
-const positiveInteger = z.number().int().positive();
+const WHOLE = { error: 'must be a positive integer' };
+const positiveInteger = z.number(WHOLE).int(WHOLE).positive(WHOLE);
 
 const ConfigSchema = z
   .object({
@@ -32,6 +33,8 @@ const ConfigSchema = z
     userCap: positiveInteger.optional(),
     descriptionCap: positiveInteger.optional(),
     maxNames: positiveInteger.optional(),
+    trashRetentionDays: z.number().int().nonnegative().optional(),
+    historyLimit: positiveInteger.optional(),
     db: z.string().min(1).optional(),
     user: z.string().min(1).optional(),
   })
@@ -54,7 +57,10 @@ export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env): string 
 function describeIssues(path: string, error: z.ZodError): string {
   const issues = error.issues.map((issue) => {
     const where = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
-    return `${where}: ${issue.message}`;
+    // A bad record key carries its own messages inside; zod's outer one says only "Invalid key".
+    const message =
+      issue.code === 'invalid_key' ? issue.issues.map((inner) => inner.message).join('; ') : issue.message;
+    return `${where}: ${message}`;
   });
   return `invalid config file ${path}:\n  ${issues.join('\n  ')}`;
 }

@@ -5,9 +5,10 @@
 
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { EngramError } from '../core/errors.js';
 import { formatDropped, formatIndex, formatOpened, indexLine } from '../core/format.js';
 import { type CommonOptions, type Context, cliCaller } from './context.js';
-import { EXIT_REFUSED, type Output, UsageError } from './output.js';
+import { type Output, UsageError } from './output.js';
 
 export type Run = (
   options: CommonOptions,
@@ -54,8 +55,10 @@ export function registerEntryCommands(program: Command, common: (command: Comman
     .action((names: string[], options: CommonOptions) =>
       run(options, async (context, output) => {
         const { found, missing } = await context.memory.open(cliCaller(context), names);
+        // Nothing found is a refusal, like memory_open's isError: message on stderr, exit 1.
+        if (found.length === 0) throw new EngramError('NOT_FOUND', formatOpened(found, missing));
         output.result(formatOpened(found, missing), { found, missing });
-        return found.length === 0 ? EXIT_REFUSED : undefined;
+        return undefined;
       }),
     );
 

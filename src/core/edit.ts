@@ -78,10 +78,11 @@ function uniqueOccurrence(name: string, body: string, old: string): number {
         `old text not found in ${name}: its body is empty. To add text, call memory_write with name and new alone.`,
       );
     }
-    const quoted = line.length > 200 ? `${line.slice(0, 200)}…` : line;
+    const characters = [...line];
+    const quoted = characters.length > 200 ? `${characters.slice(0, 200).join('')}…` : line;
     throw new EngramError(
       'NO_MATCH',
-      `old text not found in ${name}. Closest line: ${JSON.stringify(quoted)}. ` +
+      `old text not found in ${name}. Closest line: ${JSON.stringify(quoted)} ` +
         `Copy the exact text from memory_open(["${name}"]) and call again.`,
     );
   }
@@ -106,6 +107,21 @@ export function removeUnique(name: string, body: string, old: string): string {
   let end = at + old.length;
   if (body[end] === '\n') end++;
   return body.slice(0, at) + body.slice(end);
+}
+
+/**
+ * Text holds no NUL character (U+0000): PostgreSQL cannot store one, so no backend
+ * accepts it, and the same call behaves the same on every store.
+ */
+export function assertNoNul(fields: Readonly<Record<string, string | undefined>>): void {
+  for (const [field, value] of Object.entries(fields)) {
+    if (value?.includes('\u0000')) {
+      throw new EngramError(
+        'INVALID_ARGUMENT',
+        `${field} contains a NUL character (\\u0000), which memory cannot hold. Remove it and call again.`,
+      );
+    }
+  }
 }
 
 /** A description as stored: one line, within the cap. */
@@ -177,6 +193,7 @@ export function planEdit(
   policy: Policy,
 ): EditResult {
   const { old, new: text } = request;
+  assertNoNul({ description: request.description, new: text, old });
   if (old === '') {
     throw new EngramError(
       'INVALID_ARGUMENT',

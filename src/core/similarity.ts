@@ -29,21 +29,28 @@ export function similarity(a: string, b: string): number {
 }
 
 /**
- * Up to `max` candidates that resemble `target`, best first. A candidate that contains
- * the target's slug (or is contained in it) counts as close even when distance is large.
+ * Up to `max` candidates that resemble `target`, best first. Slugs are compared (a
+ * shared group alone says nothing); a candidate in the same group wins ties, and one
+ * whose slug contains the target's slug (or is contained in it) counts as close.
  */
 export function closest(target: string, candidates: Iterable<string>, max = 3): string[] {
-  const slug = target.slice(target.indexOf('/') + 1);
+  const [group, slug] = splitName(target);
   const scored: { candidate: string; score: number }[] = [];
   for (const candidate of candidates) {
     if (candidate === target) continue;
-    const candidateSlug = candidate.slice(candidate.indexOf('/') + 1);
-    let score = Math.max(similarity(target, candidate), similarity(slug, candidateSlug));
+    const [candidateGroup, candidateSlug] = splitName(candidate);
+    let score = similarity(slug, candidateSlug);
     if (slug.length >= 3 && (candidateSlug.includes(slug) || slug.includes(candidateSlug))) {
       score = Math.max(score, 0.75);
     }
-    if (score >= 0.4) scored.push({ candidate, score });
+    if (candidateGroup === group) score += 0.05;
+    if (score >= 0.5) scored.push({ candidate, score });
   }
   scored.sort((x, y) => y.score - x.score || x.candidate.localeCompare(y.candidate));
   return scored.slice(0, max).map((item) => item.candidate);
+}
+
+function splitName(name: string): [string, string] {
+  const slash = name.indexOf('/');
+  return slash < 0 ? ['', name] : [name.slice(0, slash), name.slice(slash + 1)];
 }

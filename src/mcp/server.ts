@@ -34,10 +34,11 @@ export interface McpServerOptions {
   readonly caller: (clientName: string | undefined, authInfo: unknown) => Caller;
 }
 
-function clientNameOf(server: Server, meta: Record<string, unknown> | undefined): string | undefined {
+/** From the 2025 `initialize` handshake, else from the 2026 per-request envelope. */
+function clientNameOf(server: Server, envelope: Record<string, unknown> | undefined): string | undefined {
   const fromHandshake = server.getClientVersion()?.name;
   if (fromHandshake) return fromHandshake;
-  const info = meta?.[CLIENT_INFO_META_KEY] as { name?: unknown } | undefined;
+  const info = envelope?.[CLIENT_INFO_META_KEY] as { name?: unknown } | undefined;
   return typeof info?.name === 'string' ? info.name : undefined;
 }
 
@@ -49,15 +50,15 @@ export function createMcpServerFactory(options: McpServerOptions): McpServerFact
       { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS },
     );
     server.setRequestHandler('tools/list', async () => ({ tools }));
-    server.setRequestHandler('tools/call', async (request) => {
-      const { name, arguments: args, _meta } = request.params;
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const { name, arguments: args } = request.params;
       if (!isToolName(name)) {
         throw new ProtocolError(
           ProtocolErrorCode.InvalidParams,
           `Unknown tool ${JSON.stringify(name)}. The tools are ${TOOL_NAMES.join(', ')}.`,
         );
       }
-      const caller = options.caller(clientNameOf(server, _meta), context.authInfo);
+      const caller = options.caller(clientNameOf(server, ctx.mcpReq.envelope), context.authInfo);
       const result = await options.handler(caller, name, args);
       return { content: [{ type: 'text', text: result.text }], isError: result.isError };
     });

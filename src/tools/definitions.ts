@@ -41,13 +41,13 @@ function withGroups(tool: OpenAiTool, groups: Readonly<Record<string, string>>):
   }
   return {
     ...tool,
-    function: { ...tool.function, description: description.replace(DEFAULT_SENTENCE, groupSentence(groups)) },
+    function: { ...tool.function, description: description.replace(DEFAULT_SENTENCE, () => groupSentence(groups)) },
   };
 }
 
-/** The tools in OpenAI function-calling format (the spec's own shape). */
+/** The tools in OpenAI function-calling format (the spec's own shape); a fresh copy each call. */
 export function openAiTools(policy: Pick<Policy, 'groups'> = { groups: DEFAULT_GROUPS }): OpenAiTool[] {
-  return SPEC.map((tool) => withGroups(tool, policy.groups));
+  return SPEC.map((tool) => withGroups(structuredClone(tool), policy.groups));
 }
 
 /** The tools in Anthropic Messages API format. */

@@ -1,0 +1,114 @@
+/**
+ * The config file: absent is fine (defaults), anything wrong is a clear startup error
+ * that names the field. Each test uses its own temporary folder.
+ */
+
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { defaultConfigPath, loadSettings, parseConfig } from '../../src/cli/config.js';
+import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import { expectEngramError } from '../core/fixtures.js';
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'engram-config-'));
+}
+
+/** Writes `content` (text, or JSON for anything else) to a config file and returns its path. */
+function configFile(content: unknown): string {
+  const path = join(tempDir(), 'config.json');
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+const parse = (config: unknown) => parseConfig(JSON.stringify(config), 'config.json');
+
+describe('loading', () => {
+  it('uses the defaults when the default file is absent', () => {
+    const env = { XDG_CONFIG_HOME: tempDir() };
+    expect(defaultConfigPath(env)).toBe(join(env.XDG_CONFIG_HOME, 'engram', 'config.json'));
+    expect(loadSettings(undefined, env)).toEqual({ policy: DEFAULT_POLICY });
+  });
+
+  it('reads the default file when it is there', () => {
+    const home = tempDir();
+    const path = defaultConfigPath({ XDG_CONFIG_HOME: home });
+    mkdirSync(join(home, 'engram'));
+    writeFileSync(path, JSON.stringify({ entryCap: 100 }));
+    expect(loadSettings(undefined, { XDG_CONFIG_HOME: home }).policy.entryCap).toBe(100);
+  });
+
+  it('falls back to ~/.config without XDG_CONFIG_HOME', () => {
+    expect(defaultConfigPath({})).toMatch(/[/\\]\.config[/\\]engram[/\\]config\.json$/);
+  });
+
+  it('an explicit file that is missing is an error', async () => {
+    const path = join(tempDir(), 'nope.json');
+    await expectEngramError(
+      () => loadSettings(path, {}),
+      'INVALID_CONFIG',
+      new RegExp(`^cannot read config file ${path}: `),
+    );
+  });
+
+  it('ENGRAM_CONFIG counts as explicit', async () => {
+    const path = join(tempDir(), 'nope.json');
+    await expectEngramError(() => loadSettings(undefined, { ENGRAM_CONFIG: path }), 'INVALID_CONFIG', /cannot read/);
+    expect(loadSettings(undefined, { ENGRAM_CONFIG: configFile({ maxNames: 5 }) }).policy.maxNames).toBe(5);
+  });
+
+  it('reads groups, caps, db and user, keeping the defaults for the rest', () => {
+    const settings = loadSettings(
+      configFile({ groups: { work: 'the job', home: 'the house' }, userCap: 1000, db: '/tmp/x.db', user: 'ann' }),
+      {},
+    );
+    expect(settings).toEqual({
+      policy: { ...DEFAULT_POLICY, groups: { work: 'the job', home: 'the house' }, userCap: 1000 },
+      db: '/tmp/x.db',
+      user: 'ann',
+    });
+    expect(Object.keys(settings.policy.groups)).toEqual(['work', 'home']);
+  });
+
+  it('an empty object is the defaults', () => {
+    expect(parse({}).policy).toEqual(DEFAULT_POLICY);
+  });
+});
+
+describe('invalid config', () => {
+  it('invalid JSON names the file', async () => {
+    const path = configFile('{"groups": ');
+    await expectEngramError(
+      () => loadSettings(path, {}),
+      'INVALID_CONFIG',
+      new RegExp(`^config file ${path} is not valid JSON: `),
+    );
+  });
+
+  it.each<[string, unknown, RegExp]>([
+    ['an unknown key', { entrycap: 5 }, /entrycap/],
+    ['a bad group name', { groups: { Work: 'the job' } }, /groups\.Work: a group name is 1-64 characters/],
+    ['a group name with a slash', { groups: { 'a/b': 'x' } }, /groups\.a\/b: a group name/],
+    ['an empty group purpose', { groups: { work: '  ' } }, /groups\.work: say in a few words what the group is for/],
+    ['no groups', { groups: {} }, /groups: configure at least one group/],
+    ['a cap of zero', { entryCap: 0 }, /entryCap: must be a positive integer$/],
+    ['a negative cap', { userCap: -1 }, /userCap: must be a positive integer$/],
+    ['a fractional cap', { descriptionCap: 1.5 }, /descriptionCap: must be a positive integer$/],
+    ['a cap as a string', { maxNames: '50' }, /maxNames: must be a positive integer$/],
+    ['an empty db path', { db: '' }, /db: /],
+    ['an array at the top', [], /\(top level\): /],
+  ])('%s', async (_, config, field) => {
+    const error = await expectEngramError(
+      () => parse(config),
+      'INVALID_CONFIG',
+      /^invalid config file config\.json:\n {2}/,
+    );
+    expect(error.message).toMatch(field);
+  });
+
+  it('lists every problem at once', async () => {
+    const error = await expectEngramError(() => parse({ entryCap: 0, userCap: 'big' }), 'INVALID_CONFIG');
+    expect(error.message.split('\n')).toHaveLength(3);
+  });
+});

@@ -1,0 +1,79 @@
+/**
+ * What end-to-end tests share: the built `engram` executable and a way to run it, a
+ * fresh temporary folder per test (removed when the test ends) with config files
+ * written into it, and a direct look into a database file.
+ */
+
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { onTestFinished } from 'vitest';
+
+/** The built CLI; end-to-end tests run it as a child process, as a user would. */
+export const ENGRAM_CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+if (!existsSync(ENGRAM_CLI)) {
+  throw new Error(`${ENGRAM_CLI} is missing: build first with npx tsc -p tsconfig.build.json`);
+}
+
+export interface TempDir {
+  readonly path: string;
+  /** A path inside the folder. */
+  file(name: string): string;
+  /** Writes `config` as JSON into the folder and returns its path. */
+  config(config: unknown, name?: string): string;
+}
+
+/** A fresh folder for the current test, removed when the test finishes. */
+export function tempDir(): TempDir {
+  const path = mkdtempSync(join(tmpdir(), 'engram-test-'));
+  onTestFinished(() => rmSync(path, { recursive: true, force: true }));
+  const file = (name: string) => join(path, name);
+  return {
+    path,
+    file,
+    config(config, name = 'config.json') {
+      writeFileSync(file(name), JSON.stringify(config));
+      return file(name);
+    },
+  };
+}
+
+/**
+ * The environment for a child `engram`: this one without any ENGRAM_* variable, with
+ * XDG_CONFIG_HOME pointing at `configHome` so no personal config file is read.
+ */
+export function childEnv(configHome: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('ENGRAM_')));
+  return { ...env, XDG_CONFIG_HOME: configHome, ...extra };
+}
+
+export interface EngramRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `engram ARGS` to completion, feeding `input` (default: nothing) to its stdin. */
+export function runEngram(args: readonly string[], env: NodeJS.ProcessEnv, input = ''): Promise<EngramRun> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(process.execPath, [ENGRAM_CLI, ...args], { env }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== 'number') reject(error);
+      else resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
+    });
+    child.stdin?.end(input);
+  });
+}
+
+/** Runs a read-only query on a database file directly, behind every front door. */
+export function queryDatabase<Row>(path: string, sql: string, ...params: unknown[]): Row[] {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare(sql).all(...params) as Row[];
+  } finally {
+    db.close();
+  }
+}

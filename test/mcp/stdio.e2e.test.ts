@@ -1,0 +1,576 @@
+/**
+ * End to end over MCP stdio: `engram stdio` is spawned as a child process and driven by
+ * the official SDK clients (v1, and v2 in both protocol eras). Every scenario runs for
+ * each client: tools/list equals the spec, every row and every error of DESIGN §2 as the
+ * model sees it, restarts, the actor in history, and two servers writing one file at once.
+ */
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { childEnv, ENGRAM_CLI, queryDatabase, type TempDir, tempDir } from '../helpers/engram.js';
+import { MCP_CLIENTS, type McpClientKind, type McpSession } from '../helpers/mcp-clients.js';
+
+interface SpecTool {
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+const SPEC = JSON.parse(readFileSync(new URL('../../spec/tools.json', import.meta.url), 'utf8')) as SpecTool[];
+
+interface Server {
+  readonly session: McpSession;
+  readonly db: string;
+  readonly dir: TempDir;
+}
+
+interface StartOptions {
+  readonly config?: unknown;
+  readonly clientName?: string;
+  /** Reuse the database of an earlier server. */
+  readonly dir?: TempDir;
+}
+
+/** Spawns `engram stdio` on the test's database and connects `kind` to it; closed after the test. */
+async function start(kind: McpClientKind, options: StartOptions = {}): Promise<Server> {
+  const dir = options.dir ?? tempDir();
+  const db = dir.file('m.db');
+  const session = await kind.connect({
+    db,
+    configHome: dir.path,
+    ...(options.config === undefined ? {} : { config: dir.config(options.config) }),
+    ...(options.clientName === undefined ? {} : { clientName: options.clientName }),
+  });
+  onTestFinished(() => session.close());
+  return { session, db, dir };
+}
+
+/** The body as stored, read from the database file itself (final newline included). */
+function storedBody(server: Server, name: string): string | undefined {
+  const rows = queryDatabase<{ body: string }>(
+    server.db,
+    'SELECT body FROM entries WHERE name = ? AND dropped_at IS NULL',
+    name,
+  );
+  return rows[0]?.body;
+}
+
+/** Everything the model can see, plus the number of revisions recorded. */
+async function memoryState(server: Server) {
+  const index = await server.session.call('memory_open');
+  const names = index.text.startsWith('Memory is empty')
+    ? []
+    : index.text.split('\n').map((line) => line.split(' (')[0]);
+  const opened = names.length === 0 ? undefined : await server.session.call('memory_open', { names });
+  const [revisions] = queryDatabase<{ count: number }>(server.db, 'SELECT count(*) AS count FROM revisions');
+  return { index, opened, revisions };
+}
+
+/** Calls a tool that must be refused with `message`, and checks that nothing changed. */
+async function expectRefusal(server: Server, tool: string, args: Record<string, unknown>, message: string | RegExp) {
+  const before = await memoryState(server);
+  const outcome = await server.session.call(tool, args);
+  expect(outcome.isError).toBe(true);
+  if (typeof message === 'string') expect(outcome.text).toBe(message);
+  else expect(outcome.text).toMatch(message);
+  expect(await memoryState(server)).toEqual(before);
+}
+
+/** Writes and expects success; returns the index line that came back. */
+async function write(server: Server, args: Record<string, unknown>): Promise<string> {
+  const outcome = await server.session.call('memory_write', args);
+  expect(outcome).toMatchObject({ isError: false });
+  return outcome.text;
+}
+
+describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
+  describe('tools and instructions', () => {
+    it('lists exactly the three tools of the spec, verbatim', async () => {
+      const { session } = await start(kind);
+      const tools = await session.listTools();
+      expect(tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))).toStrictEqual(
+        SPEC.map(({ function: f }) => ({ name: f.name, description: f.description, inputSchema: f.parameters })),
+      );
+    });
+
+    it('marks memory_open read-only and memory_drop destructive', async () => {
+      const { session } = await start(kind);
+      const annotations = Object.fromEntries((await session.listTools()).map((tool) => [tool.name, tool.annotations]));
+      expect(annotations.memory_open).toMatchObject({ readOnlyHint: true });
+      expect(annotations.memory_write).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+      expect(annotations.memory_drop).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    });
+
+    it('tells the model to open the index at the start of a session', async () => {
+      const { session } = await start(kind);
+      expect(session.instructions).toMatch(/at the start of a session, call memory_open with no arguments/i);
+    });
+
+    it('rewrites only the group sentence when groups are configured', async () => {
+      const { session } = await start(kind, { config: { groups: { notes: 'loose ideas', crew: 'the team' } } });
+      const tool = (await session.listTools()).find((t) => t.name === 'memory_write');
+      const spec = SPEC.find((t) => t.function.name === 'memory_write')!.function.description;
+      expect(tool?.description).toBe(
+        spec.replace(
+          'areas for ongoing projects, people for the ones the user works with, topics for lasting facts about them.',
+          'notes for loose ideas, crew for the team.',
+        ),
+      );
+    });
+  });
+
+  describe('memory_open', () => {
+    it('says in one line that the memory is empty and how to create an entry', async () => {
+      const { session } = await start(kind);
+      const outcome = await session.call('memory_open');
+      expect(outcome.isError).toBe(false);
+      expect(outcome.text).not.toContain('\n');
+      expect(outcome.text).toMatch(/^Memory is empty\. Create the first entry with memory_write/);
+    });
+
+    it('lists one index line per entry, sorted by name, and nothing else', async () => {
+      const server = await start(kind);
+      await write(server, { name: 'topics/zebra', description: 'Last', new: 'z' });
+      await write(server, { name: 'people/allozaur', description: 'llama.cpp WebUI maintainer', new: 'Héllo ✓' });
+      await write(server, { name: 'areas/engram', description: 'This project', new: 'a\nb' });
+      expect(await server.session.call('memory_open', { names: [] })).toEqual({
+        isError: false,
+        text: [
+          'areas/engram (4 bytes): This project',
+          'people/allozaur (11 bytes): llama.cpp WebUI maintainer',
+          'topics/zebra (2 bytes): Last',
+        ].join('\n'),
+      });
+    });
+
+    it('returns every requested entry, normalised and de-duplicated, index line then body', async () => {
+      const server = await start(kind);
+      await write(server, { name: 'topics/a', description: 'First', new: 'one\ntwo' });
+      await write(server, { name: 'topics/b', description: 'Second', new: 'three' });
+      const outcome = await server.session.call('memory_open', { names: ['topics/b', ' Topics/A ', 'topics/b'] });
+      expect(outcome).toEqual({
+        isError: false,
+        text: 'topics/b (6 bytes): Second\nthree\n---\n\ntopics/a (8 bytes): First\none\ntwo',
+      });
+    });
+
+    it('reports a missing name with suggestions and still returns the found ones', async () => {
+      const server = await start(kind);
+      await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
+      const outcome = await server.session.call('memory_open', { names: ['topics/editor', 'topics/editr'] });
+      expect(outcome).toEqual({
+        isError: false,
+        text: 'topics/editor (6 bytes): Editor\nHelix\n---\n\ntopics/editr not found. Did you mean topics/editor?',
+      });
+    });
+  });
+
+  describe('memory_write, every row of the table', () => {
+    it('creates: description required, final newline added', async () => {
+      const server = await start(kind);
+      expect(
+        await write(server, { name: 'topics/editor', description: 'Editor preferences', new: 'Uses Helix.' }),
+      ).toBe('topics/editor (12 bytes): Editor preferences');
+      expect(storedBody(server, 'topics/editor')).toBe('Uses Helix.\n');
+    });
+
+    it('refuses to create without a description', async () => {
+      const server = await start(kind);
+      await expectRefusal(
+        server,
+        'memory_write',
+        { name: 'topics/editor', new: 'Uses Helix.' },
+        'topics/editor does not exist yet: to create it, pass description (one line on what it covers) together with new.',
+      );
+    });
+
+    it('refuses old on an entry that does not exist, suggesting close names and how to create', async () => {
+      const server = await start(kind);
+      await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
+      const message =
+        'topics/editr not found. Did you mean topics/editor? ' +
+        'To create it, call memory_write with name, description and new (without old).';
+      await expectRefusal(server, 'memory_write', { name: 'topics/editr', old: 'Helix', new: 'Vim' }, message);
+      await expectRefusal(server, 'memory_write', { name: 'topics/editr', old: 'Helix' }, message);
+    });
+
+    it('appends with the newlines the table asks for', async () => {
+      const server = await start(kind);
+      await write(server, { name: 'topics/log', description: 'Log', new: 'a' });
+      expect(await write(server, { name: 'topics/log', new: 'b\nc' })).toBe('topics/log (6 bytes): Log');
+      expect(storedBody(server, 'topics/log')).toBe('a\nb\nc\n');
+
+      await write(server, { name: 'topics/log', old: '\nc' }); // the body no longer ends with a newline
+      expect(storedBody(server, 'topics/log')).toBe('a\nb');
+      await write(server, { name: 'topics/log', new: 'd\n' });
+      expect(storedBody(server, 'topics/log')).toBe('a\nb\nd\n');
+
+      await write(server, { name: 'topics/log', old: 'a\nb\nd' }); // the body is now empty
+      expect(storedBody(server, 'topics/log')).toBe('');
+      expect(await write(server, { name: 'topics/log', new: 'e' })).toBe('topics/log (2 bytes): Log');
+      expect(storedBody(server, 'topics/log')).toBe('e\n');
+    });
+
+    it('replaces the one occurrence literally, spanning lines and with $ patterns', async () => {
+      const server = await start(kind);
+      await write(server, { name: 'areas/qwentts-cpp', description: 'TTS port', new: 'Target: 24 kHz.\nVoice: warm.' });
+      await write(server, { name: 'areas/qwentts-cpp', old: '24 kHz.\nVoice', new: "$& $1 $$ $' 48 kHz.\nTone" });
+      expect(storedBody(server, 'areas/qwentts-cpp')).toBe("Target: $& $1 $$ $' 48 kHz.\nTone: warm.\n");
+    });
+
+    it('replaces by nothing when new is empty', async () => {
+      const server = await start(kind);
+      await write(server, { name: 'topics/editor', description: 'Editor', new: 'Uses Helix daily.' });
+      expect(await write(server, { name: 'topics/editor', old: ' daily', new: '' })).toBe(
+        'topics/editor (12 bytes): Editor',
+      );
+      expect(storedBody(server, 'topics/editor')).toBe('Uses Helix.\n');
+    });
+
+    it('removes old together with the newline right after it, or at the very end without one', async () => {
+      const server = await start(kind);
+      await write(server, { name: 'topics/facts', description: 'Facts', new: 'one\ntwo\nthree' });
+      await write(server, { name: 'topics/facts', old: 'two' });
+      expect(storedBody(server, 'topics/facts')).toBe('one\nthree\n');
+      await write(server, { name: 'topics/facts', old: 'three\n' });
+      expect(storedBody(server, 'topics/facts')).toBe('one\n');
+    });
+
+    it('updates the description alone, and with any other write', async () => {
+      const server = await start(kind);
+      await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
+      expect(await write(server, { name: 'topics/editor', description: '  Editor\n and\tkeyboard  ' })).toBe(
+        'topics/editor (6 bytes): Editor and keyboard',
+      );
+      expect(await write(server, { name: 'topics/editor', description: 'Tools', new: 'Moonlander' })).toBe(
+        'topics/editor (17 bytes): Tools',
+      );
+      expect(storedBody(server, 'topics/editor')).toBe('Helix\nMoonlander\n');
+    });
+
+    it('refuses a write with nothing to do', async () => {
+      const server = await start(kind);
+      await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
+      await expectRefusal(
+        server,
+        'memory_write',
+        { name: 'topics/editor' },
+        'Nothing to do: pass new to append, old and new to replace, old alone to remove, or description to update it.',
+      );
+    });
+
+    it('normalises names and line endings, and counts sizes in UTF-8 bytes', async () => {
+      const server = await start(kind);
+      await write(server, { name: ' People/Allozaur ', description: 'Maintainer', new: 'a\r\nb\rc' });
+      expect(await write(server, { name: 'people/allozaur', new: 'é✓' })).toBe(
+        'people/allozaur (12 bytes): Maintainer',
+      );
+      expect(storedBody(server, 'people/allozaur')).toBe('a\nb\nc\né✓\n');
+    });
+
+    it('succeeds and returns the line when the write changes nothing', async () => {
+      const server = await start(kind);
+      await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
+      const before = await memoryState(server);
+      expect(await write(server, { name: 'topics/editor', old: 'Helix', new: 'Helix' })).toBe(
+        'topics/editor (6 bytes): Editor',
+      );
+      expect(await memoryState(server)).toEqual(before);
+    });
+  });
+
+  describe('the errors, each a tool result that changes nothing', () => {
+    it('refuses an empty old', async () => {
+      const server = await start(kind);
+      await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
+      await expectRefusal(
+        server,
+        'memory_write',
+        { name: 'topics/editor', old: '', new: 'Vim' },
+        'old must not be empty: pass the exact text to replace or remove, or leave old out to append new.',
+      );
+    });
+
+    it('quotes the closest line when old is not found', async () => {
+      const server = await start(kind);
+      await write(server, { name: 'areas/qwentts-cpp', description: 'TTS', new: 'Target: 24 kHz.\nVoice: warm.' });
+      await expectRefusal(
+        server,
+        'memory_write',
+        { name: 'areas/qwentts-cpp', old: 'Target: 22 kHz.', new: 'Target: 48 kHz.' },
+        'old text not found in areas/qwentts-cpp. Closest line: "Target: 24 kHz." ' +
+          'Copy the exact text from memory_open(["areas/qwentts-cpp"]) and call again.',
+      );
+    });
+
+    it('gives the count and the lines when old occurs more than once, overlapping ones included', async () => {
+      const server = await start(kind);
+      await write(server, { name: 'areas/x', description: 'X', new: 'a\nTODO\nb\nTODO\nTODO TODO' });
+      await expectRefusal(
+        server,
+        'memory_write',
+        { name: 'areas/x', old: 'TODO' },
+        'old text occurs 4 times in areas/x (lines 2, 4, 5). ' +
+          'Include more of the surrounding text so that it occurs exactly once.',
+      );
+      await write(server, { name: 'topics/y', description: 'Y', new: 'aaa' });
+      await expectRefusal(
+        server,
+        'memory_write',
+        { name: 'topics/y', old: 'aa', new: 'b' },
+        'old text occurs 2 times in topics/y (line 1). Include more of the surrounding text so that it occurs exactly once.',
+      );
+    });
+
+    it('refuses a body over the entry cap, saying how to split', async () => {
+      const server = await start(kind);
+      await write(server, { name: 'areas/x', description: 'Big', new: 'x'.repeat(16_383) });
+      await expectRefusal(
+        server,
+        'memory_write',
+        { name: 'areas/x', new: 'y'.repeat(825) },
+        'areas/x would be 17,210 bytes; the cap is 16,384. ' +
+          'Split the subject: move part of it to a new entry such as areas/x-more, then remove it here.',
+      );
+    });
+
+    it('refuses a write past the per-user cap', async () => {
+      const server = await start(kind, { config: { userCap: 40 } });
+      await write(server, { name: 'topics/a', description: 'A', new: 'x'.repeat(19) });
+      await expectRefusal(
+        server,
+        'memory_write',
+        { name: 'topics/b', description: 'B', new: 'y'.repeat(24) },
+        'topics/b would bring this memory to 45 bytes; the cap is 40. Make room first: shorten or drop entries ' +
+          'that are no longer needed (memory_open() shows their sizes), then call again.',
+      );
+    });
+
+    it('refuses a description over 200 characters, or empty on create', async () => {
+      const server = await start(kind);
+      await write(server, { name: 'topics/x', description: 'X', new: 'x' });
+      await expectRefusal(
+        server,
+        'memory_write',
+        { name: 'topics/x', description: 'd'.repeat(201) },
+        'description is 201 characters; the cap is 200. Shorten it to one line on what topics/x covers and call again.',
+      );
+      await expectRefusal(
+        server,
+        'memory_write',
+        { name: 'topics/y', description: ' \n\t ', new: 'y' },
+        /^topics\/y does not exist yet: to create it, pass description/,
+      );
+    });
+
+    it('refuses an invalid name, saying what a name looks like', async () => {
+      const server = await start(kind);
+      const message =
+        '"people/John Smith" is not a valid name: use <group>/<slug>, the slug made of a-z 0-9 - . _ ' +
+        '(for example people/john-smith). Groups you can write: areas, people, topics.';
+      await expectRefusal(server, 'memory_write', { name: 'people/John Smith', description: 'J', new: 'j' }, message);
+      await expectRefusal(server, 'memory_open', { names: ['people/John Smith'] }, message);
+      await expectRefusal(server, 'memory_drop', { name: 'people/John Smith' }, message);
+    });
+
+    it('keeps entries of unconfigured groups listed, readable and droppable, but not writable', async () => {
+      const dir = tempDir();
+      const notes = await start(kind, { dir, config: { groups: { notes: 'loose ideas' } } });
+      await write(notes, { name: 'notes/idea', description: 'An idea', new: 'Fly.' });
+      await notes.session.close();
+
+      const server = await start(kind, { dir });
+      expect((await server.session.call('memory_open')).text).toBe('notes/idea (5 bytes): An idea');
+      expect((await server.session.call('memory_open', { names: ['notes/idea'] })).text).toBe(
+        'notes/idea (5 bytes): An idea\nFly.',
+      );
+      await expectRefusal(
+        server,
+        'memory_write',
+        { name: 'notes/idea', new: 'Walk.' },
+        'notes/idea is in group "notes", which cannot be written. Groups you can write: areas, people, topics ' +
+          '(for example areas/idea).',
+      );
+      expect(await server.session.call('memory_drop', { name: 'notes/idea' })).toEqual({
+        isError: false,
+        text: 'Dropped notes/idea (5 bytes): An idea',
+      });
+    });
+
+    it('reports names that do not exist, with suggestions', async () => {
+      const server = await start(kind);
+      await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
+      await expectRefusal(
+        server,
+        'memory_open',
+        { names: ['topics/editr'] },
+        'topics/editr not found. Did you mean topics/editor?\nmemory_open() with no names lists every entry.',
+      );
+      await expectRefusal(
+        server,
+        'memory_drop',
+        { name: 'topics/editr' },
+        'topics/editr not found, nothing was dropped. Did you mean topics/editor? memory_open() lists every entry.',
+      );
+    });
+
+    it('refuses more than 50 names in one memory_open', async () => {
+      const server = await start(kind);
+      const names = Array.from({ length: 51 }, (_, i) => `topics/t${i}`);
+      await expectRefusal(
+        server,
+        'memory_open',
+        { names },
+        'memory_open takes at most 50 names per call; 51 were given. ' +
+          'Open the entries you need most first, then the rest in another call.',
+      );
+    });
+
+    it('answers arguments of the wrong type with a tool error, not a protocol error', async () => {
+      const server = await start(kind);
+      await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
+      await expectRefusal(server, 'memory_open', { names: 'topics/editor' }, /^memory_open: names must be an array/);
+      await expectRefusal(server, 'memory_open', { names: [1, 2] }, /^memory_open: names must be an array of strings/);
+      await expectRefusal(server, 'memory_write', { name: 'topics/editor', new: 5 }, /^memory_write: new must be a/);
+      await expectRefusal(server, 'memory_write', { name: ['topics/editor'], new: 'x' }, /name must be a string/);
+      await expectRefusal(server, 'memory_write', { name: 'topics/editor', text: 'x' }, /does not take "text"/);
+      await expectRefusal(server, 'memory_drop', {}, /^memory_drop needs name/);
+    });
+
+    it('answers an unknown tool with a protocol error', async () => {
+      const server = await start(kind);
+      await expect(server.session.call('memory_forget', { name: 'topics/x' })).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('Unknown tool "memory_forget"'),
+      });
+      expect((await server.session.call('memory_open')).isError).toBe(false);
+    });
+  });
+
+  describe('memory_drop', () => {
+    it('removes the entry from the index and from memory_open, answering one line', async () => {
+      const server = await start(kind);
+      await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
+      await write(server, { name: 'topics/keyboard', description: 'Keyboard', new: 'Moonlander' });
+      expect(await server.session.call('memory_drop', { name: 'Topics/Editor' })).toEqual({
+        isError: false,
+        text: 'Dropped topics/editor (6 bytes): Editor',
+      });
+      expect((await server.session.call('memory_open')).text).toBe('topics/keyboard (11 bytes): Keyboard');
+      expect((await server.session.call('memory_open', { names: ['topics/editor'] })).isError).toBe(true);
+    });
+  });
+
+  describe('processes and the database file', () => {
+    it('keeps everything across a restart of the server', async () => {
+      const first = await start(kind);
+      await write(first, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
+      await write(first, { name: 'people/ada', description: 'Ada', new: 'Math.' });
+      await write(first, { name: 'areas/old', description: 'Old', new: 'gone' });
+      await first.session.call('memory_drop', { name: 'areas/old' });
+      const before = await memoryState(first);
+      await first.session.close();
+
+      const second = await start(kind, { dir: first.dir });
+      expect(await memoryState(second)).toEqual(before);
+      expect(before.index.text).toBe('people/ada (6 bytes): Ada\ntopics/editor (6 bytes): Editor');
+    });
+
+    it('records the client name from the handshake as the actor of each change', async () => {
+      const server = await start(kind, { clientName: 'claude-code' });
+      await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
+      await write(server, { name: 'topics/editor', new: 'Vim' });
+      await server.session.call('memory_drop', { name: 'topics/editor' });
+      const actors = queryDatabase<{ actor: string }>(server.db, 'SELECT actor FROM revisions');
+      expect(actors.map((row) => row.actor)).toEqual(['claude-code', 'claude-code', 'claude-code']);
+    });
+
+    it('loses no line when two servers append to one entry of one file concurrently', async () => {
+      const a = await start(kind, { clientName: 'client-a' });
+      const b = await start(kind, { dir: a.dir, clientName: 'client-b' });
+      await write(a, { name: 'areas/log', description: 'Shared log', new: 'start' });
+      const appends = (server: Server, prefix: string) =>
+        Array.from({ length: 50 }, (_, i) =>
+          server.session.call('memory_write', { name: 'areas/log', new: `${prefix}${i}` }),
+        );
+      const outcomes = await Promise.all([...appends(a, 'a'), ...appends(b, 'b')]);
+
+      expect(outcomes.filter((outcome) => outcome.isError)).toEqual([]);
+      const lines = storedBody(a, 'areas/log')?.split('\n') ?? [];
+      expect(lines.pop()).toBe('');
+      const expected = ['start', ...Array.from({ length: 50 }, (_, i) => [`a${i}`, `b${i}`]).flat()];
+      expect([...lines].sort()).toEqual(expected.sort());
+      expect(new Set(lines).size).toBe(101);
+      const [entry] = queryDatabase(a.db, "SELECT revision FROM entries WHERE name = 'areas/log'");
+      expect(entry).toEqual({ revision: 101 });
+    });
+  });
+});
+
+/** Sends JSON-RPC lines to `engram stdio` by hand and collects what it prints. */
+class RawServer {
+  readonly stdoutLines: string[] = [];
+  stderr = '';
+  private readonly child: ChildProcess;
+  private readonly waiting = new Map<number, (message: Record<string, unknown>) => void>();
+
+  constructor(dir: TempDir) {
+    this.child = spawn(process.execPath, [ENGRAM_CLI, 'stdio', '--db', dir.file('m.db')], {
+      env: childEnv(dir.path),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      this.stderr += chunk;
+    });
+    createInterface({ input: this.child.stdout! }).on('line', (line) => {
+      this.stdoutLines.push(line);
+      const message = JSON.parse(line) as Record<string, unknown>;
+      if (typeof message.id === 'number') this.waiting.get(message.id)?.(message);
+    });
+  }
+
+  send(message: Record<string, unknown>): void {
+    this.child.stdin?.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+  }
+
+  request(id: number, method: string, params?: unknown): Promise<Record<string, unknown>> {
+    const answered = new Promise<Record<string, unknown>>((resolve) => this.waiting.set(id, resolve));
+    this.send({ id, method, ...(params === undefined ? {} : { params }) });
+    return answered;
+  }
+
+  /** Closes stdin and resolves with the exit code. */
+  end(): Promise<number | null> {
+    const exited = new Promise<number | null>((resolve) => this.child.once('exit', resolve));
+    this.child.stdin?.end();
+    return exited;
+  }
+}
+
+describe('engram stdio on the wire', () => {
+  it('writes only JSON-RPC to stdout and its log to stderr', async () => {
+    const dir = tempDir();
+    const server = new RawServer(dir);
+    const initialized = await server.request(1, 'initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'raw-client', version: '1.0.0' },
+    });
+    expect(initialized).toMatchObject({ result: { serverInfo: { name: 'engram' } } });
+    server.send({ method: 'notifications/initialized' });
+    const listed = await server.request(2, 'tools/list');
+    expect((listed.result as { tools: unknown[] }).tools).toHaveLength(3);
+    const called = await server.request(3, 'tools/call', {
+      name: 'memory_write',
+      arguments: { name: 'topics/raw', description: 'Raw', new: 'by hand' },
+    });
+    expect(called).toMatchObject({ result: { content: [{ type: 'text', text: 'topics/raw (8 bytes): Raw' }] } });
+    expect(await server.end()).toBe(0);
+
+    expect(server.stdoutLines).toHaveLength(3);
+    for (const line of server.stdoutLines) {
+      expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0', id: expect.any(Number) });
+    }
+    expect(server.stderr).toContain('engram: serving MCP on stdio');
+    expect(queryDatabase(dir.file('m.db'), 'SELECT actor FROM revisions')).toEqual([{ actor: 'raw-client' }]);
+  });
+});
