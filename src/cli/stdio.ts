@@ -17,6 +17,7 @@ export function registerStdioCommand(program: Command, common: (command: Command
       let context: ReturnType<typeof openContext>;
       try {
         context = openContext(options);
+        await context.memory.recovery.purgeExpired();
       } catch (error) {
         process.exitCode = reportFailure(error, false);
         return;

@@ -7,11 +7,13 @@
 import { checkUserCap, planEdit, writeNotFound } from './edit.js';
 import { EngramError } from './errors.js';
 import type { IndexRow, MissingEntry } from './format.js';
+import { Recovery } from './history.js';
 import { normalizeName, parseName, parseWritableName } from './names.js';
 import { DEFAULT_POLICY, type Policy } from './policy.js';
 import { closest } from './similarity.js';
 import type { Actor, Store, StoredEntry } from './store.js';
 import { normalizeNewlines, utf8Bytes } from './text.js';
+import { Transfer } from './transfer.js';
 
 /** Whoever calls: whose memory, the label history records, and whether they may change it. */
 export interface Caller extends Actor {
@@ -40,15 +42,24 @@ export interface OpenOutcome {
 export interface MemoryOptions {
   readonly store: Store;
   readonly policy?: Partial<Policy>;
+  /** Clock in milliseconds, for trash retention; tests inject one. */
+  readonly now?: () => number;
 }
 
 export class Memory {
   readonly store: Store;
   readonly policy: Policy;
+  /** History, restore, trash, undrop, purge: for the human, never for the model. */
+  readonly recovery: Recovery;
+  /** Export, import, wipe. */
+  readonly transfer: Transfer;
 
   constructor(options: MemoryOptions) {
     this.store = options.store;
     this.policy = { ...DEFAULT_POLICY, ...options.policy };
+    const now = options.now ?? Date.now;
+    this.recovery = new Recovery(this.store, this.policy, now);
+    this.transfer = new Transfer(this.store, this.policy, now);
   }
 
   /** One row per entry, sorted by name; never reads bodies. */
@@ -117,6 +128,7 @@ export class Memory {
         `${name} not found, nothing was dropped.${hint} memory_open() lists every entry.`,
       );
     }
+    if (this.policy.trashRetentionDays === 0) await this.store.purge(caller.user, name, { includeLive: false });
     return before;
   }
 

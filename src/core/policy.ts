@@ -15,6 +15,10 @@ export interface Policy {
   readonly descriptionCap: number;
   /** Most names one memory_open call may ask for. */
   readonly maxNames: number;
+  /** Days a dropped entry stays in the trash before it is purged; 0 purges at once. */
+  readonly trashRetentionDays: number;
+  /** Revisions kept per entry; older ones are deleted as new ones arrive. */
+  readonly historyLimit: number;
 }
 
 export const DEFAULT_GROUPS: Readonly<Record<string, string>> = Object.freeze({
@@ -29,7 +33,15 @@ export const DEFAULT_POLICY: Policy = Object.freeze({
   userCap: 4 * 1024 * 1024,
   descriptionCap: 200,
   maxNames: 50,
+  trashRetentionDays: 30,
+  historyLimit: 100,
 });
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export function trashRetentionMs(policy: Policy): number {
+  return policy.trashRetentionDays * DAY_MS;
+}
 
 export function groupList(policy: Policy): string {
   return Object.keys(policy.groups).join(', ');

@@ -59,6 +59,39 @@ export interface MutationResult {
   readonly after: StoredEntry | undefined;
 }
 
+/** One recorded change of an entry: what it became, by whom, when. */
+export interface RevisionRecord {
+  readonly revision: number;
+  readonly operation: RevisionOperation;
+  readonly actor: string;
+  readonly at: number;
+  /** The description and body the entry had after this change (before it, for a drop). */
+  readonly description: string;
+  readonly body: string;
+}
+
+/** An entry in the trash: dropped, seen and restorable only by the human. */
+export interface TrashedEntry extends StoredEntry {
+  readonly droppedAt: number;
+  readonly droppedBy: string;
+}
+
+/** A change to apply to one named entry as part of a multi-entry transaction. */
+export interface NamedChange {
+  readonly name: string;
+  readonly change: Change;
+}
+
+/** Sees every live entry of the user (bodies included) and returns the changes to apply. */
+export type DecideAll = (entries: readonly StoredEntry[], usage: Usage) => readonly NamedChange[];
+
+export type UndropResult =
+  | { readonly status: 'restored'; readonly entry: StoredEntry }
+  /** A live entry holds the name (and a copy is in the trash). */
+  | { readonly status: 'taken' }
+  /** Nothing of that name is in the trash. */
+  | { readonly status: 'missing' };
+
 export interface Store {
   /** One row per live entry of the user, sorted by name, from stored columns only. */
   index(user: string): Promise<IndexRow[]>;
@@ -66,5 +99,46 @@ export interface Store {
   get(user: string, names: readonly string[]): Promise<StoredEntry[]>;
   /** Reads, decides and writes one entry atomically, recording a revision for a change. */
   mutate(actor: Actor, name: string, decide: Decide): Promise<MutationResult>;
+  /** Like mutate, over all of the user's entries at once, in one transaction (import, wipe). */
+  mutateAll(actor: Actor, decide: DecideAll): Promise<void>;
+  /** Revisions of the live entry `name`, else of its most recently dropped copy; oldest first. */
+  history(user: string, name: string): Promise<RevisionRecord[]>;
+  /** The user's trash, most recently dropped first. */
+  trash(user: string): Promise<TrashedEntry[]>;
+  /** Brings back the most recently dropped copy of `name`, recording an `undrop` revision. */
+  undrop(actor: Actor, name: string): Promise<UndropResult>;
+  /**
+   * Deletes the dropped copies of `name` (and the live entry too with includeLive) with all
+   * their revisions, so that no copy of their text remains in the store's files.
+   * Returns how many entries were purged.
+   */
+  purge(user: string, name: string, options: { readonly includeLive: boolean }): Promise<number>;
+  /** Purges, for every user, the trash dropped at or before `cutoff` (ms since the epoch). */
+  purgeTrash(cutoff: number): Promise<number>;
+  /** The bearer tokens kept in the same database. */
+  readonly tokens: TokenStore;
   close(): Promise<void>;
+}
+
+/** A bearer token as stored: only the SHA-256 of the secret is kept. */
+export interface TokenRecord {
+  readonly id: string;
+  readonly user: string;
+  readonly label: string;
+  readonly readOnly: boolean;
+  /** Hex SHA-256 of the token secret. */
+  readonly hash: string;
+  readonly created: number;
+  readonly lastUsed: number | undefined;
+}
+
+/** The tokens of `--auth token`, kept beside the entries in the same database. */
+export interface TokenStore {
+  add(token: TokenRecord): Promise<void>;
+  list(): Promise<TokenRecord[]>;
+  /** The live (not revoked) token with this hash. */
+  findByHash(hash: string): Promise<TokenRecord | undefined>;
+  /** Removes the token; false when no such id. Takes effect for the next request. */
+  revoke(id: string): Promise<boolean>;
+  touch(id: string, at: number): Promise<void>;
 }

@@ -5,6 +5,8 @@
  * append a new one.
  */
 
+import type Database from 'better-sqlite3';
+
 export const MIGRATIONS: readonly string[] = [
   // 1: entries (live and dropped), per-user usage, and every revision.
   `
@@ -43,4 +45,38 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (entry_id, revision)
   ) STRICT, WITHOUT ROWID;
   `,
+  // 2: entries_index also holds dropped_at, so the index query is answered from it alone.
+  `
+  DROP INDEX entries_index;
+  CREATE INDEX entries_index ON entries (user_id, name, size, description, dropped_at) WHERE dropped_at IS NULL;
+  `,
+  // 3: bearer tokens of `engram serve --auth token`; only the SHA-256 of each secret is kept.
+  `
+  CREATE TABLE tokens (
+    id        TEXT PRIMARY KEY,
+    user_id   TEXT NOT NULL,
+    label     TEXT NOT NULL,
+    read_only INTEGER NOT NULL,
+    hash      TEXT NOT NULL UNIQUE,
+    created   INTEGER NOT NULL,
+    last_used INTEGER
+  ) STRICT;
+  `,
 ];
+
+/** Brings the database to the newest schema in one immediate transaction. */
+export function migrate(db: Database.Database): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+  db.transaction(() => {
+    const row = db.prepare('SELECT version FROM schema_version').get() as { version: number } | undefined;
+    const current = row?.version ?? 0;
+    if (current > MIGRATIONS.length) {
+      throw new Error(
+        `this database is at schema version ${current}, newer than this Engram knows (${MIGRATIONS.length}): upgrade Engram`,
+      );
+    }
+    for (const step of MIGRATIONS.slice(current)) db.exec(step);
+    if (!row) db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(MIGRATIONS.length);
+    else if (current < MIGRATIONS.length) db.prepare('UPDATE schema_version SET version = ?').run(MIGRATIONS.length);
+  }).immediate();
+}

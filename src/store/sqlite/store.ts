@@ -2,21 +2,40 @@
  * The embedded default: one SQLite file through better-sqlite3. WAL with
  * synchronous=FULL, so an acknowledged write survives power loss; every write in
  * BEGIN IMMEDIATE with a busy timeout, so several processes (stdio servers, the CLI,
- * `engram serve`) can share one file and no update is lost.
+ * `engram serve`) can share one file and no update is lost; concurrent writes of one
+ * process share a commit (group-commit.ts). secure_delete is on, so
+ * purged and trimmed text is overwritten, not merely unlinked.
  */
 
 import Database from 'better-sqlite3';
+import { EngramError } from '../../core/errors.js';
 import type { IndexRow } from '../../core/format.js';
-import type { Actor, Decide, MutationResult, Store, StoredEntry } from '../../core/store.js';
+import type {
+  Actor,
+  Change,
+  Decide,
+  DecideAll,
+  MutationResult,
+  RevisionRecord,
+  Store,
+  StoredEntry,
+  TrashedEntry,
+  UndropResult,
+} from '../../core/store.js';
 import { utf8Bytes } from '../../core/text.js';
 import { prepareDatabaseFile } from './file.js';
-import { MIGRATIONS } from './migrations.js';
+import { GroupCommit } from './group-commit.js';
+import { migrate } from './migrations.js';
+import { prepareStatements, type Statements } from './statements.js';
+import { SqliteTokenStore } from './tokens.js';
 
 export interface SqliteStoreOptions {
   /** Database file; `:memory:` for a private in-memory database. */
   readonly path: string;
   /** How long a writer waits for another process's transaction, in ms. */
   readonly busyTimeoutMs?: number;
+  /** Revisions kept per entry; older ones are deleted as new ones arrive. */
+  readonly historyLimit?: number;
   /** Clock in milliseconds; tests inject one. */
   readonly now?: () => number;
 }
@@ -32,22 +51,61 @@ interface EntryRow {
   revision: number;
 }
 
+/** The columns purging needs. */
+interface CopyRow {
+  id: number;
+  user_id: string;
+  size: number;
+  dropped_at: number | null;
+}
+
+interface TrashRow extends EntryRow {
+  dropped_at: number;
+  dropped_by: string;
+}
+
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly now: () => number;
-  private readonly statements;
-  private readonly applyMutation;
+  private readonly historyLimit: number;
+  private readonly statements: Statements;
+  private readonly groupCommit: GroupCommit;
+  private readonly mutateEvery;
+  private readonly undropOne;
+  private readonly purgeRows;
+  readonly tokens: SqliteTokenStore;
 
   constructor(options: SqliteStoreOptions) {
     prepareDatabaseFile(options.path);
     this.db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 10_000 });
     this.now = options.now ?? Date.now;
+    this.historyLimit = options.historyLimit ?? 100;
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
-    migrate(this.db);
+    this.db.pragma('secure_delete = ON');
+    try {
+      migrate(this.db);
+    } catch (error) {
+      this.db.close();
+      throw error;
+    }
     this.statements = prepareStatements(this.db);
-    this.applyMutation = this.db.transaction(this.mutateInTransaction.bind(this));
+    this.tokens = new SqliteTokenStore(this.db);
+    this.groupCommit = new GroupCommit(this.db);
+    this.mutateEvery = this.db.transaction(this.mutateAllInTransaction.bind(this));
+    this.undropOne = this.db.transaction(this.undropInTransaction.bind(this));
+    // The copies are selected inside the transaction, so no other process can undrop one in between.
+    this.purgeRows = this.db.transaction((select: () => CopyRow[]) => {
+      const rows = select();
+      for (const row of rows) {
+        // A purged live entry no longer counts towards its user's total.
+        if (row.dropped_at === null) this.statements.addUsage.run({ user: row.user_id, delta: -row.size });
+        this.statements.deleteRevisions.run(row.id);
+        this.statements.deleteEntry.run(row.id);
+      }
+      return rows.length;
+    });
   }
 
   async index(user: string): Promise<IndexRow[]> {
@@ -62,58 +120,129 @@ export class SqliteStore implements Store {
   }
 
   async mutate(actor: Actor, name: string, decide: Decide): Promise<MutationResult> {
-    return this.applyMutation.immediate(actor, name, decide);
+    return this.groupCommit.run(() => this.mutateInTransaction(actor, name, decide));
+  }
+
+  async mutateAll(actor: Actor, decide: DecideAll): Promise<void> {
+    this.mutateEvery.immediate(actor, decide);
+  }
+
+  async history(user: string, name: string): Promise<RevisionRecord[]> {
+    const s = this.statements;
+    const row = (s.live.get(user, name) ?? s.latestTrashed.get(user, name)) as EntryRow | undefined;
+    return row ? (s.revisions.all(row.id) as RevisionRecord[]) : [];
+  }
+
+  async trash(user: string): Promise<TrashedEntry[]> {
+    return (this.statements.trash.all(user) as TrashRow[]).map((row) => ({
+      ...toEntry(row),
+      droppedAt: row.dropped_at,
+      droppedBy: row.dropped_by,
+    }));
+  }
+
+  async undrop(actor: Actor, name: string): Promise<UndropResult> {
+    return this.undropOne.immediate(actor, name);
+  }
+
+  async purge(user: string, name: string, options: { readonly includeLive: boolean }): Promise<number> {
+    return this.purgeCopies(() =>
+      (this.statements.copies.all(user, name) as CopyRow[]).filter(
+        (row) => options.includeLive || row.dropped_at !== null,
+      ),
+    );
+  }
+
+  async purgeTrash(cutoff: number): Promise<number> {
+    return this.purgeCopies(() => this.statements.expiredTrash.all(cutoff) as CopyRow[]);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  /** A pragma's value on this connection, read-only: how diagnostics and tests see the durability settings. */
+  pragma(name: 'journal_mode' | 'synchronous' | 'busy_timeout'): unknown {
+    return this.db.pragma(name, { simple: true });
+  }
+
+  /**
+   * Deletes entries and revisions, then checkpoints and empties the WAL so it keeps no
+   * copy of their text. A reader of another connection that outlasts the busy timeout
+   * keeps the WAL from being emptied: then the purge says so rather than claim success.
+   */
+  private purgeCopies(select: () => CopyRow[]): number {
+    const count = this.purgeRows.immediate(select);
+    if (count === 0) return 0;
+    const [checkpoint] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+    if (checkpoint?.busy) {
+      throw new EngramError(
+        'STORE_UNAVAILABLE',
+        'The entries were deleted, but another connection kept reading the database, so copies of their text ' +
+          'remain in its write-ahead log (the -wal file beside it) until every program using the database has ' +
+          'closed it: end the long read in the other program, and restart any running engram serve.',
+      );
+    }
+    return count;
   }
 
   private mutateInTransaction(actor: Actor, name: string, decide: Decide): MutationResult {
-    const s = this.statements;
-    const row = s.live.get(actor.user, name) as EntryRow | undefined;
-    const usage = s.usage.get(actor.user) as { total_bytes: number } | undefined;
+    const row = this.statements.live.get(actor.user, name) as EntryRow | undefined;
     const before = row ? toEntry(row) : undefined;
-    const change = decide(before, { totalBytes: usage?.total_bytes ?? 0 });
-    if (change.kind === 'none') return { before, after: before };
+    const change = decide(before, { totalBytes: this.totalBytes(actor.user) });
+    return { before, after: this.apply(actor, name, row, change) };
+  }
+
+  private mutateAllInTransaction(actor: Actor, decide: DecideAll): void {
+    const rows = this.statements.allLive.all(actor.user) as EntryRow[];
+    const byName = new Map(rows.map((row) => [row.name, row]));
+    const changes = decide(rows.map(toEntry), { totalBytes: this.totalBytes(actor.user) });
+    for (const { name, change } of changes) this.apply(actor, name, byName.get(name), change);
+  }
+
+  private undropInTransaction(actor: Actor, name: string): UndropResult {
+    const s = this.statements;
+    const row = s.latestTrashed.get(actor.user, name) as EntryRow | undefined;
+    if (!row) return { status: 'missing' };
+    if (s.live.get(actor.user, name)) return { status: 'taken' };
+    const at = this.now();
+    const revision = row.revision + 1;
+    s.undrop.run({ id: row.id, revision });
+    this.record(actor, row.id, revision, 'undrop', at, row.description, row.body);
+    s.addUsage.run({ user: actor.user, delta: row.size });
+    return { status: 'restored', entry: { ...toEntry(row), revision } };
+  }
+
+  private totalBytes(user: string): number {
+    return (this.statements.usage.get(user) as { total_bytes: number } | undefined)?.total_bytes ?? 0;
+  }
+
+  /** Applies one decided change to the live row (if any) and returns the entry after it. */
+  private apply(actor: Actor, name: string, row: EntryRow | undefined, change: Change): StoredEntry | undefined {
+    const s = this.statements;
+    if (change.kind === 'none') return row ? toEntry(row) : undefined;
     const at = this.now();
     if (change.kind === 'drop') {
-      if (!row) return { before, after: undefined };
+      if (!row) return undefined;
       const revision = row.revision + 1;
       s.drop.run({ id: row.id, at, actor: actor.label, revision });
-      s.addRevision.run({
-        id: row.id,
-        revision,
-        operation: 'drop',
-        actor: actor.label,
-        at,
-        description: row.description,
-        body: row.body,
-      });
+      this.record(actor, row.id, revision, 'drop', at, row.description, row.body);
       s.addUsage.run({ user: actor.user, delta: -row.size });
-      return { before, after: undefined };
+      return undefined;
     }
     const size = utf8Bytes(change.body);
+    const revision = (row?.revision ?? 0) + 1;
+    const values = { description: change.description, body: change.body, size, at, revision };
     let id: number;
-    let revision: number;
     if (row) {
       id = row.id;
-      revision = row.revision + 1;
-      s.update.run({ id, description: change.description, body: change.body, size, at, revision });
+      s.update.run({ id, ...values });
     } else {
-      revision = 1;
-      id = Number(
-        s.insert.run({ user: actor.user, name, description: change.description, body: change.body, size, at })
-          .lastInsertRowid,
-      );
+      id = Number(s.insert.run({ user: actor.user, name, ...values }).lastInsertRowid);
     }
-    s.addRevision.run({
-      id,
-      revision,
-      operation: change.operation,
-      actor: actor.label,
-      at,
-      description: change.description,
-      body: change.body,
-    });
+    this.record(actor, id, revision, change.operation, at, change.description, change.body);
     s.addUsage.run({ user: actor.user, delta: size - (row?.size ?? 0) });
-    const after: StoredEntry = {
+    return {
       name,
       description: change.description,
       body: change.body,
@@ -122,60 +251,24 @@ export class SqliteStore implements Store {
       updated: at,
       revision,
     };
-    return { before, after };
   }
 
-  async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+  private record(
+    actor: Actor,
+    id: number,
+    revision: number,
+    operation: RevisionRecord['operation'],
+    at: number,
+    description: string,
+    body: string,
+  ): void {
+    this.statements.addRevision.run({ id, revision, operation, actor: actor.label, at, description, body });
+    if (revision > this.historyLimit)
+      this.statements.trimRevisions.run({ id, keepAfter: revision - this.historyLimit });
   }
 }
 
 function toEntry(row: EntryRow): StoredEntry {
   const { name, description, body, size, created, updated, revision } = row;
   return { name, description, body, size, created, updated, revision };
-}
-
-function migrate(db: Database.Database): void {
-  db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
-  db.transaction(() => {
-    const row = db.prepare('SELECT version FROM schema_version').get() as { version: number } | undefined;
-    const current = row?.version ?? 0;
-    if (current > MIGRATIONS.length) {
-      throw new Error(
-        `this database is at schema version ${current}, newer than this Engram knows (${MIGRATIONS.length}): upgrade Engram`,
-      );
-    }
-    for (const step of MIGRATIONS.slice(current)) db.exec(step);
-    if (!row) db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(MIGRATIONS.length);
-    else if (current < MIGRATIONS.length) db.prepare('UPDATE schema_version SET version = ?').run(MIGRATIONS.length);
-  }).immediate();
-}
-
-function prepareStatements(db: Database.Database) {
-  return {
-    index: db.prepare(
-      'SELECT name, size, description FROM entries INDEXED BY entries_index WHERE user_id = ? AND dropped_at IS NULL ORDER BY name',
-    ),
-    live: db.prepare(
-      'SELECT id, name, description, body, size, created, updated, revision FROM entries WHERE user_id = ? AND name = ? AND dropped_at IS NULL',
-    ),
-    usage: db.prepare('SELECT total_bytes FROM users WHERE user_id = ?'),
-    addUsage: db.prepare(
-      `INSERT INTO users (user_id, total_bytes) VALUES (@user, @delta)
-       ON CONFLICT (user_id) DO UPDATE SET total_bytes = total_bytes + @delta`,
-    ),
-    insert: db.prepare(
-      `INSERT INTO entries (user_id, name, description, body, size, created, updated, revision)
-       VALUES (@user, @name, @description, @body, @size, @at, @at, 1)`,
-    ),
-    update: db.prepare(
-      `UPDATE entries SET description = @description, body = @body, size = @size, updated = @at, revision = @revision
-       WHERE id = @id`,
-    ),
-    drop: db.prepare('UPDATE entries SET dropped_at = @at, dropped_by = @actor, revision = @revision WHERE id = @id'),
-    addRevision: db.prepare(
-      `INSERT INTO revisions (entry_id, revision, operation, actor, at, description, body)
-       VALUES (@id, @revision, @operation, @actor, @at, @description, @body)`,
-    ),
-  };
 }

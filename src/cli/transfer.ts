@@ -1,0 +1,81 @@
+/** Export, import and wipe: the user's whole memory as one JSON document, in their hands. */
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { type Command, Option } from 'commander';
+import type { ImportMode, ImportReport } from '../core/transfer.js';
+import { type CommonOptions, cliCaller } from './context.js';
+import type { Run } from './entries.js';
+import { UsageError } from './output.js';
+
+function readDocument(file: string): string {
+  try {
+    return readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+}
+
+function describeReport(report: ImportReport): string {
+  const line = (label: string, names: string[]) =>
+    names.length > 0 ? `${label} (${names.length}): ${names.join(', ')}` : '';
+  const lines = [
+    report.dryRun ? 'Dry run: nothing was changed.' : '',
+    line('created', report.created),
+    line('updated', report.updated),
+    line('unchanged', report.unchanged),
+    line('dropped to the trash', report.dropped),
+    line('conflicts, left as they were (pass --overwrite to replace them)', report.conflicts),
+  ].filter(Boolean);
+  return lines.length > 0 ? lines.join('\n') : 'The file holds no entries; nothing to import.';
+}
+
+export function registerTransferCommands(program: Command, common: (command: Command) => Command, run: Run): void {
+  common(program.command('export'))
+    .description('Write the whole memory as one JSON document (format: docs/export-format.md)')
+    .option('--out <file>', 'write to a file (default: stdout)')
+    .option('--with-history', 'include every revision and the trash')
+    .action((options: CommonOptions & { out?: string; withHistory?: boolean }) =>
+      run(options, async (context) => {
+        const document = await context.memory.transfer.export(cliCaller(context), {
+          withHistory: options.withHistory === true,
+        });
+        const text = `${JSON.stringify(document, null, 2)}\n`;
+        if (options.out) {
+          writeFileSync(options.out, text, { mode: 0o600 });
+          process.stderr.write(`Exported ${document.entries.length} entries to ${options.out}\n`);
+        } else process.stdout.write(text);
+        return undefined;
+      }),
+    );
+
+  common(program.command('import'))
+    .description('Import an export document: merge (keep what exists, add what is new) or replace everything')
+    .argument('<file>', 'the JSON document ("-" for stdin)')
+    .addOption(new Option('--mode <mode>', 'merge or replace').choices(['merge', 'replace']).default('merge'))
+    .option('--overwrite', 'in merge mode, overwrite entries whose content differs')
+    .option('--dry-run', 'say what would happen, change nothing')
+    .action((file: string, options: CommonOptions & { mode: ImportMode; overwrite?: boolean; dryRun?: boolean }) =>
+      run(options, async (context, output) => {
+        const document = context.memory.transfer.parse(readDocument(file));
+        const report = await context.memory.transfer.import(cliCaller(context), document, {
+          mode: options.mode,
+          overwrite: options.overwrite === true,
+          dryRun: options.dryRun === true,
+        });
+        output.result(describeReport(report), report);
+        return undefined;
+      }),
+    );
+
+  common(program.command('wipe'))
+    .description("Empty this user's memory: every entry goes to the trash (undrop brings them back)")
+    .option('--yes-i-am-sure', 'required: confirms the wipe')
+    .action((options: CommonOptions & { yesIAmSure?: boolean }) =>
+      run(options, async (context, output) => {
+        if (!options.yesIAmSure) throw new UsageError('wipe empties the whole memory: pass --yes-i-am-sure to confirm');
+        const count = await context.memory.transfer.wipe(cliCaller(context));
+        output.result(`Moved ${count} entries to the trash.`, { dropped: count });
+        return undefined;
+      }),
+    );
+}

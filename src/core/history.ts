@@ -1,0 +1,123 @@
+/**
+ * Recovery: every change can be seen and undone, and "forget" really forgets. History,
+ * one revision, diffs, restore, the trash, undrop and purge, over the Store port.
+ */
+
+import { createTwoFilesPatch } from 'diff';
+import { EngramError } from './errors.js';
+import type { Caller } from './memory.js';
+import { parseName } from './names.js';
+import { type Policy, trashRetentionMs } from './policy.js';
+import type { RevisionRecord, Store, StoredEntry, TrashedEntry } from './store.js';
+
+export interface TrashItem extends TrashedEntry {
+  /** When the trash purges it (ms since the epoch). */
+  readonly purgeAt: number;
+}
+
+export class Recovery {
+  constructor(
+    private readonly store: Store,
+    private readonly policy: Policy,
+    private readonly now: () => number,
+  ) {}
+
+  /** Revisions of the entry (live, else its latest dropped copy), oldest first. */
+  async history(caller: Caller, rawName: string): Promise<RevisionRecord[]> {
+    const name = parseName(rawName, this.policy);
+    const revisions = await this.store.history(caller.user, name);
+    if (revisions.length === 0) {
+      throw new EngramError('NOT_FOUND', `${name} has no history: no entry of that name, live or in the trash.`);
+    }
+    return revisions;
+  }
+
+  async revision(caller: Caller, rawName: string, revision: number): Promise<RevisionRecord> {
+    const name = parseName(rawName, this.policy);
+    const revisions = await this.history(caller, name);
+    const found = revisions.find((item) => item.revision === revision);
+    if (!found) {
+      const first = revisions[0]?.revision;
+      const last = revisions.at(-1)?.revision;
+      throw new EngramError(
+        'NOT_FOUND',
+        `${name} has no revision ${revision}; the revisions kept are ${first}${first === last ? '' : ` to ${last}`}. ` +
+          `engram history ${name} lists them.`,
+      );
+    }
+    return found;
+  }
+
+  /** Unified diff of the body from revision `from` to revision `to` (default: the latest). */
+  async diff(caller: Caller, rawName: string, from: number, to?: number): Promise<string> {
+    const name = parseName(rawName, this.policy);
+    const left = await this.revision(caller, name, from);
+    const right = to === undefined ? (await this.history(caller, name)).at(-1) : await this.revision(caller, name, to);
+    if (!right) throw new EngramError('NOT_FOUND', `${name} has no history.`);
+    const header = (item: RevisionRecord) => `${name}@${item.revision}`;
+    const patch = createTwoFilesPatch(
+      header(left),
+      header(right),
+      left.body,
+      right.body,
+      left.description,
+      right.description,
+    );
+    return patch.replace(/^=+\n/, '');
+  }
+
+  /** Brings back a revision's description and body, as a new `restore` revision. */
+  async restore(caller: Caller, rawName: string, revision: number): Promise<StoredEntry> {
+    const name = parseName(rawName, this.policy);
+    const target = await this.revision(caller, name, revision);
+    const { after } = await this.store.mutate(caller, name, (current) => {
+      if (!current) {
+        throw new EngramError('NOT_FOUND', `${name} is in the trash: run engram undrop ${name} first, then restore.`);
+      }
+      if (current.body === target.body && current.description === target.description) return { kind: 'none' };
+      return { kind: 'put', operation: 'restore', description: target.description, body: target.body };
+    });
+    if (!after) throw new Error(`store returned no entry after restoring ${name}`);
+    return after;
+  }
+
+  async trash(caller: Caller): Promise<TrashItem[]> {
+    const retention = trashRetentionMs(this.policy);
+    return (await this.store.trash(caller.user)).map((entry) => ({ ...entry, purgeAt: entry.droppedAt + retention }));
+  }
+
+  async undrop(caller: Caller, rawName: string): Promise<StoredEntry> {
+    const name = parseName(rawName, this.policy);
+    const result = await this.store.undrop(caller, name);
+    if (result.status === 'restored') return result.entry;
+    if (result.status === 'taken') {
+      throw new EngramError(
+        'CONFLICT',
+        `${name} cannot be undropped: a live entry has taken the name since. Rename or drop the live one first ` +
+          `(engram open ${name} shows it), then undrop again.`,
+      );
+    }
+    throw new EngramError('NOT_FOUND', `${name} is not in the trash. engram trash lists what is.`);
+  }
+
+  /** Forgets an entry for good: its trashed copies, and the live one with `force`. */
+  async purge(caller: Caller, rawName: string, options: { readonly force: boolean }): Promise<number> {
+    const name = parseName(rawName, this.policy);
+    const live = (await this.store.get(caller.user, [name])).length > 0;
+    if (live && !options.force) {
+      throw new EngramError(
+        'CONFLICT',
+        `${name} is a live entry: drop it first, or pass --force to purge it and all its history now.`,
+      );
+    }
+    const count = await this.store.purge(caller.user, name, { includeLive: options.force });
+    if (count === 0)
+      throw new EngramError('NOT_FOUND', `${name} is neither live nor in the trash; nothing was purged.`);
+    return count;
+  }
+
+  /** Purges, for every user, the trash older than the retention period. */
+  purgeExpired(): Promise<number> {
+    return this.store.purgeTrash(this.now() - trashRetentionMs(this.policy));
+  }
+}

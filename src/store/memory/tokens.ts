@@ -1,0 +1,30 @@
+/** The in-process backend's tokens: a map by id, gone when the process ends. */
+
+import type { TokenRecord, TokenStore } from '../../core/store.js';
+
+export class MemoryTokenStore implements TokenStore {
+  private readonly byId = new Map<string, TokenRecord>();
+
+  async add(token: TokenRecord): Promise<void> {
+    if (this.byId.has(token.id)) throw new Error(`a token with id ${token.id} already exists`);
+    this.byId.set(token.id, token);
+  }
+
+  async list(): Promise<TokenRecord[]> {
+    return [...this.byId.values()];
+  }
+
+  async findByHash(hash: string): Promise<TokenRecord | undefined> {
+    for (const token of this.byId.values()) if (token.hash === hash) return token;
+    return undefined;
+  }
+
+  async revoke(id: string): Promise<boolean> {
+    return this.byId.delete(id);
+  }
+
+  async touch(id: string, at: number): Promise<void> {
+    const token = this.byId.get(id);
+    if (token) this.byId.set(id, { ...token, lastUsed: at });
+  }
+}

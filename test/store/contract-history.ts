@@ -1,0 +1,707 @@
+/**
+ * The recovery half of the Store contract — revisions, the trash, undrop, purge and
+ * mutateAll — written once and run against every backend beside describeStoreContract:
+ * each backend's test file calls `describeHistoryContract(label, open)`. Nothing here
+ * may know which backend it is testing.
+ */
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Actor, Decide, DecideAll, RevisionRecord, Store, StoredEntry } from '../../src/core/store.js';
+import type { OpenedStore, StoreTestOptions } from './contract.js';
+
+/** What `open` receives here: the clock, and how many revisions per entry the store keeps. */
+export interface HistoryTestOptions extends StoreTestOptions {
+  readonly historyLimit: number;
+}
+
+export type OpenHistoryStore = (options: HistoryTestOptions) => Promise<OpenedStore>;
+
+const START = Date.UTC(2025, 0, 1);
+const DEFAULT_LIMIT = 100;
+/** One user seen through three front doors: history records each door's label. */
+const desktop: Actor = { user: 'alice', label: 'claude-desktop' };
+const laptop: Actor = { user: 'alice', label: 'laptop token' };
+const cli: Actor = { user: 'alice', label: 'cli' };
+const bob: Actor = { user: 'bob', label: 'bob-client' };
+
+type PutOperation = Exclude<RevisionRecord['operation'], 'drop' | 'undrop'>;
+
+/** Writes the entry whole, recorded as `operation` (create when the entry is new). */
+function put(body: string, description = 'a description', operation?: PutOperation): Decide {
+  return (current) => ({
+    kind: 'put',
+    operation: operation ?? (current ? 'replace' : 'create'),
+    description,
+    body,
+  });
+}
+
+function appendLine(line: string): Decide {
+  return (current) => ({
+    kind: 'put',
+    operation: current ? 'append' : 'create',
+    description: current?.description ?? 'appended lines',
+    body: `${current?.body ?? ''}${line}\n`,
+  });
+}
+
+const none: Decide = () => ({ kind: 'none' });
+const drop: Decide = () => ({ kind: 'drop' });
+
+function bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/** The parts of a revision a test states: everything but the time, which tests check apart. */
+function summary(records: readonly RevisionRecord[]) {
+  return records.map(({ revision, operation, actor, description, body }) => ({
+    revision,
+    operation,
+    actor,
+    description,
+    body,
+  }));
+}
+
+export function describeHistoryContract(label: string, open: OpenHistoryStore): void {
+  describe(`Store history contract: ${label}`, () => {
+    let time = START;
+    let store: Store;
+    let cleanup: (() => Promise<void>) | undefined;
+
+    beforeEach(async () => {
+      time = START;
+      ({ store, cleanup } = await open({ now: () => time, historyLimit: DEFAULT_LIMIT }));
+    });
+
+    afterEach(async () => {
+      await store.close();
+      await cleanup?.();
+    });
+
+    /** The usage `decide` is shown for `actor` right now, read through a mutate that changes nothing. */
+    async function totalBytes(actor: Actor): Promise<number> {
+      let seen = -1;
+      await store.mutate(actor, 'topics/usage-probe', (_current, usage) => {
+        seen = usage.totalBytes;
+        return { kind: 'none' };
+      });
+      return seen;
+    }
+
+    async function sumOfIndexSizes(user: string): Promise<number> {
+      return (await store.index(user)).reduce((sum, row) => sum + row.size, 0);
+    }
+
+    /** Everything observable about a user, to prove that a refused change left it alone. */
+    async function snapshot(user: string, names: readonly string[]) {
+      const entries = await store.get(user, names);
+      const histories: Record<string, RevisionRecord[]> = {};
+      for (const name of names) histories[name] = await store.history(user, name);
+      return {
+        index: await store.index(user),
+        entries: entries.sort((a, b) => a.name.localeCompare(b.name)),
+        histories,
+        trash: await store.trash(user),
+        totalBytes: await totalBytes({ user, label: 'snapshot' }),
+      };
+    }
+
+    describe('revisions', () => {
+      it('records exactly one revision per change, with its operation, actor label, time and resulting text', async () => {
+        const name = 'topics/editor';
+        const steps: Array<() => Promise<unknown>> = [
+          () => store.mutate(desktop, name, put('Uses Helix.\n', 'Editor', 'create')),
+          () => store.mutate(desktop, name, appendLine('Tabs, width 4.')),
+          () => store.mutate(laptop, name, put('Uses Neovim.\nTabs, width 4.\n', 'Editor', 'replace')),
+          () => store.mutate(laptop, name, put('Uses Neovim.\n', 'Editor', 'remove')),
+          () => store.mutate(desktop, name, put('Uses Neovim.\n', 'Editor preferences', 'describe')),
+          () => store.mutate(cli, name, put('Uses Helix.\n', 'Editor', 'restore')),
+          () => store.mutate(cli, name, put('Uses Kakoune.\n', 'Editor', 'import')),
+          () => store.mutate(cli, name, drop),
+          () => store.undrop(laptop, name),
+        ];
+        for (const [i, step] of steps.entries()) {
+          time = START + (i + 1) * 1_000;
+          await step();
+          expect(await store.history('alice', name)).toHaveLength(i + 1);
+        }
+
+        const history = await store.history('alice', name);
+
+        expect(summary(history)).toEqual([
+          { revision: 1, operation: 'create', actor: 'claude-desktop', description: 'Editor', body: 'Uses Helix.\n' },
+          {
+            revision: 2,
+            operation: 'append',
+            actor: 'claude-desktop',
+            description: 'Editor',
+            body: 'Uses Helix.\nTabs, width 4.\n',
+          },
+          {
+            revision: 3,
+            operation: 'replace',
+            actor: 'laptop token',
+            description: 'Editor',
+            body: 'Uses Neovim.\nTabs, width 4.\n',
+          },
+          { revision: 4, operation: 'remove', actor: 'laptop token', description: 'Editor', body: 'Uses Neovim.\n' },
+          {
+            revision: 5,
+            operation: 'describe',
+            actor: 'claude-desktop',
+            description: 'Editor preferences',
+            body: 'Uses Neovim.\n',
+          },
+          { revision: 6, operation: 'restore', actor: 'cli', description: 'Editor', body: 'Uses Helix.\n' },
+          { revision: 7, operation: 'import', actor: 'cli', description: 'Editor', body: 'Uses Kakoune.\n' },
+          // A drop records the text the entry had when it was dropped; undrop brings that back.
+          { revision: 8, operation: 'drop', actor: 'cli', description: 'Editor', body: 'Uses Kakoune.\n' },
+          { revision: 9, operation: 'undrop', actor: 'laptop token', description: 'Editor', body: 'Uses Kakoune.\n' },
+        ]);
+        expect(history.map((record) => record.at)).toEqual(steps.map((_, i) => START + (i + 1) * 1_000));
+        expect(await store.get('alice', [name])).toEqual([expect.objectContaining({ revision: 9 })]);
+      });
+
+      it("records nothing for 'none', on an existing entry or on a missing name", async () => {
+        await store.mutate(desktop, 'topics/a', put('a\n'));
+        const before = await store.history('alice', 'topics/a');
+        time += 1_000;
+
+        await store.mutate(desktop, 'topics/a', none);
+        await store.mutate(desktop, 'topics/missing', none);
+
+        expect(await store.history('alice', 'topics/a')).toEqual(before);
+        expect(await store.history('alice', 'topics/missing')).toEqual([]);
+      });
+
+      it('records nothing for a decide that throws', async () => {
+        await store.mutate(desktop, 'topics/a', put('a\n'));
+        const before = await snapshot('alice', ['topics/a', 'topics/new']);
+
+        await expect(
+          store.mutate(desktop, 'topics/a', () => {
+            throw new Error('refused');
+          }),
+        ).rejects.toThrow('refused');
+        await expect(
+          store.mutate(desktop, 'topics/new', () => {
+            throw new Error('refused');
+          }),
+        ).rejects.toThrow('refused');
+
+        expect(await snapshot('alice', ['topics/a', 'topics/new'])).toEqual(before);
+      });
+
+      it('is empty for a name that never existed', async () => {
+        expect(await store.history('alice', 'topics/never')).toEqual([]);
+      });
+
+      it("keeps each entry's and each user's history apart", async () => {
+        await store.mutate(desktop, 'people/sam', put('alice on Sam\n'));
+        await store.mutate(desktop, 'topics/other', put('other\n'));
+        await store.mutate(bob, 'people/sam', put('bob on Sam\n'));
+        await store.mutate(bob, 'people/sam', appendLine('more'));
+
+        expect(summary(await store.history('alice', 'people/sam'))).toEqual([
+          {
+            revision: 1,
+            operation: 'create',
+            actor: 'claude-desktop',
+            description: 'a description',
+            body: 'alice on Sam\n',
+          },
+        ]);
+        expect((await store.history('bob', 'people/sam')).map((record) => record.actor)).toEqual([
+          'bob-client',
+          'bob-client',
+        ]);
+        expect(await store.history('bob', 'topics/other')).toEqual([]);
+      });
+
+      it('of a dropped entry stays readable, until a new entry takes the name', async () => {
+        await store.mutate(desktop, 'topics/e', put('first life\n'));
+        await store.mutate(desktop, 'topics/e', appendLine('grown'));
+        time += 1_000;
+        await store.mutate(cli, 'topics/e', drop);
+
+        expect(summary(await store.history('alice', 'topics/e')).map((record) => record.operation)).toEqual([
+          'create',
+          'append',
+          'drop',
+        ]);
+
+        time += 1_000;
+        await store.mutate(desktop, 'topics/e', put('second life\n'));
+        expect(summary(await store.history('alice', 'topics/e'))).toEqual([
+          {
+            revision: 1,
+            operation: 'create',
+            actor: 'claude-desktop',
+            description: 'a description',
+            body: 'second life\n',
+          },
+        ]);
+
+        time += 1_000;
+        await store.mutate(desktop, 'topics/e', drop);
+        expect(summary(await store.history('alice', 'topics/e')).map((record) => record.body)).toEqual([
+          'second life\n',
+          'second life\n',
+        ]);
+      });
+
+      it('keeps only the newest historyLimit revisions of each entry, dropping the oldest first', async () => {
+        const limited = await open({ now: () => time, historyLimit: 3 });
+        try {
+          for (let i = 1; i <= 5; i++) {
+            time = START + i * 1_000;
+            await limited.store.mutate(desktop, 'topics/log', appendLine(`line ${i}`));
+          }
+          await limited.store.mutate(desktop, 'topics/short', put('one\n'));
+
+          const history = await limited.store.history('alice', 'topics/log');
+
+          expect(history.map((record) => record.revision)).toEqual([3, 4, 5]);
+          expect(history[0]).toMatchObject({ body: 'line 1\nline 2\nline 3\n', at: START + 3_000 });
+          expect(await limited.store.get('alice', ['topics/log'])).toEqual([
+            expect.objectContaining({ revision: 5, body: 'line 1\nline 2\nline 3\nline 4\nline 5\n' }),
+          ]);
+          expect((await limited.store.history('alice', 'topics/short')).map((record) => record.revision)).toEqual([1]);
+
+          await limited.store.mutate(cli, 'topics/log', drop);
+          expect((await limited.store.history('alice', 'topics/log')).map((record) => record.operation)).toEqual([
+            'append',
+            'append',
+            'drop',
+          ]);
+        } finally {
+          await limited.store.close();
+          await limited.cleanup?.();
+        }
+      });
+    });
+
+    describe('trash', () => {
+      it('receives a dropped entry, with when and by whom it was dropped', async () => {
+        time = START + 1_000;
+        await store.mutate(desktop, 'topics/e', put('doomed\n', 'soon gone'));
+        time = START + 2_000;
+        await store.mutate(desktop, 'topics/e', appendLine('really'));
+        time = START + 5_000;
+
+        await store.mutate(cli, 'topics/e', drop);
+
+        expect(await store.trash('alice')).toEqual([
+          {
+            name: 'topics/e',
+            description: 'soon gone',
+            body: 'doomed\nreally\n',
+            size: 14,
+            created: START + 1_000,
+            updated: START + 2_000,
+            revision: 3,
+            droppedAt: START + 5_000,
+            droppedBy: 'cli',
+          },
+        ]);
+      });
+
+      it("lists the user's dropped copies, most recently dropped first, and nothing live or of other users", async () => {
+        for (const [i, name] of ['topics/a', 'topics/b', 'topics/a'].entries()) {
+          time = START + i * 1_000;
+          await store.mutate(desktop, name, put(`${name} copy ${i}\n`));
+          await store.mutate(laptop, name, drop);
+        }
+        await store.mutate(desktop, 'topics/live', put('live\n'));
+        await store.mutate(bob, 'topics/bobs', put('bob\n'));
+        await store.mutate(bob, 'topics/bobs', drop);
+
+        const trash = await store.trash('alice');
+
+        expect(trash.map((entry) => [entry.name, entry.body, entry.droppedAt, entry.droppedBy])).toEqual([
+          ['topics/a', 'topics/a copy 2\n', START + 2_000, 'laptop token'],
+          ['topics/b', 'topics/b copy 1\n', START + 1_000, 'laptop token'],
+          ['topics/a', 'topics/a copy 0\n', START, 'laptop token'],
+        ]);
+        expect((await store.trash('bob')).map((entry) => entry.name)).toEqual(['topics/bobs']);
+        expect(await store.trash('carol')).toEqual([]);
+      });
+    });
+
+    describe('undrop', () => {
+      it('brings back the most recently dropped copy as a new undrop revision, live again', async () => {
+        time = START + 1_000;
+        await store.mutate(desktop, 'topics/e', put('first life\n'));
+        await store.mutate(desktop, 'topics/e', drop);
+        time = START + 2_000;
+        await store.mutate(desktop, 'topics/e', put('second life\n', 'second'));
+        await store.mutate(desktop, 'topics/e', appendLine('grown'));
+        await store.mutate(desktop, 'topics/e', drop);
+        time = START + 3_000;
+
+        const result = await store.undrop(cli, 'topics/e');
+
+        const restored: StoredEntry = {
+          name: 'topics/e',
+          description: 'second',
+          body: 'second life\ngrown\n',
+          size: 18,
+          created: START + 2_000,
+          updated: START + 2_000,
+          revision: 4,
+        };
+        expect(result).toEqual({ status: 'restored', entry: restored });
+        expect(await store.get('alice', ['topics/e'])).toEqual([restored]);
+        expect(await store.index('alice')).toEqual([{ name: 'topics/e', size: 18, description: 'second' }]);
+        expect((await store.trash('alice')).map((entry) => entry.body)).toEqual(['first life\n']);
+        expect((await store.history('alice', 'topics/e')).at(-1)).toEqual({
+          revision: 4,
+          operation: 'undrop',
+          actor: 'cli',
+          at: START + 3_000,
+          description: 'second',
+          body: 'second life\ngrown\n',
+        });
+      });
+
+      it("refuses with 'taken' when a live entry holds the name, and changes nothing", async () => {
+        await store.mutate(desktop, 'topics/e', put('old\n'));
+        await store.mutate(desktop, 'topics/e', drop);
+        await store.mutate(desktop, 'topics/e', put('new\n'));
+        const before = await snapshot('alice', ['topics/e']);
+        time += 1_000;
+
+        expect(await store.undrop(cli, 'topics/e')).toEqual({ status: 'taken' });
+
+        expect(await snapshot('alice', ['topics/e'])).toEqual(before);
+      });
+
+      it("answers 'missing' when nothing of that name is in the user's trash", async () => {
+        await store.mutate(desktop, 'topics/live', put('live\n'));
+        await store.mutate(bob, 'topics/bobs', put('bob\n'));
+        await store.mutate(bob, 'topics/bobs', drop);
+        const before = await snapshot('alice', ['topics/live', 'topics/bobs']);
+
+        expect(await store.undrop(cli, 'topics/never')).toEqual({ status: 'missing' });
+        expect(await store.undrop(cli, 'topics/bobs')).toEqual({ status: 'missing' });
+
+        expect(await snapshot('alice', ['topics/live', 'topics/bobs'])).toEqual(before);
+        expect((await store.trash('bob')).map((entry) => entry.name)).toEqual(['topics/bobs']);
+      });
+
+      it("answers 'missing', not 'taken', for a live entry of which no copy was ever dropped", async () => {
+        await store.mutate(desktop, 'topics/live', put('live\n'));
+        const before = await snapshot('alice', ['topics/live']);
+
+        expect(await store.undrop(cli, 'topics/live')).toEqual({ status: 'missing' });
+
+        expect(await snapshot('alice', ['topics/live'])).toEqual(before);
+      });
+
+      it('numbers on from the undropped revision', async () => {
+        await store.mutate(desktop, 'topics/e', put('one\n'));
+        await store.mutate(desktop, 'topics/e', drop);
+        await store.undrop(cli, 'topics/e');
+
+        const { after } = await store.mutate(desktop, 'topics/e', appendLine('two'));
+
+        expect(after).toMatchObject({ revision: 4, body: 'one\ntwo\n' });
+        expect((await store.history('alice', 'topics/e')).map((record) => record.operation)).toEqual([
+          'create',
+          'drop',
+          'undrop',
+          'append',
+        ]);
+      });
+    });
+
+    describe('purge', () => {
+      /** Alice's topics/e: two dropped copies and a live one, each with history; bob has the same name. */
+      async function threeCopies(): Promise<void> {
+        for (const life of ['first', 'second']) {
+          time += 1_000;
+          await store.mutate(desktop, 'topics/e', put(`${life} life\n`));
+          await store.mutate(desktop, 'topics/e', appendLine('more'));
+          await store.mutate(desktop, 'topics/e', drop);
+        }
+        time += 1_000;
+        await store.mutate(desktop, 'topics/e', put('live one\n'));
+        await store.mutate(desktop, 'topics/kept', put('kept\n'));
+        await store.mutate(bob, 'topics/e', put('bob\n'));
+        await store.mutate(bob, 'topics/e', drop);
+      }
+
+      it('without includeLive deletes only the dropped copies and their history, and counts them', async () => {
+        await threeCopies();
+        const live = await store.get('alice', ['topics/e', 'topics/kept']);
+        const liveHistory = await store.history('alice', 'topics/e');
+
+        expect(await store.purge('alice', 'topics/e', { includeLive: false })).toBe(2);
+
+        expect(await store.trash('alice')).toEqual([]);
+        expect(await store.get('alice', ['topics/e', 'topics/kept'])).toEqual(live);
+        expect(await store.history('alice', 'topics/e')).toEqual(liveHistory);
+        expect(await totalBytes(desktop)).toBe(bytes('live one\n') + bytes('kept\n'));
+        expect((await store.trash('bob')).map((entry) => entry.body)).toEqual(['bob\n']);
+      });
+
+      it('with includeLive deletes the live entry too, with every revision', async () => {
+        await threeCopies();
+
+        expect(await store.purge('alice', 'topics/e', { includeLive: true })).toBe(3);
+
+        expect(await store.get('alice', ['topics/e'])).toEqual([]);
+        expect(await store.history('alice', 'topics/e')).toEqual([]);
+        expect(await store.trash('alice')).toEqual([]);
+        expect(await store.index('alice')).toEqual([{ name: 'topics/kept', size: 5, description: 'a description' }]);
+        expect(await totalBytes(desktop)).toBe(bytes('kept\n'));
+        expect(await store.history('bob', 'topics/e')).toHaveLength(2);
+      });
+
+      it('purges a live entry that was never dropped with includeLive, and leaves it without', async () => {
+        await store.mutate(desktop, 'topics/e', put('live\n'));
+        const before = await snapshot('alice', ['topics/e']);
+
+        expect(await store.purge('alice', 'topics/e', { includeLive: false })).toBe(0);
+        expect(await snapshot('alice', ['topics/e'])).toEqual(before);
+
+        expect(await store.purge('alice', 'topics/e', { includeLive: true })).toBe(1);
+        expect(await store.get('alice', ['topics/e'])).toEqual([]);
+      });
+
+      it('counts 0 and changes nothing when no copy of the name exists for the user', async () => {
+        await store.mutate(desktop, 'topics/kept', put('kept\n'));
+        await store.mutate(bob, 'topics/e', put('bob\n'));
+        const before = await snapshot('alice', ['topics/kept', 'topics/e']);
+
+        expect(await store.purge('alice', 'topics/e', { includeLive: true })).toBe(0);
+
+        expect(await snapshot('alice', ['topics/kept', 'topics/e'])).toEqual(before);
+        expect(await store.get('bob', ['topics/e'])).toHaveLength(1);
+      });
+
+      it('leaves nothing to undrop, and a new entry of the name starts again at revision 1', async () => {
+        await store.mutate(desktop, 'topics/e', put('old\n'));
+        await store.mutate(desktop, 'topics/e', appendLine('older'));
+        await store.mutate(desktop, 'topics/e', drop);
+        await store.purge('alice', 'topics/e', { includeLive: false });
+
+        expect(await store.undrop(cli, 'topics/e')).toEqual({ status: 'missing' });
+        const { after } = await store.mutate(desktop, 'topics/e', put('fresh\n'));
+        expect(after?.revision).toBe(1);
+        expect((await store.history('alice', 'topics/e')).map((record) => record.body)).toEqual(['fresh\n']);
+      });
+    });
+
+    describe('purgeTrash', () => {
+      it('purges, for every user, the copies dropped at or before the cutoff, and keeps the rest', async () => {
+        const drops: Array<[Actor, string, number]> = [
+          [desktop, 'topics/old', START + 1_000],
+          [bob, 'topics/bobs-old', START + 2_000],
+          [desktop, 'topics/cutoff', START + 3_000],
+          [desktop, 'topics/recent', START + 3_001],
+          [bob, 'topics/bobs-recent', START + 4_000],
+        ];
+        for (const [actor, name, at] of drops) {
+          time = at;
+          await store.mutate(actor, name, put(`${name}\n`));
+          await store.mutate(actor, name, drop);
+        }
+        await store.mutate(desktop, 'topics/live', put('live\n'));
+
+        expect(await store.purgeTrash(START + 3_000)).toBe(3);
+
+        expect((await store.trash('alice')).map((entry) => entry.name)).toEqual(['topics/recent']);
+        expect((await store.trash('bob')).map((entry) => entry.name)).toEqual(['topics/bobs-recent']);
+        expect(await store.history('alice', 'topics/old')).toEqual([]);
+        expect(await store.history('alice', 'topics/recent')).toHaveLength(2);
+        expect((await store.index('alice')).map((row) => row.name)).toEqual(['topics/live']);
+        expect(await store.purgeTrash(START + 3_000)).toBe(0);
+      });
+
+      it('purges nothing from an empty trash', async () => {
+        await store.mutate(desktop, 'topics/live', put('live\n'));
+
+        expect(await store.purgeTrash(START + 1_000_000)).toBe(0);
+        expect(await store.get('alice', ['topics/live'])).toHaveLength(1);
+      });
+    });
+
+    describe('mutateAll', () => {
+      it("shows decide every live entry of the user, bodies included, and the user's usage, once", async () => {
+        await store.mutate(desktop, 'topics/a', put('aaa\n', 'entry a'));
+        await store.mutate(desktop, 'topics/b', put('bb\n', 'entry b'));
+        await store.mutate(desktop, 'topics/gone', put('gone\n'));
+        await store.mutate(desktop, 'topics/gone', drop);
+        await store.mutate(bob, 'topics/bobs', put('bob\n'));
+        const live = await store.get('alice', ['topics/a', 'topics/b']);
+        const calls: Array<Parameters<DecideAll>> = [];
+
+        await store.mutateAll(cli, (entries, usage) => {
+          calls.push([entries, usage]);
+          return [];
+        });
+
+        expect(calls).toHaveLength(1);
+        const [entries, usage] = calls[0]!;
+        expect([...entries].sort((a, b) => a.name.localeCompare(b.name))).toEqual(
+          live.sort((a, b) => a.name.localeCompare(b.name)),
+        );
+        expect(usage).toEqual({ totalBytes: 7 });
+      });
+
+      it('applies every change, each with one revision by the actor, and none for none', async () => {
+        await store.mutate(desktop, 'topics/keep', put('keep\n'));
+        await store.mutate(desktop, 'topics/update', put('old\n'));
+        await store.mutate(desktop, 'topics/drop', put('drop me\n'));
+        time = START + 9_000;
+
+        await store.mutateAll(cli, () => [
+          { name: 'topics/keep', change: { kind: 'none' } },
+          { name: 'topics/update', change: { kind: 'put', operation: 'import', description: 'new', body: 'new\n' } },
+          { name: 'topics/new', change: { kind: 'put', operation: 'import', description: 'created', body: 'hi\n' } },
+          { name: 'topics/drop', change: { kind: 'drop' } },
+        ]);
+
+        expect(await store.index('alice')).toEqual([
+          { name: 'topics/keep', size: 5, description: 'a description' },
+          { name: 'topics/new', size: 3, description: 'created' },
+          { name: 'topics/update', size: 4, description: 'new' },
+        ]);
+        const last = async (name: string) => (await store.history('alice', name)).at(-1);
+        expect(await last('topics/keep')).toMatchObject({ revision: 1, operation: 'create', actor: 'claude-desktop' });
+        expect(await last('topics/update')).toEqual({
+          revision: 2,
+          operation: 'import',
+          actor: 'cli',
+          at: START + 9_000,
+          description: 'new',
+          body: 'new\n',
+        });
+        expect(await store.history('alice', 'topics/new')).toEqual([
+          { revision: 1, operation: 'import', actor: 'cli', at: START + 9_000, description: 'created', body: 'hi\n' },
+        ]);
+        expect(await last('topics/drop')).toMatchObject({ revision: 2, operation: 'drop', actor: 'cli' });
+        expect(await store.trash('alice')).toEqual([
+          expect.objectContaining({ name: 'topics/drop', droppedAt: START + 9_000, droppedBy: 'cli' }),
+        ]);
+        expect(await totalBytes(cli)).toBe(12);
+      });
+
+      it("touches only the acting user's entries", async () => {
+        await store.mutate(desktop, 'topics/shared-name', put('alice\n'));
+        await store.mutate(bob, 'topics/shared-name', put('bob\n'));
+        const bobs = await snapshot('bob', ['topics/shared-name']);
+
+        await store.mutateAll(cli, (entries) =>
+          entries.map((entry) => ({ name: entry.name, change: { kind: 'drop' } })),
+        );
+
+        expect(await store.index('alice')).toEqual([]);
+        expect(await snapshot('bob', ['topics/shared-name'])).toEqual(bobs);
+      });
+
+      it('changes nothing when decide throws, and rethrows the very error', async () => {
+        await store.mutate(desktop, 'topics/a', put('a\n'));
+        await store.mutate(desktop, 'topics/b', put('b\n'));
+        await store.mutate(desktop, 'topics/gone', put('gone\n'));
+        await store.mutate(desktop, 'topics/gone', drop);
+        const names = ['topics/a', 'topics/b', 'topics/gone', 'topics/new'];
+        const before = await snapshot('alice', names);
+        const refusal = new Error('the import is too large');
+        time += 1_000;
+
+        await expect(
+          store.mutateAll(cli, (entries) => {
+            if (entries.length > 0) throw refusal;
+            return [];
+          }),
+        ).rejects.toBe(refusal);
+
+        expect(await snapshot('alice', names)).toEqual(before);
+      });
+
+      it('loses no update when single writes race with it', async () => {
+        const names = ['topics/a', 'topics/b', 'topics/c'];
+        for (const name of names) await store.mutate(desktop, name, put('start\n'));
+
+        await Promise.all([
+          ...names.map((name) => store.mutate(desktop, name, appendLine('before'))),
+          store.mutateAll(cli, (entries) =>
+            entries.map((entry) => ({
+              name: entry.name,
+              change: { kind: 'put', operation: 'append', description: entry.description, body: `${entry.body}all\n` },
+            })),
+          ),
+          ...names.map((name) => store.mutate(desktop, name, appendLine('after'))),
+        ]);
+
+        for (const entry of await store.get('alice', names)) {
+          expect(entry.body.split('\n').filter(Boolean).sort()).toEqual(['after', 'all', 'before', 'start']);
+          expect(entry.revision).toBe(4);
+          expect(await store.history('alice', entry.name)).toHaveLength(4);
+        }
+        expect(await totalBytes(cli)).toBe(await sumOfIndexSizes('alice'));
+      });
+    });
+
+    describe('usage', () => {
+      it('stays the sum of the live sizes through drop, undrop, purge and mutateAll', async () => {
+        const steps: Array<[string, () => Promise<unknown>]> = [
+          ['create a', () => store.mutate(desktop, 'topics/a', put('0123456789'))],
+          ['create b', () => store.mutate(desktop, 'topics/b', put('日本語\n'))],
+          ['drop b', () => store.mutate(desktop, 'topics/b', drop)],
+          ['undrop b', () => store.undrop(cli, 'topics/b')],
+          ['undrop b again (missing)', () => store.undrop(cli, 'topics/b')],
+          ['drop b again', () => store.mutate(desktop, 'topics/b', drop)],
+          ['purge b from the trash', () => store.purge('alice', 'topics/b', { includeLive: false })],
+          ['create c', () => store.mutate(desktop, 'topics/c', put('ccc'))],
+          ['purge live c', () => store.purge('alice', 'topics/c', { includeLive: true })],
+          ['drop a', () => store.mutate(desktop, 'topics/a', drop)],
+          ['undrop a', () => store.undrop(cli, 'topics/a')],
+          [
+            'mutateAll: grow a, create d',
+            () =>
+              store.mutateAll(cli, () => [
+                {
+                  name: 'topics/a',
+                  change: { kind: 'put', operation: 'import', description: 'a', body: 'x'.repeat(20) },
+                },
+                { name: 'topics/d', change: { kind: 'put', operation: 'import', description: 'd', body: 'dd' } },
+              ]),
+          ],
+          [
+            'mutateAll: drop everything',
+            () => store.mutateAll(cli, (entries) => entries.map(({ name }) => ({ name, change: { kind: 'drop' } }))),
+          ],
+          ['purgeTrash', () => store.purgeTrash(time)],
+        ];
+        const totals: Record<string, number> = {};
+        for (const [label, step] of steps) {
+          time += 1_000;
+          await step();
+          totals[label] = await totalBytes(desktop);
+          expect(totals[label], label).toBe(await sumOfIndexSizes('alice'));
+        }
+
+        expect(totals).toEqual({
+          'create a': 10,
+          'create b': 20,
+          'drop b': 10,
+          'undrop b': 20,
+          'undrop b again (missing)': 20,
+          'drop b again': 10,
+          'purge b from the trash': 10,
+          'create c': 13,
+          'purge live c': 10,
+          'drop a': 0,
+          'undrop a': 10,
+          'mutateAll: grow a, create d': 22,
+          'mutateAll: drop everything': 0,
+          purgeTrash: 0,
+        });
+      });
+    });
+  });
+}

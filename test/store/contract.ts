@@ -1,0 +1,472 @@
+/**
+ * The Store contract, written once and run against every backend: each backend's test
+ * file calls `describeStoreContract(label, open)` and so proves the same behaviour the
+ * Memory service relies on. Nothing here may know which backend it is testing.
+ */
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Actor, Decide, Store, StoredEntry, Usage } from '../../src/core/store.js';
+
+/** What a backend's `open` receives: the clock the store must use for created/updated. */
+export interface StoreTestOptions {
+  readonly now: () => number;
+}
+
+/** A freshly opened, empty store. The suite closes it; `cleanup` removes whatever `open` created. */
+export interface OpenedStore {
+  readonly store: Store;
+  readonly cleanup?: () => Promise<void>;
+}
+
+export type OpenStore = (options: StoreTestOptions) => Promise<OpenedStore>;
+
+const START = Date.UTC(2025, 0, 1);
+const alice: Actor = { user: 'alice', label: 'contract-test' };
+const bob: Actor = { user: 'bob', label: 'contract-test' };
+
+/** Writes `body` whole: `create` for a new entry, `replace` for an existing one. */
+function put(body: string, description = 'a description'): Decide {
+  return (current) => ({ kind: 'put', operation: current ? 'replace' : 'create', description, body });
+}
+
+/** Appends one line, keeping the description: the write many clients race on. */
+function appendLine(line: string): Decide {
+  return (current) => ({
+    kind: 'put',
+    operation: current ? 'append' : 'create',
+    description: current?.description ?? 'appended lines',
+    body: `${current?.body ?? ''}${line}\n`,
+  });
+}
+
+const none: Decide = () => ({ kind: 'none' });
+const drop: Decide = () => ({ kind: 'drop' });
+
+function bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+export function describeStoreContract(label: string, open: OpenStore): void {
+  describe(`Store contract: ${label}`, () => {
+    let time = START;
+    let store: Store;
+    let cleanup: (() => Promise<void>) | undefined;
+
+    beforeEach(async () => {
+      time = START;
+      ({ store, cleanup } = await open({ now: () => time }));
+    });
+
+    afterEach(async () => {
+      await store.close();
+      await cleanup?.();
+    });
+
+    /** The usage `decide` is shown for `actor` right now, read through a mutate that changes nothing. */
+    async function usageOf(actor: Actor): Promise<Usage> {
+      let seen: Usage | undefined;
+      await store.mutate(actor, 'topics/usage-probe', (_current, usage) => {
+        seen = usage;
+        return { kind: 'none' };
+      });
+      return seen!;
+    }
+
+    async function sumOfIndexSizes(user: string): Promise<number> {
+      return (await store.index(user)).reduce((sum, row) => sum + row.size, 0);
+    }
+
+    /** Everything observable about a user, to assert that a refused change left it alone. */
+    async function snapshot(actor: Actor, names: readonly string[]) {
+      const entries = await store.get(actor.user, names);
+      return {
+        index: await store.index(actor.user),
+        entries: entries.sort((a, b) => a.name.localeCompare(b.name)),
+        usage: await usageOf(actor),
+      };
+    }
+
+    describe('index', () => {
+      it('is empty for a user who has written nothing', async () => {
+        expect(await store.index('alice')).toEqual([]);
+      });
+
+      it('lists live entries sorted by name in code-point order, with name, size and description only', async () => {
+        const names = [
+          'topics/b',
+          'topics/ab',
+          'topics/a_b',
+          'topics/a0',
+          'topics/a.b',
+          'topics/a-z',
+          'a/x',
+          'a.b/x',
+          'people/zed',
+        ];
+        for (const name of names) await store.mutate(alice, name, put(`${name} body\n`, `about ${name}`));
+
+        const rows = await store.index('alice');
+
+        expect(rows.map((row) => row.name)).toEqual([
+          'a.b/x',
+          'a/x',
+          'people/zed',
+          'topics/a-z',
+          'topics/a.b',
+          'topics/a0',
+          'topics/a_b',
+          'topics/ab',
+          'topics/b',
+        ]);
+        for (const row of rows) {
+          expect(Object.keys(row).sort()).toEqual(['description', 'name', 'size']);
+          expect(row).toEqual({ name: row.name, size: bytes(`${row.name} body\n`), description: `about ${row.name}` });
+        }
+      });
+
+      it('reports size as the UTF-8 byte length of the body, not its length in characters', async () => {
+        const body = 'héllo ✓ 🙂\n';
+        await store.mutate(alice, 'topics/bytes', put(body));
+
+        expect(body.length).toBe(11);
+        expect(await store.index('alice')).toEqual([{ name: 'topics/bytes', size: 16, description: 'a description' }]);
+      });
+
+      it('leaves out dropped entries', async () => {
+        await store.mutate(alice, 'topics/kept', put('kept\n'));
+        await store.mutate(alice, 'topics/gone', put('gone\n'));
+        await store.mutate(alice, 'topics/gone', drop);
+
+        expect((await store.index('alice')).map((row) => row.name)).toEqual(['topics/kept']);
+      });
+    });
+
+    describe('get', () => {
+      it('returns the live entries among the names, with every stored field, and skips the rest', async () => {
+        await store.mutate(alice, 'topics/a', put('body a\n', 'entry a'));
+        await store.mutate(alice, 'topics/b', put('body b\n', 'entry b'));
+        await store.mutate(alice, 'topics/dropped', put('dropped\n'));
+        await store.mutate(alice, 'topics/dropped', drop);
+
+        const entries = await store.get('alice', ['topics/missing', 'topics/dropped', 'topics/b', 'topics/a']);
+
+        expect(entries.sort((x, y) => x.name.localeCompare(y.name))).toEqual([
+          {
+            name: 'topics/a',
+            description: 'entry a',
+            body: 'body a\n',
+            size: 7,
+            created: START,
+            updated: START,
+            revision: 1,
+          },
+          {
+            name: 'topics/b',
+            description: 'entry b',
+            body: 'body b\n',
+            size: 7,
+            created: START,
+            updated: START,
+            revision: 1,
+          },
+        ]);
+      });
+
+      it('returns nothing for no names or only unknown names', async () => {
+        await store.mutate(alice, 'topics/a', put('a\n'));
+
+        expect(await store.get('alice', [])).toEqual([]);
+        expect(await store.get('alice', ['topics/nope', 'people/nobody'])).toEqual([]);
+      });
+    });
+
+    describe('mutate', () => {
+      it('creates an entry: before is undefined, after is revision 1 created and updated now', async () => {
+        const seen: Array<[StoredEntry | undefined, Usage]> = [];
+
+        const result = await store.mutate(alice, 'topics/new', (current, usage) => {
+          seen.push([current, usage]);
+          return { kind: 'put', operation: 'create', description: 'new entry', body: 'first line\n' };
+        });
+
+        const expected: StoredEntry = {
+          name: 'topics/new',
+          description: 'new entry',
+          body: 'first line\n',
+          size: 11,
+          created: START,
+          updated: START,
+          revision: 1,
+        };
+        expect(seen).toEqual([[undefined, { totalBytes: 0 }]]);
+        expect(result).toEqual({ before: undefined, after: expected });
+        expect(await store.get('alice', ['topics/new'])).toEqual([expected]);
+      });
+
+      it('updates an entry: revision +1, created kept, updated moves to now, before is the old entry', async () => {
+        const created = await store.mutate(alice, 'topics/e', put('one\n', 'first'));
+        time = START + 60_000;
+        let shown: StoredEntry | undefined;
+
+        const result = await store.mutate(alice, 'topics/e', (current) => {
+          shown = current;
+          return { kind: 'put', operation: 'append', description: 'second', body: 'one\ntwo\n' };
+        });
+
+        const expected: StoredEntry = {
+          name: 'topics/e',
+          description: 'second',
+          body: 'one\ntwo\n',
+          size: 8,
+          created: START,
+          updated: START + 60_000,
+          revision: 2,
+        };
+        expect(shown).toEqual(created.after);
+        expect(result).toEqual({ before: created.after, after: expected });
+        expect(await store.get('alice', ['topics/e'])).toEqual([expected]);
+      });
+
+      it("'none' changes nothing: no revision bump, updated stays, before and after are the current entry", async () => {
+        const { after: current } = await store.mutate(alice, 'topics/e', put('same\n'));
+        time = START + 60_000;
+
+        const result = await store.mutate(alice, 'topics/e', none);
+
+        expect(result).toEqual({ before: current, after: current });
+        expect(await store.get('alice', ['topics/e'])).toEqual([current]);
+      });
+
+      it("'none' on a missing name creates nothing", async () => {
+        const result = await store.mutate(alice, 'topics/never', none);
+
+        expect(result).toEqual({ before: undefined, after: undefined });
+        expect(await store.index('alice')).toEqual([]);
+        expect(await store.get('alice', ['topics/never'])).toEqual([]);
+      });
+
+      it('numbers revisions 1 on create and +1 per change, skipping changes that are none', async () => {
+        const revisions: Array<number | undefined> = [];
+        const steps: Decide[] = [
+          put('a\n'),
+          appendLine('b'),
+          none,
+          put('c\n', 'new description'),
+          none,
+          appendLine('d'),
+        ];
+        for (const step of steps) {
+          time += 1_000;
+          revisions.push((await store.mutate(alice, 'topics/e', step)).after?.revision);
+        }
+
+        expect(revisions).toEqual([1, 2, 2, 3, 3, 4]);
+        const [entry] = await store.get('alice', ['topics/e']);
+        expect(entry).toMatchObject({ body: 'c\nd\n', revision: 4, created: START + 1_000, updated: START + 6_000 });
+      });
+
+      it('drops an entry: before is the entry, after is undefined, and it is gone from get and index', async () => {
+        const { after: entry } = await store.mutate(alice, 'topics/e', put('doomed\n'));
+
+        const result = await store.mutate(alice, 'topics/e', drop);
+
+        expect(result).toEqual({ before: entry, after: undefined });
+        expect(await store.get('alice', ['topics/e'])).toEqual([]);
+        expect(await store.index('alice')).toEqual([]);
+      });
+
+      it('writes a dropped name again as a new entry: revision 1, created now', async () => {
+        await store.mutate(alice, 'topics/e', put('old life\n'));
+        await store.mutate(alice, 'topics/e', appendLine('more'));
+        await store.mutate(alice, 'topics/e', drop);
+        time = START + 60_000;
+
+        const result = await store.mutate(alice, 'topics/e', put('new life\n'));
+
+        expect(result.before).toBeUndefined();
+        expect(result.after).toMatchObject({ body: 'new life\n', revision: 1, created: START + 60_000 });
+        expect(await store.index('alice')).toEqual([{ name: 'topics/e', size: 9, description: 'a description' }]);
+      });
+    });
+
+    describe('usage', () => {
+      it('totalBytes is the sum of the live sizes after every kind of change, drops subtracting', async () => {
+        const steps: Array<[string, Decide]> = [
+          ['topics/a', put('0123456789')],
+          ['topics/b', put('日本語のテキスト\n')],
+          ['topics/a', appendLine(' and more')],
+          ['topics/c', put('')],
+          ['topics/a', put('x')],
+          ['topics/b', drop],
+          ['topics/c', put('🙂🙂\n')],
+          ['topics/a', none],
+        ];
+        const totals: number[] = [];
+        for (const [name, decide] of steps) {
+          await store.mutate(alice, name, decide);
+          const { totalBytes } = await usageOf(alice);
+          expect(totalBytes).toBe(await sumOfIndexSizes('alice'));
+          totals.push(totalBytes);
+        }
+
+        expect(totals).toEqual([10, 35, 45, 45, 26, 1, 10, 10]);
+      });
+
+      it('is what decide is shown, before the change it decides', async () => {
+        await store.mutate(alice, 'topics/a', put('12345'));
+        await store.mutate(alice, 'topics/b', put('123'));
+        let shown: Usage | undefined;
+
+        await store.mutate(alice, 'topics/a', (current, usage) => {
+          shown = usage;
+          return { kind: 'put', operation: 'append', description: current!.description, body: 'much longer now' };
+        });
+
+        expect(shown).toEqual({ totalBytes: 8 });
+        expect(await usageOf(alice)).toEqual({ totalBytes: 18 });
+      });
+    });
+
+    describe('a decide that throws', () => {
+      it('propagates the very error and changes nothing in an existing entry', async () => {
+        await store.mutate(alice, 'topics/a', put('keep me\n', 'keep'));
+        await store.mutate(alice, 'topics/b', put('other\n'));
+        const before = await snapshot(alice, ['topics/a', 'topics/b']);
+        const refusal = new Error('refused by decide');
+        time = START + 60_000;
+
+        const attempt = store.mutate(alice, 'topics/a', () => {
+          throw refusal;
+        });
+
+        await expect(attempt).rejects.toBe(refusal);
+        expect(await snapshot(alice, ['topics/a', 'topics/b'])).toEqual(before);
+      });
+
+      it('propagates the very error and creates nothing for a new name', async () => {
+        await store.mutate(alice, 'topics/a', put('existing\n'));
+        const before = await snapshot(alice, ['topics/a', 'topics/new']);
+        const refusal = new RangeError('too large');
+
+        await expect(
+          store.mutate(alice, 'topics/new', () => {
+            throw refusal;
+          }),
+        ).rejects.toBe(refusal);
+
+        expect(await snapshot(alice, ['topics/a', 'topics/new'])).toEqual(before);
+      });
+
+      it('leaves the store working: the next change numbers on from the last one', async () => {
+        await store.mutate(alice, 'topics/a', put('one\n'));
+        await expect(
+          store.mutate(alice, 'topics/a', () => {
+            throw new Error('no');
+          }),
+        ).rejects.toThrow('no');
+
+        const result = await store.mutate(alice, 'topics/a', appendLine('two'));
+
+        expect(result.after).toMatchObject({ body: 'one\ntwo\n', revision: 2 });
+      });
+    });
+
+    describe('users', () => {
+      it('are isolated: one name, two users, two bodies, two indexes, two usages', async () => {
+        await store.mutate(alice, 'people/sam', put("alice's notes on Sam\n", 'by alice'));
+        await store.mutate(bob, 'people/sam', put("bob's\n", 'by bob'));
+        await store.mutate(bob, 'topics/bob-only', put('private to bob\n'));
+
+        expect(await store.get('alice', ['people/sam', 'topics/bob-only'])).toEqual([
+          expect.objectContaining({ body: "alice's notes on Sam\n", description: 'by alice', revision: 1 }),
+        ]);
+        expect(await store.index('alice')).toEqual([{ name: 'people/sam', size: 21, description: 'by alice' }]);
+        expect((await store.index('bob')).map((row) => row.name)).toEqual(['people/sam', 'topics/bob-only']);
+        expect(await usageOf(alice)).toEqual({ totalBytes: 21 });
+        expect(await usageOf(bob)).toEqual({ totalBytes: 21 });
+      });
+
+      it("are isolated in change: dropping or updating one user's entry leaves the other's alone", async () => {
+        await store.mutate(alice, 'people/sam', put('alice\n'));
+        const { after: bobs } = await store.mutate(bob, 'people/sam', put('bob\n'));
+
+        await store.mutate(alice, 'people/sam', appendLine('more'));
+        await store.mutate(alice, 'people/sam', drop);
+
+        expect(await store.get('bob', ['people/sam'])).toEqual([bobs]);
+        expect(await usageOf(bob)).toEqual({ totalBytes: 4 });
+        expect(await usageOf(alice)).toEqual({ totalBytes: 0 });
+      });
+    });
+
+    describe('concurrency', () => {
+      it('loses no update among 200 concurrent appends to one entry', async () => {
+        const lines = Array.from({ length: 200 }, (_, i) => `line ${i}`);
+
+        const results = await Promise.all(lines.map((line) => store.mutate(alice, 'topics/log', appendLine(line))));
+
+        const [entry] = await store.get('alice', ['topics/log']);
+        const written = entry!.body.split('\n').filter((line) => line !== '');
+        expect(written.sort()).toEqual([...lines].sort());
+        expect(entry!.revision).toBe(200);
+        expect(entry!.size).toBe(bytes(entry!.body));
+        expect(results.map((result) => result.after!.revision).sort((a, b) => a - b)).toEqual(
+          lines.map((_, i) => i + 1),
+        );
+        expect(await usageOf(alice)).toEqual({ totalBytes: entry!.size });
+      });
+
+      it('counts usage right when a new user creates 50 entries at once', async () => {
+        const names = Array.from({ length: 50 }, (_, i) => `topics/entry-${i}`);
+
+        await Promise.all(names.map((name, i) => store.mutate(alice, name, put('x'.repeat(i + 1)))));
+
+        expect((await store.index('alice')).length).toBe(50);
+        expect(await usageOf(alice)).toEqual({ totalBytes: (50 * 51) / 2 });
+      });
+    });
+
+    describe('bodies', () => {
+      it('round-trip multi-byte text, control characters and line endings exactly', async () => {
+        const body = [
+          'Ünïcödé: naïve café, Straße',
+          'CJK: 日本語 中文 한국어',
+          'RTL: עברית العربية',
+          'emoji: 🙂 👩‍👩‍👧 🏳️‍🌈 family e\u0301 (combining)',
+          'tab\there, trailing spaces   ',
+          'windows line\r',
+          'no final newline',
+        ].join('\n');
+        const description = 'Ünïcödé 🙂 description';
+
+        const { after } = await store.mutate(alice, 'topics/unicode', put(body, description));
+        const [entry] = await store.get('alice', ['topics/unicode']);
+
+        expect(after?.body).toBe(body);
+        expect(entry?.body).toBe(body);
+        expect(entry?.description).toBe(description);
+        expect(entry?.size).toBe(bytes(body));
+        expect(await store.index('alice')).toEqual([{ name: 'topics/unicode', size: bytes(body), description }]);
+      });
+
+      it('round-trip an empty body, size 0', async () => {
+        await store.mutate(alice, 'topics/empty', put('', 'only a description'));
+
+        expect(await store.get('alice', ['topics/empty'])).toEqual([expect.objectContaining({ body: '', size: 0 })]);
+      });
+
+      it('round-trip a 16 KiB body', async () => {
+        let body = '';
+        for (let i = 0; bytes(body) < 16_384 - 40; i++) body += `line ${i}: ✓ ünïcödé 🙂\n`;
+        body += 'x'.repeat(16_384 - bytes(body));
+
+        await store.mutate(alice, 'topics/large', put(body));
+        const [entry] = await store.get('alice', ['topics/large']);
+
+        expect(bytes(body)).toBe(16_384);
+        expect(entry?.body).toBe(body);
+        expect(entry?.size).toBe(16_384);
+      });
+    });
+  });
+}

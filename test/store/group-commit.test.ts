@@ -1,0 +1,83 @@
+/**
+ * Group commit in the SQLite store: writes that arrive together share one transaction,
+ * yet each stays atomic on its own and is acknowledged only after the commit.
+ */
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EngramError } from '../../src/core/errors.js';
+import type { Actor, Decide } from '../../src/core/store.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
+
+const actor: Actor = { user: 'local', label: 'group-commit-test' };
+
+const put =
+  (line: string): Decide =>
+  (current) => ({
+    kind: 'put',
+    operation: current ? 'append' : 'create',
+    description: 'lines',
+    body: `${current?.body ?? ''}${line}\n`,
+  });
+
+const refuse: Decide = () => {
+  throw new EngramError('NO_MATCH', 'refused on purpose');
+};
+
+describe('SQLite group commit', () => {
+  let folder: string;
+  let path: string;
+  let store: SqliteStore;
+
+  beforeEach(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'engram-group-commit-'));
+    path = join(folder, 'memory.db');
+    store = openSqliteStore({ path });
+  });
+
+  afterEach(async () => {
+    await store.close();
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it('lets a refused write fail alone while its neighbours in the batch commit', async () => {
+    const results = await Promise.allSettled([
+      store.mutate(actor, 'topics/a', put('one')),
+      store.mutate(actor, 'topics/a', refuse),
+      store.mutate(actor, 'topics/b', put('two')),
+      store.mutate(actor, 'topics/a', put('three')),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'NO_MATCH' });
+    const [a] = await store.get(actor.user, ['topics/a']);
+    expect(a?.body).toBe('one\nthree\n');
+    expect(a?.revision).toBe(2);
+    expect(await store.index(actor.user)).toEqual([
+      { name: 'topics/a', size: 10, description: 'lines' },
+      { name: 'topics/b', size: 4, description: 'lines' },
+    ]);
+  });
+
+  it('acknowledges a write only once another connection can read it', async () => {
+    const reader = new Database(path, { readonly: true });
+    try {
+      const pending = Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.mutate(actor, 'topics/a', put(`line ${i}`))),
+      );
+      // Queued, not yet committed: nothing is visible from outside.
+      expect(reader.prepare("SELECT count(*) AS n FROM entries WHERE name = 'topics/a'").get()).toEqual({ n: 0 });
+      await pending;
+      const row = reader.prepare("SELECT body, revision FROM entries WHERE name = 'topics/a'").get() as {
+        body: string;
+        revision: number;
+      };
+      expect(row.revision).toBe(20);
+      expect(row.body.split('\n').filter(Boolean)).toHaveLength(20);
+    } finally {
+      reader.close();
+    }
+  });
+});

@@ -1,0 +1,325 @@
+/**
+ * The SQLite store: the shared Store contract on a fresh file (and in memory), then what
+ * only SQLite has — durability pragmas, file modes, the default path, migrations, the
+ * index query plan, and several connections or processes sharing one file.
+ */
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Actor, Decide } from '../../src/core/store.js';
+import { defaultDatabasePath, openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { SQL } from '../../src/store/sqlite/statements.js';
+import { describeStoreContract } from './contract.js';
+import { describeHistoryContract } from './contract-history.js';
+
+describeStoreContract('sqlite, a fresh file', async ({ now }) => {
+  const folder = await mkdtemp(join(tmpdir(), 'engram-sqlite-contract-'));
+  return {
+    store: openSqliteStore({ path: join(folder, 'memory.db'), now }),
+    cleanup: () => rm(folder, { recursive: true, force: true }),
+  };
+});
+
+describeStoreContract('sqlite, :memory:', async ({ now }) => ({ store: openSqliteStore({ path: ':memory:', now }) }));
+
+describeHistoryContract('sqlite, a fresh file', async (options) => {
+  const folder = await mkdtemp(join(tmpdir(), 'engram-sqlite-history-'));
+  return {
+    store: openSqliteStore({ path: join(folder, 'memory.db'), ...options }),
+    cleanup: () => rm(folder, { recursive: true, force: true }),
+  };
+});
+
+const alice: Actor = { user: 'alice', label: 'sqlite-test' };
+
+function appendLine(line: string): Decide {
+  return (current) => ({
+    kind: 'put',
+    operation: current ? 'append' : 'create',
+    description: current?.description ?? 'lines',
+    body: `${current?.body ?? ''}${line}\n`,
+  });
+}
+
+function modeOf(path: string): number {
+  return statSync(path).mode & 0o777;
+}
+
+describe('SqliteStore', () => {
+  let folder: string;
+  const opened: SqliteStore[] = [];
+
+  /** Opens a store that the test's teardown closes. */
+  function open(path: string, options: { busyTimeoutMs?: number } = {}): SqliteStore {
+    const store = openSqliteStore({ path, ...options });
+    opened.push(store);
+    return store;
+  }
+
+  /** A plain better-sqlite3 connection to look at the file from outside the store. */
+  function inspect<T>(path: string, look: (db: Database.Database) => T): T {
+    const db = new Database(path);
+    try {
+      return look(db);
+    } finally {
+      db.close();
+    }
+  }
+
+  function schemaVersions(path: string): number[] {
+    return inspect(path, (db) =>
+      (db.prepare('SELECT version FROM schema_version').all() as { version: number }[]).map((row) => row.version),
+    );
+  }
+
+  beforeEach(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'engram-sqlite-'));
+  });
+
+  afterEach(async () => {
+    vi.unstubAllEnvs();
+    for (const store of opened.splice(0)) await store.close();
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  describe('durability settings', () => {
+    it('opens its connection in WAL mode with synchronous=FULL and a busy timeout', () => {
+      const path = join(folder, 'memory.db');
+      const store = open(path);
+
+      expect(store.pragma('journal_mode')).toBe('wal');
+      expect(store.pragma('synchronous')).toBe(2);
+      expect(store.pragma('busy_timeout')).toBe(10_000);
+      expect(inspect(path, (db) => db.pragma('journal_mode', { simple: true }))).toBe('wal');
+    });
+
+    it('uses the busy timeout it is given', () => {
+      expect(open(join(folder, 'memory.db'), { busyTimeoutMs: 1_234 }).pragma('busy_timeout')).toBe(1_234);
+    });
+  });
+
+  describe('files', () => {
+    it('creates the database file 0600 and missing folders 0700', async () => {
+      const path = join(folder, 'new', 'engram', 'memory.db');
+      const store = open(path);
+      await store.mutate(alice, 'topics/a', appendLine('written'));
+
+      expect(modeOf(join(folder, 'new'))).toBe(0o700);
+      expect(modeOf(join(folder, 'new', 'engram'))).toBe(0o700);
+      expect(modeOf(path)).toBe(0o600);
+      expect(modeOf(`${path}-wal`)).toBe(0o600);
+    });
+
+    it('leaves an existing folder as it is', async () => {
+      const existing = join(folder, 'shared');
+      await mkdir(existing);
+      await chmod(existing, 0o755);
+
+      open(join(existing, 'memory.db'));
+
+      expect(modeOf(existing)).toBe(0o755);
+      expect(modeOf(join(existing, 'memory.db'))).toBe(0o600);
+    });
+  });
+
+  describe('default path', () => {
+    it('is $ENGRAM_DB when set', () => {
+      expect(defaultDatabasePath({ ENGRAM_DB: '/srv/engram.db', XDG_DATA_HOME: '/data' })).toBe('/srv/engram.db');
+    });
+
+    it('is under $XDG_DATA_HOME when set', () => {
+      expect(defaultDatabasePath({ XDG_DATA_HOME: '/data' })).toBe('/data/engram/memory.db');
+    });
+
+    it('is under ~/.local/share otherwise, empty variables counting as unset', () => {
+      const expected = join(homedir(), '.local', 'share', 'engram', 'memory.db');
+
+      expect(defaultDatabasePath({})).toBe(expected);
+      expect(defaultDatabasePath({ ENGRAM_DB: '', XDG_DATA_HOME: '' })).toBe(expected);
+    });
+
+    it('is where openSqliteStore() opens without a path, reading the environment', () => {
+      vi.stubEnv('ENGRAM_DB', '');
+      vi.stubEnv('XDG_DATA_HOME', folder);
+
+      open(defaultDatabasePath());
+
+      expect(existsSync(join(folder, 'engram', 'memory.db'))).toBe(true);
+      expect(modeOf(join(folder, 'engram'))).toBe(0o700);
+    });
+
+    it('follows $ENGRAM_DB in openSqliteStore()', () => {
+      const path = join(folder, 'chosen.db');
+      vi.stubEnv('ENGRAM_DB', path);
+
+      opened.push(openSqliteStore());
+
+      expect(existsSync(path)).toBe(true);
+    });
+  });
+
+  describe('migrations', () => {
+    it('record the schema version in a new database', () => {
+      const path = join(folder, 'memory.db');
+      open(path);
+
+      expect(schemaVersions(path)).toEqual([MIGRATIONS.length]);
+    });
+
+    it('keep the data and the version when the database is opened again', async () => {
+      const path = join(folder, 'memory.db');
+      const first = open(path);
+      await first.mutate(alice, 'topics/a', appendLine('one'));
+      await first.mutate(alice, 'people/b', appendLine('béta'));
+      const index = await first.index('alice');
+      const entries = await first.get('alice', ['topics/a', 'people/b']);
+      await first.close();
+
+      const again = open(path);
+
+      expect(await again.index('alice')).toEqual(index);
+      expect(await again.get('alice', ['topics/a', 'people/b'])).toEqual(entries);
+      expect((await again.mutate(alice, 'topics/a', appendLine('two'))).after).toMatchObject({
+        body: 'one\ntwo\n',
+        revision: 2,
+      });
+      expect(schemaVersions(path)).toEqual([MIGRATIONS.length]);
+    });
+
+    it('bring a version 1 database forward, keeping its entries', async () => {
+      const path = join(folder, 'memory.db');
+      inspect(path, (db) => {
+        db.exec(MIGRATIONS[0]!);
+        db.exec('CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (1)');
+        db.exec(`INSERT INTO entries (user_id, name, description, size, body, created, updated, revision)
+                 VALUES ('alice', 'topics/old', 'from version 1', 4, 'old\n', 1, 2, 3)`);
+        db.exec(`INSERT INTO users (user_id, total_bytes) VALUES ('alice', 4)`);
+      });
+
+      const store = open(path);
+
+      expect(schemaVersions(path)).toEqual([MIGRATIONS.length]);
+      expect(await store.index('alice')).toEqual([{ name: 'topics/old', size: 4, description: 'from version 1' }]);
+      expect(await store.get('alice', ['topics/old'])).toEqual([
+        {
+          name: 'topics/old',
+          description: 'from version 1',
+          body: 'old\n',
+          size: 4,
+          created: 1,
+          updated: 2,
+          revision: 3,
+        },
+      ]);
+    });
+
+    it('refuse a database from a newer Engram, saying so, and leave it untouched', async () => {
+      const path = join(folder, 'memory.db');
+      const store = open(path);
+      await store.mutate(alice, 'topics/a', appendLine('precious'));
+      await store.close();
+      const newer = MIGRATIONS.length + 1;
+      inspect(path, (db) => db.prepare('UPDATE schema_version SET version = ?').run(newer));
+
+      expect(() => open(path)).toThrow(
+        `this database is at schema version ${newer}, newer than this Engram knows (${MIGRATIONS.length}): upgrade Engram`,
+      );
+
+      expect(schemaVersions(path)).toEqual([newer]);
+      expect(inspect(path, (db) => db.prepare('SELECT body FROM entries').all())).toEqual([{ body: 'precious\n' }]);
+    });
+  });
+
+  it('serves the index from the covering index alone, never reading the table', async () => {
+    const path = join(folder, 'memory.db');
+    const store = open(path);
+    await store.mutate(alice, 'topics/a', appendLine('body'));
+
+    const plan = inspect(path, (db) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${SQL.index}`).all('alice') as { detail: string }[]).map((row) => row.detail),
+    );
+
+    expect(plan).toHaveLength(1);
+    expect(plan[0]).toMatch(/^SEARCH entries USING COVERING INDEX entries_index \(user_id=\?\)$/);
+  });
+
+  it('loses no append when two stores on one file take turns 100 times', async () => {
+    const path = join(folder, 'memory.db');
+    const stores = [open(path), open(path)];
+
+    for (let i = 0; i < 100; i++) await stores[i % 2]!.mutate(alice, 'topics/log', appendLine(`line ${i}`));
+
+    const expected = Array.from({ length: 100 }, (_, i) => `line ${i}\n`).join('');
+    for (const store of stores) {
+      expect(await store.get('alice', ['topics/log'])).toEqual([
+        expect.objectContaining({ body: expected, revision: 100, size: expected.length }),
+      ]);
+      expect(await store.index('alice')).toEqual([{ name: 'topics/log', size: expected.length, description: 'lines' }]);
+    }
+  });
+
+  describe('two processes on one file', () => {
+    const fixture = fileURLToPath(new URL('./fixtures/append-lines.mjs', import.meta.url));
+    const built = fileURLToPath(new URL('../../dist/store/sqlite/index.js', import.meta.url));
+
+    /** Starts one appender; resolves once it has opened the database and waits for its go. */
+    function startAppender(
+      path: string,
+      label: string,
+    ): { child: ChildProcess; ready: Promise<void>; done: Promise<string> } {
+      const child = spawn(process.execPath, [fixture, path, 'topics/shared', label, '50'], {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      let signalReady: () => void = () => {};
+      const ready = new Promise<void>((resolve) => {
+        signalReady = resolve;
+      });
+      child.stdout!.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.startsWith('ready\n')) signalReady();
+      });
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const done = new Promise<string>((resolve, reject) => {
+        child.on('error', reject);
+        child.on('close', (code) => {
+          if (code === 0) resolve(stdout);
+          else reject(new Error(`appender ${label} exited with ${code}: ${stderr}`));
+        });
+      });
+      return { child, ready: Promise.race([ready, done.then(() => {})]), done };
+    }
+
+    it('lose none of 100 appends, 50 from each, made at the same time', async () => {
+      expect(existsSync(built), 'build first: npx tsc -p tsconfig.build.json').toBe(true);
+      const path = join(folder, 'memory.db');
+      await open(path).close();
+
+      const appenders = [startAppender(path, 'first'), startAppender(path, 'second')];
+      await Promise.all(appenders.map((appender) => appender.ready));
+      for (const { child } of appenders) child.stdin!.end();
+      const outputs = await Promise.all(appenders.map((appender) => appender.done));
+
+      expect(outputs).toEqual(['ready\ndone\n', 'ready\ndone\n']);
+      const [entry] = await open(path).get('alice', ['topics/shared']);
+      const lines = entry!.body.split('\n').filter((line) => line !== '');
+      expect(lines).toHaveLength(100);
+      for (const label of ['first', 'second']) {
+        expect(lines.filter((line) => line.startsWith(`${label} `))).toEqual(
+          Array.from({ length: 50 }, (_, i) => `${label} ${i}`),
+        );
+      }
+      expect(entry!.revision).toBe(100);
+    });
+  });
+});
