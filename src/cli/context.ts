@@ -4,6 +4,7 @@
  */
 
 import { readFileSync } from 'node:fs';
+import { type Access, createAccess } from '../core/access.js';
 import type { Caller } from '../core/memory.js';
 import { createMemory, type Memory } from '../core/memory.js';
 import { openSqliteStore } from '../store/sqlite/index.js';
@@ -19,6 +20,8 @@ export interface CommonOptions {
 export interface Context {
   readonly settings: Settings;
   readonly memory: Memory;
+  /** The bearer tokens of `engram serve --auth token`. */
+  readonly access: Access;
   readonly user: string;
   /** The database path in use. */
   readonly db: string | undefined;
@@ -33,11 +36,13 @@ export const VERSION: string = (
 export function openContext(options: CommonOptions, env: NodeJS.ProcessEnv = process.env): Context {
   const settings = loadSettings(options.config, env);
   const db = options.db ?? env.ENGRAM_DB ?? settings.db;
-  const store = openSqliteStore(db === undefined ? {} : { path: db });
+  const historyLimit = settings.policy.historyLimit;
+  const store = openSqliteStore(db === undefined ? { historyLimit } : { path: db, historyLimit });
   const memory = createMemory({ store, policy: settings.policy });
   return {
     settings,
     memory,
+    access: createAccess(store.tokens),
     db,
     user: options.user ?? env.ENGRAM_USER ?? settings.user ?? 'local',
     close: () => store.close(),

@@ -7,7 +7,11 @@ import { Command, CommanderError, Option } from 'commander';
 import { type CommonOptions, openContext, VERSION } from './context.js';
 import { type Run, registerEntryCommands } from './entries.js';
 import { createOutput, EXIT_OK, EXIT_USAGE, reportFailure } from './output.js';
+import { registerRecoveryCommands } from './recovery.js';
+import { registerServeCommand } from './serve.js';
 import { registerStdioCommand } from './stdio.js';
+import { registerTokenCommands } from './token.js';
+import { registerTransferCommands } from './transfer.js';
 
 function common(command: Command): Command {
   return command
@@ -24,6 +28,7 @@ const run: Run = async (options, body) => {
   let context: ReturnType<typeof openContext> | undefined;
   try {
     context = openContext(options);
+    await context.memory.recovery.purgeExpired();
     process.exitCode = (await body(context, output)) ?? EXIT_OK;
   } catch (error) {
     process.exitCode = reportFailure(error, output.json);
@@ -39,12 +44,17 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerStdioCommand(program, common);
+  registerServeCommand(program, common);
+  registerTokenCommands(program, common, run);
   registerEntryCommands(program, common, run);
+  registerRecoveryCommands(program, common, run);
+  registerTransferCommands(program, common, run);
   program.addHelpText(
     'after',
     `
 Quick start:
   engram stdio                      serve MCP to Claude Desktop / Claude Code
+  engram serve                      serve MCP over HTTP at http://127.0.0.1:8787/mcp (llama.cpp WebUI)
   engram write topics/me -d "Who I am" --new "Name: Ada."
   engram index                      what your assistants remember
 

@@ -1,0 +1,125 @@
+/**
+ * `engram serve`: the memory over HTTP for browser and remote MCP clients (llama.cpp
+ * WebUI, Claude Code). Prints where to connect, logs one line per request on stderr,
+ * and on SIGINT/SIGTERM lets requests in flight finish and closes the store.
+ */
+
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { AuthSettings } from '../http/auth.js';
+import { assertSafeBinding, parseAllowedOrigin } from '../http/origins.js';
+import { type RunningHttpServer, startHttpServer } from '../http/server.js';
+import { createToolHandler } from '../tools/handler.js';
+import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
+import { EXIT_REFUSED, reportFailure } from './output.js';
+
+interface ServeOptions extends CommonOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly auth: 'none' | 'token';
+  readonly allowOrigin: string[];
+}
+
+export const DEFAULT_PORT = 8787;
+
+function log(line: string): void {
+  process.stderr.write(`engram: ${line}\n`);
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535) throw new InvalidArgumentError('give a port number from 0 to 65535.');
+  return port;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function connectHelp(server: RunningHttpServer, options: ServeOptions, context: Context): string {
+  const url = `${server.origin}/mcp`;
+  const header = options.auth === 'token' ? ' --header "Authorization: Bearer <token>"' : '';
+  const who =
+    options.auth === 'token'
+      ? 'each token acts for its own user; create one with: engram token create --user NAME'
+      : `no auth: pages and programs on this computer act as user ${JSON.stringify(context.user)}`;
+  return [
+    `Engram is serving MCP at ${url}`,
+    `  (${who}; database ${context.db ?? 'default'})`,
+    `  llama.cpp WebUI: add the MCP server ${url}${options.auth === 'token' ? ' with the header Authorization: Bearer <token>' : ''}`,
+    `  Claude Code:     claude mcp add --transport http engram ${url}${header}`,
+    '  Stop with Ctrl-C.',
+    '',
+  ].join('\n');
+}
+
+async function serve(options: ServeOptions): Promise<void> {
+  let context: Context | undefined;
+  let allowOrigins: string[];
+  try {
+    assertSafeBinding(options.host, options.auth);
+    allowOrigins = options.allowOrigin.map(parseAllowedOrigin);
+    context = openContext(options);
+  } catch (error) {
+    await context?.close();
+    process.exitCode = reportFailure(error, false);
+    return;
+  }
+  const auth: AuthSettings =
+    options.auth === 'token' ? { mode: 'token', access: context.access } : { mode: 'none', user: context.user };
+  const handler = createToolHandler(context.memory, {
+    onUnexpectedError: (error) => log(`internal error: ${error instanceof Error ? error.stack : String(error)}`),
+  });
+  let server: RunningHttpServer;
+  try {
+    server = await startHttpServer({
+      handler,
+      policy: context.settings.policy,
+      version: VERSION,
+      auth,
+      allowOrigins,
+      host: options.host,
+      port: options.port,
+      log,
+    });
+  } catch (error) {
+    await context.close();
+    const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    process.stderr.write(
+      inUse
+        ? `engram: port ${options.port} on ${options.host} is already in use; choose another with --port.\n`
+        : `engram: cannot listen on ${options.host}:${options.port}: ${(error as Error).message}\n`,
+    );
+    process.exitCode = EXIT_REFUSED;
+    return;
+  }
+  const stopped = new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  if (options.auth === 'token' && (await context.access.list()).length === 0) {
+    log('no tokens exist yet, so every request will be refused: create one with engram token create --user NAME');
+  }
+  process.stdout.write(connectHelp(server, options, context));
+  const signal = await stopped;
+  log(`${signal}: finishing requests in flight, then stopping`);
+  await server.close();
+  await context.close();
+}
+
+export function registerServeCommand(program: Command, common: (command: Command) => Command): void {
+  common(program.command('serve'))
+    .description('Serve MCP over HTTP (Streamable HTTP at /mcp) for the llama.cpp WebUI, Claude Code and others')
+    .addOption(new Option('--host <address>', 'address to listen on').default('127.0.0.1'))
+    .addOption(
+      new Option('--port <number>', 'port to listen on (0 picks a free one)')
+        .default(DEFAULT_PORT)
+        .argParser(parsePort),
+    )
+    .addOption(
+      new Option('--auth <mode>', 'none: loopback only, as the local user; token: bearer tokens, one user each')
+        .choices(['none', 'token'])
+        .default('none'),
+    )
+    .option('--allow-origin <origin>', 'also let web pages from this origin call (repeatable)', collect, [])
+    .action((options: ServeOptions) => serve(options));
+}

@@ -1,0 +1,143 @@
+/**
+ * Who may use a server that asks for tokens (`engram serve --auth token`): issuing,
+ * listing, revoking and checking bearer tokens. A token is shown once when created;
+ * only its SHA-256 is kept, and a presented token is checked against that hash in
+ * constant time. Every check reads the store, so a revoked token fails at once.
+ */
+
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { EngramError } from './errors.js';
+import type { TokenRecord, TokenStore } from './store.js';
+import { charLength, foldDescription } from './text.js';
+
+/** What a valid token stands for: whose memory, the label history records, and its rights. */
+export interface TokenIdentity {
+  readonly tokenId: string;
+  readonly user: string;
+  readonly label: string;
+  readonly readOnly: boolean;
+}
+
+/** A token as people see it: everything but the secret and its hash. */
+export type TokenInfo = Omit<TokenRecord, 'hash'>;
+
+export interface NewToken {
+  readonly user: string;
+  readonly label?: string | undefined;
+  readonly readOnly?: boolean | undefined;
+}
+
+export interface IssuedToken {
+  readonly info: TokenInfo;
+  /** The secret, to hand to the client once; it cannot be shown again. */
+  readonly token: string;
+}
+
+export interface AccessOptions {
+  /** Clock in milliseconds; tests inject one. */
+  readonly now?: () => number;
+}
+
+/** Tokens start with this, so a leaked one is easy to recognise and search for. */
+export const TOKEN_PREFIX = 'engram_';
+const USER_CAP = 64;
+const LABEL_CAP = 100;
+/** `lastUsed` is refreshed at most this often, so checking a token rarely writes. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+function checkUser(raw: string): string {
+  const user = raw.trim();
+  if (user === '' || charLength(user) > USER_CAP || /[\s\p{Cc}]/u.test(user)) {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `${JSON.stringify(raw)} is not a valid user name: use 1-${USER_CAP} characters without spaces, for example --user alice.`,
+    );
+  }
+  return user;
+}
+
+function checkLabel(raw: string): string {
+  const label = foldDescription(raw);
+  if (label === '' || charLength(label) > LABEL_CAP) {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `the label must be one line of 1-${LABEL_CAP} characters naming who uses the token, for example --label "llama.cpp WebUI".`,
+    );
+  }
+  return label;
+}
+
+function infoOf(record: TokenRecord): TokenInfo {
+  const { hash: _hash, ...info } = record;
+  return info;
+}
+
+export class Access {
+  private readonly tokens: TokenStore;
+  private readonly now: () => number;
+
+  constructor(tokens: TokenStore, options: AccessOptions = {}) {
+    this.tokens = tokens;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Issues a token for `user`; its label (default `token <id>`) names the actor in history. */
+  async create(request: NewToken): Promise<IssuedToken> {
+    const user = checkUser(request.user);
+    const id = randomBytes(6).toString('hex');
+    const label = request.label === undefined ? `token ${id}` : checkLabel(request.label);
+    const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const record: TokenRecord = {
+      id,
+      user,
+      label,
+      readOnly: request.readOnly === true,
+      hash: sha256(token),
+      created: this.now(),
+      lastUsed: undefined,
+    };
+    await this.tokens.add(record);
+    return { info: infoOf(record), token };
+  }
+
+  /** Every live token, oldest first; never the secrets. */
+  async list(): Promise<TokenInfo[]> {
+    const records = await this.tokens.list();
+    return records.map(infoOf).sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : 1));
+  }
+
+  /** Revokes a token; the next request that presents it is refused. */
+  async revoke(id: string): Promise<void> {
+    if (!(await this.tokens.revoke(id.trim()))) {
+      throw new EngramError('NOT_FOUND', `no token has the id ${JSON.stringify(id)}; engram token list shows the ids.`);
+    }
+  }
+
+  /** The identity behind a presented token; UNAUTHORIZED when it is unknown or revoked. */
+  async authenticate(presented: string): Promise<TokenIdentity> {
+    const hash = sha256(presented);
+    const record = await this.tokens.findByHash(hash);
+    // The lookup is keyed by a hash the caller cannot steer; the final comparison is
+    // constant-time all the same, so no backend's matching can leak how close a guess was.
+    if (!record || !timingSafeEqual(Buffer.from(record.hash, 'hex'), Buffer.from(hash, 'hex'))) {
+      throw new EngramError(
+        'UNAUTHORIZED',
+        'The token was not accepted: it is wrong or has been revoked. Ask the owner of this server for a token ' +
+          '(engram token create --user NAME) and send it as "Authorization: Bearer <token>".',
+      );
+    }
+    const at = this.now();
+    if (record.lastUsed === undefined || at - record.lastUsed >= TOUCH_INTERVAL_MS) {
+      await this.tokens.touch(record.id, at);
+    }
+    return { tokenId: record.id, user: record.user, label: record.label, readOnly: record.readOnly };
+  }
+}
+
+export function createAccess(tokens: TokenStore, options: AccessOptions = {}): Access {
+  return new Access(tokens, options);
+}

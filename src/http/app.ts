@@ -1,0 +1,194 @@
+/**
+ * The HTTP app behind `engram serve`: routes `/mcp` and `/healthz`, and puts the checks
+ * in front of MCP in the order that keeps memory safe — Host (DNS rebinding), Origin
+ * (web pages), CORS preflight, method, token, body size, JSON — then logs one line.
+ */
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Policy } from '../core/policy.js';
+import { createMcpHttpEndpoint } from '../mcp/http.js';
+import type { ToolHandler } from '../tools/handler.js';
+import { type AuthSettings, createAuthenticate } from './auth.js';
+import { corsHeaders, preflightHeaders } from './cors.js';
+import { MAX_BODY_BYTES, readBody } from './limits.js';
+import { formatRequestLine, type RpcSummary, summarizeRpc } from './logging.js';
+import { isAllowedHost, originPolicy } from './origins.js';
+
+export interface HttpAppOptions {
+  readonly handler: ToolHandler;
+  readonly policy: Pick<Policy, 'groups'>;
+  readonly version: string;
+  readonly auth: AuthSettings;
+  /** Origins allowed besides the defaults (see originPolicy), as parseAllowedOrigin returns them. */
+  readonly allowOrigins?: readonly string[];
+  /** The server listens on loopback only: refuse requests addressed to any other name. */
+  readonly loopbackOnly: boolean;
+  readonly maxBodyBytes?: number;
+  /** Receives one line per request, and reports of failures. */
+  readonly log: (line: string) => void;
+}
+
+export interface HttpApp {
+  readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Aborts MCP exchanges still in flight. */
+  close(): Promise<void>;
+}
+
+/** Logged when the client went away before its answer was complete (as nginx does). */
+const CLIENT_CLOSED = 499;
+
+interface Exchange extends Partial<RpcSummary> {
+  user?: string;
+}
+
+/** JSON-RPC's "server error" code, for refusals that are not about the JSON-RPC message. */
+const REFUSED = -32000;
+const PARSE_ERROR = -32700;
+const INTERNAL_ERROR = -32603;
+
+/** Every refusal is a JSON-RPC error object, which MCP clients show to their user. */
+function sendError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  res.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** The request's path without its query; `?` when it cannot be parsed. */
+function pathOf(req: IncomingMessage): string {
+  try {
+    return new URL(req.url ?? '/', 'http://engram').pathname;
+  } catch {
+    return '?';
+  }
+}
+
+export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const { log } = options;
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const authenticate = createAuthenticate(options.auth);
+  const originAllowed = originPolicy(options.auth.mode, options.allowOrigins ?? []);
+  const endpoint = createMcpHttpEndpoint({
+    handler: options.handler,
+    policy: options.policy,
+    version: options.version,
+    onerror: (error) => log(`mcp: ${error.message}`),
+  });
+
+  async function serveMcp(req: IncomingMessage, res: ServerResponse, exchange: Exchange): Promise<void> {
+    if (req.method !== 'POST') {
+      sendError(res, 405, REFUSED, 'Method not allowed: this server is stateless, send each MCP request as a POST.', {
+        Allow: 'POST, OPTIONS',
+      });
+      return;
+    }
+    const auth = await authenticate(req.headers.authorization);
+    if (!auth.ok) {
+      sendError(res, 401, REFUSED, auth.message, { 'WWW-Authenticate': auth.challenge });
+      return;
+    }
+    exchange.user = auth.caller.user;
+    const body = await readBody(req, maxBodyBytes);
+    if (body.kind === 'too-large') {
+      sendError(
+        res,
+        413,
+        REFUSED,
+        `Request body too large: the limit is ${maxBodyBytes} bytes. Send smaller writes; an entry holds at most a few KiB.`,
+        { Connection: 'close' },
+      );
+      return;
+    }
+    let message: unknown;
+    try {
+      message = JSON.parse(body.text);
+    } catch {
+      sendError(res, 400, PARSE_ERROR, 'Parse error: the request body is not valid JSON.');
+      return;
+    }
+    Object.assign(exchange, summarizeRpc(message));
+    await endpoint.handle(req, res, message, auth.caller);
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse, path: string, exchange: Exchange): Promise<void> {
+    if (options.loopbackOnly && !isAllowedHost(req.headers.host)) {
+      sendError(
+        res,
+        403,
+        REFUSED,
+        `Forbidden: this server answers only to localhost, 127.0.0.1 and [::1], not to Host ${JSON.stringify(req.headers.host ?? '')}.`,
+      );
+      return;
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined) {
+      if (!originAllowed(origin)) {
+        sendError(
+          res,
+          403,
+          REFUSED,
+          `Forbidden: pages from ${origin} may not use this memory. To allow them, restart engram serve with ` +
+            `--allow-origin ${origin}${options.auth.mode === 'none' ? ' (or use --auth token)' : ''}.`,
+        );
+        return;
+      }
+      for (const [name, value] of Object.entries(corsHeaders(origin))) res.setHeader(name, value);
+    }
+    if (path === '/mcp' && req.method === 'OPTIONS') {
+      res.writeHead(204, origin === undefined ? { Allow: 'POST, OPTIONS' } : preflightHeaders(origin, req));
+      res.end();
+      return;
+    }
+    if (path === '/mcp') return serveMcp(req, res, exchange);
+    if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(req.method === 'GET' ? '{"status":"ok"}' : undefined);
+      return;
+    }
+    if (path === '/healthz') {
+      sendError(res, 405, REFUSED, 'Method not allowed: use GET /healthz.', { Allow: 'GET, HEAD' });
+      return;
+    }
+    sendError(res, 404, REFUSED, `Not found: ${path}. Engram serves MCP at /mcp and its health at /healthz.`);
+  }
+
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    const started = performance.now();
+    const path = pathOf(req);
+    const exchange: Exchange = {};
+    res.once('close', () => {
+      log(
+        formatRequestLine({
+          time: new Date(),
+          user: exchange.user,
+          httpMethod: req.method ?? '-',
+          path,
+          rpcMethod: exchange.rpcMethod,
+          tool: exchange.tool,
+          status: res.writableFinished ? res.statusCode : CLIENT_CLOSED,
+          durationMs: performance.now() - started,
+        }),
+      );
+    });
+    route(req, res, path, exchange).catch((error: unknown) => {
+      if (res.destroyed) return;
+      log(`internal error: ${error instanceof Error ? error.stack : String(error)}`);
+      if (res.headersSent) res.destroy();
+      else
+        sendError(
+          res,
+          500,
+          INTERNAL_ERROR,
+          'Internal error: the server failed to answer. Try again; if it fails again, tell its owner.',
+        );
+    });
+  };
+
+  return { listener, close: () => endpoint.close() };
+}

@@ -1,0 +1,36 @@
+/**
+ * CORS for browser MCP clients such as the llama.cpp WebUI: the answer to a preflight,
+ * and the headers that let an allowed page read a response (including a 401's
+ * `WWW-Authenticate`). Whether an origin is allowed at all is decided in origins.ts.
+ */
+
+import type { IncomingMessage } from 'node:http';
+
+export const ALLOW_METHODS = 'POST, GET, DELETE, OPTIONS';
+export const ALLOW_HEADERS = 'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID';
+export const EXPOSE_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate';
+/** Browsers may reuse a preflight answer for this many seconds. */
+export const MAX_AGE_SECONDS = 86_400;
+
+/** Headers for any response to an allowed origin. */
+export function corsHeaders(origin: string): Record<string, string> {
+  return {
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Expose-Headers': EXPOSE_HEADERS,
+    Vary: 'Origin',
+  };
+}
+
+/** Headers for the 204 answering an allowed origin's preflight. */
+export function preflightHeaders(origin: string, req: IncomingMessage): Record<string, string> {
+  return {
+    ...corsHeaders(origin),
+    'Access-Control-Allow-Methods': ALLOW_METHODS,
+    'Access-Control-Allow-Headers': ALLOW_HEADERS,
+    'Access-Control-Max-Age': String(MAX_AGE_SECONDS),
+    // Chrome asks before a public page may call a private address (Private Network Access).
+    ...(req.headers['access-control-request-private-network'] === 'true'
+      ? { 'Access-Control-Allow-Private-Network': 'true' }
+      : {}),
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * Browser safety: which web pages may call the server (the `Origin` header), which
+ * names it may be reached by (the `Host` header, against DNS rebinding), and which
+ * addresses it may listen on without authentication.
+ */
+
+import { isIP } from 'node:net';
+import { EngramError } from '../core/errors.js';
+
+export type AuthMode = 'none' | 'token';
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+/** localhost, 127.0.0.0/8 and ::1, with or without IPv6 brackets. */
+export function isLoopbackHostname(hostname: string): boolean {
+  const name = hostname.toLowerCase();
+  if (LOOPBACK_NAMES.has(name)) return true;
+  return isIP(name) === 4 && name.startsWith('127.');
+}
+
+/** The hostname of a `Host` header (`example.com:8787`, `[::1]:8787`), without its port. */
+export function hostnameOf(hostHeader: string): string | undefined {
+  try {
+    return new URL(`http://${hostHeader}`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A request reaching a loopback-bound server by any other name is a DNS rebinding attempt. */
+export function isAllowedHost(hostHeader: string | undefined): boolean {
+  const hostname = hostHeader === undefined ? undefined : hostnameOf(hostHeader);
+  return hostname !== undefined && isLoopbackHostname(hostname);
+}
+
+/** `http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`: pages served from this computer. */
+export function isLoopbackOrigin(origin: string): boolean {
+  try {
+    const url = new URL(origin);
+    return url.protocol === 'http:' && url.origin === origin && LOOPBACK_NAMES.has(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** Checks an `--allow-origin` value and returns it in the form browsers send. */
+export function parseAllowedOrigin(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== value.replace(/\/$/, '')) {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `--allow-origin ${JSON.stringify(value)} is not an origin: give the scheme, host and port of the page ` +
+        'that calls Engram, with no path, for example --allow-origin http://192.168.1.20:8080',
+    );
+  }
+  return url.origin;
+}
+
+/**
+ * Which `Origin` may call. Without auth only this computer's pages and the listed ones
+ * may (a page you happen to visit must not read or write your memory); with tokens any
+ * page may (the token protects), unless origins are listed.
+ */
+export function originPolicy(auth: AuthMode, allowed: readonly string[]): (origin: string) => boolean {
+  const listed = new Set(allowed);
+  if (auth === 'token') return listed.size === 0 ? () => true : (origin) => listed.has(origin);
+  return (origin) => isLoopbackOrigin(origin) || listed.has(origin);
+}
+
+/** Refuses to listen beyond this computer without authentication. */
+export function assertSafeBinding(host: string, auth: AuthMode): void {
+  if (auth === 'none' && !isLoopbackHostname(host)) {
+    throw new EngramError(
+      'UNAUTHORIZED',
+      `refusing to serve on ${host} without authentication: anyone who can reach it could read and change your memory. ` +
+        'Either keep the default --host 127.0.0.1, or start with --auth token and create tokens with ' +
+        'engram token create --user NAME.',
+    );
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Starting and stopping the HTTP server: refuse an unsafe binding, listen, cut off slow
+ * clients, and on close stop accepting, let the requests in flight finish, then stop.
+ */
+
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHttpApp, type HttpAppOptions } from './app.js';
+import { DEFAULT_TIMEOUTS, declaredTooLarge, MAX_BODY_BYTES, type Timeouts } from './limits.js';
+import { assertSafeBinding, isLoopbackHostname } from './origins.js';
+
+export interface HttpServerOptions extends Omit<HttpAppOptions, 'loopbackOnly'> {
+  readonly host: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  readonly timeouts?: Partial<Timeouts>;
+  /** How long close() waits for requests in flight before cutting them off. */
+  readonly closeGraceMs?: number;
+}
+
+export interface RunningHttpServer {
+  /** Where the server listens, e.g. `http://127.0.0.1:8787`. */
+  readonly origin: string;
+  readonly port: number;
+  /** Stops accepting, waits for requests in flight (up to the grace period), then stops. */
+  close(): Promise<void>;
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
+  assertSafeBinding(options.host, options.auth.mode);
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const app = createHttpApp({ ...options, loopbackOnly: isLoopbackHostname(options.host) });
+  const server = createServer(
+    {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
+      connectionsCheckingInterval: timeouts.checkIntervalMs,
+    },
+    app.listener,
+  );
+  // A client that asks before sending its body (Expect: 100-continue) is refused before it sends a too-large one.
+  server.on('checkContinue', (req, res) => {
+    if (!declaredTooLarge(req, options.maxBodyBytes ?? MAX_BODY_BYTES)) res.writeContinue();
+    app.listener(req, res);
+  });
+  await listen(server, options.host, options.port);
+  const { port } = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
+  const close = async () => {
+    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const cutOff = setTimeout(() => server.closeAllConnections(), options.closeGraceMs ?? 10_000);
+    cutOff.unref();
+    await stopped;
+    clearTimeout(cutOff);
+    await app.close();
+  };
+  return {
+    origin: `http://${urlHost(options.host)}:${port}`,
+    port,
+    close: () => {
+      closing ??= close();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * The Access service: tokens are random, shown once and stored only as their SHA-256;
+ * checking one finds its user, label and rights, refreshes "last used" without writing
+ * on every request, and refuses wrong and revoked tokens; bad input is refused with a
+ * message that says what fits, and changes nothing.
+ */
+
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createAccess, TOKEN_PREFIX } from '../../src/core/access.js';
+import { MemoryTokenStore } from '../../src/store/memory/tokens.js';
+import { expectEngramError } from './fixtures.js';
+
+function setup() {
+  let clock = 1_000_000;
+  const tokens = new MemoryTokenStore();
+  const access = createAccess(tokens, { now: () => clock });
+  return { tokens, access, advance: (ms: number) => (clock += ms) };
+}
+
+describe('create', () => {
+  it('issues a random token, stores only its SHA-256, and returns it once', async () => {
+    const { tokens, access } = setup();
+    const first = await access.create({ user: 'ada', label: 'llama.cpp WebUI' });
+    const second = await access.create({ user: 'ada', label: 'llama.cpp WebUI' });
+    expect(first.token).toMatch(new RegExp(`^${TOKEN_PREFIX}[A-Za-z0-9_-]{43}$`));
+    expect(first.token).not.toBe(second.token);
+    expect(first.info).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{12}$/),
+      user: 'ada',
+      label: 'llama.cpp WebUI',
+      readOnly: false,
+      created: 1_000_000,
+      lastUsed: undefined,
+    });
+    const stored = await tokens.list();
+    expect(stored.map((record) => record.hash)).toEqual(
+      [first.token, second.token].map((token) => createHash('sha256').update(token).digest('hex')),
+    );
+    expect(JSON.stringify(stored)).not.toContain(first.token);
+  });
+
+  it('labels a token "token <id>" when no label is given, and trims the user', async () => {
+    const { access } = setup();
+    const { info } = await access.create({ user: '  bob ', readOnly: true });
+    expect(info).toMatchObject({ user: 'bob', label: `token ${info.id}`, readOnly: true });
+  });
+
+  it('folds a label to one line', async () => {
+    const { access } = setup();
+    expect((await access.create({ user: 'ada', label: ' Claude\n  Code ' })).info.label).toBe('Claude Code');
+  });
+
+  it.each(['', '   ', 'ada lovelace', 'a\u0000b', 'x'.repeat(65)])(
+    'refuses the user %j and stores nothing',
+    async (user) => {
+      const { tokens, access } = setup();
+      await expectEngramError(
+        () => access.create({ user }),
+        'INVALID_ARGUMENT',
+        `${JSON.stringify(user)} is not a valid user name: use 1-64 characters without spaces, for example --user alice.`,
+      );
+      expect(await tokens.list()).toEqual([]);
+    },
+  );
+
+  it.each(['', ' \n ', 'x'.repeat(101)])('refuses the label %j and stores nothing', async (label) => {
+    const { tokens, access } = setup();
+    await expectEngramError(
+      () => access.create({ user: 'ada', label }),
+      'INVALID_ARGUMENT',
+      'the label must be one line of 1-100 characters naming who uses the token, for example --label "llama.cpp WebUI".',
+    );
+    expect(await tokens.list()).toEqual([]);
+  });
+});
+
+describe('authenticate', () => {
+  it('finds the user, label and rights of a valid token', async () => {
+    const { access } = setup();
+    const { token, info } = await access.create({ user: 'ada', label: 'phone', readOnly: true });
+    expect(await access.authenticate(token)).toEqual({ tokenId: info.id, user: 'ada', label: 'phone', readOnly: true });
+  });
+
+  it('refuses a wrong token, or a right one with a character changed', async () => {
+    const { access } = setup();
+    const { token } = await access.create({ user: 'ada' });
+    const message =
+      'The token was not accepted: it is wrong or has been revoked. Ask the owner of this server for a token ' +
+      '(engram token create --user NAME) and send it as "Authorization: Bearer <token>".';
+    for (const wrong of ['engram_nope', '', `${token}x`, token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A')]) {
+      await expectEngramError(() => access.authenticate(wrong), 'UNAUTHORIZED', message);
+    }
+  });
+
+  it('refreshes "last used" on first use, then at most once a minute', async () => {
+    const { access, advance } = setup();
+    const { token, info } = await access.create({ user: 'ada' });
+    const lastUsed = async () => (await access.list()).find((t) => t.id === info.id)?.lastUsed;
+    await access.authenticate(token);
+    expect(await lastUsed()).toBe(1_000_000);
+    advance(59_999);
+    await access.authenticate(token);
+    expect(await lastUsed()).toBe(1_000_000);
+    advance(1);
+    await access.authenticate(token);
+    expect(await lastUsed()).toBe(1_060_000);
+  });
+});
+
+describe('list and revoke', () => {
+  it('lists tokens oldest first, never with a hash or secret', async () => {
+    const { access, advance } = setup();
+    const a = await access.create({ user: 'ada', label: 'first' });
+    advance(1);
+    const b = await access.create({ user: 'bob', label: 'second' });
+    const listed = await access.list();
+    expect(listed).toEqual([a.info, b.info]);
+    expect(JSON.stringify(listed)).not.toMatch(/hash|engram_/);
+  });
+
+  it('revokes at once: the token is refused from the next check on', async () => {
+    const { access } = setup();
+    const { token, info } = await access.create({ user: 'ada' });
+    const other = await access.create({ user: 'ada' });
+    await access.revoke(` ${info.id} `);
+    await expectEngramError(() => access.authenticate(token), 'UNAUTHORIZED');
+    expect(await access.list()).toEqual([other.info]);
+  });
+
+  it('refuses an unknown id, saying where the ids are, and revokes nothing', async () => {
+    const { access } = setup();
+    const { info } = await access.create({ user: 'ada' });
+    await expectEngramError(
+      () => access.revoke('nope'),
+      'NOT_FOUND',
+      'no token has the id "nope"; engram token list shows the ids.',
+    );
+    expect(await access.list()).toEqual([info]);
+  });
+});

@@ -1,0 +1,134 @@
+/**
+ * What the HTTP tests share: an `engram serve` app started in-process on a free port over
+ * a fresh SQLite file (closed and removed when the test ends), with its log lines
+ * captured; and a raw HTTP client that sets any header, as browsers and attackers do.
+ */
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { onTestFinished } from 'vitest';
+import { type Access, createAccess } from '../../src/core/access.js';
+import { createMemory, type Memory } from '../../src/core/memory.js';
+import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import type { Timeouts } from '../../src/http/limits.js';
+import { startHttpServer } from '../../src/http/server.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
+import { createToolHandler } from '../../src/tools/handler.js';
+
+export interface TestServer {
+  /** The MCP endpoint, e.g. http://127.0.0.1:40123/mcp. */
+  readonly url: string;
+  readonly port: number;
+  readonly memory: Memory;
+  readonly access: Access;
+  readonly store: SqliteStore;
+  readonly db: string;
+  /** Every line the server logged, in order. */
+  readonly logs: string[];
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  readonly auth?: 'none' | 'token';
+  readonly allowOrigins?: readonly string[];
+  readonly host?: string;
+  readonly timeouts?: Partial<Timeouts>;
+  readonly maxBodyBytes?: number;
+  /** Reuse the database file of an earlier server. */
+  readonly db?: string;
+}
+
+/** A fresh folder removed when the current test finishes. */
+export function testFolder(): string {
+  const folder = mkdtempSync(join(tmpdir(), 'engram-http-'));
+  onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+  return folder;
+}
+
+/** Starts the app on a free port; it is stopped and its store closed when the test ends. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const db = options.db ?? join(testFolder(), 'memory.db');
+  const store = openSqliteStore({ path: db });
+  const memory = createMemory({ store });
+  const access = createAccess(store.tokens);
+  const logs: string[] = [];
+  const host = options.host ?? '127.0.0.1';
+  const server = await startHttpServer({
+    handler: createToolHandler(memory),
+    policy: DEFAULT_POLICY,
+    version: '0.0.0-test',
+    auth: options.auth === 'token' ? { mode: 'token', access } : { mode: 'none', user: 'local' },
+    allowOrigins: options.allowOrigins ?? [],
+    host,
+    port: 0,
+    log: (line) => logs.push(line),
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
+  });
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= server.close().then(() => store.close());
+    return closing;
+  };
+  onTestFinished(close);
+  const address = host === '0.0.0.0' ? '127.0.0.1' : host;
+  return { url: `http://${address}:${server.port}/mcp`, port: server.port, memory, access, store, db, logs, close };
+}
+
+export interface RawResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+export interface RawRequest {
+  readonly method?: string;
+  readonly path?: string;
+  readonly headers?: Record<string, string | number>;
+  readonly body?: string;
+}
+
+/** One HTTP request to 127.0.0.1:`port` with exactly these headers (Host included). */
+export function raw(port: number, req: RawRequest = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      { host: '127.0.0.1', port, method: req.method ?? 'GET', path: req.path ?? '/mcp', headers: req.headers ?? {} },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(req.body);
+  });
+}
+
+export const JSON_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+
+/** A JSON-RPC request body. */
+export function rpc(method: string, params?: unknown, id = 1): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+}
+
+/** The JSON-RPC message of a response, whether sent as JSON or as one SSE event. */
+export function rpcMessage(response: RawResponse): { result?: unknown; error?: { code: number; message: string } } {
+  const json = response.headers['content-type']?.startsWith('text/event-stream')
+    ? response.body
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice('data: '.length))
+        .join('')
+    : response.body;
+  return JSON.parse(json);
+}
+
+/** POSTs one JSON-RPC request to /mcp as an MCP client would, with any extra headers. */
+export function postRpc(port: number, body: string, headers: Record<string, string> = {}): Promise<RawResponse> {
+  return raw(port, { method: 'POST', headers: { ...JSON_HEADERS, ...headers }, body });
+}

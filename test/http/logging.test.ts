@@ -1,0 +1,99 @@
+/**
+ * The request log: one line per request with time, user, method and path, JSON-RPC
+ * method, tool, status and duration — and never the arguments, bodies or tokens, nor
+ * anything a client could use to forge a line.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { formatRequestLine, summarizeRpc } from '../../src/http/logging.js';
+import { postRpc, raw, rpc, startTestServer } from './fixtures.js';
+
+const LINE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z user=\S+ [A-Z]+ \S+ method=\S+ tool=\S+ status=\d{3} \d+ms$/;
+
+describe('over HTTP', () => {
+  it('logs one line per request, without arguments, bodies or tokens', async () => {
+    const server = await startTestServer({ auth: 'token' });
+    const { token } = await server.access.create({ user: 'ada', label: 'webui' });
+    const secret = rpc('tools/call', {
+      name: 'memory_write',
+      arguments: { name: 'topics/bank', description: 'Bank details', new: 'PIN 9876' },
+    });
+    await postRpc(server.port, secret, { Authorization: `Bearer ${token}` });
+    await postRpc(server.port, rpc('tools/list'), { Authorization: 'Bearer engram_wrong' });
+    await raw(server.port, { path: '/healthz' });
+
+    expect(server.logs).toHaveLength(3);
+    for (const line of server.logs) expect(line).toMatch(LINE);
+    expect(server.logs[0]).toMatch(/ user=ada POST \/mcp method=tools\/call tool=memory_write status=200 \d+ms$/);
+    expect(server.logs[1]).toMatch(/ user=- POST \/mcp method=- tool=- status=401 \d+ms$/);
+    expect(server.logs[2]).toMatch(/ user=- GET \/healthz method=- tool=- status=200 \d+ms$/);
+    const all = server.logs.join('\n');
+    for (const leak of ['PIN', '9876', 'topics/bank', 'Bank details', token, 'engram_wrong'])
+      expect(all).not.toContain(leak);
+  });
+});
+
+describe('summarizeRpc', () => {
+  it('names the method and, for tools/call, the tool', () => {
+    expect(
+      summarizeRpc({ method: 'tools/call', params: { name: 'memory_open', arguments: { names: ['x'] } } }),
+    ).toEqual({
+      rpcMethod: 'tools/call',
+      tool: 'memory_open',
+    });
+    expect(summarizeRpc({ method: 'initialize', params: { name: 'ignored' } })).toEqual({
+      rpcMethod: 'initialize',
+      tool: undefined,
+    });
+    expect(summarizeRpc(42)).toEqual({ rpcMethod: undefined, tool: undefined });
+  });
+
+  it('lists every method of a batch', () => {
+    expect(
+      summarizeRpc([{ method: 'tools/list' }, { method: 'tools/call', params: { name: 'memory_drop' } }, { id: 1 }]),
+    ).toEqual({ rpcMethod: 'tools/list,tools/call,-', tool: '-,memory_drop,-' });
+  });
+
+  it('shows a method or tool that is not a plain name as "?", so no client can forge a log line', () => {
+    expect(summarizeRpc({ method: 'tools/list\n2026-01-01T00:00:00.000Z user=admin' })).toEqual({
+      rpcMethod: '?',
+      tool: undefined,
+    });
+    expect(summarizeRpc({ method: 'tools/call', params: { name: 'memory_open status=200\nforged' } })).toEqual({
+      rpcMethod: 'tools/call',
+      tool: '?',
+    });
+    expect(summarizeRpc({ method: 'x'.repeat(65) }).rpcMethod).toBe('?');
+  });
+});
+
+describe('formatRequestLine', () => {
+  it('writes the fields in order, with "-" for what is unknown', () => {
+    expect(
+      formatRequestLine({
+        time: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678)),
+        user: undefined,
+        httpMethod: 'OPTIONS',
+        path: '/mcp',
+        rpcMethod: undefined,
+        tool: undefined,
+        status: 204,
+        durationMs: 1.6,
+      }),
+    ).toBe('2026-01-02T03:04:05.678Z user=- OPTIONS /mcp method=- tool=- status=204 2ms');
+  });
+
+  it('shows a user or path that is not printable as "?"', () => {
+    const line = formatRequestLine({
+      time: new Date(0),
+      user: 'ada lovelace',
+      httpMethod: 'GET',
+      path: '/a\nb',
+      rpcMethod: 'tools/list',
+      tool: undefined,
+      status: 404,
+      durationMs: 0,
+    });
+    expect(line).toBe('1970-01-01T00:00:00.000Z user=? GET ? method=tools/list tool=- status=404 0ms');
+  });
+});

@@ -1,0 +1,174 @@
+/**
+ * `engram serve` as a person starts it (the built CLI as a child process): it prints
+ * where to connect, serves the SDK clients, logs each request on stderr, and on
+ * SIGTERM/SIGINT stops cleanly with exit code 0. Unsafe or wrong start-ups are refused
+ * with a clear message; tokens made and revoked by `engram token` work at once.
+ */
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { childEnv, ENGRAM_CLI, queryDatabase, runEngram, tempDir } from '../helpers/engram.js';
+import { HTTP_CLIENTS } from './clients.js';
+
+interface Served {
+  readonly child: ChildProcess;
+  /** The MCP endpoint printed at start-up. */
+  readonly url: string;
+  /** Everything printed on stdout up to and including the connect help. */
+  readonly banner: string;
+  readonly stderr: () => string;
+  /** Resolves with the exit code. */
+  readonly exited: Promise<number | null>;
+}
+
+/** Spawns a command that starts `engram serve` and waits for it to print where to connect. */
+function serve(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<Served> {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  onTestFinished(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  });
+  return new Promise((resolve, reject) => {
+    let banner = '';
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      banner += `${line}\n`;
+      if (line.includes('Stop with Ctrl-C.')) {
+        const url = /serving MCP at (\S+)/.exec(banner)?.[1];
+        if (url) resolve({ child, url, banner, stderr: () => stderr, exited });
+      }
+    });
+    exited.then((code) => reject(new Error(`engram serve exited with ${code} before serving:\n${stderr}`)));
+  });
+}
+
+function setup() {
+  const dir = tempDir();
+  const db = dir.file('m.db');
+  return { db, env: childEnv(dir.path) };
+}
+
+describe('engram serve', () => {
+  it('prints where to connect, serves an SDK client, logs each request, and stops on SIGTERM', async () => {
+    const { db, env } = setup();
+    const served = await serve(process.execPath, [ENGRAM_CLI, 'serve', '--port', '0', '--db', db], env);
+    expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    expect(served.banner).toContain(`llama.cpp WebUI: add the MCP server ${served.url}`);
+    expect(served.banner).toContain(`Claude Code:     claude mcp add --transport http engram ${served.url}`);
+
+    const session = await HTTP_CLIENTS[0]!.connect(served.url);
+    expect(
+      await session.call('memory_write', { name: 'topics/me', description: 'Who I am', new: 'Name: Ada.' }),
+    ).toEqual({
+      text: 'topics/me (11 bytes): Who I am',
+      isError: false,
+    });
+    await session.close();
+
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toBe(0);
+    expect(served.stderr()).toMatch(/user=local POST \/mcp method=tools\/call tool=memory_write status=200/);
+    expect(served.stderr()).toContain('SIGTERM: finishing requests in flight, then stopping');
+    expect(served.stderr()).not.toContain('Name: Ada.');
+    expect(queryDatabase<{ body: string }>(db, 'SELECT body FROM entries')).toEqual([{ body: 'Name: Ada.\n' }]);
+  });
+
+  it('stops on SIGINT (Ctrl-C) too', async () => {
+    const { db, env } = setup();
+    const served = await serve(process.execPath, [ENGRAM_CLI, 'serve', '--port', '0', '--db', db], env);
+    served.child.kill('SIGINT');
+    expect(await served.exited).toBe(0);
+  });
+
+  it('is what npm start runs', async () => {
+    const { db, env } = setup();
+    const served = await serve('npm', ['start', '--silent', '--', '--port', '0', '--db', db], env);
+    expect(served.banner).toMatch(/^Engram is serving MCP at http:\/\/127\.0\.0\.1:\d+\/mcp\n/);
+  });
+
+  it('with --auth token, accepts a token from engram token create and refuses it once revoked, without a restart', async () => {
+    const { db, env } = setup();
+    const created = await runEngram(
+      ['token', 'create', '--user', 'ada', '--label', 'webui', '--json', '--db', db],
+      env,
+    );
+    const { id, token } = JSON.parse(created.stdout) as { id: string; token: string };
+    const served = await serve(
+      process.execPath,
+      [ENGRAM_CLI, 'serve', '--auth', 'token', '--port', '0', '--db', db],
+      env,
+    );
+    expect(served.banner).toContain('--header "Authorization: Bearer <token>"');
+
+    const session = await HTTP_CLIENTS[1]!.connect(served.url, { token });
+    onTestFinished(() => session.close().catch(() => {}));
+    expect((await session.call('memory_write', { name: 'topics/me', description: 'Me', new: 'x' })).isError).toBe(
+      false,
+    );
+    expect((await runEngram(['token', 'revoke', id, '--db', db], env)).code).toBe(0);
+    await expect(session.call('memory_open')).rejects.toThrow();
+    expect(queryDatabase<{ actor: string }>(db, 'SELECT actor FROM revisions')).toEqual([{ actor: 'webui' }]);
+  });
+
+  it('warns at start-up when --auth token has no tokens yet', async () => {
+    const { db, env } = setup();
+    const served = await serve(
+      process.execPath,
+      [ENGRAM_CLI, 'serve', '--auth', 'token', '--port', '0', '--db', db],
+      env,
+    );
+    served.child.kill('SIGTERM');
+    await served.exited;
+    expect(served.stderr()).toContain(
+      'no tokens exist yet, so every request will be refused: create one with engram token create --user NAME',
+    );
+  });
+});
+
+describe('engram serve refuses to start', () => {
+  it.each([['0.0.0.0'], ['192.168.1.20'], ['::']])('on %s without auth: exit 1 with a clear message', async (host) => {
+    const { db, env } = setup();
+    const run = await runEngram(['serve', '--host', host, '--port', '0', '--db', db], env);
+    expect(run).toMatchObject({ code: 1, stdout: '' });
+    expect(run.stderr).toBe(
+      `refusing to serve on ${host} without authentication: anyone who can reach it could read and change your memory. ` +
+        'Either keep the default --host 127.0.0.1, or start with --auth token and create tokens with ' +
+        'engram token create --user NAME.\n',
+    );
+  });
+
+  it('with an --allow-origin that is not an origin: exit 1', async () => {
+    const { db, env } = setup();
+    const run = await runEngram(['serve', '--allow-origin', 'evil.example', '--port', '0', '--db', db], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^--allow-origin "evil\.example" is not an origin/);
+  });
+
+  it.each([
+    ['--port', 'http'],
+    ['--port', '70000'],
+    ['--auth', 'basic'],
+  ])('with %s %s: usage error, exit 2', async (flag, value) => {
+    const { db, env } = setup();
+    const run = await runEngram(['serve', flag, value, '--db', db], env);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+  });
+
+  it('on a port already in use: exit 1, saying to choose another', async () => {
+    const { db, env } = setup();
+    const first = await serve(process.execPath, [ENGRAM_CLI, 'serve', '--port', '0', '--db', db], env);
+    const port = new URL(first.url).port;
+    const run = await runEngram(['serve', '--port', port, '--db', db], env);
+    expect(run).toMatchObject({
+      code: 1,
+      stderr: `engram: port ${port} on 127.0.0.1 is already in use; choose another with --port.\n`,
+    });
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * Starting and stopping: an unsafe binding is refused before anything listens, a busy
+ * port is reported, and close() lets a request in flight finish before the server stops.
+ */
+
+import { request as httpRequest } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { createMemory } from '../../src/core/memory.js';
+import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import { startHttpServer } from '../../src/http/server.js';
+import { openMemoryStore } from '../../src/store/memory/index.js';
+import { createToolHandler } from '../../src/tools/handler.js';
+import { JSON_HEADERS, raw, rpc, startTestServer } from './fixtures.js';
+
+const base = {
+  handler: createToolHandler(createMemory({ store: openMemoryStore() })),
+  policy: DEFAULT_POLICY,
+  version: '0.0.0-test',
+  log: () => {},
+};
+
+describe('startHttpServer', () => {
+  it('refuses to listen beyond loopback without auth', async () => {
+    await expect(
+      startHttpServer({ ...base, auth: { mode: 'none', user: 'local' }, host: '0.0.0.0', port: 0 }),
+    ).rejects.toThrow(/^refusing to serve on 0\.0\.0\.0 without authentication/);
+  });
+
+  it('reports a port that is already in use', async () => {
+    const first = await startTestServer();
+    await expect(
+      startHttpServer({ ...base, auth: { mode: 'none', user: 'local' }, host: '127.0.0.1', port: first.port }),
+    ).rejects.toMatchObject({ code: 'EADDRINUSE' });
+  });
+});
+
+describe('close()', () => {
+  it('lets a request in flight finish, then stops accepting', async () => {
+    const server = await startTestServer();
+    const body = rpc('tools/call', {
+      name: 'memory_write',
+      arguments: { name: 'topics/a', description: 'A', new: 'x' },
+    });
+    const half = Math.floor(body.length / 2);
+
+    const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = httpRequest({
+        host: '127.0.0.1',
+        port: server.port,
+        method: 'POST',
+        path: '/mcp',
+        headers: { ...JSON_HEADERS, 'Content-Length': Buffer.byteLength(body) },
+      });
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (chunk) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      req.write(body.slice(0, half), () => {
+        const closing = server.close();
+        setImmediate(() => req.end(body.slice(half)));
+        closing.catch(reject);
+      });
+    });
+
+    const response = await answered;
+    expect(response.status).toBe(200);
+    expect(response.text).toContain('topics/a (2 bytes): A');
+    await server.close();
+    await expect(raw(server.port, { method: 'POST', body: rpc('tools/list') })).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
+  });
+});
+
+describe('a failure inside the server', () => {
+  it('answers 500 without details, logs it, and keeps serving', async () => {
+    const server = await startTestServer({ auth: 'token' });
+    await server.store.close();
+    const response = await raw(server.port, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, Authorization: 'Bearer engram_anything' },
+      body: rpc('tools/list'),
+    });
+    expect(response.status).toBe(500);
+    expect(JSON.parse(response.body).error).toEqual({
+      code: -32603,
+      message: 'Internal error: the server failed to answer. Try again; if it fails again, tell its owner.',
+    });
+    expect(server.logs.some((line) => line.startsWith('internal error: '))).toBe(true);
+    expect((await raw(server.port, { path: '/healthz' })).status).toBe(200);
+  });
+});
