@@ -1,0 +1,96 @@
+/**
+ * The PostgreSQL schema, as an ordered list of forward migrations, applied in one
+ * transaction under an advisory lock: when several servers start at once on an empty
+ * database, one migrates while the others wait, then find nothing left to do. Never
+ * edit a shipped step: append a new one.
+ *
+ * Every table carries user_id and every key starts with it, so the schema can be
+ * sharded by user (e.g. Citus, user_id as distribution column) as it stands.
+ */
+
+import { EngramError } from '../../core/errors.js';
+import type { Queryable } from './pool.js';
+
+export const MIGRATIONS: readonly string[] = [
+  // 1: entries (live and dropped), per-user usage, every revision, and bearer tokens.
+  `
+  CREATE TABLE users (
+    user_id     text PRIMARY KEY,
+    total_bytes bigint NOT NULL DEFAULT 0
+  );
+
+  CREATE TABLE entries (
+    id          bigint GENERATED ALWAYS AS IDENTITY,
+    user_id     text NOT NULL,
+    -- "C" collation: names sort in code-point order, as on every backend.
+    name        text COLLATE "C" NOT NULL,
+    description text NOT NULL,
+    size        integer NOT NULL,
+    body        text NOT NULL,
+    created     bigint NOT NULL,
+    updated     bigint NOT NULL,
+    revision    integer NOT NULL,
+    dropped_at  bigint,
+    dropped_by  text,
+    PRIMARY KEY (user_id, id)
+  );
+
+  -- One live entry per name; the index is served from this covering index alone (Index Only Scan).
+  CREATE UNIQUE INDEX entries_live ON entries (user_id, name) INCLUDE (size, description) WHERE dropped_at IS NULL;
+  -- Every copy of a name, live or dropped: history, undrop, purge.
+  CREATE INDEX entries_copies ON entries (user_id, name);
+  -- The trash of one user, and expired trash across users.
+  CREATE INDEX entries_trash ON entries (user_id, dropped_at) WHERE dropped_at IS NOT NULL;
+  CREATE INDEX entries_expiry ON entries (dropped_at) WHERE dropped_at IS NOT NULL;
+
+  CREATE TABLE revisions (
+    user_id     text NOT NULL,
+    entry_id    bigint NOT NULL,
+    revision    integer NOT NULL,
+    operation   text NOT NULL,
+    actor       text NOT NULL,
+    at          bigint NOT NULL,
+    description text NOT NULL,
+    body        text NOT NULL,
+    PRIMARY KEY (user_id, entry_id, revision),
+    FOREIGN KEY (user_id, entry_id) REFERENCES entries (user_id, id) ON DELETE CASCADE
+  );
+
+  -- Only the SHA-256 of each secret is kept.
+  CREATE TABLE tokens (
+    id        text PRIMARY KEY,
+    user_id   text NOT NULL,
+    label     text NOT NULL,
+    read_only boolean NOT NULL,
+    hash      text NOT NULL UNIQUE,
+    created   bigint NOT NULL,
+    last_used bigint
+  );
+  `,
+];
+
+/** Key of the advisory lock that serialises migrations across servers ("engram" in ASCII). */
+const MIGRATION_LOCK = 0x656e6772616d;
+
+/** Brings the database to the newest schema; `transaction` runs the work in one transaction. */
+export async function migrate(transaction: (work: (db: Queryable) => Promise<void>) => Promise<void>): Promise<void> {
+  await transaction(async (db) => {
+    await db.query({ text: 'SELECT pg_advisory_xact_lock($1)', values: [MIGRATION_LOCK] });
+    await db.query({ text: 'CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)' });
+    const { rows } = await db.query<{ version: number }>({ text: 'SELECT version FROM schema_version' });
+    const current = rows[0]?.version ?? 0;
+    if (current > MIGRATIONS.length) {
+      throw new EngramError(
+        'STORE_UNAVAILABLE',
+        `this database is at schema version ${current}, newer than this Engram knows (${MIGRATIONS.length}): upgrade Engram`,
+      );
+    }
+    if (current === MIGRATIONS.length) return;
+    for (const step of MIGRATIONS.slice(current)) await db.query({ text: step });
+    await db.query(
+      rows.length === 0
+        ? { text: 'INSERT INTO schema_version (version) VALUES ($1)', values: [MIGRATIONS.length] }
+        : { text: 'UPDATE schema_version SET version = $1', values: [MIGRATIONS.length] },
+    );
+  });
+}

@@ -1,0 +1,143 @@
+/**
+ * The connection to PostgreSQL: a node-postgres pool configured for Engram (pool size,
+ * statement timeout, bigint columns read as numbers), typed as the small slice of `pg`
+ * the store uses, and the translation of "cannot connect" failures into one clear
+ * STORE_UNAVAILABLE error that names the server.
+ */
+
+import pg from 'pg';
+import { EngramError } from '../../core/errors.js';
+
+/** One SQL statement; a `name` makes PostgreSQL prepare it once per connection. */
+export interface Statement {
+  readonly name?: string;
+  readonly text: string;
+  readonly values?: readonly unknown[];
+}
+
+/** What runs statements: the pool itself, or one connection holding a transaction. */
+export interface Queryable {
+  query<Row>(statement: Statement): Promise<{ readonly rows: Row[]; readonly rowCount: number | null }>;
+}
+
+export interface Connection extends Queryable {
+  /** Gives the connection back to the pool; with an error, the pool discards it instead. */
+  release(error?: Error): void;
+}
+
+export interface Pool extends Queryable {
+  connect(): Promise<Connection>;
+  end(): Promise<void>;
+}
+
+export interface PoolOptions {
+  /** `postgres://user:password@host:port/database`, as node-postgres reads it. */
+  readonly connectionString: string;
+  /** Most connections the pool opens (node-postgres default: 10). */
+  readonly max?: number;
+  /**
+   * A statement running (or waiting for a lock) longer than this is cancelled, and a
+   * transaction left idle this long is ended, releasing its locks; in ms, 0 for no limit.
+   */
+  readonly statementTimeoutMs?: number;
+}
+
+const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/** Reads bigint columns (times in ms, ids, totals) as numbers: they stay far below 2^53. */
+function numberTypes(): pg.CustomTypesConfig {
+  const types = new pg.TypeOverrides();
+  types.setTypeParser(pg.types.builtins.INT8, Number);
+  return types;
+}
+
+export function createPool(options: PoolOptions): Pool {
+  const statementTimeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    application_name: 'engram',
+    types: numberTypes(),
+    ...(statementTimeout > 0
+      ? { statement_timeout: statementTimeout, idle_in_transaction_session_timeout: statementTimeout }
+      : {}),
+  });
+  // An idle connection that the server closes (restart, failover) is dropped by the pool and
+  // reopened on demand; without a listener the 'error' event would end the process.
+  pool.on('error', () => {});
+  return {
+    query: <Row>(statement: Statement) =>
+      pool.query(statement as pg.QueryConfig) as Promise<pg.QueryResult<Row & pg.QueryResultRow>>,
+    connect: async () => {
+      const client = await pool.connect();
+      // While checked out, a connection the server drops fails its statements (and the
+      // transaction, which is retried); the 'error' event itself must not end the process.
+      const ignore = () => {};
+      client.on('error', ignore);
+      return {
+        query: <Row>(statement: Statement) =>
+          client.query(statement as pg.QueryConfig) as Promise<pg.QueryResult<Row & pg.QueryResultRow>>,
+        release: (error?: Error) => {
+          client.removeListener('error', ignore);
+          client.release(error);
+        },
+      };
+    },
+    end: () => pool.end(),
+  };
+}
+
+/** `host:port` of the server a connection string points at, for messages. */
+export function serverAddress(connectionString: string, env: NodeJS.ProcessEnv = process.env): string {
+  let host = '';
+  let port = '';
+  try {
+    const url = new URL(connectionString);
+    host = decodeURIComponent(url.hostname) || (url.searchParams.get('host') ?? '');
+    port = url.port || (url.searchParams.get('port') ?? '');
+  } catch {
+    // Not a URL (a key=value string): fall back to the environment's defaults.
+  }
+  return `${host || env.PGHOST || 'localhost'}:${port || env.PGPORT || '5432'}`;
+}
+
+const NETWORK_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+]);
+
+/** SQLSTATEs of a server that is shutting down, starting up, or dropped the connection. */
+const SERVER_GONE = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+
+/** True when the failure is the connection itself (server down, restarting, unreachable), not a statement. */
+export function isConnectionError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (NETWORK_ERRORS.has(code) || SERVER_GONE.has(code))) return true;
+  return /Connection terminated|connection timeout|not queryable/i.test(error.message);
+}
+
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  // Node reports a refused connection to every address of a host as an AggregateError with no message.
+  return error.message || String((error as { code?: unknown }).code ?? error.name);
+}
+
+/**
+ * The error to show when no connection could be opened: the server is unreachable, or it
+ * answered and refused (wrong password, no such database). Either way: where, and why.
+ */
+export function unavailable(address: string, error: unknown): EngramError {
+  const message = isConnectionError(error)
+    ? `cannot reach PostgreSQL at ${address}: ${reasonOf(error)}. Check that the server is running and that the database URL is right.`
+    : `PostgreSQL at ${address} refused the connection: ${reasonOf(error)}. Check the user, password and database in the database URL.`;
+  return new EngramError('STORE_UNAVAILABLE', message);
+}

@@ -1,0 +1,508 @@
+/**
+ * The PostgreSQL store: the shared Store contract, each test on a database of its own,
+ * then what only PostgreSQL has — migrations raced by several servers, the messages of
+ * an unreachable or refusing database, writers on separate pools (separate servers)
+ * losing nothing, the covering index plan, reconnect and retry, and the pool options.
+ * Skipped, with a notice, where no PostgreSQL is available.
+ */
+
+import pg from 'pg';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EngramError } from '../../src/core/errors.js';
+import type { Actor, Decide, TokenRecord } from '../../src/core/store.js';
+import { openPostgresStore, type PostgresStore, type PostgresStoreOptions } from '../../src/store/postgres/index.js';
+import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import type { Connection, Pool, Statement } from '../../src/store/postgres/pool.js';
+import { SQL } from '../../src/store/postgres/statements.js';
+import { callDecide, Runner } from '../../src/store/postgres/transaction.js';
+import {
+  createTestDatabase,
+  createTestSchema,
+  findTestPostgres,
+  queryPostgres,
+  type TestDatabase,
+} from '../helpers/postgres.js';
+import { describeStoreContract } from './contract.js';
+import { describeHistoryContract } from './contract-history.js';
+
+const server = await findTestPostgres();
+
+const alice: Actor = { user: 'alice', label: 'postgres-test' };
+
+function appendLine(line: string): Decide {
+  return (current) => ({
+    kind: 'put',
+    operation: current ? 'append' : 'create',
+    description: current?.description ?? 'lines',
+    body: `${current?.body ?? ''}${line}\n`,
+  });
+}
+
+/** An error as node-postgres reports it: a message and a code (SQLSTATE or system error). */
+function failure(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/**
+ * A pool that records every statement and fails the ones `fail` picks, for the retry
+ * rules that a live server cannot be made to break on cue.
+ */
+function fakePool(fail: (text: string, count: number) => Error | undefined) {
+  const log: string[] = [];
+  const seen = new Map<string, number>();
+  const run = async (statement: Statement) => {
+    const count = (seen.get(statement.text) ?? 0) + 1;
+    seen.set(statement.text, count);
+    log.push(statement.text);
+    const error = fail(statement.text, count);
+    if (error) throw error;
+    return { rows: [{ ok: true }], rowCount: 1 };
+  };
+  const connection: Connection = { query: run as Connection['query'], release: () => log.push('release') };
+  const pool: Pool = {
+    query: run as Pool['query'],
+    connect: async () => {
+      const error = fail('connect', (seen.get('connect') ?? 0) + 1);
+      seen.set('connect', (seen.get('connect') ?? 0) + 1);
+      if (error) throw error;
+      return connection;
+    },
+    end: async () => {},
+  };
+  return { pool, log };
+}
+
+describe('Runner, the retry rules (on a fake pool)', () => {
+  it('runs a transaction again after a deadlock or a serialization failure, and commits once', async () => {
+    const { pool, log } = fakePool((text, count) =>
+      text === 'UPDATE' && count === 1
+        ? failure('40P01', 'deadlock detected')
+        : text === 'UPDATE' && count === 2
+          ? failure('40001', 'could not serialize access')
+          : undefined,
+    );
+
+    const result = await new Runner(pool, 'db:5432').transaction(
+      async (db) => (await db.query({ text: 'UPDATE' })).rows,
+    );
+
+    expect(result).toEqual([{ ok: true }]);
+    expect(log).toEqual([
+      ...['BEGIN', 'UPDATE', 'ROLLBACK', 'release'],
+      ...['BEGIN', 'UPDATE', 'ROLLBACK', 'release'],
+      ...['BEGIN', 'UPDATE', 'COMMIT', 'release'],
+    ]);
+  });
+
+  it('never runs again after decide threw: rolls back and rethrows the very error', async () => {
+    const { pool, log } = fakePool(() => undefined);
+    const refusal = Object.assign(new Error('refused'), { code: '40001' });
+
+    const attempt = new Runner(pool, 'db:5432').transaction(async () =>
+      callDecide(() => {
+        throw refusal;
+      }),
+    );
+
+    await expect(attempt).rejects.toBe(refusal);
+    expect(log).toEqual(['BEGIN', 'ROLLBACK', 'release']);
+  });
+
+  it('reports a connection lost during COMMIT instead of applying the change a second time', async () => {
+    const { pool, log } = fakePool((text) =>
+      text === 'COMMIT' ? failure('ECONNRESET', 'read ECONNRESET') : undefined,
+    );
+
+    const attempt = new Runner(pool, 'db:5432').transaction(async (db) => db.query({ text: 'UPDATE' }));
+
+    await expect(attempt).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    await expect(attempt).rejects.toThrow(
+      'lost the connection to PostgreSQL at db:5432 while committing, so the change may or may not have been saved. Read the entry again before repeating the change.',
+    );
+    expect(log.filter((text) => text === 'BEGIN')).toHaveLength(1);
+  });
+
+  it('tries an unreachable server a few times, then says it cannot be reached', async () => {
+    let connects = 0;
+    const { pool } = fakePool((text) => {
+      if (text !== 'connect') return undefined;
+      connects++;
+      return failure('ECONNREFUSED', 'connect ECONNREFUSED 10.0.0.9:5432');
+    });
+
+    const attempt = new Runner(pool, '10.0.0.9:5432').transaction(async () => 'never');
+
+    await expect(attempt).rejects.toThrow(
+      'cannot reach PostgreSQL at 10.0.0.9:5432: connect ECONNREFUSED 10.0.0.9:5432. Check that the server is running and that the database URL is right.',
+    );
+    expect(connects).toBe(6);
+  });
+
+  it('does not retry a statement that failed for good', async () => {
+    const { pool, log } = fakePool((text) =>
+      text === 'SELECT' ? failure('42P01', 'relation "nowhere" does not exist') : undefined,
+    );
+
+    await expect(new Runner(pool, 'db:5432').query({ text: 'SELECT' })).rejects.toThrow(
+      'relation "nowhere" does not exist',
+    );
+    expect(log).toEqual(['SELECT']);
+  });
+});
+
+describe.skipIf(!server)('PostgreSQL', () => {
+  /** The contract tests share one database of this file, each test in a schema of its own. */
+  let contractDatabase: Promise<TestDatabase> | undefined;
+
+  async function openInFreshSchema(options: Omit<PostgresStoreOptions, 'connectionString'>) {
+    contractDatabase ??= createTestDatabase(server!);
+    const schema = await createTestSchema(await contractDatabase);
+    return { store: await openPostgresStore({ connectionString: schema.url, ...options }), cleanup: schema.drop };
+  }
+
+  afterAll(async () => {
+    await (await contractDatabase)?.drop();
+  });
+
+  describeStoreContract('postgres', (options) => openInFreshSchema(options));
+  describeHistoryContract('postgres', (options) => openInFreshSchema(options));
+
+  describe('PostgresStore', () => {
+    let database: TestDatabase;
+    const opened: PostgresStore[] = [];
+
+    /** Opens a store on this test's database that the teardown closes. */
+    async function open(options: Partial<PostgresStoreOptions> = {}): Promise<PostgresStore> {
+      const store = await openPostgresStore({ connectionString: database.url, ...options });
+      opened.push(store);
+      return store;
+    }
+
+    function query<Row>(sql: string, params: unknown[] = []): Promise<Row[]> {
+      return queryPostgres<Row>(database.url, sql, params);
+    }
+
+    /** A connection of the test's own that holds alice's write lock until `release` is called. */
+    async function holdAlicesLock(): Promise<{ release(): Promise<void> }> {
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      await client.query('BEGIN');
+      await client.query("SELECT 1 FROM users WHERE user_id = 'alice' FOR UPDATE");
+      return {
+        release: async () => {
+          await client.query('COMMIT');
+          await client.end();
+        },
+      };
+    }
+
+    /** Waits until some connection of the store is blocked on a lock, and returns its process id. */
+    async function blockedBackend(): Promise<number> {
+      for (;;) {
+        const rows = await query<{ pid: number }>(
+          "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'engram' AND wait_event_type = 'Lock'",
+        );
+        if (rows[0]) return rows[0].pid;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+
+    beforeEach(async () => {
+      database = await createTestDatabase(server!);
+    });
+
+    afterEach(async () => {
+      for (const store of opened.splice(0)) await store.close();
+      await database.drop();
+    });
+
+    describe('migrations', () => {
+      it('let four servers start at once on an empty database: all come up, the schema is created once', async () => {
+        const stores = await Promise.all([open(), open(), open(), open()]);
+
+        expect(await query('SELECT version FROM schema_version')).toEqual([{ version: MIGRATIONS.length }]);
+        await stores[0]!.mutate(alice, 'topics/a', appendLine('from the first'));
+        for (const store of stores) {
+          expect(await store.get('alice', ['topics/a'])).toEqual([
+            expect.objectContaining({ body: 'from the first\n' }),
+          ]);
+        }
+      });
+
+      it('leave an up-to-date database and its entries as they are on reopening', async () => {
+        const first = await open();
+        await first.mutate(alice, 'topics/a', appendLine('kept'));
+        await first.close();
+
+        const again = await open();
+
+        expect(await query('SELECT version FROM schema_version')).toEqual([{ version: MIGRATIONS.length }]);
+        expect(await again.get('alice', ['topics/a'])).toEqual([expect.objectContaining({ body: 'kept\n' })]);
+      });
+
+      it('refuse a database newer than this Engram, changing nothing', async () => {
+        const first = await open();
+        await first.mutate(alice, 'topics/a', appendLine('kept'));
+        await first.close();
+        await query('UPDATE schema_version SET version = $1', [MIGRATIONS.length + 1]);
+
+        const attempt = openPostgresStore({ connectionString: database.url });
+
+        await expect(attempt).rejects.toThrow(
+          `this database is at schema version ${MIGRATIONS.length + 1}, newer than this Engram knows (${MIGRATIONS.length}): upgrade Engram`,
+        );
+        await expect(attempt).rejects.toBeInstanceOf(EngramError);
+        expect(await query('SELECT version FROM schema_version')).toEqual([{ version: MIGRATIONS.length + 1 }]);
+        expect(await query('SELECT body FROM entries')).toEqual([{ body: 'kept\n' }]);
+      });
+    });
+
+    describe('startup errors', () => {
+      it('say which server cannot be reached, as a STORE_UNAVAILABLE error without a driver stack', async () => {
+        const attempt = openPostgresStore({ connectionString: 'postgres://postgres@127.0.0.1:1/engram' });
+
+        await expect(attempt).rejects.toMatchObject({ name: 'EngramError', code: 'STORE_UNAVAILABLE' });
+        await expect(attempt).rejects.toThrow(
+          /^cannot reach PostgreSQL at 127\.0\.0\.1:1: connect ECONNREFUSED 127\.0\.0\.1:1\. Check that the server is running and that the database URL is right\.$/,
+        );
+      });
+
+      it('say that a server which answers refused the connection, and why', async () => {
+        const url = new URL(database.url);
+        url.pathname = `/${database.name}_missing`;
+
+        const attempt = openPostgresStore({ connectionString: url.toString() });
+
+        await expect(attempt).rejects.toMatchObject({ name: 'EngramError', code: 'STORE_UNAVAILABLE' });
+        await expect(attempt).rejects.toThrow(
+          `PostgreSQL at ${url.host} refused the connection: database "${database.name}_missing" does not exist. Check the user, password and database in the database URL.`,
+        );
+      });
+    });
+
+    describe('two servers on one database', () => {
+      it('lose no line among 100 concurrent appends split across two pools', async () => {
+        const [one, two] = await Promise.all([open(), open()]);
+        const lines = Array.from({ length: 100 }, (_, i) => `line ${i}`);
+
+        await Promise.all(
+          lines.map((line, i) => (i % 2 === 0 ? one : two).mutate(alice, 'topics/log', appendLine(line))),
+        );
+
+        for (const store of [one, two]) {
+          const [entry] = await store.get('alice', ['topics/log']);
+          expect(entry!.body.split('\n').filter(Boolean).sort()).toEqual([...lines].sort());
+          expect(entry!.revision).toBe(100);
+        }
+        expect((await two.history('alice', 'topics/log')).map((record) => record.revision)).toEqual(
+          lines.map((_, i) => i + 1),
+        );
+      });
+
+      it('see each other’s writes and tokens at once', async () => {
+        const [one, two] = await Promise.all([open(), open()]);
+        const token = {
+          id: 'tok-1',
+          user: 'alice',
+          label: 'laptop',
+          readOnly: true,
+          hash: 'ab'.repeat(32),
+          created: 1_700_000_000_000,
+          lastUsed: undefined,
+        };
+
+        await one.mutate(alice, 'topics/a', appendLine('written through one'));
+        await one.tokens.add(token);
+
+        expect(await two.index('alice')).toEqual([{ name: 'topics/a', size: 20, description: 'lines' }]);
+        expect(await two.tokens.findByHash(token.hash)).toEqual(token);
+        expect(await two.tokens.revoke('tok-1')).toBe(true);
+        expect(await one.tokens.findByHash(token.hash)).toBeUndefined();
+      });
+    });
+
+    /** The cases of test/store/tokens.test.ts, whose backends open synchronously. */
+    describe('tokens', () => {
+      const token = (id: string, overrides: Partial<TokenRecord> = {}): TokenRecord => ({
+        id,
+        user: 'ada',
+        label: `label ${id}`,
+        readOnly: false,
+        hash: id.padEnd(64, '0'),
+        created: 1_000,
+        lastUsed: undefined,
+        ...overrides,
+      });
+
+      it('keeps every field of an added token, listed in order of creation', async () => {
+        const { tokens } = await open();
+        const readOnly = token('b1', { user: 'bob', readOnly: true, created: 2_000, lastUsed: 2_500 });
+        expect(await tokens.list()).toEqual([]);
+
+        await tokens.add(token('a1'));
+        await tokens.add(readOnly);
+
+        expect(await tokens.list()).toEqual([token('a1'), readOnly]);
+        expect(await tokens.findByHash(readOnly.hash)).toEqual(readOnly);
+        expect(await tokens.findByHash('f'.repeat(64))).toBeUndefined();
+      });
+
+      it('refuses a second token with the same id, keeping the first', async () => {
+        const { tokens } = await open();
+        await tokens.add(token('a1'));
+
+        await expect(tokens.add(token('a1', { label: 'other', hash: 'e'.repeat(64) }))).rejects.toThrow(
+          'duplicate key value violates unique constraint "tokens_pkey"',
+        );
+
+        expect(await tokens.list()).toEqual([token('a1')]);
+      });
+
+      it('records when a token was last used, ignoring an unknown id', async () => {
+        const { tokens } = await open();
+        await tokens.add(token('a1'));
+
+        await tokens.touch('a1', 5_000);
+        await tokens.touch('missing', 6_000);
+
+        expect(await tokens.list()).toEqual([token('a1', { lastUsed: 5_000 })]);
+      });
+
+      it('revokes by id: the token is no longer found or listed; an unknown id is false', async () => {
+        const { tokens } = await open();
+        await tokens.add(token('a1'));
+        await tokens.add(token('b1'));
+
+        expect(await tokens.revoke('a1')).toBe(true);
+        expect(await tokens.revoke('a1')).toBe(false);
+        expect(await tokens.revoke('zz')).toBe(false);
+        expect(await tokens.findByHash(token('a1').hash)).toBeUndefined();
+        expect(await tokens.list()).toEqual([token('b1')]);
+      });
+    });
+
+    describe('the index query', () => {
+      it('is answered by an Index Only Scan of the covering index entries_live, never reading bodies', async () => {
+        const store = await open();
+        for (let user = 0; user < 20; user++) {
+          const actor = { user: `user-${user}`, label: 'plan' };
+          await store.mutateAll(actor, () =>
+            Array.from({ length: 100 }, (_, i) => ({
+              name: `topics/entry-${i}`,
+              change: { kind: 'put', operation: 'import', description: `entry ${i}`, body: 'x'.repeat(2_000) } as const,
+            })),
+          );
+        }
+        await query('VACUUM ANALYZE entries');
+
+        const plan = await query<{ 'QUERY PLAN': string }>(`EXPLAIN ${SQL.index.replace('$1', "'user-7'")}`);
+
+        expect(plan[0]!['QUERY PLAN']).toMatch(/^Index Only Scan using entries_live on entries/);
+        expect(plan.map((row) => row['QUERY PLAN']).join('\n')).not.toMatch(/Sort|Seq Scan|Heap/);
+      });
+    });
+
+    describe('transient failures', () => {
+      it('retries a write whose connection the server killed mid-transaction, applying it once', async () => {
+        const store = await open();
+        await store.mutate(alice, 'topics/a', appendLine('one'));
+        const lock = await holdAlicesLock();
+        let decided = 0;
+
+        const write = store.mutate(alice, 'topics/a', (current, usage) => {
+          decided++;
+          return appendLine('two')(current, usage);
+        });
+        await query('SELECT pg_terminate_backend($1)', [await blockedBackend()]);
+        await lock.release();
+
+        expect((await write).after).toMatchObject({ body: 'one\ntwo\n', revision: 2 });
+        expect(decided).toBe(1);
+        expect((await store.history('alice', 'topics/a')).map((record) => record.revision)).toEqual([1, 2]);
+      });
+
+      it('reconnects after the server closed every idle connection', async () => {
+        const store = await open();
+        await store.mutate(alice, 'topics/a', appendLine('one'));
+
+        await query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'engram'",
+        );
+
+        expect((await store.mutate(alice, 'topics/a', appendLine('two'))).after?.body).toBe('one\ntwo\n');
+        expect(await store.index('alice')).toEqual([{ name: 'topics/a', size: 8, description: 'lines' }]);
+      });
+    });
+
+    describe('text PostgreSQL cannot hold', () => {
+      it('refuses a NUL character with a message, changing nothing', async () => {
+        const store = await open();
+        await store.mutate(alice, 'topics/a', appendLine('clean'));
+        const before = {
+          entries: await store.get('alice', ['topics/a']),
+          history: await store.history('alice', 'topics/a'),
+        };
+
+        const attempt = store.mutate(alice, 'topics/a', appendLine('nul \0 here'));
+
+        await expect(attempt).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+        await expect(attempt).rejects.toThrow(
+          'topics/a cannot be saved: its text contains the NUL character (\\u0000), which this PostgreSQL store cannot hold. Remove it and call again.',
+        );
+        expect({
+          entries: await store.get('alice', ['topics/a']),
+          history: await store.history('alice', 'topics/a'),
+        }).toEqual(before);
+      });
+    });
+
+    describe('options', () => {
+      it('cancels a statement that runs past statementTimeoutMs, and the write changes nothing', async () => {
+        const store = await open({ statementTimeoutMs: 100 });
+        await store.mutate(alice, 'topics/a', appendLine('one'));
+        const lock = await holdAlicesLock();
+
+        try {
+          await expect(store.mutate(alice, 'topics/a', appendLine('two'))).rejects.toThrow(
+            'canceling statement due to statement timeout',
+          );
+        } finally {
+          await lock.release();
+        }
+        expect(await store.get('alice', ['topics/a'])).toEqual([
+          expect.objectContaining({ body: 'one\n', revision: 1 }),
+        ]);
+      });
+
+      it('opens at most `max` connections however many writes arrive', async () => {
+        const store = await open({ max: 2 });
+
+        await Promise.all(
+          Array.from({ length: 30 }, (_, i) =>
+            store.mutate({ user: `user-${i}`, label: 'pool' }, 'topics/a', appendLine('x')),
+          ),
+        );
+
+        const [{ count }] = (await query<{ count: number }>(
+          "SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'engram'",
+        )) as [{ count: number }];
+        expect(count).toBeLessThanOrEqual(2);
+        expect(await store.index('user-29')).toEqual([{ name: 'topics/a', size: 2, description: 'lines' }]);
+      });
+
+      it('keeps historyLimit revisions per entry and reads times as numbers', async () => {
+        let time = 1_700_000_000_123;
+        const store = await open({ historyLimit: 2, now: () => time++ });
+        for (const line of ['a', 'b', 'c']) await store.mutate(alice, 'topics/a', appendLine(line));
+
+        const history = await store.history('alice', 'topics/a');
+
+        expect(history.map((record) => [record.revision, record.at])).toEqual([
+          [2, 1_700_000_000_124],
+          [3, 1_700_000_000_125],
+        ]);
+        expect(await query('SELECT count(*)::int AS n FROM revisions')).toEqual([{ n: 2 }]);
+      });
+    });
+  });
+});
