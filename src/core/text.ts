@@ -10,14 +10,22 @@ export function utf8Bytes(text: string): number {
   return encoder.encode(text).byteLength;
 }
 
-/** Everything written is stored with `\n` line endings, whatever the client sent. */
-export function normalizeNewlines(text: string): string {
-  return text.replace(/\r\n?/g, '\n');
+/**
+ * Lone UTF-16 surrogates (JSON can carry them, UTF-8 cannot) become U+FFFD, as UTF-8
+ * encoding would turn them; otherwise a store would keep other bytes than the size counts.
+ */
+export function wellFormed(text: string): string {
+  return text.replace(/\p{Surrogate}/gu, '\uFFFD');
 }
 
-/** Descriptions are one line: runs of white space (newlines too) fold to one space. */
+/** Everything written is stored well-formed with `\n` line endings, whatever the client sent. */
+export function normalizeNewlines(text: string): string {
+  return wellFormed(text).replace(/\r\n?/g, '\n');
+}
+
+/** Descriptions are one well-formed line: runs of white space (newlines too) fold to one space. */
 export function foldDescription(text: string): string {
-  return text.replace(/\s+/gu, ' ').trim();
+  return wellFormed(text).replace(/\s+/gu, ' ').trim();
 }
 
 /** Length in characters (code points), as a person counts them. */
