@@ -36,6 +36,12 @@ const ConfigSchema = z
     trashRetentionDays: z.number().int().nonnegative().optional(),
     historyLimit: positiveInteger.optional(),
     db: z.string().min(1).optional(),
+    databaseUrl: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'a PostgreSQL URL starts with postgres://')
+      .optional(),
+    poolSize: positiveInteger.optional(),
+    statementTimeoutMs: z.number().int().nonnegative().optional(),
     user: z.string().min(1).optional(),
   })
   .strict();
@@ -46,6 +52,10 @@ export interface Settings {
   readonly policy: Policy;
   /** SQLite database path, when the config file names one. */
   readonly db?: string | undefined;
+  /** PostgreSQL URL; when set, it is used instead of SQLite. */
+  readonly databaseUrl?: string | undefined;
+  readonly poolSize?: number | undefined;
+  readonly statementTimeoutMs?: number | undefined;
   readonly user?: string | undefined;
 }
 
@@ -75,8 +85,8 @@ export function parseConfig(text: string, path: string): Settings {
   }
   const parsed = ConfigSchema.safeParse(json);
   if (!parsed.success) throw new EngramError('INVALID_CONFIG', describeIssues(path, parsed.error));
-  const { db, user, ...caps } = parsed.data;
-  return { policy: { ...DEFAULT_POLICY, ...caps }, db, user };
+  const { db, user, databaseUrl, poolSize, statementTimeoutMs, ...caps } = parsed.data;
+  return { policy: { ...DEFAULT_POLICY, ...caps }, db, user, databaseUrl, poolSize, statementTimeoutMs };
 }
 
 /**

@@ -3,8 +3,8 @@
  * exit codes (0 done, 1 refused, 2 usage).
  */
 
-import { Command, CommanderError, Option } from 'commander';
-import { type CommonOptions, openContext, VERSION } from './context.js';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import { type Run, registerEntryCommands } from './entries.js';
 import { createOutput, EXIT_OK, EXIT_USAGE, reportFailure } from './output.js';
 import { registerRecoveryCommands } from './recovery.js';
@@ -13,9 +13,22 @@ import { registerStdioCommand } from './stdio.js';
 import { registerTokenCommands } from './token.js';
 import { registerTransferCommands } from './transfer.js';
 
+function positive(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) throw new InvalidArgumentError('expected a whole number from 1 up.');
+  return number;
+}
+
 function common(command: Command): Command {
   return command
     .addOption(new Option('--db <path>', 'SQLite database file').env('ENGRAM_DB'))
+    .addOption(
+      new Option('--database-url <url>', 'use PostgreSQL instead of SQLite (postgres://…)').env('ENGRAM_DATABASE_URL'),
+    )
+    .addOption(new Option('--pool-size <n>', 'PostgreSQL connections per process (default 10)').argParser(positive))
+    .addOption(
+      new Option('--statement-timeout <ms>', 'PostgreSQL statement timeout in ms (default 30000)').argParser(positive),
+    )
     .addOption(
       new Option('--config <file>', 'JSON config file (default ~/.config/engram/config.json)').env('ENGRAM_CONFIG'),
     )
@@ -25,10 +38,9 @@ function common(command: Command): Command {
 
 const run: Run = async (options, body) => {
   const output = createOutput(options.json === true);
-  let context: ReturnType<typeof openContext> | undefined;
+  let context: Context | undefined;
   try {
-    context = openContext(options);
-    await context.memory.recovery.purgeExpired();
+    context = await openContext(options);
     process.exitCode = (await body(context, output)) ?? EXIT_OK;
   } catch (error) {
     process.exitCode = reportFailure(error, output.json);

@@ -44,7 +44,7 @@ function connectHelp(server: RunningHttpServer, options: ServeOptions, context: 
       : `no auth: pages and programs on this computer act as user ${JSON.stringify(context.user)}`;
   return [
     `Engram is serving MCP at ${url}`,
-    `  (${who}; database ${context.db ?? 'default'})`,
+    `  (${who}; database ${context.database})`,
     `  llama.cpp WebUI: add the MCP server ${url}${options.auth === 'token' ? ' with the header Authorization: Bearer <token>' : ''}`,
     `  Claude Code:     claude mcp add --transport http engram ${url}${header}`,
     '  Stop with Ctrl-C.',
@@ -58,7 +58,7 @@ async function serve(options: ServeOptions): Promise<void> {
   try {
     assertSafeBinding(options.host, options.auth);
     allowOrigins = options.allowOrigin.map(parseAllowedOrigin);
-    context = openContext(options);
+    context = await openContext(options);
   } catch (error) {
     await context?.close();
     process.exitCode = reportFailure(error, false);

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { serveMcpStdio } from '../mcp/stdio.js';
 import { createToolHandler } from '../tools/handler.js';
-import { type CommonOptions, openContext, VERSION } from './context.js';
+import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import { reportFailure } from './output.js';
 
 function log(line: string): void {
@@ -14,10 +14,9 @@ export function registerStdioCommand(program: Command, common: (command: Command
   common(program.command('stdio'))
     .description('Serve MCP over stdin/stdout (for Claude Desktop, Claude Code and other local clients)')
     .action(async (options: CommonOptions) => {
-      let context: ReturnType<typeof openContext>;
+      let context: Context;
       try {
-        context = openContext(options);
-        await context.memory.recovery.purgeExpired();
+        context = await openContext(options);
       } catch (error) {
         process.exitCode = reportFailure(error, false);
         return;
@@ -34,7 +33,7 @@ export function registerStdioCommand(program: Command, common: (command: Command
         },
         log,
       );
-      log(`serving MCP on stdio, database ${context.db ?? 'default'}, user ${context.user}`);
+      log(`serving MCP on stdio, database ${context.database}, user ${context.user}`);
       const shutdown = async () => {
         await server.close();
         await context.close();

@@ -1,0 +1,53 @@
+/**
+ * Which store a command opens: PostgreSQL when a database URL is given (flag, then
+ * ENGRAM_DATABASE_URL, then the config file), else the SQLite file (flag, ENGRAM_DB,
+ * config, default path). Also how to name it to a person without leaking a password.
+ */
+
+import type { Store, TokenStore } from '../core/store.js';
+import { openPostgresStore } from '../store/postgres/index.js';
+import { defaultDatabasePath, openSqliteStore } from '../store/sqlite/index.js';
+
+export type Backend =
+  | { readonly kind: 'sqlite'; readonly path: string }
+  | {
+      readonly kind: 'postgres';
+      readonly url: string;
+      readonly poolSize?: number;
+      readonly statementTimeoutMs?: number;
+    };
+
+export type OpenedStore = Store & { readonly tokens: TokenStore };
+
+/** A database given as a path or as a postgres:// URL (engram migrate takes either). */
+export function backendOf(location: string): Backend {
+  return /^postgres(ql)?:\/\//i.test(location)
+    ? { kind: 'postgres', url: location }
+    : { kind: 'sqlite', path: location };
+}
+
+export function openBackend(backend: Backend, options: { readonly historyLimit: number }): Promise<OpenedStore> {
+  if (backend.kind === 'sqlite') {
+    return Promise.resolve(openSqliteStore({ path: backend.path, historyLimit: options.historyLimit }));
+  }
+  return openPostgresStore({
+    connectionString: backend.url,
+    historyLimit: options.historyLimit,
+    ...(backend.poolSize === undefined ? {} : { max: backend.poolSize }),
+    ...(backend.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: backend.statementTimeoutMs }),
+  });
+}
+
+/** "SQLite /path/memory.db" or "PostgreSQL postgres://user@host:5432/db" (no password). */
+export function describeBackend(backend: Backend): string {
+  if (backend.kind === 'sqlite') return `SQLite ${backend.path}`;
+  try {
+    const url = new URL(backend.url);
+    url.password = '';
+    return `PostgreSQL ${url.toString()}`;
+  } catch {
+    return 'PostgreSQL (unparsable URL)';
+  }
+}
+
+export { defaultDatabasePath };
