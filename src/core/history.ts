@@ -4,8 +4,8 @@
  */
 
 import { createTwoFilesPatch } from 'diff';
+import { assertWritable, type Caller } from './caller.js';
 import { EngramError } from './errors.js';
-import type { Caller } from './memory.js';
 import { parseName } from './names.js';
 import { type Policy, trashRetentionMs } from './policy.js';
 import type { RevisionRecord, Store, StoredEntry, TrashedEntry } from './store.js';
@@ -68,6 +68,7 @@ export class Recovery {
 
   /** Brings back a revision's description and body, as a new `restore` revision. */
   async restore(caller: Caller, rawName: string, revision: number): Promise<StoredEntry> {
+    assertWritable(caller);
     const name = parseName(rawName, this.policy);
     const target = await this.revision(caller, name, revision);
     const { after } = await this.store.mutate(caller, name, (current) => {
@@ -87,6 +88,7 @@ export class Recovery {
   }
 
   async undrop(caller: Caller, rawName: string): Promise<StoredEntry> {
+    assertWritable(caller);
     const name = parseName(rawName, this.policy);
     const result = await this.store.undrop(caller, name);
     if (result.status === 'restored') return result.entry;
@@ -102,6 +104,7 @@ export class Recovery {
 
   /** Forgets an entry for good: its trashed copies, and the live one with `force`. */
   async purge(caller: Caller, rawName: string, options: { readonly force: boolean }): Promise<number> {
+    assertWritable(caller);
     const name = parseName(rawName, this.policy);
     const live = (await this.store.get(caller.user, [name])).length > 0;
     if (live && !options.force) {

@@ -4,6 +4,7 @@
  * below it, so all of them apply the same rules and return the same messages.
  */
 
+import { assertWritable, type Caller } from './caller.js';
 import { checkUserCap, planEdit, writeNotFound } from './edit.js';
 import { EngramError } from './errors.js';
 import type { IndexRow, MissingEntry } from './format.js';
@@ -11,14 +12,11 @@ import { Recovery } from './history.js';
 import { normalizeName, parseName, parseWritableName } from './names.js';
 import { DEFAULT_POLICY, type Policy } from './policy.js';
 import { closest } from './similarity.js';
-import type { Actor, Store, StoredEntry } from './store.js';
+import type { Store, StoredEntry } from './store.js';
 import { normalizeNewlines, utf8Bytes } from './text.js';
 import { Transfer } from './transfer.js';
 
-/** Whoever calls: whose memory, the label history records, and whether they may change it. */
-export interface Caller extends Actor {
-  readonly readOnly?: boolean;
-}
+export type { Caller };
 
 export interface WriteRequest {
   readonly name: string;
@@ -86,7 +84,7 @@ export class Memory {
 
   async write(caller: Caller, request: WriteRequest): Promise<WriteOutcome> {
     const name = parseWritableName(request.name, this.policy);
-    this.assertWritable(caller);
+    assertWritable(caller);
     const edit = {
       description: request.description,
       new: request.new === undefined ? undefined : normalizeNewlines(request.new),
@@ -116,7 +114,7 @@ export class Memory {
 
   async drop(caller: Caller, rawName: string): Promise<StoredEntry> {
     const name = parseName(rawName, this.policy);
-    this.assertWritable(caller);
+    assertWritable(caller);
     const { before } = await this.store.mutate(caller, name, (current) =>
       current ? { kind: 'drop' } : { kind: 'none' },
     );
@@ -144,16 +142,6 @@ export class Memory {
   private async describeMissing(caller: Caller, names: string[]): Promise<MissingEntry[]> {
     const existing = (await this.store.index(caller.user)).map((row) => row.name);
     return names.map((name) => ({ name, suggestions: closest(name, existing) }));
-  }
-
-  private assertWritable(caller: Caller): void {
-    if (caller.readOnly) {
-      throw new EngramError(
-        'READ_ONLY_TOKEN',
-        'This connection is read-only: it can use memory_open but not memory_write or memory_drop. ' +
-          'Ask the user to connect with a read-write token to change memory.',
-      );
-    }
   }
 }
 

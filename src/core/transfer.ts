@@ -6,11 +6,11 @@
  */
 
 import { z } from 'zod';
+import { assertWritable, type Caller } from './caller.js';
 import { assertNoNul, checkEntryCap, checkUserCap, cleanDescription } from './edit.js';
 import { EngramError } from './errors.js';
-import type { Caller } from './memory.js';
 import { isValidName, normalizeName } from './names.js';
-import type { Policy } from './policy.js';
+import { type Policy, trashRetentionMs } from './policy.js';
 import type { NamedChange, RevisionRecord, Store, StoredEntry } from './store.js';
 import { formatCount, normalizeNewlines, utf8Bytes } from './text.js';
 
@@ -196,6 +196,7 @@ export class Transfer {
   }
 
   async import(caller: Caller, document: ExportDocument, options: ImportOptions): Promise<ImportReport> {
+    assertWritable(caller);
     const incoming = this.checkEntries(document);
     const report: ImportReport = {
       created: [],
@@ -236,16 +237,24 @@ export class Transfer {
       checkUserCap('the import', total, this.policy);
       return options.dryRun ? [] : changes;
     });
+    if (report.dropped.length > 0 && !report.dryRun) await this.purgeIfNoRetention();
     return report;
   }
 
   /** Drops every live entry to the trash; returns how many. */
   async wipe(caller: Caller): Promise<number> {
+    assertWritable(caller);
     let count = 0;
     await this.store.mutateAll(caller, (existing) => {
       count = existing.length;
       return existing.map((entry) => ({ name: entry.name, change: { kind: 'drop' } as const }));
     });
+    if (count > 0) await this.purgeIfNoRetention();
     return count;
+  }
+
+  /** With a retention of 0 days, what was just dropped is purged at once, as memory.drop does. */
+  private async purgeIfNoRetention(): Promise<void> {
+    if (trashRetentionMs(this.policy) === 0) await this.store.purgeTrash(this.now());
   }
 }

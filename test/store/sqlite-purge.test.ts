@@ -1,0 +1,91 @@
+/**
+ * Purging on SQLite, at the file level: no copy of the purged text may remain in the
+ * database files, and when another connection's long read keeps the write-ahead log
+ * from being emptied, the purge must say so instead of claiming success. The end-to-end
+ * purge test through the CLI is in test/cli/recovery.test.ts.
+ */
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EngramError } from '../../src/core/errors.js';
+import type { Actor, Decide } from '../../src/core/store.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
+
+const alice: Actor = { user: 'alice', label: 'purge-test' };
+
+function put(body: string): Decide {
+  return (current) => ({ kind: 'put', operation: current ? 'replace' : 'create', description: 'secret', body });
+}
+
+describe('SqliteStore purge', () => {
+  let folder: string;
+  let path: string;
+  let store: SqliteStore;
+  let marker: string;
+
+  beforeEach(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'engram-sqlite-purge-'));
+    path = join(folder, 'memory.db');
+    store = openSqliteStore({ path, busyTimeoutMs: 50 });
+    marker = `PURGE-MARKER-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  });
+
+  afterEach(async () => {
+    await store.close();
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  /** The database files that hold the marker's bytes. */
+  function filesHoldingMarker(): string[] {
+    const needle = Buffer.from(marker);
+    return readdirSync(folder).filter((name) => readFileSync(join(folder, name)).includes(needle));
+  }
+
+  /** topics/secret, its older revisions holding the marker, then dropped. */
+  async function droppedSecret(): Promise<void> {
+    await store.mutate(alice, 'topics/secret', put(`the secret: ${marker}\n`));
+    await store.mutate(alice, 'topics/secret', put(`${'padding line\n'.repeat(400)}again ${marker}\n`));
+    await store.mutate(alice, 'topics/secret', put('nothing secret now\n'));
+    await store.mutate(alice, 'topics/kept', put('kept\n'));
+    await store.mutate(alice, 'topics/secret', () => ({ kind: 'drop' }));
+  }
+
+  it('leaves no copy of the text in the main file or the WAL while the store stays open', async () => {
+    await droppedSecret();
+    expect(filesHoldingMarker()).not.toEqual([]);
+
+    expect(await store.purge('alice', 'topics/secret', { includeLive: false })).toBe(1);
+
+    expect(filesHoldingMarker()).toEqual([]);
+    expect(await store.get('alice', ['topics/kept'])).toHaveLength(1);
+  });
+
+  it("says so when another connection's read keeps the WAL from being emptied, and the text goes when it ends", async () => {
+    await droppedSecret();
+    const reader = new Database(path);
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM revisions').get();
+
+    let refusal: unknown;
+    try {
+      await store.purge('alice', 'topics/secret', { includeLive: false });
+    } catch (error) {
+      refusal = error;
+    }
+
+    expect(refusal).toBeInstanceOf(EngramError);
+    expect(refusal).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    expect((refusal as Error).message).toMatch(/^The entries were deleted, but another connection/);
+    expect(await store.history('alice', 'topics/secret')).toEqual([]);
+    expect(filesHoldingMarker()).not.toEqual([]);
+
+    reader.exec('COMMIT');
+    reader.close();
+    await store.close();
+    expect(filesHoldingMarker()).toEqual([]);
+  });
+});
