@@ -5,7 +5,6 @@
  */
 
 import type { Store, TokenStore } from '../core/store.js';
-import { openPostgresStore } from '../store/postgres/index.js';
 import { defaultDatabasePath, openSqliteStore } from '../store/sqlite/index.js';
 
 export type Backend =
@@ -26,10 +25,10 @@ export function backendOf(location: string): Backend {
     : { kind: 'sqlite', path: location };
 }
 
-export function openBackend(backend: Backend, options: { readonly historyLimit: number }): Promise<OpenedStore> {
-  if (backend.kind === 'sqlite') {
-    return Promise.resolve(openSqliteStore({ path: backend.path, historyLimit: options.historyLimit }));
-  }
+export async function openBackend(backend: Backend, options: { readonly historyLimit: number }): Promise<OpenedStore> {
+  if (backend.kind === 'sqlite') return openSqliteStore({ path: backend.path, historyLimit: options.historyLimit });
+  // Loaded only when asked for: most people never need the PostgreSQL driver.
+  const { openPostgresStore } = await import('../store/postgres/index.js');
   return openPostgresStore({
     connectionString: backend.url,
     historyLimit: options.historyLimit,

@@ -3,4 +3,10 @@
 
 import { main } from './program.js';
 
+// `engram --help | head` closes the pipe early: that is the reader's choice, not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 process.exitCode = await main(process.argv.slice(2));

@@ -1,16 +1,18 @@
 /**
  * `engram serve`: the memory over HTTP for browser and remote MCP clients (llama.cpp
- * WebUI, Claude Code). Prints where to connect, logs one line per request on stderr,
- * and on SIGINT/SIGTERM lets requests in flight finish and closes the store.
+ * WebUI, Claude Code) and the REST API under /api. Prints where to connect, logs one line
+ * per request on stderr, purges expired trash every hour, and on SIGINT/SIGTERM lets
+ * requests in flight finish and closes the store.
  */
 
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { AuthSettings } from '../http/auth.js';
 import { assertSafeBinding, parseAllowedOrigin } from '../http/origins.js';
-import { type RunningHttpServer, startHttpServer } from '../http/server.js';
+import type { RunningHttpServer } from '../http/server.js';
 import { createToolHandler } from '../tools/handler.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import { EXIT_REFUSED, reportFailure } from './output.js';
+import { scheduleTrashPurge } from './trash-purge.js';
 
 interface ServeOptions extends CommonOptions {
   readonly host: string;
@@ -71,8 +73,11 @@ async function serve(options: ServeOptions): Promise<void> {
   });
   let server: RunningHttpServer;
   try {
+    // The HTTP stack and the MCP SDK load only when serving, to keep the CLI quick to start.
+    const { startHttpServer } = await import('../http/server.js');
     server = await startHttpServer({
       handler,
+      memory: context.memory,
       policy: context.settings.policy,
       version: VERSION,
       auth,
@@ -99,10 +104,12 @@ async function serve(options: ServeOptions): Promise<void> {
   if (options.auth === 'token' && (await context.access.list()).length === 0) {
     log('no tokens exist yet, so every request will be refused: create one with engram token create --user NAME');
   }
+  const trashPurge = scheduleTrashPurge(context.memory, { log });
   process.stdout.write(connectHelp(server, options, context));
   const signal = await stopped;
   log(`${signal}: finishing requests in flight, then stopping`);
   await server.close();
+  await trashPurge.stop();
   await context.close();
 }
 

@@ -1,7 +1,6 @@
 /** `engram stdio`: serves the memory to one local MCP client over stdin/stdout. */
 
 import type { Command } from 'commander';
-import { serveMcpStdio } from '../mcp/stdio.js';
 import { createToolHandler } from '../tools/handler.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import { reportFailure } from './output.js';
@@ -21,6 +20,8 @@ export function registerStdioCommand(program: Command, common: (command: Command
         process.exitCode = reportFailure(error, false);
         return;
       }
+      // The MCP SDK is loaded only by the commands that serve MCP, to keep the CLI quick to start.
+      const { serveMcpStdio } = await import('../mcp/stdio.js');
       const handler = createToolHandler(context.memory, {
         onUnexpectedError: (error) => log(`internal error: ${error instanceof Error ? error.stack : String(error)}`),
       });

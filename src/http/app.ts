@@ -1,14 +1,18 @@
 /**
- * The HTTP app behind `engram serve`: routes `/mcp` and `/healthz`, and puts the checks
- * in front of MCP in the order that keeps memory safe — Host (DNS rebinding), Origin
- * (web pages), CORS preflight, method, token, body size, JSON — then logs one line.
+ * The HTTP app behind `engram serve`: routes `/mcp`, `/api` (api/router.ts) and `/healthz`,
+ * and puts the checks in front of them in the order that keeps memory safe — Host (DNS
+ * rebinding), Origin (web pages), CORS preflight, method, token, body size, JSON — then
+ * logs one line.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { Memory } from '../core/memory.js';
 import type { Policy } from '../core/policy.js';
 import { createMcpHttpEndpoint } from '../mcp/http.js';
 import type { ToolHandler } from '../tools/handler.js';
+import { sendApiError } from './api/errors.js';
+import { createApi, isApiPath, MAX_IMPORT_BODY_BYTES } from './api/router.js';
 import { type AuthSettings, createAuthenticate } from './auth.js';
 import { corsHeaders, preflightHeaders } from './cors.js';
 import { MAX_BODY_BYTES, readBody } from './limits.js';
@@ -17,6 +21,8 @@ import { isAllowedHost, originPolicy } from './origins.js';
 
 export interface HttpAppOptions {
   readonly handler: ToolHandler;
+  /** What `/api` calls. */
+  readonly memory: Memory;
   readonly policy: Pick<Policy, 'groups'>;
   readonly version: string;
   readonly auth: AuthSettings;
@@ -25,12 +31,16 @@ export interface HttpAppOptions {
   /** The server listens on loopback only: refuse requests addressed to any other name. */
   readonly loopbackOnly: boolean;
   readonly maxBodyBytes?: number;
+  /** Cap on the body of `POST /api/import` (default MAX_IMPORT_BODY_BYTES). */
+  readonly maxImportBytes?: number;
   /** Receives one line per request, and reports of failures. */
   readonly log: (line: string) => void;
 }
 
 export interface HttpApp {
   readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The body cap for this request, known from its path before the body is sent. */
+  maxBodyBytesFor(req: IncomingMessage): number;
   /** Aborts MCP exchanges still in flight. */
   close(): Promise<void>;
 }
@@ -40,6 +50,8 @@ const CLIENT_CLOSED = 499;
 
 interface Exchange extends Partial<RpcSummary> {
   user?: string;
+  /** The API route template, logged instead of a path that names an entry. */
+  route?: string;
 }
 
 /** JSON-RPC's "server error" code, for refusals that are not about the JSON-RPC message. */
@@ -58,6 +70,17 @@ function sendError(
   const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
   res.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+/** Refusals made before routing, in the shape the caller reads: the API's error, or JSON-RPC's. */
+function sendForbidden(
+  res: ServerResponse,
+  path: string,
+  code: 'FORBIDDEN_HOST' | 'FORBIDDEN_ORIGIN',
+  message: string,
+) {
+  if (isApiPath(path)) sendApiError(res, 403, code, message);
+  else sendError(res, 403, REFUSED, message);
 }
 
 /** The request's path without its query; `?` when it cannot be parsed. */
@@ -79,6 +102,13 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     policy: options.policy,
     version: options.version,
     onerror: (error) => log(`mcp: ${error.message}`),
+  });
+  const api = createApi({
+    memory: options.memory,
+    authenticate,
+    maxBodyBytes,
+    maxImportBytes: options.maxImportBytes ?? MAX_IMPORT_BODY_BYTES,
+    log,
   });
 
   async function serveMcp(req: IncomingMessage, res: ServerResponse, exchange: Exchange): Promise<void> {
@@ -118,10 +148,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   async function route(req: IncomingMessage, res: ServerResponse, path: string, exchange: Exchange): Promise<void> {
     if (options.loopbackOnly && !isAllowedHost(req.headers.host)) {
-      sendError(
+      sendForbidden(
         res,
-        403,
-        REFUSED,
+        path,
+        'FORBIDDEN_HOST',
         `Forbidden: this server answers only to localhost, 127.0.0.1 and [::1], not to Host ${JSON.stringify(req.headers.host ?? '')}.`,
       );
       return;
@@ -129,10 +159,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const origin = req.headers.origin;
     if (origin !== undefined) {
       if (!originAllowed(origin)) {
-        sendError(
+        sendForbidden(
           res,
-          403,
-          REFUSED,
+          path,
+          'FORBIDDEN_ORIGIN',
           `Forbidden: pages from ${origin} may not use this memory. To allow them, restart engram serve with ` +
             `--allow-origin ${origin}${options.auth.mode === 'none' ? ' (or use --auth token)' : ''}.`,
         );
@@ -140,6 +170,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       }
       for (const [name, value] of Object.entries(corsHeaders(origin))) res.setHeader(name, value);
     }
+    if (isApiPath(path)) return api.serve(req, res, path, exchange);
     if (path === '/mcp' && req.method === 'OPTIONS') {
       res.writeHead(204, origin === undefined ? { Allow: 'POST, OPTIONS' } : preflightHeaders(origin, req));
       res.end();
@@ -155,7 +186,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       sendError(res, 405, REFUSED, 'Method not allowed: use GET /healthz.', { Allow: 'GET, HEAD' });
       return;
     }
-    sendError(res, 404, REFUSED, `Not found: ${path}. Engram serves MCP at /mcp and its health at /healthz.`);
+    sendError(
+      res,
+      404,
+      REFUSED,
+      `Not found: ${path}. Engram serves MCP at /mcp, its REST API under /api and its health at /healthz.`,
+    );
   }
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
@@ -168,7 +204,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
           time: new Date(),
           user: exchange.user,
           httpMethod: req.method ?? '-',
-          path,
+          path: exchange.route ?? path,
           rpcMethod: exchange.rpcMethod,
           tool: exchange.tool,
           status: res.writableFinished ? res.statusCode : CLIENT_CLOSED,
@@ -190,5 +226,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     });
   };
 
-  return { listener, close: () => endpoint.close() };
+  return {
+    listener,
+    maxBodyBytesFor: (req) => {
+      const path = pathOf(req);
+      return isApiPath(path) ? api.maxBodyBytesFor(path) : maxBodyBytes;
+    },
+    close: () => endpoint.close(),
+  };
 }

@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpApp, type HttpAppOptions } from './app.js';
-import { DEFAULT_TIMEOUTS, declaredTooLarge, MAX_BODY_BYTES, type Timeouts } from './limits.js';
+import { DEFAULT_TIMEOUTS, declaredTooLarge, type Timeouts } from './limits.js';
 import { assertSafeBinding, isLoopbackHostname } from './origins.js';
 
 export interface HttpServerOptions extends Omit<HttpAppOptions, 'loopbackOnly'> {
@@ -55,7 +55,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   );
   // A client that asks before sending its body (Expect: 100-continue) is refused before it sends a too-large one.
   server.on('checkContinue', (req, res) => {
-    if (!declaredTooLarge(req, options.maxBodyBytes ?? MAX_BODY_BYTES)) res.writeContinue();
+    if (!declaredTooLarge(req, app.maxBodyBytesFor(req))) res.writeContinue();
     app.listener(req, res);
   });
   await listen(server, options.host, options.port);

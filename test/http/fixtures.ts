@@ -36,6 +36,7 @@ export interface TestServerOptions {
   readonly host?: string;
   readonly timeouts?: Partial<Timeouts>;
   readonly maxBodyBytes?: number;
+  readonly maxImportBytes?: number;
   /** Reuse the database file of an earlier server. */
   readonly db?: string;
 }
@@ -57,6 +58,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const host = options.host ?? '127.0.0.1';
   const server = await startHttpServer({
     handler: createToolHandler(memory),
+    memory,
     policy: DEFAULT_POLICY,
     version: '0.0.0-test',
     auth: options.auth === 'token' ? { mode: 'token', access } : { mode: 'none', user: 'local' },
@@ -66,6 +68,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     log: (line) => logs.push(line),
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    ...(options.maxImportBytes ? { maxImportBytes: options.maxImportBytes } : {}),
   });
   let closing: Promise<void> | undefined;
   const close = () => {

@@ -12,8 +12,10 @@ import { openMemoryStore } from '../../src/store/memory/index.js';
 import { createToolHandler } from '../../src/tools/handler.js';
 import { JSON_HEADERS, raw, rpc, startTestServer } from './fixtures.js';
 
+const memory = createMemory({ store: openMemoryStore() });
 const base = {
-  handler: createToolHandler(createMemory({ store: openMemoryStore() })),
+  handler: createToolHandler(memory),
+  memory,
   policy: DEFAULT_POLICY,
   version: '0.0.0-test',
   log: () => {},

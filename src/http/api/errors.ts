@@ -1,0 +1,46 @@
+/**
+ * How the REST API refuses: always `{ "error": { "code", "message" } }` as JSON, with the
+ * HTTP status that fits. Every EngramError code maps to its status in one table, so a new
+ * code cannot be added without deciding how the API answers it.
+ */
+
+import type { ServerResponse } from 'node:http';
+import type { ErrorCode } from '../../core/errors.js';
+import { sendJson } from './json.js';
+
+/** Refusals the HTTP layer makes before any Memory call (they are not EngramErrors). */
+export type HttpRefusalCode =
+  | 'FORBIDDEN_HOST'
+  | 'FORBIDDEN_ORIGIN'
+  | 'METHOD_NOT_ALLOWED'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'INTERNAL';
+
+export type ApiErrorCode = ErrorCode | HttpRefusalCode;
+
+export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
+  INVALID_ARGUMENT: 400,
+  INVALID_NAME: 400,
+  NOTHING_TO_DO: 400,
+  UNAUTHORIZED: 401,
+  READ_ONLY_GROUP: 403,
+  READ_ONLY_TOKEN: 403,
+  NOT_FOUND: 404,
+  UNKNOWN_TOOL: 404,
+  CONFLICT: 409,
+  NO_MATCH: 409,
+  AMBIGUOUS: 409,
+  TOO_LARGE: 413,
+  INVALID_CONFIG: 500,
+  STORE_UNAVAILABLE: 503,
+};
+
+export function sendApiError(
+  res: ServerResponse,
+  status: number,
+  code: ApiErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  sendJson(res, status, { error: { code, message } }, headers);
+}

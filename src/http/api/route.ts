@@ -1,0 +1,33 @@
+/**
+ * What a REST route is: a method and a path template, the query parameters it takes,
+ * whether it reads a body (a small JSON one, or a whole export document), and a handler
+ * that calls the Memory service and says what to send back as JSON.
+ */
+
+import type { Caller } from '../../core/memory.js';
+
+export interface ApiRequest {
+  readonly caller: Caller;
+  /** The entry the path names as `{group}/{slug}`, as sent (Memory checks it); empty if none. */
+  readonly name: string;
+  readonly query: URLSearchParams;
+  /** The request body, for routes that read one; empty otherwise. */
+  readonly body: string;
+}
+
+export interface ApiResult {
+  readonly body: unknown;
+  readonly headers?: Record<string, string>;
+}
+
+export interface Route {
+  /** GET reads; POST changes memory, so read-only tokens are refused it. */
+  readonly method: 'GET' | 'POST';
+  /** The path, `{group}` and `{slug}` standing for an entry name; also what the log shows. */
+  readonly template: string;
+  /** Query parameters the route takes; any other is refused, so a typo never goes unnoticed. */
+  readonly query?: readonly string[];
+  /** `json`: a small JSON body; `document`: an export document, under the larger import cap. */
+  readonly body?: 'json' | 'document';
+  handle(request: ApiRequest): Promise<ApiResult>;
+}

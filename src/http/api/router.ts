@@ -1,0 +1,165 @@
+/**
+ * The REST API under `/api`, for the web UI and scripts. A request goes through the same
+ * gates as `/mcp` (app.ts has already checked Host and Origin): route, method, token,
+ * read-only, query, body type and size; then one Memory call, answered as JSON. Refusals
+ * are `{ "error": { "code", "message" } }` with a fitting status.
+ */
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isEngramError } from '../../core/errors.js';
+import type { Caller, Memory } from '../../core/memory.js';
+import { formatCount } from '../../core/text.js';
+import type { Authenticate } from '../auth.js';
+import { preflightHeaders } from '../cors.js';
+import { readBody } from '../limits.js';
+import { entryRoutes } from './entries.js';
+import { STATUS_BY_CODE, sendApiError } from './errors.js';
+import { sendJson } from './json.js';
+import { checkQuery, pathSegment } from './request.js';
+import type { Route } from './route.js';
+import { transferRoutes } from './transfer.js';
+import { trashRoutes } from './trash.js';
+
+/** Largest body of `POST /api/import`: a whole memory, far above the 1 MiB that a tool call may take. */
+export const MAX_IMPORT_BODY_BYTES = 64 * 1024 * 1024;
+
+/** The label history records for changes made through the API without a token. */
+export const API_ACTOR = 'api';
+
+export interface ApiOptions {
+  readonly memory: Memory;
+  readonly authenticate: Authenticate;
+  /** Cap on the body of every route but import. */
+  readonly maxBodyBytes: number;
+  readonly maxImportBytes: number;
+  readonly log: (line: string) => void;
+}
+
+/** What the request log learns: who called, and the route (never the entry name in the path). */
+export interface ApiExchange {
+  user?: string;
+  route?: string;
+}
+
+export interface Api {
+  serve(req: IncomingMessage, res: ServerResponse, path: string, exchange: ApiExchange): Promise<void>;
+  /** The body cap for a request to `path`, known before the body is sent (Expect: 100-continue). */
+  maxBodyBytesFor(path: string): number;
+}
+
+const READ_ONLY =
+  'This token is read-only: it can GET from /api but not change memory. ' +
+  'Ask the owner of this server for a read-write token (engram token create --user NAME).';
+
+export function isApiPath(path: string): boolean {
+  return path === '/api' || path.startsWith('/api/');
+}
+
+interface CompiledRoute {
+  readonly route: Route;
+  readonly pattern: RegExp;
+}
+
+function compile(route: Route): CompiledRoute {
+  const source = route.template.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\{(group|slug)\\\}/g, '([^/]+)');
+  return { route, pattern: new RegExp(`^${source}$`) };
+}
+
+function contentTypeIsJson(req: IncomingMessage): boolean {
+  return req.headers['content-type']?.split(';')[0]?.trim().toLowerCase() === 'application/json';
+}
+
+export function createApi(options: ApiOptions): Api {
+  const { memory, authenticate, log } = options;
+  const routes = [...entryRoutes(memory), ...trashRoutes(memory), ...transferRoutes(memory)].map(compile);
+  const bodyCap = (route: Route) => (route.body === 'document' ? options.maxImportBytes : options.maxBodyBytes);
+
+  async function answer(req: IncomingMessage, res: ServerResponse, path: string, exchange: ApiExchange) {
+    const matches = routes.filter(({ pattern }) => pattern.test(path));
+    const [first] = matches;
+    if (!first) {
+      sendApiError(res, 404, 'NOT_FOUND', `Not found: ${path} is not an API route. docs/api.md lists them.`);
+      return;
+    }
+    exchange.route = first.route.template;
+    const methods = matches.map(({ route }) => route.method).join(', ');
+    const allow = `${methods}, OPTIONS`;
+    const origin = req.headers.origin;
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, origin === undefined ? { Allow: allow } : preflightHeaders(origin, req));
+      res.end();
+      return;
+    }
+    const match = matches.find(({ route }) => route.method === req.method);
+    if (!match) {
+      const message = `Method not allowed: ${req.method} ${first.route.template}; use ${methods}.`;
+      sendApiError(res, 405, 'METHOD_NOT_ALLOWED', message, { Allow: allow });
+      return;
+    }
+    const { route, pattern } = match;
+    const auth = await authenticate(req.headers.authorization);
+    if (!auth.ok) {
+      sendApiError(res, 401, 'UNAUTHORIZED', auth.message, { 'WWW-Authenticate': auth.challenge });
+      return;
+    }
+    exchange.user = auth.caller.user;
+    const caller: Caller = {
+      user: auth.caller.user,
+      label: auth.caller.label ?? API_ACTOR,
+      readOnly: auth.caller.readOnly,
+    };
+    if (route.method === 'POST' && caller.readOnly) {
+      sendApiError(res, 403, 'READ_ONLY_TOKEN', READ_ONLY);
+      return;
+    }
+    const query = new URL(req.url ?? '/', 'http://engram').searchParams;
+    checkQuery(query, route.query ?? [], `${route.method} ${route.template}`);
+    let body = '';
+    if (route.body) {
+      if (!contentTypeIsJson(req)) {
+        const message = `Unsupported media type: send the body of ${route.method} ${route.template} as JSON, with the header Content-Type: application/json.`;
+        sendApiError(res, 415, 'UNSUPPORTED_MEDIA_TYPE', message);
+        return;
+      }
+      const read = await readBody(req, bodyCap(route));
+      if (read.kind === 'too-large') {
+        const what = route.body === 'document' ? '; nothing was imported' : '';
+        const message = `Request body too large: ${route.template} takes at most ${formatCount(bodyCap(route))} bytes${what}.`;
+        sendApiError(res, 413, 'TOO_LARGE', message, { Connection: 'close' });
+        return;
+      }
+      body = read.text;
+    }
+    const [, group, slug] = pattern.exec(path) ?? [];
+    const name = group === undefined || slug === undefined ? '' : `${pathSegment(group)}/${pathSegment(slug)}`;
+    const result = await route.handle({ caller, name, query, body });
+    sendJson(res, 200, result.body, result.headers);
+  }
+
+  return {
+    async serve(req, res, path, exchange) {
+      try {
+        await answer(req, res, path, exchange);
+      } catch (error) {
+        if (res.destroyed) return;
+        if (isEngramError(error) && !res.headersSent) {
+          sendApiError(res, STATUS_BY_CODE[error.code], error.code, error.message);
+          return;
+        }
+        log(`internal error: ${error instanceof Error ? error.stack : String(error)}`);
+        if (res.headersSent) res.destroy();
+        else
+          sendApiError(
+            res,
+            500,
+            'INTERNAL',
+            'Internal error: the server failed to answer. Try again; if it fails again, tell its owner.',
+          );
+      }
+    },
+    maxBodyBytesFor(path) {
+      const route = routes.find(({ pattern }) => pattern.test(path))?.route;
+      return route ? bodyCap(route) : options.maxBodyBytes;
+    },
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * What the REST API shows of entries, revisions and the trash: the stored records with
+ * times as ISO 8601 strings (as in the export format), so a browser or script reads them
+ * without knowing Engram's internals.
+ */
+
+import type { TrashItem } from '../../core/history.js';
+import type { RevisionRecord, StoredEntry } from '../../core/store.js';
+import { utf8Bytes } from '../../core/text.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function entryJson(entry: StoredEntry) {
+  return {
+    name: entry.name,
+    description: entry.description,
+    size: entry.size,
+    revision: entry.revision,
+    created: iso(entry.created),
+    updated: iso(entry.updated),
+    body: entry.body,
+  };
+}
+
+export function revisionJson(item: RevisionRecord) {
+  return {
+    revision: item.revision,
+    operation: item.operation,
+    actor: item.actor,
+    at: iso(item.at),
+    description: item.description,
+    size: utf8Bytes(item.body),
+    body: item.body,
+  };
+}
+
+/** A trash row, without its body: the entry's history holds it. */
+export function trashJson(item: TrashItem) {
+  return {
+    name: item.name,
+    description: item.description,
+    size: item.size,
+    created: iso(item.created),
+    updated: iso(item.updated),
+    droppedAt: iso(item.droppedAt),
+    droppedBy: item.droppedBy,
+    purgeAt: iso(item.purgeAt),
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * The hourly trash purge of `engram serve`, on an injected clock and fake timers (no
+ * sleeping): entries past retention go at the next tick and not before, a failure is
+ * logged and retried at the next tick, and after stop() nothing runs.
+ */
+
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { scheduleTrashPurge, TRASH_PURGE_INTERVAL_MS } from '../../src/cli/trash-purge.js';
+import { createMemory, type Memory } from '../../src/core/memory.js';
+import { openMemoryStore } from '../../src/store/memory/index.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const ME = { user: 'local', label: 'test' };
+
+interface Setup {
+  readonly memory: Memory;
+  readonly logs: string[];
+  /** Moves the injected clock on, without firing timers. */
+  advanceClock(ms: number): void;
+}
+
+async function setup(): Promise<Setup> {
+  let now = Date.UTC(2026, 0, 1);
+  const clock = () => now;
+  const memory = createMemory({ store: openMemoryStore({ now: clock }), now: clock });
+  await memory.write(ME, { name: 'topics/old', description: 'Old', new: 'Stale.' });
+  await memory.drop(ME, 'topics/old');
+  return {
+    memory,
+    logs: [],
+    advanceClock: (ms) => {
+      now += ms;
+    },
+  };
+}
+
+const trashNames = async (memory: Memory) => (await memory.recovery.trash(ME)).map((item) => item.name);
+
+describe('scheduleTrashPurge', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('purges trash past its retention at the next hourly tick, and keeps newer trash', async () => {
+    const { memory, logs, advanceClock } = await setup();
+    const purge = scheduleTrashPurge(memory, { log: (line) => logs.push(line) });
+    advanceClock(31 * DAY_MS);
+    await vi.advanceTimersByTimeAsync(TRASH_PURGE_INTERVAL_MS - 1);
+    expect(await trashNames(memory)).toEqual(['topics/old']);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await trashNames(memory)).toEqual([]);
+    expect(logs).toEqual(['purged 1 expired entry from the trash']);
+    await purge.stop();
+  });
+
+  it('leaves trash within its retention, and logs nothing when nothing expired', async () => {
+    const { memory, logs, advanceClock } = await setup();
+    const purge = scheduleTrashPurge(memory, { log: (line) => logs.push(line) });
+    advanceClock(29 * DAY_MS);
+    await vi.advanceTimersByTimeAsync(3 * TRASH_PURGE_INTERVAL_MS);
+    expect(await trashNames(memory)).toEqual(['topics/old']);
+    expect(logs).toEqual([]);
+    await purge.stop();
+  });
+
+  it('logs a failed purge and tries again at the next tick', async () => {
+    const { memory, logs, advanceClock } = await setup();
+    const purgeExpired = vi
+      .spyOn(memory.recovery, 'purgeExpired')
+      .mockRejectedValueOnce(new Error('database is locked'));
+    const purge = scheduleTrashPurge(memory, { log: (line) => logs.push(line) });
+    advanceClock(31 * DAY_MS);
+    await vi.advanceTimersByTimeAsync(TRASH_PURGE_INTERVAL_MS);
+    expect(await trashNames(memory)).toEqual(['topics/old']);
+    await vi.advanceTimersByTimeAsync(TRASH_PURGE_INTERVAL_MS);
+    expect(await trashNames(memory)).toEqual([]);
+    expect(purgeExpired).toHaveBeenCalledTimes(2);
+    expect(logs).toEqual([
+      'purging expired trash failed, will retry: database is locked',
+      'purged 1 expired entry from the trash',
+    ]);
+    await purge.stop();
+  });
+
+  it('runs nothing after stop(), and stop() waits for a purge under way', async () => {
+    const { memory, logs, advanceClock } = await setup();
+    let finish: () => void = () => {};
+    const purgeExpired = vi.spyOn(memory.recovery, 'purgeExpired').mockImplementationOnce(
+      () =>
+        new Promise((resolve) => {
+          finish = () => resolve(0);
+        }),
+    );
+    const purge = scheduleTrashPurge(memory, { log: (line) => logs.push(line) });
+    await vi.advanceTimersByTimeAsync(TRASH_PURGE_INTERVAL_MS);
+    let stopped = false;
+    const stopping = purge.stop().then(() => {
+      stopped = true;
+    });
+    await Promise.resolve();
+    expect(stopped).toBe(false);
+    finish();
+    await stopping;
+    advanceClock(31 * DAY_MS);
+    await vi.advanceTimersByTimeAsync(5 * TRASH_PURGE_INTERVAL_MS);
+    expect(purgeExpired).toHaveBeenCalledTimes(1);
+    expect(await trashNames(memory)).toEqual(['topics/old']);
+  });
+
+  it('starts no purge while the previous one is still running', async () => {
+    const { memory, logs } = await setup();
+    let finish: () => void = () => {};
+    const purgeExpired = vi.spyOn(memory.recovery, 'purgeExpired').mockImplementationOnce(
+      () =>
+        new Promise((resolve) => {
+          finish = () => resolve(0);
+        }),
+    );
+    const purge = scheduleTrashPurge(memory, { log: (line) => logs.push(line) });
+    await vi.advanceTimersByTimeAsync(3 * TRASH_PURGE_INTERVAL_MS);
+    expect(purgeExpired).toHaveBeenCalledTimes(1);
+    finish();
+    await purge.stop();
+  });
+});

@@ -1,0 +1,294 @@
+/**
+ * `/api` behind the same gates as `/mcp`: Host and Origin checks, CORS preflight, tokens
+ * (401 without one), read-only tokens that may GET but never POST, one user never seeing
+ * another's memory; plus unknown routes, wrong methods, the request log (which never names
+ * an entry) and unexpected failures — all answered as `{ error: { code, message } }`.
+ */
+
+import { describe, expect, it } from 'vitest';
+import type { Caller } from '../../src/core/memory.js';
+import { api, apiError, contents, LOCAL } from './api-client.js';
+import { startTestServer, type TestServer } from './fixtures.js';
+
+const ADA: Caller = { user: 'ada', label: 'test' };
+const BOB: Caller = { user: 'bob', label: 'test' };
+
+const EXPORT = JSON.stringify({
+  format: 'engram-export',
+  version: 1,
+  entries: [{ name: 'people/carol', description: 'Carol', body: 'Friend.\n' }],
+});
+
+/** Every POST route, with a body it would accept. */
+const WRITES: [string, unknown][] = [
+  ['/api/entries/topics/me/restore', { revision: 1 }],
+  ['/api/trash/topics/old/undrop', undefined],
+  ['/api/import', EXPORT],
+  ['/api/import?dryRun=1', EXPORT],
+];
+
+const READS = [
+  '/api/entries',
+  '/api/entries/topics/me',
+  '/api/entries/topics/me/history',
+  '/api/trash',
+  '/api/export',
+  '/api/export?history=1',
+];
+
+/** The caller gets topics/me at revision 2 and topics/old in the trash. */
+async function seed(server: TestServer, caller: Caller): Promise<void> {
+  await server.memory.write(caller, { name: 'topics/me', description: 'Who I am', new: `Name: ${caller.user}.` });
+  await server.memory.write(caller, { name: 'topics/me', new: 'Likes tea.' });
+  await server.memory.write(caller, { name: 'topics/old', description: 'Old', new: 'Stale.' });
+  await server.memory.drop(caller, 'topics/old');
+}
+
+async function state(server: TestServer, caller: Caller) {
+  return {
+    entries: await contents(server.memory, caller),
+    history: await server.memory.recovery.history(caller, 'topics/me'),
+    trash: (await server.memory.recovery.trash(caller)).map((item) => item.name),
+  };
+}
+
+describe('tokens', () => {
+  const MISSING =
+    'This server needs a token: send the header "Authorization: Bearer <token>". ' +
+    'Its owner creates tokens with engram token create --user NAME.';
+
+  it.each([
+    ...READS.map((path) => ['GET', path, undefined] as const),
+    ...WRITES.map(([path, body]) => ['POST', path, body] as const),
+  ])('%s %s without a token: 401 with WWW-Authenticate, nothing changed', async (method, path, body) => {
+    const server = await startTestServer({ auth: 'token' });
+    await seed(server, ADA);
+    const before = await state(server, ADA);
+    const response = await api(server.port, method, path, { body });
+    expect(response.status).toBe(401);
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="engram"');
+    expect(response.json).toEqual(apiError('UNAUTHORIZED', MISSING));
+    expect(await state(server, ADA)).toEqual(before);
+  });
+
+  it('a wrong token is refused with 401 and invalid_token', async () => {
+    const server = await startTestServer({ auth: 'token' });
+    const response = await api(server.port, 'GET', '/api/entries', { token: 'engram_wrong' });
+    expect(response.status).toBe(401);
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="engram", error="invalid_token"');
+    expect(response.json.error.code).toBe('UNAUTHORIZED');
+  });
+
+  it('records the token label as the actor of a change', async () => {
+    const server = await startTestServer({ auth: 'token' });
+    await seed(server, ADA);
+    const { token } = await server.access.create({ user: 'ada', label: 'web ui' });
+    await api(server.port, 'POST', '/api/entries/topics/me/restore', { token, body: { revision: 1 } });
+    expect((await server.memory.recovery.history(ADA, 'topics/me')).at(-1)).toMatchObject({
+      operation: 'restore',
+      actor: 'web ui',
+    });
+  });
+});
+
+describe('a read-only token', () => {
+  it.each(READS)('may GET %s', async (path) => {
+    const server = await startTestServer({ auth: 'token' });
+    await seed(server, ADA);
+    const { token } = await server.access.create({ user: 'ada', readOnly: true });
+    expect((await api(server.port, 'GET', path, { token })).status).toBe(200);
+  });
+
+  it.each(WRITES)('may not POST %s: 403 READ_ONLY_TOKEN, nothing changed', async (path, body) => {
+    const server = await startTestServer({ auth: 'token' });
+    await seed(server, ADA);
+    const { token } = await server.access.create({ user: 'ada', readOnly: true });
+    const before = await state(server, ADA);
+    const response = await api(server.port, 'POST', path, { token, body });
+    expect(response.status).toBe(403);
+    expect(response.json).toEqual(
+      apiError(
+        'READ_ONLY_TOKEN',
+        'This token is read-only: it can GET from /api but not change memory. ' +
+          'Ask the owner of this server for a read-write token (engram token create --user NAME).',
+      ),
+    );
+    expect(await state(server, ADA)).toEqual(before);
+  });
+});
+
+describe('two users', () => {
+  it('each sees and changes only their own memory, even under the same names', async () => {
+    const server = await startTestServer({ auth: 'token' });
+    await seed(server, ADA);
+    await server.memory.write(BOB, { name: 'topics/me', description: 'Who I am', new: 'Name: bob.' });
+    await server.memory.write(BOB, { name: 'people/dan', description: 'Dan', new: 'Neighbour.' });
+    const ada = (await server.access.create({ user: 'ada' })).token;
+    const bob = (await server.access.create({ user: 'bob' })).token;
+    const adaBefore = await state(server, ADA);
+
+    expect((await api(server.port, 'GET', '/api/entries/topics/me', { token: ada })).json.entry.body).toBe(
+      'Name: ada.\nLikes tea.\n',
+    );
+    expect((await api(server.port, 'GET', '/api/entries/topics/me', { token: bob })).json.entry.body).toBe(
+      'Name: bob.\n',
+    );
+    expect(
+      (await api(server.port, 'GET', '/api/entries', { token: bob })).json.entries.map(
+        (row: { name: string }) => row.name,
+      ),
+    ).toEqual(['people/dan', 'topics/me']);
+    expect((await api(server.port, 'GET', '/api/entries/people/dan', { token: ada })).status).toBe(404);
+    expect((await api(server.port, 'GET', '/api/trash', { token: bob })).json).toEqual({ trash: [] });
+    expect(
+      (await api(server.port, 'GET', '/api/entries/topics/me/history', { token: bob })).json.revisions,
+    ).toHaveLength(1);
+    const bobExport = (await api(server.port, 'GET', '/api/export?history=1', { token: bob })).json;
+    expect(bobExport.entries.map((entry: { name: string }) => entry.name)).toEqual(['people/dan', 'topics/me']);
+    expect(bobExport.trash).toEqual([]);
+
+    expect((await api(server.port, 'POST', '/api/trash/topics/old/undrop', { token: bob })).status).toBe(404);
+    const restore = await api(server.port, 'POST', '/api/entries/topics/me/restore', {
+      token: bob,
+      body: { revision: 2 },
+    });
+    expect(restore.status).toBe(404);
+    expect((await api(server.port, 'POST', '/api/import?mode=replace', { token: bob, body: EXPORT })).status).toBe(200);
+    expect(await contents(server.memory, BOB)).toEqual([
+      { name: 'people/carol', description: 'Carol', body: 'Friend.\n' },
+    ]);
+    expect(await state(server, ADA)).toEqual(adaBefore);
+  });
+});
+
+describe('browser safety', () => {
+  it.each([
+    ['GET', '/api/entries', undefined],
+    ['POST', '/api/import', EXPORT],
+    ['OPTIONS', '/api/import', undefined],
+  ])('%s %s from a page of another origin: 403 FORBIDDEN_ORIGIN, nothing changed', async (method, path, body) => {
+    const server = await startTestServer();
+    await seed(server, LOCAL);
+    const before = await state(server, LOCAL);
+    const response = await api(server.port, method, path, { body, headers: { Origin: 'https://evil.example' } });
+    expect(response.status).toBe(403);
+    expect(response.headers['access-control-allow-origin']).toBeUndefined();
+    expect(response.json).toEqual(
+      apiError(
+        'FORBIDDEN_ORIGIN',
+        'Forbidden: pages from https://evil.example may not use this memory. To allow them, restart engram serve ' +
+          'with --allow-origin https://evil.example (or use --auth token).',
+      ),
+    );
+    expect(await state(server, LOCAL)).toEqual(before);
+  });
+
+  it('a request addressed to another Host name (DNS rebinding): 403 FORBIDDEN_HOST, nothing changed', async () => {
+    const server = await startTestServer();
+    await seed(server, LOCAL);
+    const before = await state(server, LOCAL);
+    const response = await api(server.port, 'POST', '/api/import?mode=replace', {
+      body: EXPORT,
+      headers: { Host: 'evil.example:8787' },
+    });
+    expect(response.status).toBe(403);
+    expect(response.json).toEqual(
+      apiError(
+        'FORBIDDEN_HOST',
+        'Forbidden: this server answers only to localhost, 127.0.0.1 and [::1], not to Host "evil.example:8787".',
+      ),
+    );
+    expect(await state(server, LOCAL)).toEqual(before);
+  });
+
+  it('a page of this computer gets CORS headers and a preflight allowing the methods and headers the API uses', async () => {
+    const server = await startTestServer();
+    const origin = 'http://localhost:5173';
+    const preflight = await api(server.port, 'OPTIONS', '/api/entries/topics/me/restore', {
+      headers: {
+        Origin: origin,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'content-type, authorization',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe(origin);
+    expect(preflight.headers['access-control-allow-methods']?.split(', ')).toEqual(
+      expect.arrayContaining(['GET', 'POST']),
+    );
+    expect(preflight.headers['access-control-allow-headers']).toMatch(/Content-Type.*Authorization/);
+    const read = await api(server.port, 'GET', '/api/entries', { headers: { Origin: origin } });
+    expect(read.status).toBe(200);
+    expect(read.headers['access-control-allow-origin']).toBe(origin);
+  });
+
+  it('OPTIONS without Origin answers the methods the route allows', async () => {
+    const server = await startTestServer();
+    const response = await api(server.port, 'OPTIONS', '/api/import');
+    expect(response.status).toBe(204);
+    expect(response.headers.allow).toBe('POST, OPTIONS');
+  });
+});
+
+describe('routes and methods', () => {
+  it.each([
+    [
+      'DELETE',
+      '/api/entries/topics/me',
+      'GET, OPTIONS',
+      'Method not allowed: DELETE /api/entries/{group}/{slug}; use GET.',
+    ],
+    ['GET', '/api/import', 'POST, OPTIONS', 'Method not allowed: GET /api/import; use POST.'],
+    ['PUT', '/api/trash', 'GET, OPTIONS', 'Method not allowed: PUT /api/trash; use GET.'],
+  ])('%s %s: 405 with Allow %s', async (method, path, allow, message) => {
+    const server = await startTestServer();
+    await seed(server, LOCAL);
+    const before = await state(server, LOCAL);
+    const response = await api(server.port, method, path);
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe(allow);
+    expect(response.json).toEqual(apiError('METHOD_NOT_ALLOWED', message));
+    expect(await state(server, LOCAL)).toEqual(before);
+  });
+
+  it.each(['/api', '/api/', '/api/entries/topics', '/api/entries/topics/me/', '/api/entries/a/b/c/d'])(
+    'GET %s: 404, not an API route',
+    async (path) => {
+      const server = await startTestServer();
+      const response = await api(server.port, 'GET', path);
+      expect(response.status).toBe(404);
+      expect(response.json).toEqual(
+        apiError('NOT_FOUND', `Not found: ${path} is not an API route. docs/api.md lists them.`),
+      );
+    },
+  );
+});
+
+describe('the request log', () => {
+  it('shows the user and the route, never the entry name in the path', async () => {
+    const server = await startTestServer({ auth: 'token' });
+    await seed(server, ADA);
+    const { token } = await server.access.create({ user: 'ada' });
+    await api(server.port, 'GET', '/api/entries/topics/me/history', { token });
+    await server.close();
+    const line = server.logs.find((item) => item.includes('/api/'));
+    expect(line).toMatch(/ user=ada GET \/api\/entries\/\{group\}\/\{slug\}\/history method=- tool=- status=200 /);
+    expect(server.logs.join('\n')).not.toContain('topics');
+  });
+});
+
+describe('an unexpected failure', () => {
+  it('is answered 500 INTERNAL without details, and logged', async () => {
+    const server = await startTestServer();
+    await server.store.close();
+    const response = await api(server.port, 'GET', '/api/entries');
+    expect(response.status).toBe(500);
+    expect(response.json).toEqual(
+      apiError(
+        'INTERNAL',
+        'Internal error: the server failed to answer. Try again; if it fails again, tell its owner.',
+      ),
+    );
+    expect(server.logs.some((line) => line.startsWith('internal error: '))).toBe(true);
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * What the REST API tests share: one call to `/api` as a script or the web UI makes it
+ * (JSON in, JSON out, optional bearer token), and the callers tests act as when they set
+ * up memory directly.
+ */
+
+import { expect } from 'vitest';
+import type { Caller, Memory } from '../../src/core/memory.js';
+import { type RawResponse, raw } from './fixtures.js';
+
+export interface ApiCall {
+  /** Sent as JSON with `Content-Type: application/json`; a string is sent as it is. */
+  readonly body?: unknown;
+  readonly token?: string;
+  readonly headers?: Record<string, string | number>;
+}
+
+export interface ApiResponse extends RawResponse {
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answers
+  readonly json: any;
+}
+
+/** The local user of `--auth none`, acting from a test. */
+export const LOCAL: Caller = { user: 'local', label: 'test' };
+
+export async function api(port: number, method: string, path: string, call: ApiCall = {}): Promise<ApiResponse> {
+  const headers: Record<string, string | number> = {};
+  if (call.body !== undefined) headers['Content-Type'] = 'application/json';
+  if (call.token !== undefined) headers.Authorization = `Bearer ${call.token}`;
+  const body = call.body === undefined || typeof call.body === 'string' ? call.body : JSON.stringify(call.body);
+  const response = await raw(port, {
+    method,
+    path,
+    headers: { ...headers, ...call.headers },
+    ...(body === undefined ? {} : { body }),
+  });
+  return { ...response, json: response.body === '' ? undefined : JSON.parse(response.body) };
+}
+
+/** The `{ error: { code, message } }` every refusal answers. */
+export function apiError(code: string, message: string | RegExp) {
+  return { error: { code, message: typeof message === 'string' ? message : expect.stringMatching(message) } };
+}
+
+/** Names, descriptions and bodies of the caller's live entries, to compare memory before and after. */
+export async function contents(memory: Memory, caller: Caller = LOCAL) {
+  const names = (await memory.index(caller)).map((row) => row.name);
+  const { found } = await memory.open(caller, names);
+  return found.map(({ name, description, body }) => ({ name, description, body }));
+}

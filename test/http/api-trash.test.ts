@@ -1,0 +1,88 @@
+/**
+ * `/api/trash` over HTTP: what was dropped and when it will be purged, and undrop — with
+ * its refusals (not in the trash, name taken by a live entry, bad name) changing nothing.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { api, apiError, LOCAL } from './api-client.js';
+import { startTestServer, type TestServer } from './fixtures.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** A server whose local user dropped topics/old (by the test) and keeps topics/me. */
+async function withTrash(): Promise<TestServer> {
+  const server = await startTestServer();
+  await server.memory.write(LOCAL, { name: 'topics/me', description: 'Who I am', new: 'Name: Ada.' });
+  await server.memory.write(LOCAL, { name: 'topics/old', description: 'Old notes', new: 'Stale.' });
+  await server.memory.drop(LOCAL, 'topics/old');
+  return server;
+}
+
+describe('GET /api/trash', () => {
+  it('lists dropped entries with who dropped them, when, and when they will be purged; no bodies', async () => {
+    const server = await withTrash();
+    const response = await api(server.port, 'GET', '/api/trash');
+    expect(response.status).toBe(200);
+    expect(response.json.trash).toHaveLength(1);
+    const [item] = response.json.trash;
+    expect(item).toEqual({
+      name: 'topics/old',
+      description: 'Old notes',
+      size: 7,
+      created: expect.any(String),
+      updated: expect.any(String),
+      droppedAt: expect.any(String),
+      droppedBy: 'test',
+      purgeAt: expect.any(String),
+    });
+    expect(Date.parse(item.purgeAt) - Date.parse(item.droppedAt)).toBe(30 * DAY_MS);
+  });
+
+  it('answers an empty trash with no rows', async () => {
+    const server = await startTestServer();
+    expect((await api(server.port, 'GET', '/api/trash')).json).toEqual({ trash: [] });
+  });
+});
+
+describe('POST /api/trash/{group}/{slug}/undrop', () => {
+  it('brings the entry back as it was, recorded as an undrop by the API', async () => {
+    const server = await withTrash();
+    const response = await api(server.port, 'POST', '/api/trash/topics/old/undrop');
+    expect(response.status).toBe(200);
+    expect(response.json.entry).toMatchObject({ name: 'topics/old', description: 'Old notes', body: 'Stale.\n' });
+    expect((await api(server.port, 'GET', '/api/trash')).json).toEqual({ trash: [] });
+    expect((await server.memory.recovery.history(LOCAL, 'topics/old')).at(-1)).toMatchObject({
+      operation: 'undrop',
+      actor: 'api',
+    });
+  });
+
+  it('refuses with 409 when a live entry has taken the name, changing nothing', async () => {
+    const server = await withTrash();
+    await server.memory.write(LOCAL, { name: 'topics/old', description: 'New notes', new: 'Fresh.' });
+    const response = await api(server.port, 'POST', '/api/trash/topics/old/undrop');
+    expect(response.status).toBe(409);
+    expect(response.json).toEqual(
+      apiError(
+        'CONFLICT',
+        'topics/old cannot be undropped: a live entry has taken the name since. Rename or drop the live one first ' +
+          '(engram open topics/old shows it), then undrop again.',
+      ),
+    );
+    const [live] = (await server.memory.open(LOCAL, ['topics/old'])).found;
+    expect(live).toMatchObject({ description: 'New notes', body: 'Fresh.\n', revision: 1 });
+    expect((await server.memory.recovery.trash(LOCAL)).map((item) => item.name)).toEqual(['topics/old']);
+  });
+
+  it('refuses with 404 a name not in the trash, and with 400 a bad name, changing nothing', async () => {
+    const server = await withTrash();
+    const live = await api(server.port, 'POST', '/api/trash/topics/me/undrop');
+    expect(live.status).toBe(404);
+    expect(live.json).toEqual(apiError('NOT_FOUND', 'topics/me is not in the trash. engram trash lists what is.'));
+    const bad = await api(server.port, 'POST', '/api/trash/topics/Old%20One/undrop');
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.code).toBe('INVALID_NAME');
+    expect(await server.memory.index(LOCAL)).toEqual([{ name: 'topics/me', size: 11, description: 'Who I am' }]);
+    expect((await server.memory.recovery.trash(LOCAL)).map((item) => item.name)).toEqual(['topics/old']);
+  });
+});
