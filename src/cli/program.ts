@@ -6,6 +6,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import { type Run, registerEntryCommands } from './entries.js';
+import { registerMigrateCommand } from './migrate.js';
 import { createOutput, EXIT_OK, EXIT_USAGE, reportFailure } from './output.js';
 import { registerRecoveryCommands } from './recovery.js';
 import { registerServeCommand } from './serve.js';
@@ -61,6 +62,7 @@ export function buildProgram(): Command {
   registerEntryCommands(program, common, run);
   registerRecoveryCommands(program, common, run);
   registerTransferCommands(program, common, run);
+  registerMigrateCommand(program);
   program.addHelpText(
     'after',
     `

@@ -8,6 +8,7 @@
  * store then changes nothing and rethrows.
  */
 
+import { EngramError } from './errors.js';
 import type { IndexRow } from './format.js';
 
 export type RevisionOperation =
@@ -92,6 +93,48 @@ export type UndropResult =
   /** Nothing of that name is in the trash. */
   | { readonly status: 'missing' };
 
+/** One entry of a dump: a live or dropped copy of any user's entry, with every revision kept. */
+export interface DumpedEntry extends StoredEntry {
+  /** The store's own row id: kept, so that copies dropped at the same moment keep their order. */
+  readonly id: number;
+  readonly user: string;
+  /** Null for a live entry. */
+  readonly droppedAt: number | null;
+  readonly droppedBy: string | null;
+  /** Oldest first. */
+  readonly revisions: readonly RevisionRecord[];
+}
+
+export interface UserUsage {
+  readonly user: string;
+  readonly totalBytes: number;
+}
+
+/** Everything a store holds, to copy it whole into another store (`engram migrate`). */
+export interface StoreDump {
+  /** Every user's entries, live and dropped, by ascending id. */
+  readonly entries: readonly DumpedEntry[];
+  /** Every user's usage total, by user name in code-point order. */
+  readonly users: readonly UserUsage[];
+  /** Every token, in order of creation (then id). */
+  readonly tokens: readonly TokenRecord[];
+}
+
+export interface LoadOptions {
+  /** Replace whatever the store holds; without it, a store that is not empty refuses the load. */
+  readonly replace: boolean;
+  /** Told, as the load proceeds, how many of the dump's entries are written so far. */
+  readonly onProgress?: (entriesWritten: number) => void;
+}
+
+/** What `load` throws, changing nothing, when the store is not empty and `replace` was not asked for. */
+export function notEmptyError(): EngramError {
+  return new EngramError(
+    'CONFLICT',
+    'the target store is not empty, so nothing was loaded: load with replace to overwrite everything in it, or load into an empty store.',
+  );
+}
+
 export interface Store {
   /** One row per live entry of the user, sorted by name, from stored columns only. */
   index(user: string): Promise<IndexRow[]>;
@@ -115,6 +158,15 @@ export interface Store {
   purge(user: string, name: string, options: { readonly includeLive: boolean }): Promise<number>;
   /** Purges, for every user, the trash dropped at or before `cutoff` (ms since the epoch). */
   purgeTrash(cutoff: number): Promise<number>;
+  /** True when the store holds no entry (live or dropped), no user's usage and no token. */
+  isEmpty(): Promise<boolean>;
+  /** Everything the store holds, read as one consistent snapshot. */
+  dump(): Promise<StoreDump>;
+  /**
+   * Writes `dump` in one transaction, keeping every id, time and total as given: all of it,
+   * or nothing. Unless `replace`, a store that is not empty refuses with CONFLICT.
+   */
+  load(dump: StoreDump, options: LoadOptions): Promise<void>;
   /** The bearer tokens kept in the same database. */
   readonly tokens: TokenStore;
   close(): Promise<void>;

@@ -35,8 +35,8 @@ export interface McpSession {
 }
 
 export interface ServerOptions {
-  /** SQLite database file. */
-  readonly db: string;
+  /** The flags that select the database: `--db PATH` or `--database-url URL`. */
+  readonly database: readonly string[];
   /** XDG_CONFIG_HOME for the server, so no personal config file is read. */
   readonly configHome: string;
   /** `--config FILE`. */
@@ -54,7 +54,7 @@ function serverParameters(options: ServerOptions) {
   const config = options.config === undefined ? [] : ['--config', options.config];
   return {
     command: process.execPath,
-    args: [ENGRAM_CLI, 'stdio', '--db', options.db, ...config],
+    args: [ENGRAM_CLI, 'stdio', ...options.database, ...config],
     env: { XDG_CONFIG_HOME: options.configHome },
     stderr: 'pipe' as const,
   };

@@ -1,53 +1,68 @@
 /**
  * End to end over MCP stdio: `engram stdio` is spawned as a child process and driven by
  * the official SDK clients (v1, and v2 in both protocol eras). Every scenario runs for
- * each client: tools/list equals the spec, every row and every error of DESIGN §2 as the
- * model sees it, restarts, the actor in history, and two servers writing one file at once.
+ * each client on SQLite, and for one client on PostgreSQL (skipped, with a notice, where
+ * no server is available): tools/list equals the spec, every row and every error of
+ * DESIGN §2 as the model sees it, restarts, the actor in history, and two servers writing
+ * one database at once.
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { type EngramDatabase, postgresBackend, SQLITE_BACKEND, type TestBackend } from '../helpers/backends.js';
 import { childEnv, ENGRAM_CLI, queryDatabase, type TempDir, tempDir } from '../helpers/engram.js';
 import { MCP_CLIENTS, type McpClientKind, type McpSession } from '../helpers/mcp-clients.js';
+import { findTestPostgres } from '../helpers/postgres.js';
 
 interface SpecTool {
   function: { name: string; description: string; parameters: Record<string, unknown> };
 }
 const SPEC = JSON.parse(readFileSync(new URL('../../spec/tools.json', import.meta.url), 'utf8')) as SpecTool[];
 
+/** Which database, and which client: every client on SQLite, the first on PostgreSQL too. */
+interface Setup {
+  readonly backend: TestBackend;
+  readonly kind: McpClientKind;
+}
+
+const postgres = await findTestPostgres();
+const SETUPS: readonly Setup[] = [
+  ...MCP_CLIENTS.map((kind) => ({ backend: SQLITE_BACKEND, kind })),
+  ...(postgres ? [{ backend: postgresBackend(postgres), kind: MCP_CLIENTS[0]! }] : []),
+];
+
 interface Server {
   readonly session: McpSession;
-  readonly db: string;
+  readonly database: EngramDatabase;
   readonly dir: TempDir;
 }
 
 interface StartOptions {
   readonly config?: unknown;
   readonly clientName?: string;
-  /** Reuse the database of an earlier server. */
-  readonly dir?: TempDir;
+  /** Reuse the folder and the database of an earlier server. */
+  readonly reuse?: Server;
 }
 
-/** Spawns `engram stdio` on the test's database and connects `kind` to it; closed after the test. */
-async function start(kind: McpClientKind, options: StartOptions = {}): Promise<Server> {
-  const dir = options.dir ?? tempDir();
-  const db = dir.file('m.db');
+/** Spawns `engram stdio` on the test's database and connects the client to it; closed after the test. */
+async function start({ backend, kind }: Setup, options: StartOptions = {}): Promise<Server> {
+  const dir = options.reuse?.dir ?? tempDir();
+  const database = options.reuse?.database ?? (await backend.create(dir));
   const session = await kind.connect({
-    db,
+    database: database.args,
     configHome: dir.path,
     ...(options.config === undefined ? {} : { config: dir.config(options.config) }),
     ...(options.clientName === undefined ? {} : { clientName: options.clientName }),
   });
   onTestFinished(() => session.close());
-  return { session, db, dir };
+  return { session, database, dir };
 }
 
-/** The body as stored, read from the database file itself (final newline included). */
-function storedBody(server: Server, name: string): string | undefined {
-  const rows = queryDatabase<{ body: string }>(
-    server.db,
+/** The body as stored, read from the database itself (final newline included). */
+async function storedBody(server: Server, name: string): Promise<string | undefined> {
+  const rows = await server.database.query<{ body: string }>(
     'SELECT body FROM entries WHERE name = ? AND dropped_at IS NULL',
     name,
   );
@@ -61,7 +76,9 @@ async function memoryState(server: Server) {
     ? []
     : index.text.split('\n').map((line) => line.split(' (')[0]);
   const opened = names.length === 0 ? undefined : await server.session.call('memory_open', { names });
-  const [revisions] = queryDatabase<{ count: number }>(server.db, 'SELECT count(*) AS count FROM revisions');
+  const [revisions] = await server.database.query<{ count: number }>(
+    'SELECT CAST(count(*) AS integer) AS count FROM revisions',
+  );
   return { index, opened, revisions };
 }
 
@@ -82,10 +99,10 @@ async function write(server: Server, args: Record<string, unknown>): Promise<str
   return outcome.text;
 }
 
-describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
+describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (setup) => {
   describe('tools and instructions', () => {
     it('lists exactly the three tools of the spec, verbatim', async () => {
-      const { session } = await start(kind);
+      const { session } = await start(setup);
       const tools = await session.listTools();
       expect(tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))).toStrictEqual(
         SPEC.map(({ function: f }) => ({ name: f.name, description: f.description, inputSchema: f.parameters })),
@@ -93,7 +110,7 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
     });
 
     it('marks memory_open read-only and memory_drop destructive', async () => {
-      const { session } = await start(kind);
+      const { session } = await start(setup);
       const annotations = Object.fromEntries((await session.listTools()).map((tool) => [tool.name, tool.annotations]));
       expect(annotations.memory_open).toMatchObject({ readOnlyHint: true });
       expect(annotations.memory_write).toMatchObject({ readOnlyHint: false, destructiveHint: false });
@@ -101,12 +118,12 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
     });
 
     it('tells the model to open the index at the start of a session', async () => {
-      const { session } = await start(kind);
+      const { session } = await start(setup);
       expect(session.instructions).toMatch(/at the start of a session, call memory_open with no arguments/i);
     });
 
     it('rewrites only the group sentence when groups are configured', async () => {
-      const { session } = await start(kind, { config: { groups: { notes: 'loose ideas', crew: 'the team' } } });
+      const { session } = await start(setup, { config: { groups: { notes: 'loose ideas', crew: 'the team' } } });
       const tool = (await session.listTools()).find((t) => t.name === 'memory_write');
       const spec = SPEC.find((t) => t.function.name === 'memory_write')!.function.description;
       expect(tool?.description).toBe(
@@ -120,7 +137,7 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
 
   describe('memory_open', () => {
     it('says in one line that the memory is empty and how to create an entry', async () => {
-      const { session } = await start(kind);
+      const { session } = await start(setup);
       const outcome = await session.call('memory_open');
       expect(outcome.isError).toBe(false);
       expect(outcome.text).not.toContain('\n');
@@ -128,7 +145,7 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
     });
 
     it('lists one index line per entry, sorted by name, and nothing else', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await write(server, { name: 'topics/zebra', description: 'Last', new: 'z' });
       await write(server, { name: 'people/allozaur', description: 'llama.cpp WebUI maintainer', new: 'Héllo ✓' });
       await write(server, { name: 'areas/engram', description: 'This project', new: 'a\nb' });
@@ -143,7 +160,7 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
     });
 
     it('returns every requested entry, normalised and de-duplicated, index line then body', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await write(server, { name: 'topics/a', description: 'First', new: 'one\ntwo' });
       await write(server, { name: 'topics/b', description: 'Second', new: 'three' });
       const outcome = await server.session.call('memory_open', { names: ['topics/b', ' Topics/A ', 'topics/b'] });
@@ -154,7 +171,7 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
     });
 
     it('reports a missing name with suggestions and still returns the found ones', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
       const outcome = await server.session.call('memory_open', { names: ['topics/editor', 'topics/editr'] });
       expect(outcome).toEqual({
@@ -166,15 +183,15 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
 
   describe('memory_write, every row of the table', () => {
     it('creates: description required, final newline added', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       expect(
         await write(server, { name: 'topics/editor', description: 'Editor preferences', new: 'Uses Helix.' }),
       ).toBe('topics/editor (12 bytes): Editor preferences');
-      expect(storedBody(server, 'topics/editor')).toBe('Uses Helix.\n');
+      expect(await storedBody(server, 'topics/editor')).toBe('Uses Helix.\n');
     });
 
     it('refuses to create without a description', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await expectRefusal(
         server,
         'memory_write',
@@ -184,7 +201,7 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
     });
 
     it('refuses old on an entry that does not exist, suggesting close names and how to create', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
       const message =
         'topics/editr not found. Did you mean topics/editor? ' +
@@ -194,49 +211,49 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
     });
 
     it('appends with the newlines the table asks for', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await write(server, { name: 'topics/log', description: 'Log', new: 'a' });
       expect(await write(server, { name: 'topics/log', new: 'b\nc' })).toBe('topics/log (6 bytes): Log');
-      expect(storedBody(server, 'topics/log')).toBe('a\nb\nc\n');
+      expect(await storedBody(server, 'topics/log')).toBe('a\nb\nc\n');
 
       await write(server, { name: 'topics/log', old: '\nc' }); // the body no longer ends with a newline
-      expect(storedBody(server, 'topics/log')).toBe('a\nb');
+      expect(await storedBody(server, 'topics/log')).toBe('a\nb');
       await write(server, { name: 'topics/log', new: 'd\n' });
-      expect(storedBody(server, 'topics/log')).toBe('a\nb\nd\n');
+      expect(await storedBody(server, 'topics/log')).toBe('a\nb\nd\n');
 
       await write(server, { name: 'topics/log', old: 'a\nb\nd' }); // the body is now empty
-      expect(storedBody(server, 'topics/log')).toBe('');
+      expect(await storedBody(server, 'topics/log')).toBe('');
       expect(await write(server, { name: 'topics/log', new: 'e' })).toBe('topics/log (2 bytes): Log');
-      expect(storedBody(server, 'topics/log')).toBe('e\n');
+      expect(await storedBody(server, 'topics/log')).toBe('e\n');
     });
 
     it('replaces the one occurrence literally, spanning lines and with $ patterns', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await write(server, { name: 'areas/qwentts-cpp', description: 'TTS port', new: 'Target: 24 kHz.\nVoice: warm.' });
       await write(server, { name: 'areas/qwentts-cpp', old: '24 kHz.\nVoice', new: "$& $1 $$ $' 48 kHz.\nTone" });
-      expect(storedBody(server, 'areas/qwentts-cpp')).toBe("Target: $& $1 $$ $' 48 kHz.\nTone: warm.\n");
+      expect(await storedBody(server, 'areas/qwentts-cpp')).toBe("Target: $& $1 $$ $' 48 kHz.\nTone: warm.\n");
     });
 
     it('replaces by nothing when new is empty', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await write(server, { name: 'topics/editor', description: 'Editor', new: 'Uses Helix daily.' });
       expect(await write(server, { name: 'topics/editor', old: ' daily', new: '' })).toBe(
         'topics/editor (12 bytes): Editor',
       );
-      expect(storedBody(server, 'topics/editor')).toBe('Uses Helix.\n');
+      expect(await storedBody(server, 'topics/editor')).toBe('Uses Helix.\n');
     });
 
     it('removes old together with the newline right after it, or at the very end without one', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await write(server, { name: 'topics/facts', description: 'Facts', new: 'one\ntwo\nthree' });
       await write(server, { name: 'topics/facts', old: 'two' });
-      expect(storedBody(server, 'topics/facts')).toBe('one\nthree\n');
+      expect(await storedBody(server, 'topics/facts')).toBe('one\nthree\n');
       await write(server, { name: 'topics/facts', old: 'three\n' });
-      expect(storedBody(server, 'topics/facts')).toBe('one\n');
+      expect(await storedBody(server, 'topics/facts')).toBe('one\n');
     });
 
     it('updates the description alone, and with any other write', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
       expect(await write(server, { name: 'topics/editor', description: '  Editor\n and\tkeyboard  ' })).toBe(
         'topics/editor (6 bytes): Editor and keyboard',
@@ -244,11 +261,11 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
       expect(await write(server, { name: 'topics/editor', description: 'Tools', new: 'Moonlander' })).toBe(
         'topics/editor (17 bytes): Tools',
       );
-      expect(storedBody(server, 'topics/editor')).toBe('Helix\nMoonlander\n');
+      expect(await storedBody(server, 'topics/editor')).toBe('Helix\nMoonlander\n');
     });
 
     it('refuses a write with nothing to do', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
       await expectRefusal(
         server,
@@ -259,16 +276,16 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
     });
 
     it('normalises names and line endings, and counts sizes in UTF-8 bytes', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await write(server, { name: ' People/Allozaur ', description: 'Maintainer', new: 'a\r\nb\rc' });
       expect(await write(server, { name: 'people/allozaur', new: 'é✓' })).toBe(
         'people/allozaur (12 bytes): Maintainer',
       );
-      expect(storedBody(server, 'people/allozaur')).toBe('a\nb\nc\né✓\n');
+      expect(await storedBody(server, 'people/allozaur')).toBe('a\nb\nc\né✓\n');
     });
 
     it('succeeds and returns the line when the write changes nothing', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
       const before = await memoryState(server);
       expect(await write(server, { name: 'topics/editor', old: 'Helix', new: 'Helix' })).toBe(
@@ -280,7 +297,7 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
 
   describe('the errors, each a tool result that changes nothing', () => {
     it('refuses an empty old', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
       await expectRefusal(
         server,
@@ -291,7 +308,7 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
     });
 
     it('quotes the closest line when old is not found', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await write(server, { name: 'areas/qwentts-cpp', description: 'TTS', new: 'Target: 24 kHz.\nVoice: warm.' });
       await expectRefusal(
         server,
@@ -303,7 +320,7 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
     });
 
     it('gives the count and the lines when old occurs more than once, overlapping ones included', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await write(server, { name: 'areas/x', description: 'X', new: 'a\nTODO\nb\nTODO\nTODO TODO' });
       await expectRefusal(
         server,
@@ -322,7 +339,7 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
     });
 
     it('refuses a body over the entry cap, saying how to split', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await write(server, { name: 'areas/x', description: 'Big', new: 'x'.repeat(16_383) });
       await expectRefusal(
         server,
@@ -334,7 +351,7 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
     });
 
     it('refuses a write past the per-user cap', async () => {
-      const server = await start(kind, { config: { userCap: 40 } });
+      const server = await start(setup, { config: { userCap: 40 } });
       await write(server, { name: 'topics/a', description: 'A', new: 'x'.repeat(19) });
       await expectRefusal(
         server,
@@ -346,7 +363,7 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
     });
 
     it('refuses a description over 200 characters, or empty on create', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await write(server, { name: 'topics/x', description: 'X', new: 'x' });
       await expectRefusal(
         server,
@@ -363,7 +380,7 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
     });
 
     it('refuses an invalid name, saying what a name looks like', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       const message =
         '"people/John Smith" is not a valid name: use <group>/<slug>, the slug made of a-z 0-9 - . _ ' +
         '(for example people/john-smith). Groups you can write: areas, people, topics.';
@@ -373,12 +390,11 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
     });
 
     it('keeps entries of unconfigured groups listed, readable and droppable, but not writable', async () => {
-      const dir = tempDir();
-      const notes = await start(kind, { dir, config: { groups: { notes: 'loose ideas' } } });
+      const notes = await start(setup, { config: { groups: { notes: 'loose ideas' } } });
       await write(notes, { name: 'notes/idea', description: 'An idea', new: 'Fly.' });
       await notes.session.close();
 
-      const server = await start(kind, { dir });
+      const server = await start(setup, { reuse: notes });
       expect((await server.session.call('memory_open')).text).toBe('notes/idea (5 bytes): An idea');
       expect((await server.session.call('memory_open', { names: ['notes/idea'] })).text).toBe(
         'notes/idea (5 bytes): An idea\nFly.',
@@ -397,7 +413,7 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
     });
 
     it('reports names that do not exist, with suggestions', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
       await expectRefusal(
         server,
@@ -414,7 +430,7 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
     });
 
     it('refuses more than 50 names in one memory_open', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       const names = Array.from({ length: 51 }, (_, i) => `topics/t${i}`);
       await expectRefusal(
         server,
@@ -426,7 +442,7 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
     });
 
     it('answers arguments of the wrong type with a tool error, not a protocol error', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
       await expectRefusal(server, 'memory_open', { names: 'topics/editor' }, /^memory_open: names must be an array/);
       await expectRefusal(server, 'memory_open', { names: [1, 2] }, /^memory_open: names must be an array of strings/);
@@ -437,7 +453,7 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
     });
 
     it('answers an unknown tool with a protocol error', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await expect(server.session.call('memory_forget', { name: 'topics/x' })).rejects.toMatchObject({
         code: -32602,
         message: expect.stringContaining('Unknown tool "memory_forget"'),
@@ -448,7 +464,7 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
 
   describe('memory_drop', () => {
     it('removes the entry from the index and from memory_open, answering one line', async () => {
-      const server = await start(kind);
+      const server = await start(setup);
       await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
       await write(server, { name: 'topics/keyboard', description: 'Keyboard', new: 'Moonlander' });
       expect(await server.session.call('memory_drop', { name: 'Topics/Editor' })).toEqual({
@@ -462,7 +478,7 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
 
   describe('processes and the database file', () => {
     it('keeps everything across a restart of the server', async () => {
-      const first = await start(kind);
+      const first = await start(setup);
       await write(first, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
       await write(first, { name: 'people/ada', description: 'Ada', new: 'Math.' });
       await write(first, { name: 'areas/old', description: 'Old', new: 'gone' });
@@ -470,23 +486,23 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
       const before = await memoryState(first);
       await first.session.close();
 
-      const second = await start(kind, { dir: first.dir });
+      const second = await start(setup, { reuse: first });
       expect(await memoryState(second)).toEqual(before);
       expect(before.index.text).toBe('people/ada (6 bytes): Ada\ntopics/editor (6 bytes): Editor');
     });
 
     it('records the client name from the handshake as the actor of each change', async () => {
-      const server = await start(kind, { clientName: 'claude-code' });
+      const server = await start(setup, { clientName: 'claude-code' });
       await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
       await write(server, { name: 'topics/editor', new: 'Vim' });
       await server.session.call('memory_drop', { name: 'topics/editor' });
-      const actors = queryDatabase<{ actor: string }>(server.db, 'SELECT actor FROM revisions');
+      const actors = await server.database.query<{ actor: string }>('SELECT actor FROM revisions');
       expect(actors.map((row) => row.actor)).toEqual(['claude-code', 'claude-code', 'claude-code']);
     });
 
-    it('loses no line when two servers append to one entry of one file concurrently', async () => {
-      const a = await start(kind, { clientName: 'client-a' });
-      const b = await start(kind, { dir: a.dir, clientName: 'client-b' });
+    it('loses no line when two servers append to one entry of one database concurrently', async () => {
+      const a = await start(setup, { clientName: 'client-a' });
+      const b = await start(setup, { reuse: a, clientName: 'client-b' });
       await write(a, { name: 'areas/log', description: 'Shared log', new: 'start' });
       const appends = (server: Server, prefix: string) =>
         Array.from({ length: 50 }, (_, i) =>
@@ -495,12 +511,12 @@ describe.each(MCP_CLIENTS)('engram stdio with the $label', (kind) => {
       const outcomes = await Promise.all([...appends(a, 'a'), ...appends(b, 'b')]);
 
       expect(outcomes.filter((outcome) => outcome.isError)).toEqual([]);
-      const lines = storedBody(a, 'areas/log')?.split('\n') ?? [];
+      const lines = (await storedBody(a, 'areas/log'))?.split('\n') ?? [];
       expect(lines.pop()).toBe('');
       const expected = ['start', ...Array.from({ length: 50 }, (_, i) => [`a${i}`, `b${i}`]).flat()];
       expect([...lines].sort()).toEqual(expected.sort());
       expect(new Set(lines).size).toBe(101);
-      const [entry] = queryDatabase(a.db, "SELECT revision FROM entries WHERE name = 'areas/log'");
+      const [entry] = await a.database.query("SELECT revision FROM entries WHERE name = 'areas/log'");
       expect(entry).toEqual({ revision: 101 });
     });
   });

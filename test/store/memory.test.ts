@@ -2,7 +2,9 @@
 
 import { openMemoryStore } from '../../src/store/memory/index.js';
 import { describeStoreContract } from './contract.js';
+import { describeDumpContract } from './contract-dump.js';
 import { describeHistoryContract } from './contract-history.js';
 
 describeStoreContract('memory', async ({ now }) => ({ store: openMemoryStore({ now }) }));
 describeHistoryContract('memory', async (options) => ({ store: openMemoryStore(options) }));
+describeDumpContract('memory', async ({ now }) => ({ store: openMemoryStore({ now }) }));

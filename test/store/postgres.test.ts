@@ -23,6 +23,7 @@ import {
   type TestDatabase,
 } from '../helpers/postgres.js';
 import { describeStoreContract } from './contract.js';
+import { describeDumpContract } from './contract-dump.js';
 import { describeHistoryContract } from './contract-history.js';
 
 const server = await findTestPostgres();
@@ -166,6 +167,7 @@ describe.skipIf(!server)('PostgreSQL', () => {
 
   describeStoreContract('postgres', (options) => openInFreshSchema(options));
   describeHistoryContract('postgres', (options) => openInFreshSchema(options));
+  describeDumpContract('postgres', (options) => openInFreshSchema(options));
 
   describe('PostgresStore', () => {
     let database: TestDatabase;
@@ -319,6 +321,27 @@ describe.skipIf(!server)('PostgreSQL', () => {
         expect(await two.tokens.revoke('tok-1')).toBe(true);
         expect(await one.tokens.findByHash(token.hash)).toBeUndefined();
       });
+    });
+
+    it('refuses to load a dump holding the NUL character, naming the entry, and loads nothing', async () => {
+      const store = await open();
+      const entry = { name: 'topics/nul', description: 'd', body: 'a\u0000b\n', size: 4, created: 1, updated: 1 };
+      const revisions = [
+        { revision: 1, operation: 'create' as const, actor: 'cli', at: 1, description: 'd', body: 'x\n' },
+      ];
+      const dump = {
+        entries: [{ ...entry, id: 1, user: 'alice', revision: 1, droppedAt: null, droppedBy: null, revisions }],
+        users: [{ user: 'alice', totalBytes: 4 }],
+        tokens: [],
+      };
+
+      const attempt = store.load(dump, { replace: false });
+
+      await expect(attempt).rejects.toMatchObject({ name: 'EngramError', code: 'INVALID_ARGUMENT' });
+      await expect(attempt).rejects.toThrow(
+        "alice's topics/nul holds the NUL character (\\u0000) in its text or its history, which PostgreSQL cannot store, so nothing was loaded. Remove it in the source first, then copy again.",
+      );
+      expect(await store.isEmpty()).toBe(true);
     });
 
     /** The cases of test/store/tokens.test.ts, whose backends open synchronously. */

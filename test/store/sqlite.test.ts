@@ -17,6 +17,7 @@ import { defaultDatabasePath, openSqliteStore, type SqliteStore } from '../../sr
 import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { SQL } from '../../src/store/sqlite/statements.js';
 import { describeStoreContract } from './contract.js';
+import { describeDumpContract } from './contract-dump.js';
 import { describeHistoryContract } from './contract-history.js';
 
 describeStoreContract('sqlite, a fresh file', async ({ now }) => {
@@ -33,6 +34,14 @@ describeHistoryContract('sqlite, a fresh file', async (options) => {
   const folder = await mkdtemp(join(tmpdir(), 'engram-sqlite-history-'));
   return {
     store: openSqliteStore({ path: join(folder, 'memory.db'), ...options }),
+    cleanup: () => rm(folder, { recursive: true, force: true }),
+  };
+});
+
+describeDumpContract('sqlite, a fresh file', async ({ now }) => {
+  const folder = await mkdtemp(join(tmpdir(), 'engram-sqlite-dump-'));
+  return {
+    store: openSqliteStore({ path: join(folder, 'memory.db'), now }),
     cleanup: () => rm(folder, { recursive: true, force: true }),
   };
 });

@@ -10,14 +10,17 @@ import type {
   Change,
   Decide,
   DecideAll,
+  LoadOptions,
   MutationResult,
   RevisionOperation,
   RevisionRecord,
   Store,
+  StoreDump,
   StoredEntry,
   TrashedEntry,
   UndropResult,
 } from '../../core/store.js';
+import { notEmptyError } from '../../core/store.js';
 import { utf8Bytes } from '../../core/text.js';
 import { MemoryTokenStore } from './tokens.js';
 
@@ -107,6 +110,41 @@ export class MemoryStore implements Store {
 
   async purgeTrash(cutoff: number): Promise<number> {
     return this.forget((row) => row.dropped !== undefined && row.dropped.at <= cutoff);
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return this.all().length === 0 && this.tokens.size === 0;
+  }
+
+  async dump(): Promise<StoreDump> {
+    const rows = this.all().sort((a, b) => a.id - b.id);
+    const users = [...new Set(rows.map((row) => row.user))].sort(compare);
+    const tokens = await this.tokens.list();
+    return {
+      entries: rows.map(({ id, user, entry, dropped, revisions }) => ({
+        ...entry,
+        id,
+        user,
+        droppedAt: dropped?.at ?? null,
+        droppedBy: dropped?.by ?? null,
+        revisions: [...revisions],
+      })),
+      users: users.map((user) => ({ user, totalBytes: this.totalBytes(user) })),
+      tokens: tokens.sort((a, b) => a.created - b.created || compare(a.id, b.id)),
+    };
+  }
+
+  /** Usage is summed from the live entries here, never stored, so the dump's totals are not read. */
+  async load(dump: StoreDump, options: LoadOptions): Promise<void> {
+    if (!options.replace && (this.all().length > 0 || this.tokens.size > 0)) throw notEmptyError();
+    this.tokens.replaceAll(dump.tokens);
+    this.rows.clear();
+    for (const { id, user, droppedAt, droppedBy, revisions, ...entry } of dump.entries) {
+      const dropped = droppedAt === null ? undefined : { at: droppedAt, by: droppedBy ?? '' };
+      this.rows.set(id, { id, user, entry, dropped, revisions: [...revisions] });
+    }
+    this.nextId = dump.entries.reduce((max, entry) => Math.max(max, entry.id), 0) + 1;
+    options.onProgress?.(dump.entries.length);
   }
 
   async close(): Promise<void> {

@@ -23,6 +23,20 @@ export class MemoryTokenStore implements TokenStore {
     return this.byId.delete(id);
   }
 
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** Puts `tokens` in place of every token kept; two with one id or one hash are refused, changing nothing. */
+  replaceAll(tokens: readonly TokenRecord[]): void {
+    const byId = new Map(tokens.map((token) => [token.id, token]));
+    if (byId.size !== tokens.length || new Set(tokens.map((token) => token.hash)).size !== tokens.length) {
+      throw new Error('two tokens share an id or a hash');
+    }
+    this.byId.clear();
+    for (const [id, token] of byId) this.byId.set(id, token);
+  }
+
   async touch(id: string, at: number): Promise<void> {
     const token = this.byId.get(id);
     if (token) this.byId.set(id, { ...token, lastUsed: at });

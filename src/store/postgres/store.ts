@@ -13,15 +13,18 @@ import type {
   Change,
   Decide,
   DecideAll,
+  LoadOptions,
   MutationResult,
   RevisionRecord,
   Store,
+  StoreDump,
   StoredEntry,
   TrashedEntry,
   UndropResult,
   Usage,
 } from '../../core/store.js';
 import { utf8Bytes } from '../../core/text.js';
+import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
 import { migrate } from './migrations.js';
 import { createPool, type Pool, type PoolOptions, type Queryable, type Statement, serverAddress } from './pool.js';
 import { statement } from './statements.js';
@@ -159,6 +162,18 @@ export class PostgresStore implements Store {
   /** Dropped entries count towards no usage, so no user lock is needed; see purge for what VACUUM keeps. */
   async purgeTrash(cutoff: number): Promise<number> {
     return this.db.transaction(async (db) => (await db.query(statement('purgeExpired', cutoff))).rowCount ?? 0);
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return isEmpty(this.db);
+  }
+
+  async dump(): Promise<StoreDump> {
+    return dumpDatabase(this.db);
+  }
+
+  async load(dump: StoreDump, options: LoadOptions): Promise<void> {
+    await loadDatabase(this.db, dump, options);
   }
 
   async close(): Promise<void> {

@@ -15,14 +15,17 @@ import type {
   Change,
   Decide,
   DecideAll,
+  LoadOptions,
   MutationResult,
   RevisionRecord,
   Store,
+  StoreDump,
   StoredEntry,
   TrashedEntry,
   UndropResult,
 } from '../../core/store.js';
 import { utf8Bytes } from '../../core/text.js';
+import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
 import { prepareDatabaseFile } from './file.js';
 import { GroupCommit } from './group-commit.js';
 import { migrate } from './migrations.js';
@@ -155,6 +158,18 @@ export class SqliteStore implements Store {
 
   async purgeTrash(cutoff: number): Promise<number> {
     return this.purgeCopies(() => this.statements.expiredTrash.all(cutoff) as CopyRow[]);
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return isEmpty(this.db);
+  }
+
+  async dump(): Promise<StoreDump> {
+    return dumpDatabase(this.db);
+  }
+
+  async load(dump: StoreDump, options: LoadOptions): Promise<void> {
+    loadDatabase(this.db, dump, options);
   }
 
   async close(): Promise<void> {

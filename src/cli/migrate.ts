@@ -1,0 +1,122 @@
+/**
+ * `engram migrate --from A --to B [--force]`: copies a whole database — every user's
+ * entries, trash, revisions, usage and tokens — from a SQLite file to PostgreSQL, back,
+ * or between two of a kind, through the core's copyStore. A big copy reports progress on
+ * stderr; the summary goes to stdout (JSON with --json).
+ */
+
+import { existsSync, realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { type CopyProgress, type CopySummary, copyStore } from '../core/migration.js';
+import { DEFAULT_POLICY } from '../core/policy.js';
+import { type Backend, backendOf, describeBackend, type OpenedStore, openBackend } from './backend.js';
+import { createOutput, reportFailure, UsageError } from './output.js';
+
+interface MigrateOptions {
+  readonly from: string;
+  readonly to: string;
+  readonly force?: boolean;
+  readonly json?: boolean;
+}
+
+/** From this many entries on, a copy reports its progress. */
+const BIG_COPY = 1_000;
+
+function backendFor(location: string, flag: '--from' | '--to'): Backend {
+  const backend = backendOf(location);
+  // A copy is one long transaction: no statement timeout cuts it short.
+  if (backend.kind === 'postgres') return { ...backend, statementTimeoutMs: 0 };
+  if (flag === '--from' && !existsSync(backend.path)) {
+    throw new UsageError(
+      `--from ${location}: no such file. Give the path of an Engram SQLite database or a postgres:// URL.`,
+    );
+  }
+  return { kind: 'sqlite', path: resolve(backend.path) };
+}
+
+/** Where a PostgreSQL URL points: server and database, whoever connects. */
+function postgresDatabase(url: string): string {
+  try {
+    const { hostname, port, pathname } = new URL(url);
+    return `${hostname}:${port || '5432'}${pathname}`;
+  } catch {
+    return url;
+  }
+}
+
+function sameDatabase(from: Backend, to: Backend): boolean {
+  if (from.kind === 'sqlite' && to.kind === 'sqlite') {
+    return existsSync(to.path) && realpathSync(from.path) === realpathSync(to.path);
+  }
+  return from.kind === 'postgres' && to.kind === 'postgres' && postgresDatabase(from.url) === postgresDatabase(to.url);
+}
+
+/** Prints a line on stderr at each tenth of a big copy. */
+function progressOnStderr(): (progress: CopyProgress) => void {
+  let lastTenth = -1;
+  return ({ entriesWritten, entriesTotal }) => {
+    if (entriesTotal < BIG_COPY) return;
+    const tenth = Math.floor((entriesWritten * 10) / entriesTotal);
+    if (tenth === lastTenth) return;
+    lastTenth = tenth;
+    process.stderr.write(
+      entriesWritten === 0
+        ? `engram: read ${entriesTotal.toLocaleString('en-US')} entries; writing them in one transaction\n`
+        : `engram: wrote ${entriesWritten.toLocaleString('en-US')} of ${entriesTotal.toLocaleString('en-US')} entries (${tenth * 10}%)\n`,
+    );
+  };
+}
+
+function describeSummary(from: string, to: string, summary: CopySummary): string {
+  const counts = [
+    `${summary.users} users`,
+    `${summary.entries} entries`,
+    `${summary.trash} in the trash`,
+    `${summary.revisions} revisions`,
+    `${summary.tokens} tokens`,
+  ].join(', ');
+  return `Copied ${from} to ${to}${summary.replaced ? ', replacing what it held' : ''}: ${counts}.`;
+}
+
+async function migrate(options: MigrateOptions): Promise<void> {
+  const output = createOutput(options.json === true);
+  const opened: OpenedStore[] = [];
+  try {
+    const from = backendFor(options.from, '--from');
+    const to = backendFor(options.to, '--to');
+    if (sameDatabase(from, to)) throw new UsageError('--from and --to name the same database: copy into another one.');
+    const history = { historyLimit: DEFAULT_POLICY.historyLimit };
+    const source = await openBackend(from, history);
+    opened.push(source);
+    const target = await openBackend(to, history);
+    opened.push(target);
+    const summary = await copyStore(source, target, {
+      force: options.force === true,
+      target: describeBackend(to),
+      onProgress: progressOnStderr(),
+    });
+    output.result(describeSummary(describeBackend(from), describeBackend(to), summary), {
+      from: describeBackend(from),
+      to: describeBackend(to),
+      ...summary,
+    });
+  } catch (error) {
+    process.exitCode = reportFailure(error, output.json);
+  } finally {
+    for (const store of opened) await store.close();
+  }
+}
+
+export function registerMigrateCommand(program: Command): void {
+  program
+    .command('migrate')
+    .description(
+      'Copy a whole database (every user’s entries, trash, revisions and tokens) between SQLite and PostgreSQL, either way',
+    )
+    .requiredOption('--from <database>', 'the database to copy: a SQLite file path or a postgres:// URL')
+    .requiredOption('--to <database>', 'where to copy it: a SQLite file path or a postgres:// URL')
+    .option('--force', 'replace everything the target holds (without it, a target that is not empty is refused)')
+    .option('--json', 'print JSON for scripts')
+    .action((options: MigrateOptions) => migrate(options));
+}

@@ -1,0 +1,194 @@
+/**
+ * The whole PostgreSQL database as one StoreDump and back, for `engram migrate`: a dump
+ * is read in one repeatable-read transaction (one consistent snapshot, while servers keep
+ * writing); a load holds every table locked, writes in batches of rows (one statement per
+ * batch, the columns passed as arrays) with every id, time and total kept as given, and
+ * commits once — the whole dump, or nothing.
+ */
+
+import { EngramError } from '../../core/errors.js';
+import type { DumpedEntry, LoadOptions, RevisionRecord, StoreDump, TokenRecord, UserUsage } from '../../core/store.js';
+import { notEmptyError } from '../../core/store.js';
+import type { Queryable } from './pool.js';
+import type { Runner } from './transaction.js';
+
+/** Rows per INSERT. */
+const BATCH = 500;
+
+interface EntryRow {
+  id: number;
+  user_id: string;
+  name: string;
+  description: string;
+  body: string;
+  size: number;
+  created: number;
+  updated: number;
+  revision: number;
+  dropped_at: number | null;
+  dropped_by: string | null;
+}
+
+interface RevisionRow extends RevisionRecord {
+  entry_id: number;
+}
+
+interface TokenRow {
+  id: string;
+  user_id: string;
+  label: string;
+  read_only: boolean;
+  hash: string;
+  created: number;
+  last_used: number | null;
+}
+
+const SQL = {
+  isEmpty: `SELECT NOT EXISTS (SELECT 1 FROM entries) AND NOT EXISTS (SELECT 1 FROM users)
+     AND NOT EXISTS (SELECT 1 FROM tokens) AS empty`,
+  snapshot: 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY',
+  entries: `SELECT id, user_id, name, description, body, size, created, updated, revision, dropped_at, dropped_by
+     FROM entries ORDER BY id`,
+  revisions:
+    'SELECT entry_id, revision, operation, actor, at, description, body FROM revisions ORDER BY entry_id, revision',
+  users: 'SELECT user_id AS "user", total_bytes AS "totalBytes" FROM users ORDER BY user_id COLLATE "C"',
+  tokens: 'SELECT id, user_id, label, read_only, hash, created, last_used FROM tokens ORDER BY created, id COLLATE "C"',
+  // Servers on the database wait (or time out) until the load commits: none sees half of it.
+  lock: 'LOCK TABLE users, entries, revisions, tokens IN ACCESS EXCLUSIVE MODE',
+  clear: 'TRUNCATE revisions, entries, users, tokens',
+  addEntries: `INSERT INTO entries (id, user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by)
+     OVERRIDING SYSTEM VALUE SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::integer[],
+       $6::text[], $7::bigint[], $8::bigint[], $9::integer[], $10::bigint[], $11::text[])`,
+  addRevisions: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body)
+     SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[])`,
+  addUsers: 'INSERT INTO users (user_id, total_bytes) SELECT * FROM unnest($1::text[], $2::bigint[])',
+  addTokens: `INSERT INTO tokens (id, user_id, label, read_only, hash, created, last_used)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::text[], $6::bigint[], $7::bigint[])`,
+  // The next entry created is numbered after the highest id loaded.
+  renumber: `SELECT setval(pg_get_serial_sequence('entries', 'id'), coalesce(max(id), 0) + 1, false) FROM entries`,
+} as const;
+
+export async function isEmpty(db: Runner): Promise<boolean> {
+  const [row] = await db.query<{ empty: boolean }>({ text: SQL.isEmpty });
+  return row?.empty === true;
+}
+
+export function dumpDatabase(runner: Runner): Promise<StoreDump> {
+  return runner.transaction(async (db) => {
+    await db.query({ text: SQL.snapshot });
+    const revisions = new Map<number, RevisionRecord[]>();
+    for (const { entry_id, ...record } of (await db.query<RevisionRow>({ text: SQL.revisions })).rows) {
+      const list = revisions.get(entry_id) ?? [];
+      list.push(record);
+      revisions.set(entry_id, list);
+    }
+    const entries = (await db.query<EntryRow>({ text: SQL.entries })).rows.map(
+      ({ id, user_id, dropped_at, dropped_by, ...entry }): DumpedEntry => ({
+        ...entry,
+        id,
+        user: user_id,
+        droppedAt: dropped_at,
+        droppedBy: dropped_by,
+        revisions: revisions.get(id) ?? [],
+      }),
+    );
+    const users = (await db.query<UserUsage>({ text: SQL.users })).rows;
+    const tokens = (await db.query<TokenRow>({ text: SQL.tokens })).rows.map(
+      (row): TokenRecord => ({
+        id: row.id,
+        user: row.user_id,
+        label: row.label,
+        readOnly: row.read_only,
+        hash: row.hash,
+        created: row.created,
+        lastUsed: row.last_used ?? undefined,
+      }),
+    );
+    return { entries, users, tokens };
+  });
+}
+
+export async function loadDatabase(runner: Runner, dump: StoreDump, options: LoadOptions): Promise<void> {
+  refuseNul(dump.entries);
+  await runner.transaction(async (db) => {
+    await db.query({ text: SQL.lock });
+    if (options.replace) await db.query({ text: SQL.clear });
+    else if (!(await db.query<{ empty: boolean }>({ text: SQL.isEmpty })).rows[0]?.empty) throw notEmptyError();
+    for (let start = 0; start < dump.entries.length; start += BATCH) {
+      const batch = dump.entries.slice(start, start + BATCH);
+      await insert(db, SQL.addEntries, batch, (e) => [
+        e.id,
+        e.user,
+        e.name,
+        e.description,
+        e.size,
+        e.body,
+        e.created,
+        e.updated,
+        e.revision,
+        e.droppedAt,
+        e.droppedBy,
+      ]);
+      const revisions = batch.flatMap((entry) => entry.revisions.map((record) => ({ entry, record })));
+      for (let first = 0; first < revisions.length; first += BATCH) {
+        await insert(db, SQL.addRevisions, revisions.slice(first, first + BATCH), ({ entry, record: r }) => [
+          entry.user,
+          entry.id,
+          r.revision,
+          r.operation,
+          r.actor,
+          r.at,
+          r.description,
+          r.body,
+        ]);
+      }
+      options.onProgress?.(start + batch.length);
+    }
+    for (let start = 0; start < dump.users.length; start += BATCH) {
+      await insert(db, SQL.addUsers, dump.users.slice(start, start + BATCH), (u) => [u.user, u.totalBytes]);
+    }
+    for (let start = 0; start < dump.tokens.length; start += BATCH) {
+      await insert(db, SQL.addTokens, dump.tokens.slice(start, start + BATCH), (t) => [
+        t.id,
+        t.user,
+        t.label,
+        t.readOnly,
+        t.hash,
+        t.created,
+        t.lastUsed ?? null,
+      ]);
+    }
+    await db.query({ text: SQL.renumber });
+  });
+}
+
+/** One INSERT … SELECT FROM unnest(…) of `rows`, each column of `values` passed as one array. */
+async function insert<T>(
+  db: Queryable,
+  text: string,
+  rows: readonly T[],
+  values: (row: T) => unknown[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const columns: unknown[][] = values(rows[0]!).map(() => []);
+  for (const row of rows) {
+    for (const [column, value] of values(row).entries()) columns[column]!.push(value);
+  }
+  await db.query({ text, values: columns });
+}
+
+/** PostgreSQL text cannot hold U+0000: name the entry that has one, rather than fail with a driver error. */
+function refuseNul(entries: readonly DumpedEntry[]): void {
+  const texts = (e: DumpedEntry) => [
+    e.name,
+    e.description,
+    e.body,
+    ...e.revisions.flatMap((r) => [r.description, r.body]),
+  ];
+  const found = entries.find((entry) => texts(entry).some((text) => text.includes('\0')));
+  if (!found) return;
+  throw new EngramError(
+    'INVALID_ARGUMENT',
+    `${found.user}'s ${found.name} holds the NUL character (\\u0000) in its text or its history, which PostgreSQL cannot store, so nothing was loaded. Remove it in the source first, then copy again.`,
+  );
+}

@@ -1,0 +1,120 @@
+/**
+ * The whole SQLite database as one StoreDump and back, for `engram migrate`: a dump is
+ * read in one read transaction (one consistent snapshot); a load is written in one
+ * immediate transaction with every id, time and total kept as given, so it lands whole
+ * or not at all.
+ */
+
+import type Database from 'better-sqlite3';
+import type { DumpedEntry, LoadOptions, RevisionRecord, StoreDump, TokenRecord, UserUsage } from '../../core/store.js';
+import { notEmptyError } from '../../core/store.js';
+
+/** Entries between two progress reports. */
+const PROGRESS_EVERY = 1_000;
+
+interface EntryRow {
+  id: number;
+  user_id: string;
+  name: string;
+  description: string;
+  body: string;
+  size: number;
+  created: number;
+  updated: number;
+  revision: number;
+  dropped_at: number | null;
+  dropped_by: string | null;
+}
+
+interface RevisionRow extends RevisionRecord {
+  entry_id: number;
+}
+
+interface TokenRow {
+  id: string;
+  user_id: string;
+  label: string;
+  read_only: number;
+  hash: string;
+  created: number;
+  last_used: number | null;
+}
+
+const SQL = {
+  isEmpty: `SELECT NOT EXISTS (SELECT 1 FROM entries) AND NOT EXISTS (SELECT 1 FROM users)
+     AND NOT EXISTS (SELECT 1 FROM tokens) AS empty`,
+  entries: `SELECT id, user_id, name, description, body, size, created, updated, revision, dropped_at, dropped_by
+     FROM entries ORDER BY id`,
+  revisions:
+    'SELECT entry_id, revision, operation, actor, at, description, body FROM revisions ORDER BY entry_id, revision',
+  users: 'SELECT user_id AS user, total_bytes AS totalBytes FROM users ORDER BY user_id',
+  tokens: 'SELECT id, user_id, label, read_only, hash, created, last_used FROM tokens ORDER BY created, id',
+  clear: 'DELETE FROM revisions; DELETE FROM entries; DELETE FROM users; DELETE FROM tokens;',
+  addEntry: `INSERT INTO entries (id, user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by)
+     VALUES (@id, @user, @name, @description, @size, @body, @created, @updated, @revision, @droppedAt, @droppedBy)`,
+  addRevision: `INSERT INTO revisions (entry_id, revision, operation, actor, at, description, body)
+     VALUES (@entryId, @revision, @operation, @actor, @at, @description, @body)`,
+  addUser: 'INSERT INTO users (user_id, total_bytes) VALUES (@user, @totalBytes)',
+  addToken: `INSERT INTO tokens (id, user_id, label, read_only, hash, created, last_used)
+     VALUES (@id, @user, @label, @readOnly, @hash, @created, @lastUsed)`,
+} as const;
+
+export function isEmpty(db: Database.Database): boolean {
+  return (db.prepare(SQL.isEmpty).get() as { empty: number }).empty === 1;
+}
+
+export function dumpDatabase(db: Database.Database): StoreDump {
+  return db.transaction((): StoreDump => {
+    const revisions = new Map<number, RevisionRecord[]>();
+    for (const { entry_id, ...record } of db.prepare(SQL.revisions).all() as RevisionRow[]) {
+      const list = revisions.get(entry_id) ?? [];
+      list.push(record);
+      revisions.set(entry_id, list);
+    }
+    const entries = (db.prepare(SQL.entries).all() as EntryRow[]).map(
+      ({ id, user_id, dropped_at, dropped_by, ...entry }): DumpedEntry => ({
+        ...entry,
+        id,
+        user: user_id,
+        droppedAt: dropped_at,
+        droppedBy: dropped_by,
+        revisions: revisions.get(id) ?? [],
+      }),
+    );
+    const tokens = (db.prepare(SQL.tokens).all() as TokenRow[]).map(
+      (row): TokenRecord => ({
+        id: row.id,
+        user: row.user_id,
+        label: row.label,
+        readOnly: row.read_only === 1,
+        hash: row.hash,
+        created: row.created,
+        lastUsed: row.last_used ?? undefined,
+      }),
+    );
+    return { entries, users: db.prepare(SQL.users).all() as UserUsage[], tokens };
+  })();
+}
+
+export function loadDatabase(db: Database.Database, dump: StoreDump, options: LoadOptions): void {
+  const add = {
+    entry: db.prepare(SQL.addEntry),
+    revision: db.prepare(SQL.addRevision),
+    user: db.prepare(SQL.addUser),
+    token: db.prepare(SQL.addToken),
+  };
+  db.transaction(() => {
+    if (options.replace) db.exec(SQL.clear);
+    else if (!isEmpty(db)) throw notEmptyError();
+    for (const [index, { revisions, ...entry }] of dump.entries.entries()) {
+      add.entry.run(entry);
+      for (const record of revisions) add.revision.run({ entryId: entry.id, ...record });
+      if ((index + 1) % PROGRESS_EVERY === 0) options.onProgress?.(index + 1);
+    }
+    for (const usage of dump.users) add.user.run(usage);
+    for (const token of dump.tokens) {
+      add.token.run({ ...token, readOnly: token.readOnly ? 1 : 0, lastUsed: token.lastUsed ?? null });
+    }
+  }).immediate();
+  options.onProgress?.(dump.entries.length);
+}

@@ -1,0 +1,255 @@
+/**
+ * `engram migrate`, run as a person runs it (the built CLI as a child process): a copy is
+ * proved lossless by comparing dumps of source and target (entries, trash, every
+ * revision, usage, tokens); a target that holds something is refused, unchanged, unless
+ * --force; mistakes in the arguments are usage errors. The PostgreSQL round trip
+ * (SQLite → PostgreSQL → SQLite) is skipped, with a notice, where no server is available.
+ */
+
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Actor, Decide, Store, StoreDump } from '../../src/core/store.js';
+import { openPostgresStore } from '../../src/store/postgres/index.js';
+import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { childEnv, runEngram, tempDir } from '../helpers/engram.js';
+import { createTestDatabase, findTestPostgres, type TestDatabase } from '../helpers/postgres.js';
+
+const server = await findTestPostgres();
+
+const alice: Actor = { user: 'alice', label: 'claude-desktop' };
+const bob: Actor = { user: 'bob', label: 'laptop token' };
+
+function put(body: string, description = 'about it'): Decide {
+  return (current) => ({ kind: 'put', operation: current ? 'replace' : 'create', description, body });
+}
+
+const drop: Decide = () => ({ kind: 'drop' });
+
+/** Two users with edits, trash, an undrop and tokens: everything a database keeps. */
+async function fill(store: Store): Promise<void> {
+  await store.mutate(alice, 'topics/editor', put('Uses Helix.\n', 'Editor'));
+  await store.mutate(alice, 'topics/editor', put('Uses Helix.\nTabs, "width" {4}.\n', 'Editor, keyboard'));
+  await store.mutate(alice, 'areas/old', put('old\n'));
+  await store.mutate({ ...alice, label: 'cli' }, 'areas/old', drop);
+  await store.mutate(alice, 'areas/back', put('back\n'));
+  await store.mutate(alice, 'areas/back', drop);
+  await store.undrop(alice, 'areas/back');
+  await store.mutate(bob, 'people/ada', put('Ada ✓ \\ é\n', 'Ada'));
+  await store.tokens.add({
+    id: 'tok1',
+    user: 'alice',
+    label: 'webui',
+    readOnly: false,
+    hash: 'a'.repeat(64),
+    created: 1_700_000_000_000,
+    lastUsed: 1_700_000_500_000,
+  });
+  await store.tokens.add({
+    id: 'tok2',
+    user: 'bob',
+    label: 'phone',
+    readOnly: true,
+    hash: 'b'.repeat(64),
+    created: 1_700_000_100_000,
+    lastUsed: undefined,
+  });
+}
+
+/** Runs `work` on the SQLite database at `path`, then closes it. */
+async function withSqlite<T>(path: string, work: (store: Store) => Promise<T>): Promise<T> {
+  const store = openSqliteStore({ path });
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function withPostgres<T>(url: string, work: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openPostgresStore({ connectionString: url });
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+const dumpOf = (store: Store): Promise<StoreDump> => store.dump();
+
+/** A source database file filled by `fill`, and its dump. */
+async function filledSqlite(path: string): Promise<StoreDump> {
+  return withSqlite(path, async (store) => {
+    await fill(store);
+    return store.dump();
+  });
+}
+
+function setup() {
+  const dir = tempDir();
+  return { dir, env: childEnv(dir.path), source: dir.file('source.db'), target: dir.file('target.db') };
+}
+
+describe('engram migrate, SQLite files', () => {
+  it('copies everything, losslessly, and says what it copied', async () => {
+    const { env, source, target } = setup();
+    const original = await filledSqlite(source);
+
+    const run = await runEngram(['migrate', '--from', source, '--to', target], env);
+
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toBe(
+      `Copied SQLite ${source} to SQLite ${target}: 2 users, 3 entries, 1 in the trash, 8 revisions, 2 tokens.\n`,
+    );
+    expect(await withSqlite(target, dumpOf)).toEqual(original);
+    expect(await withSqlite(source, dumpOf)).toEqual(original);
+  });
+
+  it('answers --json with the summary', async () => {
+    const { env, source, target } = setup();
+    await filledSqlite(source);
+
+    const run = await runEngram(['migrate', '--from', source, '--to', target, '--json'], env);
+
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      from: `SQLite ${source}`,
+      to: `SQLite ${target}`,
+      users: 2,
+      entries: 3,
+      trash: 1,
+      revisions: 8,
+      tokens: 2,
+      replaced: false,
+    });
+  });
+
+  it('refuses a target that holds anything, changing nothing, and replaces it with --force', async () => {
+    const { env, source, target } = setup();
+    const original = await filledSqlite(source);
+    const held = await withSqlite(target, async (store) => {
+      await store.mutate(bob, 'topics/mine', put('mine\n'));
+      return store.dump();
+    });
+
+    const refused = await runEngram(['migrate', '--from', source, '--to', target], env);
+
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toBe(
+      `SQLite ${target} is not empty: it already holds entries, trash or tokens, so nothing was copied. ` +
+        'Pass --force to replace everything in it with the copy, or copy into an empty database.\n',
+    );
+    expect(await withSqlite(target, dumpOf)).toEqual(held);
+
+    const forced = await runEngram(['migrate', '--from', source, '--to', target, '--force'], env);
+
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain(`to SQLite ${target}, replacing what it held: 2 users, 3 entries`);
+    expect(await withSqlite(target, dumpOf)).toEqual(original);
+  });
+
+  it('reports the progress of a big copy on stderr', async () => {
+    const { env, source, target } = setup();
+    await withSqlite(source, (store) =>
+      store.mutateAll(alice, () =>
+        Array.from({ length: 1_500 }, (_, i) => ({
+          name: `topics/n${i}`,
+          change: { kind: 'put', operation: 'create', description: 'numbered', body: `${i}\n` },
+        })),
+      ),
+    );
+
+    const run = await runEngram(['migrate', '--from', source, '--to', target], env);
+
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('engram: read 1,500 entries; writing them in one transaction\n');
+    expect(run.stderr).toContain('engram: wrote 1,500 of 1,500 entries (100%)\n');
+    expect((await withSqlite(target, (store) => store.index('alice'))).length).toBe(1_500);
+  });
+
+  it('refuses, as usage errors, a source file that does not exist and a copy onto itself', async () => {
+    const { dir, env, source } = setup();
+    await filledSqlite(source);
+
+    const missing = await runEngram(['migrate', '--from', dir.file('nope.db'), '--to', dir.file('t.db')], env);
+    expect(missing).toMatchObject({ code: 2, stdout: '' });
+    expect(missing.stderr).toBe(
+      `engram: --from ${dir.file('nope.db')}: no such file. Give the path of an Engram SQLite database or a postgres:// URL.\n`,
+    );
+
+    const itself = await runEngram(['migrate', '--from', source, '--to', `${dir.path}/./source.db`, '--force'], env);
+    expect(itself).toMatchObject({ code: 2, stdout: '' });
+    expect(itself.stderr).toBe('engram: --from and --to name the same database: copy into another one.\n');
+
+    const incomplete = await runEngram(['migrate', '--from', source], env);
+    expect(incomplete.code).toBe(2);
+    expect(incomplete.stderr).toContain("required option '--to <database>' not specified");
+  });
+
+  it('says so in one line, changing nothing, when the target server cannot be reached', async () => {
+    const { env, source } = setup();
+    const original = await filledSqlite(source);
+
+    const run = await runEngram(['migrate', '--from', source, '--to', 'postgres://postgres@127.0.0.1:1/engram'], env);
+
+    expect(run).toMatchObject({ code: 1, stdout: '' });
+    expect(run.stderr).toMatch(/^cannot reach PostgreSQL at 127\.0\.0\.1:1: connect ECONNREFUSED/);
+    expect(run.stderr.split('\n')).toHaveLength(2);
+    expect(await withSqlite(source, dumpOf)).toEqual(original);
+  });
+});
+
+describe.skipIf(!server)('engram migrate through PostgreSQL', () => {
+  const databases: TestDatabase[] = [];
+
+  async function database(): Promise<TestDatabase> {
+    const created = await createTestDatabase(server!);
+    databases.push(created);
+    return created;
+  }
+
+  afterAll(async () => {
+    for (const created of databases) await created.drop();
+  });
+
+  it('SQLite → PostgreSQL → SQLite gives back the identical memory: entries, trash, revisions, usage, tokens', async () => {
+    const { dir, env, source } = setup();
+    const original = await filledSqlite(source);
+    const postgres = await database();
+    const back = dir.file('back.db');
+
+    const there = await runEngram(['migrate', '--from', source, '--to', postgres.url], env);
+    const again = await runEngram(['migrate', '--from', postgres.url, '--to', back], env);
+
+    expect(there).toMatchObject({ code: 0, stderr: '' });
+    expect(there.stdout).toContain(`to PostgreSQL ${postgres.url}: 2 users, 3 entries, 1 in the trash`);
+    expect(again).toMatchObject({ code: 0, stderr: '' });
+    expect(await withPostgres(postgres.url, dumpOf)).toEqual(original);
+    expect(await withSqlite(back, dumpOf)).toEqual(original);
+    const reads = (store: Store) =>
+      Promise.all([store.index('alice'), store.trash('alice'), store.history('alice', 'areas/back')]);
+    expect(await withSqlite(back, reads)).toEqual(await withSqlite(source, reads));
+  });
+
+  it('refuses a PostgreSQL database that holds anything, changing nothing, and replaces it with --force', async () => {
+    const { env, source } = setup();
+    const original = await filledSqlite(source);
+    const postgres = await database();
+    const held = await withPostgres(postgres.url, async (store) => {
+      await store.mutate(bob, 'topics/mine', put('mine\n'));
+      return store.dump();
+    });
+
+    const refused = await runEngram(['migrate', '--from', source, '--to', postgres.url], env);
+
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `PostgreSQL ${postgres.url} is not empty: it already holds entries, trash or tokens, so nothing was copied. ` +
+        'Pass --force to replace everything in it with the copy, or copy into an empty database.\n',
+    );
+    expect(await withPostgres(postgres.url, dumpOf)).toEqual(held);
+
+    const forced = await runEngram(['migrate', '--from', source, '--to', postgres.url, '--force'], env);
+
+    expect(forced.code).toBe(0);
+    expect(await withPostgres(postgres.url, dumpOf)).toEqual(original);
+  });
+});

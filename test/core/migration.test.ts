@@ -1,0 +1,96 @@
+/**
+ * copyStore, the core of `engram migrate`, on in-process stores: it copies everything,
+ * says what it copied, reports progress, and refuses a target that already holds
+ * something unless forced — then changing nothing.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { type CopyProgress, copyStore } from '../../src/core/migration.js';
+import type { Actor, Decide, Store } from '../../src/core/store.js';
+import { openMemoryStore } from '../../src/store/memory/index.js';
+
+const alice: Actor = { user: 'alice', label: 'claude-desktop' };
+const bob: Actor = { user: 'bob', label: 'cli' };
+
+function put(body: string): Decide {
+  return (current) => ({ kind: 'put', operation: current ? 'replace' : 'create', description: 'about it', body });
+}
+
+const drop: Decide = () => ({ kind: 'drop' });
+
+/** Alice: two entries (one edited), one in the trash; bob: one entry; one token. */
+async function filled(): Promise<Store> {
+  const store = openMemoryStore();
+  await store.mutate(alice, 'topics/a', put('one\n'));
+  await store.mutate(alice, 'topics/a', put('two\n'));
+  await store.mutate(alice, 'topics/b', put('b\n'));
+  await store.mutate(alice, 'areas/gone', put('gone\n'));
+  await store.mutate(alice, 'areas/gone', drop);
+  await store.mutate(bob, 'people/ada', put('Ada\n'));
+  await store.tokens.add({
+    id: 't1',
+    user: 'alice',
+    label: 'laptop',
+    readOnly: true,
+    hash: 'a'.repeat(64),
+    created: 1,
+    lastUsed: 2,
+  });
+  return store;
+}
+
+describe('copyStore', () => {
+  it('copies everything into an empty store and says what it copied', async () => {
+    const from = await filled();
+    const to = openMemoryStore();
+
+    const summary = await copyStore(from, to, { force: false, target: 'SQLite /tmp/copy.db' });
+
+    expect(summary).toEqual({ users: 2, entries: 3, trash: 1, revisions: 6, tokens: 1, replaced: false });
+    expect(await to.dump()).toEqual(await from.dump());
+  });
+
+  it('reports progress from nothing written to every entry written', async () => {
+    const from = await filled();
+    const seen: CopyProgress[] = [];
+
+    await copyStore(from, openMemoryStore(), { force: false, target: 'x', onProgress: (p) => seen.push(p) });
+
+    expect(seen[0]).toEqual({ entriesWritten: 0, entriesTotal: 4 });
+    expect(seen.at(-1)).toEqual({ entriesWritten: 4, entriesTotal: 4 });
+  });
+
+  it('refuses a target that holds anything, naming it and how to go on, and changes neither store', async () => {
+    const from = await filled();
+    const to = openMemoryStore();
+    await to.mutate(bob, 'topics/mine', put('mine\n'));
+    const [source, target] = [await from.dump(), await to.dump()];
+
+    const attempt = copyStore(from, to, { force: false, target: 'PostgreSQL postgres://db:5432/engram' });
+
+    await expect(attempt).rejects.toMatchObject({ name: 'EngramError', code: 'CONFLICT' });
+    await expect(attempt).rejects.toThrow(
+      'PostgreSQL postgres://db:5432/engram is not empty: it already holds entries, trash or tokens, so nothing was copied. ' +
+        'Pass --force to replace everything in it with the copy, or copy into an empty database.',
+    );
+    expect(await to.dump()).toEqual(target);
+    expect(await from.dump()).toEqual(source);
+  });
+
+  it('with force, replaces everything the target held and says so', async () => {
+    const from = await filled();
+    const to = openMemoryStore();
+    await to.mutate(bob, 'topics/mine', put('mine\n'));
+
+    const summary = await copyStore(from, to, { force: true, target: 'x' });
+
+    expect(summary.replaced).toBe(true);
+    expect(await to.dump()).toEqual(await from.dump());
+  });
+
+  it('with force into an empty target, replaces nothing', async () => {
+    const from = await filled();
+
+    expect((await copyStore(from, openMemoryStore(), { force: true, target: 'x' })).replaced).toBe(false);
+  });
+});

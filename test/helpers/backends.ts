@@ -1,0 +1,53 @@
+/**
+ * The databases an end-to-end test can point `engram` at, behind one small interface, so
+ * a suite runs unchanged on SQLite (a file in the test's folder) and on PostgreSQL (a
+ * database of the test's own, dropped when the test ends): the flags that select it, and
+ * a direct look into it behind every front door.
+ */
+
+import { onTestFinished } from 'vitest';
+import { queryDatabase, type TempDir } from './engram.js';
+import { createTestDatabase, queryPostgres } from './postgres.js';
+
+export interface EngramDatabase {
+  /** The flags that point `engram` at it: `--db PATH` or `--database-url URL`. */
+  readonly args: readonly string[];
+  /** Runs a read-only query on it directly; parameters are written `?`. */
+  query<Row>(sql: string, ...params: unknown[]): Promise<Row[]>;
+}
+
+export interface TestBackend {
+  readonly label: string;
+  /** A new, empty database for the current test, in (or beside) its folder `dir`. */
+  create(dir: TempDir): Promise<EngramDatabase>;
+}
+
+export const SQLITE_BACKEND: TestBackend = {
+  label: 'SQLite',
+  async create(dir) {
+    const path = dir.file('m.db');
+    return { args: ['--db', path], query: async (sql, ...params) => queryDatabase(path, sql, ...params) };
+  },
+};
+
+/** PostgreSQL on the server at `serverUrl` (see findTestPostgres): a database per test. */
+export function postgresBackend(serverUrl: string): TestBackend {
+  return {
+    label: 'PostgreSQL',
+    async create() {
+      const database = await createTestDatabase(serverUrl);
+      onTestFinished(() => database.drop());
+      return {
+        args: ['--database-url', database.url],
+        query: (sql, ...params) => {
+          let n = 0;
+          return queryPostgres(
+            database.url,
+            sql.replace(/\?/g, () => `$${++n}`),
+            params,
+          );
+        },
+      };
+    },
+  };
+}

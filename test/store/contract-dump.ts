@@ -1,0 +1,399 @@
+/**
+ * The copy half of the Store contract — isEmpty, dump and load, on which `engram
+ * migrate` stands — written once and run against every backend beside the other
+ * contract suites: each backend's test file calls `describeDumpContract(label, open)`.
+ * A load is proved lossless by dumping the copy again and by reading it through every
+ * other method. Nothing here may know which backend it is testing.
+ */
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Actor, Decide, Store, StoreDump, TokenRecord } from '../../src/core/store.js';
+import type { OpenStore } from './contract.js';
+
+const START = Date.UTC(2025, 0, 1);
+const desktop: Actor = { user: 'alice', label: 'claude-desktop' };
+const cli: Actor = { user: 'alice', label: 'cli' };
+const bob: Actor = { user: 'bob', label: 'bob "laptop", {token}' };
+
+/** Text that a careless encoding (CSV, array literals, JSON) would mangle. */
+const AWKWARD = 'quote " backslash \\ braces {a,b} comma, NULL\nnull\ttab ✓ é 🙂\n';
+
+function put(body: string, description = 'a description'): Decide {
+  return (current) => ({ kind: 'put', operation: current ? 'replace' : 'create', description, body });
+}
+
+function appendLine(line: string): Decide {
+  return (current) => ({
+    kind: 'put',
+    operation: current ? 'append' : 'create',
+    description: current?.description ?? 'appended lines',
+    body: `${current?.body ?? ''}${line}\n`,
+  });
+}
+
+const drop: Decide = () => ({ kind: 'drop' });
+
+function token(id: string, overrides: Partial<TokenRecord> = {}): TokenRecord {
+  return {
+    id,
+    user: 'alice',
+    label: `label ${id}`,
+    readOnly: false,
+    hash: id.padEnd(64, '0'),
+    created: START,
+    lastUsed: undefined,
+    ...overrides,
+  };
+}
+
+const EMPTY: StoreDump = { entries: [], users: [], tokens: [] };
+
+/** A dump of `count` live entries of alice's, two revisions each, with ids that leave gaps. */
+function manyEntries(count: number): StoreDump {
+  const entries = Array.from({ length: count }, (_, i) => {
+    const body = `line ${i}\nline ${i} again\n`;
+    return {
+      id: 10 + i * 3,
+      user: 'alice',
+      name: `topics/n${String(i).padStart(5, '0')}`,
+      description: `entry ${i}`,
+      body,
+      size: Buffer.byteLength(body),
+      created: START + i,
+      updated: START + i + 1,
+      revision: 2,
+      droppedAt: null,
+      droppedBy: null,
+      revisions: [
+        {
+          revision: 1,
+          operation: 'create' as const,
+          actor: 'cli',
+          at: START + i,
+          description: `entry ${i}`,
+          body: `line ${i}\n`,
+        },
+        { revision: 2, operation: 'append' as const, actor: 'cli', at: START + i + 1, description: `entry ${i}`, body },
+      ],
+    };
+  });
+  const totalBytes = entries.reduce((sum, entry) => sum + entry.size, 0);
+  return { entries, users: [{ user: 'alice', totalBytes }], tokens: [] };
+}
+
+export function describeDumpContract(label: string, open: OpenStore): void {
+  describe(`Store dump contract: ${label}`, () => {
+    let time = START;
+    const opened: Array<{ store: Store; cleanup?: () => Promise<void> }> = [];
+
+    /** A fresh, empty store on the shared clock; the teardown closes it. */
+    async function fresh(): Promise<Store> {
+      const store = await open({ now: () => time });
+      opened.push(store);
+      return store.store;
+    }
+
+    beforeEach(() => {
+      time = START;
+    });
+
+    afterEach(async () => {
+      for (const { store, cleanup } of opened.splice(0)) {
+        await store.close();
+        await cleanup?.();
+      }
+    });
+
+    /**
+     * Two users' memories with everything a store keeps: edits by several actors, awkward
+     * text, two dropped copies of one name (dropped at the same moment), a re-created
+     * name, an undrop, and tokens of every kind.
+     */
+    async function fill(store: Store): Promise<void> {
+      const at = async (seconds: number, step: () => Promise<unknown>) => {
+        time = START + seconds * 1_000;
+        await step();
+      };
+      await at(1, () => store.mutate(desktop, 'topics/editor', put('Uses Helix.\n', 'Editor, keyboard')));
+      await at(2, () => store.mutate(desktop, 'topics/editor', appendLine('Tabs, width 4.')));
+      await at(3, () => store.mutate(bob, 'people/ada', put(AWKWARD, 'Ada, "the" {first}')));
+      await at(4, () => store.mutate(desktop, 'areas/old', put('first copy\n')));
+      await at(5, () => store.mutate(cli, 'areas/old', drop));
+      await at(5, () => store.mutate(desktop, 'areas/old', put('second copy\n')));
+      await at(5, () => store.mutate(cli, 'areas/old', drop));
+      await at(6, () => store.mutate(desktop, 'areas/back', put('back\n')));
+      await at(7, () => store.mutate(cli, 'areas/back', drop));
+      await at(8, () => store.undrop(cli, 'areas/back'));
+      await at(9, () => store.mutate(desktop, 'topics/empty', put('gone\n', 'Emptied')));
+      await at(10, () => store.mutate(desktop, 'topics/empty', put('', 'Emptied')));
+      await store.tokens.add(token('t-alice', { created: START + 1_000, lastUsed: START + 9_000 }));
+      await store.tokens.add(
+        token('t-bob', { user: 'bob', label: 'bob "ro"', readOnly: true, created: START + 2_000 }),
+      );
+    }
+
+    /** Everything the other methods show about both users. */
+    async function reads(store: Store) {
+      const names = ['topics/editor', 'people/ada', 'areas/old', 'areas/back', 'topics/empty', 'topics/new'];
+      const perUser = async (user: string) => ({
+        index: await store.index(user),
+        entries: (await store.get(user, names)).sort((a, b) => (a.name < b.name ? -1 : 1)),
+        histories: await Promise.all(names.map((name) => store.history(user, name))),
+        trash: await store.trash(user),
+      });
+      return {
+        alice: await perUser('alice'),
+        bob: await perUser('bob'),
+        tokens: await store.tokens.list(),
+        byHash: await store.tokens.findByHash(token('t-bob').hash),
+      };
+    }
+
+    describe('isEmpty', () => {
+      it('is true for a fresh store, whose dump holds nothing', async () => {
+        const store = await fresh();
+
+        expect(await store.isEmpty()).toBe(true);
+        expect(await store.dump()).toEqual(EMPTY);
+      });
+
+      it('is false once the store holds an entry, even only in the trash', async () => {
+        const store = await fresh();
+        await store.mutate(desktop, 'topics/a', put('a\n'));
+        await store.mutate(desktop, 'topics/a', drop);
+
+        expect(await store.isEmpty()).toBe(false);
+      });
+
+      it('is false once the store holds a token', async () => {
+        const store = await fresh();
+        await store.tokens.add(token('t1'));
+
+        expect(await store.isEmpty()).toBe(false);
+      });
+    });
+
+    describe('dump', () => {
+      it('holds every entry of every user, live and dropped, each with every revision, the usage and the tokens', async () => {
+        const store = await fresh();
+        await fill(store);
+
+        const dump = await store.dump();
+
+        const ids = dump.entries.map((entry) => entry.id);
+        expect(ids).toEqual([...ids].sort((a, b) => a - b));
+        expect(new Set(ids).size).toBe(ids.length);
+        const strip = dump.entries.map(({ id, revisions, ...entry }) => ({
+          ...entry,
+          revisions: revisions.map((r) => `${r.revision} ${r.operation} ${r.actor} ${r.at - START} ${r.description}`),
+        }));
+        expect(strip).toEqual([
+          {
+            user: 'alice',
+            name: 'topics/editor',
+            description: 'Editor, keyboard',
+            body: 'Uses Helix.\nTabs, width 4.\n',
+            size: 27,
+            created: START + 1_000,
+            updated: START + 2_000,
+            revision: 2,
+            droppedAt: null,
+            droppedBy: null,
+            revisions: [
+              '1 create claude-desktop 1000 Editor, keyboard',
+              '2 append claude-desktop 2000 Editor, keyboard',
+            ],
+          },
+          {
+            user: 'bob',
+            name: 'people/ada',
+            description: 'Ada, "the" {first}',
+            body: AWKWARD,
+            size: Buffer.byteLength(AWKWARD),
+            created: START + 3_000,
+            updated: START + 3_000,
+            revision: 1,
+            droppedAt: null,
+            droppedBy: null,
+            revisions: [`1 create ${bob.label} 3000 Ada, "the" {first}`],
+          },
+          {
+            user: 'alice',
+            name: 'areas/old',
+            description: 'a description',
+            body: 'first copy\n',
+            size: 11,
+            created: START + 4_000,
+            updated: START + 4_000,
+            revision: 2,
+            droppedAt: START + 5_000,
+            droppedBy: 'cli',
+            revisions: ['1 create claude-desktop 4000 a description', '2 drop cli 5000 a description'],
+          },
+          {
+            user: 'alice',
+            name: 'areas/old',
+            description: 'a description',
+            body: 'second copy\n',
+            size: 12,
+            created: START + 5_000,
+            updated: START + 5_000,
+            revision: 2,
+            droppedAt: START + 5_000,
+            droppedBy: 'cli',
+            revisions: ['1 create claude-desktop 5000 a description', '2 drop cli 5000 a description'],
+          },
+          {
+            user: 'alice',
+            name: 'areas/back',
+            description: 'a description',
+            body: 'back\n',
+            size: 5,
+            created: START + 6_000,
+            updated: START + 6_000,
+            revision: 3,
+            droppedAt: null,
+            droppedBy: null,
+            revisions: [
+              '1 create claude-desktop 6000 a description',
+              '2 drop cli 7000 a description',
+              '3 undrop cli 8000 a description',
+            ],
+          },
+          {
+            user: 'alice',
+            name: 'topics/empty',
+            description: 'Emptied',
+            body: '',
+            size: 0,
+            created: START + 9_000,
+            updated: START + 10_000,
+            revision: 2,
+            droppedAt: null,
+            droppedBy: null,
+            revisions: ['1 create claude-desktop 9000 Emptied', '2 replace claude-desktop 10000 Emptied'],
+          },
+        ]);
+        expect(dump.entries[1]!.revisions[0]!.body).toBe(AWKWARD);
+        expect(dump.users).toEqual([
+          { user: 'alice', totalBytes: 27 + 5 },
+          { user: 'bob', totalBytes: Buffer.byteLength(AWKWARD) },
+        ]);
+        expect(dump.tokens).toEqual([
+          token('t-alice', { created: START + 1_000, lastUsed: START + 9_000 }),
+          token('t-bob', { user: 'bob', label: 'bob "ro"', readOnly: true, created: START + 2_000 }),
+        ]);
+      });
+    });
+
+    describe('load', () => {
+      it('into an empty store gives a copy that dumps identically and answers every read the same', async () => {
+        const source = await fresh();
+        await fill(source);
+        const dump = await source.dump();
+        const target = await fresh();
+
+        await target.load(dump, { replace: false });
+
+        expect(await target.dump()).toEqual(dump);
+        expect(await reads(target)).toEqual(await reads(source));
+        expect(await target.isEmpty()).toBe(false);
+      });
+
+      it('leaves a copy that works on: revisions number on, new entries, undrop, purge and tokens', async () => {
+        const source = await fresh();
+        await fill(source);
+        const target = await fresh();
+        await target.load(await source.dump(), { replace: false });
+
+        time = START + 60_000;
+        for (const store of [source, target]) {
+          await store.mutate(desktop, 'topics/editor', appendLine('Font: Iosevka.'));
+          await store.mutate(desktop, 'topics/new', put('new\n'));
+          await store.undrop(cli, 'areas/old');
+          await store.purge('bob', 'people/ada', { includeLive: true });
+          await store.tokens.touch('t-bob', START + 61_000);
+          await store.tokens.revoke('t-alice');
+        }
+
+        expect(await reads(target)).toEqual(await reads(source));
+        const [before, after] = [await source.dump(), await target.dump()];
+        expect(after.users).toEqual(before.users);
+        expect(after.entries.map(({ id, ...entry }) => entry)).toEqual(before.entries.map(({ id, ...entry }) => entry));
+        expect(new Set(after.entries.map((entry) => entry.id)).size).toBe(after.entries.length);
+      });
+
+      it('refuses a store that is not empty with CONFLICT, changing nothing', async () => {
+        const source = await fresh();
+        await fill(source);
+        const target = await fresh();
+        await target.mutate(bob, 'topics/mine', put('mine\n'));
+        await target.tokens.add(token('t-mine'));
+        const before = await target.dump();
+
+        const attempt = target.load(await source.dump(), { replace: false });
+
+        await expect(attempt).rejects.toMatchObject({ name: 'EngramError', code: 'CONFLICT' });
+        await expect(attempt).rejects.toThrow(
+          'the target store is not empty, so nothing was loaded: load with replace to overwrite everything in it, or load into an empty store.',
+        );
+        expect(await target.dump()).toEqual(before);
+      });
+
+      it('with replace, puts the dump in place of everything the store held', async () => {
+        const source = await fresh();
+        await fill(source);
+        const dump = await source.dump();
+        const target = await fresh();
+        await target.mutate(bob, 'topics/mine', put('mine\n'));
+        await target.mutate(bob, 'topics/mine', appendLine('more'));
+        await target.tokens.add(token('t-mine'));
+
+        await target.load(dump, { replace: true });
+
+        expect(await target.dump()).toEqual(dump);
+        expect(await target.history('bob', 'topics/mine')).toEqual([]);
+        expect(await target.tokens.findByHash(token('t-mine').hash)).toBeUndefined();
+      });
+
+      it('with replace and an empty dump, empties the store', async () => {
+        const target = await fresh();
+        await fill(target);
+
+        await target.load(EMPTY, { replace: true });
+
+        expect(await target.isEmpty()).toBe(true);
+        expect(await target.index('alice')).toEqual([]);
+        expect(await target.trash('alice')).toEqual([]);
+      });
+
+      it('writes all or nothing: a dump that cannot be stored leaves the store as it was', async () => {
+        const source = await fresh();
+        await fill(source);
+        const target = await fresh();
+        await target.mutate(bob, 'topics/mine', put('mine\n'));
+        const before = await target.dump();
+        const dump = await source.dump();
+        const broken: StoreDump = { ...dump, tokens: [...dump.tokens, { ...token('t-alice'), hash: 'e'.repeat(64) }] };
+
+        await expect(target.load(broken, { replace: true })).rejects.toThrow();
+
+        expect(await target.dump()).toEqual(before);
+      });
+
+      it('loads thousands of entries with their own ids, reporting progress up to every entry written', async () => {
+        const many = manyEntries(2_345);
+        const target = await fresh();
+        const reported: number[] = [];
+
+        await target.load(many, { replace: false, onProgress: (written) => reported.push(written) });
+
+        expect(await target.dump()).toEqual(many);
+        expect(reported.at(-1)).toBe(many.entries.length);
+        expect(reported).toEqual([...reported].sort((a, b) => a - b));
+        expect((await target.mutate(desktop, 'topics/next', put('next\n'))).after?.revision).toBe(1);
+        expect((await target.dump()).entries.at(-1)?.id).toBeGreaterThan(many.entries.at(-1)!.id);
+      });
+    });
+  });
+}
