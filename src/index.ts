@@ -16,6 +16,7 @@ export { type Caller, createMemory, Memory, type MemoryOptions, type WriteReques
 export { DEFAULT_GROUPS, DEFAULT_POLICY, type Policy } from './core/policy.js';
 export type { Store, StoredEntry } from './core/store.js';
 export { MemoryStore, openMemoryStore } from './store/memory/index.js';
+export { openPostgresStore, PostgresStore, type PostgresStoreOptions } from './store/postgres/index.js';
 export { defaultDatabasePath, openSqliteStore, SqliteStore } from './store/sqlite/index.js';
 export {
   anthropicTools,
