@@ -10,10 +10,7 @@ import { formatDropped, formatIndex, formatOpened, indexLine } from '../core/for
 import { type CommonOptions, type Context, cliCaller } from './context.js';
 import { type Output, UsageError } from './output.js';
 
-export type Run = (
-  options: CommonOptions,
-  body: (context: Context, output: Output) => Promise<number | undefined>,
-) => Promise<void>;
+export type Run = (options: CommonOptions, body: (context: Context, output: Output) => Promise<void>) => Promise<void>;
 
 interface WriteOptions extends CommonOptions {
   readonly description?: string;
@@ -45,7 +42,6 @@ export function registerEntryCommands(program: Command, common: (command: Comman
       run(options, async (context, output) => {
         const rows = await context.memory.index(cliCaller(context));
         output.result(formatIndex(rows), rows);
-        return undefined;
       }),
     );
 
@@ -58,7 +54,6 @@ export function registerEntryCommands(program: Command, common: (command: Comman
         // Nothing found is a refusal, like memory_open's isError: message on stderr, exit 1.
         if (found.length === 0) throw new EngramError('NOT_FOUND', formatOpened(found, missing));
         output.result(formatOpened(found, missing), { found, missing });
-        return undefined;
       }),
     );
 
@@ -89,7 +84,6 @@ Examples:
           new: readNewText(options, dash),
         });
         output.result(indexLine(entry), { entry, changed });
-        return undefined;
       }),
     );
 
@@ -100,7 +94,6 @@ Examples:
       run(options, async (context, output) => {
         const dropped = await context.memory.drop(cliCaller(context), name);
         output.result(formatDropped(dropped), { dropped });
-        return undefined;
       }),
     );
 }

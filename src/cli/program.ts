@@ -42,7 +42,8 @@ const run: Run = async (options, body) => {
   let context: Context | undefined;
   try {
     context = await openContext(options);
-    process.exitCode = (await body(context, output)) ?? EXIT_OK;
+    await body(context, output);
+    process.exitCode = EXIT_OK;
   } catch (error) {
     process.exitCode = reportFailure(error, output.json);
   } finally {

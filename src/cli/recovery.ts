@@ -40,7 +40,6 @@ export function registerRecoveryCommands(program: Command, common: (command: Com
       run(options, async (context, output) => {
         const revisions = await context.memory.recovery.history(cliCaller(context), name);
         output.result(revisions.map(historyLine).join('\n'), revisions);
-        return undefined;
       }),
     );
 
@@ -53,7 +52,6 @@ export function registerRecoveryCommands(program: Command, common: (command: Com
         const item = await context.memory.recovery.revision(cliCaller(context), name, options.rev);
         const header = `${name}@${item.revision} (${utf8Bytes(item.body)} bytes): ${item.description}`;
         output.result(`${header}\n${item.body}`, item);
-        return undefined;
       }),
     );
 
@@ -66,7 +64,6 @@ export function registerRecoveryCommands(program: Command, common: (command: Com
       run(options, async (context, output) => {
         const patch = await context.memory.recovery.diff(cliCaller(context), name, options.rev, options.to);
         output.result(patch, { diff: patch });
-        return undefined;
       }),
     );
 
@@ -78,7 +75,6 @@ export function registerRecoveryCommands(program: Command, common: (command: Com
       run(options, async (context, output) => {
         const entry = await context.memory.recovery.restore(cliCaller(context), name, options.rev);
         output.result(`Restored ${indexLine(entry)}`, { entry });
-        return undefined;
       }),
     );
 
@@ -92,7 +88,6 @@ export function registerRecoveryCommands(program: Command, common: (command: Com
             `${indexLine(item)}\n  dropped ${time(item.droppedAt)} by ${item.droppedBy}; purged after ${time(item.purgeAt)}`,
         );
         output.result(lines.length > 0 ? lines.join('\n') : 'The trash is empty.', items);
-        return undefined;
       }),
     );
 
@@ -103,7 +98,6 @@ export function registerRecoveryCommands(program: Command, common: (command: Com
       run(options, async (context, output) => {
         const entry = await context.memory.recovery.undrop(cliCaller(context), name);
         output.result(`Undropped ${indexLine(entry)}`, { entry });
-        return undefined;
       }),
     );
 
@@ -118,7 +112,6 @@ export function registerRecoveryCommands(program: Command, common: (command: Com
           purged: name,
           copies: count,
         });
-        return undefined;
       }),
     );
 }

@@ -77,7 +77,6 @@ export function registerTokenCommands(program: Command, common: (command: Comman
           ].join('\n'),
           { ...tokenJson(info), token: issued.token },
         );
-        return undefined;
       }),
     );
 
@@ -87,7 +86,6 @@ export function registerTokenCommands(program: Command, common: (command: Comman
       run(options, async (context, output) => {
         const tokens = await context.access.list();
         output.result(tokenTable(tokens), tokens.map(tokenJson));
-        return undefined;
       }),
     );
 
@@ -100,7 +98,6 @@ export function registerTokenCommands(program: Command, common: (command: Comman
         output.result(`Revoked token ${id.trim()}: requests that present it are refused from now on.`, {
           revoked: id.trim(),
         });
-        return undefined;
       }),
     );
 }

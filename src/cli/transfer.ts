@@ -44,7 +44,6 @@ export function registerTransferCommands(program: Command, common: (command: Com
           writeFileSync(options.out, text, { mode: 0o600 });
           process.stderr.write(`Exported ${document.entries.length} entries to ${options.out}\n`);
         } else process.stdout.write(text);
-        return undefined;
       }),
     );
 
@@ -63,7 +62,6 @@ export function registerTransferCommands(program: Command, common: (command: Com
           dryRun: options.dryRun === true,
         });
         output.result(describeReport(report), report);
-        return undefined;
       }),
     );
 
@@ -75,7 +73,6 @@ export function registerTransferCommands(program: Command, common: (command: Com
         if (!options.yesIAmSure) throw new UsageError('wipe empties the whole memory: pass --yes-i-am-sure to confirm');
         const count = await context.memory.transfer.wipe(cliCaller(context));
         output.result(`Moved ${count} entries to the trash.`, { dropped: count });
-        return undefined;
       }),
     );
 }

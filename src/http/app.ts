@@ -15,6 +15,7 @@ import { sendApiError } from './api/errors.js';
 import { createApi, isApiPath, MAX_IMPORT_BODY_BYTES } from './api/router.js';
 import { type AuthSettings, createAuthenticate } from './auth.js';
 import { corsHeaders, preflightHeaders } from './cors.js';
+import { answerInternalError } from './internal-error.js';
 import { MAX_BODY_BYTES, readBody } from './limits.js';
 import { formatRequestLine, type RpcSummary, summarizeRpc } from './logging.js';
 import { isAllowedHost, originPolicy } from './origins.js';
@@ -212,18 +213,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         }),
       );
     });
-    route(req, res, path, exchange).catch((error: unknown) => {
-      if (res.destroyed) return;
-      log(`internal error: ${error instanceof Error ? error.stack : String(error)}`);
-      if (res.headersSent) res.destroy();
-      else
-        sendError(
-          res,
-          500,
-          INTERNAL_ERROR,
-          'Internal error: the server failed to answer. Try again; if it fails again, tell its owner.',
-        );
-    });
+    route(req, res, path, exchange).catch((error: unknown) =>
+      answerInternalError(res, error, log, (message) => sendError(res, 500, INTERNAL_ERROR, message)),
+    );
   };
 
   return {

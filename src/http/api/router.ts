@@ -11,6 +11,7 @@ import type { Caller, Memory } from '../../core/memory.js';
 import { formatCount } from '../../core/text.js';
 import type { Authenticate } from '../auth.js';
 import { preflightHeaders } from '../cors.js';
+import { answerInternalError } from '../internal-error.js';
 import { readBody } from '../limits.js';
 import { entryRoutes } from './entries.js';
 import { STATUS_BY_CODE, sendApiError } from './errors.js';
@@ -141,20 +142,11 @@ export function createApi(options: ApiOptions): Api {
       try {
         await answer(req, res, path, exchange);
       } catch (error) {
-        if (res.destroyed) return;
-        if (isEngramError(error) && !res.headersSent) {
+        if (isEngramError(error) && !res.destroyed && !res.headersSent) {
           sendApiError(res, STATUS_BY_CODE[error.code], error.code, error.message);
           return;
         }
-        log(`internal error: ${error instanceof Error ? error.stack : String(error)}`);
-        if (res.headersSent) res.destroy();
-        else
-          sendApiError(
-            res,
-            500,
-            'INTERNAL',
-            'Internal error: the server failed to answer. Try again; if it fails again, tell its owner.',
-          );
+        answerInternalError(res, error, log, (message) => sendApiError(res, 500, 'INTERNAL', message));
       }
     },
     maxBodyBytesFor(path) {

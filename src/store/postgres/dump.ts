@@ -7,41 +7,15 @@
  */
 
 import { EngramError } from '../../core/errors.js';
-import type { DumpedEntry, LoadOptions, RevisionRecord, StoreDump, TokenRecord, UserUsage } from '../../core/store.js';
+import type { DumpedEntry, LoadOptions, StoreDump, UserUsage } from '../../core/store.js';
 import { notEmptyError } from '../../core/store.js';
+import { type DumpedEntryRow, type RevisionRow, type TokenRow, toDumpedEntries, toTokenRecord } from '../sql-rows.js';
 import type { Queryable } from './pool.js';
+import { tokenValues } from './tokens.js';
 import type { Runner } from './transaction.js';
 
 /** Rows per INSERT. */
 const BATCH = 500;
-
-interface EntryRow {
-  id: number;
-  user_id: string;
-  name: string;
-  description: string;
-  body: string;
-  size: number;
-  created: number;
-  updated: number;
-  revision: number;
-  dropped_at: number | null;
-  dropped_by: string | null;
-}
-
-interface RevisionRow extends RevisionRecord {
-  entry_id: number;
-}
-
-interface TokenRow {
-  id: string;
-  user_id: string;
-  label: string;
-  read_only: boolean;
-  hash: string;
-  created: number;
-  last_used: number | null;
-}
 
 const SQL = {
   isEmpty: `SELECT NOT EXISTS (SELECT 1 FROM entries) AND NOT EXISTS (SELECT 1 FROM users)
@@ -76,34 +50,10 @@ export async function isEmpty(db: Runner): Promise<boolean> {
 export function dumpDatabase(runner: Runner): Promise<StoreDump> {
   return runner.transaction(async (db) => {
     await db.query({ text: SQL.snapshot });
-    const revisions = new Map<number, RevisionRecord[]>();
-    for (const { entry_id, ...record } of (await db.query<RevisionRow>({ text: SQL.revisions })).rows) {
-      const list = revisions.get(entry_id) ?? [];
-      list.push(record);
-      revisions.set(entry_id, list);
-    }
-    const entries = (await db.query<EntryRow>({ text: SQL.entries })).rows.map(
-      ({ id, user_id, dropped_at, dropped_by, ...entry }): DumpedEntry => ({
-        ...entry,
-        id,
-        user: user_id,
-        droppedAt: dropped_at,
-        droppedBy: dropped_by,
-        revisions: revisions.get(id) ?? [],
-      }),
-    );
+    const revisions = (await db.query<RevisionRow>({ text: SQL.revisions })).rows;
+    const entries = toDumpedEntries((await db.query<DumpedEntryRow>({ text: SQL.entries })).rows, revisions);
     const users = (await db.query<UserUsage>({ text: SQL.users })).rows;
-    const tokens = (await db.query<TokenRow>({ text: SQL.tokens })).rows.map(
-      (row): TokenRecord => ({
-        id: row.id,
-        user: row.user_id,
-        label: row.label,
-        readOnly: row.read_only,
-        hash: row.hash,
-        created: row.created,
-        lastUsed: row.last_used ?? undefined,
-      }),
-    );
+    const tokens = (await db.query<TokenRow>({ text: SQL.tokens })).rows.map(toTokenRecord);
     return { entries, users, tokens };
   });
 }
@@ -148,15 +98,7 @@ export async function loadDatabase(runner: Runner, dump: StoreDump, options: Loa
       await insert(db, SQL.addUsers, dump.users.slice(start, start + BATCH), (u) => [u.user, u.totalBytes]);
     }
     for (let start = 0; start < dump.tokens.length; start += BATCH) {
-      await insert(db, SQL.addTokens, dump.tokens.slice(start, start + BATCH), (t) => [
-        t.id,
-        t.user,
-        t.label,
-        t.readOnly,
-        t.hash,
-        t.created,
-        t.lastUsed ?? null,
-      ]);
+      await insert(db, SQL.addTokens, dump.tokens.slice(start, start + BATCH), tokenValues);
     }
     await db.query({ text: SQL.renumber });
   });

@@ -4,9 +4,8 @@
  * `entries_live`, never bodies.
  */
 
+import { ENTRY_COLUMNS } from '../sql-rows.js';
 import type { Statement } from './pool.js';
-
-const ENTRY_COLUMNS = 'id, name, description, body, size, created, updated, revision';
 
 export const SQL = {
   index: 'SELECT name, size, description FROM entries WHERE user_id = $1 AND dropped_at IS NULL ORDER BY name',

@@ -24,6 +24,7 @@ import type {
   Usage,
 } from '../../core/store.js';
 import { utf8Bytes } from '../../core/text.js';
+import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
 import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
 import { migrate } from './migrations.js';
 import { createPool, type Pool, type PoolOptions, type Queryable, type Statement, serverAddress } from './pool.js';
@@ -36,22 +37,6 @@ export interface PostgresStoreOptions extends PoolOptions {
   readonly historyLimit?: number;
   /** Clock in milliseconds; tests inject one. */
   readonly now?: () => number;
-}
-
-interface EntryRow {
-  id: number;
-  name: string;
-  description: string;
-  body: string;
-  size: number;
-  created: number;
-  updated: number;
-  revision: number;
-}
-
-interface TrashRow extends EntryRow {
-  dropped_at: number;
-  dropped_by: string;
 }
 
 export class PostgresStore implements Store {
@@ -117,11 +102,7 @@ export class PostgresStore implements Store {
   }
 
   async trash(user: string): Promise<TrashedEntry[]> {
-    return (await this.db.query<TrashRow>(statement('trash', user))).map((row) => ({
-      ...toEntry(row),
-      droppedAt: row.dropped_at,
-      droppedBy: row.dropped_by,
-    }));
+    return (await this.db.query<TrashRow>(statement('trash', user))).map(toTrashedEntry);
   }
 
   async undrop(actor: Actor, name: string): Promise<UndropResult> {
@@ -260,9 +241,4 @@ function refuseNul(name: string, description: string, body: string): void {
     'INVALID_ARGUMENT',
     `${name} cannot be saved: its text contains the NUL character (\\u0000), which this PostgreSQL store cannot hold. Remove it and call again.`,
   );
-}
-
-function toEntry(row: EntryRow): StoredEntry {
-  const { name, description, body, size, created, updated, revision } = row;
-  return { name, description, body, size, created, updated, revision };
 }

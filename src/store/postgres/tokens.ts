@@ -5,25 +5,14 @@
  */
 
 import type { TokenRecord, TokenStore } from '../../core/store.js';
+import { TOKEN_COLUMNS, type TokenRow, toTokenRecord } from '../sql-rows.js';
 import type { Statement } from './pool.js';
 import type { Runner } from './transaction.js';
 
-interface TokenRow {
-  id: string;
-  user_id: string;
-  label: string;
-  read_only: boolean;
-  hash: string;
-  created: number;
-  last_used: number | null;
-}
-
-const COLUMNS = 'id, user_id, label, read_only, hash, created, last_used';
-
 const SQL = {
-  add: `INSERT INTO tokens (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-  list: `SELECT ${COLUMNS} FROM tokens ORDER BY created, id`,
-  findByHash: `SELECT ${COLUMNS} FROM tokens WHERE hash = $1`,
+  add: `INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+  list: `SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created, id`,
+  findByHash: `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE hash = $1`,
   revoke: 'DELETE FROM tokens WHERE id = $1 RETURNING id',
   touch: 'UPDATE tokens SET last_used = $2 WHERE id = $1',
 } as const;
@@ -32,16 +21,10 @@ function statement(key: keyof typeof SQL, ...values: unknown[]): Statement {
   return { name: `engram_tokens_${key}`, text: SQL[key], values };
 }
 
-function toRecord(row: TokenRow): TokenRecord {
-  return {
-    id: row.id,
-    user: row.user_id,
-    label: row.label,
-    readOnly: row.read_only,
-    hash: row.hash,
-    created: row.created,
-    lastUsed: row.last_used ?? undefined,
-  };
+/** The token's values in the order of TOKEN_COLUMNS. */
+export function tokenValues(token: TokenRecord): unknown[] {
+  const { id, user, label, readOnly, hash, created, lastUsed } = token;
+  return [id, user, label, readOnly, hash, created, lastUsed ?? null];
 }
 
 export class PostgresTokenStore implements TokenStore {
@@ -49,19 +32,16 @@ export class PostgresTokenStore implements TokenStore {
 
   /** In a transaction, so that a connection lost at commit is reported rather than retried into a duplicate. */
   async add(token: TokenRecord): Promise<void> {
-    const { id, user, label, readOnly, hash, created, lastUsed } = token;
-    await this.db.transaction((db) =>
-      db.query(statement('add', id, user, label, readOnly, hash, created, lastUsed ?? null)),
-    );
+    await this.db.transaction((db) => db.query(statement('add', ...tokenValues(token))));
   }
 
   async list(): Promise<TokenRecord[]> {
-    return (await this.db.query<TokenRow>(statement('list'))).map(toRecord);
+    return (await this.db.query<TokenRow>(statement('list'))).map(toTokenRecord);
   }
 
   async findByHash(hash: string): Promise<TokenRecord | undefined> {
     const [row] = await this.db.query<TokenRow>(statement('findByHash', hash));
-    return row ? toRecord(row) : undefined;
+    return row ? toTokenRecord(row) : undefined;
   }
 
   async revoke(id: string): Promise<boolean> {

@@ -6,39 +6,13 @@
  */
 
 import type Database from 'better-sqlite3';
-import type { DumpedEntry, LoadOptions, RevisionRecord, StoreDump, TokenRecord, UserUsage } from '../../core/store.js';
+import type { LoadOptions, StoreDump, UserUsage } from '../../core/store.js';
 import { notEmptyError } from '../../core/store.js';
+import { type DumpedEntryRow, type RevisionRow, toDumpedEntries } from '../sql-rows.js';
+import { fromSqliteTokenRow, type SqliteTokenRow, toSqliteTokenParameters } from './tokens.js';
 
 /** Entries between two progress reports. */
 const PROGRESS_EVERY = 1_000;
-
-interface EntryRow {
-  id: number;
-  user_id: string;
-  name: string;
-  description: string;
-  body: string;
-  size: number;
-  created: number;
-  updated: number;
-  revision: number;
-  dropped_at: number | null;
-  dropped_by: string | null;
-}
-
-interface RevisionRow extends RevisionRecord {
-  entry_id: number;
-}
-
-interface TokenRow {
-  id: string;
-  user_id: string;
-  label: string;
-  read_only: number;
-  hash: string;
-  created: number;
-  last_used: number | null;
-}
 
 const SQL = {
   isEmpty: `SELECT NOT EXISTS (SELECT 1 FROM entries) AND NOT EXISTS (SELECT 1 FROM users)
@@ -65,33 +39,9 @@ export function isEmpty(db: Database.Database): boolean {
 
 export function dumpDatabase(db: Database.Database): StoreDump {
   return db.transaction((): StoreDump => {
-    const revisions = new Map<number, RevisionRecord[]>();
-    for (const { entry_id, ...record } of db.prepare(SQL.revisions).all() as RevisionRow[]) {
-      const list = revisions.get(entry_id) ?? [];
-      list.push(record);
-      revisions.set(entry_id, list);
-    }
-    const entries = (db.prepare(SQL.entries).all() as EntryRow[]).map(
-      ({ id, user_id, dropped_at, dropped_by, ...entry }): DumpedEntry => ({
-        ...entry,
-        id,
-        user: user_id,
-        droppedAt: dropped_at,
-        droppedBy: dropped_by,
-        revisions: revisions.get(id) ?? [],
-      }),
-    );
-    const tokens = (db.prepare(SQL.tokens).all() as TokenRow[]).map(
-      (row): TokenRecord => ({
-        id: row.id,
-        user: row.user_id,
-        label: row.label,
-        readOnly: row.read_only === 1,
-        hash: row.hash,
-        created: row.created,
-        lastUsed: row.last_used ?? undefined,
-      }),
-    );
+    const revisions = db.prepare(SQL.revisions).all() as RevisionRow[];
+    const entries = toDumpedEntries(db.prepare(SQL.entries).all() as DumpedEntryRow[], revisions);
+    const tokens = (db.prepare(SQL.tokens).all() as SqliteTokenRow[]).map(fromSqliteTokenRow);
     return { entries, users: db.prepare(SQL.users).all() as UserUsage[], tokens };
   })();
 }
@@ -112,9 +62,7 @@ export function loadDatabase(db: Database.Database, dump: StoreDump, options: Lo
       if ((index + 1) % PROGRESS_EVERY === 0) options.onProgress?.(index + 1);
     }
     for (const usage of dump.users) add.user.run(usage);
-    for (const token of dump.tokens) {
-      add.token.run({ ...token, readOnly: token.readOnly ? 1 : 0, lastUsed: token.lastUsed ?? null });
-    }
+    for (const token of dump.tokens) add.token.run(toSqliteTokenParameters(token));
   }).immediate();
   options.onProgress?.(dump.entries.length);
 }

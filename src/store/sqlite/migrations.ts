@@ -62,6 +62,25 @@ export const MIGRATIONS: readonly string[] = [
     last_used INTEGER
   ) STRICT;
   `,
+  // 4: revisions become a rowid table: a body of 1-2 KiB then fits its row instead of
+  // spilling onto overflow pages of the primary-key b-tree, so a durable write touches
+  // fewer pages (about 15% faster here).
+  `
+  CREATE TABLE revisions_rowid (
+    entry_id    INTEGER NOT NULL REFERENCES entries (id) ON DELETE CASCADE,
+    revision    INTEGER NOT NULL,
+    operation   TEXT NOT NULL,
+    actor       TEXT NOT NULL,
+    at          INTEGER NOT NULL,
+    description TEXT NOT NULL,
+    body        TEXT NOT NULL,
+    UNIQUE (entry_id, revision)
+  ) STRICT;
+  INSERT INTO revisions_rowid (entry_id, revision, operation, actor, at, description, body)
+    SELECT entry_id, revision, operation, actor, at, description, body FROM revisions;
+  DROP TABLE revisions;
+  ALTER TABLE revisions_rowid RENAME TO revisions;
+  `,
 ];
 
 /** Brings the database to the newest schema in one immediate transaction. */

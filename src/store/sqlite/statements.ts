@@ -4,8 +4,7 @@
  */
 
 import type Database from 'better-sqlite3';
-
-const ENTRY_COLUMNS = 'id, name, description, body, size, created, updated, revision';
+import { ENTRY_COLUMNS } from '../sql-rows.js';
 
 export const SQL = {
   index:

@@ -25,6 +25,7 @@ import type {
   UndropResult,
 } from '../../core/store.js';
 import { utf8Bytes } from '../../core/text.js';
+import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
 import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
 import { prepareDatabaseFile } from './file.js';
 import { GroupCommit } from './group-commit.js';
@@ -43,28 +44,12 @@ export interface SqliteStoreOptions {
   readonly now?: () => number;
 }
 
-interface EntryRow {
-  id: number;
-  name: string;
-  description: string;
-  body: string;
-  size: number;
-  created: number;
-  updated: number;
-  revision: number;
-}
-
 /** The columns purging needs. */
 interface CopyRow {
   id: number;
   user_id: string;
   size: number;
   dropped_at: number | null;
-}
-
-interface TrashRow extends EntryRow {
-  dropped_at: number;
-  dropped_by: string;
 }
 
 export class SqliteStore implements Store {
@@ -137,11 +122,7 @@ export class SqliteStore implements Store {
   }
 
   async trash(user: string): Promise<TrashedEntry[]> {
-    return (this.statements.trash.all(user) as TrashRow[]).map((row) => ({
-      ...toEntry(row),
-      droppedAt: row.dropped_at,
-      droppedBy: row.dropped_by,
-    }));
+    return (this.statements.trash.all(user) as TrashRow[]).map(toTrashedEntry);
   }
 
   async undrop(actor: Actor, name: string): Promise<UndropResult> {
@@ -281,9 +262,4 @@ export class SqliteStore implements Store {
     if (revision > this.historyLimit)
       this.statements.trimRevisions.run({ id, keepAfter: revision - this.historyLimit });
   }
-}
-
-function toEntry(row: EntryRow): StoredEntry {
-  const { name, description, body, size, created, updated, revision } = row;
-  return { name, description, body, size, created, updated, revision };
 }

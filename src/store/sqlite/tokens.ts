@@ -6,29 +6,18 @@
 
 import type Database from 'better-sqlite3';
 import type { TokenRecord, TokenStore } from '../../core/store.js';
+import { TOKEN_COLUMNS, type TokenRow, toTokenRecord } from '../sql-rows.js';
 
-interface TokenRow {
-  id: string;
-  user_id: string;
-  label: string;
-  read_only: number;
-  hash: string;
-  created: number;
-  last_used: number | null;
+/** SQLite has no boolean: read_only is stored as 0 or 1. */
+export type SqliteTokenRow = TokenRow<number>;
+
+export function fromSqliteTokenRow(row: SqliteTokenRow): TokenRecord {
+  return toTokenRecord({ ...row, read_only: row.read_only === 1 });
 }
 
-const COLUMNS = 'id, user_id, label, read_only, hash, created, last_used';
-
-function toRecord(row: TokenRow): TokenRecord {
-  return {
-    id: row.id,
-    user: row.user_id,
-    label: row.label,
-    readOnly: row.read_only === 1,
-    hash: row.hash,
-    created: row.created,
-    lastUsed: row.last_used ?? undefined,
-  };
+/** The named parameters a token is written with (@id, @user, @label, @readOnly, @hash, @created, @lastUsed). */
+export function toSqliteTokenParameters(token: TokenRecord) {
+  return { ...token, readOnly: token.readOnly ? 1 : 0, lastUsed: token.lastUsed ?? null };
 }
 
 export class SqliteTokenStore implements TokenStore {
@@ -37,26 +26,26 @@ export class SqliteTokenStore implements TokenStore {
   constructor(db: Database.Database) {
     this.statements = {
       add: db.prepare(
-        `INSERT INTO tokens (${COLUMNS}) VALUES (@id, @user, @label, @readOnly, @hash, @created, @lastUsed)`,
+        `INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES (@id, @user, @label, @readOnly, @hash, @created, @lastUsed)`,
       ),
-      list: db.prepare(`SELECT ${COLUMNS} FROM tokens ORDER BY created, id`),
-      findByHash: db.prepare(`SELECT ${COLUMNS} FROM tokens WHERE hash = ?`),
+      list: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created, id`),
+      findByHash: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE hash = ?`),
       revoke: db.prepare('DELETE FROM tokens WHERE id = ?'),
       touch: db.prepare('UPDATE tokens SET last_used = @at WHERE id = @id'),
     };
   }
 
   async add(token: TokenRecord): Promise<void> {
-    this.statements.add.run({ ...token, readOnly: token.readOnly ? 1 : 0, lastUsed: token.lastUsed ?? null });
+    this.statements.add.run(toSqliteTokenParameters(token));
   }
 
   async list(): Promise<TokenRecord[]> {
-    return (this.statements.list.all() as TokenRow[]).map(toRecord);
+    return (this.statements.list.all() as SqliteTokenRow[]).map(fromSqliteTokenRow);
   }
 
   async findByHash(hash: string): Promise<TokenRecord | undefined> {
-    const row = this.statements.findByHash.get(hash) as TokenRow | undefined;
-    return row ? toRecord(row) : undefined;
+    const row = this.statements.findByHash.get(hash) as SqliteTokenRow | undefined;
+    return row ? fromSqliteTokenRow(row) : undefined;
   }
 
   async revoke(id: string): Promise<boolean> {
