@@ -1,0 +1,88 @@
+/**
+ * What a benchmark hands back — tables, the DESIGN §7 targets it checks, a short
+ * reading — and how the whole run becomes docs/benchmarks.md and the console table.
+ */
+
+import { availableParallelism, cpus, release, tmpdir, totalmem } from 'node:os';
+
+export interface Table {
+  readonly title: string;
+  readonly header: readonly string[];
+  readonly rows: readonly (readonly string[])[];
+}
+
+export interface Target {
+  readonly what: string;
+  readonly target: string;
+  readonly measured: string;
+  /** undefined when the figure could not be measured in this run. */
+  readonly met: boolean | undefined;
+}
+
+export interface Section {
+  readonly title: string;
+  /** What was measured and how, in a few sentences. */
+  readonly method: string;
+  readonly tables: readonly Table[];
+  readonly targets: readonly Target[];
+  /** The figures in words. */
+  readonly reading: readonly string[];
+}
+
+export function markdownTable(table: Table): string {
+  const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+  const align = table.header.map((_, column) => (column === 0 ? '---' : '---:'));
+  return [`**${table.title}**`, '', line(table.header), line(align), ...table.rows.map(line)].join('\n');
+}
+
+export function machineDescription(): string {
+  const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
+  return [
+    `- CPU: ${cpu}, ${availableParallelism()} cores available (\`nproc\`)`,
+    `- Memory: ${Math.round(totalmem() / 2 ** 30)} GiB; OS: Linux ${release()}`,
+    `- Node ${process.version}; databases and files in ${tmpdir()} (the same disk for every figure)`,
+  ].join('\n');
+}
+
+function verdict(target: Target): string {
+  if (target.met === undefined) return 'not measured';
+  return target.met ? 'met' : '**missed**';
+}
+
+export function renderSection(section: Section): string {
+  const parts = [`## ${section.title}`, section.method, ...section.tables.map(markdownTable)];
+  if (section.targets.length > 0) {
+    parts.push(
+      markdownTable({
+        title: 'Targets (DESIGN §7)',
+        header: ['figure', 'target', 'measured', 'verdict'],
+        rows: section.targets.map((target) => [target.what, target.target, target.measured, verdict(target)]),
+      }),
+    );
+  }
+  if (section.reading.length > 0) parts.push(section.reading.map((sentence) => `- ${sentence}`).join('\n'));
+  return parts.join('\n\n');
+}
+
+export interface RunFacts {
+  readonly command: string;
+  readonly startedAt: Date;
+  readonly seconds: number;
+  /** One-minute load averages at the start and the end: other work on the machine shows here. */
+  readonly load: readonly [number, number];
+}
+
+export function renderDocument(sections: readonly Section[], run: RunFacts): string {
+  const load = `load average (1 min) ${run.load[0].toFixed(1)} at the start, ${run.load[1].toFixed(1)} at the end`;
+  return [
+    '# Benchmarks',
+    'Every figure below comes from one run of the command shown, on the machine described; ' +
+      'each comparison is between things measured side by side in that run (interleaved call by call), ' +
+      'never against numbers from elsewhere. Latencies are medians unless marked p99. ' +
+      'This file is written by the benchmark itself: rerun it rather than edit it.',
+    `## Machine and command\n\n${machineDescription()}\n- Run: ${run.startedAt.toISOString()}, took ${Math.round(run.seconds)} s; ${load}\n\n\`\`\`\n${run.command}\n\`\`\``,
+    ...sections.map(renderSection),
+  ]
+    .join('\n\n')
+    .concat('\n');
+}

@@ -1,0 +1,59 @@
+/**
+ * `npm run bench`: runs every benchmark in turn, prints each section as it completes,
+ * and writes docs/benchmarks.md. Pass benchmark names (inprocess, stdio, http) to run
+ * only those; the document is written only by a full run.
+ *
+ * The benchmarks are compiled by tsconfig.bench.json into dist-bench/ and run with plain
+ * node, so that no loader sits under the figures; `npm run bench` copies spec/ beside the
+ * compiled sources, where the tool definitions look for it.
+ */
+
+import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { benchHttp } from './http.js';
+import { benchInProcess } from './inprocess.js';
+import { renderDocument, renderSection, type Section } from './report.js';
+import { benchStdio } from './stdio.js';
+
+const BENCHMARKS: Readonly<Record<string, () => Promise<Section[]>>> = {
+  inprocess: async () => [await benchInProcess()],
+  stdio: () => benchStdio(),
+  http: async () => [await benchHttp()],
+};
+
+const DOCUMENT = new URL('../../docs/benchmarks.md', import.meta.url);
+const COMMAND = 'npm run bench';
+
+async function main(): Promise<void> {
+  const asked = process.argv.slice(2);
+  const unknown = asked.filter((name) => !(name in BENCHMARKS));
+  if (unknown.length > 0) {
+    throw new Error(`unknown benchmark ${unknown.join(', ')}: choose from ${Object.keys(BENCHMARKS).join(', ')}`);
+  }
+  const chosen = asked.length > 0 ? asked : Object.keys(BENCHMARKS);
+  const startedAt = new Date();
+  const loadAtStart = loadavg()[0]!;
+  const start = performance.now();
+  const sections: Section[] = [];
+  for (const name of chosen) {
+    process.stderr.write(`bench: ${name}…\n`);
+    for (const section of await BENCHMARKS[name]!()) {
+      sections.push(section);
+      process.stdout.write(`${renderSection(section)}\n\n`);
+    }
+  }
+  if (asked.length === 0) {
+    const seconds = (performance.now() - start) / 1000;
+    writeFileSync(
+      DOCUMENT,
+      renderDocument(sections, { command: COMMAND, startedAt, seconds, load: [loadAtStart, loadavg()[0]!] }),
+    );
+    process.stderr.write(`bench: wrote ${DOCUMENT.pathname}\n`);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
