@@ -26,8 +26,16 @@ export function indexLine(row: IndexRow): string {
   return `${row.name} (${row.size} bytes): ${row.description}`;
 }
 
+/** Texts of frozen index arrays: a store that hands out the same frozen rows again gets the same text back. */
+const formattedIndexes = new WeakMap<readonly IndexRow[], string>();
+
 export function formatIndex(rows: readonly IndexRow[]): string {
-  return rows.length === 0 ? EMPTY_INDEX : rows.map(indexLine).join('\n');
+  let text = formattedIndexes.get(rows);
+  if (text === undefined) {
+    text = rows.length === 0 ? EMPTY_INDEX : rows.map(indexLine).join('\n');
+    if (Object.isFrozen(rows)) formattedIndexes.set(rows, text);
+  }
+  return text;
 }
 
 export function formatMissing(missing: MissingEntry): string {

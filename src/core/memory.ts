@@ -61,7 +61,7 @@ export class Memory {
   }
 
   /** One row per entry, sorted by name; never reads bodies. */
-  index(caller: Caller): Promise<IndexRow[]> {
+  index(caller: Caller): Promise<readonly IndexRow[]> {
     return this.store.index(caller.user);
   }
 

@@ -137,7 +137,7 @@ export function notEmptyError(): EngramError {
 
 export interface Store {
   /** One row per live entry of the user, sorted by name, from stored columns only. */
-  index(user: string): Promise<IndexRow[]>;
+  index(user: string): Promise<readonly IndexRow[]>;
   /** The live entries among `names` (already normalised), in no particular order. */
   get(user: string, names: readonly string[]): Promise<StoredEntry[]>;
   /** Reads, decides and writes one entry atomically, recording a revision for a change. */

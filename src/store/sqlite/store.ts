@@ -29,6 +29,7 @@ import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-ro
 import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
 import { prepareDatabaseFile } from './file.js';
 import { GroupCommit } from './group-commit.js';
+import { IndexCache } from './index-cache.js';
 import { migrate } from './migrations.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { SqliteTokenStore } from './tokens.js';
@@ -61,6 +62,7 @@ export class SqliteStore implements Store {
   private readonly mutateEvery;
   private readonly undropOne;
   private readonly purgeRows;
+  private readonly indexCache: IndexCache;
   readonly tokens: SqliteTokenStore;
 
   constructor(options: SqliteStoreOptions) {
@@ -81,11 +83,14 @@ export class SqliteStore implements Store {
     this.statements = prepareStatements(this.db);
     this.tokens = new SqliteTokenStore(this.db);
     this.groupCommit = new GroupCommit(this.db);
+    const dataVersion = this.db.prepare('PRAGMA data_version').pluck();
+    this.indexCache = new IndexCache(() => dataVersion.get() as number);
     this.mutateEvery = this.db.transaction(this.mutateAllInTransaction.bind(this));
     this.undropOne = this.db.transaction(this.undropInTransaction.bind(this));
     // The copies are selected inside the transaction, so no other process can undrop one in between.
     this.purgeRows = this.db.transaction((select: () => CopyRow[]) => {
       const rows = select();
+      if (rows.length > 0) this.indexCache.invalidate();
       for (const row of rows) {
         // A purged live entry no longer counts towards its user's total.
         if (row.dropped_at === null) this.statements.addUsage.run({ user: row.user_id, delta: -row.size });
@@ -96,8 +101,15 @@ export class SqliteStore implements Store {
     });
   }
 
-  async index(user: string): Promise<IndexRow[]> {
-    return this.statements.index.all(user) as IndexRow[];
+  async index(user: string): Promise<readonly IndexRow[]> {
+    return this.indexCache.get(user, () =>
+      // Arrays from SQLite, objects built here: about a third cheaper than SQLite-built objects.
+      (this.statements.index.raw().all(user) as [string, number, string][]).map(([name, size, description]) => ({
+        name,
+        size,
+        description,
+      })),
+    );
   }
 
   async get(user: string, names: readonly string[]): Promise<StoredEntry[]> {
@@ -150,6 +162,7 @@ export class SqliteStore implements Store {
   }
 
   async load(dump: StoreDump, options: LoadOptions): Promise<void> {
+    this.indexCache.invalidate();
     loadDatabase(this.db, dump, options);
   }
 
@@ -203,6 +216,7 @@ export class SqliteStore implements Store {
     if (s.live.get(actor.user, name)) return { status: 'taken' };
     const at = this.now();
     const revision = row.revision + 1;
+    this.indexCache.invalidate();
     s.undrop.run({ id: row.id, revision });
     this.record(actor, row.id, revision, 'undrop', at, row.description, row.body);
     s.addUsage.run({ user: actor.user, delta: row.size });
@@ -217,6 +231,7 @@ export class SqliteStore implements Store {
   private apply(actor: Actor, name: string, row: EntryRow | undefined, change: Change): StoredEntry | undefined {
     const s = this.statements;
     if (change.kind === 'none') return row ? toEntry(row) : undefined;
+    this.indexCache.invalidate();
     const at = this.now();
     if (change.kind === 'drop') {
       if (!row) return undefined;
