@@ -6,6 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import { type Access, createAccess } from '../core/access.js';
+import { EngramError } from '../core/errors.js';
 import type { Caller } from '../core/memory.js';
 import { createMemory, type Memory } from '../core/memory.js';
 import { type Backend, defaultDatabasePath, describeBackend, openBackend } from './backend.js';
@@ -36,20 +37,40 @@ export const VERSION: string = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
-/** Flag, then environment, then config file, then the built-in default. */
+/**
+ * Flags and environment first, then the config file, then the default SQLite path. At
+ * each level a SQLite path and a PostgreSQL URL together are ambiguous: refused, not guessed.
+ */
 export function chooseBackend(options: CommonOptions, settings: Settings, env: NodeJS.ProcessEnv): Backend {
-  const url = options.databaseUrl ?? env.ENGRAM_DATABASE_URL ?? settings.databaseUrl;
-  if (url) {
-    const poolSize = options.poolSize ?? settings.poolSize;
-    const statementTimeoutMs = options.statementTimeout ?? settings.statementTimeoutMs;
-    return {
-      kind: 'postgres',
-      url,
-      ...(poolSize === undefined ? {} : { poolSize }),
-      ...(statementTimeoutMs === undefined ? {} : { statementTimeoutMs }),
-    };
+  const levels = [
+    {
+      where: 'the flags and environment',
+      db: options.db ?? env.ENGRAM_DB,
+      url: options.databaseUrl ?? env.ENGRAM_DATABASE_URL,
+    },
+    { where: 'the config file', db: settings.db, url: settings.databaseUrl },
+  ];
+  for (const { where, db, url } of levels) {
+    if (db && url) {
+      throw new EngramError(
+        'INVALID_CONFIG',
+        `${where} name both a SQLite file (--db / ENGRAM_DB / "db") and a PostgreSQL URL ` +
+          '(--database-url / ENGRAM_DATABASE_URL / "databaseUrl"): keep only the one to use.',
+      );
+    }
+    if (db) return { kind: 'sqlite', path: db };
+    if (url) {
+      const poolSize = options.poolSize ?? settings.poolSize;
+      const statementTimeoutMs = options.statementTimeout ?? settings.statementTimeoutMs;
+      return {
+        kind: 'postgres',
+        url,
+        ...(poolSize === undefined ? {} : { poolSize }),
+        ...(statementTimeoutMs === undefined ? {} : { statementTimeoutMs }),
+      };
+    }
   }
-  return { kind: 'sqlite', path: options.db ?? env.ENGRAM_DB ?? settings.db ?? defaultDatabasePath(env) };
+  return { kind: 'sqlite', path: defaultDatabasePath(env) };
 }
 
 /**
@@ -64,8 +85,8 @@ export async function openContext(options: CommonOptions, env: NodeJS.ProcessEnv
   try {
     await memory.recovery.purgeExpired();
   } catch (error) {
-    await store.close();
-    throw error;
+    // Expired trash waits for the next start; the command itself can still run.
+    process.stderr.write(`engram: expired trash not purged this time: ${(error as Error).message}\n`);
   }
   return {
     settings,

@@ -1,6 +1,7 @@
 /** `engram stdio`: serves the memory to one local MCP client over stdin/stdout. */
 
 import type { Command } from 'commander';
+import { actorLabel } from '../core/caller.js';
 import { createToolHandler } from '../tools/handler.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import { reportFailure } from './output.js';
@@ -22,27 +23,38 @@ export function registerStdioCommand(program: Command, common: (command: Command
       }
       // The MCP SDK is loaded only by the commands that serve MCP, to keep the CLI quick to start.
       const { serveMcpStdio } = await import('../mcp/stdio.js');
-      const handler = createToolHandler(context.memory, {
+      const handleTool = createToolHandler(context.memory, {
         onUnexpectedError: (error) => log(`internal error: ${error instanceof Error ? error.stack : String(error)}`),
       });
+      // Calls still running when the client closes stdin finish before the store closes.
+      const inFlight = new Set<Promise<unknown>>();
+      const handler: typeof handleTool = (caller, tool, args) => {
+        const call = handleTool(caller, tool, args);
+        inFlight.add(call);
+        void call.finally(() => inFlight.delete(call));
+        return call;
+      };
+      const finishCalls = () => Promise.allSettled([...inFlight]);
       const server = serveMcpStdio(
         {
           handler,
           policy: context.settings.policy,
           version: VERSION,
-          caller: (clientName) => ({ user: context.user, label: clientName ?? 'mcp' }),
+          caller: (clientName) => ({ user: context.user, label: actorLabel(clientName, 'mcp') }),
         },
         log,
       );
       log(`serving MCP on stdio, database ${context.database}, user ${context.user}`);
       const shutdown = async () => {
         await server.close();
+        await finishCalls();
         await context.close();
         process.exit(0);
       };
       process.once('SIGINT', shutdown);
       process.once('SIGTERM', shutdown);
       await server.closed;
+      await finishCalls();
       await context.close();
     });
 }

@@ -1,6 +1,6 @@
 /** Export, import and wipe: the user's whole memory as one JSON document, in their hands. */
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import type { ImportMode, ImportReport } from '../core/transfer.js';
 import { type CommonOptions, cliCaller } from './context.js';
@@ -12,6 +12,18 @@ function readDocument(file: string): string {
     return readFileSync(file === '-' ? 0 : file, 'utf8');
   } catch (error) {
     throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+}
+
+/** Writes an export readable by its owner alone, even over an existing file that others could read. */
+function writePrivateFile(path: string, text: string): void {
+  const fd = openSync(path, 'w', 0o600);
+  try {
+    // The mode given to open applies only to a new file; a device such as /dev/stdout keeps its own.
+    if (fstatSync(fd).isFile()) fchmodSync(fd, 0o600);
+    writeFileSync(fd, text);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -41,7 +53,7 @@ export function registerTransferCommands(program: Command, common: (command: Com
         });
         const text = `${JSON.stringify(document, null, 2)}\n`;
         if (options.out) {
-          writeFileSync(options.out, text, { mode: 0o600 });
+          writePrivateFile(options.out, text);
           process.stderr.write(`Exported ${document.entries.length} entries to ${options.out}\n`);
         } else process.stdout.write(text);
       }),

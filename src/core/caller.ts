@@ -5,6 +5,19 @@
 
 import { EngramError } from './errors.js';
 import type { Actor } from './store.js';
+import { foldDescription } from './text.js';
+
+/** Longest actor label kept in history, in characters. */
+const ACTOR_CAP = 100;
+
+/**
+ * A label a client chose for itself (its MCP client name), made safe to record and to
+ * print: one line, no control characters, at most 100 characters; `fallback` if nothing is left.
+ */
+export function actorLabel(raw: string | undefined, fallback: string): string {
+  const label = [...foldDescription((raw ?? '').replace(/\p{Cc}/gu, ' '))].slice(0, ACTOR_CAP).join('').trim();
+  return label || fallback;
+}
 
 export interface Caller extends Actor {
   readonly readOnly?: boolean;

@@ -119,6 +119,21 @@ export class Recovery {
     return count;
   }
 
+  /**
+   * With a retention of 0 days, what was just dropped is purged at once. The drop has
+   * already committed, so a purge that cannot finish its last step now (another process
+   * keeps the database busy) must not turn it into an error: what is left of it goes at
+   * the next checkpoint or the next start.
+   */
+  async purgeIfNoRetention(): Promise<void> {
+    if (this.policy.trashRetentionDays !== 0) return;
+    try {
+      await this.store.purgeTrash(this.now());
+    } catch (error) {
+      if (!(error instanceof EngramError && error.code === 'STORE_UNAVAILABLE')) throw error;
+    }
+  }
+
   /** Purges, for every user, the trash older than the retention period. */
   purgeExpired(): Promise<number> {
     return this.store.purgeTrash(this.now() - trashRetentionMs(this.policy));

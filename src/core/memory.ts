@@ -57,7 +57,7 @@ export class Memory {
     this.policy = { ...DEFAULT_POLICY, ...options.policy };
     const now = options.now ?? Date.now;
     this.recovery = new Recovery(this.store, this.policy, now);
-    this.transfer = new Transfer(this.store, this.policy, now);
+    this.transfer = new Transfer(this.store, this.policy, now, () => this.recovery.purgeIfNoRetention());
   }
 
   /** One row per entry, sorted by name; never reads bodies. */
@@ -126,7 +126,7 @@ export class Memory {
         `${name} not found, nothing was dropped.${hint} memory_open() lists every entry.`,
       );
     }
-    if (this.policy.trashRetentionDays === 0) await this.store.purge(caller.user, name, { includeLive: false });
+    await this.recovery.purgeIfNoRetention();
     return before;
   }
 

@@ -10,7 +10,7 @@ import { assertWritable, type Caller } from './caller.js';
 import { assertNoNul, checkEntryCap, checkUserCap, cleanDescription } from './edit.js';
 import { EngramError } from './errors.js';
 import { isValidName, normalizeName } from './names.js';
-import { type Policy, trashRetentionMs } from './policy.js';
+import type { Policy } from './policy.js';
 import type { NamedChange, RevisionRecord, Store, StoredEntry } from './store.js';
 import { formatCount, normalizeNewlines, utf8Bytes } from './text.js';
 
@@ -98,6 +98,8 @@ export class Transfer {
     private readonly store: Store,
     private readonly policy: Policy,
     private readonly now: () => number,
+    /** Runs after entries were dropped (wipe, replace): purges them at once with 0 days of retention. */
+    private readonly afterDrop: () => Promise<void>,
   ) {}
 
   async export(caller: Caller, options: { readonly withHistory?: boolean } = {}): Promise<ExportDocument> {
@@ -208,6 +210,10 @@ export class Transfer {
     };
     const overwrite = options.mode === 'replace' || options.overwrite === true;
     await this.store.mutateAll(caller, (existing, usage) => {
+      // A store may run decide again when it retries the transaction: report that run alone.
+      for (const names of [report.created, report.updated, report.unchanged, report.conflicts, report.dropped]) {
+        names.length = 0;
+      }
       const current = new Map(existing.map((entry) => [entry.name, entry]));
       const changes: NamedChange[] = [];
       let total = usage.totalBytes;
@@ -237,7 +243,7 @@ export class Transfer {
       checkUserCap('the import', total, this.policy);
       return options.dryRun ? [] : changes;
     });
-    if (report.dropped.length > 0 && !report.dryRun) await this.purgeIfNoRetention();
+    if (report.dropped.length > 0 && !report.dryRun) await this.afterDrop();
     return report;
   }
 
@@ -249,12 +255,7 @@ export class Transfer {
       count = existing.length;
       return existing.map((entry) => ({ name: entry.name, change: { kind: 'drop' } as const }));
     });
-    if (count > 0) await this.purgeIfNoRetention();
+    if (count > 0) await this.afterDrop();
     return count;
-  }
-
-  /** With a retention of 0 days, what was just dropped is purged at once, as memory.drop does. */
-  private async purgeIfNoRetention(): Promise<void> {
-    if (trashRetentionMs(this.policy) === 0) await this.store.purgeTrash(this.now());
   }
 }

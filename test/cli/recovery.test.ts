@@ -6,7 +6,7 @@
  * database files.
  */
 
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -376,6 +376,21 @@ describe('engram export, wipe, import', () => {
     expect((await json<RevisionJson[]>(engram.run('history', 'people/ada', '--json'))).map((r) => r.operation)).toEqual(
       ['import'],
     );
+  });
+
+  it('export --out leaves a file only its owner can read, also over an existing one that others could', async () => {
+    const engram = await threeEntries();
+    const fresh = engram.dir.file('fresh.json');
+    const existing = engram.dir.file('existing.json');
+    writeFileSync(existing, 'old content that is longer than nothing at all', { mode: 0o644 });
+    chmodSync(existing, 0o644);
+
+    await engram.run('export', '--out', fresh);
+    await engram.run('export', '--out', existing);
+
+    expect(statSync(fresh).mode & 0o777).toBe(0o600);
+    expect(statSync(existing).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(existing, 'utf8')).entries).toHaveLength(3);
   });
 
   it('export --with-history holds the revisions and the trash', async () => {

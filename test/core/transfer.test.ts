@@ -214,6 +214,29 @@ describe('import, merge', () => {
     expect(await memory.store.history(CALLER.user, 'people/ada')).toHaveLength(1);
   });
 
+  it('reports each entry once when the store runs the transaction again (PostgreSQL retries)', async () => {
+    const memory = await seeded();
+    const once = memory.store.mutateAll.bind(memory.store);
+    // A retried transaction calls decide again from the start, as after a deadlock.
+    vi.spyOn(memory.store, 'mutateAll').mockImplementation(async (actor, decide) => {
+      await once(actor, (entries, usage) => {
+        decide(entries, usage);
+        return decide(entries, usage);
+      });
+    });
+
+    const report = await memory.transfer.import(CLI, memory.transfer.parse(incoming()), { mode: 'merge' });
+
+    expect(report).toEqual({
+      created: ['topics/new'],
+      updated: [],
+      unchanged: ['areas/engram'],
+      conflicts: ['people/ada', 'topics/unicode'],
+      dropped: [],
+      dryRun: false,
+    });
+  });
+
   it('with overwrite replaces the conflicting entries', async () => {
     const memory = await seeded();
 

@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EngramError } from '../../src/core/errors.js';
 import type { Actor, Decide } from '../../src/core/store.js';
+import { GroupCommit } from '../../src/store/sqlite/group-commit.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 
 const actor: Actor = { user: 'local', label: 'group-commit-test' };
@@ -78,6 +79,24 @@ describe('SQLite group commit', () => {
       expect(row.body.split('\n').filter(Boolean)).toHaveLength(20);
     } finally {
       reader.close();
+    }
+  });
+
+  it('fails the whole batch, changing nothing, when one write makes SQLite roll back the shared transaction', async () => {
+    // SQLITE_FULL, SQLITE_IOERR and the like roll back the whole transaction, not just the
+    // savepoint; RAISE(ROLLBACK) in a trigger does the same on demand.
+    const db = new Database(join(folder, 'raw.db'));
+    try {
+      db.exec(`CREATE TABLE lines (text TEXT NOT NULL);
+        CREATE TRIGGER full BEFORE INSERT ON lines WHEN NEW.text = 'boom' BEGIN SELECT RAISE(ROLLBACK, 'disk full'); END;`);
+      const commit = new GroupCommit(db);
+      const insert = (text: string) => commit.run(() => db.prepare('INSERT INTO lines (text) VALUES (?)').run(text));
+      const results = await Promise.allSettled([insert('before'), insert('boom'), insert('after')]);
+      expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected']);
+      expect(db.prepare('SELECT text FROM lines').all()).toEqual([]);
+      expect(db.inTransaction).toBe(false);
+    } finally {
+      db.close();
     }
   });
 });

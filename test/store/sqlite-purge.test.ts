@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EngramError } from '../../src/core/errors.js';
+import { createMemory } from '../../src/core/memory.js';
 import type { Actor, Decide } from '../../src/core/store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 
@@ -87,5 +88,35 @@ describe('SqliteStore purge', () => {
     reader.close();
     await store.close();
     expect(filesHoldingMarker()).toEqual([]);
+  });
+});
+
+describe('a drop with no trash retention while another connection reads', () => {
+  it('still succeeds: the drop and the purge commit, the WAL is emptied when the reader is gone', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'engram-retention-0-'));
+    const path = join(folder, 'memory.db');
+    const policy = { trashRetentionDays: 0 };
+    const caller = { user: 'local', label: 'test' };
+    try {
+      const first = createMemory({ store: openSqliteStore({ path, busyTimeoutMs: 50 }), policy });
+      await first.write(caller, { name: 'topics/x', description: 'x', new: 'gone soon' });
+      const reader = new Database(path);
+      reader.exec('BEGIN');
+      reader.prepare('SELECT count(*) FROM entries').get();
+
+      expect((await first.drop(caller, 'topics/x')).name).toBe('topics/x');
+      expect(await first.index(caller)).toEqual([]);
+      expect(await first.recovery.trash(caller)).toEqual([]);
+      expect(readFileSync(`${path}-wal`).includes(Buffer.from('gone soon'))).toBe(true);
+
+      reader.exec('COMMIT');
+      reader.close();
+      await first.store.close();
+      expect(
+        readdirSync(folder).filter((name) => readFileSync(join(folder, name)).includes(Buffer.from('gone soon'))),
+      ).toEqual([]);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });

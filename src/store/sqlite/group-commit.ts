@@ -46,6 +46,10 @@ export class GroupCommit {
               // A transaction function called inside another runs as a savepoint.
               outcomes.push({ ok: true, value: this.db.transaction(work)() });
             } catch (error) {
+              // Some failures (disk full, I/O error) roll back the whole transaction, not just
+              // the savepoint: the writes before were undone, and the ones after must not run
+              // on their own, so the batch fails as a whole.
+              if (!this.db.inTransaction) throw error;
               outcomes.push({ ok: false, error });
             }
           }

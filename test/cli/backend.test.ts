@@ -1,0 +1,46 @@
+/** Which database a command opens: flags and environment, then the config file, then the default. */
+
+import { describe, expect, it } from 'vitest';
+import type { Settings } from '../../src/cli/config.js';
+import { chooseBackend } from '../../src/cli/context.js';
+import { DEFAULT_POLICY } from '../../src/core/policy.js';
+
+const settings = (extra: Partial<Settings> = {}): Settings => ({ policy: DEFAULT_POLICY, ...extra });
+const env = { XDG_DATA_HOME: '/data' };
+const url = 'postgres://engram@db:5432/engram';
+
+describe('chooseBackend', () => {
+  it('defaults to the SQLite file under XDG_DATA_HOME', () => {
+    expect(chooseBackend({}, settings(), env)).toEqual({ kind: 'sqlite', path: '/data/engram/memory.db' });
+  });
+
+  it('lets a flag or the environment override the config file, whichever backend each names', () => {
+    expect(chooseBackend({ db: '/x.db' }, settings({ databaseUrl: url }), env)).toEqual({
+      kind: 'sqlite',
+      path: '/x.db',
+    });
+    expect(chooseBackend({}, settings({ db: '/config.db' }), { ...env, ENGRAM_DATABASE_URL: url })).toMatchObject({
+      kind: 'postgres',
+      url,
+    });
+  });
+
+  it('takes pool size and statement timeout from the flags, else the config', () => {
+    expect(chooseBackend({ databaseUrl: url, poolSize: 4 }, settings({ statementTimeoutMs: 500 }), env)).toEqual({
+      kind: 'postgres',
+      url,
+      poolSize: 4,
+      statementTimeoutMs: 500,
+    });
+  });
+
+  it('refuses a SQLite file and a PostgreSQL URL named at the same level', () => {
+    const message =
+      'the flags and environment name both a SQLite file (--db / ENGRAM_DB / "db") and a PostgreSQL URL ' +
+      '(--database-url / ENGRAM_DATABASE_URL / "databaseUrl"): keep only the one to use.';
+    expect(() => chooseBackend({ db: '/x.db' }, settings(), { ...env, ENGRAM_DATABASE_URL: url })).toThrow(message);
+    expect(() => chooseBackend({}, settings({ db: '/x.db', databaseUrl: url }), env)).toThrow(
+      /^the config file name both/,
+    );
+  });
+});
