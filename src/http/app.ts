@@ -205,7 +205,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
           time: new Date(),
           user: exchange.user,
           httpMethod: req.method ?? '-',
-          path: exchange.route ?? path,
+          // An /api path may name an entry: unmatched ones are logged without it.
+          path: exchange.route ?? (isApiPath(path) ? '/api/?' : path),
           rpcMethod: exchange.rpcMethod,
           tool: exchange.tool,
           status: res.writableFinished ? res.statusCode : CLIENT_CLOSED,

@@ -1,14 +1,18 @@
 /**
- * MCP over Streamable HTTP, stateless: every POST is answered on its own by a fresh
- * server from the same factory as stdio (2025-era requests by the SDK's stateless
- * fallback, 2026 per-request envelopes natively). Whoever the HTTP layer authenticated
- * travels to the tool handler as the SDK's `authInfo`.
+ * MCP over Streamable HTTP, stateless: every POST is answered on its own. The hot
+ * 2025-era requests (one tools/call, tools/list or ping) take the fast path
+ * (fast-path.ts); every other one goes to a fresh server from the same factory as stdio
+ * (2025-era requests by the SDK's stateless fallback, 2026 per-request envelopes
+ * natively). Whoever the HTTP layer authenticated travels to the tool handler as the
+ * SDK's `authInfo`, or straight to the fast path.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { type AuthInfo, createMcpHandler } from '@modelcontextprotocol/server';
+import { actorLabel } from '../core/caller.js';
 import type { Caller } from '../core/memory.js';
+import { createFastPath } from './fast-path.js';
 import { createMcpServerFactory, type McpServerOptions } from './server.js';
 
 /** Who is calling over HTTP; without a label, the MCP client's name is recorded in history. */
@@ -42,10 +46,14 @@ function authInfoFor(who: HttpCaller): AuthInfo {
   };
 }
 
+function callerOf(who: HttpCaller, clientName: string | undefined): Caller {
+  return { user: who.user, label: who.label ?? actorLabel(clientName, 'http'), readOnly: who.readOnly };
+}
+
 function callerFrom(clientName: string | undefined, authInfo: unknown): Caller {
   const who = (authInfo as AuthInfo | undefined)?.extra?.[CALLER_KEY] as HttpCaller | undefined;
   if (!who) throw new Error('an MCP request reached the tools without an authenticated caller');
-  return { user: who.user, label: who.label ?? clientName ?? 'http', readOnly: who.readOnly };
+  return callerOf(who, clientName);
 }
 
 export function createMcpHttpEndpoint(options: McpHttpOptions): McpHttpEndpoint {
@@ -53,8 +61,14 @@ export function createMcpHttpEndpoint(options: McpHttpOptions): McpHttpEndpoint 
   const factory = createMcpServerFactory({ ...serverOptions, caller: callerFrom });
   const handler = createMcpHandler(factory, { legacy: 'stateless', onerror });
   const serve = toNodeHandler(handler, { onerror });
+  const fastPath = createFastPath<HttpCaller>({
+    handler: serverOptions.handler,
+    policy: serverOptions.policy,
+    caller: (who) => callerOf(who, undefined),
+  });
   return {
-    handle: (req, res, body, who) => serve(Object.assign(req, { auth: authInfoFor(who) }), res, body),
+    handle: (req, res, body, who) =>
+      fastPath(req, res, body, who) ?? serve(Object.assign(req, { auth: authInfoFor(who) }), res, body),
     close: () => handler.close(),
   };
 }

@@ -15,7 +15,7 @@ import {
 import type { Caller } from '../core/memory.js';
 import type { Policy } from '../core/policy.js';
 import { isToolName, mcpTools, TOOL_NAMES } from '../tools/definitions.js';
-import type { ToolHandler } from '../tools/handler.js';
+import type { ToolHandler, ToolResult } from '../tools/handler.js';
 
 export const SERVER_INSTRUCTIONS =
   "Engram is the user's persistent memory, shared by every assistant they use. " +
@@ -42,6 +42,19 @@ function clientNameOf(server: Server, envelope: Record<string, unknown> | undefi
   return typeof info?.name === 'string' ? info.name : undefined;
 }
 
+/** The JSON-RPC error for a tool that does not exist, on every path that answers `tools/call`. */
+export function unknownToolError(name: unknown): ProtocolError {
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Unknown tool ${JSON.stringify(name)}. The tools are ${TOOL_NAMES.join(', ')}.`,
+  );
+}
+
+/** A tool's result as the `tools/call` result, on every path that answers `tools/call`. */
+export function callToolResult(result: ToolResult) {
+  return { content: [{ type: 'text' as const, text: result.text }], isError: result.isError };
+}
+
 export function createMcpServerFactory(options: McpServerOptions): McpServerFactory {
   const tools = mcpTools(options.policy);
   return (context) => {
@@ -52,15 +65,9 @@ export function createMcpServerFactory(options: McpServerOptions): McpServerFact
     server.setRequestHandler('tools/list', async () => ({ tools }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name, arguments: args } = request.params;
-      if (!isToolName(name)) {
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidParams,
-          `Unknown tool ${JSON.stringify(name)}. The tools are ${TOOL_NAMES.join(', ')}.`,
-        );
-      }
+      if (!isToolName(name)) throw unknownToolError(name);
       const caller = options.caller(clientNameOf(server, ctx.mcpReq.envelope), context.authInfo);
-      const result = await options.handler(caller, name, args);
-      return { content: [{ type: 'text', text: result.text }], isError: result.isError };
+      return callToolResult(await options.handler(caller, name, args));
     });
     return server;
   };

@@ -33,6 +33,16 @@ describe('over HTTP', () => {
   });
 });
 
+describe('an /api path that matches no route', () => {
+  it('is logged without the entry name it may carry', async () => {
+    const server = await startTestServer({ auth: 'none' });
+    await raw(server.port, { path: '/api/entries/topics/bank-pin/nonsense' });
+    expect(server.logs).toHaveLength(1);
+    expect(server.logs[0]).toMatch(/ GET \/api\/\? method=- tool=- status=404 \d+ms$/);
+    expect(server.logs[0]).not.toContain('bank-pin');
+  });
+});
+
 describe('summarizeRpc', () => {
   it('names the method and, for tools/call, the tool', () => {
     expect(
