@@ -25,8 +25,20 @@ export function backendOf(location: string): Backend {
     : { kind: 'sqlite', path: location };
 }
 
-export async function openBackend(backend: Backend, options: { readonly historyLimit: number }): Promise<OpenedStore> {
-  if (backend.kind === 'sqlite') return openSqliteStore({ path: backend.path, historyLimit: options.historyLimit });
+export interface OpenOptions {
+  readonly historyLimit: number;
+  /** SQLite only: let concurrent writes share one commit (default true). */
+  readonly groupCommit?: boolean | undefined;
+}
+
+export async function openBackend(backend: Backend, options: OpenOptions): Promise<OpenedStore> {
+  if (backend.kind === 'sqlite') {
+    return openSqliteStore({
+      path: backend.path,
+      historyLimit: options.historyLimit,
+      ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
+    });
+  }
   // Loaded only when asked for: most people never need the PostgreSQL driver.
   const { openPostgresStore } = await import('../store/postgres/index.js');
   return openPostgresStore({

@@ -35,6 +35,7 @@ const ConfigSchema = z
     maxNames: positiveInteger.optional(),
     trashRetentionDays: z.number().int().nonnegative().optional(),
     historyLimit: positiveInteger.optional(),
+    groupCommit: z.boolean().optional(),
     db: z.string().min(1).optional(),
     databaseUrl: z
       .string()
@@ -57,6 +58,8 @@ export interface Settings {
   readonly poolSize?: number | undefined;
   readonly statementTimeoutMs?: number | undefined;
   readonly user?: string | undefined;
+  /** SQLite: let concurrent writes share one commit (default true). */
+  readonly groupCommit?: boolean | undefined;
 }
 
 /** `${XDG_CONFIG_HOME:-~/.config}/engram/config.json`. */
@@ -85,8 +88,8 @@ export function parseConfig(text: string, path: string): Settings {
   }
   const parsed = ConfigSchema.safeParse(json);
   if (!parsed.success) throw new EngramError('INVALID_CONFIG', describeIssues(path, parsed.error));
-  const { db, user, databaseUrl, poolSize, statementTimeoutMs, ...caps } = parsed.data;
-  return { policy: { ...DEFAULT_POLICY, ...caps }, db, user, databaseUrl, poolSize, statementTimeoutMs };
+  const { db, user, databaseUrl, poolSize, statementTimeoutMs, groupCommit, ...caps } = parsed.data;
+  return { policy: { ...DEFAULT_POLICY, ...caps }, db, user, databaseUrl, poolSize, statementTimeoutMs, groupCommit };
 }
 
 /**

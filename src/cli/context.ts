@@ -80,7 +80,10 @@ export function chooseBackend(options: CommonOptions, settings: Settings, env: N
 export async function openContext(options: CommonOptions, env: NodeJS.ProcessEnv = process.env): Promise<Context> {
   const settings = loadSettings(options.config, env);
   const backend = chooseBackend(options, settings, env);
-  const store = await openBackend(backend, { historyLimit: settings.policy.historyLimit });
+  const store = await openBackend(backend, {
+    historyLimit: settings.policy.historyLimit,
+    groupCommit: settings.groupCommit,
+  });
   const memory = createMemory({ store, policy: settings.policy });
   try {
     await memory.recovery.purgeExpired();

@@ -100,3 +100,22 @@ describe('SQLite group commit', () => {
     }
   });
 });
+
+describe('SQLite without group commit', () => {
+  it('gives every write its own commit, with the same results', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'engram-no-group-commit-'));
+    const store = openSqliteStore({ path: join(folder, 'memory.db'), groupCommit: false });
+    try {
+      const results = await Promise.allSettled([
+        store.mutate(actor, 'topics/a', put('one')),
+        store.mutate(actor, 'topics/a', refuse),
+        store.mutate(actor, 'topics/a', put('two')),
+      ]);
+      expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect((await store.get(actor.user, ['topics/a']))[0]?.body).toBe('one\ntwo\n');
+    } finally {
+      await store.close();
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+});

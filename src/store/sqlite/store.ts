@@ -41,6 +41,11 @@ export interface SqliteStoreOptions {
   readonly busyTimeoutMs?: number;
   /** Revisions kept per entry; older ones are deleted as new ones arrive. */
   readonly historyLimit?: number;
+  /**
+   * Let concurrent writes share one commit (default true). Off, every write is its own
+   * transaction and fsync: for measuring what group commit brings.
+   */
+  readonly groupCommit?: boolean;
   /** Clock in milliseconds; tests inject one. */
   readonly now?: () => number;
 }
@@ -58,7 +63,8 @@ export class SqliteStore implements Store {
   private readonly now: () => number;
   private readonly historyLimit: number;
   private readonly statements: Statements;
-  private readonly groupCommit: GroupCommit;
+  private readonly groupCommit: GroupCommit | undefined;
+  private readonly mutateOne;
   private readonly mutateEvery;
   private readonly undropOne;
   private readonly purgeRows;
@@ -82,7 +88,8 @@ export class SqliteStore implements Store {
     }
     this.statements = prepareStatements(this.db);
     this.tokens = new SqliteTokenStore(this.db);
-    this.groupCommit = new GroupCommit(this.db);
+    this.groupCommit = options.groupCommit === false ? undefined : new GroupCommit(this.db);
+    this.mutateOne = this.db.transaction(this.mutateInTransaction.bind(this));
     const dataVersion = this.db.prepare('PRAGMA data_version').pluck();
     this.indexCache = new IndexCache(() => dataVersion.get() as number);
     this.mutateEvery = this.db.transaction(this.mutateAllInTransaction.bind(this));
@@ -120,6 +127,7 @@ export class SqliteStore implements Store {
   }
 
   async mutate(actor: Actor, name: string, decide: Decide): Promise<MutationResult> {
+    if (!this.groupCommit) return this.mutateOne.immediate(actor, name, decide);
     return this.groupCommit.run(() => this.mutateInTransaction(actor, name, decide));
   }
 
