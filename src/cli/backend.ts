@@ -4,7 +4,7 @@
  * config, default path). Also how to name it to a person without leaking a password.
  */
 
-import type { Store, TokenStore } from '../core/store.js';
+import type { Store } from '../core/store.js';
 import { defaultDatabasePath, openSqliteStore } from '../store/sqlite/index.js';
 
 export type Backend =
@@ -15,8 +15,6 @@ export type Backend =
       readonly poolSize?: number;
       readonly statementTimeoutMs?: number;
     };
-
-export type OpenedStore = Store & { readonly tokens: TokenStore };
 
 /** A database given as a path or as a postgres:// URL (engram migrate takes either). */
 export function backendOf(location: string): Backend {
@@ -31,7 +29,7 @@ export interface OpenOptions {
   readonly groupCommit?: boolean | undefined;
 }
 
-export async function openBackend(backend: Backend, options: OpenOptions): Promise<OpenedStore> {
+export async function openBackend(backend: Backend, options: OpenOptions): Promise<Store> {
   if (backend.kind === 'sqlite') {
     return openSqliteStore({
       path: backend.path,

@@ -47,8 +47,6 @@ const ConfigSchema = z
   })
   .strict();
 
-export type ConfigFile = z.infer<typeof ConfigSchema>;
-
 export interface Settings {
   readonly policy: Policy;
   /** SQLite database path, when the config file names one. */

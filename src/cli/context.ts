@@ -7,8 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { type Access, createAccess } from '../core/access.js';
 import { EngramError } from '../core/errors.js';
-import type { Caller } from '../core/memory.js';
-import { createMemory, type Memory } from '../core/memory.js';
+import { type Caller, createMemory, type Memory } from '../core/memory.js';
 import { type Backend, defaultDatabasePath, describeBackend, openBackend } from './backend.js';
 import { loadSettings, type Settings } from './config.js';
 

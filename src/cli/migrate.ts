@@ -10,7 +10,9 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type CopyProgress, type CopySummary, copyStore } from '../core/migration.js';
 import { DEFAULT_POLICY } from '../core/policy.js';
-import { type Backend, backendOf, describeBackend, type OpenedStore, openBackend } from './backend.js';
+import type { Store } from '../core/store.js';
+import { formatCount } from '../core/text.js';
+import { type Backend, backendOf, describeBackend, openBackend } from './backend.js';
 import { createOutput, reportFailure, UsageError } from './output.js';
 
 interface MigrateOptions {
@@ -62,8 +64,8 @@ function progressOnStderr(): (progress: CopyProgress) => void {
     lastTenth = tenth;
     process.stderr.write(
       entriesWritten === 0
-        ? `engram: read ${entriesTotal.toLocaleString('en-US')} entries; writing them in one transaction\n`
-        : `engram: wrote ${entriesWritten.toLocaleString('en-US')} of ${entriesTotal.toLocaleString('en-US')} entries (${tenth * 10}%)\n`,
+        ? `engram: read ${formatCount(entriesTotal)} entries; writing them in one transaction\n`
+        : `engram: wrote ${formatCount(entriesWritten)} of ${formatCount(entriesTotal)} entries (${tenth * 10}%)\n`,
     );
   };
 }
@@ -81,7 +83,7 @@ function describeSummary(from: string, to: string, summary: CopySummary): string
 
 async function migrate(options: MigrateOptions): Promise<void> {
   const output = createOutput(options.json === true);
-  const opened: OpenedStore[] = [];
+  const opened: Store[] = [];
   try {
     const from = backendFor(options.from, '--from');
     const to = backendFor(options.to, '--to');
@@ -91,16 +93,13 @@ async function migrate(options: MigrateOptions): Promise<void> {
     opened.push(source);
     const target = await openBackend(to, history);
     opened.push(target);
+    const names = { from: describeBackend(from), to: describeBackend(to) };
     const summary = await copyStore(source, target, {
       force: options.force === true,
-      target: describeBackend(to),
+      target: names.to,
       onProgress: progressOnStderr(),
     });
-    output.result(describeSummary(describeBackend(from), describeBackend(to), summary), {
-      from: describeBackend(from),
-      to: describeBackend(to),
-      ...summary,
-    });
+    output.result(describeSummary(names.from, names.to, summary), { ...names, ...summary });
   } catch (error) {
     process.exitCode = reportFailure(error, output.json);
   } finally {

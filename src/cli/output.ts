@@ -40,3 +40,13 @@ export function reportFailure(error: unknown, json: boolean): number {
   process.stderr.write(`engram: ${error instanceof Error ? error.message : String(error)}\n`);
   return EXIT_REFUSED;
 }
+
+/** What a serving command reports, one line on stderr: stdout carries the protocol (stdio) or the connection help (serve). */
+export function log(line: string): void {
+  process.stderr.write(`engram: ${line}\n`);
+}
+
+/** A tool call that failed unexpectedly: its stack, for whoever runs the server (never arguments or bodies). */
+export function logInternalError(error: unknown): void {
+  log(`internal error: ${error instanceof Error ? error.stack : String(error)}`);
+}

@@ -51,7 +51,7 @@ const run: Run = async (options, body) => {
   }
 };
 
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command('engram')
     .version(VERSION)
     .description('Engram: one persistent memory shared by every LLM assistant you use.')

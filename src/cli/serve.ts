@@ -11,7 +11,7 @@ import { assertSafeBinding, parseAllowedOrigin } from '../http/origins.js';
 import type { RunningHttpServer } from '../http/server.js';
 import { createToolHandler } from '../tools/handler.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
-import { EXIT_REFUSED, reportFailure } from './output.js';
+import { EXIT_REFUSED, log, logInternalError, reportFailure } from './output.js';
 import { scheduleTrashPurge } from './trash-purge.js';
 
 interface ServeOptions extends CommonOptions {
@@ -21,11 +21,7 @@ interface ServeOptions extends CommonOptions {
   readonly allowOrigin: string[];
 }
 
-export const DEFAULT_PORT = 8787;
-
-function log(line: string): void {
-  process.stderr.write(`engram: ${line}\n`);
-}
+const DEFAULT_PORT = 8787;
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -68,9 +64,7 @@ async function serve(options: ServeOptions): Promise<void> {
   }
   const auth: AuthSettings =
     options.auth === 'token' ? { mode: 'token', access: context.access } : { mode: 'none', user: context.user };
-  const handler = createToolHandler(context.memory, {
-    onUnexpectedError: (error) => log(`internal error: ${error instanceof Error ? error.stack : String(error)}`),
-  });
+  const handler = createToolHandler(context.memory, { onUnexpectedError: logInternalError });
   let server: RunningHttpServer;
   try {
     // The HTTP stack and the MCP SDK load only when serving, to keep the CLI quick to start.

@@ -4,11 +4,7 @@ import type { Command } from 'commander';
 import { actorLabel } from '../core/caller.js';
 import { createToolHandler } from '../tools/handler.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
-import { reportFailure } from './output.js';
-
-function log(line: string): void {
-  process.stderr.write(`engram: ${line}\n`);
-}
+import { log, logInternalError, reportFailure } from './output.js';
 
 export function registerStdioCommand(program: Command, common: (command: Command) => Command): void {
   common(program.command('stdio'))
@@ -23,9 +19,7 @@ export function registerStdioCommand(program: Command, common: (command: Command
       }
       // The MCP SDK is loaded only by the commands that serve MCP, to keep the CLI quick to start.
       const { serveMcpStdio } = await import('../mcp/stdio.js');
-      const handleTool = createToolHandler(context.memory, {
-        onUnexpectedError: (error) => log(`internal error: ${error instanceof Error ? error.stack : String(error)}`),
-      });
+      const handleTool = createToolHandler(context.memory, { onUnexpectedError: logInternalError });
       // Calls still running when the client closes stdin finish before the store closes.
       const inFlight = new Set<Promise<unknown>>();
       const handler: typeof handleTool = (caller, tool, args) => {

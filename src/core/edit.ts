@@ -5,6 +5,7 @@
  */
 
 import { EngramError } from './errors.js';
+import { didYouMean } from './format.js';
 import type { Policy } from './policy.js';
 import { similarity } from './similarity.js';
 import { charLength, foldDescription, formatCount, utf8Bytes, withFinalNewline } from './text.js';
@@ -168,10 +169,9 @@ export function checkUserCap(name: string, totalAfter: number, policy: Policy): 
 
 /** memory_write on a name that does not exist, in a way that cannot create it. */
 export function writeNotFound(name: string, suggestions: readonly string[]): EngramError {
-  const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.join(', ')}?` : '';
   return new EngramError(
     'NOT_FOUND',
-    `${name} not found.${hint} To create it, call memory_write with name, description and new (without old).`,
+    `${name} not found.${didYouMean(suggestions)} To create it, call memory_write with name, description and new (without old).`,
   );
 }
 

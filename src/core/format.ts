@@ -38,9 +38,13 @@ export function formatIndex(rows: readonly IndexRow[]): string {
   return text;
 }
 
+/** ` Did you mean a, b?` to follow a "not found", or nothing when no name is close. */
+export function didYouMean(suggestions: readonly string[]): string {
+  return suggestions.length > 0 ? ` Did you mean ${suggestions.join(', ')}?` : '';
+}
+
 export function formatMissing(missing: MissingEntry): string {
-  const hint = missing.suggestions.length > 0 ? ` Did you mean ${missing.suggestions.join(', ')}?` : '';
-  return `${missing.name} not found.${hint}`;
+  return `${missing.name} not found.${didYouMean(missing.suggestions)}`;
 }
 
 const SEPARATOR = '\n---\n\n';

@@ -24,35 +24,20 @@ export class Recovery {
 
   /** Revisions of the entry (live, else its latest dropped copy), oldest first. */
   async history(caller: Caller, rawName: string): Promise<RevisionRecord[]> {
-    const name = parseName(rawName, this.policy);
-    const revisions = await this.store.history(caller.user, name);
-    if (revisions.length === 0) {
-      throw new EngramError('NOT_FOUND', `${name} has no history: no entry of that name, live or in the trash.`);
-    }
-    return revisions;
+    return this.revisionsOf(caller, parseName(rawName, this.policy));
   }
 
   async revision(caller: Caller, rawName: string, revision: number): Promise<RevisionRecord> {
     const name = parseName(rawName, this.policy);
-    const revisions = await this.history(caller, name);
-    const found = revisions.find((item) => item.revision === revision);
-    if (!found) {
-      const first = revisions[0]?.revision;
-      const last = revisions.at(-1)?.revision;
-      throw new EngramError(
-        'NOT_FOUND',
-        `${name} has no revision ${revision}; the revisions kept are ${first}${first === last ? '' : ` to ${last}`}. ` +
-          `engram history ${name} lists them.`,
-      );
-    }
-    return found;
+    return pickRevision(name, await this.revisionsOf(caller, name), revision);
   }
 
   /** Unified diff of the body from revision `from` to revision `to` (default: the latest). */
   async diff(caller: Caller, rawName: string, from: number, to?: number): Promise<string> {
     const name = parseName(rawName, this.policy);
-    const left = await this.revision(caller, name, from);
-    const right = to === undefined ? (await this.history(caller, name)).at(-1) : await this.revision(caller, name, to);
+    const revisions = await this.revisionsOf(caller, name);
+    const left = pickRevision(name, revisions, from);
+    const right = to === undefined ? revisions.at(-1) : pickRevision(name, revisions, to);
     if (!right) throw new EngramError('NOT_FOUND', `${name} has no history.`);
     const header = (item: RevisionRecord) => `${name}@${item.revision}`;
     const patch = createTwoFilesPatch(
@@ -70,7 +55,7 @@ export class Recovery {
   async restore(caller: Caller, rawName: string, revision: number): Promise<StoredEntry> {
     assertWritable(caller);
     const name = parseName(rawName, this.policy);
-    const target = await this.revision(caller, name, revision);
+    const target = pickRevision(name, await this.revisionsOf(caller, name), revision);
     const { after } = await this.store.mutate(caller, name, (current) => {
       if (!current) {
         throw new EngramError('NOT_FOUND', `${name} is in the trash: run engram undrop ${name} first, then restore.`);
@@ -138,4 +123,28 @@ export class Recovery {
   purgeExpired(): Promise<number> {
     return this.store.purgeTrash(this.now() - trashRetentionMs(this.policy));
   }
+
+  /** The revisions of `name` (already parsed); NOT_FOUND when it has none. */
+  private async revisionsOf(caller: Caller, name: string): Promise<RevisionRecord[]> {
+    const revisions = await this.store.history(caller.user, name);
+    if (revisions.length === 0) {
+      throw new EngramError('NOT_FOUND', `${name} has no history: no entry of that name, live or in the trash.`);
+    }
+    return revisions;
+  }
+}
+
+/** Revision `revision` among the entry's `revisions`, or the error that says which are kept. */
+function pickRevision(name: string, revisions: readonly RevisionRecord[], revision: number): RevisionRecord {
+  const found = revisions.find((item) => item.revision === revision);
+  if (!found) {
+    const first = revisions[0]?.revision;
+    const last = revisions.at(-1)?.revision;
+    throw new EngramError(
+      'NOT_FOUND',
+      `${name} has no revision ${revision}; the revisions kept are ${first}${first === last ? '' : ` to ${last}`}. ` +
+        `engram history ${name} lists them.`,
+    );
+  }
+  return found;
 }

@@ -7,9 +7,9 @@
 import { assertWritable, type Caller } from './caller.js';
 import { checkUserCap, planEdit, writeNotFound } from './edit.js';
 import { EngramError } from './errors.js';
-import type { IndexRow, MissingEntry } from './format.js';
+import { didYouMean, type IndexRow, type MissingEntry } from './format.js';
 import { Recovery } from './history.js';
-import { normalizeName, parseName, parseWritableName } from './names.js';
+import { parseName, parseWritableName } from './names.js';
 import { DEFAULT_POLICY, type Policy } from './policy.js';
 import { closest } from './similarity.js';
 import type { Store, StoredEntry } from './store.js';
@@ -119,8 +119,7 @@ export class Memory {
       current ? { kind: 'drop' } : { kind: 'none' },
     );
     if (!before) {
-      const suggestions = await this.suggest(caller, name);
-      const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.join(', ')}?` : '';
+      const hint = didYouMean(await this.suggest(caller, name));
       throw new EngramError(
         'NOT_FOUND',
         `${name} not found, nothing was dropped.${hint} memory_open() lists every entry.`,
@@ -130,11 +129,11 @@ export class Memory {
     return before;
   }
 
-  /** Up to three existing names close to `name`. */
-  async suggest(caller: Caller, name: string): Promise<string[]> {
+  /** Up to three existing names close to `name` (already parsed). */
+  private async suggest(caller: Caller, name: string): Promise<string[]> {
     const rows = await this.store.index(caller.user);
     return closest(
-      normalizeName(name),
+      name,
       rows.map((row) => row.name),
     );
   }

@@ -4,7 +4,7 @@
  */
 
 /** Levenshtein distance, with both inputs cut to `limit` characters to bound the cost. */
-export function editDistance(a: string, b: string, limit = 256): number {
+function editDistance(a: string, b: string, limit = 256): number {
   const left = a.slice(0, limit);
   const right = b.slice(0, limit);
   if (left === right) return 0;

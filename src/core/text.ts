@@ -14,7 +14,7 @@ export function utf8Bytes(text: string): number {
  * Lone UTF-16 surrogates (JSON can carry them, UTF-8 cannot) become U+FFFD, as UTF-8
  * encoding would turn them; otherwise a store would keep other bytes than the size counts.
  */
-export function wellFormed(text: string): string {
+function wellFormed(text: string): string {
   return text.replace(/\p{Surrogate}/gu, '\uFFFD');
 }
 

@@ -17,7 +17,7 @@ import { formatCount, normalizeNewlines, utf8Bytes } from './text.js';
 export const EXPORT_FORMAT = 'engram-export';
 export const EXPORT_VERSION = 1;
 /** Largest export document import accepts, in bytes. */
-export const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
+const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
 
 const isoTime = z.iso.datetime({ offset: true });
 
@@ -56,7 +56,6 @@ const DocumentSchema = z
   .strict();
 
 export type ExportDocument = z.infer<typeof DocumentSchema>;
-export type ExportedEntry = z.infer<typeof EntrySchema>;
 
 export type ImportMode = 'merge' | 'replace';
 
@@ -80,6 +79,17 @@ export interface ImportReport {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** An entry as the export document holds it, before its revisions or its drop. */
+function exportEntry(entry: StoredEntry) {
+  return {
+    name: entry.name,
+    description: entry.description,
+    body: entry.body,
+    created: iso(entry.created),
+    updated: iso(entry.updated),
+  };
+}
 
 function exportRevision(revision: RevisionRecord) {
   return { ...revision, at: iso(revision.at) };
@@ -107,11 +117,7 @@ export class Transfer {
     const entries = await this.store.get(caller.user, names);
     entries.sort((a, b) => (a.name < b.name ? -1 : 1));
     const withRevisions = async (entry: StoredEntry) => ({
-      name: entry.name,
-      description: entry.description,
-      body: entry.body,
-      created: iso(entry.created),
-      updated: iso(entry.updated),
+      ...exportEntry(entry),
       ...(options.withHistory
         ? { revisions: (await this.store.history(caller.user, entry.name)).map(exportRevision) }
         : {}),
@@ -127,11 +133,7 @@ export class Transfer {
     return {
       ...document,
       trash: trash.map((entry) => ({
-        name: entry.name,
-        description: entry.description,
-        body: entry.body,
-        created: iso(entry.created),
-        updated: iso(entry.updated),
+        ...exportEntry(entry),
         droppedAt: iso(entry.droppedAt),
         droppedBy: entry.droppedBy,
       })),

@@ -12,9 +12,9 @@ import type { Policy } from '../core/policy.js';
 import { createMcpHttpEndpoint } from '../mcp/http.js';
 import type { ToolHandler } from '../tools/handler.js';
 import { sendApiError } from './api/errors.js';
-import { createApi, isApiPath, MAX_IMPORT_BODY_BYTES } from './api/router.js';
+import { type ApiExchange, createApi, isApiPath, MAX_IMPORT_BODY_BYTES } from './api/router.js';
 import { type AuthSettings, createAuthenticate } from './auth.js';
-import { corsHeaders, preflightHeaders } from './cors.js';
+import { answerOptions, corsHeaders } from './cors.js';
 import { answerInternalError } from './internal-error.js';
 import { MAX_BODY_BYTES, readBody } from './limits.js';
 import { formatRequestLine, type RpcSummary, summarizeRpc } from './logging.js';
@@ -49,11 +49,8 @@ export interface HttpApp {
 /** Logged when the client went away before its answer was complete (as nginx does). */
 const CLIENT_CLOSED = 499;
 
-interface Exchange extends Partial<RpcSummary> {
-  user?: string;
-  /** The API route template, logged instead of a path that names an entry. */
-  route?: string;
-}
+/** What the request log learns as the request is served: who called, the API route, the JSON-RPC method and tool. */
+type Exchange = ApiExchange & Partial<RpcSummary>;
 
 /** JSON-RPC's "server error" code, for refusals that are not about the JSON-RPC message. */
 const REFUSED = -32000;
@@ -173,8 +170,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     }
     if (isApiPath(path)) return api.serve(req, res, path, exchange);
     if (path === '/mcp' && req.method === 'OPTIONS') {
-      res.writeHead(204, origin === undefined ? { Allow: 'POST, OPTIONS' } : preflightHeaders(origin, req));
-      res.end();
+      answerOptions(req, res, 'POST, OPTIONS');
       return;
     }
     if (path === '/mcp') return serveMcp(req, res, exchange);

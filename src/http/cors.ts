@@ -4,13 +4,13 @@
  * `WWW-Authenticate`). Whether an origin is allowed at all is decided in origins.ts.
  */
 
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export const ALLOW_METHODS = 'POST, GET, DELETE, OPTIONS';
-export const ALLOW_HEADERS = 'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID';
-export const EXPOSE_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate';
+const ALLOW_METHODS = 'POST, GET, DELETE, OPTIONS';
+const ALLOW_HEADERS = 'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID';
+const EXPOSE_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate';
 /** Browsers may reuse a preflight answer for this many seconds. */
-export const MAX_AGE_SECONDS = 86_400;
+const MAX_AGE_SECONDS = 86_400;
 
 /** Headers for any response to an allowed origin. */
 export function corsHeaders(origin: string): Record<string, string> {
@@ -22,7 +22,7 @@ export function corsHeaders(origin: string): Record<string, string> {
 }
 
 /** Headers for the 204 answering an allowed origin's preflight. */
-export function preflightHeaders(origin: string, req: IncomingMessage): Record<string, string> {
+function preflightHeaders(origin: string, req: IncomingMessage): Record<string, string> {
   return {
     ...corsHeaders(origin),
     'Access-Control-Allow-Methods': ALLOW_METHODS,
@@ -33,4 +33,11 @@ export function preflightHeaders(origin: string, req: IncomingMessage): Record<s
       ? { 'Access-Control-Allow-Private-Network': 'true' }
       : {}),
   };
+}
+
+/** The 204 answering OPTIONS on a route: a page's preflight gets the CORS headers, anyone else `Allow`. */
+export function answerOptions(req: IncomingMessage, res: ServerResponse, allow: string): void {
+  const origin = req.headers.origin;
+  res.writeHead(204, origin === undefined ? { Allow: allow } : preflightHeaders(origin, req));
+  res.end();
 }

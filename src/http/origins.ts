@@ -19,7 +19,7 @@ export function isLoopbackHostname(hostname: string): boolean {
 }
 
 /** The hostname of a `Host` header (`example.com:8787`, `[::1]:8787`), without its port. */
-export function hostnameOf(hostHeader: string): string | undefined {
+function hostnameOf(hostHeader: string): string | undefined {
   try {
     return new URL(`http://${hostHeader}`).hostname;
   } catch {

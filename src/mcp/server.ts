@@ -17,7 +17,7 @@ import type { Policy } from '../core/policy.js';
 import { isToolName, mcpTools, TOOL_NAMES } from '../tools/definitions.js';
 import type { ToolHandler, ToolResult } from '../tools/handler.js';
 
-export const SERVER_INSTRUCTIONS =
+const SERVER_INSTRUCTIONS =
   "Engram is the user's persistent memory, shared by every assistant they use. " +
   'At the start of a session, call memory_open with no arguments to read the index, then open the entries ' +
   'that matter for the conversation in one call. Write what the user states that will matter later; ' +

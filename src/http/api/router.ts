@@ -10,7 +10,7 @@ import { isEngramError } from '../../core/errors.js';
 import type { Caller, Memory } from '../../core/memory.js';
 import { formatCount } from '../../core/text.js';
 import type { Authenticate } from '../auth.js';
-import { preflightHeaders } from '../cors.js';
+import { answerOptions } from '../cors.js';
 import { answerInternalError } from '../internal-error.js';
 import { readBody } from '../limits.js';
 import { entryRoutes } from './entries.js';
@@ -25,7 +25,7 @@ import { trashRoutes } from './trash.js';
 export const MAX_IMPORT_BODY_BYTES = 64 * 1024 * 1024;
 
 /** The label history records for changes made through the API without a token. */
-export const API_ACTOR = 'api';
+const API_ACTOR = 'api';
 
 export interface ApiOptions {
   readonly memory: Memory;
@@ -85,10 +85,8 @@ export function createApi(options: ApiOptions): Api {
     exchange.route = first.route.template;
     const methods = matches.map(({ route }) => route.method).join(', ');
     const allow = `${methods}, OPTIONS`;
-    const origin = req.headers.origin;
     if (req.method === 'OPTIONS') {
-      res.writeHead(204, origin === undefined ? { Allow: allow } : preflightHeaders(origin, req));
-      res.end();
+      answerOptions(req, res, allow);
       return;
     }
     const match = matches.find(({ route }) => route.method === req.method);

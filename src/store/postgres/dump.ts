@@ -9,7 +9,14 @@
 import { EngramError } from '../../core/errors.js';
 import type { DumpedEntry, LoadOptions, StoreDump, UserUsage } from '../../core/store.js';
 import { notEmptyError } from '../../core/store.js';
-import { type DumpedEntryRow, type RevisionRow, type TokenRow, toDumpedEntries, toTokenRecord } from '../sql-rows.js';
+import {
+  type DumpedEntryRow,
+  type RevisionRow,
+  TOKEN_COLUMNS,
+  type TokenRow,
+  toDumpedEntries,
+  toTokenRecord,
+} from '../sql-rows.js';
 import type { Queryable } from './pool.js';
 import { tokenValues } from './tokens.js';
 import type { Runner } from './transaction.js';
@@ -26,7 +33,7 @@ const SQL = {
   revisions:
     'SELECT entry_id, revision, operation, actor, at, description, body FROM revisions ORDER BY entry_id, revision',
   users: 'SELECT user_id AS "user", total_bytes AS "totalBytes" FROM users ORDER BY user_id COLLATE "C"',
-  tokens: 'SELECT id, user_id, label, read_only, hash, created, last_used FROM tokens ORDER BY created, id COLLATE "C"',
+  tokens: `SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created, id COLLATE "C"`,
   // Servers on the database wait (or time out) until the load commits: none sees half of it.
   lock: 'LOCK TABLE users, entries, revisions, tokens IN ACCESS EXCLUSIVE MODE',
   clear: 'TRUNCATE revisions, entries, users, tokens',
@@ -36,7 +43,7 @@ const SQL = {
   addRevisions: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body)
      SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[])`,
   addUsers: 'INSERT INTO users (user_id, total_bytes) SELECT * FROM unnest($1::text[], $2::bigint[])',
-  addTokens: `INSERT INTO tokens (id, user_id, label, read_only, hash, created, last_used)
+  addTokens: `INSERT INTO tokens (${TOKEN_COLUMNS})
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::text[], $6::bigint[], $7::bigint[])`,
   // The next entry created is numbered after the highest id loaded.
   renumber: `SELECT setval(pg_get_serial_sequence('entries', 'id'), coalesce(max(id), 0) + 1, false) FROM entries`,

@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3';
 import type { LoadOptions, StoreDump, UserUsage } from '../../core/store.js';
 import { notEmptyError } from '../../core/store.js';
-import { type DumpedEntryRow, type RevisionRow, toDumpedEntries } from '../sql-rows.js';
+import { type DumpedEntryRow, type RevisionRow, TOKEN_COLUMNS, toDumpedEntries } from '../sql-rows.js';
 import { fromSqliteTokenRow, type SqliteTokenRow, toSqliteTokenParameters } from './tokens.js';
 
 /** Entries between two progress reports. */
@@ -22,15 +22,14 @@ const SQL = {
   revisions:
     'SELECT entry_id, revision, operation, actor, at, description, body FROM revisions ORDER BY entry_id, revision',
   users: 'SELECT user_id AS user, total_bytes AS totalBytes FROM users ORDER BY user_id',
-  tokens: 'SELECT id, user_id, label, read_only, hash, created, last_used FROM tokens ORDER BY created, id',
+  tokens: `SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created, id`,
   clear: 'DELETE FROM revisions; DELETE FROM entries; DELETE FROM users; DELETE FROM tokens;',
   addEntry: `INSERT INTO entries (id, user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by)
      VALUES (@id, @user, @name, @description, @size, @body, @created, @updated, @revision, @droppedAt, @droppedBy)`,
   addRevision: `INSERT INTO revisions (entry_id, revision, operation, actor, at, description, body)
      VALUES (@entryId, @revision, @operation, @actor, @at, @description, @body)`,
   addUser: 'INSERT INTO users (user_id, total_bytes) VALUES (@user, @totalBytes)',
-  addToken: `INSERT INTO tokens (id, user_id, label, read_only, hash, created, last_used)
-     VALUES (@id, @user, @label, @readOnly, @hash, @created, @lastUsed)`,
+  addToken: `INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES (@id, @user, @label, @readOnly, @hash, @created, @lastUsed)`,
 } as const;
 
 export function isEmpty(db: Database.Database): boolean {
