@@ -7,59 +7,8 @@
 
 import { existsSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { childEnv, type EngramRun, queryDatabase, runEngram, type TempDir, tempDir } from '../helpers/engram.js';
-
-interface Cli {
-  readonly dir: TempDir;
-  readonly db: string;
-  run(...args: string[]): Promise<EngramRun>;
-  /** Runs with `input` on stdin. */
-  pipe(input: string, ...args: string[]): Promise<EngramRun>;
-}
-
-function cli(): Cli {
-  const dir = tempDir();
-  const db = dir.file('m.db');
-  const env = childEnv(dir.path, { ENGRAM_DB: db });
-  return {
-    dir,
-    db,
-    run: (...args) => runEngram(args, env),
-    pipe: (input, ...args) => runEngram(args, env, input),
-  };
-}
-
-/** Every row of the database that a command could change. */
-function databaseState(db: string) {
-  if (!existsSync(db)) return undefined;
-  return {
-    entries: queryDatabase(db, 'SELECT * FROM entries ORDER BY id'),
-    revisions: queryDatabase(db, 'SELECT * FROM revisions ORDER BY entry_id, revision'),
-  };
-}
-
-/** Expects `run` to succeed quietly and returns its stdout. */
-async function ok(result: Promise<EngramRun>): Promise<string> {
-  const { code, stdout, stderr } = await result;
-  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-  return stdout;
-}
-
-/** Runs a command that must be refused with `message` on stderr, leaving the database as it was. */
-async function expectRefused(engram: Cli, args: string[], message: string) {
-  const before = databaseState(engram.db);
-  expect(await engram.run(...args)).toEqual({ code: 1, stdout: '', stderr: `${message}\n` });
-  expect(databaseState(engram.db)).toEqual(before);
-}
-
-/** Runs a command that must fail as a usage error whose stderr matches `message`, changing nothing. */
-async function expectUsageError(engram: Cli, args: string[], message: RegExp, input = '') {
-  const before = databaseState(engram.db);
-  const { code, stdout, stderr } = await engram.pipe(input, ...args);
-  expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
-  expect(stderr).toMatch(message);
-  expect(databaseState(engram.db)).toEqual(before);
-}
+import { queryDatabase } from '../helpers/engram.js';
+import { type Cli, cli, databaseState, expectRefused, expectUsageError, ok } from './fixtures.js';
 
 async function withEditor(): Promise<Cli> {
   const engram = cli();

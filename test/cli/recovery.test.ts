@@ -12,55 +12,11 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createMemory, type WriteRequest } from '../../src/core/memory.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
-import { childEnv, type EngramRun, queryDatabase, runEngram, type TempDir, tempDir } from '../helpers/engram.js';
-
-interface Cli {
-  readonly dir: TempDir;
-  readonly db: string;
-  run(...args: string[]): Promise<EngramRun>;
-  pipe(input: string, ...args: string[]): Promise<EngramRun>;
-}
-
-function cli(extraEnv: Record<string, string> = {}): Cli {
-  const dir = tempDir();
-  const db = dir.file('memory.db');
-  const env = childEnv(dir.path, { ENGRAM_DB: db, ...extraEnv });
-  return { dir, db, run: (...args) => runEngram(args, env), pipe: (input, ...args) => runEngram(args, env, input) };
-}
-
-/** Every row a command could change. */
-function databaseState(db: string) {
-  return {
-    entries: queryDatabase(db, 'SELECT * FROM entries ORDER BY id'),
-    revisions: queryDatabase(db, 'SELECT * FROM revisions ORDER BY entry_id, revision'),
-  };
-}
-
-/** Expects the command to succeed with nothing on stderr, and returns its stdout. */
-async function ok(result: Promise<EngramRun>): Promise<string> {
-  const { code, stdout, stderr } = await result;
-  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-  return stdout;
-}
+import { type EngramRun, queryDatabase } from '../helpers/engram.js';
+import { type Cli, cli, databaseState, expectRefused, expectUsageError, ok } from './fixtures.js';
 
 async function json<T>(result: Promise<EngramRun>): Promise<T> {
   return JSON.parse(await ok(result)) as T;
-}
-
-/** Expects exit 1 with `message` on stderr and the database unchanged. */
-async function expectRefused(engram: Cli, args: string[], message: string): Promise<void> {
-  const before = databaseState(engram.db);
-  expect(await engram.run(...args)).toEqual({ code: 1, stdout: '', stderr: `${message}\n` });
-  expect(databaseState(engram.db)).toEqual(before);
-}
-
-/** Expects exit 2 with stderr matching `message` and the database unchanged. */
-async function expectUsageError(engram: Cli, args: string[], message: RegExp): Promise<void> {
-  const before = databaseState(engram.db);
-  const { code, stdout, stderr } = await engram.run(...args);
-  expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
-  expect(stderr).toMatch(message);
-  expect(databaseState(engram.db)).toEqual(before);
 }
 
 /**

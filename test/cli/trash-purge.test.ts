@@ -36,6 +36,18 @@ async function setup(): Promise<Setup> {
 
 const trashNames = async (memory: Memory) => (await memory.recovery.trash(ME)).map((item) => item.name);
 
+/** Makes the next purgeExpired hang until `finish` is called: a purge still under way. */
+function purgeUnderWay(memory: Memory) {
+  let finish: () => void = () => {};
+  const purgeExpired = vi.spyOn(memory.recovery, 'purgeExpired').mockImplementationOnce(
+    () =>
+      new Promise((resolve) => {
+        finish = () => resolve(0);
+      }),
+  );
+  return { purgeExpired, finish: () => finish() };
+}
+
 describe('scheduleTrashPurge', () => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
@@ -87,13 +99,7 @@ describe('scheduleTrashPurge', () => {
 
   it('runs nothing after stop(), and stop() waits for a purge under way', async () => {
     const { memory, logs, advanceClock } = await setup();
-    let finish: () => void = () => {};
-    const purgeExpired = vi.spyOn(memory.recovery, 'purgeExpired').mockImplementationOnce(
-      () =>
-        new Promise((resolve) => {
-          finish = () => resolve(0);
-        }),
-    );
+    const { purgeExpired, finish } = purgeUnderWay(memory);
     const purge = scheduleTrashPurge(memory, { log: (line) => logs.push(line) });
     await vi.advanceTimersByTimeAsync(TRASH_PURGE_INTERVAL_MS);
     let stopped = false;
@@ -112,13 +118,7 @@ describe('scheduleTrashPurge', () => {
 
   it('starts no purge while the previous one is still running', async () => {
     const { memory, logs } = await setup();
-    let finish: () => void = () => {};
-    const purgeExpired = vi.spyOn(memory.recovery, 'purgeExpired').mockImplementationOnce(
-      () =>
-        new Promise((resolve) => {
-          finish = () => resolve(0);
-        }),
-    );
+    const { purgeExpired, finish } = purgeUnderWay(memory);
     const purge = scheduleTrashPurge(memory, { log: (line) => logs.push(line) });
     await vi.advanceTimersByTimeAsync(3 * TRASH_PURGE_INTERVAL_MS);
     expect(purgeExpired).toHaveBeenCalledTimes(1);

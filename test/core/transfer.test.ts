@@ -387,6 +387,11 @@ describe('import, dry run', () => {
 });
 
 describe('import of a malformed document', () => {
+  /** Imports `text` into a freshly seeded memory, expecting this refusal and nothing changed. */
+  async function expectMalformed(text: string, message: string | RegExp): Promise<void> {
+    await expectImportRefused(await seeded(), text, 'INVALID_ARGUMENT', message);
+  }
+
   it('refuses a truncated file, saying where the JSON breaks', async () => {
     const memory = await seeded();
     const full = JSON.stringify(await memory.transfer.export(CLI));
@@ -400,112 +405,69 @@ describe('import of a malformed document', () => {
   });
 
   it('refuses an entry with an invalid name, saying which', async () => {
-    const memory = await seeded();
-    const text = documentOf([
-      { name: 'topics/fine', description: 'Fine', body: 'fine\n' },
-      { name: 'people/John Smith', description: 'John', body: 'john\n' },
-    ]);
-
-    await expectImportRefused(
-      memory,
-      text,
-      'INVALID_ARGUMENT',
+    await expectMalformed(
+      documentOf([
+        { name: 'topics/fine', description: 'Fine', body: 'fine\n' },
+        { name: 'people/John Smith', description: 'John', body: 'john\n' },
+      ]),
       'entries[1]: "people/John Smith" is not a valid name (<group>/<slug>); nothing was imported.',
     );
   });
 
   it('refuses a name that appears twice, once normalised', async () => {
-    const memory = await seeded();
-    const text = documentOf([
-      { name: 'topics/a', description: 'A', body: 'a\n' },
-      { name: 'topics/b', description: 'B', body: 'b\n' },
-      { name: 'Topics/A', description: 'A again', body: 'a again\n' },
-    ]);
-
-    await expectImportRefused(
-      memory,
-      text,
-      'INVALID_ARGUMENT',
+    await expectMalformed(
+      documentOf([
+        { name: 'topics/a', description: 'A', body: 'a\n' },
+        { name: 'topics/b', description: 'B', body: 'b\n' },
+        { name: 'Topics/A', description: 'A again', body: 'a again\n' },
+      ]),
       'entries[2]: topics/a appears twice; nothing was imported.',
     );
   });
 
   it('refuses an entry over the entry cap, saying which and by how much', async () => {
-    const memory = await seeded();
-    const text = documentOf([
-      { name: 'topics/small', description: 'Small', body: 'small\n' },
-      { name: 'topics/big', description: 'Big', body: 'x'.repeat(16_385) },
-    ]);
-
-    await expectImportRefused(
-      memory,
-      text,
-      'INVALID_ARGUMENT',
+    await expectMalformed(
+      documentOf([
+        { name: 'topics/small', description: 'Small', body: 'small\n' },
+        { name: 'topics/big', description: 'Big', body: 'x'.repeat(16_385) },
+      ]),
       /^entries\[1\]: topics\/big would be 16,385 bytes; the cap is 16,384\. .*; nothing was imported\.$/,
     );
   });
 
   it('refuses a description over its cap or empty', async () => {
-    const memory = await seeded();
-
-    await expectImportRefused(
-      memory,
+    await expectMalformed(
       documentOf([{ name: 'topics/long', description: 'd'.repeat(201), body: 'x\n' }]),
-      'INVALID_ARGUMENT',
       /^entries\[0\]: description is 201 characters; the cap is 200\. .*; nothing was imported\.$/,
     );
-    await expectImportRefused(
-      memory,
+    await expectMalformed(
       documentOf([{ name: 'topics/blank', description: '   ', body: 'x\n' }]),
-      'INVALID_ARGUMENT',
       'entries[0]: the description is empty; nothing was imported.',
     );
   });
 
   it('refuses a field of the wrong type, saying which', async () => {
-    const memory = await seeded();
-
-    await expectImportRefused(
-      memory,
+    await expectMalformed(
       documentOf([
         { name: 'topics/a', description: 'A', body: 'a\n' },
         { name: 'topics/b', description: 'B', body: 42 },
       ]),
-      'INVALID_ARGUMENT',
       /^the import file is not an Engram export: at entries\[1\]\.body: .*expected string.*; nothing was imported\.$/,
     );
   });
 
   it('refuses a document that is not an Engram export, or of another version', async () => {
-    const memory = await seeded();
-
-    await expectImportRefused(
-      memory,
-      JSON.stringify({ entries: [] }),
-      'INVALID_ARGUMENT',
-      /^the import file is not an Engram export: at format: /,
-    );
-    await expectImportRefused(
-      memory,
+    await expectMalformed(JSON.stringify({ entries: [] }), /^the import file is not an Engram export: at format: /);
+    await expectMalformed(
       JSON.stringify({ format: EXPORT_FORMAT, version: 2, entries: [] }),
-      'INVALID_ARGUMENT',
       /^the import file is not an Engram export: at version: /,
     );
-    await expectImportRefused(
-      memory,
-      '[]',
-      'INVALID_ARGUMENT',
-      /^the import file is not an Engram export: at the document: /,
-    );
+    await expectMalformed('[]', /^the import file is not an Engram export: at the document: /);
   });
 
   it('refuses an unknown field, saying where', async () => {
-    const memory = await seeded();
-
-    await expectImportRefused(
-      memory,
+    await expectMalformed(
       documentOf([{ name: 'topics/a', description: 'A', body: 'a\n', bodyy: 'typo' }]),
-      'INVALID_ARGUMENT',
       /^the import file is not an Engram export: at entries\[0\]: .*"bodyy"; nothing was imported\.$/,
     );
   });

@@ -7,7 +7,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/core/memory.js';
-import { api, apiError, contents, LOCAL } from './api-client.js';
+import { type ApiResponse, api, apiError, contents, LOCAL } from './api-client.js';
 import { startTestServer, type TestServer } from './fixtures.js';
 
 const ADA: Caller = { user: 'ada', label: 'test' };
@@ -52,6 +52,22 @@ async function state(server: TestServer, caller: Caller) {
   };
 }
 
+/** Sends `request`, expecting `status`, the error `error` and the caller's memory unchanged; returns the response. */
+async function expectRefusal(
+  server: TestServer,
+  caller: Caller,
+  request: () => Promise<ApiResponse>,
+  status: number,
+  error: ReturnType<typeof apiError>,
+): Promise<ApiResponse> {
+  const before = await state(server, caller);
+  const response = await request();
+  expect(response.status).toBe(status);
+  expect(response.json).toEqual(error);
+  expect(await state(server, caller)).toEqual(before);
+  return response;
+}
+
 describe('tokens', () => {
   const MISSING =
     'This server needs a token: send the header "Authorization: Bearer <token>". ' +
@@ -63,12 +79,9 @@ describe('tokens', () => {
   ])('%s %s without a token: 401 with WWW-Authenticate, nothing changed', async (method, path, body) => {
     const server = await startTestServer({ auth: 'token' });
     await seed(server, ADA);
-    const before = await state(server, ADA);
-    const response = await api(server.port, method, path, { body });
-    expect(response.status).toBe(401);
+    const request = () => api(server.port, method, path, { body });
+    const response = await expectRefusal(server, ADA, request, 401, apiError('UNAUTHORIZED', MISSING));
     expect(response.headers['www-authenticate']).toBe('Bearer realm="engram"');
-    expect(response.json).toEqual(apiError('UNAUTHORIZED', MISSING));
-    expect(await state(server, ADA)).toEqual(before);
   });
 
   it('a wrong token is refused with 401 and invalid_token', async () => {
@@ -103,17 +116,17 @@ describe('a read-only token', () => {
     const server = await startTestServer({ auth: 'token' });
     await seed(server, ADA);
     const { token } = await server.access.create({ user: 'ada', readOnly: true });
-    const before = await state(server, ADA);
-    const response = await api(server.port, 'POST', path, { token, body });
-    expect(response.status).toBe(403);
-    expect(response.json).toEqual(
+    await expectRefusal(
+      server,
+      ADA,
+      () => api(server.port, 'POST', path, { token, body }),
+      403,
       apiError(
         'READ_ONLY_TOKEN',
         'This token is read-only: it can GET from /api but not change memory. ' +
           'Ask the owner of this server for a read-write token (engram token create --user NAME).',
       ),
     );
-    expect(await state(server, ADA)).toEqual(before);
   });
 });
 
@@ -169,36 +182,34 @@ describe('browser safety', () => {
   ])('%s %s from a page of another origin: 403 FORBIDDEN_ORIGIN, nothing changed', async (method, path, body) => {
     const server = await startTestServer();
     await seed(server, LOCAL);
-    const before = await state(server, LOCAL);
-    const response = await api(server.port, method, path, { body, headers: { Origin: 'https://evil.example' } });
-    expect(response.status).toBe(403);
-    expect(response.headers['access-control-allow-origin']).toBeUndefined();
-    expect(response.json).toEqual(
+    const response = await expectRefusal(
+      server,
+      LOCAL,
+      () => api(server.port, method, path, { body, headers: { Origin: 'https://evil.example' } }),
+      403,
       apiError(
         'FORBIDDEN_ORIGIN',
         'Forbidden: pages from https://evil.example may not use this memory. To allow them, restart engram serve ' +
           'with --allow-origin https://evil.example (or use --auth token).',
       ),
     );
-    expect(await state(server, LOCAL)).toEqual(before);
+    expect(response.headers['access-control-allow-origin']).toBeUndefined();
   });
 
   it('a request addressed to another Host name (DNS rebinding): 403 FORBIDDEN_HOST, nothing changed', async () => {
     const server = await startTestServer();
     await seed(server, LOCAL);
-    const before = await state(server, LOCAL);
-    const response = await api(server.port, 'POST', '/api/import?mode=replace', {
-      body: EXPORT,
-      headers: { Host: 'evil.example:8787' },
-    });
-    expect(response.status).toBe(403);
-    expect(response.json).toEqual(
+    await expectRefusal(
+      server,
+      LOCAL,
+      () =>
+        api(server.port, 'POST', '/api/import?mode=replace', { body: EXPORT, headers: { Host: 'evil.example:8787' } }),
+      403,
       apiError(
         'FORBIDDEN_HOST',
         'Forbidden: this server answers only to localhost, 127.0.0.1 and [::1], not to Host "evil.example:8787".',
       ),
     );
-    expect(await state(server, LOCAL)).toEqual(before);
   });
 
   it('a page of this computer gets CORS headers and a preflight allowing the methods and headers the API uses', async () => {
@@ -243,12 +254,9 @@ describe('routes and methods', () => {
   ])('%s %s: 405 with Allow %s', async (method, path, allow, message) => {
     const server = await startTestServer();
     await seed(server, LOCAL);
-    const before = await state(server, LOCAL);
-    const response = await api(server.port, method, path);
-    expect(response.status).toBe(405);
+    const request = () => api(server.port, method, path);
+    const response = await expectRefusal(server, LOCAL, request, 405, apiError('METHOD_NOT_ALLOWED', message));
     expect(response.headers.allow).toBe(allow);
-    expect(response.json).toEqual(apiError('METHOD_NOT_ALLOWED', message));
-    expect(await state(server, LOCAL)).toEqual(before);
   });
 
   it.each(['/api', '/api/', '/api/entries/topics', '/api/entries/topics/me/', '/api/entries/a/b/c/d'])(

@@ -6,45 +6,16 @@
  * other method. Nothing here may know which backend it is testing.
  */
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Actor, Decide, Store, StoreDump, TokenRecord } from '../../src/core/store.js';
-import type { OpenStore } from './contract.js';
+import { describe, expect, it } from 'vitest';
+import type { Actor, Store, StoreDump } from '../../src/core/store.js';
+import { appendLine, drop, type OpenStore, put, START, storesPerTest, token } from './contract-setup.js';
 
-const START = Date.UTC(2025, 0, 1);
 const desktop: Actor = { user: 'alice', label: 'claude-desktop' };
 const cli: Actor = { user: 'alice', label: 'cli' };
 const bob: Actor = { user: 'bob', label: 'bob "laptop", {token}' };
 
 /** Text that a careless encoding (CSV, array literals, JSON) would mangle. */
 const AWKWARD = 'quote " backslash \\ braces {a,b} comma, NULL\nnull\ttab ✓ é 🙂\n';
-
-function put(body: string, description = 'a description'): Decide {
-  return (current) => ({ kind: 'put', operation: current ? 'replace' : 'create', description, body });
-}
-
-function appendLine(line: string): Decide {
-  return (current) => ({
-    kind: 'put',
-    operation: current ? 'append' : 'create',
-    description: current?.description ?? 'appended lines',
-    body: `${current?.body ?? ''}${line}\n`,
-  });
-}
-
-const drop: Decide = () => ({ kind: 'drop' });
-
-function token(id: string, overrides: Partial<TokenRecord> = {}): TokenRecord {
-  return {
-    id,
-    user: 'alice',
-    label: `label ${id}`,
-    readOnly: false,
-    hash: id.padEnd(64, '0'),
-    created: START,
-    lastUsed: undefined,
-    ...overrides,
-  };
-}
 
 const EMPTY: StoreDump = { entries: [], users: [], tokens: [] };
 
@@ -83,26 +54,12 @@ function manyEntries(count: number): StoreDump {
 
 export function describeDumpContract(label: string, open: OpenStore): void {
   describe(`Store dump contract: ${label}`, () => {
-    let time = START;
-    const opened: Array<{ store: Store; cleanup?: () => Promise<void> }> = [];
+    const { clock, keep } = storesPerTest();
 
     /** A fresh, empty store on the shared clock; the teardown closes it. */
-    async function fresh(): Promise<Store> {
-      const store = await open({ now: () => time });
-      opened.push(store);
-      return store.store;
+    function fresh(): Promise<Store> {
+      return keep(open({ now: clock.now }));
     }
-
-    beforeEach(() => {
-      time = START;
-    });
-
-    afterEach(async () => {
-      for (const { store, cleanup } of opened.splice(0)) {
-        await store.close();
-        await cleanup?.();
-      }
-    });
 
     /**
      * Two users' memories with everything a store keeps: edits by several actors, awkward
@@ -111,7 +68,7 @@ export function describeDumpContract(label: string, open: OpenStore): void {
      */
     async function fill(store: Store): Promise<void> {
       const at = async (seconds: number, step: () => Promise<unknown>) => {
-        time = START + seconds * 1_000;
+        clock.time = START + seconds * 1_000;
         await step();
       };
       await at(1, () => store.mutate(desktop, 'topics/editor', put('Uses Helix.\n', 'Editor, keyboard')));
@@ -306,7 +263,7 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         const target = await fresh();
         await target.load(await source.dump(), { replace: false });
 
-        time = START + 60_000;
+        clock.time = START + 60_000;
         for (const store of [source, target]) {
           await store.mutate(desktop, 'topics/editor', appendLine('Font: Iosevka.'));
           await store.mutate(desktop, 'topics/new', put('new\n'));

@@ -5,9 +5,19 @@
  * may know which backend it is testing.
  */
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Actor, Decide, DecideAll, RevisionRecord, Store, StoredEntry } from '../../src/core/store.js';
-import type { OpenedStore, StoreTestOptions } from './contract.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Actor, DecideAll, RevisionRecord, Store, StoredEntry } from '../../src/core/store.js';
+import {
+  appendLine,
+  bytes,
+  drop,
+  none,
+  type OpenedStore,
+  put,
+  START,
+  type StoreTestOptions,
+  storesPerTest,
+} from './contract-setup.js';
 
 /** What `open` receives here: the clock, and how many revisions per entry the store keeps. */
 export interface HistoryTestOptions extends StoreTestOptions {
@@ -16,41 +26,12 @@ export interface HistoryTestOptions extends StoreTestOptions {
 
 export type OpenHistoryStore = (options: HistoryTestOptions) => Promise<OpenedStore>;
 
-const START = Date.UTC(2025, 0, 1);
 const DEFAULT_LIMIT = 100;
 /** One user seen through three front doors: history records each door's label. */
 const desktop: Actor = { user: 'alice', label: 'claude-desktop' };
 const laptop: Actor = { user: 'alice', label: 'laptop token' };
 const cli: Actor = { user: 'alice', label: 'cli' };
 const bob: Actor = { user: 'bob', label: 'bob-client' };
-
-type PutOperation = Exclude<RevisionRecord['operation'], 'drop' | 'undrop'>;
-
-/** Writes the entry whole, recorded as `operation` (create when the entry is new). */
-function put(body: string, description = 'a description', operation?: PutOperation): Decide {
-  return (current) => ({
-    kind: 'put',
-    operation: operation ?? (current ? 'replace' : 'create'),
-    description,
-    body,
-  });
-}
-
-function appendLine(line: string): Decide {
-  return (current) => ({
-    kind: 'put',
-    operation: current ? 'append' : 'create',
-    description: current?.description ?? 'appended lines',
-    body: `${current?.body ?? ''}${line}\n`,
-  });
-}
-
-const none: Decide = () => ({ kind: 'none' });
-const drop: Decide = () => ({ kind: 'drop' });
-
-function bytes(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
-}
 
 /** The parts of a revision a test states: everything but the time, which tests check apart. */
 function summary(records: readonly RevisionRecord[]) {
@@ -65,18 +46,11 @@ function summary(records: readonly RevisionRecord[]) {
 
 export function describeHistoryContract(label: string, open: OpenHistoryStore): void {
   describe(`Store history contract: ${label}`, () => {
-    let time = START;
+    const { clock, keep } = storesPerTest();
     let store: Store;
-    let cleanup: (() => Promise<void>) | undefined;
 
     beforeEach(async () => {
-      time = START;
-      ({ store, cleanup } = await open({ now: () => time, historyLimit: DEFAULT_LIMIT }));
-    });
-
-    afterEach(async () => {
-      await store.close();
-      await cleanup?.();
+      store = await keep(open({ now: clock.now, historyLimit: DEFAULT_LIMIT }));
     });
 
     /** The usage `decide` is shown for `actor` right now, read through a mutate that changes nothing. */
@@ -122,7 +96,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
           () => store.undrop(laptop, name),
         ];
         for (const [i, step] of steps.entries()) {
-          time = START + (i + 1) * 1_000;
+          clock.time = START + (i + 1) * 1_000;
           await step();
           expect(await store.history('alice', name)).toHaveLength(i + 1);
         }
@@ -166,7 +140,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
       it("records nothing for 'none', on an existing entry or on a missing name", async () => {
         await store.mutate(desktop, 'topics/a', put('a\n'));
         const before = await store.history('alice', 'topics/a');
-        time += 1_000;
+        clock.time += 1_000;
 
         await store.mutate(desktop, 'topics/a', none);
         await store.mutate(desktop, 'topics/missing', none);
@@ -222,7 +196,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
       it('of a dropped entry stays readable, until a new entry takes the name', async () => {
         await store.mutate(desktop, 'topics/e', put('first life\n'));
         await store.mutate(desktop, 'topics/e', appendLine('grown'));
-        time += 1_000;
+        clock.time += 1_000;
         await store.mutate(cli, 'topics/e', drop);
 
         expect(summary(await store.history('alice', 'topics/e')).map((record) => record.operation)).toEqual([
@@ -231,7 +205,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
           'drop',
         ]);
 
-        time += 1_000;
+        clock.time += 1_000;
         await store.mutate(desktop, 'topics/e', put('second life\n'));
         expect(summary(await store.history('alice', 'topics/e'))).toEqual([
           {
@@ -243,7 +217,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
           },
         ]);
 
-        time += 1_000;
+        clock.time += 1_000;
         await store.mutate(desktop, 'topics/e', drop);
         expect(summary(await store.history('alice', 'topics/e')).map((record) => record.body)).toEqual([
           'second life\n',
@@ -252,43 +226,38 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
       });
 
       it('keeps only the newest historyLimit revisions of each entry, dropping the oldest first', async () => {
-        const limited = await open({ now: () => time, historyLimit: 3 });
-        try {
-          for (let i = 1; i <= 5; i++) {
-            time = START + i * 1_000;
-            await limited.store.mutate(desktop, 'topics/log', appendLine(`line ${i}`));
-          }
-          await limited.store.mutate(desktop, 'topics/short', put('one\n'));
-
-          const history = await limited.store.history('alice', 'topics/log');
-
-          expect(history.map((record) => record.revision)).toEqual([3, 4, 5]);
-          expect(history[0]).toMatchObject({ body: 'line 1\nline 2\nline 3\n', at: START + 3_000 });
-          expect(await limited.store.get('alice', ['topics/log'])).toEqual([
-            expect.objectContaining({ revision: 5, body: 'line 1\nline 2\nline 3\nline 4\nline 5\n' }),
-          ]);
-          expect((await limited.store.history('alice', 'topics/short')).map((record) => record.revision)).toEqual([1]);
-
-          await limited.store.mutate(cli, 'topics/log', drop);
-          expect((await limited.store.history('alice', 'topics/log')).map((record) => record.operation)).toEqual([
-            'append',
-            'append',
-            'drop',
-          ]);
-        } finally {
-          await limited.store.close();
-          await limited.cleanup?.();
+        const limited = await keep(open({ now: clock.now, historyLimit: 3 }));
+        for (let i = 1; i <= 5; i++) {
+          clock.time = START + i * 1_000;
+          await limited.mutate(desktop, 'topics/log', appendLine(`line ${i}`));
         }
+        await limited.mutate(desktop, 'topics/short', put('one\n'));
+
+        const history = await limited.history('alice', 'topics/log');
+
+        expect(history.map((record) => record.revision)).toEqual([3, 4, 5]);
+        expect(history[0]).toMatchObject({ body: 'line 1\nline 2\nline 3\n', at: START + 3_000 });
+        expect(await limited.get('alice', ['topics/log'])).toEqual([
+          expect.objectContaining({ revision: 5, body: 'line 1\nline 2\nline 3\nline 4\nline 5\n' }),
+        ]);
+        expect((await limited.history('alice', 'topics/short')).map((record) => record.revision)).toEqual([1]);
+
+        await limited.mutate(cli, 'topics/log', drop);
+        expect((await limited.history('alice', 'topics/log')).map((record) => record.operation)).toEqual([
+          'append',
+          'append',
+          'drop',
+        ]);
       });
     });
 
     describe('trash', () => {
       it('receives a dropped entry, with when and by whom it was dropped', async () => {
-        time = START + 1_000;
+        clock.time = START + 1_000;
         await store.mutate(desktop, 'topics/e', put('doomed\n', 'soon gone'));
-        time = START + 2_000;
+        clock.time = START + 2_000;
         await store.mutate(desktop, 'topics/e', appendLine('really'));
-        time = START + 5_000;
+        clock.time = START + 5_000;
 
         await store.mutate(cli, 'topics/e', drop);
 
@@ -309,7 +278,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
 
       it("lists the user's dropped copies, most recently dropped first, and nothing live or of other users", async () => {
         for (const [i, name] of ['topics/a', 'topics/b', 'topics/a'].entries()) {
-          time = START + i * 1_000;
+          clock.time = START + i * 1_000;
           await store.mutate(desktop, name, put(`${name} copy ${i}\n`));
           await store.mutate(laptop, name, drop);
         }
@@ -331,14 +300,14 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
 
     describe('undrop', () => {
       it('brings back the most recently dropped copy as a new undrop revision, live again', async () => {
-        time = START + 1_000;
+        clock.time = START + 1_000;
         await store.mutate(desktop, 'topics/e', put('first life\n'));
         await store.mutate(desktop, 'topics/e', drop);
-        time = START + 2_000;
+        clock.time = START + 2_000;
         await store.mutate(desktop, 'topics/e', put('second life\n', 'second'));
         await store.mutate(desktop, 'topics/e', appendLine('grown'));
         await store.mutate(desktop, 'topics/e', drop);
-        time = START + 3_000;
+        clock.time = START + 3_000;
 
         const result = await store.undrop(cli, 'topics/e');
 
@@ -370,7 +339,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
         await store.mutate(desktop, 'topics/e', drop);
         await store.mutate(desktop, 'topics/e', put('new\n'));
         const before = await snapshot('alice', ['topics/e']);
-        time += 1_000;
+        clock.time += 1_000;
 
         expect(await store.undrop(cli, 'topics/e')).toEqual({ status: 'taken' });
 
@@ -420,12 +389,12 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
       /** Alice's topics/e: two dropped copies and a live one, each with history; bob has the same name. */
       async function threeCopies(): Promise<void> {
         for (const life of ['first', 'second']) {
-          time += 1_000;
+          clock.time += 1_000;
           await store.mutate(desktop, 'topics/e', put(`${life} life\n`));
           await store.mutate(desktop, 'topics/e', appendLine('more'));
           await store.mutate(desktop, 'topics/e', drop);
         }
-        time += 1_000;
+        clock.time += 1_000;
         await store.mutate(desktop, 'topics/e', put('live one\n'));
         await store.mutate(desktop, 'topics/kept', put('kept\n'));
         await store.mutate(bob, 'topics/e', put('bob\n'));
@@ -504,7 +473,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
           [bob, 'topics/bobs-recent', START + 4_000],
         ];
         for (const [actor, name, at] of drops) {
-          time = at;
+          clock.time = at;
           await store.mutate(actor, name, put(`${name}\n`));
           await store.mutate(actor, name, drop);
         }
@@ -555,7 +524,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
         await store.mutate(desktop, 'topics/keep', put('keep\n'));
         await store.mutate(desktop, 'topics/update', put('old\n'));
         await store.mutate(desktop, 'topics/drop', put('drop me\n'));
-        time = START + 9_000;
+        clock.time = START + 9_000;
 
         await store.mutateAll(cli, () => [
           { name: 'topics/keep', change: { kind: 'none' } },
@@ -610,7 +579,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
         const names = ['topics/a', 'topics/b', 'topics/gone', 'topics/new'];
         const before = await snapshot('alice', names);
         const refusal = new Error('the import is too large');
-        time += 1_000;
+        clock.time += 1_000;
 
         await expect(
           store.mutateAll(cli, (entries) => {
@@ -675,11 +644,11 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
             'mutateAll: drop everything',
             () => store.mutateAll(cli, (entries) => entries.map(({ name }) => ({ name, change: { kind: 'drop' } }))),
           ],
-          ['purgeTrash', () => store.purgeTrash(time)],
+          ['purgeTrash', () => store.purgeTrash(clock.time)],
         ];
         const totals: Record<string, number> = {};
         for (const [label, step] of steps) {
-          time += 1_000;
+          clock.time += 1_000;
           await step();
           totals[label] = await totalBytes(desktop);
           expect(totals[label], label).toBe(await sumOfIndexSizes('alice'));

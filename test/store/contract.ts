@@ -4,62 +4,20 @@
  * Memory service relies on. Nothing here may know which backend it is testing.
  */
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Actor, Decide, Store, StoredEntry, Usage } from '../../src/core/store.js';
+import { appendLine, bytes, drop, none, type OpenStore, put, START, storesPerTest } from './contract-setup.js';
 
-/** What a backend's `open` receives: the clock the store must use for created/updated. */
-export interface StoreTestOptions {
-  readonly now: () => number;
-}
-
-/** A freshly opened, empty store. The suite closes it; `cleanup` removes whatever `open` created. */
-export interface OpenedStore {
-  readonly store: Store;
-  readonly cleanup?: () => Promise<void>;
-}
-
-export type OpenStore = (options: StoreTestOptions) => Promise<OpenedStore>;
-
-const START = Date.UTC(2025, 0, 1);
 const alice: Actor = { user: 'alice', label: 'contract-test' };
 const bob: Actor = { user: 'bob', label: 'contract-test' };
 
-/** Writes `body` whole: `create` for a new entry, `replace` for an existing one. */
-function put(body: string, description = 'a description'): Decide {
-  return (current) => ({ kind: 'put', operation: current ? 'replace' : 'create', description, body });
-}
-
-/** Appends one line, keeping the description: the write many clients race on. */
-function appendLine(line: string): Decide {
-  return (current) => ({
-    kind: 'put',
-    operation: current ? 'append' : 'create',
-    description: current?.description ?? 'appended lines',
-    body: `${current?.body ?? ''}${line}\n`,
-  });
-}
-
-const none: Decide = () => ({ kind: 'none' });
-const drop: Decide = () => ({ kind: 'drop' });
-
-function bytes(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
-}
-
 export function describeStoreContract(label: string, open: OpenStore): void {
   describe(`Store contract: ${label}`, () => {
-    let time = START;
+    const { clock, keep } = storesPerTest();
     let store: Store;
-    let cleanup: (() => Promise<void>) | undefined;
 
     beforeEach(async () => {
-      time = START;
-      ({ store, cleanup } = await open({ now: () => time }));
-    });
-
-    afterEach(async () => {
-      await store.close();
-      await cleanup?.();
+      store = await keep(open({ now: clock.now }));
     });
 
     /** The usage `decide` is shown for `actor` right now, read through a mutate that changes nothing. */
@@ -205,7 +163,7 @@ export function describeStoreContract(label: string, open: OpenStore): void {
 
       it('updates an entry: revision +1, created kept, updated moves to now, before is the old entry', async () => {
         const created = await store.mutate(alice, 'topics/e', put('one\n', 'first'));
-        time = START + 60_000;
+        clock.time = START + 60_000;
         let shown: StoredEntry | undefined;
 
         const result = await store.mutate(alice, 'topics/e', (current) => {
@@ -229,7 +187,7 @@ export function describeStoreContract(label: string, open: OpenStore): void {
 
       it("'none' changes nothing: no revision bump, updated stays, before and after are the current entry", async () => {
         const { after: current } = await store.mutate(alice, 'topics/e', put('same\n'));
-        time = START + 60_000;
+        clock.time = START + 60_000;
 
         const result = await store.mutate(alice, 'topics/e', none);
 
@@ -256,7 +214,7 @@ export function describeStoreContract(label: string, open: OpenStore): void {
           appendLine('d'),
         ];
         for (const step of steps) {
-          time += 1_000;
+          clock.time += 1_000;
           revisions.push((await store.mutate(alice, 'topics/e', step)).after?.revision);
         }
 
@@ -279,7 +237,7 @@ export function describeStoreContract(label: string, open: OpenStore): void {
         await store.mutate(alice, 'topics/e', put('old life\n'));
         await store.mutate(alice, 'topics/e', appendLine('more'));
         await store.mutate(alice, 'topics/e', drop);
-        time = START + 60_000;
+        clock.time = START + 60_000;
 
         const result = await store.mutate(alice, 'topics/e', put('new life\n'));
 
@@ -333,7 +291,7 @@ export function describeStoreContract(label: string, open: OpenStore): void {
         await store.mutate(alice, 'topics/b', put('other\n'));
         const before = await snapshot(alice, ['topics/a', 'topics/b']);
         const refusal = new Error('refused by decide');
-        time = START + 60_000;
+        clock.time = START + 60_000;
 
         const attempt = store.mutate(alice, 'topics/a', () => {
           throw refusal;

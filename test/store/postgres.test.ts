@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL store: the shared Store contract, each test on a database of its own,
  * then what only PostgreSQL has — migrations raced by several servers, the messages of
- * an unreachable or refusing database, writers on separate pools (separate servers)
+ * an unreachable or refusing database and of a duplicate token, writers on separate pools (separate servers)
  * losing nothing, the covering index plan, reconnect and retry, and the pool options.
  * Skipped, with a notice, where no PostgreSQL is available.
  */
@@ -9,7 +9,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EngramError } from '../../src/core/errors.js';
-import type { Actor, Decide, TokenRecord } from '../../src/core/store.js';
+import type { Actor } from '../../src/core/store.js';
 import { openPostgresStore, type PostgresStore, type PostgresStoreOptions } from '../../src/store/postgres/index.js';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import type { Connection, Pool, Statement } from '../../src/store/postgres/pool.js';
@@ -25,19 +25,12 @@ import {
 import { describeStoreContract } from './contract.js';
 import { describeDumpContract } from './contract-dump.js';
 import { describeHistoryContract } from './contract-history.js';
+import { appendLine, token } from './contract-setup.js';
+import { describeTokenContract } from './contract-tokens.js';
 
 const server = await findTestPostgres();
 
 const alice: Actor = { user: 'alice', label: 'postgres-test' };
-
-function appendLine(line: string): Decide {
-  return (current) => ({
-    kind: 'put',
-    operation: current ? 'append' : 'create',
-    description: current?.description ?? 'lines',
-    body: `${current?.body ?? ''}${line}\n`,
-  });
-}
 
 /** An error as node-postgres reports it: a message and a code (SQLSTATE or system error). */
 function failure(code: string, message: string): Error {
@@ -168,6 +161,7 @@ describe.skipIf(!server)('PostgreSQL', () => {
   describeStoreContract('postgres', (options) => openInFreshSchema(options));
   describeHistoryContract('postgres', (options) => openInFreshSchema(options));
   describeDumpContract('postgres', (options) => openInFreshSchema(options));
+  describeTokenContract('postgres', (options) => openInFreshSchema(options));
 
   describe('PostgresStore', () => {
     let database: TestDatabase;
@@ -316,7 +310,7 @@ describe.skipIf(!server)('PostgreSQL', () => {
         await one.mutate(alice, 'topics/a', appendLine('written through one'));
         await one.tokens.add(token);
 
-        expect(await two.index('alice')).toEqual([{ name: 'topics/a', size: 20, description: 'lines' }]);
+        expect(await two.index('alice')).toEqual([{ name: 'topics/a', size: 20, description: 'appended lines' }]);
         expect(await two.tokens.findByHash(token.hash)).toEqual(token);
         expect(await two.tokens.revoke('tok-1')).toBe(true);
         expect(await one.tokens.findByHash(token.hash)).toBeUndefined();
@@ -344,64 +338,13 @@ describe.skipIf(!server)('PostgreSQL', () => {
       expect(await store.isEmpty()).toBe(true);
     });
 
-    /** The cases of test/store/tokens.test.ts, whose backends open synchronously. */
-    describe('tokens', () => {
-      const token = (id: string, overrides: Partial<TokenRecord> = {}): TokenRecord => ({
-        id,
-        user: 'ada',
-        label: `label ${id}`,
-        readOnly: false,
-        hash: id.padEnd(64, '0'),
-        created: 1_000,
-        lastUsed: undefined,
-        ...overrides,
-      });
+    it('refuses a second token with the same id in the words of its unique constraint', async () => {
+      const { tokens } = await open();
+      await tokens.add(token('a1'));
 
-      it('keeps every field of an added token, listed in order of creation', async () => {
-        const { tokens } = await open();
-        const readOnly = token('b1', { user: 'bob', readOnly: true, created: 2_000, lastUsed: 2_500 });
-        expect(await tokens.list()).toEqual([]);
-
-        await tokens.add(token('a1'));
-        await tokens.add(readOnly);
-
-        expect(await tokens.list()).toEqual([token('a1'), readOnly]);
-        expect(await tokens.findByHash(readOnly.hash)).toEqual(readOnly);
-        expect(await tokens.findByHash('f'.repeat(64))).toBeUndefined();
-      });
-
-      it('refuses a second token with the same id, keeping the first', async () => {
-        const { tokens } = await open();
-        await tokens.add(token('a1'));
-
-        await expect(tokens.add(token('a1', { label: 'other', hash: 'e'.repeat(64) }))).rejects.toThrow(
-          'duplicate key value violates unique constraint "tokens_pkey"',
-        );
-
-        expect(await tokens.list()).toEqual([token('a1')]);
-      });
-
-      it('records when a token was last used, ignoring an unknown id', async () => {
-        const { tokens } = await open();
-        await tokens.add(token('a1'));
-
-        await tokens.touch('a1', 5_000);
-        await tokens.touch('missing', 6_000);
-
-        expect(await tokens.list()).toEqual([token('a1', { lastUsed: 5_000 })]);
-      });
-
-      it('revokes by id: the token is no longer found or listed; an unknown id is false', async () => {
-        const { tokens } = await open();
-        await tokens.add(token('a1'));
-        await tokens.add(token('b1'));
-
-        expect(await tokens.revoke('a1')).toBe(true);
-        expect(await tokens.revoke('a1')).toBe(false);
-        expect(await tokens.revoke('zz')).toBe(false);
-        expect(await tokens.findByHash(token('a1').hash)).toBeUndefined();
-        expect(await tokens.list()).toEqual([token('b1')]);
-      });
+      await expect(tokens.add(token('a1', { label: 'other', hash: 'e'.repeat(64) }))).rejects.toThrow(
+        'duplicate key value violates unique constraint "tokens_pkey"',
+      );
     });
 
     describe('the index query', () => {
@@ -453,7 +396,7 @@ describe.skipIf(!server)('PostgreSQL', () => {
         );
 
         expect((await store.mutate(alice, 'topics/a', appendLine('two'))).after?.body).toBe('one\ntwo\n');
-        expect(await store.index('alice')).toEqual([{ name: 'topics/a', size: 8, description: 'lines' }]);
+        expect(await store.index('alice')).toEqual([{ name: 'topics/a', size: 8, description: 'appended lines' }]);
       });
     });
 
@@ -510,7 +453,7 @@ describe.skipIf(!server)('PostgreSQL', () => {
           "SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'engram'",
         )) as [{ count: number }];
         expect(count).toBeLessThanOrEqual(2);
-        expect(await store.index('user-29')).toEqual([{ name: 'topics/a', size: 2, description: 'lines' }]);
+        expect(await store.index('user-29')).toEqual([{ name: 'topics/a', size: 2, description: 'appended lines' }]);
       });
 
       it('keeps historyLimit revisions per entry and reads times as numbers', async () => {

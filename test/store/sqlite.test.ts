@@ -1,7 +1,7 @@
 /**
- * The SQLite store: the shared Store contract on a fresh file (and in memory), then what
+ * The SQLite store: the shared Store contracts on a fresh file (and in memory), then what
  * only SQLite has — durability pragmas, file modes, the default path, migrations, the
- * index query plan, and several connections or processes sharing one file.
+ * index query plan, tokens kept on disk, and several connections or processes sharing one file.
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -12,50 +12,37 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Actor, Decide } from '../../src/core/store.js';
-import { defaultDatabasePath, openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
+import type { Actor } from '../../src/core/store.js';
+import {
+  defaultDatabasePath,
+  openSqliteStore,
+  type SqliteStore,
+  type SqliteStoreOptions,
+} from '../../src/store/sqlite/index.js';
 import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { SQL } from '../../src/store/sqlite/statements.js';
 import { describeStoreContract } from './contract.js';
 import { describeDumpContract } from './contract-dump.js';
 import { describeHistoryContract } from './contract-history.js';
+import { appendLine, type OpenedStore, token } from './contract-setup.js';
+import { describeTokenContract } from './contract-tokens.js';
 
-describeStoreContract('sqlite, a fresh file', async ({ now }) => {
+/** A store on a new file in a folder of its own, which the cleanup removes. */
+async function openInFreshFolder(options: Partial<SqliteStoreOptions>): Promise<OpenedStore> {
   const folder = await mkdtemp(join(tmpdir(), 'engram-sqlite-contract-'));
   return {
-    store: openSqliteStore({ path: join(folder, 'memory.db'), now }),
+    store: openSqliteStore({ ...options, path: join(folder, 'memory.db') }),
     cleanup: () => rm(folder, { recursive: true, force: true }),
   };
-});
+}
 
+describeStoreContract('sqlite, a fresh file', openInFreshFolder);
 describeStoreContract('sqlite, :memory:', async ({ now }) => ({ store: openSqliteStore({ path: ':memory:', now }) }));
-
-describeHistoryContract('sqlite, a fresh file', async (options) => {
-  const folder = await mkdtemp(join(tmpdir(), 'engram-sqlite-history-'));
-  return {
-    store: openSqliteStore({ path: join(folder, 'memory.db'), ...options }),
-    cleanup: () => rm(folder, { recursive: true, force: true }),
-  };
-});
-
-describeDumpContract('sqlite, a fresh file', async ({ now }) => {
-  const folder = await mkdtemp(join(tmpdir(), 'engram-sqlite-dump-'));
-  return {
-    store: openSqliteStore({ path: join(folder, 'memory.db'), now }),
-    cleanup: () => rm(folder, { recursive: true, force: true }),
-  };
-});
+describeHistoryContract('sqlite, a fresh file', openInFreshFolder);
+describeDumpContract('sqlite, a fresh file', openInFreshFolder);
+describeTokenContract('sqlite, a fresh file', openInFreshFolder);
 
 const alice: Actor = { user: 'alice', label: 'sqlite-test' };
-
-function appendLine(line: string): Decide {
-  return (current) => ({
-    kind: 'put',
-    operation: current ? 'append' : 'create',
-    description: current?.description ?? 'lines',
-    body: `${current?.body ?? ''}${line}\n`,
-  });
-}
 
 function modeOf(path: string): number {
   return statSync(path).mode & 0o777;
@@ -270,8 +257,23 @@ describe('SqliteStore', () => {
       expect(await store.get('alice', ['topics/log'])).toEqual([
         expect.objectContaining({ body: expected, revision: 100, size: expected.length }),
       ]);
-      expect(await store.index('alice')).toEqual([{ name: 'topics/log', size: expected.length, description: 'lines' }]);
+      expect(await store.index('alice')).toEqual([
+        { name: 'topics/log', size: expected.length, description: 'appended lines' },
+      ]);
     }
+  });
+
+  it('keeps tokens across a reopen, and a revoke through one connection is seen by another at once', async () => {
+    const path = join(folder, 'memory.db');
+    const first = openSqliteStore({ path });
+    await first.tokens.add(token('a1'));
+    await first.close();
+
+    const server = open(path);
+    const cli = open(path);
+    expect(await server.tokens.findByHash(token('a1').hash)).toEqual(token('a1'));
+    expect(await cli.tokens.revoke('a1')).toBe(true);
+    expect(await server.tokens.findByHash(token('a1').hash)).toBeUndefined();
   });
 
   describe('two processes on one file', () => {

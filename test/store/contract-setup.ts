@@ -1,0 +1,101 @@
+/**
+ * What the Store contract suites share, so each states only its own cases: how a backend
+ * hands a suite a store, the clock tests move, the life of every store a test opens
+ * (closed and cleaned up after it), and the writes and tokens the suites make.
+ */
+
+import { afterEach, beforeEach } from 'vitest';
+import type { Decide, RevisionRecord, Store, TokenRecord } from '../../src/core/store.js';
+
+/** What a backend's `open` receives: the clock the store must use for created/updated. */
+export interface StoreTestOptions {
+  readonly now: () => number;
+}
+
+/** A freshly opened, empty store. The suite closes it; `cleanup` removes whatever `open` created. */
+export interface OpenedStore {
+  readonly store: Store;
+  readonly cleanup?: () => Promise<void>;
+}
+
+export type OpenStore = (options: StoreTestOptions) => Promise<OpenedStore>;
+
+export const START = Date.UTC(2025, 0, 1);
+
+/** The time a suite's stores read: back at START before each test, moved by the tests. */
+export interface TestClock {
+  time: number;
+  readonly now: () => number;
+}
+
+/**
+ * Registers in the calling describe block the life of the stores its tests open: the
+ * clock goes back to START before each test, and every store passed to `keep` is closed,
+ * then cleaned up, after it.
+ */
+export function storesPerTest(): { clock: TestClock; keep(opening: Promise<OpenedStore>): Promise<Store> } {
+  const clock: TestClock = { time: START, now: () => clock.time };
+  const opened: OpenedStore[] = [];
+
+  beforeEach(() => {
+    clock.time = START;
+  });
+
+  afterEach(async () => {
+    for (const { store, cleanup } of opened.splice(0)) {
+      await store.close();
+      await cleanup?.();
+    }
+  });
+
+  async function keep(opening: Promise<OpenedStore>): Promise<Store> {
+    const store = await opening;
+    opened.push(store);
+    return store.store;
+  }
+
+  return { clock, keep };
+}
+
+type PutOperation = Exclude<RevisionRecord['operation'], 'drop' | 'undrop'>;
+
+/** Writes the entry whole, recorded as `operation` (create when the entry is new, else replace). */
+export function put(body: string, description = 'a description', operation?: PutOperation): Decide {
+  return (current) => ({
+    kind: 'put',
+    operation: operation ?? (current ? 'replace' : 'create'),
+    description,
+    body,
+  });
+}
+
+/** Appends one line, keeping the description: the write many clients race on. */
+export function appendLine(line: string): Decide {
+  return (current) => ({
+    kind: 'put',
+    operation: current ? 'append' : 'create',
+    description: current?.description ?? 'appended lines',
+    body: `${current?.body ?? ''}${line}\n`,
+  });
+}
+
+export const none: Decide = () => ({ kind: 'none' });
+export const drop: Decide = () => ({ kind: 'drop' });
+
+export function bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/** A token of alice's named by `id`, its hash made from the id so each differs. */
+export function token(id: string, overrides: Partial<TokenRecord> = {}): TokenRecord {
+  return {
+    id,
+    user: 'alice',
+    label: `label ${id}`,
+    readOnly: false,
+    hash: id.padEnd(64, '0'),
+    created: START,
+    lastUsed: undefined,
+    ...overrides,
+  };
+}
