@@ -18,6 +18,19 @@ export type ErrorCode =
   | 'UNAUTHORIZED'
   | 'UNKNOWN_TOOL'
   | 'INVALID_CONFIG'
+  /** The user's entry count cap is reached. */
+  | 'TOO_MANY_ENTRIES'
+  /** The server is already doing this kind of work for the user (an import): try again shortly. */
+  | 'BUSY'
+  /** Another process held the database's write lock past the deadline: try again shortly. */
+  | 'STORE_BUSY'
+  /** The database file or its folder cannot be written (permissions, read-only file system). */
+  | 'STORE_READ_ONLY'
+  /** The disk (or the database's quota) is full. */
+  | 'STORE_FULL'
+  /** The database file was removed or replaced while open: writes would be lost at the next start. */
+  | 'STORE_REPLACED'
+  /** The database cannot be reached or read (server down, corrupt file, lost connection). */
   | 'STORE_UNAVAILABLE';
 
 export class EngramError extends Error {
