@@ -8,7 +8,9 @@ import { EngramError } from './errors.js';
 import { didYouMean } from './format.js';
 import type { Policy } from './policy.js';
 import { similarity } from './similarity.js';
+import type { Usage } from './store.js';
 import { charLength, foldDescription, formatCount, utf8Bytes, withFinalNewline } from './text.js';
+import { entryBytes } from './usage.js';
 
 export type EditOperation = 'create' | 'append' | 'replace' | 'remove' | 'describe';
 
@@ -30,23 +32,45 @@ export interface EditResult {
   readonly body: string;
 }
 
-/** Start offsets of every occurrence of `needle`, overlapping ones included. */
-export function findOccurrences(haystack: string, needle: string): number[] {
+/**
+ * Characters compared at most while counting occurrences: an `old` text of n characters
+ * is counted up to this / n times, so even one that overlaps itself thousands of times
+ * costs little; past it, a message says "at least".
+ */
+const OCCURRENCE_BUDGET = 4_000_000;
+/** Line numbers an ambiguity error lists at most; the rest are counted. */
+const LINES_LISTED = 10;
+
+/** How many occurrences of `needle` are counted at most. */
+export function occurrenceLimit(needle: string): number {
+  return Math.max(2, Math.floor(OCCURRENCE_BUDGET / Math.max(needle.length, 1)));
+}
+
+/** Start offsets of the occurrences of `needle`, overlapping ones included, at most `limit` of them. */
+export function findOccurrences(haystack: string, needle: string, limit = occurrenceLimit(needle)): number[] {
   const found: number[] = [];
   if (needle === '') return found;
   let at = haystack.indexOf(needle);
-  while (at >= 0) {
+  while (at >= 0 && found.length < limit) {
     found.push(at);
     at = haystack.indexOf(needle, at + 1);
   }
   return found;
 }
 
-/** 1-based line number of a character offset. */
-export function lineNumberAt(text: string, offset: number): number {
+/** 1-based line numbers of ascending character offsets, in one pass over the text. */
+export function lineNumbersAt(text: string, offsets: readonly number[]): number[] {
+  const lines: number[] = [];
   let line = 1;
-  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) line++;
-  return line;
+  let nextBreak = text.indexOf('\n');
+  for (const offset of offsets) {
+    while (nextBreak >= 0 && nextBreak < offset) {
+      line++;
+      nextBreak = text.indexOf('\n', nextBreak + 1);
+    }
+    lines.push(line);
+  }
+  return lines;
 }
 
 /** The body line that most resembles `old`, for an error the model can retry from. */
@@ -87,11 +111,16 @@ function uniqueOccurrence(name: string, body: string, old: string): number {
         `Copy the exact text from memory_open(["${name}"]) and call again.`,
     );
   }
-  const lines = [...new Set(found.map((offset) => lineNumberAt(body, offset)))];
-  const where = lines.length === 1 ? `line ${lines[0]}` : `lines ${lines.join(', ')}`;
+  const capped = found.length === occurrenceLimit(old);
+  const lines = [...new Set(lineNumbersAt(body, found))];
+  const unlisted = lines.length - LINES_LISTED;
+  let where = lines.length === 1 ? `line ${lines[0]}` : `lines ${lines.slice(0, LINES_LISTED).join(', ')}`;
+  if (unlisted > 0 || (capped && lines.length > 1))
+    where += capped ? ' and more' : ` and ${formatCount(unlisted)} more`;
+  const times = capped ? `at least ${formatCount(found.length)}` : formatCount(found.length);
   throw new EngramError(
     'AMBIGUOUS',
-    `old text occurs ${found.length} times in ${name} (${where}). ` +
+    `old text occurs ${times} times in ${name} (${where}). ` +
       'Include more of the surrounding text so that it occurs exactly once.',
   );
 }
@@ -156,15 +185,46 @@ export function checkEntryCap(name: string, body: string, policy: Policy): void 
   }
 }
 
-/** Refuses a write that would take the user's total past the per-user cap. */
+/** Refuses a write that would take the user's total (names, descriptions, bodies) past the per-user cap. */
 export function checkUserCap(name: string, totalAfter: number, policy: Policy): void {
   if (totalAfter > policy.userCap) {
     throw new EngramError(
       'TOO_LARGE',
-      `${name} would bring this memory to ${formatCount(totalAfter)} bytes; the cap is ${formatCount(policy.userCap)}. ` +
+      `${name} would bring this memory to ${formatCount(totalAfter)} bytes (names, descriptions and bodies); ` +
+        `the cap is ${formatCount(policy.userCap)}. ` +
         'Make room first: shorten or drop entries that are no longer needed (memory_open() shows their sizes), then call again.',
     );
   }
+}
+
+/** Refuses a change that would leave the user with more live entries than the per-user entry cap. */
+export function checkEntryCount(name: string, entriesAfter: number, policy: Policy): void {
+  if (entriesAfter > policy.maxEntries) {
+    throw new EngramError(
+      'TOO_MANY_ENTRIES',
+      `${name} would make ${formatCount(entriesAfter)} entries in this memory; the cap is ${formatCount(policy.maxEntries)}. ` +
+        'Make room first: merge related entries into one, or drop entries that are no longer needed ' +
+        '(memory_open() lists them), then call again.',
+    );
+  }
+}
+
+/**
+ * Refuses a change of one entry from `before` to `after` that would take the user past
+ * the byte cap or the entry cap; a change that makes nothing bigger always passes, so a
+ * memory over a lowered cap can still shrink.
+ */
+export function checkCaps(
+  name: string,
+  before: { readonly description: string; readonly size: number } | undefined,
+  after: { readonly description: string; readonly size: number },
+  usage: Usage,
+  policy: Policy,
+): void {
+  if (!before) checkEntryCount(name, usage.entries + 1, policy);
+  const bytesBefore = before ? entryBytes(name, before.description, before.size) : 0;
+  const bytesAfter = entryBytes(name, after.description, after.size);
+  if (bytesAfter > bytesBefore) checkUserCap(name, usage.totalBytes - bytesBefore + bytesAfter, policy);
 }
 
 /** memory_write on a name that does not exist, in a way that cannot create it. */
@@ -218,6 +278,13 @@ export function planEdit(
     return { operation: 'create', description, body };
   }
 
+  if (description === '') {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `description is empty once white space is folded: pass one line on what ${name} covers, ` +
+        'or leave description out to keep the current one.',
+    );
+  }
   let operation: EditOperation;
   let body: string;
   if (old === undefined && text === undefined) {
@@ -234,5 +301,5 @@ export function planEdit(
     body = replaceUnique(name, current.body, old, text);
   }
   checkEntryCap(name, body, policy);
-  return { operation, description: description || current.description, body };
+  return { operation, description: description ?? current.description, body };
 }

@@ -3,6 +3,8 @@
  * very line memory_write returns and the index lists), the index, and opened entries.
  */
 
+import { createHash } from 'node:crypto';
+
 export interface IndexRow {
   readonly name: string;
   readonly size: number;
@@ -47,17 +49,43 @@ export function formatMissing(missing: MissingEntry): string {
   return `${missing.name} not found.${didYouMean(missing.suggestions)}`;
 }
 
-const SEPARATOR = '\n---\n\n';
+/**
+ * The tag of an answer's entry boundaries: derived from what the answer holds (so the
+ * same entries give the same text), and checked to occur in none of the bodies, so no
+ * body can produce a boundary line. A body cannot carry the tag of an answer that
+ * contains it without finding a SHA-256 fixed point.
+ */
+function boundaryTag(found: readonly OpenedEntry[]): string {
+  const seed = createHash('sha256');
+  for (const entry of found) seed.update(`${entry.name}\u0000${entry.description}\u0000${entry.body}\u0000`);
+  const digest = seed.digest('hex');
+  for (let attempt = 0; ; attempt++) {
+    const tag = createHash('sha256').update(`${digest}:${attempt}`).digest('hex').slice(0, 12);
+    if (!found.some((entry) => entry.body.includes(tag))) return tag;
+  }
+}
 
-/** Every opened entry as its index line then its body; entries not found come last. */
+/** The line that ends an opened entry: `=== end of {name} [{tag}] ===`. */
+export function entryEnd(name: string, tag: string): string {
+  return `=== end of ${name} [${tag}] ===`;
+}
+
+/**
+ * Every opened entry as its index line, its body, then a line that ends it, carrying a
+ * tag that no body contains; entries not found come last. A body that imitates an
+ * entry or a boundary stays visibly inside its entry.
+ */
 export function formatOpened(found: readonly OpenedEntry[], missing: readonly MissingEntry[]): string {
-  const blocks = found.map((entry) => `${indexLine(entry)}\n${entry.body}`.replace(/\n+$/, ''));
+  const tag = found.length > 0 ? boundaryTag(found) : '';
+  const blocks = found.map((entry) =>
+    `${indexLine(entry)}\n${entry.body}`.replace(/\n+$/, '').concat('\n', entryEnd(entry.name, tag)),
+  );
   const notFound = missing.map(formatMissing);
   if (notFound.length > 0 && found.length === 0) {
     notFound.push('memory_open() with no names lists every entry.');
   }
   if (notFound.length > 0) blocks.push(notFound.join('\n'));
-  return blocks.join(SEPARATOR);
+  return blocks.join('\n\n');
 }
 
 export function formatDropped(row: IndexRow): string {

@@ -5,7 +5,7 @@
  */
 
 import { assertWritable, type Caller } from './caller.js';
-import { checkUserCap, planEdit, writeNotFound } from './edit.js';
+import { checkCaps, planEdit, writeNotFound } from './edit.js';
 import { EngramError } from './errors.js';
 import { didYouMean, type IndexRow, type MissingEntry } from './format.js';
 import { Recovery } from './history.js';
@@ -17,6 +17,9 @@ import { normalizeNewlines, utf8Bytes } from './text.js';
 import { Transfer } from './transfer.js';
 
 export type { Caller };
+
+/** Missing names of one memory_open that get "did you mean" suggestions; the rest are only reported. */
+const SUGGESTED_NAMES = 10;
 
 export interface WriteRequest {
   readonly name: string;
@@ -96,10 +99,7 @@ export class Memory {
         if (current && result.body === current.body && result.description === current.description) {
           return { kind: 'none' };
         }
-        const newSize = utf8Bytes(result.body);
-        if (newSize > (current?.size ?? 0)) {
-          checkUserCap(name, usage.totalBytes - (current?.size ?? 0) + newSize, this.policy);
-        }
+        checkCaps(name, current, { description: result.description, size: utf8Bytes(result.body) }, usage, this.policy);
         return { kind: 'put', ...result };
       });
       if (!after) throw new Error(`store returned no entry after writing ${name}`);
@@ -138,9 +138,13 @@ export class Memory {
     );
   }
 
+  /** Suggestions for the first SUGGESTED_NAMES missing names only, so one call's cost stays bounded. */
   private async describeMissing(caller: Caller, names: string[]): Promise<MissingEntry[]> {
     const existing = (await this.store.index(caller.user)).map((row) => row.name);
-    return names.map((name) => ({ name, suggestions: closest(name, existing) }));
+    return names.map((name, at) => ({
+      name,
+      suggestions: at < SUGGESTED_NAMES ? closest(name, existing) : [],
+    }));
   }
 }
 

@@ -9,8 +9,19 @@ export interface Policy {
   readonly groups: Readonly<Record<string, string>>;
   /** Largest body an entry may have, in UTF-8 bytes. */
   readonly entryCap: number;
-  /** Largest total of all bodies of one user, in UTF-8 bytes. */
+  /** Largest total of one user's live entries (names, descriptions and bodies), in UTF-8 bytes. */
   readonly userCap: number;
+  /**
+   * Most live entries one user may have. The model reads the whole index in one call, so
+   * the index must stay readable: 1,000 lines of about 100 characters is some 25,000 tokens.
+   */
+  readonly maxEntries: number;
+  /**
+   * Largest total of one user's history (descriptions and bodies of kept revisions, the
+   * trash included), in UTF-8 bytes. Past it the oldest revisions go first, then the
+   * oldest dropped entries; the latest revision of a live entry is always kept.
+   */
+  readonly historyCap: number;
   /** Longest description, in characters. */
   readonly descriptionCap: number;
   /** Most names one memory_open call may ask for. */
@@ -31,6 +42,8 @@ export const DEFAULT_POLICY: Policy = Object.freeze({
   groups: DEFAULT_GROUPS,
   entryCap: 16_384,
   userCap: 4 * 1024 * 1024,
+  maxEntries: 1_000,
+  historyCap: 16 * 1024 * 1024,
   descriptionCap: 200,
   maxNames: 50,
   trashRetentionDays: 30,

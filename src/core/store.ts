@@ -46,9 +46,12 @@ export type Change =
   | { readonly kind: 'drop' }
   | { readonly kind: 'none' };
 
+/** What a user's live entries take, against the caps of the Policy (see usage.ts). */
 export interface Usage {
-  /** Sum of the sizes of the user's live entries. */
+  /** Sum of entryBytes over the user's live entries: names, descriptions and bodies, in UTF-8 bytes. */
   readonly totalBytes: number;
+  /** How many live entries the user has. */
+  readonly entries: number;
 }
 
 export type Decide = (current: StoredEntry | undefined, usage: Usage) => Change;
@@ -105,9 +108,10 @@ export interface DumpedEntry extends StoredEntry {
   readonly revisions: readonly RevisionRecord[];
 }
 
-export interface UserUsage {
+export interface UserUsage extends Usage {
   readonly user: string;
-  readonly totalBytes: number;
+  /** UTF-8 bytes of the descriptions and bodies of every revision the user's entries (live and dropped) keep. */
+  readonly historyBytes: number;
 }
 
 /** Everything a store holds, to copy it whole into another store (`engram migrate`). */
@@ -138,6 +142,8 @@ export function notEmptyError(): EngramError {
 export interface Store {
   /** One row per live entry of the user, sorted by name, from stored columns only. */
   index(user: string): Promise<readonly IndexRow[]>;
+  /** What the user's live entries take now (the same figures `decide` is given). */
+  usage(user: string): Promise<Usage>;
   /** The live entries among `names` (already normalised), in no particular order. */
   get(user: string, names: readonly string[]): Promise<StoredEntry[]>;
   /** Reads, decides and writes one entry atomically, recording a revision for a change. */

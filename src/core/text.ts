@@ -23,9 +23,19 @@ export function normalizeNewlines(text: string): string {
   return wellFormed(text).replace(/\r\n?/g, '\n');
 }
 
-/** Descriptions are one well-formed line: runs of white space (newlines too) fold to one space. */
+/**
+ * White space, and every character that is not printable text: controls (NEL, ESC, BEL…),
+ * format characters (bidi overrides, zero-width ones), line and paragraph separators.
+ */
+const NOT_PRINTABLE_RUN = /[\s\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu;
+
+/**
+ * Descriptions are one well-formed line of printable text: runs of white space and of
+ * characters that are not printable fold to one space, so a description can neither
+ * break its index line nor hide or reorder text around it.
+ */
 export function foldDescription(text: string): string {
-  return wellFormed(text).replace(/\s+/gu, ' ').trim();
+  return wellFormed(text).replace(NOT_PRINTABLE_RUN, ' ').trim();
 }
 
 /** Length in characters (code points), as a person counts them. */

@@ -7,6 +7,7 @@
 
 import { existsSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { boundaryTagOf } from '../helpers/boundary.js';
 import { queryDatabase } from '../helpers/engram.js';
 import { type Cli, cli, databaseState, expectRefused, expectUsageError, ok } from './fixtures.js';
 
@@ -95,8 +96,11 @@ describe('engram write', () => {
 describe('engram open and drop', () => {
   it('opens entries, reporting missing names with suggestions', async () => {
     const engram = await withEditor();
-    expect(await ok(engram.run('open', 'topics/editor', 'topics/editr'))).toBe(
-      'topics/editor (12 bytes): Editor preferences\nUses Helix.\n---\n\ntopics/editr not found. Did you mean topics/editor?\n',
+    const opened = await ok(engram.run('open', 'topics/editor', 'topics/editr'));
+    expect(opened).toBe(
+      'topics/editor (12 bytes): Editor preferences\nUses Helix.\n' +
+        `=== end of topics/editor [${boundaryTagOf(opened)}] ===\n\n` +
+        'topics/editr not found. Did you mean topics/editor?\n',
     );
     expect(JSON.parse(await ok(engram.run('open', 'topics/editor', 'topics/editr', '--json')))).toEqual({
       found: [expect.objectContaining({ name: 'topics/editor', body: 'Uses Helix.\n', size: 12, revision: 1 })],

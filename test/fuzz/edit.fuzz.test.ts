@@ -14,7 +14,7 @@ import {
   type EditableEntry,
   type EditRequest,
   findOccurrences,
-  lineNumberAt,
+  lineNumbersAt,
   planEdit,
   removeUnique,
   replaceUnique,
@@ -77,6 +77,11 @@ const model = {
       body = model.withFinalNewline(text ?? '');
       if (old !== undefined || text === undefined) refused.add('NOT_FOUND');
       else if (!description) refused.add('INVALID_ARGUMENT');
+    } else if (description === '') {
+      // A description that folds to nothing would leave the entry as it was while claiming success.
+      operation = 'describe';
+      body = current.body;
+      refused.add('INVALID_ARGUMENT');
     } else if (old === undefined) {
       operation = text === undefined ? 'describe' : 'append';
       body = text === undefined ? current.body : model.append(current.body, text);
@@ -211,12 +216,12 @@ describe('planEdit against the reference model', () => {
 });
 
 describe('the edit helpers against the reference model', () => {
-  it('findOccurrences finds every overlapping occurrence, and lineNumberAt its line', () => {
+  it('findOccurrences finds every overlapping occurrence, and lineNumbersAt their lines', () => {
     fc.assert(
       fc.property(bodyAndNeedle, ({ body, old }) => {
         const found = findOccurrences(body, old);
         expect(found).toEqual(model.occurrences(body, old));
-        for (const offset of found) expect(lineNumberAt(body, offset)).toBe(model.line(body, offset));
+        expect(lineNumbersAt(body, found)).toEqual(found.map((offset) => model.line(body, offset)));
       }),
       RUNS,
     );

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { type EngramDatabase, postgresBackend, SQLITE_BACKEND, type TestBackend } from '../helpers/backends.js';
+import { boundaryTagOf } from '../helpers/boundary.js';
 import { childEnv, ENGRAM_CLI, queryDatabase, type TempDir, tempDir } from '../helpers/engram.js';
 import { MCP_CLIENTS, type McpClientKind, type McpSession } from '../helpers/mcp-clients.js';
 import { findTestPostgres } from '../helpers/postgres.js';
@@ -164,9 +165,12 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
       await write(server, { name: 'topics/a', description: 'First', new: 'one\ntwo' });
       await write(server, { name: 'topics/b', description: 'Second', new: 'three' });
       const outcome = await server.session.call('memory_open', { names: ['topics/b', ' Topics/A ', 'topics/b'] });
+      const tag = boundaryTagOf(outcome.text);
       expect(outcome).toEqual({
         isError: false,
-        text: 'topics/b (6 bytes): Second\nthree\n---\n\ntopics/a (8 bytes): First\none\ntwo',
+        text:
+          `topics/b (6 bytes): Second\nthree\n=== end of topics/b [${tag}] ===\n\n` +
+          `topics/a (8 bytes): First\none\ntwo\n=== end of topics/a [${tag}] ===`,
       });
     });
 
@@ -176,7 +180,9 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
       const outcome = await server.session.call('memory_open', { names: ['topics/editor', 'topics/editr'] });
       expect(outcome).toEqual({
         isError: false,
-        text: 'topics/editor (6 bytes): Editor\nHelix\n---\n\ntopics/editr not found. Did you mean topics/editor?',
+        text:
+          `topics/editor (6 bytes): Editor\nHelix\n=== end of topics/editor [${boundaryTagOf(outcome.text)}] ===\n\n` +
+          'topics/editr not found. Did you mean topics/editor?',
       });
     });
   });

@@ -10,6 +10,7 @@ import type { Memory } from '../../src/core/memory.js';
 import type { Store } from '../../src/core/store.js';
 import { createToolHandler } from '../../src/tools/handler.js';
 import { CALLER, newMemory, READ_ONLY, seed, snapshot } from '../core/fixtures.js';
+import { boundaryTagOf } from '../helpers/boundary.js';
 
 async function setup() {
   const memory = newMemory();
@@ -46,23 +47,26 @@ describe('memory_open', () => {
     expect(await handler(CALLER, 'memory_open', {})).toEqual({ text: EMPTY_INDEX, isError: false });
   });
 
-  it('returns every entry asked for: index line, then body, separated', async () => {
+  it('returns every entry asked for: index line, body, then a line that ends it', async () => {
     const { call } = await setup();
-    expect(await call('memory_open', { names: ['People/Allozaur', 'areas/qwentts-cpp'] })).toEqual({
+    const result = await call('memory_open', { names: ['People/Allozaur', 'areas/qwentts-cpp'] });
+    const tag = boundaryTagOf(result.text);
+    expect(result).toEqual({
       text:
         'people/allozaur (37 bytes): llama.cpp WebUI maintainer\nWorks on the WebUI.\nLikes short PRs.' +
-        '\n---\n\n' +
-        'areas/qwentts-cpp (16 bytes): TTS in C++\nTarget: 24 kHz.',
+        `\n=== end of people/allozaur [${tag}] ===\n\n` +
+        `areas/qwentts-cpp (16 bytes): TTS in C++\nTarget: 24 kHz.\n=== end of areas/qwentts-cpp [${tag}] ===`,
       isError: false,
     });
   });
 
   it('reports missing names after the found ones, without isError', async () => {
     const { call } = await setup();
-    expect(await call('memory_open', { names: ['people/alozaur', 'areas/qwentts-cpp'] })).toEqual({
+    const result = await call('memory_open', { names: ['people/alozaur', 'areas/qwentts-cpp'] });
+    expect(result).toEqual({
       text:
         'areas/qwentts-cpp (16 bytes): TTS in C++\nTarget: 24 kHz.' +
-        '\n---\n\n' +
+        `\n=== end of areas/qwentts-cpp [${boundaryTagOf(result.text)}] ===\n\n` +
         'people/alozaur not found. Did you mean people/allozaur?',
       isError: false,
     });
