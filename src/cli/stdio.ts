@@ -20,15 +20,17 @@ export function registerStdioCommand(program: Command, common: (command: Command
       // The MCP SDK is loaded only by the commands that serve MCP, to keep the CLI quick to start.
       const { serveMcpStdio } = await import('../mcp/stdio.js');
       const handleTool = createToolHandler(context.memory, { onUnexpectedError: logInternalError });
-      // Calls still running when the client closes stdin finish before the store closes.
-      const inFlight = new Set<Promise<unknown>>();
+      // One client, one connection: its tool calls are applied in the order they arrived, so
+      // a read sent right after a write sees it even when the client did not wait for the
+      // write's answer. Only tool calls wait; the rest of the protocol is answered at once.
+      // The chain's end is also what must settle before the store closes.
+      let lastCall: Promise<unknown> = Promise.resolve();
       const handler: typeof handleTool = (caller, tool, args) => {
-        const call = handleTool(caller, tool, args);
-        inFlight.add(call);
-        void call.finally(() => inFlight.delete(call));
+        const call = lastCall.then(() => handleTool(caller, tool, args));
+        lastCall = call.catch(() => {});
         return call;
       };
-      const finishCalls = () => Promise.allSettled([...inFlight]);
+      const finishCalls = () => lastCall;
       const server = serveMcpStdio(
         {
           handler,

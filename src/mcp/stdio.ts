@@ -1,10 +1,13 @@
 /**
  * `engram stdio`: MCP over stdin/stdout for local clients (Claude Desktop, Claude Code).
- * stdout carries JSON-RPC only; anything to report goes to stderr.
+ * stdout carries JSON-RPC only; anything to report goes to stderr. The SDK serves the
+ * protocol over Engram's own line transport (stdio-transport.ts), which answers bad lines
+ * instead of dropping them or the connection.
  */
 
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { createMcpServerFactory, type McpServerOptions } from './server.js';
+import { StdioLineTransport } from './stdio-transport.js';
 
 export interface StdioHandle {
   /** Resolves when the client closes the connection (stdin ends). */
@@ -20,6 +23,7 @@ export function serveMcpStdio(options: McpServerOptions, log: (line: string) => 
   process.stdin.once('end', () => markClosed());
   process.stdin.once('close', () => markClosed());
   const handle = serveStdio(createMcpServerFactory(options), {
+    transport: new StdioLineTransport(process.stdin, process.stdout, log),
     onerror: (error) => log(`mcp: ${error.message}`),
   });
   return {
