@@ -5,10 +5,12 @@
 
 import { createTwoFilesPatch } from 'diff';
 import { assertWritable, type Caller } from './caller.js';
+import { checkCaps } from './edit.js';
 import { EngramError } from './errors.js';
 import { parseName } from './names.js';
 import { type Policy, trashRetentionMs } from './policy.js';
 import type { RevisionRecord, Store, StoredEntry, TrashedEntry } from './store.js';
+import { utf8Bytes } from './text.js';
 
 export interface TrashItem extends TrashedEntry {
   /** When the trash purges it (ms since the epoch). */
@@ -56,11 +58,13 @@ export class Recovery {
     assertWritable(caller);
     const name = parseName(rawName, this.policy);
     const target = pickRevision(name, await this.revisionsOf(caller, name), revision);
-    const { after } = await this.store.mutate(caller, name, (current) => {
+    const { after } = await this.store.mutate(caller, name, (current, usage) => {
       if (!current) {
         throw new EngramError('NOT_FOUND', `${name} is in the trash: run engram undrop ${name} first, then restore.`);
       }
       if (current.body === target.body && current.description === target.description) return { kind: 'none' };
+      const size = utf8Bytes(target.body);
+      checkCaps(name, current, { description: target.description, size }, usage, this.policy);
       return { kind: 'put', operation: 'restore', description: target.description, body: target.body };
     });
     if (!after) throw new Error(`store returned no entry after restoring ${name}`);

@@ -56,11 +56,21 @@ export function parseName(raw: string, policy: Policy): string {
   return name;
 }
 
+/** The group of a valid name. */
+export function groupOf(name: string): string {
+  return name.slice(0, name.indexOf('/'));
+}
+
+/** True when the configuration lets the model write the group of this valid name. */
+export function isWritableName(name: string, policy: Policy): boolean {
+  return Object.hasOwn(policy.groups, groupOf(name));
+}
+
 /** Like parseName, and the group must be one the configuration lets the model write. */
 export function parseWritableName(raw: string, policy: Policy): string {
   const name = parseName(raw, policy);
-  const group = name.slice(0, name.indexOf('/'));
-  if (!Object.hasOwn(policy.groups, group)) {
+  const group = groupOf(name);
+  if (!isWritableName(name, policy)) {
     throw new EngramError(
       'READ_ONLY_GROUP',
       `${name} is in group "${group}", which cannot be written. Groups you can write: ${groupList(policy)} ` +

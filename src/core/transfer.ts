@@ -3,16 +3,22 @@
  * back (merge or replace, in one transaction, with a dry run), and wipe. The format is
  * documented in docs/export-format.md; a malformed or oversized document changes
  * nothing and the error says where it is wrong.
+ *
+ * An export is read a few entries at a time and can be written out as it is read
+ * (exportText), so what a server holds for it stays bounded whatever the memory's size.
+ * An import follows the same rules as the model's writes: names, caps, and the groups
+ * that can be written (unless the owner asks for every group).
  */
 
 import { z } from 'zod';
 import { assertWritable, type Caller } from './caller.js';
-import { assertNoNul, checkEntryCap, checkUserCap, cleanDescription } from './edit.js';
+import { assertNoNul, checkEntryCap, checkEntryCount, checkUserCap, cleanDescription } from './edit.js';
 import { EngramError } from './errors.js';
-import { isValidName, normalizeName } from './names.js';
+import { isValidName, isWritableName, normalizeName } from './names.js';
 import type { Policy } from './policy.js';
 import type { NamedChange, RevisionRecord, Store, StoredEntry } from './store.js';
 import { formatCount, normalizeNewlines, utf8Bytes } from './text.js';
+import { entryBytes } from './usage.js';
 
 export const EXPORT_FORMAT = 'engram-export';
 export const EXPORT_VERSION = 1;
@@ -61,6 +67,8 @@ export type ImportMode = 'merge' | 'replace';
 
 export interface ImportOptions {
   readonly mode: ImportMode;
+  /** Import entries of every group, not only of those the model can write. */
+  readonly allGroups?: boolean;
   /** In merge mode, overwrite entries whose content differs instead of reporting them. */
   readonly overwrite?: boolean;
   /** Report what would happen, change nothing. */
@@ -75,7 +83,30 @@ export interface ImportReport {
   readonly conflicts: string[];
   /** Entries not in the document, dropped to the trash (replace). */
   readonly dropped: string[];
+  /** Entries of groups the model cannot write, left out (import them with allGroups). */
+  readonly skipped: string[];
   readonly dryRun: boolean;
+}
+
+export interface ExportOptions {
+  /** Include every revision and the trash. */
+  readonly withHistory?: boolean;
+}
+
+/** Entries read from the store at a time while exporting. */
+const EXPORT_BATCH = 50;
+
+type ExportedEntry = ExportDocument['entries'][number];
+type ExportedTrash = NonNullable<ExportDocument['trash']>[number];
+
+/** `"key": [items]` inside the document, as JSON.stringify(document, null, 2) writes it, an item at a time. */
+async function* jsonArray(key: string, items: AsyncIterable<unknown>): AsyncGenerator<string> {
+  yield `,\n  "${key}": [`;
+  let count = 0;
+  for await (const item of items) {
+    yield `${count++ === 0 ? '' : ','}\n    ${JSON.stringify(item, null, 2).replaceAll('\n', '\n    ')}`;
+  }
+  yield count === 0 ? ']' : '\n  ]';
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -112,32 +143,55 @@ export class Transfer {
     private readonly afterDrop: () => Promise<void>,
   ) {}
 
-  async export(caller: Caller, options: { readonly withHistory?: boolean } = {}): Promise<ExportDocument> {
-    const names = (await this.store.index(caller.user)).map((row) => row.name);
-    const entries = await this.store.get(caller.user, names);
-    entries.sort((a, b) => (a.name < b.name ? -1 : 1));
-    const withRevisions = async (entry: StoredEntry) => ({
-      ...exportEntry(entry),
-      ...(options.withHistory
-        ? { revisions: (await this.store.history(caller.user, entry.name)).map(exportRevision) }
-        : {}),
-    });
-    const document: ExportDocument = {
-      format: EXPORT_FORMAT,
-      version: EXPORT_VERSION,
-      exportedAt: iso(this.now()),
-      entries: await Promise.all(entries.map(withRevisions)),
-    };
+  /** The whole document at once: for a library caller; a server streams exportText instead. */
+  async export(caller: Caller, options: ExportOptions = {}): Promise<ExportDocument> {
+    const entries: ExportDocument['entries'] = [];
+    for await (const entry of this.exportedEntries(caller, options)) entries.push(entry);
+    const document: ExportDocument = { ...this.exportHeader(), entries };
     if (!options.withHistory) return document;
-    const trash = await this.store.trash(caller.user);
-    return {
-      ...document,
-      trash: trash.map((entry) => ({
-        ...exportEntry(entry),
-        droppedAt: iso(entry.droppedAt),
-        droppedBy: entry.droppedBy,
-      })),
-    };
+    const trash: NonNullable<ExportDocument['trash']> = [];
+    for await (const entry of this.exportedTrash(caller)) trash.push(entry);
+    return { ...document, trash };
+  }
+
+  /**
+   * The document as JSON text, in pieces, read from the store a few entries at a time:
+   * once joined, exactly `JSON.stringify(document, null, 2)` and a final newline.
+   */
+  async *exportText(caller: Caller, options: ExportOptions = {}): AsyncGenerator<string> {
+    const header = JSON.stringify(this.exportHeader(), null, 2);
+    yield header.slice(0, header.lastIndexOf('\n'));
+    yield* jsonArray('entries', this.exportedEntries(caller, options));
+    if (options.withHistory) yield* jsonArray('trash', this.exportedTrash(caller));
+    yield '\n}\n';
+  }
+
+  private exportHeader() {
+    return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: iso(this.now()) } as const;
+  }
+
+  /** The user's live entries by name, with their revisions when asked for. */
+  private async *exportedEntries(caller: Caller, options: ExportOptions): AsyncGenerator<ExportedEntry> {
+    const names = (await this.store.index(caller.user)).map((row) => row.name);
+    for (let start = 0; start < names.length; start += EXPORT_BATCH) {
+      const entries = await this.store.get(caller.user, names.slice(start, start + EXPORT_BATCH));
+      entries.sort((a, b) => (a.name < b.name ? -1 : 1));
+      for (const entry of entries) {
+        if (!options.withHistory) {
+          yield exportEntry(entry);
+          continue;
+        }
+        const revisions = await this.store.history(caller.user, entry.name);
+        yield { ...exportEntry(entry), revisions: revisions.map(exportRevision) };
+      }
+    }
+  }
+
+  /** The user's trash, most recently dropped first. */
+  private async *exportedTrash(caller: Caller): AsyncGenerator<ExportedTrash> {
+    for (const entry of await this.store.trash(caller.user)) {
+      yield { ...exportEntry(entry), droppedAt: iso(entry.droppedAt), droppedBy: entry.droppedBy };
+    }
   }
 
   /** Parses and checks an export document; throws INVALID_ARGUMENT saying where it is wrong. */
@@ -169,11 +223,18 @@ export class Transfer {
     return parsed.data;
   }
 
-  /** Checks every entry against the names and caps; returns them normalised. */
-  private checkEntries(document: ExportDocument): { name: string; description: string; body: string }[] {
+  /**
+   * Checks every entry against the names and caps; returns them normalised, and the names
+   * left out because their group cannot be written (unless allGroups).
+   */
+  private checkEntries(
+    document: ExportDocument,
+    options: ImportOptions,
+  ): { entries: { name: string; description: string; body: string }[]; skipped: string[] } {
     const seen = new Set<string>();
+    const skipped: string[] = [];
     let total = 0;
-    const entries = document.entries.map((entry, index) => {
+    const entries = document.entries.flatMap((entry, index) => {
       const where = `entries[${index}]`;
       const name = normalizeName(entry.name);
       const refuse = (message: string) =>
@@ -181,6 +242,10 @@ export class Transfer {
       if (!isValidName(name)) throw refuse(`${JSON.stringify(entry.name)} is not a valid name (<group>/<slug>)`);
       if (seen.has(name)) throw refuse(`${name} appears twice`);
       seen.add(name);
+      if (!options.allGroups && !isWritableName(name, this.policy)) {
+        skipped.push(name);
+        return [];
+      }
       const body = normalizeNewlines(entry.body);
       let description: string;
       try {
@@ -192,22 +257,24 @@ export class Transfer {
         throw error;
       }
       if (!description) throw refuse('the description is empty');
-      total += utf8Bytes(body);
-      return { name, description, body };
+      total += entryBytes(name, description, utf8Bytes(body));
+      return [{ name, description, body }];
     });
     checkUserCap('the import', total, this.policy);
-    return entries;
+    checkEntryCount('the import', entries.length, this.policy);
+    return { entries, skipped };
   }
 
   async import(caller: Caller, document: ExportDocument, options: ImportOptions): Promise<ImportReport> {
     assertWritable(caller);
-    const incoming = this.checkEntries(document);
+    const { entries: incoming, skipped } = this.checkEntries(document, options);
     const report: ImportReport = {
       created: [],
       updated: [],
       unchanged: [],
       conflicts: [],
       dropped: [],
+      skipped,
       dryRun: options.dryRun === true,
     };
     const overwrite = options.mode === 'replace' || options.overwrite === true;
@@ -230,7 +297,8 @@ export class Transfer {
           continue;
         }
         (found ? report.updated : report.created).push(entry.name);
-        total += utf8Bytes(entry.body) - (found?.size ?? 0);
+        total += entryBytes(entry.name, entry.description, utf8Bytes(entry.body));
+        if (found) total -= entryBytes(found.name, found.description, found.size);
         changes.push({ name: entry.name, change: { kind: 'put', operation: 'import', ...entry } });
       }
       if (options.mode === 'replace') {
@@ -238,11 +306,12 @@ export class Transfer {
         for (const entry of existing) {
           if (keep.has(entry.name)) continue;
           report.dropped.push(entry.name);
-          total -= entry.size;
+          total -= entryBytes(entry.name, entry.description, entry.size);
           changes.push({ name: entry.name, change: { kind: 'drop' } });
         }
       }
       checkUserCap('the import', total, this.policy);
+      checkEntryCount('the import', usage.entries + report.created.length - report.dropped.length, this.policy);
       return options.dryRun ? [] : changes;
     });
     if (report.dropped.length > 0 && !report.dryRun) await this.afterDrop();

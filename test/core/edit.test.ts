@@ -355,7 +355,7 @@ describe('caps', () => {
     await expectEngramError(
       () => checkUserCap(NAME, 4 * 1024 * 1024 + 1, DEFAULT_POLICY),
       'TOO_LARGE',
-      'areas/x would bring this memory to 4,194,305 bytes; the cap is 4,194,304. ' +
+      'areas/x would bring this memory to 4,194,305 bytes (names, descriptions and bodies); the cap is 4,194,304. ' +
         'Make room first: shorten or drop entries that are no longer needed (memory_open() shows their sizes), then call again.',
     );
     expect(() => checkUserCap(NAME, 4 * 1024 * 1024, DEFAULT_POLICY)).not.toThrow();

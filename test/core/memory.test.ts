@@ -230,26 +230,39 @@ describe('write: refusals change nothing', () => {
 });
 
 describe('write: the per-user total cap', () => {
+  // Each entry below takes 9 bytes besides its body: its name (8) and description (1).
   const small = () => newMemory({ userCap: 100, entryCap: 80 });
 
   it('allows up to the cap and refuses past it', async () => {
     const memory = small();
-    await write(memory, { name: 'topics/a', description: 'd', new: 'a'.repeat(59) });
-    await write(memory, { name: 'topics/b', description: 'd', new: 'b'.repeat(39) });
+    await write(memory, { name: 'topics/a', description: 'd', new: 'a'.repeat(49) });
+    await write(memory, { name: 'topics/b', description: 'd', new: 'b'.repeat(31) });
     await expectRefused(
       memory,
       () => write(memory, { name: 'topics/c', description: 'd', new: 'c' }),
       'TOO_LARGE',
-      'topics/c would bring this memory to 102 bytes; the cap is 100. ' +
+      'topics/c would bring this memory to 111 bytes (names, descriptions and bodies); the cap is 100. ' +
         'Make room first: shorten or drop entries that are no longer needed (memory_open() shows their sizes), then call again.',
     );
     await expectRefused(memory, () => write(memory, { name: 'topics/a', new: 'x' }), 'TOO_LARGE', /to 102 bytes/);
   });
 
+  it('counts names and descriptions: a longer description alone can pass the cap', async () => {
+    const memory = small();
+    await write(memory, { name: 'topics/a', description: 'd', new: 'a'.repeat(89 - 9 - 1) });
+    await write(memory, { name: 'topics/b', description: 'd', new: '' });
+    await expectRefused(
+      memory,
+      () => write(memory, { name: 'topics/b', description: 'a much longer description' }),
+      'TOO_LARGE',
+      /^topics\/b would bring this memory to 122 bytes/,
+    );
+  });
+
   it("counts the entry's new size in place of its old one", async () => {
     const memory = small();
     await write(memory, { name: 'topics/a', description: 'd', new: 'a'.repeat(49) });
-    await write(memory, { name: 'topics/b', description: 'd', new: 'b'.repeat(39) });
+    await write(memory, { name: 'topics/b', description: 'd', new: 'b'.repeat(21) });
     const { entry } = await write(memory, { name: 'topics/a', old: 'a'.repeat(49), new: `${'é'.repeat(29)}a` });
     expect(entry.size).toBe(60);
   });
@@ -259,13 +272,31 @@ describe('write: the per-user total cap', () => {
     await write(memory, { name: 'topics/a', description: 'd', new: `keep\n${'a'.repeat(73)}` });
     const tighter = sameStore(memory, { userCap: 10 });
     expect((await tighter.write(CALLER, { name: 'topics/a', old: 'keep' })).entry.size).toBe(74);
-    expect((await tighter.write(CALLER, { name: 'topics/a', description: 'still fine' })).changed).toBe(true);
+    expect((await tighter.write(CALLER, { name: 'topics/a', description: 'e' })).changed).toBe(true);
     await expectRefused(
       tighter,
       () => tighter.write(CALLER, { name: 'topics/a', new: 'b' }),
       'TOO_LARGE',
-      /to 76 bytes/,
+      /to 85 bytes/,
     );
+  });
+});
+
+describe('write: the per-user entry cap', () => {
+  it('refuses a new entry past the cap, saying how to make room, and still edits existing ones', async () => {
+    const memory = newMemory({ maxEntries: 2 });
+    await write(memory, { name: 'topics/a', description: 'A', new: 'a' });
+    await write(memory, { name: 'topics/b', description: 'B', new: 'b' });
+    await expectRefused(
+      memory,
+      () => write(memory, { name: 'topics/c', description: 'C', new: 'c' }),
+      'TOO_MANY_ENTRIES',
+      'topics/c would make 3 entries in this memory; the cap is 2. Make room first: merge related entries into one, ' +
+        'or drop entries that are no longer needed (memory_open() lists them), then call again.',
+    );
+    expect((await write(memory, { name: 'topics/a', new: 'more' })).changed).toBe(true);
+    await memory.drop(CALLER, 'topics/b');
+    expect((await write(memory, { name: 'topics/c', description: 'C', new: 'c' })).changed).toBe(true);
   });
 });
 

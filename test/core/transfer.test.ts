@@ -138,6 +138,7 @@ describe('export, wipe, import', () => {
       unchanged: [],
       conflicts: [],
       dropped: [],
+      skipped: [],
       dryRun: false,
     });
     expect(await contents(memory)).toEqual(before);
@@ -207,6 +208,7 @@ describe('import, merge', () => {
       unchanged: ['areas/engram'],
       conflicts: ['people/ada', 'topics/unicode'],
       dropped: [],
+      skipped: [],
       dryRun: false,
     });
     const after = await snapshot(memory);
@@ -233,6 +235,7 @@ describe('import, merge', () => {
       unchanged: ['areas/engram'],
       conflicts: ['people/ada', 'topics/unicode'],
       dropped: [],
+      skipped: [],
       dryRun: false,
     });
   });
@@ -297,6 +300,7 @@ describe('import, replace', () => {
       unchanged: ['people/ada'],
       conflicts: [],
       dropped: ['topics/unicode'],
+      skipped: [],
       dryRun: false,
     });
     expect(mutateAll).toHaveBeenCalledTimes(1);
@@ -349,7 +353,7 @@ describe('import, replace', () => {
       memory,
       text,
       'TOO_LARGE',
-      /^the import would bring this memory to 220 bytes; the cap is 200\./,
+      /^the import would bring this memory to 238 bytes \(names, descriptions and bodies\); the cap is 200\./,
     );
   });
 });
@@ -372,6 +376,7 @@ describe('import, dry run', () => {
       unchanged: [],
       conflicts: ['people/ada'],
       dropped: [],
+      skipped: [],
       dryRun: true,
     });
     expect(replace).toEqual({
@@ -380,6 +385,7 @@ describe('import, dry run', () => {
       unchanged: [],
       conflicts: [],
       dropped: ['areas/engram', 'topics/unicode'],
+      skipped: [],
       dryRun: true,
     });
     expect(await state(memory)).toEqual(before);
@@ -470,5 +476,122 @@ describe('import of a malformed document', () => {
       documentOf([{ name: 'topics/a', description: 'A', body: 'a\n', bodyy: 'typo' }]),
       /^the import file is not an Engram export: at entries\[0\]: .*"bodyy"; nothing was imported\.$/,
     );
+  });
+});
+
+/** The streamed export, joined. */
+async function exportedText(memory: Memory, withHistory: boolean): Promise<string> {
+  let text = '';
+  for await (const piece of memory.transfer.exportText(CLI, { withHistory })) text += piece;
+  return text;
+}
+
+describe('export as a stream of text', () => {
+  it.each([false, true])('is the document, pretty-printed, piece by piece (history %s)', async (withHistory) => {
+    const memory = await seeded();
+    for (let i = 0; i < 120; i++) await seed(memory, { [`topics/n${i}`]: [`N ${i}`, `${i}\n`] });
+    await memory.write(CLI, { name: 'people/ada', new: 'More.' });
+    await memory.drop(CLI, 'topics/n7');
+    await memory.drop(CLI, 'topics/n8');
+
+    const text = await exportedText(memory, withHistory);
+    const parsed = JSON.parse(text);
+    expect(text).toBe(`${JSON.stringify(parsed, null, 2)}\n`);
+    const document = await memory.transfer.export(CLI, { withHistory });
+    expect({ ...parsed, exportedAt: undefined }).toEqual({ ...document, exportedAt: undefined });
+    expect(parsed.entries).toHaveLength(121);
+    if (withHistory)
+      expect(parsed.trash.map((entry: { name: string }) => entry.name)).toEqual(['topics/n8', 'topics/n7']);
+  });
+
+  it.each([false, true])('of an empty memory is the empty document (history %s)', async (withHistory) => {
+    const memory = clocked();
+    const text = await exportedText(memory, withHistory);
+    expect(text).toBe(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
+    expect(JSON.parse(text)).toEqual({
+      format: EXPORT_FORMAT,
+      version: EXPORT_VERSION,
+      exportedAt: expect.any(String),
+      entries: [],
+      ...(withHistory ? { trash: [] } : {}),
+    });
+  });
+
+  it('reads the store a few entries at a time, never all bodies at once', async () => {
+    const memory = await seeded();
+    for (let i = 0; i < 200; i++) await seed(memory, { [`topics/n${i}`]: [`N ${i}`, `${i}\n`] });
+    const get = vi.spyOn(memory.store, 'get');
+    await exportedText(memory, false);
+    expect(Math.max(...get.mock.calls.map(([, names]) => names.length))).toBeLessThanOrEqual(50);
+  });
+});
+
+describe('import and the caps', () => {
+  it('counts names and descriptions: empty bodies with long descriptions cannot pass the byte cap', async () => {
+    const memory = clocked({ userCap: 10_000, maxEntries: 10_000 });
+    const entries = Array.from({ length: 60 }, (_, i) => ({
+      name: `topics/t${i}`,
+      description: 'd'.repeat(200),
+      body: '',
+    }));
+    await expectImportRefused(
+      memory,
+      documentOf(entries),
+      'TOO_LARGE',
+      /^the import would bring this memory to 12,5\d\d bytes \(names, descriptions and bodies\); the cap is 10,000\./,
+    );
+  });
+
+  it('refuses more entries than the entry cap, with what is there already', async () => {
+    const memory = await seeded({ maxEntries: 5 });
+    const three = ['x', 'y', 'z'].map((slug) => ({ name: `topics/${slug}`, description: slug, body: `${slug}\n` }));
+    const before = await state(memory);
+    await expectEngramError(
+      async () => memory.transfer.import(CLI, memory.transfer.parse(documentOf(three)), { mode: 'merge' }),
+      'TOO_MANY_ENTRIES',
+      /^the import would make 6 entries in this memory; the cap is 5\. Make room first/,
+    );
+    expect(await state(memory)).toEqual(before);
+    // Replacing drops the others, so the same document fits.
+    const report = await memory.transfer.import(CLI, memory.transfer.parse(documentOf(three)), { mode: 'replace' });
+    expect(report.created).toEqual(['topics/x', 'topics/y', 'topics/z']);
+  });
+
+  it('refuses a document with more entries than the cap before reading the store', async () => {
+    const memory = clocked({ maxEntries: 2 });
+    const three = ['x', 'y', 'z'].map((slug) => ({ name: `topics/${slug}`, description: slug, body: '' }));
+    await expectImportRefused(memory, documentOf(three), 'TOO_MANY_ENTRIES', /^the import would make 3 entries/);
+  });
+});
+
+describe('import and the groups', () => {
+  const document = documentOf([
+    { name: 'topics/ok', description: 'Fine', body: 'ok\n' },
+    { name: 'secret/x', description: 'Not writable', body: 'x\n' },
+  ]);
+
+  it('leaves out entries of groups the model cannot write, and says which', async () => {
+    const memory = clocked();
+    const report = await memory.transfer.import(CLI, memory.transfer.parse(document), { mode: 'merge' });
+    expect(report.created).toEqual(['topics/ok']);
+    expect(report.skipped).toEqual(['secret/x']);
+    expect((await memory.index(CLI)).map((row) => row.name)).toEqual(['topics/ok']);
+  });
+
+  it('imports them too when the owner asks for every group', async () => {
+    const memory = clocked();
+    const report = await memory.transfer.import(CLI, memory.transfer.parse(document), {
+      mode: 'merge',
+      allGroups: true,
+    });
+    expect(report.created).toEqual(['topics/ok', 'secret/x']);
+    expect(report.skipped).toEqual([]);
+  });
+
+  it('in replace mode, keeps no skipped name alive and drops the rest', async () => {
+    const memory = await seeded();
+    const report = await memory.transfer.import(CLI, memory.transfer.parse(document), { mode: 'replace' });
+    expect(report.skipped).toEqual(['secret/x']);
+    expect((await memory.index(CLI)).map((row) => row.name)).toEqual(['topics/ok']);
   });
 });

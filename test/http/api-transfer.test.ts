@@ -74,6 +74,7 @@ describe('POST /api/import', () => {
       unchanged: [],
       conflicts: [],
       dropped: [],
+      skipped: [],
       dryRun: false,
     });
     expect(await contents(server.memory)).toEqual(before);
@@ -97,6 +98,7 @@ describe('POST /api/import', () => {
       unchanged: ['people/bob'],
       conflicts: ['topics/me'],
       dropped: [],
+      skipped: [],
       dryRun: false,
     });
     const [me] = (await server.memory.open(LOCAL, ['topics/me'])).found;
@@ -136,6 +138,7 @@ describe('POST /api/import', () => {
       unchanged: [],
       conflicts: [],
       dropped: ['people/bob', 'topics/me'],
+      skipped: [],
       dryRun: true,
     });
     expect(await contents(server.memory)).toEqual(before);
@@ -173,7 +176,7 @@ describe('POST /api/import', () => {
       'a misspelt dry run',
       importPath('?dry-run=1'),
       valid,
-      '?dry-run is not a parameter of POST /api/import: it takes ?mode, ?overwrite, ?dryRun.',
+      '?dry-run is not a parameter of POST /api/import: it takes ?mode, ?overwrite, ?dryRun, ?allGroups.',
     ],
   ])('refuses %s with 400, changing nothing', async (_, path, body, message) => {
     const server = await seeded();

@@ -16,7 +16,9 @@ export interface ApiRequest {
 }
 
 export interface ApiResult {
-  readonly body: unknown;
+  readonly body?: unknown;
+  /** JSON text in pieces, sent as they come instead of `body`: for answers of any size (export). */
+  readonly stream?: AsyncIterable<string>;
   readonly headers?: Record<string, string>;
 }
 

@@ -15,7 +15,8 @@ import { answerInternalError } from '../internal-error.js';
 import { readBody } from '../limits.js';
 import { entryRoutes } from './entries.js';
 import { STATUS_BY_CODE, sendApiError } from './errors.js';
-import { sendJson } from './json.js';
+import { gateRefusalMessage, ImportGate } from './import-gate.js';
+import { sendJson, sendJsonStream } from './json.js';
 import { checkQuery, pathSegment } from './request.js';
 import type { Route } from './route.js';
 import { transferRoutes } from './transfer.js';
@@ -33,6 +34,8 @@ export interface ApiOptions {
   /** Cap on the body of every route but import. */
   readonly maxBodyBytes: number;
   readonly maxImportBytes: number;
+  /** Imports running at once across the server (default MAX_CONCURRENT_IMPORTS); one per user. */
+  readonly maxConcurrentImports?: number;
   readonly log: (line: string) => void;
 }
 
@@ -74,6 +77,7 @@ export function createApi(options: ApiOptions): Api {
   const { memory, authenticate, log } = options;
   const routes = [...entryRoutes(memory), ...trashRoutes(memory), ...transferRoutes(memory)].map(compile);
   const bodyCap = (route: Route) => (route.body === 'document' ? options.maxImportBytes : options.maxBodyBytes);
+  const importGate = new ImportGate(options.maxConcurrentImports);
 
   async function answer(req: IncomingMessage, res: ServerResponse, path: string, exchange: ApiExchange) {
     const matches = routes.filter(({ pattern }) => pattern.test(path));
@@ -95,7 +99,7 @@ export function createApi(options: ApiOptions): Api {
       sendApiError(res, 405, 'METHOD_NOT_ALLOWED', message, { Allow: allow });
       return;
     }
-    const { route, pattern } = match;
+    const { route } = match;
     const auth = await authenticate(req.headers.authorization);
     if (!auth.ok) {
       sendApiError(res, 401, 'UNAUTHORIZED', auth.message, { 'WWW-Authenticate': auth.challenge });
@@ -113,6 +117,28 @@ export function createApi(options: ApiOptions): Api {
     }
     const query = new URL(req.url ?? '/', 'http://engram').searchParams;
     checkQuery(query, route.query ?? [], `${route.method} ${route.template}`);
+    if (route.body !== 'document') return serveRoute(req, res, path, match, caller, query);
+    const gate = importGate.enter(caller.user);
+    if ('refused' in gate) {
+      sendApiError(res, 429, 'BUSY', gateRefusalMessage(gate.refused), { 'Retry-After': '5', Connection: 'close' });
+      return;
+    }
+    try {
+      await serveRoute(req, res, path, match, caller, query);
+    } finally {
+      gate.leave();
+    }
+  }
+
+  /** Reads the route's body, calls it, and sends what it answers. */
+  async function serveRoute(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    { route, pattern }: CompiledRoute,
+    caller: Caller,
+    query: URLSearchParams,
+  ) {
     let body = '';
     if (route.body) {
       if (!contentTypeIsJson(req)) {
@@ -132,7 +158,8 @@ export function createApi(options: ApiOptions): Api {
     const [, group, slug] = pattern.exec(path) ?? [];
     const name = group === undefined || slug === undefined ? '' : `${pathSegment(group)}/${pathSegment(slug)}`;
     const result = await route.handle({ caller, name, query, body });
-    sendJson(res, 200, result.body, result.headers);
+    if (result.stream) await sendJsonStream(res, 200, result.stream, result.headers);
+    else sendJson(res, 200, result.body, result.headers);
   }
 
   return {
