@@ -10,6 +10,7 @@ import { EngramError } from '../core/errors.js';
 import { type Caller, createMemory, type Memory } from '../core/memory.js';
 import { type Backend, defaultDatabasePath, describeBackend, openBackend } from './backend.js';
 import { loadSettings, type Settings } from './config.js';
+import { log } from './output.js';
 
 export interface CommonOptions {
   readonly db?: string;
@@ -88,7 +89,7 @@ export async function openContext(options: CommonOptions, env: NodeJS.ProcessEnv
     await memory.recovery.purgeExpired();
   } catch (error) {
     // Expired trash waits for the next start; the command itself can still run.
-    process.stderr.write(`engram: expired trash not purged this time: ${(error as Error).message}\n`);
+    log(`expired trash not purged this time: ${(error as Error).message}`);
   }
   return {
     settings,

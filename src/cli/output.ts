@@ -1,9 +1,11 @@
 /**
  * How commands answer: text for people, JSON for scripts (--json), refusals on stderr
- * with exit code 1, usage errors with exit code 2.
+ * with exit code 1, usage errors with exit code 2. Everything goes through terminal.ts,
+ * so no command prints a stored escape sequence raw.
  */
 
 import { isEngramError } from '../core/errors.js';
+import { forTerminal, jsonForTerminal } from './terminal.js';
 
 export const EXIT_OK = 0;
 export const EXIT_REFUSED = 1;
@@ -11,39 +13,64 @@ export const EXIT_USAGE = 2;
 
 export class UsageError extends Error {}
 
-export interface Output {
-  readonly json: boolean;
-  /** Prints the text, or the data as JSON with --json. */
-  result(text: string, data: unknown): void;
+/** Where a command writes: the process's streams, or a test's. */
+export interface Io {
+  stdout(text: string): void;
+  stderr(text: string): void;
 }
 
-export function createOutput(json: boolean): Output {
+export const processIo: Io = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+/** The Io with every text for people made safe for a terminal. */
+function safe(io: Io): Io {
+  return { stdout: (text) => io.stdout(forTerminal(text)), stderr: (text) => io.stderr(forTerminal(text)) };
+}
+
+export interface Output {
+  readonly json: boolean;
+  /** Prints the text for people, or the data as JSON with --json. */
+  result(text: string, data: unknown): void;
+  /** Prints data for programs (an export) byte for byte. */
+  exact(text: string): void;
+  /** A line for people on stderr, beside data on stdout. */
+  note(line: string): void;
+}
+
+export function createOutput(json: boolean, io: Io = processIo): Output {
+  const people = safe(io);
   return {
     json,
     result(text, data) {
-      process.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : text.endsWith('\n') ? text : `${text}\n`);
+      if (json) io.stdout(`${jsonForTerminal(data, 2)}\n`);
+      else people.stdout(text.endsWith('\n') ? text : `${text}\n`);
     },
+    exact: (text) => io.stdout(text),
+    note: (line) => people.stderr(`${line}\n`),
   };
 }
 
 /** Reports a failed command and returns its exit code. */
-export function reportFailure(error: unknown, json: boolean): number {
+export function reportFailure(error: unknown, json: boolean, io: Io = processIo): number {
+  const people = safe(io);
   if (error instanceof UsageError) {
-    process.stderr.write(`engram: ${error.message}\n`);
+    people.stderr(`engram: ${error.message}\n`);
     return EXIT_USAGE;
   }
   if (isEngramError(error)) {
-    if (json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message } })}\n`);
-    process.stderr.write(`${error.message}\n`);
+    if (json) io.stdout(`${jsonForTerminal({ error: { code: error.code, message: error.message } })}\n`);
+    people.stderr(`${error.message}\n`);
     return EXIT_REFUSED;
   }
-  process.stderr.write(`engram: ${error instanceof Error ? error.message : String(error)}\n`);
+  people.stderr(`engram: ${error instanceof Error ? error.message : String(error)}\n`);
   return EXIT_REFUSED;
 }
 
 /** What a serving command reports, one line on stderr: stdout carries the protocol (stdio) or the connection help (serve). */
 export function log(line: string): void {
-  process.stderr.write(`engram: ${line}\n`);
+  process.stderr.write(forTerminal(`engram: ${line}\n`));
 }
 
 /** A tool call that failed unexpectedly: its stack, for whoever runs the server (never arguments or bodies). */

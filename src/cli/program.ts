@@ -7,10 +7,11 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import { type Run, registerEntryCommands } from './entries.js';
 import { registerMigrateCommand } from './migrate.js';
-import { createOutput, EXIT_OK, EXIT_USAGE, reportFailure } from './output.js';
+import { createOutput, EXIT_OK, EXIT_USAGE, type Io, processIo, reportFailure } from './output.js';
 import { registerRecoveryCommands } from './recovery.js';
 import { registerServeCommand } from './serve.js';
 import { registerStdioCommand } from './stdio.js';
+import { forTerminal } from './terminal.js';
 import { registerTokenCommands } from './token.js';
 import { registerTransferCommands } from './transfer.js';
 
@@ -37,26 +38,17 @@ function common(command: Command): Command {
     .option('--json', 'print JSON for scripts');
 }
 
-const run: Run = async (options, body) => {
-  const output = createOutput(options.json === true);
-  let context: Context | undefined;
-  try {
-    context = await openContext(options);
-    await body(context, output);
-    process.exitCode = EXIT_OK;
-  } catch (error) {
-    process.exitCode = reportFailure(error, output.json);
-  } finally {
-    await context?.close();
-  }
-};
-
-function buildProgram(): Command {
+function buildProgram(run: Run, io: Io): Command {
   const program = new Command('engram')
     .version(VERSION)
     .description('Engram: one persistent memory shared by every LLM assistant you use.')
     .showHelpAfterError('(run with --help for usage)')
-    .exitOverride();
+    .exitOverride()
+    // Before any command is added, so that every one inherits it.
+    .configureOutput({
+      writeOut: (text) => io.stdout(forTerminal(text)),
+      writeErr: (text) => io.stderr(forTerminal(text)),
+    });
   registerStdioCommand(program, common);
   registerServeCommand(program, common);
   registerTokenCommands(program, common, run);
@@ -78,9 +70,26 @@ Data lives in $ENGRAM_DB, else \${XDG_DATA_HOME:-~/.local/share}/engram/memory.d
   return program;
 }
 
-/** Runs the CLI and returns the exit code. */
-export async function main(argv: readonly string[]): Promise<number> {
-  const program = buildProgram();
+/**
+ * Runs the CLI and returns the exit code. Commands that use `run` write to `io` and leave
+ * process.exitCode alone, so tests can run them in-process; serve and stdio use the process.
+ */
+export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
+  let exitCode: number | undefined;
+  const run: Run = async (options, body) => {
+    const output = createOutput(options.json === true, io);
+    let context: Context | undefined;
+    try {
+      context = await openContext(options);
+      await body(context, output);
+      exitCode = EXIT_OK;
+    } catch (error) {
+      exitCode = reportFailure(error, output.json, io);
+    } finally {
+      await context?.close();
+    }
+  };
+  const program = buildProgram(run, io);
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
@@ -88,9 +97,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       const done = error.code === 'commander.helpDisplayed' || error.code === 'commander.version';
       return done ? EXIT_OK : EXIT_USAGE;
     }
-    return reportFailure(error, false);
+    return reportFailure(error, false, io);
   }
-  return typeof process.exitCode === 'number' ? process.exitCode : EXIT_OK;
+  return exitCode ?? (typeof process.exitCode === 'number' ? process.exitCode : EXIT_OK);
 }
 
 export type { CommonOptions };

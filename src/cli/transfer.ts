@@ -47,15 +47,15 @@ export function registerTransferCommands(program: Command, common: (command: Com
     .option('--out <file>', 'write to a file (default: stdout)')
     .option('--with-history', 'include every revision and the trash')
     .action((options: CommonOptions & { out?: string; withHistory?: boolean }) =>
-      run(options, async (context) => {
+      run(options, async (context, output) => {
         const document = await context.memory.transfer.export(cliCaller(context), {
           withHistory: options.withHistory === true,
         });
         const text = `${JSON.stringify(document, null, 2)}\n`;
         if (options.out) {
           writePrivateFile(options.out, text);
-          process.stderr.write(`Exported ${document.entries.length} entries to ${options.out}\n`);
-        } else process.stdout.write(text);
+          output.note(`Exported ${document.entries.length} entries to ${options.out}`);
+        } else output.exact(text);
       }),
     );
 

@@ -1,11 +1,13 @@
 /**
  * The harness the end-to-end CLI tests share: the built `engram` on a temporary database
- * (ENGRAM_DB) with an empty config folder, and the expectations every command test makes —
- * quiet success, a refusal (exit 1) or a usage error (exit 2) that changed nothing.
+ * (ENGRAM_DB) with an empty config folder, the same CLI run in-process where no process is
+ * needed, and the expectations every command test makes — quiet success, a refusal
+ * (exit 1) or a usage error (exit 2) that changed nothing.
  */
 
 import { existsSync } from 'node:fs';
 import { expect } from 'vitest';
+import { main } from '../../src/cli/program.js';
 import { childEnv, type EngramRun, queryDatabase, runEngram, type TempDir, tempDir } from '../helpers/engram.js';
 
 export interface Cli {
@@ -26,6 +28,28 @@ export function cli(): Cli {
     db,
     run: (...args) => runEngram(args, env),
     pipe: (input, ...args) => runEngram(args, env, input),
+  };
+}
+
+/**
+ * The CLI's main() in this process, on a temporary database and the given config file
+ * (passed as --db and --config after the arguments): as fast as a function call, for
+ * tests that run many commands. No stdin; serve, stdio and migrate need cli().
+ */
+export function inProcessCli(config: unknown = {}): Omit<Cli, 'pipe'> {
+  const dir = tempDir();
+  const db = dir.file('memory.db');
+  const configFile = dir.config(config);
+  return {
+    dir,
+    db,
+    async run(...args) {
+      const stdout: string[] = [];
+      const stderr: string[] = [];
+      const io = { stdout: (text: string) => stdout.push(text), stderr: (text: string) => stderr.push(text) };
+      const code = await main([...args, '--db', db, '--config', configFile], io);
+      return { code, stdout: stdout.join(''), stderr: stderr.join('') };
+    },
   };
 }
 
