@@ -27,7 +27,8 @@ function writePrivateFile(path: string, text: string): void {
   }
 }
 
-function describeReport(report: ImportReport): string {
+/** Without trash retention (trashRetentionDays 0), what is dropped is purged at once. */
+function describeReport(report: ImportReport, purged: boolean): string {
   const line = (label: string, names: string[]) =>
     names.length > 0 ? `${label} (${names.length}): ${names.join(', ')}` : '';
   const lines = [
@@ -35,7 +36,7 @@ function describeReport(report: ImportReport): string {
     line('created', report.created),
     line('updated', report.updated),
     line('unchanged', report.unchanged),
-    line('dropped to the trash', report.dropped),
+    line(purged ? 'dropped and purged for good' : 'dropped to the trash', report.dropped),
     line('conflicts, left as they were (pass --overwrite to replace them)', report.conflicts),
   ].filter(Boolean);
   return lines.length > 0 ? lines.join('\n') : 'The file holds no entries; nothing to import.';
@@ -73,18 +74,25 @@ export function registerTransferCommands(program: Command, common: (command: Com
           overwrite: options.overwrite === true,
           dryRun: options.dryRun === true,
         });
-        output.result(describeReport(report), report);
+        output.result(describeReport(report, context.settings.policy.trashRetentionDays === 0), report);
       }),
     );
 
   common(program.command('wipe'))
-    .description("Empty this user's memory: every entry goes to the trash (undrop brings them back)")
+    .description(
+      "Empty this user's memory: every entry goes to the trash (undrop brings them back), or is purged for good with trashRetentionDays 0",
+    )
     .option('--yes-i-am-sure', 'required: confirms the wipe')
     .action((options: CommonOptions & { yesIAmSure?: boolean }) =>
       run(options, async (context, output) => {
         if (!options.yesIAmSure) throw new UsageError('wipe empties the whole memory: pass --yes-i-am-sure to confirm');
         const count = await context.memory.transfer.wipe(cliCaller(context));
-        output.result(`Moved ${count} entries to the trash.`, { dropped: count });
+        if (context.settings.policy.trashRetentionDays === 0) {
+          output.result(`Purged ${count} entries for good: trashRetentionDays is 0, so nothing went to the trash.`, {
+            dropped: count,
+            purged: true,
+          });
+        } else output.result(`Moved ${count} entries to the trash.`, { dropped: count });
       }),
     );
 }

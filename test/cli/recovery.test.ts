@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemory, type WriteRequest } from '../../src/core/memory.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { type EngramRun, queryDatabase } from '../helpers/engram.js';
-import { type Cli, cli, databaseState, expectRefused, expectUsageError, ok } from './fixtures.js';
+import { type Cli, cli, databaseState, expectRefused, expectUsageError, inProcessCli, ok } from './fixtures.js';
 
 async function json<T>(result: Promise<EngramRun>): Promise<T> {
   return JSON.parse(await ok(result)) as T;
@@ -375,6 +375,27 @@ describe('engram export, wipe, import', () => {
       /^engram: wipe empties the whole memory: pass --yes-i-am-sure to confirm\n$/,
     );
     expect(await json(engram.run('wipe', '--yes-i-am-sure', '--json'))).toEqual({ dropped: 3 });
+  });
+
+  it('wipe and import --mode replace say they purged for good when trashRetentionDays is 0', async () => {
+    const engram = inProcessCli({ trashRetentionDays: 0 });
+    await ok(engram.run('write', 'topics/a', '-d', 'A', '--new', 'a'));
+    await ok(engram.run('write', 'topics/b', '-d', 'B', '--new', 'b'));
+    const file = engram.dir.file('export.json');
+    expect((await engram.run('export', '--out', file)).code).toBe(0);
+
+    expect(await ok(engram.run('wipe', '--yes-i-am-sure'))).toBe(
+      'Purged 2 entries for good: trashRetentionDays is 0, so nothing went to the trash.\n',
+    );
+    expect(databaseState(engram.db)).toEqual({ entries: [], revisions: [] });
+
+    await ok(engram.run('import', file));
+    await ok(engram.run('write', 'topics/c', '-d', 'C', '--new', 'c'));
+    expect(await ok(engram.run('import', file, '--mode', 'replace'))).toBe(
+      'unchanged (2): topics/a, topics/b\ndropped and purged for good (1): topics/c\n',
+    );
+    expect(await json(engram.run('wipe', '--yes-i-am-sure', '--json'))).toEqual({ dropped: 2, purged: true });
+    expect(await ok(engram.run('trash'))).toBe('The trash is empty.\n');
   });
 
   it('merge reports conflicts without overwriting; --overwrite overwrites; --json gives the report', async () => {
