@@ -1,6 +1,6 @@
 /** Export, import and wipe: the user's whole memory as one JSON document, in their hands. */
 
-import { closeSync, fchmodSync, fstatSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import type { ImportMode, ImportReport } from '../core/transfer.js';
 import { type CommonOptions, cliCaller } from './context.js';
@@ -15,13 +15,16 @@ function readDocument(file: string): string {
   }
 }
 
-/** Writes an export readable by its owner alone, even over an existing file that others could read. */
-function writePrivateFile(path: string, text: string): void {
+/**
+ * Writes an export, piece by piece as it is read, to a file readable by its owner alone,
+ * even over an existing file that others could read.
+ */
+async function writePrivateFile(path: string, pieces: AsyncIterable<string>): Promise<void> {
   const fd = openSync(path, 'w', 0o600);
   try {
     // The mode given to open applies only to a new file; a device such as /dev/stdout keeps its own.
     if (fstatSync(fd).isFile()) fchmodSync(fd, 0o600);
-    writeFileSync(fd, text);
+    for await (const piece of pieces) writeSync(fd, piece);
   } finally {
     closeSync(fd);
   }
@@ -38,6 +41,7 @@ function describeReport(report: ImportReport, purged: boolean): string {
     line('unchanged', report.unchanged),
     line(purged ? 'dropped and purged for good' : 'dropped to the trash', report.dropped),
     line('conflicts, left as they were (pass --overwrite to replace them)', report.conflicts),
+    line('skipped: their groups cannot be written by the model (pass --all-groups to import them)', report.skipped),
   ].filter(Boolean);
   return lines.length > 0 ? lines.join('\n') : 'The file holds no entries; nothing to import.';
 }
@@ -49,14 +53,15 @@ export function registerTransferCommands(program: Command, common: (command: Com
     .option('--with-history', 'include every revision and the trash')
     .action((options: CommonOptions & { out?: string; withHistory?: boolean }) =>
       run(options, async (context, output) => {
-        const document = await context.memory.transfer.export(cliCaller(context), {
-          withHistory: options.withHistory === true,
-        });
-        const text = `${JSON.stringify(document, null, 2)}\n`;
+        const caller = cliCaller(context);
+        const pieces = context.memory.transfer.exportText(caller, { withHistory: options.withHistory === true });
         if (options.out) {
-          writePrivateFile(options.out, text);
-          output.note(`Exported ${document.entries.length} entries to ${options.out}`);
-        } else output.exact(text);
+          const count = (await context.memory.index(caller)).length;
+          await writePrivateFile(options.out, pieces);
+          output.note(`Exported ${count} entries to ${options.out}`);
+        } else {
+          for await (const piece of pieces) output.exact(piece);
+        }
       }),
     );
 
@@ -66,16 +71,22 @@ export function registerTransferCommands(program: Command, common: (command: Com
     .addOption(new Option('--mode <mode>', 'merge or replace').choices(['merge', 'replace']).default('merge'))
     .option('--overwrite', 'in merge mode, overwrite entries whose content differs')
     .option('--dry-run', 'say what would happen, change nothing')
-    .action((file: string, options: CommonOptions & { mode: ImportMode; overwrite?: boolean; dryRun?: boolean }) =>
-      run(options, async (context, output) => {
-        const document = context.memory.transfer.parse(readDocument(file));
-        const report = await context.memory.transfer.import(cliCaller(context), document, {
-          mode: options.mode,
-          overwrite: options.overwrite === true,
-          dryRun: options.dryRun === true,
-        });
-        output.result(describeReport(report, context.settings.policy.trashRetentionDays === 0), report);
-      }),
+    .option('--all-groups', 'also import entries of groups the model cannot write (they are skipped otherwise)')
+    .action(
+      (
+        file: string,
+        options: CommonOptions & { mode: ImportMode; overwrite?: boolean; dryRun?: boolean; allGroups?: boolean },
+      ) =>
+        run(options, async (context, output) => {
+          const document = context.memory.transfer.parse(readDocument(file));
+          const report = await context.memory.transfer.import(cliCaller(context), document, {
+            mode: options.mode,
+            overwrite: options.overwrite === true,
+            dryRun: options.dryRun === true,
+            allGroups: options.allGroups === true,
+          });
+          output.result(describeReport(report, context.settings.policy.trashRetentionDays === 0), report);
+        }),
     );
 
   common(program.command('wipe'))

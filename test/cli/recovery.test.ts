@@ -398,6 +398,41 @@ describe('engram export, wipe, import', () => {
     expect(await ok(engram.run('trash'))).toBe('The trash is empty.\n');
   });
 
+  it('import leaves out groups the model cannot write and says so; --all-groups imports them', async () => {
+    const engram = inProcessCli();
+    const file = engram.dir.file('incoming.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'engram-export',
+        version: 1,
+        entries: [
+          { name: 'topics/ok', description: 'OK', body: 'ok\n' },
+          { name: 'secret/x', description: 'Not writable', body: 'x\n' },
+        ],
+      }),
+    );
+    expect(await ok(engram.run('import', file))).toBe(
+      'created (1): topics/ok\n' +
+        'skipped: their groups cannot be written by the model (pass --all-groups to import them) (1): secret/x\n',
+    );
+    expect(await ok(engram.run('import', file, '--all-groups'))).toBe(
+      'created (1): secret/x\nunchanged (1): topics/ok\n',
+    );
+  });
+
+  it('export streams a large memory to stdout and to a file alike', async () => {
+    const engram = inProcessCli();
+    for (let i = 0; i < 120; i++) await ok(engram.run('write', `topics/n${i}`, '-d', `N ${i}`, '--new', `${i}`));
+    const file = engram.dir.file('export.json');
+    const printed = await ok(engram.run('export'));
+    await engram.run('export', '--out', file);
+    const written = readFileSync(file, 'utf8');
+    expect(printed).toBe(`${JSON.stringify(JSON.parse(printed), null, 2)}\n`);
+    expect({ ...JSON.parse(written), exportedAt: 0 }).toEqual({ ...JSON.parse(printed), exportedAt: 0 });
+    expect(JSON.parse(written).entries).toHaveLength(120);
+  });
+
   it('merge reports conflicts without overwriting; --overwrite overwrites; --json gives the report', async () => {
     const engram = await threeEntries();
     const file = engram.dir.file('incoming.json');
@@ -423,6 +458,7 @@ describe('engram export, wipe, import', () => {
       unchanged: ['areas/engram'],
       conflicts: ['people/ada'],
       dropped: [],
+      skipped: [],
       dryRun: true,
     });
 
