@@ -31,6 +31,8 @@ const ConfigSchema = z
       .optional(),
     entryCap: positiveInteger.optional(),
     userCap: positiveInteger.optional(),
+    maxEntries: positiveInteger.optional(),
+    historyCap: positiveInteger.optional(),
     descriptionCap: positiveInteger.optional(),
     maxNames: positiveInteger.optional(),
     trashRetentionDays: z.number().int().nonnegative().optional(),

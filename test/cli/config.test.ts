@@ -71,6 +71,14 @@ describe('loading', () => {
     expect(Object.keys(settings.policy.groups)).toEqual(['work', 'home']);
   });
 
+  it('reads the entry cap and the history cap', () => {
+    expect(parse({ maxEntries: 5_000, historyCap: 1_048_576 }).policy).toEqual({
+      ...DEFAULT_POLICY,
+      maxEntries: 5_000,
+      historyCap: 1_048_576,
+    });
+  });
+
   it('an empty object is the defaults', () => {
     expect(parse({}).policy).toEqual(DEFAULT_POLICY);
   });
