@@ -25,6 +25,8 @@ export function backendOf(location: string): Backend {
 
 export interface OpenOptions {
   readonly historyLimit: number;
+  /** Most bytes of history one user keeps: past it, the oldest revisions are trimmed. */
+  readonly historyCap: number;
   /** SQLite only: let concurrent writes share one commit (default true). */
   readonly groupCommit?: boolean | undefined;
 }
@@ -34,6 +36,7 @@ export async function openBackend(backend: Backend, options: OpenOptions): Promi
     return openSqliteStore({
       path: backend.path,
       historyLimit: options.historyLimit,
+      historyCap: options.historyCap,
       ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
     });
   }
@@ -42,6 +45,7 @@ export async function openBackend(backend: Backend, options: OpenOptions): Promi
   return openPostgresStore({
     connectionString: backend.url,
     historyLimit: options.historyLimit,
+    historyCap: options.historyCap,
     ...(backend.poolSize === undefined ? {} : { max: backend.poolSize }),
     ...(backend.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: backend.statementTimeoutMs }),
   });

@@ -82,6 +82,7 @@ export async function openContext(options: CommonOptions, env: NodeJS.ProcessEnv
   const backend = chooseBackend(options, settings, env);
   const store = await openBackend(backend, {
     historyLimit: settings.policy.historyLimit,
+    historyCap: settings.policy.historyCap,
     groupCommit: settings.groupCommit,
   });
   const memory = createMemory({ store, policy: settings.policy });

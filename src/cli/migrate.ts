@@ -88,7 +88,7 @@ async function migrate(options: MigrateOptions): Promise<void> {
     const from = backendFor(options.from, '--from');
     const to = backendFor(options.to, '--to');
     if (sameDatabase(from, to)) throw new UsageError('--from and --to name the same database: copy into another one.');
-    const history = { historyLimit: DEFAULT_POLICY.historyLimit };
+    const history = { historyLimit: DEFAULT_POLICY.historyLimit, historyCap: DEFAULT_POLICY.historyCap };
     const source = await openBackend(from, history);
     opened.push(source);
     const target = await openBackend(to, history);

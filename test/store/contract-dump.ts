@@ -8,7 +8,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Actor, Store, StoreDump } from '../../src/core/store.js';
-import { appendLine, drop, type OpenStore, put, START, storesPerTest, token } from './contract-setup.js';
+import { appendLine, drop, type OpenStore, put, recount, START, storesPerTest, token } from './contract-setup.js';
 
 const desktop: Actor = { user: 'alice', label: 'claude-desktop' };
 const cli: Actor = { user: 'alice', label: 'cli' };
@@ -48,8 +48,8 @@ function manyEntries(count: number): StoreDump {
       ],
     };
   });
-  const totalBytes = entries.reduce((sum, entry) => sum + entry.size, 0);
-  return { entries, users: [{ user: 'alice', totalBytes }], tokens: [] };
+  const dump: StoreDump = { entries, users: [], tokens: [] };
+  return { ...dump, users: recount(dump) };
 }
 
 export function describeDumpContract(label: string, open: OpenStore): void {
@@ -233,9 +233,23 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         ]);
         expect(dump.entries[1]!.revisions[0]!.body).toBe(AWKWARD);
         expect(dump.users).toEqual([
-          { user: 'alice', totalBytes: 27 + 5 },
-          { user: 'bob', totalBytes: Buffer.byteLength(AWKWARD) },
+          {
+            user: 'alice',
+            // The name, description and body of each live entry: topics/editor, areas/back, topics/empty.
+            totalBytes: 13 + 16 + 27 + (10 + 13 + 5) + (12 + 7 + 0),
+            entries: 3,
+            // The description and body of every revision kept: topics/editor's two, areas/old's two
+            // copies (create and drop each), areas/back's three, topics/empty's two.
+            historyBytes: 16 + 12 + (16 + 27) + (13 + 11) * 2 + (13 + 12) * 2 + (13 + 5) * 3 + (7 + 5) + (7 + 0),
+          },
+          {
+            user: 'bob',
+            totalBytes: Buffer.byteLength('people/ada') + 18 + Buffer.byteLength(AWKWARD),
+            entries: 1,
+            historyBytes: 18 + Buffer.byteLength(AWKWARD),
+          },
         ]);
+        expect(dump.users).toEqual(recount(dump));
         expect(dump.tokens).toEqual([
           token('t-alice', { created: START + 1_000, lastUsed: START + 9_000 }),
           token('t-bob', { user: 'bob', label: 'bob "ro"', readOnly: true, created: START + 2_000 }),

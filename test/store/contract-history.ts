@@ -6,22 +6,28 @@
  */
 
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Actor, DecideAll, RevisionRecord, Store, StoredEntry } from '../../src/core/store.js';
+import type { Actor, DecideAll, RevisionRecord, Store, StoredEntry, Usage } from '../../src/core/store.js';
 import {
   appendLine,
   bytes,
   drop,
+  footprint,
   none,
   type OpenedStore,
   put,
+  recount,
   START,
   type StoreTestOptions,
   storesPerTest,
 } from './contract-setup.js';
 
-/** What `open` receives here: the clock, and how many revisions per entry the store keeps. */
+/**
+ * What `open` receives here: the clock, how many revisions per entry the store keeps, and
+ * (when a test sets one) the most bytes of history per user.
+ */
 export interface HistoryTestOptions extends StoreTestOptions {
   readonly historyLimit: number;
+  readonly historyCap?: number;
 }
 
 export type OpenHistoryStore = (options: HistoryTestOptions) => Promise<OpenedStore>;
@@ -54,17 +60,24 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
     });
 
     /** The usage `decide` is shown for `actor` right now, read through a mutate that changes nothing. */
-    async function totalBytes(actor: Actor): Promise<number> {
-      let seen = -1;
+    async function usageOf(actor: Actor): Promise<Usage | undefined> {
+      let seen: Usage | undefined;
       await store.mutate(actor, 'topics/usage-probe', (_current, usage) => {
-        seen = usage.totalBytes;
+        seen = usage;
         return { kind: 'none' };
       });
       return seen;
     }
 
-    async function sumOfIndexSizes(user: string): Promise<number> {
-      return (await store.index(user)).reduce((sum, row) => sum + row.size, 0);
+    /** The usage the user's index shows: names, descriptions and sizes of the live entries, and their count. */
+    async function footprintOf(user: string): Promise<Usage> {
+      return footprint(await store.index(user));
+    }
+
+    /** Every user's counters, as the store's dump holds them, must equal a recount of what it holds. */
+    async function expectCountersRight(of: Store = store): Promise<void> {
+      const dump = await of.dump();
+      expect(dump.users).toEqual(recount(dump));
     }
 
     /** Everything observable about a user, to prove that a refused change left it alone. */
@@ -77,7 +90,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
         entries: entries.sort((a, b) => a.name.localeCompare(b.name)),
         histories,
         trash: await store.trash(user),
-        totalBytes: await totalBytes({ user, label: 'snapshot' }),
+        usage: await usageOf({ user, label: 'snapshot' }),
       };
     }
 
@@ -248,6 +261,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
           'append',
           'drop',
         ]);
+        await expectCountersRight(limited);
       });
     });
 
@@ -411,8 +425,12 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
         expect(await store.trash('alice')).toEqual([]);
         expect(await store.get('alice', ['topics/e', 'topics/kept'])).toEqual(live);
         expect(await store.history('alice', 'topics/e')).toEqual(liveHistory);
-        expect(await totalBytes(desktop)).toBe(bytes('live one\n') + bytes('kept\n'));
+        expect(await usageOf(desktop)).toEqual({
+          totalBytes: bytes('topics/e') + bytes('live one\n') + bytes('topics/kept') + bytes('kept\n') + 2 * 13,
+          entries: 2,
+        });
         expect((await store.trash('bob')).map((entry) => entry.body)).toEqual(['bob\n']);
+        await expectCountersRight();
       });
 
       it('with includeLive deletes the live entry too, with every revision', async () => {
@@ -424,8 +442,9 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
         expect(await store.history('alice', 'topics/e')).toEqual([]);
         expect(await store.trash('alice')).toEqual([]);
         expect(await store.index('alice')).toEqual([{ name: 'topics/kept', size: 5, description: 'a description' }]);
-        expect(await totalBytes(desktop)).toBe(bytes('kept\n'));
+        expect(await usageOf(desktop)).toEqual({ totalBytes: bytes('topics/kept') + 13 + bytes('kept\n'), entries: 1 });
         expect(await store.history('bob', 'topics/e')).toHaveLength(2);
+        await expectCountersRight();
       });
 
       it('purges a live entry that was never dropped with includeLive, and leaves it without', async () => {
@@ -487,6 +506,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
         expect(await store.history('alice', 'topics/recent')).toHaveLength(2);
         expect((await store.index('alice')).map((row) => row.name)).toEqual(['topics/live']);
         expect(await store.purgeTrash(START + 3_000)).toBe(0);
+        await expectCountersRight();
       });
 
       it('purges nothing from an empty trash', async () => {
@@ -517,7 +537,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
         expect([...entries].sort((a, b) => a.name.localeCompare(b.name))).toEqual(
           live.sort((a, b) => a.name.localeCompare(b.name)),
         );
-        expect(usage).toEqual({ totalBytes: 7 });
+        expect(usage).toEqual({ totalBytes: 2 * (bytes('topics/a') + bytes('entry a')) + 7, entries: 2 });
       });
 
       it('applies every change, each with one revision by the actor, and none for none', async () => {
@@ -555,7 +575,12 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
         expect(await store.trash('alice')).toEqual([
           expect.objectContaining({ name: 'topics/drop', droppedAt: START + 9_000, droppedBy: 'cli' }),
         ]);
-        expect(await totalBytes(cli)).toBe(12);
+        expect(await usageOf(cli)).toEqual({
+          totalBytes:
+            bytes('topics/keep') + 13 + 5 + bytes('topics/new') + bytes('created') + 3 + bytes('topics/update') + 3 + 4,
+          entries: 3,
+        });
+        await expectCountersRight();
       });
 
       it("touches only the acting user's entries", async () => {
@@ -611,12 +636,13 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
           expect(entry.revision).toBe(4);
           expect(await store.history('alice', entry.name)).toHaveLength(4);
         }
-        expect(await totalBytes(cli)).toBe(await sumOfIndexSizes('alice'));
+        expect(await usageOf(cli)).toEqual(await footprintOf('alice'));
+        await expectCountersRight();
       });
     });
 
     describe('usage', () => {
-      it('stays the sum of the live sizes through drop, undrop, purge and mutateAll', async () => {
+      it('stays the footprint of the live entries, and the history its revisions, through drop, undrop, purge and mutateAll', async () => {
         const steps: Array<[string, () => Promise<unknown>]> = [
           ['create a', () => store.mutate(desktop, 'topics/a', put('0123456789'))],
           ['create b', () => store.mutate(desktop, 'topics/b', put('日本語\n'))],
@@ -646,30 +672,181 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
           ],
           ['purgeTrash', () => store.purgeTrash(clock.time)],
         ];
-        const totals: Record<string, number> = {};
+        const totals: Record<string, string> = {};
         for (const [label, step] of steps) {
           clock.time += 1_000;
           await step();
-          totals[label] = await totalBytes(desktop);
-          expect(totals[label], label).toBe(await sumOfIndexSizes('alice'));
+          const usage = await usageOf(desktop);
+          expect(usage, label).toEqual(await footprintOf('alice'));
+          expect(await store.usage('alice'), label).toEqual(usage);
+          const dump = await store.dump();
+          expect(dump.users, label).toEqual(recount(dump));
+          totals[label] = `${usage?.totalBytes} bytes, ${usage?.entries} entries`;
         }
 
+        // Every entry here has a name of 8 bytes; put() describes it in 13 bytes, mutateAll in 1.
         expect(totals).toEqual({
-          'create a': 10,
-          'create b': 20,
-          'drop b': 10,
-          'undrop b': 20,
-          'undrop b again (missing)': 20,
-          'drop b again': 10,
-          'purge b from the trash': 10,
-          'create c': 13,
-          'purge live c': 10,
-          'drop a': 0,
-          'undrop a': 10,
-          'mutateAll: grow a, create d': 22,
-          'mutateAll: drop everything': 0,
-          purgeTrash: 0,
+          'create a': '31 bytes, 1 entries',
+          'create b': '62 bytes, 2 entries',
+          'drop b': '31 bytes, 1 entries',
+          'undrop b': '62 bytes, 2 entries',
+          'undrop b again (missing)': '62 bytes, 2 entries',
+          'drop b again': '31 bytes, 1 entries',
+          'purge b from the trash': '31 bytes, 1 entries',
+          'create c': '55 bytes, 2 entries',
+          'purge live c': '31 bytes, 1 entries',
+          'drop a': '0 bytes, 0 entries',
+          'undrop a': '31 bytes, 1 entries',
+          'mutateAll: grow a, create d': '40 bytes, 2 entries',
+          'mutateAll: drop everything': '0 bytes, 0 entries',
+          purgeTrash: '0 bytes, 0 entries',
         });
+      });
+    });
+
+    describe('history cap', () => {
+      /** A body that makes a revision described by put() take exactly 100 bytes (13 + 87), or `total` bytes. */
+      function sized(label: string, total = 100): string {
+        return `${label.padEnd(total - 13 - 1, '.')}\n`;
+      }
+
+      /** A store on the shared clock that keeps at most `historyCap` bytes of each user's history. */
+      function capped(historyCap: number): Promise<Store> {
+        return keep(open({ now: clock.now, historyLimit: DEFAULT_LIMIT, historyCap }));
+      }
+
+      async function historyBytes(of: Store, user = 'alice'): Promise<number | undefined> {
+        return (await of.dump()).users.find((usage) => usage.user === user)?.historyBytes;
+      }
+
+      async function revisionsOf(of: Store, name: string): Promise<number[]> {
+        return (await of.history('alice', name)).map((record) => record.revision);
+      }
+
+      it('lets the history reach the cap, then trims the oldest revisions of any entry back to 90% of it', async () => {
+        const capped500 = await capped(500);
+        const steps: Array<[string, string]> = [
+          ['topics/a', 'a one'],
+          ['topics/b', 'b one'],
+          ['topics/a', 'a two'],
+          ['topics/b', 'b two'],
+          ['topics/a', 'a three'],
+        ];
+        for (const [i, [name, label]] of steps.entries()) {
+          clock.time = START + (i + 1) * 1_000;
+          await capped500.mutate(desktop, name, put(sized(label)));
+        }
+        expect(await historyBytes(capped500)).toBe(500);
+        expect(await revisionsOf(capped500, 'topics/a')).toEqual([1, 2, 3]);
+
+        clock.time = START + 6_000;
+        await capped500.mutate(desktop, 'topics/b', put(sized('b three')));
+
+        expect(await revisionsOf(capped500, 'topics/a')).toEqual([2, 3]);
+        expect(await revisionsOf(capped500, 'topics/b')).toEqual([2, 3]);
+        expect(await historyBytes(capped500)).toBe(400);
+        await expectCountersRight(capped500);
+      });
+
+      it('then purges the oldest dropped entries whole, and never the latest revision of a live entry', async () => {
+        const capped1000 = await capped(1_000);
+        const at = async (seconds: number, name: string, decide: Parameters<Store['mutate']>[2]) => {
+          clock.time = START + seconds * 1_000;
+          await capped1000.mutate(desktop, name, decide);
+        };
+        await at(1, 'topics/x', put(sized('x', 250)));
+        await at(2, 'topics/x', drop);
+        await at(3, 'topics/y', put(sized('y')));
+        await at(4, 'topics/y', drop);
+        for (const [i, name] of ['topics/z', 'topics/w', 'topics/v', 'topics/u'].entries()) {
+          await at(5 + i, name, put(sized(name)));
+        }
+        // 1,100 bytes: the oldest revision that is not the latest of its entry, x's creation, goes.
+        expect(await revisionsOf(capped1000, 'topics/x')).toEqual([2]);
+        expect(await revisionsOf(capped1000, 'topics/y')).toEqual([1, 2]);
+        expect(await historyBytes(capped1000)).toBe(850);
+
+        await at(9, 'topics/s', put(sized('s')));
+        await at(10, 'topics/q', put(sized('q')));
+        // 1,050 bytes: y's creation is the last such revision; then x, the oldest in the trash, goes whole.
+        expect((await capped1000.trash('alice')).map((entry) => entry.name)).toEqual(['topics/y']);
+        expect(await capped1000.history('alice', 'topics/x')).toEqual([]);
+        expect(await revisionsOf(capped1000, 'topics/y')).toEqual([2]);
+        expect(await historyBytes(capped1000)).toBe(700);
+
+        const live = ['topics/z', 'topics/w', 'topics/v', 'topics/u', 'topics/s', 'topics/q'];
+        for (const [i, name] of ['topics/p1', 'topics/p2', 'topics/p3', 'topics/p4', 'topics/p5'].entries()) {
+          await at(11 + i, name, put(sized(name)));
+          live.push(name);
+        }
+        // The trash is gone too; what is left, each live entry's latest revision, stays even past the cap.
+        expect(await capped1000.trash('alice')).toEqual([]);
+        for (const name of live) expect(await revisionsOf(capped1000, name), name).toEqual([1]);
+        expect(await historyBytes(capped1000)).toBe(1_100);
+        await expectCountersRight(capped1000);
+      });
+
+      it('trims the revision a drop recorded once the entry is undropped, like any older revision', async () => {
+        const capped500 = await capped(500);
+        clock.time = START + 1_000;
+        await capped500.mutate(desktop, 'topics/a', put(sized('a')));
+        clock.time = START + 2_000;
+        await capped500.mutate(desktop, 'topics/a', drop);
+        clock.time = START + 3_000;
+        await capped500.undrop(cli, 'topics/a');
+        for (const [i, name] of ['topics/b', 'topics/c', 'topics/d'].entries()) {
+          clock.time = START + (4 + i) * 1_000;
+          await capped500.mutate(desktop, name, put(sized(name)));
+        }
+
+        expect(await revisionsOf(capped500, 'topics/a')).toEqual([3]);
+        expect(await historyBytes(capped500)).toBe(400);
+        await expectCountersRight(capped500);
+      });
+
+      it("stays within the cap through hundreds of changes, keeping each live entry's latest revision", async () => {
+        const cap = 3_000;
+        const capped3000 = await capped(cap);
+        const names = ['topics/e0', 'topics/e1', 'topics/e2', 'topics/e3', 'topics/e4'];
+        let seed = 7;
+        const random = (below: number) => {
+          seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+          return seed % below;
+        };
+        let peak = 0;
+        for (let step = 0; step < 300; step++) {
+          clock.time = START + step * 1_000;
+          const name = names[random(names.length)]!;
+          const choice = random(10);
+          if (choice < 6) {
+            await capped3000.mutate(desktop, name, put(sized(`${name} ${step}`, 30 + random(200)), `d${step}`));
+          } else if (choice < 8) {
+            await capped3000.mutate(desktop, name, drop);
+          } else if (choice < 9) {
+            await capped3000.undrop(cli, name);
+          } else {
+            await capped3000.mutateAll(cli, (entries) =>
+              entries.map((entry) => ({
+                name: entry.name,
+                change: { kind: 'put', operation: 'import', description: entry.description, body: `${step}\n` },
+              })),
+            );
+          }
+          const dump = await capped3000.dump();
+          expect(dump.users, `step ${step}`).toEqual(recount(dump));
+          const history = dump.users[0]?.historyBytes ?? 0;
+          expect(history, `step ${step}`).toBeLessThanOrEqual(cap);
+          peak = Math.max(peak, history);
+          for (const entry of dump.entries.filter((e) => e.droppedAt === null)) {
+            const { revision, description, body } = entry.revisions.at(-1)!;
+            expect({ revision, description, body }, `step ${step}`).toEqual({
+              revision: entry.revision,
+              description: entry.description,
+              body: entry.body,
+            });
+          }
+        }
+        expect(peak).toBeGreaterThan(0.9 * cap);
       });
     });
   });

@@ -5,7 +5,8 @@
  */
 
 import { afterEach, beforeEach } from 'vitest';
-import type { Decide, RevisionRecord, Store, TokenRecord } from '../../src/core/store.js';
+import type { IndexRow } from '../../src/core/format.js';
+import type { Decide, RevisionRecord, Store, StoreDump, TokenRecord, Usage, UserUsage } from '../../src/core/store.js';
 
 /** What a backend's `open` receives: the clock the store must use for created/updated. */
 export interface StoreTestOptions {
@@ -84,6 +85,33 @@ export const drop: Decide = () => ({ kind: 'drop' });
 
 export function bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
+}
+
+/** The usage of a user whose index is `rows`: the bytes of every name, description and body, and the count. */
+export function footprint(rows: readonly IndexRow[]): Usage {
+  return {
+    totalBytes: rows.reduce((sum, row) => sum + bytes(row.name) + bytes(row.description) + row.size, 0),
+    entries: rows.length,
+  };
+}
+
+/**
+ * Every user's usage counted again from the entries of `dump`: live entries for the usage,
+ * the description and body of every kept revision (of live and dropped entries) for the
+ * history. A store's counters must equal it.
+ */
+export function recount(dump: StoreDump): UserUsage[] {
+  const users = new Set([...dump.users.map((usage) => usage.user), ...dump.entries.map((entry) => entry.user)]);
+  return [...users].sort().map((user) => {
+    const entries = dump.entries.filter((entry) => entry.user === user);
+    const live = entries.filter((entry) => entry.droppedAt === null);
+    const revisions = entries.flatMap((entry) => entry.revisions);
+    return {
+      user,
+      ...footprint(live),
+      historyBytes: revisions.reduce((sum, record) => sum + bytes(record.description) + bytes(record.body), 0),
+    };
+  });
 }
 
 /** A token of alice's named by `id`, its hash made from the id so each differs. */

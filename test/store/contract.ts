@@ -6,7 +6,17 @@
 
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Actor, Decide, Store, StoredEntry, Usage } from '../../src/core/store.js';
-import { appendLine, bytes, drop, none, type OpenStore, put, START, storesPerTest } from './contract-setup.js';
+import {
+  appendLine,
+  bytes,
+  drop,
+  footprint,
+  none,
+  type OpenStore,
+  put,
+  START,
+  storesPerTest,
+} from './contract-setup.js';
 
 const alice: Actor = { user: 'alice', label: 'contract-test' };
 const bob: Actor = { user: 'bob', label: 'contract-test' };
@@ -30,8 +40,9 @@ export function describeStoreContract(label: string, open: OpenStore): void {
       return seen!;
     }
 
-    async function sumOfIndexSizes(user: string): Promise<number> {
-      return (await store.index(user)).reduce((sum, row) => sum + row.size, 0);
+    /** The usage the user's index shows: names, descriptions and sizes of the live entries, and their count. */
+    async function footprintOf(user: string): Promise<Usage> {
+      return footprint(await store.index(user));
     }
 
     /** Everything observable about a user, to assert that a refused change left it alone. */
@@ -156,7 +167,7 @@ export function describeStoreContract(label: string, open: OpenStore): void {
           updated: START,
           revision: 1,
         };
-        expect(seen).toEqual([[undefined, { totalBytes: 0 }]]);
+        expect(seen).toEqual([[undefined, { totalBytes: 0, entries: 0 }]]);
         expect(result).toEqual({ before: undefined, after: expected });
         expect(await store.get('alice', ['topics/new'])).toEqual([expected]);
       });
@@ -248,7 +259,7 @@ export function describeStoreContract(label: string, open: OpenStore): void {
     });
 
     describe('usage', () => {
-      it('totalBytes is the sum of the live sizes after every kind of change, drops subtracting', async () => {
+      it('counts the names, descriptions and bodies of the live entries, and how many, after every kind of change', async () => {
         const steps: Array<[string, Decide]> = [
           ['topics/a', put('0123456789')],
           ['topics/b', put('日本語のテキスト\n')],
@@ -259,15 +270,45 @@ export function describeStoreContract(label: string, open: OpenStore): void {
           ['topics/c', put('🙂🙂\n')],
           ['topics/a', none],
         ];
-        const totals: number[] = [];
+        const usages: Usage[] = [];
         for (const [name, decide] of steps) {
           await store.mutate(alice, name, decide);
-          const { totalBytes } = await usageOf(alice);
-          expect(totalBytes).toBe(await sumOfIndexSizes('alice'));
-          totals.push(totalBytes);
+          const usage = await usageOf(alice);
+          expect(usage).toEqual(await footprintOf('alice'));
+          expect(await store.usage('alice')).toEqual(usage);
+          usages.push(usage);
         }
 
-        expect(totals).toEqual([10, 35, 45, 45, 26, 1, 10, 10]);
+        // Each entry adds its name (8 bytes) and description (13) to its body's size.
+        const entry = bytes('topics/a') + bytes('a description');
+        expect(usages).toEqual([
+          { totalBytes: entry + 10, entries: 1 },
+          { totalBytes: 2 * entry + 35, entries: 2 },
+          { totalBytes: 2 * entry + 45, entries: 2 },
+          { totalBytes: 3 * entry + 45, entries: 3 },
+          { totalBytes: 3 * entry + 26, entries: 3 },
+          { totalBytes: 2 * entry + 1, entries: 2 },
+          { totalBytes: 2 * entry + 10, entries: 2 },
+          { totalBytes: 2 * entry + 10, entries: 2 },
+        ]);
+      });
+
+      it('counts a new description, and only the live entries of the user', async () => {
+        await store.mutate(alice, 'topics/a', put('body\n', 'short'));
+        await store.mutate(alice, 'topics/a', put('body\n', 'a much longer description, ✓'));
+        await store.mutate(alice, 'topics/gone', put('gone\n'));
+        await store.mutate(alice, 'topics/gone', drop);
+        await store.mutate(bob, 'topics/b', put('bob\n'));
+
+        const usage = { totalBytes: bytes('topics/a') + bytes('a much longer description, ✓') + 5, entries: 1 };
+        expect(await usageOf(alice)).toEqual(usage);
+        expect(await store.usage('alice')).toEqual(usage);
+      });
+
+      it('is nothing for a user who has written nothing', async () => {
+        await store.mutate(bob, 'topics/b', put('bob\n'));
+
+        expect(await store.usage('alice')).toEqual({ totalBytes: 0, entries: 0 });
       });
 
       it('is what decide is shown, before the change it decides', async () => {
@@ -280,8 +321,9 @@ export function describeStoreContract(label: string, open: OpenStore): void {
           return { kind: 'put', operation: 'append', description: current!.description, body: 'much longer now' };
         });
 
-        expect(shown).toEqual({ totalBytes: 8 });
-        expect(await usageOf(alice)).toEqual({ totalBytes: 18 });
+        const entry = bytes('topics/a') + bytes('a description');
+        expect(shown).toEqual({ totalBytes: 2 * entry + 8, entries: 2 });
+        expect(await usageOf(alice)).toEqual({ totalBytes: 2 * entry + 18, entries: 2 });
       });
     });
 
@@ -340,8 +382,12 @@ export function describeStoreContract(label: string, open: OpenStore): void {
         ]);
         expect(await store.index('alice')).toEqual([{ name: 'people/sam', size: 21, description: 'by alice' }]);
         expect((await store.index('bob')).map((row) => row.name)).toEqual(['people/sam', 'topics/bob-only']);
-        expect(await usageOf(alice)).toEqual({ totalBytes: 21 });
-        expect(await usageOf(bob)).toEqual({ totalBytes: 21 });
+        expect(await usageOf(alice)).toEqual({ totalBytes: bytes('people/sam') + bytes('by alice') + 21, entries: 1 });
+        expect(await usageOf(bob)).toEqual({
+          totalBytes:
+            bytes('people/sam') + bytes('by bob') + 6 + bytes('topics/bob-only') + bytes('a description') + 15,
+          entries: 2,
+        });
       });
 
       it("are isolated in change: dropping or updating one user's entry leaves the other's alone", async () => {
@@ -352,8 +398,11 @@ export function describeStoreContract(label: string, open: OpenStore): void {
         await store.mutate(alice, 'people/sam', drop);
 
         expect(await store.get('bob', ['people/sam'])).toEqual([bobs]);
-        expect(await usageOf(bob)).toEqual({ totalBytes: 4 });
-        expect(await usageOf(alice)).toEqual({ totalBytes: 0 });
+        expect(await usageOf(bob)).toEqual({
+          totalBytes: bytes('people/sam') + bytes('a description') + 4,
+          entries: 1,
+        });
+        expect(await usageOf(alice)).toEqual({ totalBytes: 0, entries: 0 });
       });
     });
 
@@ -371,7 +420,10 @@ export function describeStoreContract(label: string, open: OpenStore): void {
         expect(results.map((result) => result.after!.revision).sort((a, b) => a - b)).toEqual(
           lines.map((_, i) => i + 1),
         );
-        expect(await usageOf(alice)).toEqual({ totalBytes: entry!.size });
+        expect(await usageOf(alice)).toEqual({
+          totalBytes: bytes('topics/log') + bytes('appended lines') + entry!.size,
+          entries: 1,
+        });
       });
 
       it('counts usage right when a new user creates 50 entries at once', async () => {
@@ -380,7 +432,12 @@ export function describeStoreContract(label: string, open: OpenStore): void {
         await Promise.all(names.map((name, i) => store.mutate(alice, name, put('x'.repeat(i + 1)))));
 
         expect((await store.index('alice')).length).toBe(50);
-        expect(await usageOf(alice)).toEqual({ totalBytes: (50 * 51) / 2 });
+        const nameBytes = names.reduce((sum, name) => sum + bytes(name), 0);
+        expect(await usageOf(alice)).toEqual({
+          totalBytes: nameBytes + 50 * bytes('a description') + (50 * 51) / 2,
+          entries: 50,
+        });
+        expect(await usageOf(alice)).toEqual(await footprintOf('alice'));
       });
     });
 

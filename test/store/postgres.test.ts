@@ -325,7 +325,7 @@ describe.skipIf(!server)('PostgreSQL', () => {
       ];
       const dump = {
         entries: [{ ...entry, id: 1, user: 'alice', revision: 1, droppedAt: null, droppedBy: null, revisions }],
-        users: [{ user: 'alice', totalBytes: 4 }],
+        users: [{ user: 'alice', totalBytes: 4, entries: 1, historyBytes: 3 }],
         tokens: [],
       };
 

@@ -5,6 +5,7 @@
  */
 
 import type { IndexRow } from '../../core/format.js';
+import { DEFAULT_POLICY } from '../../core/policy.js';
 import type {
   Actor,
   Change,
@@ -19,14 +20,19 @@ import type {
   StoredEntry,
   TrashedEntry,
   UndropResult,
+  Usage,
 } from '../../core/store.js';
 import { notEmptyError } from '../../core/store.js';
 import { utf8Bytes } from '../../core/text.js';
+import { entryBytes, revisionBytes } from '../../core/usage.js';
+import { bytesToFree, oldestFreeing } from '../history-cap.js';
 import { MemoryTokenStore } from './tokens.js';
 
 export interface MemoryStoreOptions {
   /** Revisions kept per entry; older ones are forgotten as new ones arrive. */
   readonly historyLimit?: number;
+  /** Most bytes of history one user keeps (see history-cap.ts); default Policy.historyCap. */
+  readonly historyCap?: number;
   /** Clock in milliseconds; tests inject one. */
   readonly now?: () => number;
 }
@@ -39,23 +45,37 @@ interface Row {
   revisions: RevisionRecord[];
 }
 
+/** What a user takes, kept by delta on every change as the SQL stores keep their users row. */
+interface Counters {
+  totalBytes: number;
+  entries: number;
+  historyBytes: number;
+}
+
 export class MemoryStore implements Store {
   private readonly rows = new Map<number, Row>();
   private nextId = 1;
   private readonly now: () => number;
   private readonly historyLimit: number;
+  private readonly historyCap: number;
+  private readonly counters = new Map<string, Counters>();
   private closed = false;
   readonly tokens = new MemoryTokenStore();
 
   constructor(options: MemoryStoreOptions = {}) {
     this.now = options.now ?? Date.now;
     this.historyLimit = options.historyLimit ?? 100;
+    this.historyCap = options.historyCap ?? DEFAULT_POLICY.historyCap;
   }
 
   async index(user: string): Promise<IndexRow[]> {
     return this.live(user)
       .map(({ entry: { name, size, description } }) => ({ name, size, description }))
       .sort((a, b) => compare(a.name, b.name));
+  }
+
+  async usage(user: string): Promise<Usage> {
+    return this.usageOf(user);
   }
 
   async get(user: string, names: readonly string[]): Promise<StoredEntry[]> {
@@ -65,7 +85,7 @@ export class MemoryStore implements Store {
   async mutate(actor: Actor, name: string, decide: Decide): Promise<MutationResult> {
     const row = this.liveRow(actor.user, name);
     const before = row?.entry;
-    const change = decide(before, { totalBytes: this.totalBytes(actor.user) });
+    const change = decide(before, this.usageOf(actor.user));
     return { before, after: this.apply(actor, name, row, change) };
   }
 
@@ -73,7 +93,7 @@ export class MemoryStore implements Store {
     const rows = this.live(actor.user);
     const changes = decide(
       rows.map((row) => row.entry),
-      { totalBytes: this.totalBytes(actor.user) },
+      this.usageOf(actor.user),
     );
     const byName = new Map(rows.map((row) => [row.entry.name, row]));
     for (const { name, change } of changes) this.apply(actor, name, byName.get(name), change);
@@ -98,6 +118,7 @@ export class MemoryStore implements Store {
     if (this.liveRow(actor.user, name)) return { status: 'taken' };
     row.dropped = undefined;
     row.entry = { ...row.entry, revision: row.entry.revision + 1 };
+    this.count(actor.user, { totalBytes: bytesOf(row.entry), entries: 1 });
     this.record(actor, row, 'undrop', this.now());
     return { status: 'restored', entry: row.entry };
   }
@@ -118,7 +139,6 @@ export class MemoryStore implements Store {
 
   async dump(): Promise<StoreDump> {
     const rows = this.all().sort((a, b) => a.id - b.id);
-    const users = [...new Set(rows.map((row) => row.user))].sort(compare);
     const tokens = await this.tokens.list();
     return {
       entries: rows.map(({ id, user, entry, dropped, revisions }) => ({
@@ -129,16 +149,22 @@ export class MemoryStore implements Store {
         droppedBy: dropped?.by ?? null,
         revisions: [...revisions],
       })),
-      users: users.map((user) => ({ user, totalBytes: this.totalBytes(user) })),
+      users: [...this.counters.entries()]
+        .sort(([a], [b]) => compare(a, b))
+        .map(([user, counters]) => ({ user, ...counters })),
       tokens: tokens.sort((a, b) => a.created - b.created || compare(a.id, b.id)),
     };
   }
 
-  /** Usage is summed from the live entries here, never stored, so the dump's totals are not read. */
+  /** Keeps the dump's usage figures as given, as the SQL stores do. */
   async load(dump: StoreDump, options: LoadOptions): Promise<void> {
     if (!options.replace && (this.all().length > 0 || this.tokens.size > 0)) throw notEmptyError();
     this.tokens.replaceAll(dump.tokens);
     this.rows.clear();
+    this.counters.clear();
+    for (const { user, totalBytes, entries, historyBytes } of dump.users) {
+      this.counters.set(user, { totalBytes, entries, historyBytes });
+    }
     for (const { id, user, droppedAt, droppedBy, revisions, ...entry } of dump.entries) {
       const dropped = droppedAt === null ? undefined : { at: droppedAt, by: droppedBy ?? '' };
       this.rows.set(id, { id, user, entry, dropped, revisions: [...revisions] });
@@ -152,14 +178,17 @@ export class MemoryStore implements Store {
   }
 
   private forget(matches: (row: Row) => boolean): number {
-    let count = 0;
-    for (const row of this.all()) {
-      if (matches(row)) {
-        this.rows.delete(row.id);
-        count++;
-      }
-    }
-    return count;
+    const rows = this.all().filter(matches);
+    for (const row of rows) this.remove(row);
+    return rows.length;
+  }
+
+  /** Deletes the row with its revisions; a live one no longer counts towards its user's usage. */
+  private remove(row: Row): void {
+    this.rows.delete(row.id);
+    const historyBytes = -row.revisions.reduce((sum, record) => sum + recordBytes(record), 0);
+    if (row.dropped) this.count(row.user, { historyBytes });
+    else this.count(row.user, { totalBytes: -bytesOf(row.entry), entries: -1, historyBytes });
   }
 
   private apply(actor: Actor, name: string, row: Row | undefined, change: Change): StoredEntry | undefined {
@@ -169,6 +198,7 @@ export class MemoryStore implements Store {
       if (!row) return undefined;
       row.dropped = { at, by: actor.label };
       row.entry = { ...row.entry, revision: row.entry.revision + 1 };
+      this.count(actor.user, { totalBytes: -bytesOf(row.entry), entries: -1 });
       this.record(actor, row, 'drop', at);
       return undefined;
     }
@@ -181,6 +211,7 @@ export class MemoryStore implements Store {
       updated: at,
       revision: (row?.entry.revision ?? 0) + 1,
     };
+    this.count(actor.user, { totalBytes: bytesOf(entry) - (row ? bytesOf(row.entry) : 0), entries: row ? 0 : 1 });
     const target = row ?? this.insert(actor.user, entry);
     target.entry = entry;
     this.record(actor, target, change.operation, at);
@@ -193,10 +224,49 @@ export class MemoryStore implements Store {
     return row;
   }
 
+  /** Appends the entry's revision, forgets the ones past the limits, and counts the history's bytes. */
   private record(actor: Actor, row: Row, operation: RevisionOperation, at: number): void {
     const { revision, description, body } = row.entry;
     row.revisions.push({ revision, operation, actor: actor.label, at, description, body });
-    if (row.revisions.length > this.historyLimit) row.revisions.splice(0, row.revisions.length - this.historyLimit);
+    const over = Math.max(0, row.revisions.length - this.historyLimit);
+    const forgotten = row.revisions.splice(0, over).reduce((sum, record) => sum + recordBytes(record), 0);
+    const { historyBytes } = this.count(actor.user, { historyBytes: revisionBytes(description, body) - forgotten });
+    this.trimHistory(actor.user, bytesToFree(historyBytes, this.historyCap));
+  }
+
+  /** Frees `needed` bytes of the user's history: older revisions first, then the oldest trash whole. */
+  private trimHistory(user: string, needed: number): void {
+    if (needed <= 0) return;
+    const rows = this.all().filter((row) => row.user === user);
+    const older = rows
+      .flatMap((row) => row.revisions.slice(0, -1).map((record) => ({ row, record, bytes: recordBytes(record) })))
+      .sort((a, b) => a.record.at - b.record.at || a.row.id - b.row.id || a.record.revision - b.record.revision);
+    let freed = 0;
+    for (const { row, record, bytes } of oldestFreeing(older, needed)) {
+      row.revisions.splice(row.revisions.indexOf(record), 1);
+      freed += bytes;
+    }
+    this.count(user, { historyBytes: -freed });
+    const trash = rows
+      .filter((row) => row.dropped !== undefined)
+      .sort((a, b) => (a.dropped?.at ?? 0) - (b.dropped?.at ?? 0) || a.id - b.id)
+      .map((row) => ({ row, bytes: row.revisions.reduce((sum, record) => sum + recordBytes(record), 0) }));
+    for (const { row } of oldestFreeing(trash, needed - freed)) this.remove(row);
+  }
+
+  private usageOf(user: string): Usage {
+    const { totalBytes, entries } = this.counters.get(user) ?? { totalBytes: 0, entries: 0 };
+    return { totalBytes, entries };
+  }
+
+  /** Adds the deltas to the user's counters and returns them. */
+  private count(user: string, delta: Partial<Counters>): Counters {
+    const counters = this.counters.get(user) ?? { totalBytes: 0, entries: 0, historyBytes: 0 };
+    counters.totalBytes += delta.totalBytes ?? 0;
+    counters.entries += delta.entries ?? 0;
+    counters.historyBytes += delta.historyBytes ?? 0;
+    this.counters.set(user, counters);
+    return counters;
   }
 
   private all(): Row[] {
@@ -220,10 +290,14 @@ export class MemoryStore implements Store {
       )
       .sort((a, b) => (b.dropped?.at ?? 0) - (a.dropped?.at ?? 0) || b.id - a.id);
   }
+}
 
-  private totalBytes(user: string): number {
-    return this.live(user).reduce((sum, row) => sum + row.entry.size, 0);
-  }
+function bytesOf(entry: StoredEntry): number {
+  return entryBytes(entry.name, entry.description, entry.size);
+}
+
+function recordBytes(record: RevisionRecord): number {
+  return revisionBytes(record.description, record.body);
 }
 
 function compare(a: string, b: string): number {

@@ -32,7 +32,8 @@ const SQL = {
      FROM entries ORDER BY id`,
   revisions:
     'SELECT entry_id, revision, operation, actor, at, description, body FROM revisions ORDER BY entry_id, revision',
-  users: 'SELECT user_id AS "user", total_bytes AS "totalBytes" FROM users ORDER BY user_id COLLATE "C"',
+  users: `SELECT user_id AS "user", total_bytes AS "totalBytes", entries, history_bytes AS "historyBytes"
+     FROM users ORDER BY user_id COLLATE "C"`,
   tokens: `SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created, id COLLATE "C"`,
   // Servers on the database wait (or time out) until the load commits: none sees half of it.
   lock: 'LOCK TABLE users, entries, revisions, tokens IN ACCESS EXCLUSIVE MODE',
@@ -40,9 +41,11 @@ const SQL = {
   addEntries: `INSERT INTO entries (id, user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by)
      OVERRIDING SYSTEM VALUE SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::integer[],
        $6::text[], $7::bigint[], $8::bigint[], $9::integer[], $10::bigint[], $11::text[])`,
-  addRevisions: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body)
-     SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[])`,
-  addUsers: 'INSERT INTO users (user_id, total_bytes) SELECT * FROM unnest($1::text[], $2::bigint[])',
+  addRevisions: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
+     SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::text[], $5::text[], $6::bigint[], $7::text[],
+       $8::text[], $9::boolean[])`,
+  addUsers: `INSERT INTO users (user_id, total_bytes, entries, history_bytes)
+     SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::bigint[])`,
   addTokens: `INSERT INTO tokens (${TOKEN_COLUMNS})
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::text[], $6::bigint[], $7::bigint[])`,
   // The next entry created is numbered after the highest id loaded.
@@ -97,12 +100,19 @@ export async function loadDatabase(runner: Runner, dump: StoreDump, options: Loa
           r.at,
           r.description,
           r.body,
+          // The latest revision of a dropped entry is the trash's, as addRevision marks it.
+          entry.droppedAt !== null && r.revision === entry.revision,
         ]);
       }
       options.onProgress?.(start + batch.length);
     }
     for (let start = 0; start < dump.users.length; start += BATCH) {
-      await insert(db, SQL.addUsers, dump.users.slice(start, start + BATCH), (u) => [u.user, u.totalBytes]);
+      await insert(db, SQL.addUsers, dump.users.slice(start, start + BATCH), (u) => [
+        u.user,
+        u.totalBytes,
+        u.entries,
+        u.historyBytes,
+      ]);
     }
     for (let start = 0; start < dump.tokens.length; start += BATCH) {
       await insert(db, SQL.addTokens, dump.tokens.slice(start, start + BATCH), tokenValues);

@@ -67,6 +67,32 @@ export const MIGRATIONS: readonly string[] = [
     last_used bigint
   );
   `,
+  // 2: usage counts names and descriptions too, the live entries, and the history's bytes
+  // (kept by delta on every write, recomputed here for what is stored). in_trash marks the
+  // latest revision of a dropped entry, so that the revisions the history cap trims first
+  // are found by an index that the trash does not clog.
+  `
+  ALTER TABLE users
+    ADD COLUMN entries integer NOT NULL DEFAULT 0,
+    ADD COLUMN history_bytes bigint NOT NULL DEFAULT 0;
+
+  ALTER TABLE revisions ADD COLUMN in_trash boolean NOT NULL DEFAULT false;
+  UPDATE revisions SET in_trash = true FROM entries
+    WHERE entries.user_id = revisions.user_id AND entries.id = revisions.entry_id
+      AND entries.dropped_at IS NOT NULL AND entries.revision = revisions.revision;
+  -- A user's revisions oldest first, the trash left out: what the history cap trims first.
+  CREATE INDEX revisions_age ON revisions (user_id, at, entry_id, revision) WHERE NOT in_trash;
+
+  INSERT INTO users (user_id) SELECT DISTINCT user_id FROM entries ON CONFLICT (user_id) DO NOTHING;
+  UPDATE users SET
+    total_bytes = coalesce((
+      SELECT sum(octet_length(name) + octet_length(description) + size)
+      FROM entries WHERE entries.user_id = users.user_id AND dropped_at IS NULL), 0),
+    entries = (SELECT count(*) FROM entries WHERE entries.user_id = users.user_id AND dropped_at IS NULL),
+    history_bytes = coalesce((
+      SELECT sum(octet_length(description) + octet_length(body))
+      FROM revisions WHERE revisions.user_id = users.user_id), 0);
+  `,
 ];
 
 /** Key of the advisory lock that serialises migrations across servers ("engram" in ASCII). */

@@ -7,6 +7,9 @@
 import { ENTRY_COLUMNS } from '../sql-rows.js';
 import type { Statement } from './pool.js';
 
+/** What a revision takes against the history cap, as usage.ts's revisionBytes: UTF-8 bytes of description and body. */
+const REVISION_BYTES = 'octet_length(description) + octet_length(body)';
+
 export const SQL = {
   index: 'SELECT name, size, description FROM entries WHERE user_id = $1 AND dropped_at IS NULL ORDER BY name',
   live: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = $1 AND name = $2 AND dropped_at IS NULL`,
@@ -19,26 +22,59 @@ export const SQL = {
      ORDER BY dropped_at DESC, id DESC`,
   // The users row is the lock that serialises every write of one user, across servers.
   ensureUser: 'INSERT INTO users (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING',
-  lockUser: 'SELECT total_bytes FROM users WHERE user_id = $1 FOR UPDATE',
-  addUsage: 'UPDATE users SET total_bytes = total_bytes + $2 WHERE user_id = $1',
+  lockUser: 'SELECT total_bytes AS "totalBytes", entries FROM users WHERE user_id = $1 FOR UPDATE',
+  usage: 'SELECT total_bytes AS "totalBytes", entries FROM users WHERE user_id = $1',
+  // Every counter moves by delta, never by summing the user's rows; the history is returned for the cap.
+  addUsage: `UPDATE users SET total_bytes = total_bytes + $2, entries = entries + $3, history_bytes = history_bytes + $4
+     WHERE user_id = $1 RETURNING history_bytes`,
   insert: `INSERT INTO entries (user_id, name, description, body, size, created, updated, revision)
      VALUES ($1, $2, $3, $4, $5, $6, $6, $7) RETURNING id`,
   update: `UPDATE entries SET description = $3, body = $4, size = $5, updated = $6, revision = $7
      WHERE user_id = $1 AND id = $2`,
   drop: 'UPDATE entries SET dropped_at = $3, dropped_by = $4, revision = $5 WHERE user_id = $1 AND id = $2',
   undrop: 'UPDATE entries SET dropped_at = NULL, dropped_by = NULL, revision = $3 WHERE user_id = $1 AND id = $2',
-  addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-  trimRevisions: 'DELETE FROM revisions WHERE user_id = $1 AND entry_id = $2 AND revision <= $3',
+  // in_trash: the revision a drop records stays the latest of its entry while the entry is in the trash.
+  addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $4 = 'drop')`,
+  leaveTrash: 'UPDATE revisions SET in_trash = false WHERE user_id = $1 AND entry_id = $2 AND revision = $3',
+  trimRevisions: `DELETE FROM revisions WHERE user_id = $1 AND entry_id = $2 AND revision <= $3 RETURNING ${REVISION_BYTES} AS bytes`,
+  // The history cap's candidates, oldest first: revisions that are not the latest of their
+  // entry (by the index revisions_age, which skips only the latest revisions of live entries:
+  // the trash is not in it), then dropped entries whole (by entries_trash).
+  olderRevisions: `SELECT r.entry_id, r.revision, octet_length(r.description) + octet_length(r.body) AS bytes
+     FROM revisions r JOIN entries e ON e.user_id = r.user_id AND e.id = r.entry_id
+     WHERE r.user_id = $1 AND NOT r.in_trash AND r.revision < e.revision
+     ORDER BY r.at, r.entry_id, r.revision LIMIT $2`,
+  deleteRevisionsAmong: `DELETE FROM revisions
+     WHERE user_id = $1 AND (entry_id, revision) IN (SELECT * FROM unnest($2::bigint[], $3::integer[]))`,
+  oldestTrash: `SELECT id, (SELECT coalesce(sum(octet_length(r.description) + octet_length(r.body)), 0)
+       FROM revisions r WHERE r.user_id = e.user_id AND r.entry_id = e.id) AS bytes
+     FROM entries e WHERE e.user_id = $1 AND e.dropped_at IS NOT NULL ORDER BY e.dropped_at, e.id LIMIT $2`,
+  deleteEntriesAmong: 'DELETE FROM entries WHERE user_id = $1 AND id = ANY ($2::bigint[])',
   // The live copy if there is one, else the most recently dropped.
   history: `SELECT revision, operation, actor, at, description, body FROM revisions
      WHERE user_id = $1 AND entry_id = (
        SELECT id FROM entries WHERE user_id = $1 AND name = $2 ORDER BY dropped_at DESC NULLS FIRST, id DESC LIMIT 1)
      ORDER BY revision`,
-  // Revisions go with their entry (ON DELETE CASCADE).
-  purgeCopies: `DELETE FROM entries WHERE user_id = $1 AND name = $2 AND ($3::boolean OR dropped_at IS NOT NULL)
-     RETURNING size, dropped_at`,
-  purgeExpired: 'DELETE FROM entries WHERE dropped_at IS NOT NULL AND dropped_at <= $1',
+  // Revisions go with their entry (ON DELETE CASCADE); every part of one statement sees the
+  // rows as they were before it, so the revisions' bytes are summed as they are deleted.
+  purgeCopies: `WITH gone AS (
+       DELETE FROM entries WHERE user_id = $1 AND name = $2 AND ($3::boolean OR dropped_at IS NOT NULL)
+       RETURNING id, name, description, size, dropped_at)
+     SELECT name, description, size, dropped_at, (SELECT coalesce(sum(${REVISION_BYTES}), 0)
+       FROM revisions r WHERE r.user_id = $1 AND r.entry_id = gone.id) AS history FROM gone`,
+  // The users whose trash expired, locked in one order (as writers lock them) before it is purged.
+  lockExpiredUsers: `SELECT user_id FROM users WHERE user_id IN (
+       SELECT user_id FROM entries WHERE dropped_at IS NOT NULL AND dropped_at <= $1)
+     ORDER BY user_id FOR UPDATE`,
+  purgeExpired: `WITH gone AS (
+       DELETE FROM entries WHERE dropped_at IS NOT NULL AND dropped_at <= $1 RETURNING user_id, id),
+     freed AS (
+       SELECT r.user_id, sum(${REVISION_BYTES}) AS bytes FROM revisions r JOIN gone g ON r.user_id = g.user_id AND r.entry_id = g.id
+       GROUP BY r.user_id),
+     counted AS (
+       UPDATE users SET history_bytes = history_bytes - freed.bytes FROM freed WHERE users.user_id = freed.user_id)
+     SELECT count(*)::integer AS purged FROM gone`,
 } as const;
 
 /** The statement `key` with its parameters, prepared once per connection. */

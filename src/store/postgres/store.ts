@@ -8,6 +8,7 @@
 
 import { EngramError } from '../../core/errors.js';
 import type { IndexRow } from '../../core/format.js';
+import { DEFAULT_POLICY } from '../../core/policy.js';
 import type {
   Actor,
   Change,
@@ -24,6 +25,8 @@ import type {
   Usage,
 } from '../../core/store.js';
 import { utf8Bytes } from '../../core/text.js';
+import { entryBytes, revisionBytes } from '../../core/usage.js';
+import { bytesToFree, oldestFreeing, TRIM_BATCH } from '../history-cap.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
 import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
 import { migrate } from './migrations.js';
@@ -35,6 +38,8 @@ import { callDecide, Runner } from './transaction.js';
 export interface PostgresStoreOptions extends PoolOptions {
   /** Revisions kept per entry; older ones are deleted as new ones arrive. */
   readonly historyLimit?: number;
+  /** Most bytes of history one user keeps (see history-cap.ts); default Policy.historyCap. */
+  readonly historyCap?: number;
   /** Clock in milliseconds; tests inject one. */
   readonly now?: () => number;
 }
@@ -42,6 +47,7 @@ export interface PostgresStoreOptions extends PoolOptions {
 export class PostgresStore implements Store {
   private readonly now: () => number;
   private readonly historyLimit: number;
+  private readonly historyCap: number;
   private closed = false;
   readonly tokens: PostgresTokenStore;
 
@@ -65,11 +71,17 @@ export class PostgresStore implements Store {
   ) {
     this.now = options.now ?? Date.now;
     this.historyLimit = options.historyLimit ?? 100;
+    this.historyCap = options.historyCap ?? DEFAULT_POLICY.historyCap;
     this.tokens = new PostgresTokenStore(db);
   }
 
   async index(user: string): Promise<IndexRow[]> {
     return this.db.query<IndexRow>(statement('index', user));
+  }
+
+  async usage(user: string): Promise<Usage> {
+    const [row] = await this.db.query<Usage>(statement('usage', user));
+    return row ?? { totalBytes: 0, entries: 0 };
   }
 
   async get(user: string, names: readonly string[]): Promise<StoredEntry[]> {
@@ -113,8 +125,9 @@ export class PostgresStore implements Store {
       if (await first(db, statement('live', actor.user, name))) return { status: 'taken' };
       const revision = row.revision + 1;
       await db.query(statement('undrop', actor.user, row.id, revision));
-      await this.record(db, actor, row.id, revision, 'undrop', this.now(), row.description, row.body);
-      await db.query(statement('addUsage', actor.user, row.size));
+      await db.query(statement('leaveTrash', actor.user, row.id, row.revision));
+      const history = await this.record(db, actor, row.id, revision, 'undrop', this.now(), row.description, row.body);
+      await this.account(db, actor.user, entryBytes(row.name, row.description, row.size), 1, history);
       return { status: 'restored', entry: { ...toEntry(row), revision } };
     });
   }
@@ -130,19 +143,22 @@ export class PostgresStore implements Store {
   async purge(user: string, name: string, options: { readonly includeLive: boolean }): Promise<number> {
     return this.db.transaction(async (db) => {
       await lockUser(db, user);
-      const { rows } = await db.query<{ size: number; dropped_at: number | null }>(
-        statement('purgeCopies', user, name, options.includeLive),
-      );
-      // A purged live entry no longer counts towards its user's total.
-      const liveBytes = rows.reduce((sum, row) => sum + (row.dropped_at === null ? row.size : 0), 0);
-      if (liveBytes > 0) await db.query(statement('addUsage', user, -liveBytes));
+      const { rows } = await db.query<PurgedRow>(statement('purgeCopies', user, name, options.includeLive));
+      // Their revisions leave the user's history; a purged live entry leaves their usage too.
+      const live = rows.filter((row) => row.dropped_at === null);
+      const bytes = live.reduce((sum, row) => sum + entryBytes(row.name, row.description, row.size), 0);
+      const history = rows.reduce((sum, row) => sum + row.history, 0);
+      if (rows.length > 0) await db.query(statement('addUsage', user, -bytes, -live.length, -history));
       return rows.length;
     });
   }
 
-  /** Dropped entries count towards no usage, so no user lock is needed; see purge for what VACUUM keeps. */
+  /** Dropped entries count towards their users' history, so their users are locked first; see purge for what VACUUM keeps. */
   async purgeTrash(cutoff: number): Promise<number> {
-    return this.db.transaction(async (db) => (await db.query(statement('purgeExpired', cutoff))).rowCount ?? 0);
+    return this.db.transaction(async (db) => {
+      await db.query(statement('lockExpiredUsers', cutoff));
+      return (await first<{ purged: number }>(db, statement('purgeExpired', cutoff)))?.purged ?? 0;
+    });
   }
 
   async isEmpty(): Promise<boolean> {
@@ -177,8 +193,8 @@ export class PostgresStore implements Store {
       if (!row) return undefined;
       const revision = row.revision + 1;
       await db.query(statement('drop', actor.user, row.id, at, actor.label, revision));
-      await this.record(db, actor, row.id, revision, 'drop', at, row.description, row.body);
-      await db.query(statement('addUsage', actor.user, -row.size));
+      const history = await this.record(db, actor, row.id, revision, 'drop', at, row.description, row.body);
+      await this.account(db, actor.user, -entryBytes(row.name, row.description, row.size), -1, history);
       return undefined;
     }
     refuseNul(name, change.description, change.body);
@@ -193,8 +209,10 @@ export class PostgresStore implements Store {
       const inserted = await first<{ id: number }>(db, statement('insert', actor.user, name, ...values));
       id = inserted!.id;
     }
-    await this.record(db, actor, id, revision, change.operation, at, change.description, change.body);
-    await db.query(statement('addUsage', actor.user, size - (row?.size ?? 0)));
+    const history = await this.record(db, actor, id, revision, change.operation, at, change.description, change.body);
+    const bytes =
+      entryBytes(name, change.description, size) - (row ? entryBytes(row.name, row.description, row.size) : 0);
+    await this.account(db, actor.user, bytes, row ? 0 : 1, history);
     return {
       name,
       description: change.description,
@@ -206,6 +224,7 @@ export class PostgresStore implements Store {
     };
   }
 
+  /** Records the revision, deletes the entry's ones past historyLimit, and returns how the history's bytes moved. */
   private async record(
     db: Queryable,
     actor: Actor,
@@ -215,19 +234,69 @@ export class PostgresStore implements Store {
     at: number,
     description: string,
     body: string,
-  ): Promise<void> {
+  ): Promise<number> {
     await db.query(statement('addRevision', actor.user, id, revision, operation, actor.label, at, description, body));
+    let trimmed = 0;
     if (revision > this.historyLimit) {
-      await db.query(statement('trimRevisions', actor.user, id, revision - this.historyLimit));
+      const { rows } = await db.query<{ bytes: number }>(
+        statement('trimRevisions', actor.user, id, revision - this.historyLimit),
+      );
+      trimmed = rows.reduce((sum, row) => sum + row.bytes, 0);
     }
+    return revisionBytes(description, body) - trimmed;
   }
+
+  /** Moves the user's counters by these deltas (one statement), then keeps their history within the cap. */
+  private async account(db: Queryable, user: string, bytes: number, entries: number, history: number): Promise<void> {
+    const after = await first<{ history_bytes: number }>(db, statement('addUsage', user, bytes, entries, history));
+    await this.trimHistory(db, user, bytesToFree(after?.history_bytes ?? 0, this.historyCap));
+  }
+
+  /**
+   * Frees at least `needed` bytes of the user's history if it can: their oldest revisions
+   * that are not the latest of their entry, then their oldest dropped entries whole (the
+   * latest revision of a live entry always stays). Batches of TRIM_BATCH rows, read by index.
+   */
+  private async trimHistory(db: Queryable, user: string, needed: number): Promise<void> {
+    if (needed <= 0) return;
+    let freed = 0;
+    for (let more = true; more && freed < needed; ) {
+      type Older = { entry_id: number; revision: number; bytes: number };
+      const older = (await db.query<Older>(statement('olderRevisions', user, TRIM_BATCH))).rows;
+      const doomed = oldestFreeing(older, needed - freed);
+      if (doomed.length > 0) {
+        const [ids, revisions] = [doomed.map((row) => row.entry_id), doomed.map((row) => row.revision)];
+        await db.query(statement('deleteRevisionsAmong', user, ids, revisions));
+      }
+      freed += doomed.reduce((sum, row) => sum + row.bytes, 0);
+      more = older.length === TRIM_BATCH;
+    }
+    for (let more = true; more && freed < needed; ) {
+      const trash = (await db.query<{ id: number; bytes: number }>(statement('oldestTrash', user, TRIM_BATCH))).rows;
+      const doomed = oldestFreeing(trash, needed - freed);
+      // Revisions go with their entry (ON DELETE CASCADE).
+      const ids = doomed.map((row) => row.id);
+      if (ids.length > 0) await db.query(statement('deleteEntriesAmong', user, ids));
+      freed += doomed.reduce((sum, row) => sum + row.bytes, 0);
+      more = trash.length === TRIM_BATCH;
+    }
+    await db.query(statement('addUsage', user, 0, 0, -freed));
+  }
+}
+
+/** A copy deleted by purge, with the bytes its revisions took. */
+interface PurgedRow {
+  name: string;
+  description: string;
+  size: number;
+  dropped_at: number | null;
+  history: number;
 }
 
 /** Takes the lock that serialises the user's writes (creating their row on first write) and reads their usage. */
 async function lockUser(db: Queryable, user: string): Promise<Usage> {
   await db.query(statement('ensureUser', user));
-  const row = await first<{ total_bytes: number }>(db, statement('lockUser', user));
-  return { totalBytes: row?.total_bytes ?? 0 };
+  return (await first<Usage>(db, statement('lockUser', user))) ?? { totalBytes: 0, entries: 0 };
 }
 
 async function first<Row>(db: Queryable, query: Statement): Promise<Row | undefined> {

@@ -21,14 +21,16 @@ const SQL = {
      FROM entries ORDER BY id`,
   revisions:
     'SELECT entry_id, revision, operation, actor, at, description, body FROM revisions ORDER BY entry_id, revision',
-  users: 'SELECT user_id AS user, total_bytes AS totalBytes FROM users ORDER BY user_id',
+  users: `SELECT user_id AS user, total_bytes AS totalBytes, entries, history_bytes AS historyBytes
+     FROM users ORDER BY user_id`,
   tokens: `SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created, id`,
   clear: 'DELETE FROM revisions; DELETE FROM entries; DELETE FROM users; DELETE FROM tokens;',
   addEntry: `INSERT INTO entries (id, user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by)
      VALUES (@id, @user, @name, @description, @size, @body, @created, @updated, @revision, @droppedAt, @droppedBy)`,
-  addRevision: `INSERT INTO revisions (entry_id, revision, operation, actor, at, description, body)
-     VALUES (@entryId, @revision, @operation, @actor, @at, @description, @body)`,
-  addUser: 'INSERT INTO users (user_id, total_bytes) VALUES (@user, @totalBytes)',
+  addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
+     VALUES (@user, @entryId, @revision, @operation, @actor, @at, @description, @body, @inTrash)`,
+  addUser: `INSERT INTO users (user_id, total_bytes, entries, history_bytes)
+     VALUES (@user, @totalBytes, @entries, @historyBytes)`,
   addToken: `INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES (@id, @user, @label, @readOnly, @hash, @created, @lastUsed)`,
 } as const;
 
@@ -57,7 +59,10 @@ export function loadDatabase(db: Database.Database, dump: StoreDump, options: Lo
     else if (!isEmpty(db)) throw notEmptyError();
     for (const [index, { revisions, ...entry }] of dump.entries.entries()) {
       add.entry.run(entry);
-      for (const record of revisions) add.revision.run({ entryId: entry.id, ...record });
+      for (const record of revisions) {
+        const inTrash = entry.droppedAt !== null && record.revision === entry.revision ? 1 : 0;
+        add.revision.run({ user: entry.user, entryId: entry.id, ...record, inTrash });
+      }
       if ((index + 1) % PROGRESS_EVERY === 0) options.onProgress?.(index + 1);
     }
     for (const usage of dump.users) add.user.run(usage);

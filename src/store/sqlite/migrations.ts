@@ -81,6 +81,46 @@ export const MIGRATIONS: readonly string[] = [
   DROP TABLE revisions;
   ALTER TABLE revisions_rowid RENAME TO revisions;
   `,
+  // 5: usage counts names and descriptions too, the live entries, and the history's bytes
+  // (kept by delta on every write, recomputed here for what is stored). Revisions carry
+  // their user, and in_trash marks the latest revision of a dropped entry, so that the
+  // revisions the history cap trims first are found by an index that the trash does not clog.
+  `
+  ALTER TABLE users ADD COLUMN entries INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE users ADD COLUMN history_bytes INTEGER NOT NULL DEFAULT 0;
+
+  CREATE TABLE revisions_by_user (
+    user_id     TEXT NOT NULL,
+    entry_id    INTEGER NOT NULL REFERENCES entries (id) ON DELETE CASCADE,
+    revision    INTEGER NOT NULL,
+    operation   TEXT NOT NULL,
+    actor       TEXT NOT NULL,
+    at          INTEGER NOT NULL,
+    description TEXT NOT NULL,
+    body        TEXT NOT NULL,
+    in_trash    INTEGER NOT NULL,
+    UNIQUE (entry_id, revision)
+  ) STRICT;
+  INSERT INTO revisions_by_user (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
+    SELECT e.user_id, r.entry_id, r.revision, r.operation, r.actor, r.at, r.description, r.body,
+      e.dropped_at IS NOT NULL AND r.revision = e.revision
+    FROM revisions r JOIN entries e ON e.id = r.entry_id
+    ORDER BY r.rowid;
+  DROP TABLE revisions;
+  ALTER TABLE revisions_by_user RENAME TO revisions;
+  -- A user's revisions oldest first, the trash left out: what the history cap trims first.
+  CREATE INDEX revisions_age ON revisions (user_id, at, entry_id, revision) WHERE in_trash = 0;
+
+  INSERT OR IGNORE INTO users (user_id) SELECT DISTINCT user_id FROM entries;
+  UPDATE users SET
+    total_bytes = coalesce((
+      SELECT sum(length(CAST(name AS BLOB)) + length(CAST(description AS BLOB)) + size)
+      FROM entries WHERE entries.user_id = users.user_id AND dropped_at IS NULL), 0),
+    entries = (SELECT count(*) FROM entries WHERE entries.user_id = users.user_id AND dropped_at IS NULL),
+    history_bytes = coalesce((
+      SELECT sum(length(CAST(description AS BLOB)) + length(CAST(body AS BLOB)))
+      FROM revisions WHERE revisions.user_id = users.user_id), 0);
+  `,
 ];
 
 /** Brings the database to the newest schema in one immediate transaction. */

@@ -6,6 +6,9 @@
 import type Database from 'better-sqlite3';
 import { ENTRY_COLUMNS } from '../sql-rows.js';
 
+/** What a revision takes against the history cap, as usage.ts's revisionBytes: UTF-8 bytes of description and body. */
+const REVISION_BYTES = 'length(CAST(description AS BLOB)) + length(CAST(body AS BLOB)) AS bytes';
+
 export const SQL = {
   index:
     'SELECT name, size, description FROM entries INDEXED BY entries_index WHERE user_id = ? AND dropped_at IS NULL ORDER BY name',
@@ -13,13 +16,17 @@ export const SQL = {
   allLive: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND dropped_at IS NULL ORDER BY name`,
   latestTrashed: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND name = ? AND dropped_at IS NOT NULL
        ORDER BY dropped_at DESC, id DESC LIMIT 1`,
-  copies: `SELECT id, user_id, size, dropped_at FROM entries WHERE user_id = ? AND name = ?`,
+  copies: `SELECT id, user_id, name, description, size, dropped_at FROM entries WHERE user_id = ? AND name = ?`,
   trash: `SELECT ${ENTRY_COLUMNS}, dropped_at, dropped_by FROM entries WHERE user_id = ? AND dropped_at IS NOT NULL
        ORDER BY dropped_at DESC, id DESC`,
-  expiredTrash: 'SELECT id, user_id, size, dropped_at FROM entries WHERE dropped_at IS NOT NULL AND dropped_at <= ?',
-  usage: 'SELECT total_bytes FROM users WHERE user_id = ?',
-  addUsage: `INSERT INTO users (user_id, total_bytes) VALUES (@user, @delta)
-       ON CONFLICT (user_id) DO UPDATE SET total_bytes = total_bytes + @delta`,
+  expiredTrash: `SELECT id, user_id, name, description, size, dropped_at FROM entries
+       WHERE dropped_at IS NOT NULL AND dropped_at <= ?`,
+  usage: 'SELECT total_bytes AS totalBytes, entries FROM users WHERE user_id = ?',
+  // Every counter moves by delta, never by summing the user's rows; the history is returned for the cap.
+  addUsage: `INSERT INTO users (user_id, total_bytes, entries, history_bytes) VALUES (@user, @bytes, @entries, @history)
+       ON CONFLICT (user_id) DO UPDATE SET total_bytes = total_bytes + @bytes, entries = entries + @entries,
+         history_bytes = history_bytes + @history
+       RETURNING history_bytes`,
   insert: `INSERT INTO entries (user_id, name, description, body, size, created, updated, revision)
        VALUES (@user, @name, @description, @body, @size, @at, @at, @revision)`,
   update: `UPDATE entries SET description = @description, body = @body, size = @size, updated = @at, revision = @revision
@@ -27,10 +34,22 @@ export const SQL = {
   drop: 'UPDATE entries SET dropped_at = @at, dropped_by = @actor, revision = @revision WHERE id = @id',
   undrop: 'UPDATE entries SET dropped_at = NULL, dropped_by = NULL, revision = @revision WHERE id = @id',
   deleteEntry: 'DELETE FROM entries WHERE id = ?',
-  deleteRevisions: 'DELETE FROM revisions WHERE entry_id = ?',
-  addRevision: `INSERT INTO revisions (entry_id, revision, operation, actor, at, description, body)
-       VALUES (@id, @revision, @operation, @actor, @at, @description, @body)`,
-  trimRevisions: 'DELETE FROM revisions WHERE entry_id = @id AND revision <= @keepAfter',
+  deleteRevisions: `DELETE FROM revisions WHERE entry_id = ? RETURNING ${REVISION_BYTES}`,
+  // in_trash: the revision a drop records stays the latest of its entry while the entry is in the trash.
+  addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
+       VALUES (@user, @id, @revision, @operation, @actor, @at, @description, @body, @operation = 'drop')`,
+  leaveTrash: 'UPDATE revisions SET in_trash = 0 WHERE entry_id = @id AND revision = @revision',
+  trimRevisions: `DELETE FROM revisions WHERE entry_id = @id AND revision <= @keepAfter RETURNING ${REVISION_BYTES}`,
+  // The history cap's candidates, oldest first: revisions that are not the latest of their
+  // entry, then dropped entries whole. Both walk an index of the user's rows in that order;
+  // the first skips only the latest revisions of live entries (the trash is not in its index).
+  olderRevisions: `SELECT r.rowid AS id, length(CAST(r.description AS BLOB)) + length(CAST(r.body AS BLOB)) AS bytes
+       FROM revisions r INDEXED BY revisions_age JOIN entries e ON e.id = r.entry_id
+       WHERE r.user_id = ? AND r.in_trash = 0 AND r.revision < e.revision
+       ORDER BY r.at, r.entry_id, r.revision LIMIT ?`,
+  deleteRevision: 'DELETE FROM revisions WHERE rowid = ?',
+  oldestTrash: `SELECT id FROM entries INDEXED BY entries_trash WHERE user_id = ? AND dropped_at IS NOT NULL
+       ORDER BY dropped_at, id LIMIT ?`,
   revisions:
     'SELECT revision, operation, actor, at, description, body FROM revisions WHERE entry_id = ? ORDER BY revision',
 } as const;

@@ -10,6 +10,7 @@
 import Database from 'better-sqlite3';
 import { EngramError } from '../../core/errors.js';
 import type { IndexRow } from '../../core/format.js';
+import { DEFAULT_POLICY } from '../../core/policy.js';
 import type {
   Actor,
   Change,
@@ -23,8 +24,11 @@ import type {
   StoredEntry,
   TrashedEntry,
   UndropResult,
+  Usage,
 } from '../../core/store.js';
 import { utf8Bytes } from '../../core/text.js';
+import { entryBytes, revisionBytes } from '../../core/usage.js';
+import { bytesToFree, oldestFreeing, TRIM_BATCH } from '../history-cap.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
 import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
 import { prepareDatabaseFile } from './file.js';
@@ -41,6 +45,8 @@ export interface SqliteStoreOptions {
   readonly busyTimeoutMs?: number;
   /** Revisions kept per entry; older ones are deleted as new ones arrive. */
   readonly historyLimit?: number;
+  /** Most bytes of history one user keeps (see history-cap.ts); default Policy.historyCap. */
+  readonly historyCap?: number;
   /**
    * Let concurrent writes share one commit (default true). Off, every write is its own
    * transaction and fsync: for measuring what group commit brings.
@@ -54,6 +60,8 @@ export interface SqliteStoreOptions {
 interface CopyRow {
   id: number;
   user_id: string;
+  name: string;
+  description: string;
   size: number;
   dropped_at: number | null;
 }
@@ -62,6 +70,7 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly now: () => number;
   private readonly historyLimit: number;
+  private readonly historyCap: number;
   private readonly statements: Statements;
   private readonly groupCommit: GroupCommit | undefined;
   private readonly mutateOne;
@@ -76,6 +85,7 @@ export class SqliteStore implements Store {
     this.db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 10_000 });
     this.now = options.now ?? Date.now;
     this.historyLimit = options.historyLimit ?? 100;
+    this.historyCap = options.historyCap ?? DEFAULT_POLICY.historyCap;
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
@@ -99,10 +109,14 @@ export class SqliteStore implements Store {
       const rows = select();
       if (rows.length > 0) this.indexCache.invalidate();
       for (const row of rows) {
-        // A purged live entry no longer counts towards its user's total.
-        if (row.dropped_at === null) this.statements.addUsage.run({ user: row.user_id, delta: -row.size });
-        this.statements.deleteRevisions.run(row.id);
-        this.statements.deleteEntry.run(row.id);
+        // Its revisions leave the user's history; a purged live entry leaves their usage too.
+        const live = row.dropped_at === null;
+        this.statements.addUsage.run({
+          user: row.user_id,
+          bytes: live ? -entryBytes(row.name, row.description, row.size) : 0,
+          entries: live ? -1 : 0,
+          history: -this.deleteCopy(row.id),
+        });
       }
       return rows.length;
     });
@@ -117,6 +131,10 @@ export class SqliteStore implements Store {
         description,
       })),
     );
+  }
+
+  async usage(user: string): Promise<Usage> {
+    return this.usageOf(user);
   }
 
   async get(user: string, names: readonly string[]): Promise<StoredEntry[]> {
@@ -206,14 +224,14 @@ export class SqliteStore implements Store {
   private mutateInTransaction(actor: Actor, name: string, decide: Decide): MutationResult {
     const row = this.statements.live.get(actor.user, name) as EntryRow | undefined;
     const before = row ? toEntry(row) : undefined;
-    const change = decide(before, { totalBytes: this.totalBytes(actor.user) });
+    const change = decide(before, this.usageOf(actor.user));
     return { before, after: this.apply(actor, name, row, change) };
   }
 
   private mutateAllInTransaction(actor: Actor, decide: DecideAll): void {
     const rows = this.statements.allLive.all(actor.user) as EntryRow[];
     const byName = new Map(rows.map((row) => [row.name, row]));
-    const changes = decide(rows.map(toEntry), { totalBytes: this.totalBytes(actor.user) });
+    const changes = decide(rows.map(toEntry), this.usageOf(actor.user));
     for (const { name, change } of changes) this.apply(actor, name, byName.get(name), change);
   }
 
@@ -226,13 +244,14 @@ export class SqliteStore implements Store {
     const revision = row.revision + 1;
     this.indexCache.invalidate();
     s.undrop.run({ id: row.id, revision });
-    this.record(actor, row.id, revision, 'undrop', at, row.description, row.body);
-    s.addUsage.run({ user: actor.user, delta: row.size });
+    s.leaveTrash.run({ id: row.id, revision: row.revision });
+    const history = this.record(actor, row.id, revision, 'undrop', at, row.description, row.body);
+    this.account(actor.user, entryBytes(row.name, row.description, row.size), 1, history);
     return { status: 'restored', entry: { ...toEntry(row), revision } };
   }
 
-  private totalBytes(user: string): number {
-    return (this.statements.usage.get(user) as { total_bytes: number } | undefined)?.total_bytes ?? 0;
+  private usageOf(user: string): Usage {
+    return (this.statements.usage.get(user) as Usage | undefined) ?? { totalBytes: 0, entries: 0 };
   }
 
   /** Applies one decided change to the live row (if any) and returns the entry after it. */
@@ -245,8 +264,8 @@ export class SqliteStore implements Store {
       if (!row) return undefined;
       const revision = row.revision + 1;
       s.drop.run({ id: row.id, at, actor: actor.label, revision });
-      this.record(actor, row.id, revision, 'drop', at, row.description, row.body);
-      s.addUsage.run({ user: actor.user, delta: -row.size });
+      const history = this.record(actor, row.id, revision, 'drop', at, row.description, row.body);
+      this.account(actor.user, -entryBytes(row.name, row.description, row.size), -1, history);
       return undefined;
     }
     const size = utf8Bytes(change.body);
@@ -259,8 +278,10 @@ export class SqliteStore implements Store {
     } else {
       id = Number(s.insert.run({ user: actor.user, name, ...values }).lastInsertRowid);
     }
-    this.record(actor, id, revision, change.operation, at, change.description, change.body);
-    s.addUsage.run({ user: actor.user, delta: size - (row?.size ?? 0) });
+    const history = this.record(actor, id, revision, change.operation, at, change.description, change.body);
+    const bytes =
+      entryBytes(name, change.description, size) - (row ? entryBytes(row.name, row.description, row.size) : 0);
+    this.account(actor.user, bytes, row ? 0 : 1, history);
     return {
       name,
       description: change.description,
@@ -272,6 +293,7 @@ export class SqliteStore implements Store {
     };
   }
 
+  /** Records the revision, deletes the entry's ones past historyLimit, and returns how the history's bytes moved. */
   private record(
     actor: Actor,
     id: number,
@@ -280,9 +302,56 @@ export class SqliteStore implements Store {
     at: number,
     description: string,
     body: string,
-  ): void {
-    this.statements.addRevision.run({ id, revision, operation, actor: actor.label, at, description, body });
-    if (revision > this.historyLimit)
-      this.statements.trimRevisions.run({ id, keepAfter: revision - this.historyLimit });
+  ): number {
+    const s = this.statements;
+    s.addRevision.run({ user: actor.user, id, revision, operation, actor: actor.label, at, description, body });
+    const trimmed =
+      revision > this.historyLimit ? sumBytes(s.trimRevisions.all({ id, keepAfter: revision - this.historyLimit })) : 0;
+    return revisionBytes(description, body) - trimmed;
   }
+
+  /** Moves the user's counters by these deltas (one statement), then keeps their history within the cap. */
+  private account(user: string, bytes: number, entries: number, history: number): void {
+    const after = this.statements.addUsage.get({ user, bytes, entries, history }) as { history_bytes: number };
+    this.trimHistory(user, bytesToFree(after.history_bytes, this.historyCap));
+  }
+
+  /**
+   * Frees at least `needed` bytes of the user's history if it can: their oldest revisions
+   * that are not the latest of their entry, then their oldest dropped entries whole (the
+   * latest revision of a live entry always stays). Batches of TRIM_BATCH rows, read by index.
+   */
+  private trimHistory(user: string, needed: number): void {
+    if (needed <= 0) return;
+    const s = this.statements;
+    let freed = 0;
+    for (let more = true; more && freed < needed; ) {
+      const older = s.olderRevisions.all(user, TRIM_BATCH) as Array<{ id: number; bytes: number }>;
+      for (const { id, bytes } of oldestFreeing(older, needed - freed)) {
+        s.deleteRevision.run(id);
+        freed += bytes;
+      }
+      more = older.length === TRIM_BATCH;
+    }
+    for (let more = true; more && freed < needed; ) {
+      const trash = s.oldestTrash.all(user, TRIM_BATCH) as Array<{ id: number }>;
+      for (const { id } of trash) {
+        if (freed >= needed) break;
+        freed += this.deleteCopy(id);
+      }
+      more = trash.length === TRIM_BATCH;
+    }
+    s.addUsage.run({ user, bytes: 0, entries: 0, history: -freed });
+  }
+
+  /** Deletes an entry row and its revisions (overwritten: secure_delete), returning the history bytes freed. */
+  private deleteCopy(id: number): number {
+    const freed = sumBytes(this.statements.deleteRevisions.all(id));
+    this.statements.deleteEntry.run(id);
+    return freed;
+  }
+}
+
+function sumBytes(rows: readonly unknown[]): number {
+  return (rows as Array<{ bytes: number }>).reduce((sum, row) => sum + row.bytes, 0);
 }
