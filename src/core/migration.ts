@@ -7,7 +7,10 @@
  */
 
 import { EngramError } from './errors.js';
+import type { Policy } from './policy.js';
 import type { Store, StoreDump } from './store.js';
+import { formatCount } from './text.js';
+import { entryBytes } from './usage.js';
 
 export interface CopyOptions {
   /** Replace whatever the target holds; without it, a target that is not empty is refused. */
@@ -16,6 +19,8 @@ export interface CopyOptions {
   readonly target: string;
   /** Told once the source is read, then as entries are written. */
   readonly onProgress?: (progress: CopyProgress) => void;
+  /** The caps the target serves under: a user past them is refused before anything is written. */
+  readonly policy?: Pick<Policy, 'userCap' | 'maxEntries'>;
 }
 
 export interface CopyProgress {
@@ -46,6 +51,7 @@ export async function copyStore(from: Store, to: Store, options: CopyOptions): P
     );
   }
   const dump = await from.dump();
+  if (options.policy) checkCaps(dump, options.policy, options.target);
   const entriesTotal = dump.entries.length;
   options.onProgress?.({ entriesWritten: 0, entriesTotal });
   await to.load(dump, {
@@ -53,6 +59,33 @@ export async function copyStore(from: Store, to: Store, options: CopyOptions): P
     onProgress: (entriesWritten) => options.onProgress?.({ entriesWritten, entriesTotal }),
   });
   return { ...summarize(dump), replaced: !empty };
+}
+
+/**
+ * Refuses a copy in which some user's live entries pass the caps: the target would hold a
+ * memory its own rules could never have let in. Counted from the entries themselves.
+ */
+function checkCaps(dump: StoreDump, policy: Pick<Policy, 'userCap' | 'maxEntries'>, target: string): void {
+  const users = new Map<string, { entries: number; bytes: number }>();
+  for (const entry of dump.entries) {
+    if (entry.droppedAt !== null) continue;
+    const usage = users.get(entry.user) ?? { entries: 0, bytes: 0 };
+    usage.entries++;
+    usage.bytes += entryBytes(entry.name, entry.description, entry.size);
+    users.set(entry.user, usage);
+  }
+  const over = [...users].filter(([, usage]) => usage.entries > policy.maxEntries || usage.bytes > policy.userCap);
+  if (over.length === 0) return;
+  const listed = over
+    .slice(0, 5)
+    .map(([user, usage]) => `${user} (${formatCount(usage.entries)} entries, ${formatCount(usage.bytes)} bytes)`)
+    .join(', ');
+  throw new EngramError(
+    'TOO_LARGE',
+    `${formatCount(over.length)} user(s) hold more than the caps of ${target} allow ` +
+      `(${formatCount(policy.maxEntries)} entries, ${formatCount(policy.userCap)} bytes): ${listed}; nothing was copied. ` +
+      'Raise maxEntries or userCap in the config file, or make those memories smaller first.',
+  );
 }
 
 function summarize(dump: StoreDump): Omit<CopySummary, 'replaced'> {

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { type CopyProgress, copyStore } from '../../src/core/migration.js';
 import type { Actor, Decide, Store } from '../../src/core/store.js';
 import { openMemoryStore } from '../../src/store/memory/index.js';
+import { expectEngramError } from './fixtures.js';
 
 const alice: Actor = { user: 'alice', label: 'claude-desktop' };
 const bob: Actor = { user: 'bob', label: 'cli' };
@@ -92,5 +93,28 @@ describe('copyStore', () => {
     const from = await filled();
 
     expect((await copyStore(from, openMemoryStore(), { force: true, target: 'x' })).replaced).toBe(false);
+  });
+});
+
+describe('copyStore and the caps', () => {
+  it('refuses a user past the entry or byte cap of the target, copying nothing', async () => {
+    const from = await filled();
+    const to = openMemoryStore();
+    const copy = (policy: { maxEntries: number; userCap: number }) =>
+      copyStore(from, to, { force: false, target: 'the target', policy });
+    await expectEngramError(
+      () => copy({ maxEntries: 1, userCap: 1_000_000 }),
+      'TOO_LARGE',
+      '1 user(s) hold more than the caps of the target allow (1 entries, 1,000,000 bytes): ' +
+        'alice (2 entries, 38 bytes); nothing was copied. ' +
+        'Raise maxEntries or userCap in the config file, or make those memories smaller first.',
+    );
+    expect(await to.isEmpty()).toBe(true);
+    await expectEngramError(
+      () => copy({ maxEntries: 5, userCap: 30 }),
+      'TOO_LARGE',
+      /: alice \(2 entries, 38 bytes\); /,
+    );
+    expect((await copy({ maxEntries: 2, userCap: 38 })).entries).toBe(3);
   });
 });
