@@ -1,7 +1,10 @@
 /**
  * One line per request on stderr, enough to see who did what and how it went: time,
  * user, HTTP method and path, JSON-RPC method, tool, status, duration. Never arguments
- * or bodies: memory is private, and a log is copied to places memory is not.
+ * or bodies: memory is private, and a log is copied to places memory is not. Each field
+ * is bounded and shown only if it looks like a name (else `?`), so a line stays one line
+ * of at most about 1 KB whatever a client sends: a batch names its first few methods and
+ * counts the rest.
  */
 
 export interface RequestRecord {
@@ -26,6 +29,19 @@ function word(value: unknown): string | undefined {
   return /^[\w./:@-]{1,64}$/.test(value) ? value : '?';
 }
 
+/** Methods or tools of a batch named in the log; the rest are counted (`,+N`). */
+const MAX_LISTED = 5;
+
+/** `value` if it matches `shape`, else `?`. */
+function shown(value: string, shape: RegExp): string {
+  return shape.test(value) ? value : '?';
+}
+
+const HTTP_METHOD = /^[A-Z-]{1,20}$/;
+const PATH = /^[\x21-\x7e]{1,100}$/;
+/** A word, or a batch's list of words (see summarizeRpc). */
+const WORDS = new RegExp(`^[\\w./:@,+-]{1,${MAX_LISTED * 65 + 10}}$`);
+
 function summarizeOne(message: unknown): RpcSummary {
   if (typeof message !== 'object' || message === null) return { rpcMethod: undefined, tool: undefined };
   const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
@@ -36,8 +52,11 @@ function summarizeOne(message: unknown): RpcSummary {
 export function summarizeRpc(body: unknown): RpcSummary {
   if (!Array.isArray(body)) return summarizeOne(body);
   const parts = body.map(summarizeOne);
-  const join = (values: (string | undefined)[]) =>
-    values.some(Boolean) ? values.map((v) => v ?? '-').join(',') : undefined;
+  const join = (values: (string | undefined)[]) => {
+    if (!values.some(Boolean)) return undefined;
+    const listed = values.slice(0, MAX_LISTED).map((v) => v ?? '-');
+    return values.length > MAX_LISTED ? [...listed, `+${values.length - MAX_LISTED}`].join(',') : listed.join(',');
+  };
   return { rpcMethod: join(parts.map((p) => p.rpcMethod)), tool: join(parts.map((p) => p.tool)) };
 }
 
@@ -45,9 +64,9 @@ export function formatRequestLine(record: RequestRecord): string {
   return [
     record.time.toISOString(),
     `user=${word(record.user) ?? '-'}`,
-    `${record.httpMethod} ${/^[\x21-\x7e]{1,100}$/.test(record.path) ? record.path : '?'}`,
-    `method=${record.rpcMethod ?? '-'}`,
-    `tool=${record.tool ?? '-'}`,
+    `${shown(record.httpMethod, HTTP_METHOD)} ${shown(record.path, PATH)}`,
+    `method=${record.rpcMethod === undefined ? '-' : shown(record.rpcMethod, WORDS)}`,
+    `tool=${record.tool === undefined ? '-' : shown(record.tool, WORDS)}`,
     `status=${record.status}`,
     `${Math.round(record.durationMs)}ms`,
   ].join(' ');

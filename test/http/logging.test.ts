@@ -107,3 +107,37 @@ describe('formatRequestLine', () => {
     expect(line).toBe('1970-01-01T00:00:00.000Z user=? GET ? method=tools/list tool=- status=404 0ms');
   });
 });
+
+describe('a request built to flood the log', () => {
+  it('is logged on one line of at most 1 KB, naming the first methods of a batch and counting the rest', async () => {
+    const server = await startTestServer();
+    const batch = Array.from({ length: 10_000 }, (_, id) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'memory_open', arguments: {} },
+    }));
+    await postRpc(server.port, JSON.stringify(batch));
+    const line = server.logs.find((logged) => logged.includes(' POST /mcp '));
+    expect(line).toMatch(LINE);
+    expect(line).toContain(
+      ' method=tools/call,tools/call,tools/call,tools/call,tools/call,+9995 ' +
+        'tool=memory_open,memory_open,memory_open,memory_open,memory_open,+9995 ',
+    );
+    expect(line!.length).toBeLessThanOrEqual(1024);
+  });
+
+  it('shows any field that is not a plain name, or too long, as "?"', () => {
+    const line = formatRequestLine({
+      time: new Date(0),
+      user: 'u'.repeat(10_000),
+      httpMethod: 'GET\nforged',
+      path: `/${'p'.repeat(10_000)}`,
+      rpcMethod: `${'m,'.repeat(10_000)}m`,
+      tool: 'memory_open\u001b[2J',
+      status: 200,
+      durationMs: 0,
+    });
+    expect(line).toBe('1970-01-01T00:00:00.000Z user=? ? ? method=? tool=? status=200 0ms');
+  });
+});
