@@ -18,19 +18,17 @@ export function isLoopbackHostname(hostname: string): boolean {
   return isIP(name) === 4 && name.startsWith('127.');
 }
 
-/** The hostname of a `Host` header (`example.com:8787`, `[::1]:8787`), without its port. */
-function hostnameOf(hostHeader: string): string | undefined {
-  try {
-    return new URL(`http://${hostHeader}`).hostname;
-  } catch {
-    return undefined;
-  }
-}
+/**
+ * The `Host` values a loopback-bound server answers to, and nothing that merely parses to
+ * one (`localhost\evil.example`, `evil@localhost`, `127.1`): `localhost` (any case),
+ * `127.x.y.z` in plain dotted decimal, or `[::1]`, each with an optional port 1-65535.
+ */
+const LOOPBACK_HOST = /^(?:localhost|\[::1\]|127(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})(?::([1-9]\d{0,4}))?$/i;
 
 /** A request reaching a loopback-bound server by any other name is a DNS rebinding attempt. */
 export function isAllowedHost(hostHeader: string | undefined): boolean {
-  const hostname = hostHeader === undefined ? undefined : hostnameOf(hostHeader);
-  return hostname !== undefined && isLoopbackHostname(hostname);
+  const match = hostHeader === undefined ? null : LOOPBACK_HOST.exec(hostHeader);
+  return match !== null && (match[1] === undefined || Number(match[1]) <= 65_535);
 }
 
 /** `http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`: pages served from this computer. */

@@ -35,6 +35,13 @@ describe('isAllowedHost (loopback Host names only)', () => {
     '192.168.1.2:8787',
     '[::2]',
     'a b',
+    'localhost\\evil.example',
+    'localhost/x',
+    'evil.example@localhost',
+    'localhost:',
+    'localhost:99999',
+    '127.1',
+    '127.0.0.1.',
   ])('refuses %s', (host) => expect(isAllowedHost(host)).toBe(false));
 });
 
