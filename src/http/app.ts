@@ -1,8 +1,9 @@
 /**
  * The HTTP app behind `engram serve`: routes `/mcp`, `/api` (api/router.ts) and `/healthz`,
  * and puts the checks in front of them in the order that keeps memory safe — Host (DNS
- * rebinding), Origin (web pages), CORS preflight, method, token, body size, JSON — then
- * logs one line.
+ * rebinding), Origin (web pages), CORS preflight, method, token, body size, JSON and its
+ * nesting — then logs one line; a Host, Origin or Authorization header sent twice is
+ * refused before anything else.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -10,8 +11,10 @@ import { performance } from 'node:perf_hooks';
 import type { Memory } from '../core/memory.js';
 import type { Policy } from '../core/policy.js';
 import { createMcpHttpEndpoint } from '../mcp/http.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../mcp/json-nesting.js';
 import type { ToolHandler } from '../tools/handler.js';
-import { sendApiError } from './api/errors.js';
+import { applyAnswerHeaders } from './answer-headers.js';
+import { type ApiErrorCode, sendApiError } from './api/errors.js';
 import { type ApiExchange, createApi, isApiPath, MAX_IMPORT_BODY_BYTES } from './api/router.js';
 import { type AuthSettings, createAuthenticate } from './auth.js';
 import { answerOptions, corsHeaders } from './cors.js';
@@ -55,7 +58,15 @@ type Exchange = ApiExchange & Partial<RpcSummary>;
 /** JSON-RPC's "server error" code, for refusals that are not about the JSON-RPC message. */
 const REFUSED = -32000;
 const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
 const INTERNAL_ERROR = -32603;
+
+const TOO_DEEP = `Invalid request: the JSON is nested more than ${MAX_JSON_DEPTH} levels deep.`;
+/**
+ * Headers that decide who may call, refused when sent twice: Node reads the first copy,
+ * and a proxy in front may have acted on another.
+ */
+const SINGLE_HEADERS = ['Host', 'Origin', 'Authorization'] as const;
 
 /** Every refusal is a JSON-RPC error object, which MCP clients show to their user. */
 function sendError(
@@ -71,14 +82,9 @@ function sendError(
 }
 
 /** Refusals made before routing, in the shape the caller reads: the API's error, or JSON-RPC's. */
-function sendForbidden(
-  res: ServerResponse,
-  path: string,
-  code: 'FORBIDDEN_HOST' | 'FORBIDDEN_ORIGIN',
-  message: string,
-) {
-  if (isApiPath(path)) sendApiError(res, 403, code, message);
-  else sendError(res, 403, REFUSED, message);
+function sendRefusal(res: ServerResponse, path: string, status: number, code: ApiErrorCode, message: string) {
+  if (isApiPath(path)) sendApiError(res, status, code, message);
+  else sendError(res, status, REFUSED, message);
 }
 
 /** The request's path without its query; `?` when it cannot be parsed. */
@@ -133,6 +139,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       );
       return;
     }
+    if (nestsDeeperThan(body.text, MAX_JSON_DEPTH)) {
+      sendError(res, 400, INVALID_REQUEST, TOO_DEEP);
+      return;
+    }
     let message: unknown;
     try {
       message = JSON.parse(body.text);
@@ -145,10 +155,22 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   }
 
   async function route(req: IncomingMessage, res: ServerResponse, path: string, exchange: Exchange): Promise<void> {
-    if (options.loopbackOnly && !isAllowedHost(req.headers.host)) {
-      sendForbidden(
+    const repeated = SINGLE_HEADERS.find((name) => (req.headersDistinct[name.toLowerCase()]?.length ?? 0) > 1);
+    if (repeated !== undefined) {
+      sendRefusal(
         res,
         path,
+        400,
+        'INVALID_ARGUMENT',
+        `Bad request: the ${repeated} header is sent more than once; send it once.`,
+      );
+      return;
+    }
+    if (options.loopbackOnly && !isAllowedHost(req.headers.host)) {
+      sendRefusal(
+        res,
+        path,
+        403,
         'FORBIDDEN_HOST',
         `Forbidden: this server answers only to localhost, 127.0.0.1 and [::1], not to Host ${JSON.stringify(req.headers.host ?? '')}.`,
       );
@@ -157,9 +179,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const origin = req.headers.origin;
     if (origin !== undefined) {
       if (!originAllowed(origin)) {
-        sendForbidden(
+        sendRefusal(
           res,
           path,
+          403,
           'FORBIDDEN_ORIGIN',
           `Forbidden: pages from ${origin} may not use this memory. To allow them, restart engram serve with ` +
             `--allow-origin ${origin}${options.auth.mode === 'none' ? ' (or use --auth token)' : ''}.`,
@@ -193,6 +216,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
+    applyAnswerHeaders(req, res);
     const path = pathOf(req);
     const exchange: Exchange = {};
     res.once('close', () => {

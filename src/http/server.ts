@@ -5,6 +5,7 @@
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerClientError } from './answer-headers.js';
 import { createHttpApp, type HttpAppOptions } from './app.js';
 import { DEFAULT_TIMEOUTS, declaredTooLarge, type Timeouts } from './limits.js';
 import { assertSafeBinding, isLoopbackHostname } from './origins.js';
@@ -53,6 +54,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     },
     app.listener,
   );
+  server.on('clientError', answerClientError);
   // A client that asks before sending its body (Expect: 100-continue) is refused before it sends a too-large one.
   server.on('checkContinue', (req, res) => {
     if (!declaredTooLarge(req, app.maxBodyBytesFor(req))) res.writeContinue();

@@ -5,6 +5,7 @@
  */
 
 import { EngramError } from '../../core/errors.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../mcp/json-nesting.js';
 
 /** `?key=1` (or `true`) is on, `?key=0` (or `false`) or no key is off. */
 export function flag(query: URLSearchParams, key: string): boolean {
@@ -42,6 +43,12 @@ export function checkQuery(query: URLSearchParams, allowed: readonly string[], r
 }
 
 export function jsonBody(text: string, example: string): unknown {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `the request body is JSON nested more than ${MAX_JSON_DEPTH} levels deep: send ${example}.`,
+    );
+  }
   try {
     return JSON.parse(text);
   } catch {
