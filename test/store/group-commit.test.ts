@@ -89,7 +89,7 @@ describe('SQLite group commit', () => {
     try {
       db.exec(`CREATE TABLE lines (text TEXT NOT NULL);
         CREATE TRIGGER full BEFORE INSERT ON lines WHEN NEW.text = 'boom' BEGIN SELECT RAISE(ROLLBACK, 'disk full'); END;`);
-      const commit = new GroupCommit(db);
+      const commit = new GroupCommit(db, { busyDeadlineMs: 1_000, beforeBatch: () => {} });
       const insert = (text: string) => commit.run(() => db.prepare('INSERT INTO lines (text) VALUES (?)').run(text));
       const results = await Promise.allSettled([insert('before'), insert('boom'), insert('after')]);
       expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected']);

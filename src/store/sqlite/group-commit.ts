@@ -3,29 +3,49 @@
  * One durable commit per write caps a process at the disk's fsync rate; batching lifts
  * that under concurrency. Each write still runs in its own savepoint, so one refused
  * write does not fail its neighbours, and every write is acknowledged (its promise
- * settles) only after the shared COMMIT is durable.
+ * settles) only after the shared COMMIT is durable. While another process holds the
+ * write lock, the batch waits on a timer (never on the event loop) and is tried again
+ * whole, joined by the writes that arrived meanwhile; a write still waiting past the
+ * deadline is refused with the busy error.
  */
 
+import { performance } from 'node:perf_hooks';
 import type Database from 'better-sqlite3';
+import { isBusy, retryDelayMs } from './busy.js';
 
 interface Pending {
   readonly work: () => unknown;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
+  /** When the write arrived (performance.now). */
+  readonly since: number;
 }
 
 type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
 
+export interface GroupCommitOptions {
+  /** How long a write may wait for another process's lock, in ms. */
+  readonly busyDeadlineMs: number;
+  /** Called before each try of a batch; what it throws fails the whole batch (a replaced file). */
+  readonly beforeBatch: () => void;
+}
+
 export class GroupCommit {
   private queue: Pending[] = [];
+  /** A flush is due: on the next turn of the event loop, or after a pause while the database is busy. */
   private scheduled = false;
+  /** Tries in a row that found the database busy. */
+  private busyTries = 0;
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly options: GroupCommitOptions,
+  ) {}
 
   /** Runs `work` (synchronous, inside the shared transaction) and settles after the commit. */
   run<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject, since: performance.now() });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -37,32 +57,59 @@ export class GroupCommit {
     this.scheduled = false;
     const batch = this.queue;
     this.queue = [];
-    const outcomes: Outcome[] = [];
+    let outcomes: Outcome[];
     try {
-      this.db
-        .transaction(() => {
-          for (const { work } of batch) {
-            try {
-              // A transaction function called inside another runs as a savepoint.
-              outcomes.push({ ok: true, value: this.db.transaction(work)() });
-            } catch (error) {
-              // Some failures (disk full, I/O error) roll back the whole transaction, not just
-              // the savepoint: the writes before were undone, and the ones after must not run
-              // on their own, so the batch fails as a whole.
-              if (!this.db.inTransaction) throw error;
-              outcomes.push({ ok: false, error });
-            }
-          }
-        })
-        .immediate();
+      outcomes = this.commit(batch);
     } catch (error) {
-      for (const pending of batch) pending.reject(error);
+      if (isBusy(error)) this.waitForLock(batch, error);
+      else for (const pending of batch) pending.reject(error);
       return;
     }
+    this.busyTries = 0;
     batch.forEach((pending, index) => {
       const outcome = outcomes[index] as Outcome;
       if (outcome.ok) pending.resolve(outcome.value);
       else pending.reject(outcome.error);
     });
+  }
+
+  /** One try of the whole batch in one immediate transaction; throws when it cannot begin or commit. */
+  private commit(batch: readonly Pending[]): Outcome[] {
+    this.options.beforeBatch();
+    const outcomes: Outcome[] = [];
+    this.db
+      .transaction(() => {
+        for (const { work } of batch) {
+          try {
+            // A transaction function called inside another runs as a savepoint.
+            outcomes.push({ ok: true, value: this.db.transaction(work)() });
+          } catch (error) {
+            // Some failures (disk full, I/O error) roll back the whole transaction, not just
+            // the savepoint: the writes before were undone, and the ones after must not run
+            // on their own, so the batch fails as a whole.
+            if (!this.db.inTransaction) throw error;
+            outcomes.push({ ok: false, error });
+          }
+        }
+      })
+      .immediate();
+    return outcomes;
+  }
+
+  /** The batch found the database busy (and was rolled back): refuse who waited too long, try the rest later. */
+  private waitForLock(batch: readonly Pending[], error: unknown): void {
+    const now = performance.now();
+    const waiting = batch.filter((pending) => {
+      if (now - pending.since < this.options.busyDeadlineMs) return true;
+      pending.reject(error);
+      return false;
+    });
+    this.queue = [...waiting, ...this.queue];
+    if (this.queue.length === 0) {
+      this.busyTries = 0;
+      return;
+    }
+    this.scheduled = true;
+    setTimeout(() => this.flush(), retryDelayMs(++this.busyTries));
   }
 }

@@ -1,13 +1,14 @@
 /**
  * The embedded default: one SQLite file through better-sqlite3. WAL with
  * synchronous=FULL, so an acknowledged write survives power loss; every write in
- * BEGIN IMMEDIATE with a busy timeout, so several processes (stdio servers, the CLI,
- * `engram serve`) can share one file and no update is lost; concurrent writes of one
- * process share a commit (group-commit.ts). secure_delete is on, so
- * purged and trimmed text is overwritten, not merely unlinked.
+ * BEGIN IMMEDIATE, waiting on a timer while another process holds the lock, so several
+ * processes (stdio servers, the CLI, `engram serve`) can share one file, no update is
+ * lost and the event loop never stalls (guard.ts); concurrent writes of one process
+ * share a commit (group-commit.ts). secure_delete is on, so purged and trimmed text is
+ * overwritten, not merely unlinked. Every failure of the file is a store error in words.
  */
 
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { EngramError } from '../../core/errors.js';
 import type { IndexRow } from '../../core/format.js';
 import { DEFAULT_POLICY } from '../../core/policy.js';
@@ -30,19 +31,25 @@ import { utf8Bytes } from '../../core/text.js';
 import { entryBytes, revisionBytes } from '../../core/usage.js';
 import { bytesToFree, oldestFreeing, TRIM_BATCH } from '../history-cap.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
+import { DEFAULT_BUSY_DEADLINE_MS, retryUntil } from './busy.js';
+import { openDatabase } from './connection.js';
 import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
-import { prepareDatabaseFile } from './file.js';
 import { GroupCommit } from './group-commit.js';
+import { Guard } from './guard.js';
 import { IndexCache } from './index-cache.js';
-import { migrate } from './migrations.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { SqliteTokenStore } from './tokens.js';
 
 export interface SqliteStoreOptions {
   /** Database file; `:memory:` for a private in-memory database. */
   readonly path: string;
-  /** How long a writer waits for another process's transaction, in ms. */
+  /**
+   * How long a write waits for another process's transaction before it is refused with
+   * STORE_BUSY, in ms (default 10,000). It waits on a timer: the process keeps serving.
+   */
   readonly busyTimeoutMs?: number;
+  /** Told once, in words for a log, when the database file was removed or replaced while open. */
+  readonly onWarning?: (message: string) => void;
   /** Revisions kept per entry; older ones are deleted as new ones arrive. */
   readonly historyLimit?: number;
   /** Most bytes of history one user keeps (see history-cap.ts); default Policy.historyCap. */
@@ -68,6 +75,7 @@ interface CopyRow {
 
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
+  private readonly guard: Guard;
   private readonly now: () => number;
   private readonly historyLimit: number;
   private readonly historyCap: number;
@@ -81,24 +89,22 @@ export class SqliteStore implements Store {
   readonly tokens: SqliteTokenStore;
 
   constructor(options: SqliteStoreOptions) {
-    prepareDatabaseFile(options.path);
-    this.db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 10_000 });
+    const context = { path: options.path, busyDeadlineMs: options.busyTimeoutMs ?? DEFAULT_BUSY_DEADLINE_MS };
+    const { db, file } = openDatabase(context, options.onWarning);
+    this.db = db;
+    this.guard = new Guard(file, context);
     this.now = options.now ?? Date.now;
     this.historyLimit = options.historyLimit ?? 100;
     this.historyCap = options.historyCap ?? DEFAULT_POLICY.historyCap;
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('foreign_keys = ON');
-    this.db.pragma('secure_delete = ON');
-    try {
-      migrate(this.db);
-    } catch (error) {
-      this.db.close();
-      throw error;
-    }
     this.statements = prepareStatements(this.db);
-    this.tokens = new SqliteTokenStore(this.db);
-    this.groupCommit = options.groupCommit === false ? undefined : new GroupCommit(this.db);
+    this.tokens = new SqliteTokenStore(this.db, this.guard);
+    this.groupCommit =
+      options.groupCommit === false
+        ? undefined
+        : new GroupCommit(this.db, {
+            busyDeadlineMs: context.busyDeadlineMs,
+            beforeBatch: () => this.guard.checkFile(),
+          });
     this.mutateOne = this.db.transaction(this.mutateInTransaction.bind(this));
     const dataVersion = this.db.prepare('PRAGMA data_version').pluck();
     this.indexCache = new IndexCache(() => dataVersion.get() as number);
@@ -123,48 +129,54 @@ export class SqliteStore implements Store {
   }
 
   async index(user: string): Promise<readonly IndexRow[]> {
-    return this.indexCache.get(user, () =>
-      // Arrays from SQLite, objects built here: about a third cheaper than SQLite-built objects.
-      (this.statements.index.raw().all(user) as [string, number, string][]).map(([name, size, description]) => ({
-        name,
-        size,
-        description,
-      })),
+    return this.guard.read(() =>
+      this.indexCache.get(user, () =>
+        // Arrays from SQLite, objects built here: about a third cheaper than SQLite-built objects.
+        (this.statements.index.raw().all(user) as [string, number, string][]).map(([name, size, description]) => ({
+          name,
+          size,
+          description,
+        })),
+      ),
     );
   }
 
   async usage(user: string): Promise<Usage> {
-    return this.usageOf(user);
+    return this.guard.read(() => this.usageOf(user));
   }
 
   async get(user: string, names: readonly string[]): Promise<StoredEntry[]> {
-    return names.flatMap((name) => {
-      const row = this.statements.live.get(user, name) as EntryRow | undefined;
-      return row ? [toEntry(row)] : [];
-    });
+    return this.guard.read(() =>
+      names.flatMap((name) => {
+        const row = this.statements.live.get(user, name) as EntryRow | undefined;
+        return row ? [toEntry(row)] : [];
+      }),
+    );
   }
 
   async mutate(actor: Actor, name: string, decide: Decide): Promise<MutationResult> {
-    if (!this.groupCommit) return this.mutateOne.immediate(actor, name, decide);
-    return this.groupCommit.run(() => this.mutateInTransaction(actor, name, decide));
+    if (!this.groupCommit) return this.guard.write(() => this.mutateOne.immediate(actor, name, decide));
+    return this.guard.explained(this.groupCommit.run(() => this.mutateInTransaction(actor, name, decide)));
   }
 
   async mutateAll(actor: Actor, decide: DecideAll): Promise<void> {
-    this.mutateEvery.immediate(actor, decide);
+    await this.guard.write(() => this.mutateEvery.immediate(actor, decide));
   }
 
   async history(user: string, name: string): Promise<RevisionRecord[]> {
     const s = this.statements;
-    const row = (s.live.get(user, name) ?? s.latestTrashed.get(user, name)) as EntryRow | undefined;
-    return row ? (s.revisions.all(row.id) as RevisionRecord[]) : [];
+    return this.guard.read(() => {
+      const row = (s.live.get(user, name) ?? s.latestTrashed.get(user, name)) as EntryRow | undefined;
+      return row ? (s.revisions.all(row.id) as RevisionRecord[]) : [];
+    });
   }
 
   async trash(user: string): Promise<TrashedEntry[]> {
-    return (this.statements.trash.all(user) as TrashRow[]).map(toTrashedEntry);
+    return this.guard.read(() => (this.statements.trash.all(user) as TrashRow[]).map(toTrashedEntry));
   }
 
   async undrop(actor: Actor, name: string): Promise<UndropResult> {
-    return this.undropOne.immediate(actor, name);
+    return this.guard.write(() => this.undropOne.immediate(actor, name));
   }
 
   async purge(user: string, name: string, options: { readonly includeLive: boolean }): Promise<number> {
@@ -180,16 +192,16 @@ export class SqliteStore implements Store {
   }
 
   async isEmpty(): Promise<boolean> {
-    return isEmpty(this.db);
+    return this.guard.read(() => isEmpty(this.db));
   }
 
   async dump(): Promise<StoreDump> {
-    return dumpDatabase(this.db);
+    return this.guard.read(() => dumpDatabase(this.db));
   }
 
   async load(dump: StoreDump, options: LoadOptions): Promise<void> {
     this.indexCache.invalidate();
-    loadDatabase(this.db, dump, options);
+    await this.guard.write(() => loadDatabase(this.db, dump, options));
   }
 
   async close(): Promise<void> {
@@ -203,14 +215,19 @@ export class SqliteStore implements Store {
 
   /**
    * Deletes entries and revisions, then checkpoints and empties the WAL so it keeps no
-   * copy of their text. A reader of another connection that outlasts the busy timeout
+   * copy of their text. A reader of another connection that outlasts the busy deadline
    * keeps the WAL from being emptied: then the purge says so rather than claim success.
    */
-  private purgeCopies(select: () => CopyRow[]): number {
-    const count = this.purgeRows.immediate(select);
+  private async purgeCopies(select: () => CopyRow[]): Promise<number> {
+    const count = await this.guard.write(() => this.purgeRows.immediate(select));
     if (count === 0) return 0;
-    const [checkpoint] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
-    if (checkpoint?.busy) {
+    const emptied = await this.guard.explained(
+      retryUntil(() => {
+        const [checkpoint] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+        return !checkpoint?.busy;
+      }, this.guard.busyDeadlineMs),
+    );
+    if (!emptied) {
       throw new EngramError(
         'STORE_UNAVAILABLE',
         'The entries were deleted, but another connection kept reading the database, so copies of their text ' +
@@ -341,7 +358,7 @@ export class SqliteStore implements Store {
       }
       more = trash.length === TRIM_BATCH;
     }
-    s.addUsage.run({ user, bytes: 0, entries: 0, history: -freed });
+    if (freed > 0) s.addUsage.run({ user, bytes: 0, entries: 0, history: -freed });
   }
 
   /** Deletes an entry row and its revisions (overwritten: secure_delete), returning the history bytes freed. */

@@ -1,12 +1,13 @@
 /**
  * The SQLite backend's tokens, in the `tokens` table of the same database file as the
  * entries. Revoking deletes the row, so every process sharing the file refuses the
- * token from its next request on.
+ * token from its next request on. Statements run through the store's guard, as entries do.
  */
 
 import type Database from 'better-sqlite3';
 import type { TokenRecord, TokenStore } from '../../core/store.js';
 import { TOKEN_COLUMNS, type TokenRow, toTokenRecord } from '../sql-rows.js';
+import type { Guard } from './guard.js';
 
 /** SQLite has no boolean: read_only is stored as 0 or 1. */
 export type SqliteTokenRow = TokenRow<number>;
@@ -23,7 +24,10 @@ export function toSqliteTokenParameters(token: TokenRecord) {
 export class SqliteTokenStore implements TokenStore {
   private readonly statements;
 
-  constructor(db: Database.Database) {
+  constructor(
+    db: Database.Database,
+    private readonly guard: Guard,
+  ) {
     this.statements = {
       add: db.prepare(
         `INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES (@id, @user, @label, @readOnly, @hash, @created, @lastUsed)`,
@@ -36,23 +40,25 @@ export class SqliteTokenStore implements TokenStore {
   }
 
   async add(token: TokenRecord): Promise<void> {
-    this.statements.add.run(toSqliteTokenParameters(token));
+    await this.guard.write(() => this.statements.add.run(toSqliteTokenParameters(token)));
   }
 
   async list(): Promise<TokenRecord[]> {
-    return (this.statements.list.all() as SqliteTokenRow[]).map(fromSqliteTokenRow);
+    return this.guard.read(() => (this.statements.list.all() as SqliteTokenRow[]).map(fromSqliteTokenRow));
   }
 
   async findByHash(hash: string): Promise<TokenRecord | undefined> {
-    const row = this.statements.findByHash.get(hash) as SqliteTokenRow | undefined;
-    return row ? fromSqliteTokenRow(row) : undefined;
+    return this.guard.read(() => {
+      const row = this.statements.findByHash.get(hash) as SqliteTokenRow | undefined;
+      return row ? fromSqliteTokenRow(row) : undefined;
+    });
   }
 
   async revoke(id: string): Promise<boolean> {
-    return this.statements.revoke.run(id).changes > 0;
+    return this.guard.write(() => this.statements.revoke.run(id).changes > 0);
   }
 
   async touch(id: string, at: number): Promise<void> {
-    this.statements.touch.run({ id, at });
+    await this.guard.write(() => this.statements.touch.run({ id, at }));
   }
 }

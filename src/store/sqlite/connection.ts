@@ -1,0 +1,43 @@
+/**
+ * Opening the database file: created 0600 in a 0700 folder, WAL with synchronous=FULL
+ * (an acknowledged write survives power loss), foreign keys, secure_delete (purged text
+ * is overwritten), migrated to the newest schema. Opening comes before anything is
+ * served, so it may wait on the spot for another process's lock, up to the deadline;
+ * then the connection's busy timeout drops to a few milliseconds and the store waits on
+ * timers instead (busy.ts). A file that cannot be opened is explained (errors.ts).
+ */
+
+import Database from 'better-sqlite3';
+import { BUSY_TIMEOUT_MS } from './busy.js';
+import { explainFailure, type FailureContext } from './errors.js';
+import { prepareDatabaseFile } from './file.js';
+import { FileIdentity } from './file-identity.js';
+import { migrate } from './migrations.js';
+
+export interface OpenedDatabase {
+  readonly db: Database.Database;
+  /** The file that was opened, to check before every write that the path still names it. */
+  readonly file: FileIdentity;
+}
+
+export function openDatabase(
+  context: FailureContext,
+  onWarning: ((message: string) => void) | undefined,
+): OpenedDatabase {
+  let db: Database.Database | undefined;
+  try {
+    prepareDatabaseFile(context.path);
+    db = new Database(context.path, { timeout: context.busyDeadlineMs });
+    const file = new FileIdentity(context.path, onWarning);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('secure_delete = ON');
+    migrate(db);
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    return { db, file };
+  } catch (error) {
+    db?.close();
+    throw explainFailure(error, context);
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * The SQLite store while another process holds the write lock (here a second connection
+ * in BEGIN IMMEDIATE): a write waits on a timer, not on the event loop, so the process
+ * keeps answering — the event loop's delay stays under 50 ms and reads complete; once
+ * the lock is released the write lands; held past the deadline, every kind of write is
+ * refused with STORE_BUSY and changes nothing.
+ */
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Actor, Store } from '../../src/core/store.js';
+import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/index.js';
+import { appendLine, drop, put, token } from './contract-setup.js';
+
+const alice: Actor = { user: 'alice', label: 'busy-test' };
+
+const BUSY_MESSAGE =
+  /^The memory's database is busy: another program is writing to it \(.+memory\.db\) and did not finish within 300 ms\. Nothing was changed; try again in a moment\.$/;
+
+/** The event loop's longest delay, in ms, while `during` runs. */
+async function maxLoopDelayMs(during: () => Promise<unknown>): Promise<number> {
+  const histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: 5 });
+  histogram.enable();
+  try {
+    await during();
+  } finally {
+    histogram.disable();
+  }
+  return histogram.max / 1e6;
+}
+
+/** Whether `promise` has settled by now. */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  const marker = Symbol('pending');
+  return (
+    (await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      Promise.resolve(marker),
+    ])) !== marker
+  );
+}
+
+describe.each([
+  { label: 'with group commit', groupCommit: true },
+  { label: 'without group commit', groupCommit: false },
+])('SqliteStore, $label, while another process holds the write lock', ({ groupCommit }) => {
+  let folder: string;
+  let path: string;
+  let other: Database.Database;
+  const opened: SqliteStore[] = [];
+
+  function open(options: Partial<SqliteStoreOptions> = {}): SqliteStore {
+    const store = openSqliteStore({ path, groupCommit, ...options });
+    opened.push(store);
+    return store;
+  }
+
+  beforeEach(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'engram-sqlite-busy-'));
+    path = join(folder, 'memory.db');
+    other = new Database(path);
+  });
+
+  afterEach(async () => {
+    if (other.inTransaction) other.exec('ROLLBACK');
+    other.close();
+    for (const store of opened.splice(0)) await store.close();
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it('waits without blocking the event loop, answers reads meanwhile, and writes once the lock is released', async () => {
+    const store = open();
+    await store.mutate(alice, 'topics/a', appendLine('one'));
+    other.exec('BEGIN IMMEDIATE');
+
+    const write = store.mutate(alice, 'topics/a', appendLine('two'));
+    const delay = await maxLoopDelayMs(async () => {
+      expect(await store.get('alice', ['topics/a'])).toEqual([expect.objectContaining({ body: 'one\n' })]);
+      expect(await store.index('alice')).toEqual([{ name: 'topics/a', size: 4, description: 'appended lines' }]);
+      await sleep(200);
+    });
+
+    expect(await settled(write)).toBe(false);
+    expect(delay).toBeLessThan(50);
+    other.exec('COMMIT');
+    expect((await write).after).toMatchObject({ body: 'one\ntwo\n', revision: 2 });
+  });
+
+  /** Starts six appends to topics/log while the lock is held (the last while the first five wait), then releases it. */
+  async function appendSixWhileLocked(store: SqliteStore): Promise<number> {
+    other.exec('BEGIN IMMEDIATE');
+    const writes = Array.from({ length: 5 }, (_, i) => store.mutate(alice, 'topics/log', appendLine(`line ${i}`)));
+    const delay = await maxLoopDelayMs(() => sleep(100));
+    writes.push(store.mutate(alice, 'topics/log', appendLine('line 5')));
+    other.exec('COMMIT');
+    await Promise.all(writes);
+    return delay;
+  }
+
+  const sixLines = Array.from({ length: 6 }, (_, i) => `line ${i}`);
+
+  it('loses none of several writes that wait together', async () => {
+    const store = open();
+    expect(await appendSixWhileLocked(store)).toBeLessThan(50);
+    const [entry] = await store.get('alice', ['topics/log']);
+    expect(entry?.body.split('\n').filter(Boolean).sort()).toEqual(sixLines);
+    expect(entry?.revision).toBe(6);
+  });
+
+  it.runIf(groupCommit)(
+    'retries the waiting batch whole, joined by later writes, in their order of arrival',
+    async () => {
+      const store = open();
+      await appendSixWhileLocked(store);
+      expect((await store.get('alice', ['topics/log']))[0]?.body).toBe(sixLines.map((line) => `${line}\n`).join(''));
+    },
+  );
+
+  it('refuses a write still waiting at the deadline with STORE_BUSY, changing nothing', async () => {
+    const store = open({ busyTimeoutMs: 300 });
+    await store.mutate(alice, 'topics/a', appendLine('one'));
+    other.exec('BEGIN IMMEDIATE');
+
+    let refusal: unknown;
+    const delay = await maxLoopDelayMs(async () => {
+      refusal = await store.mutate(alice, 'topics/a', appendLine('two')).catch((error: unknown) => error);
+    });
+
+    expect(refusal).toMatchObject({
+      name: 'EngramError',
+      code: 'STORE_BUSY',
+      message: expect.stringMatching(BUSY_MESSAGE),
+    });
+    expect(delay).toBeLessThan(50);
+    other.exec('COMMIT');
+    expect(await store.get('alice', ['topics/a'])).toEqual([expect.objectContaining({ body: 'one\n', revision: 1 })]);
+  });
+
+  describe('refuses past the deadline, with STORE_BUSY and changing nothing:', () => {
+    /** Every write path of the store, on a store holding one live and one dropped entry and a token. */
+    const writes: Record<string, (store: Store) => Promise<unknown>> = {
+      mutateAll: (store) =>
+        store.mutateAll(alice, (entries) => entries.map(({ name }) => ({ name, change: { kind: 'drop' } }))),
+      undrop: (store) => store.undrop(alice, 'topics/dropped'),
+      purge: (store) => store.purge('alice', 'topics/dropped', { includeLive: false }),
+      purgeTrash: (store) => store.purgeTrash(Number.MAX_SAFE_INTEGER),
+      load: (store) => store.load({ entries: [], users: [], tokens: [] }, { replace: true }),
+      'tokens.add': (store) => store.tokens.add(token('t2')),
+      'tokens.revoke': (store) => store.tokens.revoke('t1'),
+      'tokens.touch': (store) => store.tokens.touch('t1', 42),
+    };
+
+    it.each(Object.keys(writes))('%s', async (operation) => {
+      const store = open({ busyTimeoutMs: 300 });
+      await store.mutate(alice, 'topics/live', put('live\n'));
+      await store.mutate(alice, 'topics/dropped', put('dropped\n'));
+      await store.mutate(alice, 'topics/dropped', drop);
+      await store.tokens.add(token('t1'));
+      const before = await store.dump();
+      other.exec('BEGIN IMMEDIATE');
+
+      let refusal: unknown;
+      const delay = await maxLoopDelayMs(async () => {
+        refusal = await writes[operation]!(store).catch((error: unknown) => error);
+      });
+
+      expect(refusal).toMatchObject({ code: 'STORE_BUSY', message: expect.stringMatching(BUSY_MESSAGE) });
+      expect(delay).toBeLessThan(50);
+      other.exec('COMMIT');
+      expect(await store.dump()).toEqual(before);
+    });
+  });
+});
