@@ -1,12 +1,10 @@
 /**
  * The connection to PostgreSQL: a node-postgres pool configured for Engram (pool size,
  * statement timeout, bigint columns read as numbers), typed as the small slice of `pg`
- * the store uses, and the translation of "cannot connect" failures into one clear
- * STORE_UNAVAILABLE error that names the server.
+ * the store uses, and how to name the server in messages.
  */
 
 import pg from 'pg';
-import { EngramError } from '../../core/errors.js';
 
 /** One SQL statement; a `name` makes PostgreSQL prepare it once per connection. */
 export interface Statement {
@@ -101,43 +99,4 @@ export function serverAddress(connectionString: string, env: NodeJS.ProcessEnv =
     // Not a URL (a key=value string): fall back to the environment's defaults.
   }
   return `${host || env.PGHOST || 'localhost'}:${port || env.PGPORT || '5432'}`;
-}
-
-const NETWORK_ERRORS = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-]);
-
-/** SQLSTATEs of a server that is shutting down, starting up, or dropped the connection. */
-const SERVER_GONE = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
-
-/** True when the failure is the connection itself (server down, restarting, unreachable), not a statement. */
-export function isConnectionError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (NETWORK_ERRORS.has(code) || SERVER_GONE.has(code))) return true;
-  return /Connection terminated|connection timeout|not queryable/i.test(error.message);
-}
-
-function reasonOf(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  // Node reports a refused connection to every address of a host as an AggregateError with no message.
-  return error.message || String((error as { code?: unknown }).code ?? error.name);
-}
-
-/**
- * The error to show when no connection could be opened: the server is unreachable, or it
- * answered and refused (wrong password, no such database). Either way: where, and why.
- */
-export function unavailable(address: string, error: unknown): EngramError {
-  const message = isConnectionError(error)
-    ? `cannot reach PostgreSQL at ${address}: ${reasonOf(error)}. Check that the server is running and that the database URL is right.`
-    : `PostgreSQL at ${address} refused the connection: ${reasonOf(error)}. Check the user, password and database in the database URL.`;
-  return new EngramError('STORE_UNAVAILABLE', message);
 }

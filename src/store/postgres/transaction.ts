@@ -1,20 +1,25 @@
 /**
  * How the PostgreSQL store talks to the pool: every write as one transaction (BEGIN …
  * COMMIT, ROLLBACK on any failure), and every statement or transaction tried again with
- * backoff when the failure is transient — a serialization failure, a deadlock, or the
- * connection lost while the server restarts and the pool reconnects. What the caller's
- * decide throws is rethrown as is, after ROLLBACK, and never retried.
+ * backoff when the failure is transient — a serialization failure, a deadlock, no free
+ * connection slot, or the connection lost while the server restarts and the pool
+ * reconnects. What still fails is put in words (errors.ts). What the caller's decide
+ * throws is rethrown as is, after ROLLBACK, and never retried.
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EngramError } from '../../core/errors.js';
-import { type Connection, isConnectionError, type Pool, type Queryable, type Statement, unavailable } from './pool.js';
+import { explainFailure, isConnectionError, NO_CONNECTION_SLOT, unavailable } from './errors.js';
+import type { Connection, Pool, Queryable, Statement } from './pool.js';
 
 const ATTEMPTS = 6;
 const FIRST_DELAY_MS = 50;
 
-/** serialization_failure and deadlock_detected: the transaction did nothing and may simply run again. */
-const RETRYABLE_STATES = new Set(['40001', '40P01']);
+/**
+ * serialization_failure and deadlock_detected: the transaction did nothing and may simply
+ * run again; too_many_connections: no connection was opened, and a slot frees up soon.
+ */
+const RETRYABLE_STATES = new Set(['40001', '40P01', NO_CONNECTION_SLOT]);
 
 function isTransient(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -82,9 +87,10 @@ export class Runner {
     try {
       return await this.pool.connect();
     } catch (error) {
-      // Unreachable: retried, then reported as such. Refused (authentication, no such database): reported at once.
-      if (isConnectionError(error)) throw error;
-      throw unavailable(this.address, error);
+      // Unreachable or full: retried, then reported as such. Refused (authentication, no such database): reported at once.
+      if (isTransient(error)) throw error;
+      const explained = explainFailure(error, this.address);
+      throw explained === error ? unavailable(this.address, error) : explained;
     }
   }
 
@@ -94,8 +100,7 @@ export class Runner {
         return await run();
       } catch (error) {
         if (error instanceof Refusal) throw error.reason;
-        if (!isTransient(error)) throw error;
-        if (attempt >= ATTEMPTS) throw isConnectionError(error) ? unavailable(this.address, error) : error;
+        if (!isTransient(error) || attempt >= ATTEMPTS) throw explainFailure(error, this.address);
         await sleep(FIRST_DELAY_MS * 2 ** (attempt - 1) * (0.5 + Math.random() / 2));
       }
     }
