@@ -6,6 +6,7 @@
 
 import type { Store } from '../core/store.js';
 import { defaultDatabasePath, openSqliteStore } from '../store/sqlite/index.js';
+import { log } from './output.js';
 
 export type Backend =
   | { readonly kind: 'sqlite'; readonly path: string }
@@ -35,6 +36,7 @@ export async function openBackend(backend: Backend, options: OpenOptions): Promi
   if (backend.kind === 'sqlite') {
     return openSqliteStore({
       path: backend.path,
+      onWarning: log,
       historyLimit: options.historyLimit,
       historyCap: options.historyCap,
       ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),

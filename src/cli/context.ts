@@ -95,7 +95,9 @@ export async function openContext(options: CommonOptions, env: NodeJS.ProcessEnv
   return {
     settings,
     memory,
-    access: createAccess(store.tokens),
+    access: createAccess(store.tokens, {
+      onTouchError: (error) => log(`could not record when a token was last used: ${(error as Error).message}`),
+    }),
     database: describeBackend(backend),
     user: options.user ?? env.ENGRAM_USER ?? settings.user ?? 'local',
     close: () => store.close(),

@@ -2,7 +2,9 @@
  * Who may use a server that asks for tokens (`engram serve --auth token`): issuing,
  * listing, revoking and checking bearer tokens. A token is shown once when created;
  * only its SHA-256 is kept, and a presented token is checked against that hash in
- * constant time. Every check reads the store, so a revoked token fails at once.
+ * constant time. Every check reads the store, so a revoked token fails at once; the
+ * "last used" time it records is bookkeeping, written in the background, and never
+ * delays or fails the request it records (a busy, full or read-only database).
  */
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -36,6 +38,8 @@ export interface IssuedToken {
 export interface AccessOptions {
   /** Clock in milliseconds; tests inject one. */
   readonly now?: () => number;
+  /** Told when recording a token's "last used" time failed; the request went on regardless. */
+  readonly onTouchError?: (error: unknown) => void;
 }
 
 /** Tokens start with this, so a leaked one is easy to recognise and search for. */
@@ -79,10 +83,14 @@ function infoOf(record: TokenRecord): TokenInfo {
 export class Access {
   private readonly tokens: TokenStore;
   private readonly now: () => number;
+  private readonly onTouchError: (error: unknown) => void;
+  /** Tokens whose "last used" is being written: one write at a time per token, however many requests. */
+  private readonly touching = new Set<string>();
 
   constructor(tokens: TokenStore, options: AccessOptions = {}) {
     this.tokens = tokens;
     this.now = options.now ?? Date.now;
+    this.onTouchError = options.onTouchError ?? (() => {});
   }
 
   /** Issues a token for `user`; its label (default `token <id>`) names the actor in history. */
@@ -131,10 +139,19 @@ export class Access {
       );
     }
     const at = this.now();
-    if (record.lastUsed === undefined || at - record.lastUsed >= TOUCH_INTERVAL_MS) {
-      await this.tokens.touch(record.id, at);
-    }
+    if (record.lastUsed === undefined || at - record.lastUsed >= TOUCH_INTERVAL_MS) this.touch(record.id, at);
     return { tokenId: record.id, user: record.user, label: record.label, readOnly: record.readOnly };
+  }
+
+  /** Records that the token was used, without waiting: a failure goes to onTouchError, never to the request. */
+  private touch(id: string, at: number): void {
+    if (this.touching.has(id)) return;
+    this.touching.add(id);
+    // Called inside the promise chain, so that a touch that throws synchronously is caught too.
+    Promise.resolve()
+      .then(() => this.tokens.touch(id, at))
+      .catch((error: unknown) => this.onTouchError(error))
+      .finally(() => this.touching.delete(id));
   }
 }
 

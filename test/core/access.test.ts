@@ -108,6 +108,61 @@ describe('authenticate', () => {
   });
 });
 
+describe('authenticate, when recording "last used" fails or stalls', () => {
+  /** Tokens kept in memory whose touch does what `write` does, counting the calls. */
+  class TouchingTokens extends MemoryTokenStore {
+    readonly calls: string[] = [];
+
+    constructor(private readonly write: () => Promise<void>) {
+      super();
+    }
+
+    override touch(id: string): Promise<void> {
+      this.calls.push(id);
+      return this.write();
+    }
+  }
+
+  function setupWithTouch(write: () => Promise<void>) {
+    const tokens = new TouchingTokens(write);
+    const failures: unknown[] = [];
+    const access = createAccess(tokens, { onTouchError: (error) => failures.push(error) });
+    return { access, calls: tokens.calls, failures };
+  }
+
+  it.each([
+    ['rejects', () => Promise.reject(new Error('database or disk is full'))],
+    [
+      'throws before returning a promise',
+      () => {
+        throw new Error('attempt to write a readonly database');
+      },
+    ],
+  ])('still authenticates when the write %s, and reports the failure', async (_, touch) => {
+    const { access, failures } = setupWithTouch(touch);
+    const { token, info } = await access.create({ user: 'ada', readOnly: true });
+
+    expect(await access.authenticate(token)).toEqual({
+      tokenId: info.id,
+      user: 'ada',
+      label: info.label,
+      readOnly: true,
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+
+    expect(failures).toEqual([expect.objectContaining({ message: expect.stringMatching(/full|readonly/) })]);
+  });
+
+  it('does not wait for the write, and starts no second one for the token while it is under way', async () => {
+    const { access, calls } = setupWithTouch(() => new Promise(() => {}));
+    const { token, info } = await access.create({ user: 'ada' });
+
+    for (let i = 0; i < 3; i++) expect((await access.authenticate(token)).user).toBe('ada');
+
+    expect(calls).toEqual([info.id]);
+  });
+});
+
 describe('list and revoke', () => {
   it('lists tokens oldest first, never with a hash or secret', async () => {
     const { access, advance } = setup();
