@@ -1,7 +1,8 @@
 /**
  * How the REST API refuses: always `{ "error": { "code", "message" } }` as JSON, with the
  * HTTP status that fits. Every EngramError code maps to its status in one table, so a new
- * code cannot be added without deciding how the API answers it.
+ * code cannot be added without deciding how the API answers it. A database that is only
+ * busy says when to try again (Retry-After).
  */
 
 import type { ServerResponse } from 'node:http';
@@ -41,6 +42,9 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   STORE_UNAVAILABLE: 503,
 };
 
+/** Seconds a client should wait before trying again, for the refusals that pass on their own. */
+const RETRY_AFTER_SECONDS: Partial<Record<ApiErrorCode, number>> = { STORE_BUSY: 1 };
+
 export function sendApiError(
   res: ServerResponse,
   status: number,
@@ -48,5 +52,7 @@ export function sendApiError(
   message: string,
   headers: Record<string, string> = {},
 ): void {
-  sendJson(res, status, { error: { code, message } }, headers);
+  const retryAfter = RETRY_AFTER_SECONDS[code];
+  const retry: Record<string, string> = retryAfter === undefined ? {} : { 'Retry-After': String(retryAfter) };
+  sendJson(res, status, { error: { code, message } }, { ...retry, ...headers });
 }
