@@ -82,6 +82,10 @@ export const MIGRATIONS: readonly string[] = [
       AND entries.dropped_at IS NOT NULL AND entries.revision = revisions.revision;
   -- A user's revisions oldest first, the trash left out: what the history cap trims first.
   CREATE INDEX revisions_age ON revisions (user_id, at, entry_id, revision) WHERE NOT in_trash;
+  -- A user's trash in the order it is listed and purged (by time, then id), so that the
+  -- cap's purge of the oldest reads that user's index only, not everyone's trash.
+  DROP INDEX entries_trash;
+  CREATE INDEX entries_trash ON entries (user_id, dropped_at, id) WHERE dropped_at IS NOT NULL;
 
   INSERT INTO users (user_id) SELECT DISTINCT user_id FROM entries ON CONFLICT (user_id) DO NOTHING;
   UPDATE users SET

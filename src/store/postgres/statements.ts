@@ -26,7 +26,7 @@ export const SQL = {
   usage: 'SELECT total_bytes AS "totalBytes", entries FROM users WHERE user_id = $1',
   // Every counter moves by delta, never by summing the user's rows; the history is returned for the cap.
   addUsage: `UPDATE users SET total_bytes = total_bytes + $2, entries = entries + $3, history_bytes = history_bytes + $4
-     WHERE user_id = $1 RETURNING history_bytes`,
+     WHERE user_id = $1 RETURNING history_bytes, entries`,
   insert: `INSERT INTO entries (user_id, name, description, body, size, created, updated, revision)
      VALUES ($1, $2, $3, $4, $5, $6, $6, $7) RETURNING id`,
   update: `UPDATE entries SET description = $3, body = $4, size = $5, updated = $6, revision = $7
@@ -39,12 +39,14 @@ export const SQL = {
   leaveTrash: 'UPDATE revisions SET in_trash = false WHERE user_id = $1 AND entry_id = $2 AND revision = $3',
   trimRevisions: `DELETE FROM revisions WHERE user_id = $1 AND entry_id = $2 AND revision <= $3 RETURNING ${REVISION_BYTES} AS bytes`,
   // The history cap's candidates, oldest first: revisions that are not the latest of their
-  // entry (by the index revisions_age, which skips only the latest revisions of live entries:
-  // the trash is not in it), then dropped entries whole (by entries_trash).
+  // entry, then dropped entries whole (by entries_trash). The first reads the user's oldest
+  // $3 revisions by the index revisions_age, the trash left out: with $3 = the live entries
+  // + $2, at most one latest revision per live entry among them, so $2 candidates if there are.
   olderRevisions: `SELECT r.entry_id, r.revision, octet_length(r.description) + octet_length(r.body) AS bytes
-     FROM revisions r JOIN entries e ON e.user_id = r.user_id AND e.id = r.entry_id
-     WHERE r.user_id = $1 AND NOT r.in_trash AND r.revision < e.revision
-     ORDER BY r.at, r.entry_id, r.revision LIMIT $2`,
+     FROM (SELECT entry_id, revision, at, description, body FROM revisions
+           WHERE user_id = $1 AND NOT in_trash ORDER BY at, entry_id, revision LIMIT $3) r
+       JOIN entries e ON e.user_id = $1 AND e.id = r.entry_id
+     WHERE r.revision < e.revision ORDER BY r.at, r.entry_id, r.revision LIMIT $2`,
   deleteRevisionsAmong: `DELETE FROM revisions
      WHERE user_id = $1 AND (entry_id, revision) IN (SELECT * FROM unnest($2::bigint[], $3::integer[]))`,
   oldestTrash: `SELECT id, (SELECT coalesce(sum(octet_length(r.description) + octet_length(r.body)), 0)

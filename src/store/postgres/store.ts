@@ -248,8 +248,11 @@ export class PostgresStore implements Store {
 
   /** Moves the user's counters by these deltas (one statement), then keeps their history within the cap. */
   private async account(db: Queryable, user: string, bytes: number, entries: number, history: number): Promise<void> {
-    const after = await first<{ history_bytes: number }>(db, statement('addUsage', user, bytes, entries, history));
-    await this.trimHistory(db, user, bytesToFree(after?.history_bytes ?? 0, this.historyCap));
+    const after = await first<{ history_bytes: number; entries: number }>(
+      db,
+      statement('addUsage', user, bytes, entries, history),
+    );
+    if (after) await this.trimHistory(db, user, bytesToFree(after.history_bytes, this.historyCap), after.entries);
   }
 
   /**
@@ -257,12 +260,13 @@ export class PostgresStore implements Store {
    * that are not the latest of their entry, then their oldest dropped entries whole (the
    * latest revision of a live entry always stays). Batches of TRIM_BATCH rows, read by index.
    */
-  private async trimHistory(db: Queryable, user: string, needed: number): Promise<void> {
+  private async trimHistory(db: Queryable, user: string, needed: number, liveEntries: number): Promise<void> {
     if (needed <= 0) return;
     let freed = 0;
     for (let more = true; more && freed < needed; ) {
       type Older = { entry_id: number; revision: number; bytes: number };
-      const older = (await db.query<Older>(statement('olderRevisions', user, TRIM_BATCH))).rows;
+      const window = liveEntries + TRIM_BATCH;
+      const older = (await db.query<Older>(statement('olderRevisions', user, TRIM_BATCH, window))).rows;
       const doomed = oldestFreeing(older, needed - freed);
       if (doomed.length > 0) {
         const [ids, revisions] = [doomed.map((row) => row.entry_id), doomed.map((row) => row.revision)];
@@ -280,7 +284,7 @@ export class PostgresStore implements Store {
       freed += doomed.reduce((sum, row) => sum + row.bytes, 0);
       more = trash.length === TRIM_BATCH;
     }
-    await db.query(statement('addUsage', user, 0, 0, -freed));
+    if (freed > 0) await db.query(statement('addUsage', user, 0, 0, -freed));
   }
 }
 
