@@ -9,30 +9,18 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Actor, Store } from '../../src/core/store.js';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/index.js';
+import { withEventLoopDelay } from '../helpers/event-loop.js';
 import { appendLine, drop, put, token } from './contract-setup.js';
 
 const alice: Actor = { user: 'alice', label: 'busy-test' };
 
 const BUSY_MESSAGE =
   /^The memory's database is busy: another program is writing to it \(.+memory\.db\) and did not finish within 300 ms\. Nothing was changed; try again in a moment\.$/;
-
-/** The event loop's longest delay, in ms, while `during` runs. */
-async function maxLoopDelayMs(during: () => Promise<unknown>): Promise<number> {
-  const histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: 5 });
-  histogram.enable();
-  try {
-    await during();
-  } finally {
-    histogram.disable();
-  }
-  return histogram.max / 1e6;
-}
 
 /** Whether `promise` has settled by now. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
@@ -82,7 +70,7 @@ describe.each([
     other.exec('BEGIN IMMEDIATE');
 
     const write = store.mutate(alice, 'topics/a', appendLine('two'));
-    const delay = await maxLoopDelayMs(async () => {
+    const { maxDelayMs: delay } = await withEventLoopDelay(async () => {
       expect(await store.get('alice', ['topics/a'])).toEqual([expect.objectContaining({ body: 'one\n' })]);
       expect(await store.index('alice')).toEqual([{ name: 'topics/a', size: 4, description: 'appended lines' }]);
       await sleep(200);
@@ -98,7 +86,7 @@ describe.each([
   async function appendSixWhileLocked(store: SqliteStore): Promise<number> {
     other.exec('BEGIN IMMEDIATE');
     const writes = Array.from({ length: 5 }, (_, i) => store.mutate(alice, 'topics/log', appendLine(`line ${i}`)));
-    const delay = await maxLoopDelayMs(() => sleep(100));
+    const { maxDelayMs: delay } = await withEventLoopDelay(() => sleep(100));
     writes.push(store.mutate(alice, 'topics/log', appendLine('line 5')));
     other.exec('COMMIT');
     await Promise.all(writes);
@@ -130,7 +118,7 @@ describe.each([
     other.exec('BEGIN IMMEDIATE');
 
     let refusal: unknown;
-    const delay = await maxLoopDelayMs(async () => {
+    const { maxDelayMs: delay } = await withEventLoopDelay(async () => {
       refusal = await store.mutate(alice, 'topics/a', appendLine('two')).catch((error: unknown) => error);
     });
 
@@ -168,7 +156,7 @@ describe.each([
       other.exec('BEGIN IMMEDIATE');
 
       let refusal: unknown;
-      const delay = await maxLoopDelayMs(async () => {
+      const { maxDelayMs: delay } = await withEventLoopDelay(async () => {
         refusal = await writes[operation]!(store).catch((error: unknown) => error);
       });
 
