@@ -37,7 +37,7 @@ function line(label: string, summary: Summary): string {
 }
 
 function postgresMemory(store: PostgresStore): Memory {
-  return createMemory({ store, policy: { userCap: 2 ** 40 } });
+  return createMemory({ store, policy: { userCap: 2 ** 40, maxEntries: 2 ** 30 } });
 }
 
 /** Durable writes, one at a time: Engram on PostgreSQL, one raw commit, Engram on SQLite. */
