@@ -11,6 +11,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import { boundaryTagOf } from '../helpers/boundary.js';
 import { childEnv, ENGRAM_CLI, runEngram, tempDir } from '../helpers/engram.js';
 import { createTestDatabase, findTestPostgres, queryPostgres } from '../helpers/postgres.js';
 import { HTTP_CLIENTS, type HttpSession } from './clients.js';
@@ -77,8 +78,9 @@ describe.skipIf(!server)('engram serve, two servers on one PostgreSQL database',
     expect(await b.call('memory_write', { name: 'topics/editor', old: 'Helix', new: 'Kakoune' })).toMatchObject({
       isError: false,
     });
-    expect((await a.call('memory_open', { names: ['topics/editor'] })).text).toBe(
-      'topics/editor (8 bytes): Editor\nKakoune',
+    const opened = (await a.call('memory_open', { names: ['topics/editor'] })).text;
+    expect(opened).toBe(
+      `topics/editor (8 bytes): Editor\nKakoune\n=== end of topics/editor [${boundaryTagOf(opened)}] ===`,
     );
     expect(await b.call('memory_drop', { name: 'topics/editor' })).toMatchObject({ isError: false });
     expect((await a.call('memory_open')).text).toMatch(/^Memory is empty\./);

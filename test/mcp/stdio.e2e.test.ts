@@ -357,13 +357,14 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
     });
 
     it('refuses a write past the per-user cap', async () => {
-      const server = await start(setup, { config: { userCap: 40 } });
+      const server = await start(setup, { config: { userCap: 60 } });
       await write(server, { name: 'topics/a', description: 'A', new: 'x'.repeat(19) });
       await expectRefusal(
         server,
         'memory_write',
         { name: 'topics/b', description: 'B', new: 'y'.repeat(24) },
-        'topics/b would bring this memory to 45 bytes; the cap is 40. Make room first: shorten or drop entries ' +
+        'topics/b would bring this memory to 63 bytes (names, descriptions and bodies); the cap is 60. ' +
+          'Make room first: shorten or drop entries ' +
           'that are no longer needed (memory_open() shows their sizes), then call again.',
       );
     });
@@ -402,9 +403,8 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
 
       const server = await start(setup, { reuse: notes });
       expect((await server.session.call('memory_open')).text).toBe('notes/idea (5 bytes): An idea');
-      expect((await server.session.call('memory_open', { names: ['notes/idea'] })).text).toBe(
-        'notes/idea (5 bytes): An idea\nFly.',
-      );
+      const opened = (await server.session.call('memory_open', { names: ['notes/idea'] })).text;
+      expect(opened).toBe(`notes/idea (5 bytes): An idea\nFly.\n=== end of notes/idea [${boundaryTagOf(opened)}] ===`);
       await expectRefusal(
         server,
         'memory_write',
