@@ -8,13 +8,14 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { isEngramError } from '../core/errors.js';
 import type { Memory } from '../core/memory.js';
 import type { Policy } from '../core/policy.js';
 import { createMcpHttpEndpoint } from '../mcp/http.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../mcp/json-nesting.js';
 import type { ToolHandler } from '../tools/handler.js';
 import { applyAnswerHeaders } from './answer-headers.js';
-import { type ApiErrorCode, sendApiError } from './api/errors.js';
+import { type ApiErrorCode, retryAfterHeaders, STATUS_BY_CODE, sendApiError } from './api/errors.js';
 import { type ApiExchange, createApi, isApiPath, MAX_IMPORT_BODY_BYTES } from './api/router.js';
 import { type AuthSettings, createAuthenticate } from './auth.js';
 import { answerOptions, corsHeaders } from './cors.js';
@@ -234,9 +235,14 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         }),
       );
     });
-    route(req, res, path, exchange).catch((error: unknown) =>
-      answerInternalError(res, error, log, (message) => sendError(res, 500, INTERNAL_ERROR, message)),
-    );
+    route(req, res, path, exchange).catch((error: unknown) => {
+      // A refusal that reaches here (a store failing while a token is checked for /mcp) keeps its status and words.
+      if (isEngramError(error) && !res.headersSent && !res.destroyed) {
+        sendError(res, STATUS_BY_CODE[error.code], INTERNAL_ERROR, error.message, retryAfterHeaders(error.code));
+        return;
+      }
+      answerInternalError(res, error, log, (message) => sendError(res, 500, INTERNAL_ERROR, message));
+    });
   };
 
   return {

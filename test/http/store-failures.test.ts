@@ -161,7 +161,8 @@ describe('SQLite on a full disk', () => {
 });
 
 describe.runIf(postgres)('PostgreSQL that cannot be reached any more', () => {
-  it('is answered by /api with 503 STORE_UNAVAILABLE and by /mcp with a tool error, naming host:port but no password', async () => {
+  /** A PostgreSQL store reached through a proxy the test can cut, its URL carrying a password. */
+  async function postgresBehindProxy() {
     const database = await createTestDatabase(postgres!);
     onTestFinished(() => database.drop());
     const target = new URL(database.url);
@@ -170,6 +171,14 @@ describe.runIf(postgres)('PostgreSQL that cannot be reached any more', () => {
     url.host = `127.0.0.1:${proxy.port}`;
     url.password = 'secret-password';
     const store = await openPostgresStore({ connectionString: url.toString() });
+    const unreachable = new RegExp(
+      `^cannot reach PostgreSQL at 127\\.0\\.0\\.1:${proxy.port}: .+\\. Check that the server is running and that the database URL is right\\.$`,
+    );
+    return { store, proxy, unreachable };
+  }
+
+  it('is answered by /api with 503 STORE_UNAVAILABLE and by /mcp with a tool error, naming host:port but no password', async () => {
+    const { store, proxy, unreachable } = await postgresBehindProxy();
     const { port, memory } = await serve(store);
     await memory.write(LOCAL, { name: 'topics/me', description: 'Who I am', new: 'Name: Ada.' });
 
@@ -177,12 +186,24 @@ describe.runIf(postgres)('PostgreSQL that cannot be reached any more', () => {
     const read = await api(port, 'GET', '/api/entries');
     const tool = toolResult(await postRpc(port, call('memory_open', {})));
 
-    const unreachable = new RegExp(
-      `^cannot reach PostgreSQL at 127\\.0\\.0\\.1:${proxy.port}: .+\\. Check that the server is running and that the database URL is right\\.$`,
-    );
     expect(read.status).toBe(503);
     expect(read.json).toEqual({ error: { code: 'STORE_UNAVAILABLE', message: expect.stringMatching(unreachable) } });
     expect(tool).toEqual({ text: expect.stringMatching(unreachable), isError: true });
     expect(`${read.body}${tool.text}`).not.toContain('secret-password');
+  });
+
+  it('is answered with its message when checking a token needs it: /mcp with a JSON-RPC error, /api with 503', async () => {
+    const { store, proxy, unreachable } = await postgresBehindProxy();
+    const { port, access } = await serve(store, 'token');
+    const { token } = await access.create({ user: 'ada' });
+
+    await proxy.stop();
+    const mcp = await postRpc(port, call('memory_open', {}), { Authorization: `Bearer ${token}` });
+    const read = await api(port, 'GET', '/api/entries', { token });
+
+    expect(mcp.status).toBe(503);
+    expect(rpcMessage(mcp).error?.message).toMatch(unreachable);
+    expect(read.status).toBe(503);
+    expect(read.json).toEqual({ error: { code: 'STORE_UNAVAILABLE', message: expect.stringMatching(unreachable) } });
   });
 });

@@ -45,6 +45,12 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
 /** Seconds a client should wait before trying again, for the refusals that pass on their own. */
 const RETRY_AFTER_SECONDS: Partial<Record<ApiErrorCode, number>> = { STORE_BUSY: 1 };
 
+/** `Retry-After` for a refusal that passes on its own (a busy database); none for the others. */
+export function retryAfterHeaders(code: ApiErrorCode): Record<string, string> {
+  const seconds = RETRY_AFTER_SECONDS[code];
+  return seconds === undefined ? {} : { 'Retry-After': String(seconds) };
+}
+
 export function sendApiError(
   res: ServerResponse,
   status: number,
@@ -52,7 +58,5 @@ export function sendApiError(
   message: string,
   headers: Record<string, string> = {},
 ): void {
-  const retryAfter = RETRY_AFTER_SECONDS[code];
-  const retry: Record<string, string> = retryAfter === undefined ? {} : { 'Retry-After': String(retryAfter) };
-  sendJson(res, status, { error: { code, message } }, { ...retry, ...headers });
+  sendJson(res, status, { error: { code, message } }, { ...retryAfterHeaders(code), ...headers });
 }
