@@ -25,7 +25,7 @@ import type {
 import { notEmptyError } from '../../core/store.js';
 import { utf8Bytes } from '../../core/text.js';
 import { entryBytes, revisionBytes } from '../../core/usage.js';
-import { bytesToFree, oldestFreeing } from '../history-cap.js';
+import { Trim } from '../history-cap.js';
 import { MemoryTokenStore } from './tokens.js';
 
 export interface MemoryStoreOptions {
@@ -231,27 +231,24 @@ export class MemoryStore implements Store {
     const over = Math.max(0, row.revisions.length - this.historyLimit);
     const forgotten = row.revisions.splice(0, over).reduce((sum, record) => sum + recordBytes(record), 0);
     const { historyBytes } = this.count(actor.user, { historyBytes: revisionBytes(description, body) - forgotten });
-    this.trimHistory(actor.user, bytesToFree(historyBytes, this.historyCap));
+    this.trimHistory(actor.user, Trim.of(historyBytes, this.historyCap));
   }
 
-  /** Frees `needed` bytes of the user's history: older revisions first, then the oldest trash whole. */
-  private trimHistory(user: string, needed: number): void {
-    if (needed <= 0) return;
+  /** Trims the user's history (see history-cap.ts): older revisions first, then the oldest trash whole. */
+  private trimHistory(user: string, trim: Trim | undefined): void {
+    if (!trim) return;
     const rows = this.all().filter((row) => row.user === user);
     const older = rows
       .flatMap((row) => row.revisions.slice(0, -1).map((record) => ({ row, record, bytes: recordBytes(record) })))
       .sort((a, b) => a.record.at - b.record.at || a.row.id - b.row.id || a.record.revision - b.record.revision);
-    let freed = 0;
-    for (const { row, record, bytes } of oldestFreeing(older, needed)) {
-      row.revisions.splice(row.revisions.indexOf(record), 1);
-      freed += bytes;
-    }
-    this.count(user, { historyBytes: -freed });
+    for (const { row, record } of trim.take(older)) row.revisions.splice(row.revisions.indexOf(record), 1);
+    this.count(user, { historyBytes: -trim.freed });
     const trash = rows
       .filter((row) => row.dropped !== undefined)
       .sort((a, b) => (a.dropped?.at ?? 0) - (b.dropped?.at ?? 0) || a.id - b.id)
       .map((row) => ({ row, bytes: row.revisions.reduce((sum, record) => sum + recordBytes(record), 0) }));
-    for (const { row } of oldestFreeing(trash, needed - freed)) this.remove(row);
+    // remove() counts what each dropped entry took.
+    for (const { row } of trim.take(trash)) this.remove(row);
   }
 
   private usageOf(user: string): Usage {

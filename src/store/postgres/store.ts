@@ -26,7 +26,7 @@ import type {
 } from '../../core/store.js';
 import { utf8Bytes } from '../../core/text.js';
 import { entryBytes, revisionBytes } from '../../core/usage.js';
-import { bytesToFree, oldestFreeing, TRIM_BATCH } from '../history-cap.js';
+import { TRIM_BATCH, Trim } from '../history-cap.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
 import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
 import { migrate } from './migrations.js';
@@ -252,39 +252,35 @@ export class PostgresStore implements Store {
       db,
       statement('addUsage', user, bytes, entries, history),
     );
-    if (after) await this.trimHistory(db, user, bytesToFree(after.history_bytes, this.historyCap), after.entries);
+    const trim = after && Trim.of(after.history_bytes, this.historyCap);
+    if (trim) await this.trimHistory(db, user, trim, after.entries);
   }
 
   /**
-   * Frees at least `needed` bytes of the user's history if it can: their oldest revisions
-   * that are not the latest of their entry, then their oldest dropped entries whole (the
-   * latest revision of a live entry always stays). Batches of TRIM_BATCH rows, read by index.
+   * Trims the user's history (see history-cap.ts): their oldest revisions that are not the
+   * latest of their entry, then their oldest dropped entries whole (the latest revision of a
+   * live entry always stays). Batches of TRIM_BATCH rows, read by index.
    */
-  private async trimHistory(db: Queryable, user: string, needed: number, liveEntries: number): Promise<void> {
-    if (needed <= 0) return;
-    let freed = 0;
-    for (let more = true; more && freed < needed; ) {
+  private async trimHistory(db: Queryable, user: string, trim: Trim, liveEntries: number): Promise<void> {
+    for (let more = true; more && !trim.done; ) {
       type Older = { entry_id: number; revision: number; bytes: number };
       const window = liveEntries + TRIM_BATCH;
       const older = (await db.query<Older>(statement('olderRevisions', user, TRIM_BATCH, window))).rows;
-      const doomed = oldestFreeing(older, needed - freed);
+      const doomed = trim.take(older);
       if (doomed.length > 0) {
         const [ids, revisions] = [doomed.map((row) => row.entry_id), doomed.map((row) => row.revision)];
         await db.query(statement('deleteRevisionsAmong', user, ids, revisions));
       }
-      freed += doomed.reduce((sum, row) => sum + row.bytes, 0);
       more = older.length === TRIM_BATCH;
     }
-    for (let more = true; more && freed < needed; ) {
+    for (let more = true; more && !trim.done; ) {
       const trash = (await db.query<{ id: number; bytes: number }>(statement('oldestTrash', user, TRIM_BATCH))).rows;
-      const doomed = oldestFreeing(trash, needed - freed);
       // Revisions go with their entry (ON DELETE CASCADE).
-      const ids = doomed.map((row) => row.id);
+      const ids = trim.take(trash).map((row) => row.id);
       if (ids.length > 0) await db.query(statement('deleteEntriesAmong', user, ids));
-      freed += doomed.reduce((sum, row) => sum + row.bytes, 0);
       more = trash.length === TRIM_BATCH;
     }
-    if (freed > 0) await db.query(statement('addUsage', user, 0, 0, -freed));
+    if (trim.freed > 0) await db.query(statement('addUsage', user, 0, 0, -trim.freed));
   }
 }
 

@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import { ENTRY_COLUMNS } from '../sql-rows.js';
 
 /** What a revision takes against the history cap, as usage.ts's revisionBytes: UTF-8 bytes of description and body. */
-const REVISION_BYTES = 'length(CAST(description AS BLOB)) + length(CAST(body AS BLOB)) AS bytes';
+const REVISION_BYTES = 'length(CAST(description AS BLOB)) + length(CAST(body AS BLOB))';
 
 export const SQL = {
   index:
@@ -34,12 +34,12 @@ export const SQL = {
   drop: 'UPDATE entries SET dropped_at = @at, dropped_by = @actor, revision = @revision WHERE id = @id',
   undrop: 'UPDATE entries SET dropped_at = NULL, dropped_by = NULL, revision = @revision WHERE id = @id',
   deleteEntry: 'DELETE FROM entries WHERE id = ?',
-  deleteRevisions: `DELETE FROM revisions WHERE entry_id = ? RETURNING ${REVISION_BYTES}`,
+  deleteRevisions: `DELETE FROM revisions WHERE entry_id = ? RETURNING ${REVISION_BYTES} AS bytes`,
   // in_trash: the revision a drop records stays the latest of its entry while the entry is in the trash.
   addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
        VALUES (@user, @id, @revision, @operation, @actor, @at, @description, @body, @operation = 'drop')`,
   leaveTrash: 'UPDATE revisions SET in_trash = 0 WHERE entry_id = @id AND revision = @revision',
-  trimRevisions: `DELETE FROM revisions WHERE entry_id = @id AND revision <= @keepAfter RETURNING ${REVISION_BYTES}`,
+  trimRevisions: `DELETE FROM revisions WHERE entry_id = @id AND revision <= @keepAfter RETURNING ${REVISION_BYTES} AS bytes`,
   // The history cap's candidates, oldest first: revisions that are not the latest of their
   // entry, then dropped entries whole. Both walk an index of the user's rows in that order;
   // the first skips only the latest revisions of live entries (the trash is not in its index).
@@ -48,7 +48,9 @@ export const SQL = {
        WHERE r.user_id = ? AND r.in_trash = 0 AND r.revision < e.revision
        ORDER BY r.at, r.entry_id, r.revision LIMIT ?`,
   deleteRevision: 'DELETE FROM revisions WHERE rowid = ?',
-  oldestTrash: `SELECT id FROM entries INDEXED BY entries_trash WHERE user_id = ? AND dropped_at IS NOT NULL
+  oldestTrash: `SELECT id, (SELECT coalesce(sum(${REVISION_BYTES}), 0)
+         FROM revisions WHERE entry_id = entries.id) AS bytes
+       FROM entries INDEXED BY entries_trash WHERE user_id = ? AND dropped_at IS NOT NULL
        ORDER BY dropped_at, id LIMIT ?`,
   revisions:
     'SELECT revision, operation, actor, at, description, body FROM revisions WHERE entry_id = ? ORDER BY revision',

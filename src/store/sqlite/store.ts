@@ -29,7 +29,7 @@ import type {
 } from '../../core/store.js';
 import { utf8Bytes } from '../../core/text.js';
 import { entryBytes, revisionBytes } from '../../core/usage.js';
-import { bytesToFree, oldestFreeing, TRIM_BATCH } from '../history-cap.js';
+import { TRIM_BATCH, Trim } from '../history-cap.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
 import { DEFAULT_BUSY_DEADLINE_MS, retryUntil } from './busy.js';
 import { openDatabase } from './connection.js';
@@ -330,35 +330,28 @@ export class SqliteStore implements Store {
   /** Moves the user's counters by these deltas (one statement), then keeps their history within the cap. */
   private account(user: string, bytes: number, entries: number, history: number): void {
     const after = this.statements.addUsage.get({ user, bytes, entries, history }) as { history_bytes: number };
-    this.trimHistory(user, bytesToFree(after.history_bytes, this.historyCap));
+    this.trimHistory(user, Trim.of(after.history_bytes, this.historyCap));
   }
 
   /**
-   * Frees at least `needed` bytes of the user's history if it can: their oldest revisions
-   * that are not the latest of their entry, then their oldest dropped entries whole (the
-   * latest revision of a live entry always stays). Batches of TRIM_BATCH rows, read by index.
+   * Trims the user's history (see history-cap.ts): their oldest revisions that are not the
+   * latest of their entry, then their oldest dropped entries whole (the latest revision of a
+   * live entry always stays). Batches of TRIM_BATCH rows, read by index.
    */
-  private trimHistory(user: string, needed: number): void {
-    if (needed <= 0) return;
+  private trimHistory(user: string, trim: Trim | undefined): void {
+    if (!trim) return;
     const s = this.statements;
-    let freed = 0;
-    for (let more = true; more && freed < needed; ) {
+    for (let more = true; more && !trim.done; ) {
       const older = s.olderRevisions.all(user, TRIM_BATCH) as Array<{ id: number; bytes: number }>;
-      for (const { id, bytes } of oldestFreeing(older, needed - freed)) {
-        s.deleteRevision.run(id);
-        freed += bytes;
-      }
+      for (const { id } of trim.take(older)) s.deleteRevision.run(id);
       more = older.length === TRIM_BATCH;
     }
-    for (let more = true; more && freed < needed; ) {
-      const trash = s.oldestTrash.all(user, TRIM_BATCH) as Array<{ id: number }>;
-      for (const { id } of trash) {
-        if (freed >= needed) break;
-        freed += this.deleteCopy(id);
-      }
+    for (let more = true; more && !trim.done; ) {
+      const trash = s.oldestTrash.all(user, TRIM_BATCH) as Array<{ id: number; bytes: number }>;
+      for (const { id } of trim.take(trash)) this.deleteCopy(id);
       more = trash.length === TRIM_BATCH;
     }
-    if (freed > 0) s.addUsage.run({ user, bytes: 0, entries: 0, history: -freed });
+    if (trim.freed > 0) s.addUsage.run({ user, bytes: 0, entries: 0, history: -trim.freed });
   }
 
   /** Deletes an entry row and its revisions (overwritten: secure_delete), returning the history bytes freed. */
