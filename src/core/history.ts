@@ -79,7 +79,9 @@ export class Recovery {
   async undrop(caller: Caller, rawName: string): Promise<StoredEntry> {
     assertWritable(caller);
     const name = parseName(rawName, this.policy);
-    const result = await this.store.undrop(caller, name);
+    const result = await this.store.undrop(caller, name, (entry, usage) =>
+      checkCaps(name, undefined, entry, usage, this.policy),
+    );
     if (result.status === 'restored') return result.entry;
     if (result.status === 'taken') {
       throw new EngramError(

@@ -89,6 +89,9 @@ export interface NamedChange {
 /** Sees every live entry of the user (bodies included) and returns the changes to apply. */
 export type DecideAll = (entries: readonly StoredEntry[], usage: Usage) => readonly NamedChange[];
 
+/** Sees the copy an undrop would bring back and the user's usage; throws to refuse. */
+export type UndropCheck = (entry: StoredEntry, usage: Usage) => void;
+
 export type UndropResult =
   | { readonly status: 'restored'; readonly entry: StoredEntry }
   /** A live entry holds the name (and a copy is in the trash). */
@@ -154,8 +157,12 @@ export interface Store {
   history(user: string, name: string): Promise<RevisionRecord[]>;
   /** The user's trash, most recently dropped first. */
   trash(user: string): Promise<TrashedEntry[]>;
-  /** Brings back the most recently dropped copy of `name`, recording an `undrop` revision. */
-  undrop(actor: Actor, name: string): Promise<UndropResult>;
+  /**
+   * Brings back the most recently dropped copy of `name`, recording an `undrop` revision.
+   * `check` sees that copy and the user's usage inside the transaction and may throw to
+   * refuse (a cap): the store then changes nothing and rethrows.
+   */
+  undrop(actor: Actor, name: string, check?: UndropCheck): Promise<UndropResult>;
   /**
    * Deletes the dropped copies of `name` (and the live entry too with includeLive) with all
    * their revisions, so that no copy of their text remains in the store's files.

@@ -3,11 +3,12 @@
  * descriptions, and how numbers are shown to the reader.
  */
 
-const encoder = new TextEncoder();
-
-/** Byte length of a string once encoded as UTF-8: the size Engram reports and caps. */
+/**
+ * Byte length of a string once encoded as UTF-8: the size Engram reports and caps.
+ * Counted without encoding (a lone surrogate counts as the 3 bytes of U+FFFD, as encoding would).
+ */
 export function utf8Bytes(text: string): number {
-  return encoder.encode(text).byteLength;
+  return Buffer.byteLength(text, 'utf8');
 }
 
 /**

@@ -542,3 +542,46 @@ describe('a read-only caller', () => {
     expect((await memory.index(writer)).map((row) => row.name)).toEqual(['topics/a']);
   });
 });
+
+describe('undrop and the caps', () => {
+  it('is refused when it would pass the entry cap, changing nothing', async () => {
+    const { memory } = clocked({ maxEntries: 1 });
+    await seed(memory, { 'topics/a': ['A', 'a'] });
+    await memory.drop(CLI, 'topics/a');
+    await seed(memory, { 'topics/b': ['B', 'b'] });
+    await expectRefusedRecovery(
+      memory,
+      ['topics/a', 'topics/b'],
+      () => memory.recovery.undrop(CLI, 'topics/a'),
+      'TOO_MANY_ENTRIES',
+      'topics/a would make 2 entries in this memory; the cap is 1. Make room first: merge related entries into one, ' +
+        'or drop entries that are no longer needed (memory_open() lists them), then call again.',
+    );
+  });
+
+  it('is refused when it would pass the byte cap', async () => {
+    const { memory } = clocked({ userCap: 30 });
+    await seed(memory, { 'topics/a': ['A', 'a'.repeat(15)] });
+    await memory.drop(CLI, 'topics/a');
+    await seed(memory, { 'topics/b': ['B', 'b'.repeat(15)] });
+    await expectEngramError(
+      () => memory.recovery.undrop(CLI, 'topics/a'),
+      'TOO_LARGE',
+      /^topics\/a would bring this memory to 50 bytes/,
+    );
+  });
+});
+
+describe('restore and the caps', () => {
+  it('is refused when the revision would pass the byte cap', async () => {
+    const { memory } = clocked({ userCap: 40 });
+    await seed(memory, { 'topics/a': ['A', 'a'.repeat(25)] });
+    await memory.write(CLI, { name: 'topics/a', old: 'a'.repeat(25), new: 'short' });
+    await seed(memory, { 'topics/b': ['B', 'b'] });
+    await expectEngramError(
+      () => memory.recovery.restore(CLI, 'topics/a', 1),
+      'TOO_LARGE',
+      /^topics\/a would bring this memory to 46 bytes/,
+    );
+  });
+});

@@ -360,6 +360,26 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
         expect(await snapshot('alice', ['topics/e'])).toEqual(before);
       });
 
+      it('lets its check see the copy and the usage, and refuse, changing nothing', async () => {
+        await store.mutate(desktop, 'topics/e', put('Uses Helix.\n'));
+        await store.mutate(desktop, 'topics/e', drop);
+        await store.mutate(desktop, 'topics/other', put('x\n'));
+        const before = await snapshot('alice', ['topics/e', 'topics/other']);
+        const seen: unknown[] = [];
+        const refusal = new Error('over the cap');
+
+        await expect(
+          store.undrop(cli, 'topics/e', (entry, usage) => {
+            seen.push({ name: entry.name, body: entry.body, entries: usage.entries });
+            throw refusal;
+          }),
+        ).rejects.toBe(refusal);
+
+        expect(seen).toEqual([{ name: 'topics/e', body: 'Uses Helix.\n', entries: 1 }]);
+        expect(await snapshot('alice', ['topics/e', 'topics/other'])).toEqual(before);
+        expect((await store.undrop(cli, 'topics/e', () => {})).status).toBe('restored');
+      });
+
       it("answers 'missing' when nothing of that name is in the user's trash", async () => {
         await store.mutate(desktop, 'topics/live', put('live\n'));
         await store.mutate(bob, 'topics/bobs', put('bob\n'));

@@ -19,6 +19,7 @@ import type {
   StoreDump,
   StoredEntry,
   TrashedEntry,
+  UndropCheck,
   UndropResult,
   Usage,
 } from '../../core/store.js';
@@ -112,10 +113,11 @@ export class MemoryStore implements Store {
     }));
   }
 
-  async undrop(actor: Actor, name: string): Promise<UndropResult> {
+  async undrop(actor: Actor, name: string, check?: UndropCheck): Promise<UndropResult> {
     const row = this.trashed(actor.user, name)[0];
     if (!row) return { status: 'missing' };
     if (this.liveRow(actor.user, name)) return { status: 'taken' };
+    check?.(row.entry, this.usageOf(actor.user));
     row.dropped = undefined;
     row.entry = { ...row.entry, revision: row.entry.revision + 1 };
     this.count(actor.user, { totalBytes: bytesOf(row.entry), entries: 1 });
