@@ -21,6 +21,7 @@ import type {
   StoreDump,
   StoredEntry,
   TrashedEntry,
+  UndropCheck,
   UndropResult,
   Usage,
 } from '../../core/store.js';
@@ -117,12 +118,13 @@ export class PostgresStore implements Store {
     return (await this.db.query<TrashRow>(statement('trash', user))).map(toTrashedEntry);
   }
 
-  async undrop(actor: Actor, name: string): Promise<UndropResult> {
+  async undrop(actor: Actor, name: string, check?: UndropCheck): Promise<UndropResult> {
     return this.db.transaction(async (db): Promise<UndropResult> => {
-      await lockUser(db, actor.user);
+      const usage = await lockUser(db, actor.user);
       const row = await first<EntryRow>(db, statement('latestTrashed', actor.user, name));
       if (!row) return { status: 'missing' };
       if (await first(db, statement('live', actor.user, name))) return { status: 'taken' };
+      if (check) callDecide(() => check(toEntry(row), usage));
       const revision = row.revision + 1;
       await db.query(statement('undrop', actor.user, row.id, revision));
       await db.query(statement('leaveTrash', actor.user, row.id, row.revision));

@@ -24,6 +24,7 @@ import type {
   StoreDump,
   StoredEntry,
   TrashedEntry,
+  UndropCheck,
   UndropResult,
   Usage,
 } from '../../core/store.js';
@@ -175,8 +176,8 @@ export class SqliteStore implements Store {
     return this.guard.read(() => (this.statements.trash.all(user) as TrashRow[]).map(toTrashedEntry));
   }
 
-  async undrop(actor: Actor, name: string): Promise<UndropResult> {
-    return this.guard.write(() => this.undropOne.immediate(actor, name));
+  async undrop(actor: Actor, name: string, check?: UndropCheck): Promise<UndropResult> {
+    return this.guard.write(() => this.undropOne.immediate(actor, name, check));
   }
 
   async purge(user: string, name: string, options: { readonly includeLive: boolean }): Promise<number> {
@@ -252,11 +253,12 @@ export class SqliteStore implements Store {
     for (const { name, change } of changes) this.apply(actor, name, byName.get(name), change);
   }
 
-  private undropInTransaction(actor: Actor, name: string): UndropResult {
+  private undropInTransaction(actor: Actor, name: string, check: UndropCheck | undefined): UndropResult {
     const s = this.statements;
     const row = s.latestTrashed.get(actor.user, name) as EntryRow | undefined;
     if (!row) return { status: 'missing' };
     if (s.live.get(actor.user, name)) return { status: 'taken' };
+    check?.(toEntry(row), this.usageOf(actor.user));
     const at = this.now();
     const revision = row.revision + 1;
     this.indexCache.invalidate();
