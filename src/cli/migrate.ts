@@ -7,18 +7,19 @@
 
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { type CopyProgress, type CopySummary, copyStore } from '../core/migration.js';
-import { DEFAULT_POLICY } from '../core/policy.js';
 import type { Store } from '../core/store.js';
 import { formatCount } from '../core/text.js';
 import { type Backend, backendOf, describeBackend, openBackend } from './backend.js';
+import { loadSettings } from './config.js';
 import { createOutput, reportFailure, UsageError } from './output.js';
 
 interface MigrateOptions {
   readonly from: string;
   readonly to: string;
   readonly force?: boolean;
+  readonly config?: string;
   readonly json?: boolean;
 }
 
@@ -88,7 +89,8 @@ async function migrate(options: MigrateOptions): Promise<void> {
     const from = backendFor(options.from, '--from');
     const to = backendFor(options.to, '--to');
     if (sameDatabase(from, to)) throw new UsageError('--from and --to name the same database: copy into another one.');
-    const history = { historyLimit: DEFAULT_POLICY.historyLimit, historyCap: DEFAULT_POLICY.historyCap };
+    const { policy } = loadSettings(options.config);
+    const history = { historyLimit: policy.historyLimit, historyCap: policy.historyCap };
     const source = await openBackend(from, history);
     opened.push(source);
     const target = await openBackend(to, history);
@@ -97,6 +99,7 @@ async function migrate(options: MigrateOptions): Promise<void> {
     const summary = await copyStore(source, target, {
       force: options.force === true,
       target: names.to,
+      policy,
       onProgress: progressOnStderr(),
     });
     output.result(describeSummary(names.from, names.to, summary), { ...names, ...summary });
@@ -116,6 +119,12 @@ export function registerMigrateCommand(program: Command): void {
     .requiredOption('--from <database>', 'the database to copy: a SQLite file path or a postgres:// URL')
     .requiredOption('--to <database>', 'where to copy it: a SQLite file path or a postgres:// URL')
     .option('--force', 'replace everything the target holds (without it, a target that is not empty is refused)')
+    .addOption(
+      new Option(
+        '--config <file>',
+        'JSON config file whose caps the copy must fit (default ~/.config/engram/config.json)',
+      ).env('ENGRAM_CONFIG'),
+    )
     .option('--json', 'print JSON for scripts')
     .action((options: MigrateOptions) => migrate(options));
 }

@@ -146,8 +146,27 @@ describe('engram migrate, SQLite files', () => {
     expect(await withSqlite(target, dumpOf)).toEqual(original);
   });
 
+  it('refuses a copy in which a user is past the caps of the config, changing nothing', async () => {
+    const { dir, env, source, target } = setup();
+    await filledSqlite(source);
+    const config = dir.config({ maxEntries: 1 });
+
+    const refused = await runEngram(['migrate', '--from', source, '--to', target, '--config', config], env);
+
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `^1 user\\(s\\) hold more than the caps of SQLite ${target.replace(/[.*+?^$()|[\]\\]/g, '\\$&')} allow ` +
+          '\\(1 entries, 4,194,304 bytes\\): alice \\(2 entries, \\d+ bytes\\); nothing was copied\\.',
+      ),
+    );
+    expect(await withSqlite(target, (store) => store.isEmpty())).toBe(true);
+  });
+
   it('reports the progress of a big copy on stderr', async () => {
-    const { env, source, target } = setup();
+    const { dir, env, source, target } = setup();
+    // Past the default entry cap of 1,000: the config lifts it.
+    const config = dir.config({ maxEntries: 2_000 });
     await withSqlite(source, (store) =>
       store.mutateAll(alice, () =>
         Array.from({ length: 1_500 }, (_, i) => ({
@@ -157,7 +176,7 @@ describe('engram migrate, SQLite files', () => {
       ),
     );
 
-    const run = await runEngram(['migrate', '--from', source, '--to', target], env);
+    const run = await runEngram(['migrate', '--from', source, '--to', target, '--config', config], env);
 
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('engram: read 1,500 entries; writing them in one transaction\n');
