@@ -82,6 +82,18 @@ describe.each([
     expect((await write).after).toMatchObject({ body: 'one\ntwo\n', revision: 2 });
   });
 
+  it('opens a database already at the newest schema without waiting for the lock', async () => {
+    const first = open();
+    await first.mutate(alice, 'topics/a', appendLine('one'));
+    other.exec('BEGIN IMMEDIATE');
+
+    const { result: second, maxDelayMs } = await withEventLoopDelay(async () => open({ busyTimeoutMs: 5_000 }));
+
+    expect(maxDelayMs).toBeLessThan(50);
+    expect(await second.index('alice')).toEqual([{ name: 'topics/a', size: 4, description: 'appended lines' }]);
+    other.exec('COMMIT');
+  });
+
   /** Starts six appends to topics/log while the lock is held (the last while the first five wait), then releases it. */
   async function appendSixWhileLocked(store: SqliteStore): Promise<number> {
     other.exec('BEGIN IMMEDIATE');

@@ -123,8 +123,20 @@ export const MIGRATIONS: readonly string[] = [
   `,
 ];
 
-/** Brings the database to the newest schema in one immediate transaction. */
+/** The schema version the database records, read without taking the write lock. */
+function recordedVersion(db: Database.Database): number | undefined {
+  const table = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_version'").get();
+  if (!table) return undefined;
+  return (db.prepare('SELECT version FROM schema_version').get() as { version: number } | undefined)?.version;
+}
+
+/**
+ * Brings the database to the newest schema in one immediate transaction. A database
+ * already at the newest schema is only read, so opening it never waits for another
+ * process's write lock.
+ */
 export function migrate(db: Database.Database): void {
+  if (recordedVersion(db) === MIGRATIONS.length) return;
   db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
   db.transaction(() => {
     const row = db.prepare('SELECT version FROM schema_version').get() as { version: number } | undefined;
