@@ -88,9 +88,25 @@ function requiredName(tool: ToolName, args: Record<string, unknown>): string {
   return name;
 }
 
+/**
+ * `names` as models send it: an array, or by mistake one name as a string, or the array
+ * JSON-encoded in a string (DESIGN §2: one string is one name).
+ */
+function namesValue(names: unknown): unknown {
+  if (typeof names !== 'string') return names;
+  if (names.trim().startsWith('[')) {
+    try {
+      return JSON.parse(names) as unknown;
+    } catch {
+      // Not JSON after all: one name, which the name check then explains.
+    }
+  }
+  return [names];
+}
+
 export function parseOpenArguments(raw: unknown): OpenArguments {
   const args = argumentObject('memory_open', raw);
-  const names = args.names;
+  const names = namesValue(args.names);
   if (names === undefined || names === null) return { names: [] };
   if (!Array.isArray(names) || names.some((name) => typeof name !== 'string')) {
     throw invalid(

@@ -450,12 +450,21 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
     it('answers arguments of the wrong type with a tool error, not a protocol error', async () => {
       const server = await start(setup);
       await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
-      await expectRefusal(server, 'memory_open', { names: 'topics/editor' }, /^memory_open: names must be an array/);
+      await expectRefusal(server, 'memory_open', { names: 7 }, /^memory_open: names must be an array/);
       await expectRefusal(server, 'memory_open', { names: [1, 2] }, /^memory_open: names must be an array of strings/);
       await expectRefusal(server, 'memory_write', { name: 'topics/editor', new: 5 }, /^memory_write: new must be a/);
       await expectRefusal(server, 'memory_write', { name: ['topics/editor'], new: 'x' }, /name must be a string/);
       await expectRefusal(server, 'memory_write', { name: 'topics/editor', text: 'x' }, /does not take "text"/);
       await expectRefusal(server, 'memory_drop', {}, /^memory_drop needs name/);
+    });
+
+    it('opens names given as one string, or as a JSON-encoded array string (DESIGN §2)', async () => {
+      const server = await start(setup);
+      await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
+      const proper = await server.session.call('memory_open', { names: ['topics/editor'] });
+      expect(proper.isError).toBe(false);
+      expect(await server.session.call('memory_open', { names: 'topics/editor' })).toEqual(proper);
+      expect(await server.session.call('memory_open', { names: '["topics/editor"]' })).toEqual(proper);
     });
 
     it('answers an unknown tool with a protocol error', async () => {

@@ -23,6 +23,15 @@ describe('accepted forms', () => {
     expect(parseDropArguments('{"name": "a/b"}')).toEqual({ name: 'a/b' });
   });
 
+  it('takes names given as one string as one name, and a JSON-encoded array string as that array', () => {
+    expect(parseOpenArguments({ names: 'areas/x' })).toEqual({ names: ['areas/x'] });
+    expect(parseOpenArguments({ names: '["a/b","c/d"]' })).toEqual({ names: ['a/b', 'c/d'] });
+    expect(parseOpenArguments({ names: ' [ "a/b" ] ' })).toEqual({ names: ['a/b'] });
+    expect(parseOpenArguments('{"names": "a/b"}')).toEqual({ names: ['a/b'] });
+    // Not JSON after all: one name, which the Memory service then refuses as invalid.
+    expect(parseOpenArguments({ names: '[a/b' })).toEqual({ names: ['[a/b'] });
+  });
+
   it('keeps exactly the write arguments given, null counting as absent', () => {
     expect(parseWriteArguments({ name: 'a/b', new: 'x' })).toEqual({ name: 'a/b', new: 'x' });
     expect(parseWriteArguments({ name: 'a/b', old: 'x', new: '', description: 'd' })).toEqual({
@@ -42,8 +51,13 @@ describe('refused arguments', () => {
   it.each<[string, () => unknown, string]>([
     [
       'names not an array',
-      () => parseOpenArguments({ names: 'areas/x' }),
-      `memory_open: names must be an array of strings, not a string. ${OPEN_EXAMPLE}`,
+      () => parseOpenArguments({ names: 7 }),
+      `memory_open: names must be an array of strings, not a number. ${OPEN_EXAMPLE}`,
+    ],
+    [
+      'names a JSON string of an array with non-strings',
+      () => parseOpenArguments({ names: '["areas/x", 3]' }),
+      `memory_open: names must be an array of strings, not an array with non-strings. ${OPEN_EXAMPLE}`,
     ],
     [
       'names with a non-string',
