@@ -1,6 +1,6 @@
 /**
- * CORS for browser MCP clients such as the llama.cpp WebUI: the answer to a preflight,
- * and the headers that let an allowed page read a response (including a 401's
+ * CORS for browser MCP clients such as the llama.cpp WebUI: the answer to a preflight
+ * (any request header the page asks for), and the headers that let an allowed page read a response (including a 401's
  * `WWW-Authenticate`). Whether an origin is allowed at all is decided in origins.ts.
  */
 
@@ -21,12 +21,28 @@ export function corsHeaders(origin: string): Record<string, string> {
   };
 }
 
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * The headers MCP needs, and every other one the page asks for: the Origin check is the
+ * gate, so a client whose user adds custom headers (the llama.cpp WebUI lets them) works.
+ */
+function allowHeaders(requested: string | undefined): string {
+  const known = new Set(ALLOW_HEADERS.toLowerCase().split(', '));
+  const extra = (requested ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => HEADER_NAME.test(name) && !known.has(name.toLowerCase()));
+  return [ALLOW_HEADERS, ...new Set(extra)].join(', ');
+}
+
 /** Headers for the 204 answering an allowed origin's preflight. */
 function preflightHeaders(origin: string, req: IncomingMessage): Record<string, string> {
   return {
     ...corsHeaders(origin),
     'Access-Control-Allow-Methods': ALLOW_METHODS,
-    'Access-Control-Allow-Headers': ALLOW_HEADERS,
+    'Access-Control-Allow-Headers': allowHeaders(req.headers['access-control-request-headers']),
     'Access-Control-Max-Age': String(MAX_AGE_SECONDS),
     // Chrome asks before a public page may call a private address (Private Network Access).
     ...(req.headers['access-control-request-private-network'] === 'true'

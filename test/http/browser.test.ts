@@ -53,6 +53,20 @@ describe('a page on this computer (the llama.cpp WebUI) under --auth none', () =
     });
   });
 
+  it('gets its preflight answered for any header it asks for: the Origin is the gate, not the header list', async () => {
+    const server = await startTestServer();
+    const response = await preflight(server, WEBUI, {
+      'Access-Control-Request-Headers': 'x-custom, authorization, mcp-protocol-version',
+    });
+    expect(response.status).toBe(204);
+    const allowed = String(response.headers['access-control-allow-headers']).toLowerCase().split(', ');
+    expect(allowed).toEqual(expect.arrayContaining(['x-custom', 'authorization', 'mcp-protocol-version']));
+    // The gate stays shut for a page from elsewhere, whatever it asks for.
+    const evil = await preflight(server, EVIL, { 'Access-Control-Request-Headers': 'x-custom' });
+    expect(evil.status).toBe(403);
+    expect(evil.headers['access-control-allow-headers']).toBeUndefined();
+  });
+
   it('then initializes, lists the tools and writes with POSTs that carry its Origin', async () => {
     const server = await startTestServer();
     const headers = { Origin: WEBUI };
