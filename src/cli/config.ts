@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { EngramError } from '../core/errors.js';
 import { isValidSegment } from '../core/names.js';
 import { DEFAULT_POLICY, type Policy } from '../core/policy.js';
+import { normalizeUser } from '../core/users.js';
 
 const WHOLE = { error: 'must be a positive integer' };
 const positiveInteger = z.number(WHOLE).int(WHOLE).positive(WHOLE);
@@ -45,7 +46,10 @@ const ConfigSchema = z
       .optional(),
     poolSize: positiveInteger.optional(),
     statementTimeoutMs: z.number().int().nonnegative().optional(),
-    user: z.string().min(1).optional(),
+    user: z
+      .string()
+      .refine((user) => normalizeUser(user) !== undefined, 'a user name is 1-64 characters without spaces')
+      .optional(),
   })
   .strict();
 

@@ -8,9 +8,10 @@ import { readFileSync } from 'node:fs';
 import { type Access, createAccess } from '../core/access.js';
 import { EngramError } from '../core/errors.js';
 import { type Caller, createMemory, type Memory } from '../core/memory.js';
+import { normalizeUser, USER_CAP } from '../core/users.js';
 import { type Backend, defaultDatabasePath, describeBackend, openBackend } from './backend.js';
 import { loadSettings, type Settings } from './config.js';
-import { log } from './output.js';
+import { log, UsageError } from './output.js';
 
 export interface CommonOptions {
   readonly db?: string;
@@ -74,11 +75,29 @@ export function chooseBackend(options: CommonOptions, settings: Settings, env: N
 }
 
 /**
+ * Whose memory: --user or ENGRAM_USER, then the config file's "user", then `local`; one
+ * rule for every command (core/users.ts), checked before anything is opened, so a typo
+ * never opens another memory. The config file's "user" is checked with the file.
+ */
+export function chooseUser(options: CommonOptions, settings: Settings, env: NodeJS.ProcessEnv): string {
+  const raw = options.user ?? env.ENGRAM_USER ?? settings.user ?? 'local';
+  const user = normalizeUser(raw);
+  if (user === undefined) {
+    throw new UsageError(
+      `${JSON.stringify(raw)} is not a valid user name (--user or ENGRAM_USER): use 1-${USER_CAP} characters ` +
+        'without spaces, for example --user alice.',
+    );
+  }
+  return user;
+}
+
+/**
  * Opens the configured store and the services over it, and purges trash past its
  * retention period (at every start, so expired entries never linger).
  */
 export async function openContext(options: CommonOptions, env: NodeJS.ProcessEnv = process.env): Promise<Context> {
   const settings = loadSettings(options.config, env);
+  const user = chooseUser(options, settings, env);
   const backend = chooseBackend(options, settings, env);
   const store = await openBackend(backend, {
     historyLimit: settings.policy.historyLimit,
@@ -99,7 +118,7 @@ export async function openContext(options: CommonOptions, env: NodeJS.ProcessEnv
       onTouchError: (error) => log(`could not record when a token was last used: ${(error as Error).message}`),
     }),
     database: describeBackend(backend),
-    user: options.user ?? env.ENGRAM_USER ?? settings.user ?? 'local',
+    user,
     close: () => store.close(),
   };
 }

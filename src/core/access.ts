@@ -11,6 +11,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { EngramError } from './errors.js';
 import type { TokenRecord, TokenStore } from './store.js';
 import { charLength, foldDescription } from './text.js';
+import { normalizeUser, USER_CAP } from './users.js';
 
 /** What a valid token stands for: whose memory, the label history records, and its rights. */
 export interface TokenIdentity {
@@ -44,7 +45,6 @@ export interface AccessOptions {
 
 /** Tokens start with this, so a leaked one is easy to recognise and search for. */
 export const TOKEN_PREFIX = 'engram_';
-const USER_CAP = 64;
 const LABEL_CAP = 100;
 /** `lastUsed` is refreshed at most this often, so checking a token rarely writes. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -54,8 +54,8 @@ function sha256(text: string): string {
 }
 
 function checkUser(raw: string): string {
-  const user = raw.trim();
-  if (user === '' || charLength(user) > USER_CAP || /[\s\p{Cc}]/u.test(user)) {
+  const user = normalizeUser(raw);
+  if (user === undefined) {
     throw new EngramError(
       'INVALID_ARGUMENT',
       `${JSON.stringify(raw)} is not a valid user name: use 1-${USER_CAP} characters without spaces, for example --user alice.`,

@@ -59,12 +59,12 @@ describe('engram token create', () => {
     });
   });
 
-  it('refuses a user name with spaces: exit 1, the reason on stderr, no token made', async () => {
+  it('refuses a user name with spaces as a usage error (exit 2), the reason on stderr, no token made', async () => {
     const { engram } = setup();
     const run = await engram('token', 'create', '--user', 'ada lovelace');
-    expect(run).toMatchObject({ code: 1, stdout: '' });
+    expect(run).toMatchObject({ code: 2, stdout: '' });
     expect(run.stderr).toBe(
-      '"ada lovelace" is not a valid user name: use 1-64 characters without spaces, for example --user alice.\n',
+      'engram: "ada lovelace" is not a valid user name (--user or ENGRAM_USER): use 1-64 characters without spaces, for example --user alice.\n',
     );
     expect((await engram('token', 'list', '--json')).stdout).toBe('[]\n');
   });

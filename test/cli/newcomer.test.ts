@@ -1,0 +1,84 @@
+/**
+ * The rough edges a newcomer met, run in-process through main(argv, io): whose memory a
+ * command opens (--user, ENGRAM_USER, the config file: one rule, checked before
+ * anything is opened), and that a command which only reads never creates a database.
+ */
+
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/program.js';
+import { type EngramRun, tempDir } from '../helpers/engram.js';
+
+/** A temporary folder, its config file, and main() with `--config` after the arguments. */
+function setup(config: unknown = {}) {
+  const dir = tempDir();
+  const db = dir.file('memory.db');
+  const configFile = dir.config(config);
+  async function engram(...args: string[]): Promise<EngramRun> {
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    const io = { stdout: (text: string) => stdout.push(text), stderr: (text: string) => stderr.push(text) };
+    const code = await main([...args, '--config', configFile], io);
+    return { code, stdout: stdout.join(''), stderr: stderr.join('') };
+  }
+  return { dir, db, engram };
+}
+
+/** Runs `body` with ENGRAM_USER set to `user`, restored afterwards. */
+async function withEngramUser<T>(user: string, body: () => Promise<T>): Promise<T> {
+  const saved = process.env.ENGRAM_USER;
+  process.env.ENGRAM_USER = user;
+  try {
+    return await body();
+  } finally {
+    if (saved === undefined) delete process.env.ENGRAM_USER;
+    else process.env.ENGRAM_USER = saved;
+  }
+}
+
+describe('--user and ENGRAM_USER: one rule for every command', () => {
+  it.each(['', '   ', 'bad user', 'tab\tuser', 'x'.repeat(65)])(
+    'refuses --user %j as a usage error (exit 2), creating nothing',
+    async (user) => {
+      const { db, engram } = setup();
+      for (const args of [['index'], ['write', 'topics/me', '-d', 'Me', '--new', 'x'], ['token', 'list']]) {
+        const run = await engram(...args, '--db', db, '--user', user);
+        expect(run).toEqual({
+          code: 2,
+          stdout: '',
+          stderr: `engram: ${JSON.stringify(user)} is not a valid user name (--user or ENGRAM_USER): use 1-64 characters without spaces, for example --user alice.\n`,
+        });
+      }
+      expect(existsSync(db)).toBe(false);
+    },
+  );
+
+  it('refuses a bad ENGRAM_USER the same way', async () => {
+    const { db, engram } = setup();
+    const run = await withEngramUser('bad user', () =>
+      engram('write', 'topics/me', '-d', 'Me', '--new', 'x', '--db', db),
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('"bad user" is not a valid user name (--user or ENGRAM_USER)');
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it('lower-cases and trims a user name, like an entry name: Ada and ada are one memory', async () => {
+    const { db, engram } = setup();
+    expect((await engram('write', 'topics/me', '-d', 'Me', '--new', 'x', '--db', db, '--user', ' Ada ')).code).toBe(0);
+    expect((await engram('index', '--db', db, '--user', 'ada')).stdout).toBe('topics/me (2 bytes): Me\n');
+    expect((await withEngramUser('ADA', () => engram('index', '--db', db))).stdout).toBe('topics/me (2 bytes): Me\n');
+    const token = JSON.parse((await engram('token', 'create', '--user', 'Ada', '--json', '--db', db)).stdout);
+    expect(token.user).toBe('ada');
+  });
+
+  it('refuses a bad "user" in the config file, naming the field (exit 1)', async () => {
+    const { db, engram } = setup({ user: 'bad user' });
+    const run = await engram('index', '--db', db);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /^invalid config file .*config\.json:\n {2}user: a user name is 1-64 characters without spaces\n$/,
+    );
+    expect(existsSync(db)).toBe(false);
+  });
+});
