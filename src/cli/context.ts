@@ -11,6 +11,7 @@ import { type Caller, createMemory, type Memory } from '../core/memory.js';
 import { normalizeUser, USER_CAP } from '../core/users.js';
 import { type Backend, defaultDatabasePath, describeBackend, openBackend } from './backend.js';
 import { loadSettings, type Settings } from './config.js';
+import { assertMemoryExists, type Opening } from './existing-memory.js';
 import { log, UsageError } from './output.js';
 
 export interface CommonOptions {
@@ -93,12 +94,18 @@ export function chooseUser(options: CommonOptions, settings: Settings, env: Node
 
 /**
  * Opens the configured store and the services over it, and purges trash past its
- * retention period (at every start, so expired entries never linger).
+ * retention period (at every start, so expired entries never linger). A command that
+ * only `reads` is refused when there is no database, rather than creating one.
  */
-export async function openContext(options: CommonOptions, env: NodeJS.ProcessEnv = process.env): Promise<Context> {
+export async function openContext(
+  options: CommonOptions,
+  env: NodeJS.ProcessEnv = process.env,
+  opening: Opening = 'creates',
+): Promise<Context> {
   const settings = loadSettings(options.config, env);
   const user = chooseUser(options, settings, env);
   const backend = chooseBackend(options, settings, env);
+  if (opening === 'reads') assertMemoryExists(backend);
   const store = await openBackend(backend, {
     historyLimit: settings.policy.historyLimit,
     historyCap: settings.policy.historyCap,

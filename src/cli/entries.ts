@@ -8,9 +8,15 @@ import type { Command } from 'commander';
 import { EngramError } from '../core/errors.js';
 import { formatDropped, formatIndex, formatOpened, indexLine } from '../core/format.js';
 import { type CommonOptions, type Context, cliCaller } from './context.js';
+import type { Opening } from './existing-memory.js';
 import { type Output, UsageError } from './output.js';
 
-export type Run = (options: CommonOptions, body: (context: Context, output: Output) => Promise<void>) => Promise<void>;
+/** Opens the context, runs the command's body, reports and closes; `reads` never creates a database. */
+export type Run = (
+  options: CommonOptions,
+  body: (context: Context, output: Output) => Promise<void>,
+  opening?: Opening,
+) => Promise<void>;
 
 interface WriteOptions extends CommonOptions {
   readonly description?: string;
@@ -39,22 +45,30 @@ export function registerEntryCommands(program: Command, common: (command: Comman
   common(program.command('index'))
     .description('List every entry: name, size in bytes and description (what memory_open() shows)')
     .action((options: CommonOptions) =>
-      run(options, async (context, output) => {
-        const rows = await context.memory.index(cliCaller(context));
-        output.result(formatIndex(rows), rows);
-      }),
+      run(
+        options,
+        async (context, output) => {
+          const rows = await context.memory.index(cliCaller(context));
+          output.result(formatIndex(rows), rows);
+        },
+        'reads',
+      ),
     );
 
   common(program.command('open'))
     .description('Show entries with their bodies (what memory_open(names) shows)')
     .argument('<names...>', 'entry names, <group>/<slug>')
     .action((names: string[], options: CommonOptions) =>
-      run(options, async (context, output) => {
-        const { found, missing } = await context.memory.open(cliCaller(context), names);
-        // Nothing found is a refusal, like memory_open's isError: message on stderr, exit 1.
-        if (found.length === 0) throw new EngramError('NOT_FOUND', formatOpened(found, missing));
-        output.result(formatOpened(found, missing), { found, missing });
-      }),
+      run(
+        options,
+        async (context, output) => {
+          const { found, missing } = await context.memory.open(cliCaller(context), names);
+          // Nothing found is a refusal, like memory_open's isError: message on stderr, exit 1.
+          if (found.length === 0) throw new EngramError('NOT_FOUND', formatOpened(found, missing));
+          output.result(formatOpened(found, missing), { found, missing });
+        },
+        'reads',
+      ),
     );
 
   common(program.command('write'))

@@ -76,11 +76,11 @@ Data lives in $ENGRAM_DB, else \${XDG_DATA_HOME:-~/.local/share}/engram/memory.d
  */
 export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
   let exitCode: number | undefined;
-  const run: Run = async (options, body) => {
+  const run: Run = async (options, body, opening = 'creates') => {
     const output = createOutput(options.json === true, io);
     let context: Context | undefined;
     try {
-      context = await openContext(options);
+      context = await openContext(options, process.env, opening);
       await body(context, output);
       exitCode = EXIT_OK;
     } catch (error) {

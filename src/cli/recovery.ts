@@ -37,10 +37,14 @@ export function registerRecoveryCommands(program: Command, common: (command: Com
     .description('List the revisions of an entry: number, time, operation, who, size, description')
     .argument('<name>', 'entry name (live, or in the trash)')
     .action((name: string, options: CommonOptions) =>
-      run(options, async (context, output) => {
-        const revisions = await context.memory.recovery.history(cliCaller(context), name);
-        output.result(revisions.map(historyLine).join('\n'), revisions);
-      }),
+      run(
+        options,
+        async (context, output) => {
+          const revisions = await context.memory.recovery.history(cliCaller(context), name);
+          output.result(revisions.map(historyLine).join('\n'), revisions);
+        },
+        'reads',
+      ),
     );
 
   common(program.command('show'))
@@ -48,11 +52,15 @@ export function registerRecoveryCommands(program: Command, common: (command: Com
     .argument('<name>', 'entry name')
     .requiredOption('--rev <n>', 'revision number (see engram history)', revisionNumber)
     .action((name: string, options: RevOptions) =>
-      run(options, async (context, output) => {
-        const item = await context.memory.recovery.revision(cliCaller(context), name, options.rev);
-        const header = `${name}@${item.revision} (${utf8Bytes(item.body)} bytes): ${item.description}`;
-        output.result(`${header}\n${item.body}`, item);
-      }),
+      run(
+        options,
+        async (context, output) => {
+          const item = await context.memory.recovery.revision(cliCaller(context), name, options.rev);
+          const header = `${name}@${item.revision} (${utf8Bytes(item.body)} bytes): ${item.description}`;
+          output.result(`${header}\n${item.body}`, item);
+        },
+        'reads',
+      ),
     );
 
   common(program.command('diff'))
@@ -61,10 +69,14 @@ export function registerRecoveryCommands(program: Command, common: (command: Com
     .requiredOption('--rev <n>', 'revision to compare from', revisionNumber)
     .option('--to <m>', 'revision to compare to (default: the latest)', revisionNumber)
     .action((name: string, options: RevOptions) =>
-      run(options, async (context, output) => {
-        const patch = await context.memory.recovery.diff(cliCaller(context), name, options.rev, options.to);
-        output.result(patch, { diff: patch });
-      }),
+      run(
+        options,
+        async (context, output) => {
+          const patch = await context.memory.recovery.diff(cliCaller(context), name, options.rev, options.to);
+          output.result(patch, { diff: patch });
+        },
+        'reads',
+      ),
     );
 
   common(program.command('restore'))
@@ -81,14 +93,18 @@ export function registerRecoveryCommands(program: Command, common: (command: Com
   common(program.command('trash'))
     .description('List dropped entries: name, dropped when and by whom, purge date')
     .action((options: CommonOptions) =>
-      run(options, async (context, output) => {
-        const items = await context.memory.recovery.trash(cliCaller(context));
-        const lines = items.map(
-          (item) =>
-            `${indexLine(item)}\n  dropped ${time(item.droppedAt)} by ${item.droppedBy}; purged after ${time(item.purgeAt)}`,
-        );
-        output.result(lines.length > 0 ? lines.join('\n') : 'The trash is empty.', items);
-      }),
+      run(
+        options,
+        async (context, output) => {
+          const items = await context.memory.recovery.trash(cliCaller(context));
+          const lines = items.map(
+            (item) =>
+              `${indexLine(item)}\n  dropped ${time(item.droppedAt)} by ${item.droppedBy}; purged after ${time(item.purgeAt)}`,
+          );
+          output.result(lines.length > 0 ? lines.join('\n') : 'The trash is empty.', items);
+        },
+        'reads',
+      ),
     );
 
   common(program.command('undrop'))

@@ -83,10 +83,14 @@ export function registerTokenCommands(program: Command, common: (command: Comman
   common(token.command('list'))
     .description('List the tokens: id, user, access, created, last used, label (never the tokens themselves)')
     .action((options: CommonOptions) =>
-      run(options, async (context, output) => {
-        const tokens = await context.access.list();
-        output.result(tokenTable(tokens), tokens.map(tokenJson));
-      }),
+      run(
+        options,
+        async (context, output) => {
+          const tokens = await context.access.list();
+          output.result(tokenTable(tokens), tokens.map(tokenJson));
+        },
+        'reads',
+      ),
     );
 
   common(token.command('revoke'))

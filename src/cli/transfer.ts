@@ -52,17 +52,21 @@ export function registerTransferCommands(program: Command, common: (command: Com
     .option('--out <file>', 'write to a file (default: stdout)')
     .option('--with-history', 'include every revision and the trash')
     .action((options: CommonOptions & { out?: string; withHistory?: boolean }) =>
-      run(options, async (context, output) => {
-        const caller = cliCaller(context);
-        const pieces = context.memory.transfer.exportText(caller, { withHistory: options.withHistory === true });
-        if (options.out) {
-          const count = (await context.memory.index(caller)).length;
-          await writePrivateFile(options.out, pieces);
-          output.note(`Exported ${count} entries to ${options.out}`);
-        } else {
-          for await (const piece of pieces) output.exact(piece);
-        }
-      }),
+      run(
+        options,
+        async (context, output) => {
+          const caller = cliCaller(context);
+          const pieces = context.memory.transfer.exportText(caller, { withHistory: options.withHistory === true });
+          if (options.out) {
+            const count = (await context.memory.index(caller)).length;
+            await writePrivateFile(options.out, pieces);
+            output.note(`Exported ${count} entries to ${options.out}`);
+          } else {
+            for await (const piece of pieces) output.exact(piece);
+          }
+        },
+        'reads',
+      ),
     );
 
   common(program.command('import'))

@@ -20,6 +20,9 @@ async function withEditor(): Promise<Cli> {
 describe('engram index', () => {
   it('says the memory is empty, then lists one index line per entry, sorted', async () => {
     const engram = cli();
+    // index only reads, so the memory must exist: its first entry, dropped, leaves it empty.
+    await ok(engram.run('write', 'topics/first', '-d', 'First', '--new', 'x'));
+    await ok(engram.run('drop', 'topics/first'));
     expect(await ok(engram.run('index'))).toMatch(/^Memory is empty\. Create the first entry/);
     await ok(engram.run('write', 'topics/zebra', '-d', 'Last', '--new', 'z'));
     await ok(engram.run('write', 'areas/engram', '--description', 'This project', '--new', 'a'));
@@ -32,6 +35,8 @@ describe('engram index', () => {
       { name: 'topics/editor', size: 12, description: 'Editor preferences' },
     ]);
     const empty = cli();
+    await ok(empty.run('write', 'topics/first', '-d', 'First', '--new', 'x'));
+    await ok(empty.run('drop', 'topics/first'));
     expect(JSON.parse(await ok(empty.run('index', '--json')))).toEqual([]);
   });
 });

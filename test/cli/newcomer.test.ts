@@ -82,3 +82,46 @@ describe('--user and ENGRAM_USER: one rule for every command', () => {
     expect(existsSync(db)).toBe(false);
   });
 });
+
+describe('a command that only reads never creates a database', () => {
+  const READERS = [
+    ['index'],
+    ['open', 'topics/me'],
+    ['history', 'topics/me'],
+    ['show', 'topics/me', '--rev', '1'],
+    ['diff', 'topics/me', '--rev', '1'],
+    ['trash'],
+    ['export'],
+    ['token', 'list'],
+  ];
+
+  it.each(READERS)('engram %s on a path with no database: exit 1, says so, creates nothing', async (...args) => {
+    const { dir, engram } = setup();
+    const typo = dir.file('typo/x.db');
+    const run = await engram(...args, '--db', typo);
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        `There is no memory at ${typo}: the file does not exist, and this command only reads, so it created nothing. ` +
+        'Check the path (--db, ENGRAM_DB or "db" in the config file); to start a memory there, write its first entry ' +
+        'with the same settings, for example: engram write topics/me -d "Who I am" --new "Name: Ada."\n',
+    });
+    expect(existsSync(dir.file('typo'))).toBe(false);
+  });
+
+  it('says so in JSON with --json', async () => {
+    const { dir, engram } = setup();
+    const run = await engram('index', '--json', '--db', dir.file('x.db'));
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'STORE_UNAVAILABLE' } });
+    expect(existsSync(dir.file('x.db'))).toBe(false);
+  });
+
+  it('a writing command creates it, and then the reading ones read it', async () => {
+    const { dir, engram } = setup();
+    const db = dir.file('new/memory.db');
+    expect((await engram('write', 'topics/me', '-d', 'Me', '--new', 'x', '--db', db)).code).toBe(0);
+    expect(await engram('index', '--db', db)).toEqual({ code: 0, stdout: 'topics/me (2 bytes): Me\n', stderr: '' });
+  });
+});

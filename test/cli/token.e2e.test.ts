@@ -1,9 +1,10 @@
 /**
  * `engram token create | list | revoke` as a person runs them: the new token alone on
  * the last line of stdout, listings that never show a token or its hash, and refusals
- * (bad user, unknown id) with exit code 1, a message that says what to do, and no change.
+ * (bad user: exit 2; unknown id: exit 1) with a message that says what to do, and no change.
  */
 
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { childEnv, queryDatabase, runEngram, tempDir } from '../helpers/engram.js';
 
@@ -60,13 +61,14 @@ describe('engram token create', () => {
   });
 
   it('refuses a user name with spaces as a usage error (exit 2), the reason on stderr, no token made', async () => {
-    const { engram } = setup();
+    const { db, engram } = setup();
     const run = await engram('token', 'create', '--user', 'ada lovelace');
     expect(run).toMatchObject({ code: 2, stdout: '' });
     expect(run.stderr).toBe(
       'engram: "ada lovelace" is not a valid user name (--user or ENGRAM_USER): use 1-64 characters without spaces, for example --user alice.\n',
     );
-    expect((await engram('token', 'list', '--json')).stdout).toBe('[]\n');
+    // Refused before anything was opened: not even the database was created.
+    expect(existsSync(db)).toBe(false);
   });
 });
 
@@ -98,6 +100,8 @@ describe('engram token list', () => {
 
   it('says how to create one when there are none', async () => {
     const { engram } = setup();
+    // token list only reads: the memory must exist first.
+    await engram('write', 'topics/me', '-d', 'Me', '--new', 'x');
     expect((await engram('token', 'list')).stdout).toBe(
       'No tokens. Create one with: engram token create --user NAME [--read-only] [--label TEXT]\n',
     );

@@ -1,0 +1,23 @@
+/**
+ * A command that only reads opens a memory that exists and never creates one: a typo in
+ * --db must not make folders and an empty database, then say "Memory is empty", which
+ * looks like lost memory. Writing commands, stdio and serve create the database.
+ */
+
+import { existsSync } from 'node:fs';
+import { EngramError } from '../core/errors.js';
+import type { Backend } from './backend.js';
+
+/** Whether a command may create the database it opens, or only reads one that exists. */
+export type Opening = 'creates' | 'reads';
+
+/** Refuses a SQLite path with no database file (a PostgreSQL database is never created by Engram). */
+export function assertMemoryExists(backend: Backend): void {
+  if (backend.kind !== 'sqlite' || backend.path === ':memory:' || existsSync(backend.path)) return;
+  throw new EngramError(
+    'STORE_UNAVAILABLE',
+    `There is no memory at ${backend.path}: the file does not exist, and this command only reads, so it created ` +
+      'nothing. Check the path (--db, ENGRAM_DB or "db" in the config file); to start a memory there, write its ' +
+      'first entry with the same settings, for example: engram write topics/me -d "Who I am" --new "Name: Ada."',
+  );
+}
