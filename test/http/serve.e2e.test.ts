@@ -9,6 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { childEnv, ENGRAM_CLI, queryDatabase, runEngram, tempDir } from '../helpers/engram.js';
+import { stopGroup } from '../helpers/process-group.js';
 import { HTTP_CLIENTS } from './clients.js';
 
 interface Served {
@@ -20,18 +21,22 @@ interface Served {
   readonly stderr: () => string;
   /** Resolves with the exit code. */
   readonly exited: Promise<number | null>;
+  /** Stops the child and every process it started, and waits until all have exited. */
+  readonly stopAll: (signal: NodeJS.Signals) => Promise<void>;
 }
 
 /** Spawns a command that starts `engram serve` and waits for it to print where to connect. */
 function serve(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<Served> {
-  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group: `npm start` runs sh, which runs node, and all must stop with the test.
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let stderr = '';
   child.stderr!.on('data', (chunk) => {
     stderr += chunk;
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const stopAll = (signal: NodeJS.Signals) => stopGroup(child, signal);
   onTestFinished(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await stopAll('SIGKILL');
     await exited;
   });
   return new Promise((resolve, reject) => {
@@ -41,7 +46,7 @@ function serve(command: string, args: readonly string[], env: NodeJS.ProcessEnv)
       banner += `${line}\n`;
       if (line.includes('Stop with Ctrl-C.')) {
         const url = /serving MCP at (\S+)/.exec(banner)?.[1];
-        if (url) resolve({ child, url, banner, stderr: () => stderr, exited });
+        if (url) resolve({ child, url, banner, stderr: () => stderr, exited, stopAll });
       }
     });
     exited.then((code) => reject(new Error(`engram serve exited with ${code} before serving:\n${stderr}`)));
@@ -90,6 +95,10 @@ describe('engram serve', () => {
     const { db, env } = setup();
     const served = await serve('npm', ['start', '--silent', '--', '--port', '0', '--db', db], env);
     expect(served.banner).toMatch(/^Engram is serving MCP at http:\/\/127\.0\.0\.1:\d+\/mcp\n/);
+    expect((await fetch(served.url.replace(/\/mcp$/, '/healthz'))).status).toBe(200);
+    // npm runs sh, which runs the server: stopping them all leaves nothing listening.
+    await served.stopAll('SIGTERM');
+    await expect(fetch(served.url.replace(/\/mcp$/, '/healthz'))).rejects.toThrow();
   });
 
   it('with --auth token, accepts a token from engram token create and refuses it once revoked, without a restart', async () => {
