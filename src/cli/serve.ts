@@ -1,6 +1,7 @@
 /**
  * `engram serve`: the memory over HTTP for browser and remote MCP clients (llama.cpp
- * WebUI, Claude Code) and the REST API under /api. Prints where to connect, logs one line
+ * WebUI, Claude Code) and the REST API under /api. Prints where to connect (one JSON line
+ * with --json, for a script that started it on --port 0), logs one line
  * per request on stderr, purges expired trash every hour, and on SIGINT/SIGTERM lets
  * requests in flight finish and closes the store.
  */
@@ -29,8 +30,13 @@ function parsePort(value: string): number {
   return port;
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+/** Each --allow-origin, checked as it is parsed: a bad one is a usage error (exit 2), like a bad --port. */
+function collectOrigin(value: string, previous: string[]): string[] {
+  try {
+    return [...previous, parseAllowedOrigin(value)];
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
 }
 
 function connectHelp(server: RunningHttpServer, options: ServeOptions, context: Context): string {
@@ -50,12 +56,17 @@ function connectHelp(server: RunningHttpServer, options: ServeOptions, context: 
   ].join('\n');
 }
 
+/** With --json, where to connect as one JSON line, for a script that started the server (say on --port 0). */
+function connectJson(server: RunningHttpServer, options: ServeOptions, context: Context): string {
+  const url = `${server.origin}/mcp`;
+  const who = options.auth === 'token' ? {} : { user: context.user };
+  return `${JSON.stringify({ url, auth: options.auth, ...who, database: context.database })}\n`;
+}
+
 async function serve(options: ServeOptions): Promise<void> {
   let context: Context | undefined;
-  let allowOrigins: string[];
   try {
     assertSafeBinding(options.host, options.auth);
-    allowOrigins = options.allowOrigin.map(parseAllowedOrigin);
     context = await openContext(options);
   } catch (error) {
     await context?.close();
@@ -75,7 +86,7 @@ async function serve(options: ServeOptions): Promise<void> {
       policy: context.settings.policy,
       version: VERSION,
       auth,
-      allowOrigins,
+      allowOrigins: options.allowOrigin,
       host: options.host,
       port: options.port,
       log,
@@ -99,7 +110,7 @@ async function serve(options: ServeOptions): Promise<void> {
     log('no tokens exist yet, so every request will be refused: create one with engram token create --user NAME');
   }
   const trashPurge = scheduleTrashPurge(context.memory, { log });
-  process.stdout.write(connectHelp(server, options, context));
+  process.stdout.write(options.json ? connectJson(server, options, context) : connectHelp(server, options, context));
   const signal = await stopped;
   log(`${signal}: finishing requests in flight, then stopping`);
   await server.close();
@@ -121,6 +132,6 @@ export function registerServeCommand(program: Command, common: (command: Command
         .choices(['none', 'token'])
         .default('none'),
     )
-    .option('--allow-origin <origin>', 'also let web pages from this origin call (repeatable)', collect, [])
+    .option('--allow-origin <origin>', 'also let web pages from this origin call (repeatable)', collectOrigin, [])
     .action((options: ServeOptions) => serve(options));
 }

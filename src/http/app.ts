@@ -22,7 +22,7 @@ import { answerOptions, corsHeaders } from './cors.js';
 import { answerInternalError } from './internal-error.js';
 import { MAX_BODY_BYTES, readBody } from './limits.js';
 import { formatRequestLine, type RpcSummary, summarizeRpc } from './logging.js';
-import { isAllowedHost, originPolicy } from './origins.js';
+import { forbiddenOriginMessage, isAllowedHost, originPolicy } from './origins.js';
 
 export interface HttpAppOptions {
   readonly handler: ToolHandler;
@@ -180,14 +180,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const origin = req.headers.origin;
     if (origin !== undefined) {
       if (!originAllowed(origin)) {
-        sendRefusal(
-          res,
-          path,
-          403,
-          'FORBIDDEN_ORIGIN',
-          `Forbidden: pages from ${origin} may not use this memory. To allow them, restart engram serve with ` +
-            `--allow-origin ${origin}${options.auth.mode === 'none' ? ' (or use --auth token)' : ''}.`,
-        );
+        sendRefusal(res, path, 403, 'FORBIDDEN_ORIGIN', forbiddenOriginMessage(origin, options.auth.mode));
         return;
       }
       for (const [name, value] of Object.entries(corsHeaders(origin))) res.setHeader(name, value);

@@ -41,8 +41,34 @@ export function isLoopbackOrigin(origin: string): boolean {
   }
 }
 
+/**
+ * Why a page's Origin is refused, and what would let it in. `null` is what pages opened
+ * from a file or in a sandbox send: it cannot be allowed by name (every such page,
+ * wherever it came from, sends it), so the hint is another way in, never --allow-origin null.
+ */
+export function forbiddenOriginMessage(origin: string, auth: AuthMode): string {
+  if (origin === 'null') {
+    return (
+      'Forbidden: pages opened from a file or in a sandbox (Origin null) may not use this memory. ' +
+      `Serve the page from http://localhost or http://127.0.0.1 instead${auth === 'none' ? ', or restart engram serve with --auth token' : ''}.`
+    );
+  }
+  return (
+    `Forbidden: pages from ${origin} may not use this memory. To allow them, restart engram serve with ` +
+    `--allow-origin ${origin}${auth === 'none' ? ' (or use --auth token)' : ''}.`
+  );
+}
+
 /** Checks an `--allow-origin` value and returns it in the form browsers send. */
 export function parseAllowedOrigin(value: string): string {
+  if (value.trim() === 'null') {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      '--allow-origin null cannot be allowed: browsers send Origin null from every page opened from a file or in ' +
+        'a sandbox, wherever it came from. Serve the page from http://localhost or http://127.0.0.1 instead ' +
+        '(always allowed), or use --auth token.',
+    );
+  }
   let url: URL | undefined;
   try {
     url = new URL(value);

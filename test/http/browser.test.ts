@@ -133,6 +133,16 @@ describe('a page from anywhere else under --auth none', () => {
     );
   });
 
+  it('refuses a page opened from a file (Origin null) with a hint that works, not --allow-origin null', async () => {
+    const server = await startTestServer();
+    const response = await preflight(server, 'null');
+    expect(response.status).toBe(403);
+    expect(rpcMessage(response).error?.message).toBe(
+      'Forbidden: pages opened from a file or in a sandbox (Origin null) may not use this memory. ' +
+        'Serve the page from http://localhost or http://127.0.0.1 instead, or restart engram serve with --auth token.',
+    );
+  });
+
   it.each([EVIL, 'null', 'https://127.0.0.1:8080', 'http://localhost.evil.example', 'http://127.0.0.1.nip.io:8080'])(
     'cannot read or write with a POST from %s, even one that needs no preflight',
     async (origin) => {

@@ -6,6 +6,7 @@
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { childEnv, ENGRAM_CLI, queryDatabase, runEngram, tempDir } from '../helpers/engram.js';
@@ -44,8 +45,8 @@ function serve(command: string, args: readonly string[], env: NodeJS.ProcessEnv)
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
       banner += `${line}\n`;
-      if (line.includes('Stop with Ctrl-C.')) {
-        const url = /serving MCP at (\S+)/.exec(banner)?.[1];
+      if (line.includes('Stop with Ctrl-C.') || line.startsWith('{')) {
+        const url = /serving MCP at (\S+)|"url":"([^"]+)"/.exec(banner)?.slice(1).find(Boolean);
         if (url) resolve({ child, url, banner, stderr: () => stderr, exited, stopAll });
       }
     });
@@ -152,11 +153,38 @@ describe('engram serve refuses to start', () => {
     );
   });
 
-  it('with an --allow-origin that is not an origin: exit 1', async () => {
+  it('with an --allow-origin that is not an origin: usage error, exit 2', async () => {
     const { db, env } = setup();
     const run = await runEngram(['serve', '--allow-origin', 'evil.example', '--port', '0', '--db', db], env);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^--allow-origin "evil\.example" is not an origin/);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /^error: option '--allow-origin <origin>' argument 'evil\.example' is invalid\. --allow-origin "evil\.example" is not an origin/,
+    );
+  });
+
+  it('with --allow-origin null: usage error, exit 2, and a hint that works (not --allow-origin null)', async () => {
+    const { db, env } = setup();
+    const run = await runEngram(['serve', '--allow-origin', 'null', '--port', '0', '--db', db], env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      '--allow-origin null cannot be allowed: browsers send Origin null from every page opened from a file or in ' +
+        'a sandbox, wherever it came from. Serve the page from http://localhost or http://127.0.0.1 instead ' +
+        '(always allowed), or use --auth token.',
+    );
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it('with --json, prints where to connect as one JSON line', async () => {
+    const { db, env } = setup();
+    const served = await serve(process.execPath, [ENGRAM_CLI, 'serve', '--json', '--port', '0', '--db', db], env);
+    const info = JSON.parse(served.banner) as Record<string, unknown>;
+    expect(info).toEqual({
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/),
+      auth: 'none',
+      user: 'local',
+      database: `SQLite ${db}`,
+    });
+    expect((await fetch(String(info.url).replace(/\/mcp$/, '/healthz'))).status).toBe(200);
   });
 
   it.each([
