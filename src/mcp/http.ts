@@ -4,7 +4,8 @@
  * (fast-path.ts); every other one goes to a fresh server from the same factory as stdio
  * (2025-era requests by the SDK's stateless fallback, 2026 per-request envelopes
  * natively). Whoever the HTTP layer authenticated travels to the tool handler as the
- * SDK's `authInfo`, or straight to the fast path.
+ * SDK's `authInfo`, or straight to the fast path, with the client name that the request's
+ * Mcp-Session-Id carries (handed out at `initialize`, session-id.ts).
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -14,6 +15,7 @@ import { actorLabel } from '../core/caller.js';
 import type { Caller } from '../core/memory.js';
 import { createFastPath } from './fast-path.js';
 import { createMcpServerFactory, type McpServerOptions } from './server.js';
+import { createSessionIds } from './session-id.js';
 
 /** Who is calling over HTTP; without a label, the MCP client's name is recorded in history. */
 export interface HttpCaller {
@@ -35,14 +37,21 @@ export type McpHttpOptions = Omit<McpServerOptions, 'caller'> & {
 };
 
 const CALLER_KEY = 'engramCaller';
+const SESSION_CLIENT_KEY = 'engramSessionClient';
+
+/** The caller, and the client name its Mcp-Session-Id carries (session-id.ts), if any. */
+interface Request {
+  readonly who: HttpCaller;
+  readonly sessionClient: string | undefined;
+}
 
 /** The SDK's carrier for an authenticated caller; the token itself is never passed on. */
-function authInfoFor(who: HttpCaller): AuthInfo {
+function authInfoFor({ who, sessionClient }: Request): AuthInfo {
   return {
     token: '',
     clientId: who.label ?? who.user,
     scopes: who.readOnly ? ['memory:read'] : ['memory:read', 'memory:write'],
-    extra: { [CALLER_KEY]: who },
+    extra: { [CALLER_KEY]: who, [SESSION_CLIENT_KEY]: sessionClient },
   };
 }
 
@@ -50,10 +59,19 @@ function callerOf(who: HttpCaller, clientName: string | undefined): Caller {
   return { user: who.user, label: who.label ?? actorLabel(clientName, 'http'), readOnly: who.readOnly };
 }
 
+/** The name the request itself gives (a 2026 envelope), else the one its session id carries. */
 function callerFrom(clientName: string | undefined, authInfo: unknown): Caller {
-  const who = (authInfo as AuthInfo | undefined)?.extra?.[CALLER_KEY] as HttpCaller | undefined;
+  const extra = (authInfo as AuthInfo | undefined)?.extra;
+  const who = extra?.[CALLER_KEY] as HttpCaller | undefined;
   if (!who) throw new Error('an MCP request reached the tools without an authenticated caller');
-  return callerOf(who, clientName);
+  return callerOf(who, clientName ?? (extra?.[SESSION_CLIENT_KEY] as string | undefined));
+}
+
+/** The client's name when `body` is an `initialize` request. */
+function initializingClient(body: unknown): string | undefined {
+  const message = body as { method?: unknown; params?: { clientInfo?: { name?: unknown } } } | null;
+  const name = typeof message === 'object' && message?.method === 'initialize' && message.params?.clientInfo?.name;
+  return typeof name === 'string' ? name : undefined;
 }
 
 export function createMcpHttpEndpoint(options: McpHttpOptions): McpHttpEndpoint {
@@ -61,14 +79,24 @@ export function createMcpHttpEndpoint(options: McpHttpOptions): McpHttpEndpoint 
   const factory = createMcpServerFactory({ ...serverOptions, caller: callerFrom });
   const handler = createMcpHandler(factory, { legacy: 'stateless', onerror });
   const serve = toNodeHandler(handler, { onerror });
-  const fastPath = createFastPath<HttpCaller>({
+  const fastPath = createFastPath<Request>({
     handler: serverOptions.handler,
     policy: serverOptions.policy,
-    caller: (who) => callerOf(who, undefined),
+    caller: ({ who, sessionClient }) => callerOf(who, sessionClient),
   });
+  const sessionIds = createSessionIds();
   return {
-    handle: (req, res, body, who) =>
-      fastPath(req, res, body, who) ?? serve(Object.assign(req, { auth: authInfoFor(who) }), res, body),
+    handle(req, res, body, who) {
+      const sessionId = req.headers['mcp-session-id'];
+      const request = {
+        who,
+        sessionClient: sessionIds.clientName(typeof sessionId === 'string' ? sessionId : undefined),
+      };
+      const initializing = initializingClient(body);
+      const issued = initializing === undefined ? undefined : sessionIds.issue(initializing);
+      if (issued !== undefined) res.setHeader('Mcp-Session-Id', issued);
+      return fastPath(req, res, body, request) ?? serve(Object.assign(req, { auth: authInfoFor(request) }), res, body);
+    },
     close: () => handler.close(),
   };
 }

@@ -1,8 +1,8 @@
 /**
  * The official SDK clients over Streamable HTTP (v1, and v2 in both protocol eras):
  * tools/list serves the three tools, and write / open / drop round-trip, with the token's
- * label, else the MCP client's name when the request carries it, else "http", recorded as
- * the actor of each change.
+ * label, else the MCP client's name (from the request, or from the signed Mcp-Session-Id
+ * handed out at initialize), recorded as the actor of each change.
  */
 
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -21,7 +21,7 @@ describe.each(HTTP_CLIENTS)('$label over HTTP', (kind) => {
     ]);
   });
 
-  it('round-trips write, open and drop, recording the client name (else "http") as the actor', async () => {
+  it('round-trips write, open and drop, recording the client name as the actor', async () => {
     const server = await startTestServer();
     const session = await kind.connect(server.url, { clientName: 'round-trip' });
     onTestFinished(() => session.close());
@@ -50,8 +50,12 @@ describe.each(HTTP_CLIENTS)('$label over HTTP', (kind) => {
     expect(dropped.isError).toBe(false);
     expect(dropped.text).toContain('people/allozaur');
     expect(await server.memory.index({ user: 'local', label: 'test' })).toEqual([]);
-    const actor = kind.namesItselfPerRequest ? 'round-trip' : 'http';
-    expect((await server.store.history('local', 'people/allozaur')).map((r) => r.actor)).toEqual([actor, actor, actor]);
+    // Stateless all the same: 2025-era clients echo the Mcp-Session-Id that carries their name.
+    expect((await server.store.history('local', 'people/allozaur')).map((r) => r.actor)).toEqual([
+      'round-trip',
+      'round-trip',
+      'round-trip',
+    ]);
   });
 
   it('answers a refused write with isError and changes nothing', async () => {

@@ -27,11 +27,6 @@ export interface ConnectOptions {
 
 export interface HttpClientKind {
   readonly label: string;
-  /**
-   * Whether every request names the client. Only the 2026 envelope does: a stateless
-   * 2025-era server sees the name in `initialize` alone, never in a later tools/call.
-   */
-  readonly namesItselfPerRequest: boolean;
   connect(url: string, options?: ConnectOptions): Promise<HttpSession>;
 }
 
@@ -62,7 +57,6 @@ function requestInit(options: ConnectOptions): { requestInit?: RequestInit } {
 
 const v1: HttpClientKind = {
   label: 'SDK v1 client',
-  namesItselfPerRequest: false,
   async connect(url, options = {}) {
     const client = new ClientV1({ name: options.clientName ?? 'http-v1', version: '1.0.0' });
     await client.connect(new HttpTransportV1(new URL(url), requestInit(options)));
@@ -72,7 +66,6 @@ const v1: HttpClientKind = {
 
 const v2: HttpClientKind = {
   label: 'SDK v2 client (2025 handshake)',
-  namesItselfPerRequest: false,
   async connect(url, options = {}) {
     const client = new ClientV2({ name: options.clientName ?? 'http-v2', version: '2.0.0' });
     await client.connect(new HttpTransportV2(new URL(url), requestInit(options)));
@@ -82,7 +75,6 @@ const v2: HttpClientKind = {
 
 const v2Modern: HttpClientKind = {
   label: 'SDK v2 client (2026-07-28 envelope)',
-  namesItselfPerRequest: true,
   async connect(url, options = {}) {
     const client = new ClientV2(
       { name: options.clientName ?? 'http-v2-modern', version: '2.0.0' },
