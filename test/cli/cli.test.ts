@@ -50,7 +50,10 @@ describe('engram write', () => {
     await ok(engram.run('write', 'Topics/Editor', '--old', 'Helix', '--new', 'Neovim'));
     await ok(engram.run('write', 'topics/editor', '--old', 'Tabs, width 4.'));
     expect(await ok(engram.run('write', 'topics/editor', '-d', 'Editor'))).toBe('topics/editor (13 bytes): Editor\n');
-    expect(await ok(engram.run('open', 'topics/editor'))).toBe('topics/editor (13 bytes): Editor\nUses Neovim.\n');
+    const opened = await ok(engram.run('open', 'topics/editor'));
+    expect(opened).toBe(
+      `topics/editor (13 bytes): Editor\nUses Neovim.\n=== end of topics/editor [${boundaryTagOf(opened)}] ===\n`,
+    );
   });
 
   it('reads the new text from stdin after -, and from --new-file', async () => {
