@@ -24,7 +24,7 @@ import { callToolResult, unknownToolError } from './server.js';
 export interface FastPathOptions<Who> {
   readonly handler: ToolHandler;
   readonly policy: Pick<Policy, 'groups'>;
-  /** Whom the tools act for: a stateless 2025-era request names no client. */
+  /** Whom the tools act for: a 2025-era request names no client in its body (its Mcp-Session-Id may, see http.ts). */
   readonly caller: (who: Who) => Caller;
 }
 
