@@ -5,53 +5,64 @@
  */
 
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { EngramError } from '../core/errors.js';
 import { isValidSegment } from '../core/names.js';
 import { DEFAULT_POLICY, type Policy } from '../core/policy.js';
 import { normalizeUser } from '../core/users.js';
 
-const WHOLE = { error: 'must be a positive integer' };
-const positiveInteger = z.number(WHOLE).int(WHOLE).positive(WHOLE);
+/**
+ * zod is loaded the first time a config file is parsed, not at every start: it costs
+ * more start-up time than the rest of the CLI, and many runs have no config file.
+ * (require, not import(): parsing stays synchronous.)
+ */
+const loadZod = (): typeof z => (createRequire(import.meta.url)('zod') as typeof import('zod')).z;
 
-const ConfigSchema = z
-  .object({
-    groups: z
-      .record(
-        z
-          .string()
-          .refine(
-            isValidSegment,
-            'a group name is 1-64 characters of a-z 0-9 - . _, starting and ending with a letter or digit',
-          ),
-        z.string().trim().min(1, 'say in a few words what the group is for'),
-      )
-      .refine((groups) => Object.keys(groups).length > 0, 'configure at least one group')
-      .optional(),
-    entryCap: positiveInteger.optional(),
-    userCap: positiveInteger.optional(),
-    maxEntries: positiveInteger.optional(),
-    historyCap: positiveInteger.optional(),
-    descriptionCap: positiveInteger.optional(),
-    maxNames: positiveInteger.optional(),
-    trashRetentionDays: z.number().int().nonnegative().optional(),
-    historyLimit: positiveInteger.optional(),
-    groupCommit: z.boolean().optional(),
-    db: z.string().min(1).optional(),
-    databaseUrl: z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, 'a PostgreSQL URL starts with postgres://')
-      .optional(),
-    poolSize: positiveInteger.optional(),
-    statementTimeoutMs: z.number().int().nonnegative().optional(),
-    user: z
-      .string()
-      .refine((user) => normalizeUser(user) !== undefined, 'a user name is 1-64 characters without spaces')
-      .optional(),
-  })
-  .strict();
+function buildConfigSchema(z: typeof import('zod').z) {
+  const WHOLE = { error: 'must be a positive integer' };
+  const positiveInteger = z.number(WHOLE).int(WHOLE).positive(WHOLE);
+  return z
+    .object({
+      groups: z
+        .record(
+          z
+            .string()
+            .refine(
+              isValidSegment,
+              'a group name is 1-64 characters of a-z 0-9 - . _, starting and ending with a letter or digit',
+            ),
+          z.string().trim().min(1, 'say in a few words what the group is for'),
+        )
+        .refine((groups) => Object.keys(groups).length > 0, 'configure at least one group')
+        .optional(),
+      entryCap: positiveInteger.optional(),
+      userCap: positiveInteger.optional(),
+      maxEntries: positiveInteger.optional(),
+      historyCap: positiveInteger.optional(),
+      descriptionCap: positiveInteger.optional(),
+      maxNames: positiveInteger.optional(),
+      trashRetentionDays: z.number().int().nonnegative().optional(),
+      historyLimit: positiveInteger.optional(),
+      groupCommit: z.boolean().optional(),
+      db: z.string().min(1).optional(),
+      databaseUrl: z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, 'a PostgreSQL URL starts with postgres://')
+        .optional(),
+      poolSize: positiveInteger.optional(),
+      statementTimeoutMs: z.number().int().nonnegative().optional(),
+      user: z
+        .string()
+        .refine((user) => normalizeUser(user) !== undefined, 'a user name is 1-64 characters without spaces')
+        .optional(),
+    })
+    .strict();
+}
+
+let configSchema: ReturnType<typeof buildConfigSchema> | undefined;
 
 export interface Settings {
   readonly policy: Policy;
@@ -90,7 +101,8 @@ export function parseConfig(text: string, path: string): Settings {
   } catch (error) {
     throw new EngramError('INVALID_CONFIG', `config file ${path} is not valid JSON: ${(error as Error).message}`);
   }
-  const parsed = ConfigSchema.safeParse(json);
+  configSchema ??= buildConfigSchema(loadZod());
+  const parsed = configSchema.safeParse(json);
   if (!parsed.success) throw new EngramError('INVALID_CONFIG', describeIssues(path, parsed.error));
   const { db, user, databaseUrl, poolSize, statementTimeoutMs, groupCommit, ...caps } = parsed.data;
   return { policy: { ...DEFAULT_POLICY, ...caps }, db, user, databaseUrl, poolSize, statementTimeoutMs, groupCommit };

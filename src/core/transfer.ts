@@ -10,7 +10,8 @@
  * that can be written (unless the owner asks for every group).
  */
 
-import { z } from 'zod';
+import { createRequire } from 'node:module';
+import type { z } from 'zod';
 import { assertWritable, type Caller } from './caller.js';
 import { assertNoNul, checkEntryCap, checkEntryCount, checkUserCap, cleanDescription } from './edit.js';
 import { EngramError } from './errors.js';
@@ -25,43 +26,52 @@ export const EXPORT_VERSION = 1;
 /** Largest export document import accepts, in bytes. */
 const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
 
-const isoTime = z.iso.datetime({ offset: true });
+/**
+ * The export document's schema. zod is loaded the first time a document is parsed, not
+ * with the core: it costs more start-up time than the rest of the CLI, and only import
+ * needs it. (require, not import(): parse stays synchronous.)
+ */
+function buildDocumentSchema(z: typeof import('zod').z) {
+  const isoTime = z.iso.datetime({ offset: true });
 
-const RevisionSchema = z
-  .object({
-    revision: z.number().int().positive(),
-    operation: z.string(),
-    actor: z.string(),
-    at: isoTime,
-    description: z.string(),
-    body: z.string(),
-  })
-  .strict();
+  const RevisionSchema = z
+    .object({
+      revision: z.number().int().positive(),
+      operation: z.string(),
+      actor: z.string(),
+      at: isoTime,
+      description: z.string(),
+      body: z.string(),
+    })
+    .strict();
 
-const EntrySchema = z
-  .object({
-    name: z.string(),
-    description: z.string(),
-    body: z.string(),
-    created: isoTime.optional(),
-    updated: isoTime.optional(),
-    revisions: z.array(RevisionSchema).optional(),
-  })
-  .strict();
+  const EntrySchema = z
+    .object({
+      name: z.string(),
+      description: z.string(),
+      body: z.string(),
+      created: isoTime.optional(),
+      updated: isoTime.optional(),
+      revisions: z.array(RevisionSchema).optional(),
+    })
+    .strict();
 
-const TrashSchema = EntrySchema.extend({ droppedAt: isoTime, droppedBy: z.string() }).strict();
+  const TrashSchema = EntrySchema.extend({ droppedAt: isoTime, droppedBy: z.string() }).strict();
 
-const DocumentSchema = z
-  .object({
-    format: z.literal(EXPORT_FORMAT),
-    version: z.literal(EXPORT_VERSION),
-    exportedAt: isoTime.optional(),
-    entries: z.array(EntrySchema),
-    trash: z.array(TrashSchema).optional(),
-  })
-  .strict();
+  return z
+    .object({
+      format: z.literal(EXPORT_FORMAT),
+      version: z.literal(EXPORT_VERSION),
+      exportedAt: isoTime.optional(),
+      entries: z.array(EntrySchema),
+      trash: z.array(TrashSchema).optional(),
+    })
+    .strict();
+}
 
-export type ExportDocument = z.infer<typeof DocumentSchema>;
+let documentSchema: ReturnType<typeof buildDocumentSchema> | undefined;
+
+export type ExportDocument = z.infer<ReturnType<typeof buildDocumentSchema>>;
 
 export type ImportMode = 'merge' | 'replace';
 
@@ -211,7 +221,8 @@ export class Transfer {
         `the import file is not valid JSON (${(error as Error).message}); nothing was imported.`,
       );
     }
-    const parsed = DocumentSchema.safeParse(json);
+    documentSchema ??= buildDocumentSchema((createRequire(import.meta.url)('zod') as typeof import('zod')).z);
+    const parsed = documentSchema.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue ? issuePath(issue.path) || 'the document' : 'the document';
