@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { actorLabel } from '../core/caller.js';
 import { createToolHandler } from '../tools/handler.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
-import { log, logInternalError, reportFailure } from './output.js';
+import { log, logInternalError, reportFailure, UsageError } from './output.js';
 
 export function registerStdioCommand(program: Command, common: (command: Command) => Command): void {
   common(program.command('stdio'))
@@ -12,6 +12,7 @@ export function registerStdioCommand(program: Command, common: (command: Command
     .action(async (options: CommonOptions) => {
       let context: Context;
       try {
+        if (options.json) throw new UsageError('stdio already speaks JSON (JSON-RPC on stdout): drop --json');
         context = await openContext(options);
       } catch (error) {
         process.exitCode = reportFailure(error, false);

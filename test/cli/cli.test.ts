@@ -169,12 +169,12 @@ describe('refused operations: exit 1, the message on stderr, the database unchan
     await expectRefused(
       engram,
       ['open', 'topics/editr'],
-      'topics/editr not found. Did you mean topics/editor?\nmemory_open() with no names lists every entry.',
+      'topics/editr not found. Did you mean topics/editor?\nengram index lists every entry.',
     );
     await expectRefused(
       engram,
       ['drop', 'topics/editr'],
-      'topics/editr not found, nothing was dropped. Did you mean topics/editor? memory_open() lists every entry.',
+      'topics/editr not found, nothing was dropped. Did you mean topics/editor? engram index lists every entry.',
     );
   });
 
@@ -183,7 +183,7 @@ describe('refused operations: exit 1, the message on stderr, the database unchan
     const before = databaseState(engram.db);
     const { code, stdout, stderr } = await engram.run('drop', 'topics/editr', '--json');
     const message =
-      'topics/editr not found, nothing was dropped. Did you mean topics/editor? memory_open() lists every entry.';
+      'topics/editr not found, nothing was dropped. Did you mean topics/editor? engram index lists every entry.';
     expect({ code, stderr }).toEqual({ code: 1, stderr: `${message}\n` });
     expect(JSON.parse(stdout)).toEqual({ error: { code: 'NOT_FOUND', message } });
     expect(databaseState(engram.db)).toEqual(before);

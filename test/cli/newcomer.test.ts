@@ -1,13 +1,14 @@
 /**
  * The rough edges a newcomer met, run in-process through main(argv, io): whose memory a
  * command opens (--user, ENGRAM_USER, the config file: one rule, checked before
- * anything is opened), and that a command which only reads never creates a database.
+ * anything is opened), that a command which only reads never creates a database, and
+ * that a flag which cannot apply is a usage error (exit 2).
  */
 
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/program.js';
-import { type EngramRun, tempDir } from '../helpers/engram.js';
+import { childEnv, type EngramRun, runEngram, tempDir } from '../helpers/engram.js';
 
 /** A temporary folder, its config file, and main() with `--config` after the arguments. */
 function setup(config: unknown = {}) {
@@ -123,5 +124,18 @@ describe('a command that only reads never creates a database', () => {
     const db = dir.file('new/memory.db');
     expect((await engram('write', 'topics/me', '-d', 'Me', '--new', 'x', '--db', db)).code).toBe(0);
     expect(await engram('index', '--db', db)).toEqual({ code: 0, stdout: 'topics/me (2 bytes): Me\n', stderr: '' });
+  });
+});
+
+describe('usage errors exit 2', () => {
+  it('stdio --json: stdio speaks JSON-RPC already, so the flag is refused, before anything is opened', async () => {
+    const dir = tempDir();
+    const db = dir.file('memory.db');
+    expect(await runEngram(['stdio', '--json', '--db', db], childEnv(dir.path))).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'engram: stdio already speaks JSON (JSON-RPC on stdout): drop --json\n',
+    });
+    expect(existsSync(db)).toBe(false);
   });
 });
