@@ -6,7 +6,7 @@
  */
 
 import { onTestFinished } from 'vitest';
-import { queryDatabase, type TempDir } from './engram.js';
+import { type Cleanup, queryDatabase, type TempDir } from './engram.js';
 import { createTestDatabase, queryPostgres } from './postgres.js';
 
 export interface EngramDatabase {
@@ -18,8 +18,8 @@ export interface EngramDatabase {
 
 export interface TestBackend {
   readonly label: string;
-  /** A new, empty database for the current test, in (or beside) its folder `dir`. */
-  create(dir: TempDir): Promise<EngramDatabase>;
+  /** A new, empty database for the current test (or for whoever `cleanup` serves), in (or beside) its folder `dir`. */
+  create(dir: TempDir, cleanup?: Cleanup): Promise<EngramDatabase>;
 }
 
 export const SQLITE_BACKEND: TestBackend = {
@@ -34,9 +34,9 @@ export const SQLITE_BACKEND: TestBackend = {
 export function postgresBackend(serverUrl: string): TestBackend {
   return {
     label: 'PostgreSQL',
-    async create() {
+    async create(_dir, cleanup = onTestFinished) {
       const database = await createTestDatabase(serverUrl);
-      onTestFinished(() => database.drop());
+      cleanup(() => database.drop());
       return {
         args: ['--database-url', database.url],
         query: (sql, ...params) => {

@@ -27,10 +27,13 @@ export interface TempDir {
   config(config: unknown, name?: string): string;
 }
 
-/** A fresh folder for the current test, removed when the test finishes. */
-export function tempDir(): TempDir {
+/** Registers what to undo when the folder's or database's owner is done: the current test by default. */
+export type Cleanup = (undo: () => void | Promise<void>) => void;
+
+/** A fresh folder for the current test (or for whoever `cleanup` serves), removed when it finishes. */
+export function tempDir(cleanup: Cleanup = onTestFinished): TempDir {
   const path = mkdtempSync(join(tmpdir(), 'engram-test-'));
-  onTestFinished(() => rmSync(path, { recursive: true, force: true }));
+  cleanup(() => rmSync(path, { recursive: true, force: true }));
   const file = (name: string) => join(path, name);
   return {
     path,

@@ -1,19 +1,26 @@
 /**
  * End to end over MCP stdio: `engram stdio` is spawned as a child process and driven by
- * the official SDK clients (v1, and v2 in both protocol eras). Every scenario runs for
- * each client on SQLite, and for one client on PostgreSQL (skipped, with a notice, where
- * no server is available): tools/list equals the spec, every row and every error of
- * DESIGN §2 as the model sees it, restarts, the actor in history, and two servers writing
- * one database at once.
+ * the official SDK clients (v1, and v2 in both protocol eras): tools/list equals the
+ * spec, every row and every error of DESIGN §2 as the model sees it, restarts, the actor
+ * in history, and two servers writing one database at once.
+ *
+ * Every scenario runs with the v1 client on SQLite. The other clients, and PostgreSQL
+ * (skipped, with a notice, where no server is available), run a smoke subset: what
+ * differs between clients (tools/list, instructions, the handshake's client name, tool
+ * and protocol errors) and between databases (restarts, concurrent servers). The rows of
+ * the table run in the core, tools and CLI suites too; here they check the wire.
+ *
+ * A server process costs a second or more, so the tests of a describe that need no
+ * fresh database share one (sharedServer), each test with entry names of its own.
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type EngramDatabase, postgresBackend, SQLITE_BACKEND, type TestBackend } from '../helpers/backends.js';
 import { boundaryTagOf } from '../helpers/boundary.js';
-import { childEnv, ENGRAM_CLI, queryDatabase, type TempDir, tempDir } from '../helpers/engram.js';
+import { type Cleanup, childEnv, ENGRAM_CLI, queryDatabase, type TempDir, tempDir } from '../helpers/engram.js';
 import { MCP_CLIENTS, type McpClientKind, type McpSession } from '../helpers/mcp-clients.js';
 import { findTestPostgres } from '../helpers/postgres.js';
 
@@ -26,12 +33,14 @@ const SPEC = JSON.parse(readFileSync(new URL('../../spec/tools.json', import.met
 interface Setup {
   readonly backend: TestBackend;
   readonly kind: McpClientKind;
+  /** Every scenario (the first client on SQLite), or the smoke subset. */
+  readonly full: boolean;
 }
 
 const postgres = await findTestPostgres();
 const SETUPS: readonly Setup[] = [
-  ...MCP_CLIENTS.map((kind) => ({ backend: SQLITE_BACKEND, kind })),
-  ...(postgres ? [{ backend: postgresBackend(postgres), kind: MCP_CLIENTS[0]! }] : []),
+  ...MCP_CLIENTS.map((kind, i) => ({ backend: SQLITE_BACKEND, kind, full: i === 0 })),
+  ...(postgres ? [{ backend: postgresBackend(postgres), kind: MCP_CLIENTS[0]!, full: false }] : []),
 ];
 
 interface Server {
@@ -47,18 +56,42 @@ interface StartOptions {
   readonly reuse?: Server;
 }
 
-/** Spawns `engram stdio` on the test's database and connects the client to it; closed after the test. */
-async function start({ backend, kind }: Setup, options: StartOptions = {}): Promise<Server> {
-  const dir = options.reuse?.dir ?? tempDir();
-  const database = options.reuse?.database ?? (await backend.create(dir));
+/**
+ * Spawns `engram stdio` on a fresh database and connects the client to it; closed after
+ * the test (or when `cleanup` says).
+ */
+async function start(
+  { backend, kind }: Setup,
+  options: StartOptions = {},
+  cleanup: Cleanup = onTestFinished,
+): Promise<Server> {
+  const dir = options.reuse?.dir ?? tempDir(cleanup);
+  const database = options.reuse?.database ?? (await backend.create(dir, cleanup));
   const session = await kind.connect({
     database: database.args,
     configHome: dir.path,
     ...(options.config === undefined ? {} : { config: dir.config(options.config) }),
     ...(options.clientName === undefined ? {} : { clientName: options.clientName }),
   });
-  onTestFinished(() => session.close());
+  cleanup(() => session.close());
   return { session, database, dir };
+}
+
+/**
+ * One server for the tests of the enclosing describe that need no fresh database:
+ * started by the first test that asks, closed after the describe. Each test uses entry
+ * names no other test of the describe uses, so it finds what it needs whatever ran before.
+ */
+function sharedServer(setup: Setup): () => Promise<Server> {
+  let server: Promise<Server> | undefined;
+  const undo: (() => void | Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const step of undo.reverse()) await step();
+  });
+  return () => {
+    server ??= start(setup, {}, (step) => undo.push(step));
+    return server;
+  };
 }
 
 /** The body as stored, read from the database itself (final newline included). */
@@ -101,9 +134,20 @@ async function write(server: Server, args: Record<string, unknown>): Promise<str
 }
 
 describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (setup) => {
+  /** A scenario of the full run only (see the header); `it` runs on every setup. */
+  const full = (name: string, test: () => Promise<void>) => {
+    if (setup.full) it(name, test);
+  };
+  /** A scenario of the full run and of every other database. */
+  const perDatabase = (name: string, test: () => Promise<void>) => {
+    if (setup.full || setup.backend !== SQLITE_BACKEND) it(name, test);
+  };
+
   describe('tools and instructions', () => {
+    const shared = sharedServer(setup);
+
     it('lists exactly the three tools of the spec, verbatim', async () => {
-      const { session } = await start(setup);
+      const { session } = await shared();
       const tools = await session.listTools();
       expect(tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))).toStrictEqual(
         SPEC.map(({ function: f }) => ({ name: f.name, description: f.description, inputSchema: f.parameters })),
@@ -111,7 +155,7 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
     });
 
     it('marks memory_open read-only and memory_drop destructive', async () => {
-      const { session } = await start(setup);
+      const { session } = await shared();
       const annotations = Object.fromEntries((await session.listTools()).map((tool) => [tool.name, tool.annotations]));
       expect(annotations.memory_open).toMatchObject({ readOnlyHint: true });
       expect(annotations.memory_write).toMatchObject({ readOnlyHint: false, destructiveHint: false });
@@ -119,11 +163,11 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
     });
 
     it('tells the model to open the index at the start of a session', async () => {
-      const { session } = await start(setup);
+      const { session } = await shared();
       expect(session.instructions).toMatch(/at the start of a session, call memory_open with no arguments/i);
     });
 
-    it('rewrites only the group sentence when groups are configured', async () => {
+    full('rewrites only the group sentence when groups are configured', async () => {
       const { session } = await start(setup, { config: { groups: { notes: 'loose ideas', crew: 'the team' } } });
       const tool = (await session.listTools()).find((t) => t.name === 'memory_write');
       const spec = SPEC.find((t) => t.function.name === 'memory_write')!.function.description;
@@ -137,6 +181,8 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
   });
 
   describe('memory_open', () => {
+    const shared = sharedServer(setup);
+
     it('says in one line that the memory is empty and how to create an entry', async () => {
       const { session } = await start(setup);
       const outcome = await session.call('memory_open');
@@ -145,7 +191,7 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
       expect(outcome.text).toMatch(/^Memory is empty\. Create the first entry with memory_write/);
     });
 
-    it('lists one index line per entry, sorted by name, and nothing else', async () => {
+    full('lists one index line per entry, sorted by name, and nothing else', async () => {
       const server = await start(setup);
       await write(server, { name: 'topics/zebra', description: 'Last', new: 'z' });
       await write(server, { name: 'people/allozaur', description: 'llama.cpp WebUI maintainer', new: 'Héllo ✓' });
@@ -161,7 +207,7 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
     });
 
     it('returns every requested entry, normalised and de-duplicated, index line then body', async () => {
-      const server = await start(setup);
+      const server = await shared();
       await write(server, { name: 'topics/a', description: 'First', new: 'one\ntwo' });
       await write(server, { name: 'topics/b', description: 'Second', new: 'three' });
       const outcome = await server.session.call('memory_open', { names: ['topics/b', ' Topics/A ', 'topics/b'] });
@@ -174,8 +220,8 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
       });
     });
 
-    it('reports a missing name with suggestions and still returns the found ones', async () => {
-      const server = await start(setup);
+    full('reports a missing name with suggestions and still returns the found ones', async () => {
+      const server = await shared();
       await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
       const outcome = await server.session.call('memory_open', { names: ['topics/editor', 'topics/editr'] });
       expect(outcome).toEqual({
@@ -188,36 +234,38 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
   });
 
   describe('memory_write, every row of the table', () => {
+    const shared = sharedServer(setup);
+
     it('creates: description required, final newline added', async () => {
-      const server = await start(setup);
+      const server = await shared();
       expect(
         await write(server, { name: 'topics/editor', description: 'Editor preferences', new: 'Uses Helix.' }),
       ).toBe('topics/editor (12 bytes): Editor preferences');
       expect(await storedBody(server, 'topics/editor')).toBe('Uses Helix.\n');
     });
 
-    it('refuses to create without a description', async () => {
-      const server = await start(setup);
+    full('refuses to create without a description', async () => {
+      const server = await shared();
       await expectRefusal(
         server,
         'memory_write',
-        { name: 'topics/editor', new: 'Uses Helix.' },
-        'topics/editor does not exist yet: to create it, pass description (one line on what it covers) together with new.',
+        { name: 'topics/keyboard', new: 'Uses Helix.' },
+        'topics/keyboard does not exist yet: to create it, pass description (one line on what it covers) together with new.',
       );
     });
 
-    it('refuses old on an entry that does not exist, suggesting close names and how to create', async () => {
-      const server = await start(setup);
-      await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
+    full('refuses old on an entry that does not exist, suggesting close names and how to create', async () => {
+      const server = await shared();
+      await write(server, { name: 'people/grace', description: 'Editor', new: 'Helix' });
       const message =
-        'topics/editr not found. Did you mean topics/editor? ' +
+        'people/grce not found. Did you mean people/grace? ' +
         'To create it, call memory_write with name, description and new (without old).';
-      await expectRefusal(server, 'memory_write', { name: 'topics/editr', old: 'Helix', new: 'Vim' }, message);
-      await expectRefusal(server, 'memory_write', { name: 'topics/editr', old: 'Helix' }, message);
+      await expectRefusal(server, 'memory_write', { name: 'people/grce', old: 'Helix', new: 'Vim' }, message);
+      await expectRefusal(server, 'memory_write', { name: 'people/grce', old: 'Helix' }, message);
     });
 
     it('appends with the newlines the table asks for', async () => {
-      const server = await start(setup);
+      const server = await shared();
       await write(server, { name: 'topics/log', description: 'Log', new: 'a' });
       expect(await write(server, { name: 'topics/log', new: 'b\nc' })).toBe('topics/log (6 bytes): Log');
       expect(await storedBody(server, 'topics/log')).toBe('a\nb\nc\n');
@@ -233,24 +281,24 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
       expect(await storedBody(server, 'topics/log')).toBe('e\n');
     });
 
-    it('replaces the one occurrence literally, spanning lines and with $ patterns', async () => {
-      const server = await start(setup);
+    full('replaces the one occurrence literally, spanning lines and with $ patterns', async () => {
+      const server = await shared();
       await write(server, { name: 'areas/qwentts-cpp', description: 'TTS port', new: 'Target: 24 kHz.\nVoice: warm.' });
       await write(server, { name: 'areas/qwentts-cpp', old: '24 kHz.\nVoice', new: "$& $1 $$ $' 48 kHz.\nTone" });
       expect(await storedBody(server, 'areas/qwentts-cpp')).toBe("Target: $& $1 $$ $' 48 kHz.\nTone: warm.\n");
     });
 
-    it('replaces by nothing when new is empty', async () => {
-      const server = await start(setup);
-      await write(server, { name: 'topics/editor', description: 'Editor', new: 'Uses Helix daily.' });
-      expect(await write(server, { name: 'topics/editor', old: ' daily', new: '' })).toBe(
-        'topics/editor (12 bytes): Editor',
+    full('replaces by nothing when new is empty', async () => {
+      const server = await shared();
+      await write(server, { name: 'topics/daily', description: 'Editor', new: 'Uses Helix daily.' });
+      expect(await write(server, { name: 'topics/daily', old: ' daily', new: '' })).toBe(
+        'topics/daily (12 bytes): Editor',
       );
-      expect(await storedBody(server, 'topics/editor')).toBe('Uses Helix.\n');
+      expect(await storedBody(server, 'topics/daily')).toBe('Uses Helix.\n');
     });
 
-    it('removes old together with the newline right after it, or at the very end without one', async () => {
-      const server = await start(setup);
+    full('removes old together with the newline right after it, or at the very end without one', async () => {
+      const server = await shared();
       await write(server, { name: 'topics/facts', description: 'Facts', new: 'one\ntwo\nthree' });
       await write(server, { name: 'topics/facts', old: 'two' });
       expect(await storedBody(server, 'topics/facts')).toBe('one\nthree\n');
@@ -258,31 +306,31 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
       expect(await storedBody(server, 'topics/facts')).toBe('one\n');
     });
 
-    it('updates the description alone, and with any other write', async () => {
-      const server = await start(setup);
-      await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
-      expect(await write(server, { name: 'topics/editor', description: '  Editor\n and\tkeyboard  ' })).toBe(
-        'topics/editor (6 bytes): Editor and keyboard',
+    full('updates the description alone, and with any other write', async () => {
+      const server = await shared();
+      await write(server, { name: 'topics/desk', description: 'Editor', new: 'Helix' });
+      expect(await write(server, { name: 'topics/desk', description: '  Editor\n and\tkeyboard  ' })).toBe(
+        'topics/desk (6 bytes): Editor and keyboard',
       );
-      expect(await write(server, { name: 'topics/editor', description: 'Tools', new: 'Moonlander' })).toBe(
-        'topics/editor (17 bytes): Tools',
+      expect(await write(server, { name: 'topics/desk', description: 'Tools', new: 'Moonlander' })).toBe(
+        'topics/desk (17 bytes): Tools',
       );
-      expect(await storedBody(server, 'topics/editor')).toBe('Helix\nMoonlander\n');
+      expect(await storedBody(server, 'topics/desk')).toBe('Helix\nMoonlander\n');
     });
 
-    it('refuses a write with nothing to do', async () => {
-      const server = await start(setup);
-      await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
+    full('refuses a write with nothing to do', async () => {
+      const server = await shared();
+      await write(server, { name: 'topics/idle', description: 'Editor', new: 'Helix' });
       await expectRefusal(
         server,
         'memory_write',
-        { name: 'topics/editor' },
+        { name: 'topics/idle' },
         'Nothing to do: pass new to append, old and new to replace, old alone to remove, or description to update it.',
       );
     });
 
-    it('normalises names and line endings, and counts sizes in UTF-8 bytes', async () => {
-      const server = await start(setup);
+    full('normalises names and line endings, and counts sizes in UTF-8 bytes', async () => {
+      const server = await shared();
       await write(server, { name: ' People/Allozaur ', description: 'Maintainer', new: 'a\r\nb\rc' });
       expect(await write(server, { name: 'people/allozaur', new: 'é✓' })).toBe(
         'people/allozaur (12 bytes): Maintainer',
@@ -290,31 +338,33 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
       expect(await storedBody(server, 'people/allozaur')).toBe('a\nb\nc\né✓\n');
     });
 
-    it('succeeds and returns the line when the write changes nothing', async () => {
-      const server = await start(setup);
-      await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
+    full('succeeds and returns the line when the write changes nothing', async () => {
+      const server = await shared();
+      await write(server, { name: 'topics/same', description: 'Editor', new: 'Helix' });
       const before = await memoryState(server);
-      expect(await write(server, { name: 'topics/editor', old: 'Helix', new: 'Helix' })).toBe(
-        'topics/editor (6 bytes): Editor',
+      expect(await write(server, { name: 'topics/same', old: 'Helix', new: 'Helix' })).toBe(
+        'topics/same (6 bytes): Editor',
       );
       expect(await memoryState(server)).toEqual(before);
     });
   });
 
   describe('the errors, each a tool result that changes nothing', () => {
-    it('refuses an empty old', async () => {
-      const server = await start(setup);
-      await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
+    const shared = sharedServer(setup);
+
+    full('refuses an empty old', async () => {
+      const server = await shared();
+      await write(server, { name: 'areas/empty-old', description: 'Editor', new: 'Helix' });
       await expectRefusal(
         server,
         'memory_write',
-        { name: 'topics/editor', old: '', new: 'Vim' },
+        { name: 'areas/empty-old', old: '', new: 'Vim' },
         'old must not be empty: pass the exact text to replace or remove, or leave old out to append new.',
       );
     });
 
     it('quotes the closest line when old is not found', async () => {
-      const server = await start(setup);
+      const server = await shared();
       await write(server, { name: 'areas/qwentts-cpp', description: 'TTS', new: 'Target: 24 kHz.\nVoice: warm.' });
       await expectRefusal(
         server,
@@ -325,8 +375,8 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
       );
     });
 
-    it('gives the count and the lines when old occurs more than once, overlapping ones included', async () => {
-      const server = await start(setup);
+    full('gives the count and the lines when old occurs more than once, overlapping ones included', async () => {
+      const server = await shared();
       await write(server, { name: 'areas/x', description: 'X', new: 'a\nTODO\nb\nTODO\nTODO TODO' });
       await expectRefusal(
         server,
@@ -344,19 +394,19 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
       );
     });
 
-    it('refuses a body over the entry cap, saying how to split', async () => {
-      const server = await start(setup);
-      await write(server, { name: 'areas/x', description: 'Big', new: 'x'.repeat(16_383) });
+    full('refuses a body over the entry cap, saying how to split', async () => {
+      const server = await shared();
+      await write(server, { name: 'areas/big', description: 'Big', new: 'x'.repeat(16_383) });
       await expectRefusal(
         server,
         'memory_write',
-        { name: 'areas/x', new: 'y'.repeat(825) },
-        'areas/x would be 17,210 bytes; the cap is 16,384. ' +
-          'Split the subject: move part of it to a new entry such as areas/x-more, then remove it here.',
+        { name: 'areas/big', new: 'y'.repeat(825) },
+        'areas/big would be 17,210 bytes; the cap is 16,384. ' +
+          'Split the subject: move part of it to a new entry such as areas/big-more, then remove it here.',
       );
     });
 
-    it('refuses a write past the per-user cap', async () => {
+    full('refuses a write past the per-user cap', async () => {
       const server = await start(setup, { config: { userCap: 60 } });
       await write(server, { name: 'topics/a', description: 'A', new: 'x'.repeat(19) });
       await expectRefusal(
@@ -369,25 +419,25 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
       );
     });
 
-    it('refuses a description over 200 characters, or empty on create', async () => {
-      const server = await start(setup);
-      await write(server, { name: 'topics/x', description: 'X', new: 'x' });
+    full('refuses a description over 200 characters, or empty on create', async () => {
+      const server = await shared();
+      await write(server, { name: 'topics/long', description: 'X', new: 'x' });
       await expectRefusal(
         server,
         'memory_write',
-        { name: 'topics/x', description: 'd'.repeat(201) },
-        'description is 201 characters; the cap is 200. Shorten it to one line on what topics/x covers and call again.',
+        { name: 'topics/long', description: 'd'.repeat(201) },
+        'description is 201 characters; the cap is 200. Shorten it to one line on what topics/long covers and call again.',
       );
       await expectRefusal(
         server,
         'memory_write',
-        { name: 'topics/y', description: ' \n\t ', new: 'y' },
-        /^topics\/y does not exist yet: to create it, pass description/,
+        { name: 'topics/blank', description: ' \n\t ', new: 'y' },
+        /^topics\/blank does not exist yet: to create it, pass description/,
       );
     });
 
-    it('refuses an invalid name, saying what a name looks like', async () => {
-      const server = await start(setup);
+    full('refuses an invalid name, saying what a name looks like', async () => {
+      const server = await shared();
       const message =
         '"people/John Smith" is not a valid name: use <group>/<slug>, the slug made of a-z 0-9 - . _ ' +
         '(for example people/john-smith). Groups you can write: areas, people, topics.';
@@ -396,7 +446,7 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
       await expectRefusal(server, 'memory_drop', { name: 'people/John Smith' }, message);
     });
 
-    it('keeps entries of unconfigured groups listed, readable and droppable, but not writable', async () => {
+    full('keeps entries of unconfigured groups listed, readable and droppable, but not writable', async () => {
       const notes = await start(setup, { config: { groups: { notes: 'loose ideas' } } });
       await write(notes, { name: 'notes/idea', description: 'An idea', new: 'Fly.' });
       await notes.session.close();
@@ -418,8 +468,8 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
       });
     });
 
-    it('reports names that do not exist, with suggestions', async () => {
-      const server = await start(setup);
+    full('reports names that do not exist, with suggestions', async () => {
+      const server = await shared();
       await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
       await expectRefusal(
         server,
@@ -435,8 +485,8 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
       );
     });
 
-    it('refuses more than 50 names in one memory_open', async () => {
-      const server = await start(setup);
+    full('refuses more than 50 names in one memory_open', async () => {
+      const server = await shared();
       const names = Array.from({ length: 51 }, (_, i) => `topics/t${i}`);
       await expectRefusal(
         server,
@@ -448,7 +498,7 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
     });
 
     it('answers arguments of the wrong type with a tool error, not a protocol error', async () => {
-      const server = await start(setup);
+      const server = await shared();
       await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
       await expectRefusal(server, 'memory_open', { names: 7 }, /^memory_open: names must be an array/);
       await expectRefusal(server, 'memory_open', { names: [1, 2] }, /^memory_open: names must be an array of strings/);
@@ -459,7 +509,7 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
     });
 
     it('opens names given as one string, or as a JSON-encoded array string (DESIGN §2)', async () => {
-      const server = await start(setup);
+      const server = await shared();
       await write(server, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
       const proper = await server.session.call('memory_open', { names: ['topics/editor'] });
       expect(proper.isError).toBe(false);
@@ -468,7 +518,7 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
     });
 
     it('answers an unknown tool with a protocol error', async () => {
-      const server = await start(setup);
+      const server = await shared();
       await expect(server.session.call('memory_forget', { name: 'topics/x' })).rejects.toMatchObject({
         code: -32602,
         message: expect.stringContaining('Unknown tool "memory_forget"'),
@@ -492,7 +542,7 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
   });
 
   describe('processes and the database file', () => {
-    it('keeps everything across a restart of the server', async () => {
+    perDatabase('keeps everything across a restart of the server', async () => {
       const first = await start(setup);
       await write(first, { name: 'topics/editor', description: 'Editor', new: 'Helix' });
       await write(first, { name: 'people/ada', description: 'Ada', new: 'Math.' });
@@ -515,7 +565,7 @@ describe.each(SETUPS)('engram stdio on $backend.label with the $kind.label', (se
       expect(actors.map((row) => row.actor)).toEqual(['claude-code', 'claude-code', 'claude-code']);
     });
 
-    it('loses no line when two servers append to one entry of one database concurrently', async () => {
+    perDatabase('loses no line when two servers append to one entry of one database concurrently', async () => {
       const a = await start(setup, { clientName: 'client-a' });
       const b = await start(setup, { reuse: a, clientName: 'client-b' });
       await write(a, { name: 'areas/log', description: 'Shared log', new: 'start' });
