@@ -1,7 +1,8 @@
 /**
- * The `engram` command as people and scripts use it: the built CLI runs as a child
- * process on a temporary database (ENGRAM_DB) with an empty config folder. Covers the
- * entry commands, --json shapes, the ways to pass new text, and the exit codes:
+ * The `engram` command as people and scripts use it, on a temporary database (ENGRAM_DB)
+ * with an empty config folder: in-process through main(argv, io), and the built
+ * executable as a child process where that is the point (stdin, its exit codes). Covers
+ * the entry commands, --json shapes, the ways to pass new text, and the exit codes:
  * 0 done, 1 refused (message on stderr, database unchanged), 2 usage.
  */
 
@@ -138,8 +139,8 @@ describe('refused operations: exit 1, the message on stderr, the database unchan
     await expectRefused(
       engram,
       ['write', 'topics/editor', '--old', 'Vim', '--new', 'Emacs'],
-      'old text not found in topics/editor. Closest line: "Uses Helix." ' +
-        'Copy the exact text from memory_open(["topics/editor"]) and call again.',
+      '--old text not found in topics/editor. Closest line: "Uses Helix." ' +
+        'Copy the exact text from engram open topics/editor and run again.',
     );
   });
 
@@ -148,7 +149,7 @@ describe('refused operations: exit 1, the message on stderr, the database unchan
     await expectRefused(
       engram,
       ['write', 'topics/keyboard', '--new', 'Moonlander'],
-      'topics/keyboard does not exist yet: to create it, pass description (one line on what it covers) together with new.',
+      'topics/keyboard does not exist yet: to create it, pass -d "one line on what it covers" together with --new.',
     );
     await expectRefused(
       engram,
@@ -220,6 +221,28 @@ describe('usage errors: exit 2, nothing changed', () => {
       ['write', 'topics/editor', '--new-file', engram.dir.file('absent.txt')],
       /cannot read --new-file .*absent\.txt/,
     );
+  });
+});
+
+describe('the built executable', () => {
+  it('starts, and exits 0 done, 1 refused and 2 usage as a process', async () => {
+    const engram = cli();
+    const version = await ok(engram.pipe('', '--version'));
+    expect(version).toMatch(/^\d+\.\d+\.\d+\n$/);
+    expect(await engram.pipe('', 'write', 'topics/editor', '-d', 'Editor', '--new', 'Helix')).toEqual({
+      code: 0,
+      stdout: 'topics/editor (6 bytes): Editor\n',
+      stderr: '',
+    });
+    expect(await engram.pipe('', 'drop', 'topics/editr')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'topics/editr not found, nothing was dropped. Did you mean topics/editor? memory_open() lists every entry.\n',
+    });
+    const usage = await engram.pipe('', 'forget', 'topics/editor');
+    expect({ code: usage.code, stdout: usage.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(usage.stderr).toMatch(/unknown command 'forget'/);
   });
 });
 

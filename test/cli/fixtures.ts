@@ -1,8 +1,9 @@
 /**
- * The harness the end-to-end CLI tests share: the built `engram` on a temporary database
- * (ENGRAM_DB) with an empty config folder, the same CLI run in-process where no process is
- * needed, and the expectations every command test makes — quiet success, a refusal
- * (exit 1) or a usage error (exit 2) that changed nothing.
+ * The harness the end-to-end CLI tests share: `engram` on a temporary database
+ * (ENGRAM_DB) with an empty config folder — run in-process through main(argv, io), as
+ * fast as a function call, except where a real process is the point (stdin, the
+ * executable's own exit codes) — and the expectations every command test makes: quiet
+ * success, a refusal (exit 1) or a usage error (exit 2) that changed nothing.
  */
 
 import { existsSync } from 'node:fs';
@@ -13,8 +14,9 @@ import { childEnv, type EngramRun, queryDatabase, runEngram, type TempDir, tempD
 export interface Cli {
   readonly dir: TempDir;
   readonly db: string;
+  /** Runs the command in this process, through main(argv, io), in the environment a child would get. */
   run(...args: string[]): Promise<EngramRun>;
-  /** Runs with `input` on stdin. */
+  /** Runs the built executable as a child process, with `input` on stdin. */
   pipe(input: string, ...args: string[]): Promise<EngramRun>;
 }
 
@@ -26,9 +28,38 @@ export function cli(): Cli {
   return {
     dir,
     db,
-    run: (...args) => runEngram(args, env),
+    run: (...args) => runInProcess(args, env),
     pipe: (input, ...args) => runEngram(args, env, input),
   };
+}
+
+/** In-process runs wait for each other: each one has process.env to itself while it runs. */
+let previousRun: Promise<unknown> = Promise.resolve();
+
+/**
+ * main(args) in this process with process.env set to `env` for the run (the CLI reads
+ * ENGRAM_* and XDG_CONFIG_HOME there), restored afterwards.
+ */
+export function runInProcess(args: readonly string[], env: NodeJS.ProcessEnv): Promise<EngramRun> {
+  const run = previousRun.then(async () => {
+    const saved = { ...process.env };
+    const setAll = (values: NodeJS.ProcessEnv) => {
+      for (const key of Object.keys(process.env)) if (!(key in values)) delete process.env[key];
+      Object.assign(process.env, values);
+    };
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    const io = { stdout: (text: string) => stdout.push(text), stderr: (text: string) => stderr.push(text) };
+    setAll(env);
+    try {
+      const code = await main(args, io);
+      return { code, stdout: stdout.join(''), stderr: stderr.join('') };
+    } finally {
+      setAll(saved);
+    }
+  });
+  previousRun = run.catch(() => {});
+  return run;
 }
 
 /**
@@ -76,10 +107,14 @@ export async function expectRefused(engram: Cli, args: string[], message: string
   expect(databaseState(engram.db)).toEqual(before);
 }
 
-/** Runs a command, fed `input`, that must fail as a usage error whose stderr matches `message`, changing nothing. */
+/**
+ * Runs a command, fed `input`, that must fail as a usage error whose stderr matches
+ * `message`, changing nothing. A command that reads stdin (`-`) runs as a real process.
+ */
 export async function expectUsageError(engram: Cli, args: string[], message: RegExp, input = ''): Promise<void> {
   const before = databaseState(engram.db);
-  const { code, stdout, stderr } = await engram.pipe(input, ...args);
+  const readsStdin = input !== '' || args.includes('-');
+  const { code, stdout, stderr } = await (readsStdin ? engram.pipe(input, ...args) : engram.run(...args));
   expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
   expect(stderr).toMatch(message);
   expect(databaseState(engram.db)).toEqual(before);

@@ -6,13 +6,14 @@
 
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { childEnv, queryDatabase, runEngram, tempDir } from '../helpers/engram.js';
+import { childEnv, queryDatabase, tempDir } from '../helpers/engram.js';
+import { runInProcess } from './fixtures.js';
 
 function setup() {
   const dir = tempDir();
   const db = dir.file('m.db');
   const env = childEnv(dir.path);
-  const engram = (...args: string[]) => runEngram([...args, '--db', db], env);
+  const engram = (...args: string[]) => runInProcess([...args, '--db', db], env);
   return { db, engram };
 }
 
