@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { EngramError } from '../core/errors.js';
-import { formatDropped, formatIndex, formatOpened, indexLine } from '../core/format.js';
+import { formatDropped, formatIndex, formatMissing, formatOpened, indexLine } from '../core/format.js';
 import { type CommonOptions, type Context, cliCaller } from './context.js';
 import type { Opening } from './existing-memory.js';
 import { type Output, UsageError } from './output.js';
@@ -64,7 +64,12 @@ export function registerEntryCommands(program: Command, common: (command: Comman
         async (context, output) => {
           const { found, missing } = await context.memory.open(cliCaller(context), names);
           // Nothing found is a refusal, like memory_open's isError: message on stderr, exit 1.
-          if (found.length === 0) throw new EngramError('NOT_FOUND', formatOpened(found, missing));
+          if (found.length === 0) {
+            throw new EngramError(
+              'NOT_FOUND',
+              [...missing.map(formatMissing), 'engram index lists every entry.'].join('\n'),
+            );
+          }
           output.result(formatOpened(found, missing), { found, missing });
         },
         'reads',

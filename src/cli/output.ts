@@ -6,6 +6,7 @@
 
 import { isEngramError } from '../core/errors.js';
 import { forTerminal, jsonForTerminal } from './terminal.js';
+import { cliMessage } from './wording.js';
 
 export const EXIT_OK = 0;
 export const EXIT_REFUSED = 1;
@@ -60,8 +61,9 @@ export function reportFailure(error: unknown, json: boolean, io: Io = processIo)
     return EXIT_USAGE;
   }
   if (isEngramError(error)) {
-    if (json) io.stdout(`${jsonForTerminal({ error: { code: error.code, message: error.message } })}\n`);
-    people.stderr(`${error.message}\n`);
+    const message = cliMessage(error);
+    if (json) io.stdout(`${jsonForTerminal({ error: { code: error.code, message } })}\n`);
+    people.stderr(`${message}\n`);
     return EXIT_REFUSED;
   }
   people.stderr(`engram: ${error instanceof Error ? error.message : String(error)}\n`);

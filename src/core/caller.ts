@@ -29,6 +29,7 @@ export function assertWritable(caller: Caller): void {
       'READ_ONLY_TOKEN',
       'This connection is read-only: it can use memory_open but not memory_write or memory_drop. ' +
         'Ask the user to connect with a read-write token to change memory.',
+      { reason: 'read-only-caller' },
     );
   }
 }

@@ -101,6 +101,7 @@ function uniqueOccurrence(name: string, body: string, old: string): number {
       throw new EngramError(
         'NO_MATCH',
         `old text not found in ${name}: its body is empty. To add text, call memory_write with name and new alone.`,
+        { reason: 'old-in-empty-body', name },
       );
     }
     const characters = [...line];
@@ -109,6 +110,7 @@ function uniqueOccurrence(name: string, body: string, old: string): number {
       'NO_MATCH',
       `old text not found in ${name}. Closest line: ${JSON.stringify(quoted)} ` +
         `Copy the exact text from memory_open(["${name}"]) and call again.`,
+      { reason: 'old-not-found', name, closestLine: quoted },
     );
   }
   const capped = found.length === occurrenceLimit(old);
@@ -193,6 +195,7 @@ export function checkUserCap(name: string, totalAfter: number, policy: Policy): 
       `${name} would bring this memory to ${formatCount(totalAfter)} bytes (names, descriptions and bodies); ` +
         `the cap is ${formatCount(policy.userCap)}. ` +
         'Make room first: shorten or drop entries that are no longer needed (memory_open() shows their sizes), then call again.',
+      { reason: 'user-cap', name, totalAfter, cap: policy.userCap },
     );
   }
 }
@@ -205,6 +208,7 @@ export function checkEntryCount(name: string, entriesAfter: number, policy: Poli
       `${name} would make ${formatCount(entriesAfter)} entries in this memory; the cap is ${formatCount(policy.maxEntries)}. ` +
         'Make room first: merge related entries into one, or drop entries that are no longer needed ' +
         '(memory_open() lists them), then call again.',
+      { reason: 'entry-cap', name, entriesAfter, cap: policy.maxEntries },
     );
   }
 }
@@ -232,6 +236,7 @@ export function writeNotFound(name: string, suggestions: readonly string[]): Eng
   return new EngramError(
     'NOT_FOUND',
     `${name} not found.${didYouMean(suggestions)} To create it, call memory_write with name, description and new (without old).`,
+    { reason: 'write-not-found', name, suggestions },
   );
 }
 
@@ -239,6 +244,7 @@ function nothingToDo(): EngramError {
   return new EngramError(
     'NOTHING_TO_DO',
     'Nothing to do: pass new to append, old and new to replace, old alone to remove, or description to update it.',
+    { reason: 'nothing-to-do' },
   );
 }
 
@@ -258,6 +264,7 @@ export function planEdit(
     throw new EngramError(
       'INVALID_ARGUMENT',
       'old must not be empty: pass the exact text to replace or remove, or leave old out to append new.',
+      { reason: 'empty-old' },
     );
   }
   const description =
@@ -271,6 +278,7 @@ export function planEdit(
       throw new EngramError(
         'INVALID_ARGUMENT',
         `${name} does not exist yet: to create it, pass description (one line on what it covers) together with new.`,
+        { reason: 'create-without-description', name },
       );
     }
     const body = withFinalNewline(text);
@@ -283,6 +291,7 @@ export function planEdit(
       'INVALID_ARGUMENT',
       `description is empty once white space is folded: pass one line on what ${name} covers, ` +
         'or leave description out to keep the current one.',
+      { reason: 'empty-description', name },
     );
   }
   let operation: EditOperation;

@@ -1,7 +1,10 @@
 /**
  * Errors that a caller can act on. Every refusal in Engram is an EngramError with a
- * stable code (for programs) and a message written for whoever must fix the call —
- * usually a model, so the message says what was wrong and exactly how to call again.
+ * stable code (for programs), the data of what went wrong (`detail`: the name, the
+ * suggestions, the sizes, the revisions kept…), and a message. The message is written
+ * for the model, the Memory service's first reader: what was wrong and exactly how to
+ * call again. A front door whose reader calls otherwise (the command line's flags, the
+ * REST API's routes) words the refusals that say how to call from `detail` instead.
  */
 
 export type ErrorCode =
@@ -33,11 +36,56 @@ export type ErrorCode =
   /** The database cannot be reached or read (server down, corrupt file, lost connection). */
   | 'STORE_UNAVAILABLE';
 
+/**
+ * What a refusal that tells its reader how to call again is about, for the doors that
+ * word it themselves. Refusals whose message names no way of calling carry none.
+ */
+export type ErrorDetail =
+  /** `old` was given for an entry whose body is empty. */
+  | { readonly reason: 'old-in-empty-body'; readonly name: string }
+  /** `old` does not occur; the body line that most resembles it. */
+  | { readonly reason: 'old-not-found'; readonly name: string; readonly closestLine: string }
+  /** A write of `old` (or of nothing) on an entry that does not exist. */
+  | { readonly reason: 'write-not-found'; readonly name: string; readonly suggestions: readonly string[] }
+  /** A new entry without a description. */
+  | { readonly reason: 'create-without-description'; readonly name: string }
+  /** A description that folds to nothing, on an existing entry. */
+  | { readonly reason: 'empty-description'; readonly name: string }
+  /** `old` given as the empty string. */
+  | { readonly reason: 'empty-old' }
+  /** Neither new, old nor description. */
+  | { readonly reason: 'nothing-to-do' }
+  /** Past the user's byte cap. */
+  | { readonly reason: 'user-cap'; readonly name: string; readonly totalAfter: number; readonly cap: number }
+  /** Past the user's entry cap. */
+  | { readonly reason: 'entry-cap'; readonly name: string; readonly entriesAfter: number; readonly cap: number }
+  /** A drop of a name that does not exist. */
+  | { readonly reason: 'drop-not-found'; readonly name: string; readonly suggestions: readonly string[] }
+  /** A change by a read-only caller. */
+  | { readonly reason: 'read-only-caller' }
+  /** A restore of an entry that is in the trash. */
+  | { readonly reason: 'restore-in-trash'; readonly name: string }
+  /** An undrop while a live entry holds the name. */
+  | { readonly reason: 'undrop-taken'; readonly name: string }
+  /** An undrop of a name that is not in the trash. */
+  | { readonly reason: 'undrop-missing'; readonly name: string }
+  /** A purge of a live entry without force. */
+  | { readonly reason: 'purge-live'; readonly name: string }
+  /** A revision that is not kept. */
+  | {
+      readonly reason: 'no-such-revision';
+      readonly name: string;
+      readonly revision: number;
+      readonly first: number;
+      readonly last: number;
+    };
+
 export class EngramError extends Error {
   override readonly name = 'EngramError';
   constructor(
     readonly code: ErrorCode,
     message: string,
+    readonly detail?: ErrorDetail,
   ) {
     super(message);
   }

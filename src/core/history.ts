@@ -60,7 +60,10 @@ export class Recovery {
     const target = pickRevision(name, await this.revisionsOf(caller, name), revision);
     const { after } = await this.store.mutate(caller, name, (current, usage) => {
       if (!current) {
-        throw new EngramError('NOT_FOUND', `${name} is in the trash: run engram undrop ${name} first, then restore.`);
+        throw new EngramError('NOT_FOUND', `${name} is in the trash: run engram undrop ${name} first, then restore.`, {
+          reason: 'restore-in-trash',
+          name,
+        });
       }
       if (current.body === target.body && current.description === target.description) return { kind: 'none' };
       const size = utf8Bytes(target.body);
@@ -88,9 +91,13 @@ export class Recovery {
         'CONFLICT',
         `${name} cannot be undropped: a live entry has taken the name since. Rename or drop the live one first ` +
           `(engram open ${name} shows it), then undrop again.`,
+        { reason: 'undrop-taken', name },
       );
     }
-    throw new EngramError('NOT_FOUND', `${name} is not in the trash. engram trash lists what is.`);
+    throw new EngramError('NOT_FOUND', `${name} is not in the trash. engram trash lists what is.`, {
+      reason: 'undrop-missing',
+      name,
+    });
   }
 
   /** Forgets an entry for good: its trashed copies, and the live one with `force`. */
@@ -102,6 +109,7 @@ export class Recovery {
       throw new EngramError(
         'CONFLICT',
         `${name} is a live entry: drop it first, or pass --force to purge it and all its history now.`,
+        { reason: 'purge-live', name },
       );
     }
     const count = await this.store.purge(caller.user, name, { includeLive: options.force });
@@ -150,6 +158,7 @@ function pickRevision(name: string, revisions: readonly RevisionRecord[], revisi
       'NOT_FOUND',
       `${name} has no revision ${revision}; the revisions kept are ${first}${first === last ? '' : ` to ${last}`}. ` +
         `engram history ${name} lists them.`,
+      { reason: 'no-such-revision', name, revision, first: first ?? 0, last: last ?? 0 },
     );
   }
   return found;

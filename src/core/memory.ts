@@ -119,10 +119,12 @@ export class Memory {
       current ? { kind: 'drop' } : { kind: 'none' },
     );
     if (!before) {
-      const hint = didYouMean(await this.suggest(caller, name));
+      const suggestions = await this.suggest(caller, name);
+      const hint = didYouMean(suggestions);
       throw new EngramError(
         'NOT_FOUND',
         `${name} not found, nothing was dropped.${hint} memory_open() lists every entry.`,
+        { reason: 'drop-not-found', name, suggestions },
       );
     }
     await this.recovery.purgeIfNoRetention();

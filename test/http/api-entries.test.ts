@@ -190,7 +190,7 @@ describe('POST /api/entries/{group}/{slug}/restore', () => {
       { revision: 9 },
       404,
       'NOT_FOUND',
-      /^topics\/me has no revision 9; the revisions kept are 1 to 2\./,
+      'topics/me has no revision 9; the revisions kept are 1 to 2. GET /api/entries/topics/me/history lists them.',
     ],
     ['a revision of 0', { revision: 0 }, 400, 'INVALID_ARGUMENT', BAD_BODY],
     ['a fractional revision', { revision: 1.5 }, 400, 'INVALID_ARGUMENT', BAD_BODY],
@@ -227,7 +227,10 @@ describe('POST /api/entries/{group}/{slug}/restore', () => {
     const dropped = await api(server.port, 'POST', '/api/entries/people/ada/restore', { body: { revision: 1 } });
     expect(dropped.status).toBe(404);
     expect(dropped.json).toEqual(
-      apiError('NOT_FOUND', 'people/ada is in the trash: run engram undrop people/ada first, then restore.'),
+      apiError(
+        'NOT_FOUND',
+        'people/ada is in the trash: undrop it first (POST /api/trash/people/ada/undrop), then restore.',
+      ),
     );
     const bad = await api(server.port, 'POST', '/api/entries/topics/Me%21/restore', { body: { revision: 1 } });
     expect(bad.status).toBe(400);

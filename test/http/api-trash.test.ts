@@ -65,8 +65,8 @@ describe('POST /api/trash/{group}/{slug}/undrop', () => {
     expect(response.json).toEqual(
       apiError(
         'CONFLICT',
-        'topics/old cannot be undropped: a live entry has taken the name since. Rename or drop the live one first ' +
-          '(engram open topics/old shows it), then undrop again.',
+        'topics/old cannot be undropped: a live entry has taken the name since. Drop the live one first ' +
+          '(GET /api/entries/topics/old shows it), then undrop again.',
       ),
     );
     const [live] = (await server.memory.open(LOCAL, ['topics/old'])).found;
@@ -78,7 +78,7 @@ describe('POST /api/trash/{group}/{slug}/undrop', () => {
     const server = await withTrash();
     const live = await api(server.port, 'POST', '/api/trash/topics/me/undrop');
     expect(live.status).toBe(404);
-    expect(live.json).toEqual(apiError('NOT_FOUND', 'topics/me is not in the trash. engram trash lists what is.'));
+    expect(live.json).toEqual(apiError('NOT_FOUND', 'topics/me is not in the trash. GET /api/trash lists what is.'));
     const bad = await api(server.port, 'POST', '/api/trash/topics/Old%20One/undrop');
     expect(bad.status).toBe(400);
     expect(bad.json.error.code).toBe('INVALID_NAME');

@@ -21,6 +21,7 @@ import { checkQuery, pathSegment } from './request.js';
 import type { Route } from './route.js';
 import { transferRoutes } from './transfer.js';
 import { trashRoutes } from './trash.js';
+import { apiMessage } from './wording.js';
 
 /** Largest body of `POST /api/import`: a whole memory, far above the 1 MiB that a tool call may take. */
 export const MAX_IMPORT_BODY_BYTES = 64 * 1024 * 1024;
@@ -168,7 +169,7 @@ export function createApi(options: ApiOptions): Api {
         await answer(req, res, path, exchange);
       } catch (error) {
         if (isEngramError(error) && !res.destroyed && !res.headersSent) {
-          sendApiError(res, STATUS_BY_CODE[error.code], error.code, error.message);
+          sendApiError(res, STATUS_BY_CODE[error.code], error.code, apiMessage(error));
           return;
         }
         answerInternalError(res, error, log, (message) => sendApiError(res, 500, 'INTERNAL', message));

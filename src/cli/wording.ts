@@ -1,0 +1,55 @@
+/**
+ * Refusals in the command line's own words. Core words a refusal for the model ("call
+ * memory_write with name, description and new"); a person at the terminal calls with
+ * flags instead, so every refusal that says how to call again is worded here from its
+ * detail. The others keep core's message.
+ */
+
+import type { EngramError } from '../core/errors.js';
+import { didYouMean } from '../core/format.js';
+import { formatCount } from '../core/text.js';
+
+export function cliMessage(error: EngramError): string {
+  const detail = error.detail;
+  switch (detail?.reason) {
+    case 'old-in-empty-body':
+      return `--old text not found in ${detail.name}: its body is empty. To add text: engram write ${detail.name} --new TEXT`;
+    case 'old-not-found':
+      return (
+        `--old text not found in ${detail.name}. Closest line: ${JSON.stringify(detail.closestLine)} ` +
+        `Copy the exact text from engram open ${detail.name} and run again.`
+      );
+    case 'write-not-found':
+      return (
+        `${detail.name} not found.${didYouMean(detail.suggestions)} ` +
+        `To create it: engram write ${detail.name} -d "what it covers" --new TEXT (without --old).`
+      );
+    case 'create-without-description':
+      return `${detail.name} does not exist yet: to create it, pass -d "one line on what it covers" together with --new.`;
+    case 'empty-description':
+      return (
+        `-d is empty once white space is folded: give one line on what ${detail.name} covers, ` +
+        'or leave -d out to keep the current description.'
+      );
+    case 'empty-old':
+      return '--old must not be empty: give the exact text to replace or remove, or leave --old out to append --new.';
+    case 'nothing-to-do':
+      return 'Nothing to do: pass --new to append, --old and --new to replace, --old alone to remove, or -d to change the description.';
+    case 'user-cap':
+      return (
+        `${detail.name} would bring this memory to ${formatCount(detail.totalAfter)} bytes (names, descriptions and bodies); ` +
+        `the cap is ${formatCount(detail.cap)}. Make room first: shorten or drop entries that are no longer needed ` +
+        '(engram index shows their sizes), then run again.'
+      );
+    case 'entry-cap':
+      return (
+        `${detail.name} would make ${formatCount(detail.entriesAfter)} entries in this memory; the cap is ` +
+        `${formatCount(detail.cap)}. Make room first: merge related entries into one, or drop entries that are no ` +
+        'longer needed (engram index lists them), then run again.'
+      );
+    case 'drop-not-found':
+      return `${detail.name} not found, nothing was dropped.${didYouMean(detail.suggestions)} engram index lists every entry.`;
+    default:
+      return error.message;
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Refusals in the REST API's own words. Core words a refusal for the model, and the
+ * recovery refusals for a person at the command line ("run engram undrop …"); a script
+ * or the web UI calling /api reads neither, so every refusal that says how to call again
+ * is worded here, by route, from its detail. The others keep core's message.
+ */
+
+import type { EngramError } from '../../core/errors.js';
+import { formatCount } from '../../core/text.js';
+
+/** The API path of an entry, as its routes spell it. */
+function entryPath(name: string): string {
+  return `/api/entries/${name}`;
+}
+
+export function apiMessage(error: EngramError): string {
+  const detail = error.detail;
+  switch (detail?.reason) {
+    case 'restore-in-trash':
+      return `${detail.name} is in the trash: undrop it first (POST /api/trash/${detail.name}/undrop), then restore.`;
+    case 'undrop-taken':
+      return (
+        `${detail.name} cannot be undropped: a live entry has taken the name since. Drop the live one first ` +
+        `(GET ${entryPath(detail.name)} shows it), then undrop again.`
+      );
+    case 'undrop-missing':
+      return `${detail.name} is not in the trash. GET /api/trash lists what is.`;
+    case 'no-such-revision': {
+      const kept = `${detail.first}${detail.first === detail.last ? '' : ` to ${detail.last}`}`;
+      return (
+        `${detail.name} has no revision ${detail.revision}; the revisions kept are ${kept}. ` +
+        `GET ${entryPath(detail.name)}/history lists them.`
+      );
+    }
+    case 'user-cap':
+      return (
+        `${detail.name} would bring this memory to ${formatCount(detail.totalAfter)} bytes (names, descriptions and bodies); ` +
+        `the cap is ${formatCount(detail.cap)}. Make room first: shorten or drop entries that are no longer needed ` +
+        '(GET /api/entries shows their sizes), then try again.'
+      );
+    case 'entry-cap':
+      return (
+        `${detail.name} would make ${formatCount(detail.entriesAfter)} entries in this memory; the cap is ` +
+        `${formatCount(detail.cap)}. Make room first: drop entries that are no longer needed ` +
+        '(GET /api/entries lists them), then try again.'
+      );
+    default:
+      return error.message;
+  }
+}

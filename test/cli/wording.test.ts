@@ -1,0 +1,103 @@
+/**
+ * Refusals in the command line's words (issue #10, item 2): a person at the terminal is
+ * told the flags to use (`-d`, `--new`, `--old`, `engram index`), never the model's
+ * tool calls; the same refusals still reach the model in its own words.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { cliMessage } from '../../src/cli/wording.js';
+import { EngramError } from '../../src/core/errors.js';
+import { CALLER, newMemory } from '../core/fixtures.js';
+import { inProcessCli, ok } from './fixtures.js';
+
+/** The refusal of `work`, as the CLI words it. */
+async function worded(work: () => Promise<unknown>): Promise<string> {
+  try {
+    await work();
+  } catch (error) {
+    if (error instanceof EngramError) return cliMessage(error);
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('refusals at the command line', () => {
+  it('name flags and commands, never tool calls, for every write refusal that says how to call again', async () => {
+    const memory = newMemory({ userCap: 60, maxEntries: 2 });
+    await memory.write(CALLER, { name: 'topics/editor', description: 'Editor', new: 'Uses Helix.' });
+    await memory.write(CALLER, { name: 'topics/empty', description: 'Empty', new: '' });
+    const cases: Array<[() => Promise<unknown>, string]> = [
+      [
+        () => memory.write(CALLER, { name: 'topics/edtor', description: 'd' }),
+        'topics/edtor not found. Did you mean topics/editor? To create it: engram write topics/edtor -d "what it covers" --new TEXT (without --old).',
+      ],
+      [
+        () => memory.write(CALLER, { name: 'topics/new', new: 'x' }),
+        'topics/new does not exist yet: to create it, pass -d "one line on what it covers" together with --new.',
+      ],
+      [
+        () => memory.write(CALLER, { name: 'topics/editor', old: 'Vim', new: 'x' }),
+        '--old text not found in topics/editor. Closest line: "Uses Helix." Copy the exact text from engram open topics/editor and run again.',
+      ],
+      [
+        () => memory.write(CALLER, { name: 'topics/empty', old: 'x' }),
+        '--old text not found in topics/empty: its body is empty. To add text: engram write topics/empty --new TEXT',
+      ],
+      [
+        () => memory.write(CALLER, { name: 'topics/editor', old: '', new: 'x' }),
+        '--old must not be empty: give the exact text to replace or remove, or leave --old out to append --new.',
+      ],
+      [
+        () => memory.write(CALLER, { name: 'topics/editor' }),
+        'Nothing to do: pass --new to append, --old and --new to replace, --old alone to remove, or -d to change the description.',
+      ],
+      [
+        () => memory.write(CALLER, { name: 'topics/editor', description: ' ' }),
+        '-d is empty once white space is folded: give one line on what topics/editor covers, or leave -d out to keep the current description.',
+      ],
+      [
+        () => memory.write(CALLER, { name: 'topics/editor', new: 'x'.repeat(40) }),
+        'topics/editor would bring this memory to 89 bytes (names, descriptions and bodies); the cap is 60. ' +
+          'Make room first: shorten or drop entries that are no longer needed (engram index shows their sizes), then run again.',
+      ],
+      [
+        () => memory.write(CALLER, { name: 'topics/third', description: 'T', new: 't' }),
+        'topics/third would make 3 entries in this memory; the cap is 2. Make room first: merge related entries into one, ' +
+          'or drop entries that are no longer needed (engram index lists them), then run again.',
+      ],
+      [
+        () => memory.drop(CALLER, 'topics/edtor'),
+        'topics/edtor not found, nothing was dropped. Did you mean topics/editor? engram index lists every entry.',
+      ],
+    ];
+    for (const [work, message] of cases) {
+      const text = await worded(work);
+      expect(text).toBe(message);
+      expect(text).not.toMatch(/memory_(open|write|drop)/);
+    }
+  });
+
+  it('reach the person through engram itself, on stderr and in --json', async () => {
+    const engram = inProcessCli();
+    await ok(engram.run('write', 'topics/editor', '-d', 'Editor', '--new', 'Uses Helix.'));
+    const missing = await engram.run('write', 'topics/x', '-d', 'Something');
+    expect(missing).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'topics/x not found. To create it: engram write topics/x -d "what it covers" --new TEXT (without --old).\n',
+    });
+    const asJson = await engram.run('open', 'topics/nothing', '--json');
+    expect(asJson.code).toBe(1);
+    expect(JSON.parse(asJson.stdout)).toEqual({
+      error: { code: 'NOT_FOUND', message: 'topics/nothing not found.\nengram index lists every entry.' },
+    });
+  });
+
+  it('keep the model its own words', async () => {
+    const memory = newMemory();
+    await expect(memory.write(CALLER, { name: 'topics/x', description: 'Something' })).rejects.toThrow(
+      'topics/x not found. To create it, call memory_write with name, description and new (without old).',
+    );
+  });
+});

@@ -1,0 +1,47 @@
+/**
+ * Refusals in the REST API's words (issue #10, item 2): a script or the web UI is told
+ * the route to call, never a CLI command or a tool call.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { EngramError, type ErrorDetail } from '../../src/core/errors.js';
+import { apiMessage } from '../../src/http/api/wording.js';
+
+const worded = (detail: ErrorDetail) => apiMessage(new EngramError('NOT_FOUND', 'core words', detail));
+
+describe('apiMessage', () => {
+  it.each<[ErrorDetail, string]>([
+    [
+      { reason: 'restore-in-trash', name: 'people/ada' },
+      'people/ada is in the trash: undrop it first (POST /api/trash/people/ada/undrop), then restore.',
+    ],
+    [
+      { reason: 'undrop-taken', name: 'topics/old' },
+      'topics/old cannot be undropped: a live entry has taken the name since. Drop the live one first ' +
+        '(GET /api/entries/topics/old shows it), then undrop again.',
+    ],
+    [{ reason: 'undrop-missing', name: 'topics/me' }, 'topics/me is not in the trash. GET /api/trash lists what is.'],
+    [
+      { reason: 'no-such-revision', name: 'topics/me', revision: 9, first: 3, last: 3 },
+      'topics/me has no revision 9; the revisions kept are 3. GET /api/entries/topics/me/history lists them.',
+    ],
+    [
+      { reason: 'user-cap', name: 'topics/me', totalAfter: 5_000, cap: 4_096 },
+      'topics/me would bring this memory to 5,000 bytes (names, descriptions and bodies); the cap is 4,096. ' +
+        'Make room first: shorten or drop entries that are no longer needed (GET /api/entries shows their sizes), then try again.',
+    ],
+    [
+      { reason: 'entry-cap', name: 'topics/me', entriesAfter: 1_001, cap: 1_000 },
+      'topics/me would make 1,001 entries in this memory; the cap is 1,000. Make room first: drop entries that are ' +
+        'no longer needed (GET /api/entries lists them), then try again.',
+    ],
+  ])('words %j by route', (detail, message) => {
+    const text = worded(detail);
+    expect(text).toBe(message);
+    expect(text).not.toMatch(/engram |memory_(open|write|drop)/);
+  });
+
+  it('keeps core words where nothing says how to call', () => {
+    expect(apiMessage(new EngramError('INVALID_NAME', 'core words'))).toBe('core words');
+  });
+});
