@@ -128,6 +128,18 @@ describe('a command that only reads never creates a database', () => {
 });
 
 describe('usage errors exit 2', () => {
+  it.each([['stdio'], ['serve', '--port', '0']])(
+    '%s with a bad --user: refused before anything is opened',
+    async (...command) => {
+      const dir = tempDir();
+      const db = dir.file('memory.db');
+      const run = await runEngram([...command, '--user', 'bad user', '--db', db], childEnv(dir.path));
+      expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
+      expect(run.stderr).toContain('"bad user" is not a valid user name (--user or ENGRAM_USER)');
+      expect(existsSync(db)).toBe(false);
+    },
+  );
+
   it('stdio --json: stdio speaks JSON-RPC already, so the flag is refused, before anything is opened', async () => {
     const dir = tempDir();
     const db = dir.file('memory.db');
