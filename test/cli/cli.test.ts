@@ -238,7 +238,7 @@ describe('the built executable', () => {
       code: 1,
       stdout: '',
       stderr:
-        'topics/editr not found, nothing was dropped. Did you mean topics/editor? memory_open() lists every entry.\n',
+        'topics/editr not found, nothing was dropped. Did you mean topics/editor? engram index lists every entry.\n',
     });
     const usage = await engram.pipe('', 'forget', 'topics/editor');
     expect({ code: usage.code, stdout: usage.stdout }).toEqual({ code: 2, stdout: '' });
