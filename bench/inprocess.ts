@@ -67,7 +67,7 @@ interface SizeFigures {
 export async function benchInProcess(options: InProcessOptions = DEFAULT_IN_PROCESS): Promise<Section> {
   const folder = mkdtempSync(join(tmpdir(), 'engram-bench-'));
   // Caps lifted: the memory grows to 100,000 entries of 1 KiB, and their history with it.
-  const store = openSqliteStore({ path: join(folder, 'engram.db'), historyCap: 2 ** 40 });
+  const store = openSqliteStore({ path: join(folder, 'engram.db') });
   const memory = createMemory({ store, policy: { userCap: 2 ** 40, maxEntries: 2 ** 30, historyCap: 2 ** 40 } });
   const handler = createToolHandler(memory);
   const raw = openRawTable(join(folder, 'raw.db'));

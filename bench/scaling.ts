@@ -127,12 +127,15 @@ async function heapFetches(url: string): Promise<string> {
 }
 
 async function indexLatency(url: string, memory: Memory): Promise<string[]> {
-  await memory.store.mutateAll({ user: 'indexed', label: 'bench' }, () =>
-    Array.from({ length: INDEX_ENTRIES }, (_, index) => {
-      const item = subject(index);
-      const change = { kind: 'put', operation: 'create', description: item.description, body: bodyOf(item) } as const;
-      return { name: item.name, change };
-    }),
+  await memory.store.mutateAll(
+    { user: 'indexed', label: 'bench' },
+    () =>
+      Array.from({ length: INDEX_ENTRIES }, (_, index) => {
+        const item = subject(index);
+        const change = { kind: 'put', operation: 'create', description: item.description, body: bodyOf(item) } as const;
+        return { name: item.name, change };
+      }),
+    memory.rules,
   );
   await sql(url, 'ANALYZE');
   const caller = { user: 'indexed', label: 'bench' };

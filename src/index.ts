@@ -2,22 +2,30 @@
  * The library: embed Engram in your own agent.
  *
  *   import { createMemory, openSqliteStore, toolDefinitions, handleToolCall } from 'engram';
- *   const memory = createMemory({ store: openSqliteStore() });
+ *   const memory = createMemory({ store: openSqliteStore({ path: 'memory.db' }), policy: { historyLimit: 20 } });
  *   // give toolDefinitions() to the model; for each tool call it makes:
  *   const { text, isError } = await handleToolCall(memory, call.name, call.arguments);
+ *
+ * The Memory service owns every rule and the clock: the policy given here holds on any
+ * store. Nothing here reads the environment (the `engram` command does, in src/cli).
+ * A backend of your own implements the port of `engram/store` and is tested with
+ * `engram/testing`.
  */
 
-import type { Caller, Memory } from './core/memory.js';
+import type { Caller } from './core/caller.js';
+import type { Memory } from './core/memory.js';
 import { createToolHandler, type ToolResult } from './tools/handler.js';
 
+export type { Caller } from './core/caller.js';
+export type { WriteRequest } from './core/edit.js';
 export { EngramError, type ErrorCode, isEngramError } from './core/errors.js';
 export { formatIndex, formatOpened, type IndexRow, indexLine } from './core/format.js';
-export { type Caller, createMemory, Memory, type MemoryOptions, type WriteRequest } from './core/memory.js';
+export { createMemory, Memory, type MemoryOptions } from './core/memory.js';
 export { DEFAULT_GROUPS, DEFAULT_POLICY, type Policy } from './core/policy.js';
 export type { Store, StoredEntry } from './core/store.js';
 export { MemoryStore, openMemoryStore } from './store/memory/index.js';
 export { openPostgresStore, PostgresStore, type PostgresStoreOptions } from './store/postgres/index.js';
-export { defaultDatabasePath, openSqliteStore, SqliteStore } from './store/sqlite/index.js';
+export { openSqliteStore, SqliteStore, type SqliteStoreOptions } from './store/sqlite/index.js';
 export {
   anthropicTools,
   mcpTools,

@@ -5,7 +5,7 @@
  */
 
 import type { Store } from '../core/store.js';
-import { defaultDatabasePath, openSqliteStore } from '../store/sqlite/index.js';
+import { openSqliteStore } from '../store/sqlite/index.js';
 import { log } from './output.js';
 
 export type Backend =
@@ -24,21 +24,17 @@ export function backendOf(location: string): Backend {
     : { kind: 'sqlite', path: location };
 }
 
+/** How to open it; the history limits and the clock are not here: the Memory service hands them to every write. */
 export interface OpenOptions {
-  readonly historyLimit: number;
-  /** Most bytes of history one user keeps: past it, the oldest revisions are trimmed. */
-  readonly historyCap: number;
   /** SQLite only: let concurrent writes share one commit (default true). */
   readonly groupCommit?: boolean | undefined;
 }
 
-export async function openBackend(backend: Backend, options: OpenOptions): Promise<Store> {
+export async function openBackend(backend: Backend, options: OpenOptions = {}): Promise<Store> {
   if (backend.kind === 'sqlite') {
     return openSqliteStore({
       path: backend.path,
       onWarning: log,
-      historyLimit: options.historyLimit,
-      historyCap: options.historyCap,
       ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
     });
   }
@@ -46,8 +42,6 @@ export async function openBackend(backend: Backend, options: OpenOptions): Promi
   const { openPostgresStore } = await import('../store/postgres/index.js');
   return openPostgresStore({
     connectionString: backend.url,
-    historyLimit: options.historyLimit,
-    historyCap: options.historyCap,
     ...(backend.poolSize === undefined ? {} : { max: backend.poolSize }),
     ...(backend.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: backend.statementTimeoutMs }),
   });
@@ -64,5 +58,3 @@ export function describeBackend(backend: Backend): string {
     return 'PostgreSQL (unparsable URL)';
   }
 }
-
-export { defaultDatabasePath };

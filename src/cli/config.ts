@@ -6,13 +6,12 @@
 
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import type { z } from 'zod';
 import { EngramError } from '../core/errors.js';
 import { isValidSegment } from '../core/names.js';
 import { DEFAULT_POLICY, type Policy } from '../core/policy.js';
 import { normalizeUser } from '../core/users.js';
+import type { Environment } from './environment.js';
 
 /**
  * zod is loaded the first time a config file is parsed, not at every start: it costs
@@ -77,11 +76,6 @@ export interface Settings {
   readonly groupCommit?: boolean | undefined;
 }
 
-/** `${XDG_CONFIG_HOME:-~/.config}/engram/config.json`. */
-export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'engram', 'config.json');
-}
-
 function describeIssues(path: string, error: z.ZodError): string {
   const issues = error.issues.map((issue) => {
     const where = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
@@ -109,17 +103,21 @@ export function parseConfig(text: string, path: string): Settings {
 }
 
 /**
- * Reads the config file. An explicit path must exist; the default path may be absent,
- * which means the defaults.
+ * Reads the config file: `flag` (--config), else ENGRAM_CONFIG, each of which must exist,
+ * else the default path, which may be absent and then means the defaults.
  */
-export function loadSettings(explicitPath: string | undefined, env: NodeJS.ProcessEnv = process.env): Settings {
-  const path = explicitPath ?? env.ENGRAM_CONFIG ?? defaultConfigPath(env);
+export function loadSettings(
+  flag: string | undefined,
+  environment: Pick<Environment, 'config' | 'defaultConfigPath'>,
+): Settings {
+  const explicitPath = flag ?? environment.config;
+  const path = explicitPath ?? environment.defaultConfigPath;
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    if (missing && explicitPath === undefined && env.ENGRAM_CONFIG === undefined) return { policy: DEFAULT_POLICY };
+    if (missing && explicitPath === undefined) return { policy: DEFAULT_POLICY };
     throw new EngramError('INVALID_CONFIG', `cannot read config file ${path}: ${(error as Error).message}`);
   }
   return parseConfig(text, path);

@@ -9,8 +9,9 @@ import { type Access, createAccess } from '../core/access.js';
 import { EngramError } from '../core/errors.js';
 import { type Caller, createMemory, type Memory } from '../core/memory.js';
 import { normalizeUser, USER_CAP } from '../core/users.js';
-import { type Backend, defaultDatabasePath, describeBackend, openBackend } from './backend.js';
+import { type Backend, describeBackend, openBackend } from './backend.js';
 import { loadSettings, type Settings } from './config.js';
+import type { Environment } from './environment.js';
 import { assertMemoryExists, type Opening } from './existing-memory.js';
 import { log, UsageError } from './output.js';
 
@@ -43,12 +44,12 @@ export const VERSION: string = (
  * Flags and environment first, then the config file, then the default SQLite path. At
  * each level a SQLite path and a PostgreSQL URL together are ambiguous: refused, not guessed.
  */
-export function chooseBackend(options: CommonOptions, settings: Settings, env: NodeJS.ProcessEnv): Backend {
+export function chooseBackend(options: CommonOptions, settings: Settings, environment: Environment): Backend {
   const levels = [
     {
       where: 'the flags and environment',
-      db: options.db ?? env.ENGRAM_DB,
-      url: options.databaseUrl ?? env.ENGRAM_DATABASE_URL,
+      db: options.db ?? environment.db,
+      url: options.databaseUrl ?? environment.databaseUrl,
     },
     { where: 'the config file', db: settings.db, url: settings.databaseUrl },
   ];
@@ -72,7 +73,7 @@ export function chooseBackend(options: CommonOptions, settings: Settings, env: N
       };
     }
   }
-  return { kind: 'sqlite', path: defaultDatabasePath(env) };
+  return { kind: 'sqlite', path: environment.defaultDatabasePath };
 }
 
 /**
@@ -80,8 +81,8 @@ export function chooseBackend(options: CommonOptions, settings: Settings, env: N
  * rule for every command (core/users.ts), checked before anything is opened, so a typo
  * never opens another memory. The config file's "user" is checked with the file.
  */
-export function chooseUser(options: CommonOptions, settings: Settings, env: NodeJS.ProcessEnv): string {
-  const raw = options.user ?? env.ENGRAM_USER ?? settings.user ?? 'local';
+export function chooseUser(options: CommonOptions, settings: Settings, environment: Environment): string {
+  const raw = options.user ?? environment.user ?? settings.user ?? 'local';
   const user = normalizeUser(raw);
   if (user === undefined) {
     throw new UsageError(
@@ -99,18 +100,14 @@ export function chooseUser(options: CommonOptions, settings: Settings, env: Node
  */
 export async function openContext(
   options: CommonOptions,
-  env: NodeJS.ProcessEnv = process.env,
+  environment: Environment,
   opening: Opening = 'creates',
 ): Promise<Context> {
-  const settings = loadSettings(options.config, env);
-  const user = chooseUser(options, settings, env);
-  const backend = chooseBackend(options, settings, env);
+  const settings = loadSettings(options.config, environment);
+  const user = chooseUser(options, settings, environment);
+  const backend = chooseBackend(options, settings, environment);
   if (opening === 'reads') assertMemoryExists(backend);
-  const store = await openBackend(backend, {
-    historyLimit: settings.policy.historyLimit,
-    historyCap: settings.policy.historyCap,
-    groupCommit: settings.groupCommit,
-  });
+  const store = await openBackend(backend, { groupCommit: settings.groupCommit });
   const memory = createMemory({ store, policy: settings.policy });
   try {
     await memory.recovery.purgeExpired();
@@ -122,6 +119,7 @@ export async function openContext(
     settings,
     memory,
     access: createAccess(store.tokens, {
+      now: memory.rules.now,
       onTouchError: (error) => log(`could not record when a token was last used: ${(error as Error).message}`),
     }),
     database: describeBackend(backend),

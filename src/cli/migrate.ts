@@ -13,6 +13,7 @@ import type { Store } from '../core/store.js';
 import { formatCount } from '../core/text.js';
 import { type Backend, backendOf, describeBackend, openBackend } from './backend.js';
 import { loadSettings } from './config.js';
+import type { Environment } from './environment.js';
 import { createOutput, reportFailure, UsageError } from './output.js';
 
 interface MigrateOptions {
@@ -82,18 +83,17 @@ function describeSummary(from: string, to: string, summary: CopySummary): string
   return `Copied ${from} to ${to}${summary.replaced ? ', replacing what it held' : ''}: ${counts}.`;
 }
 
-async function migrate(options: MigrateOptions): Promise<void> {
+async function migrate(options: MigrateOptions, environment: Environment): Promise<void> {
   const output = createOutput(options.json === true);
   const opened: Store[] = [];
   try {
     const from = backendFor(options.from, '--from');
     const to = backendFor(options.to, '--to');
     if (sameDatabase(from, to)) throw new UsageError('--from and --to name the same database: copy into another one.');
-    const { policy } = loadSettings(options.config);
-    const history = { historyLimit: policy.historyLimit, historyCap: policy.historyCap };
-    const source = await openBackend(from, history);
+    const { policy } = loadSettings(options.config, environment);
+    const source = await openBackend(from);
     opened.push(source);
-    const target = await openBackend(to, history);
+    const target = await openBackend(to);
     opened.push(target);
     const names = { from: describeBackend(from), to: describeBackend(to) };
     const summary = await copyStore(source, target, {
@@ -110,7 +110,7 @@ async function migrate(options: MigrateOptions): Promise<void> {
   }
 }
 
-export function registerMigrateCommand(program: Command): void {
+export function registerMigrateCommand(program: Command, environment: Environment): void {
   program
     .command('migrate')
     .description(
@@ -122,9 +122,9 @@ export function registerMigrateCommand(program: Command): void {
     .addOption(
       new Option(
         '--config <file>',
-        'JSON config file whose caps the copy must fit (default ~/.config/engram/config.json)',
-      ).env('ENGRAM_CONFIG'),
+        'JSON config file whose caps the copy must fit (else $ENGRAM_CONFIG, else ~/.config/engram/config.json)',
+      ),
     )
     .option('--json', 'print JSON for scripts')
-    .action((options: MigrateOptions) => migrate(options));
+    .action((options: MigrateOptions) => migrate(options, environment));
 }

@@ -6,6 +6,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import { type Run, registerEntryCommands } from './entries.js';
+import { type Environment, readEnvironment } from './environment.js';
 import { registerMigrateCommand } from './migrate.js';
 import { createOutput, EXIT_OK, EXIT_USAGE, type Io, processIo, reportFailure } from './output.js';
 import { registerRecoveryCommands } from './recovery.js';
@@ -21,24 +22,23 @@ function positive(value: string): number {
   return number;
 }
 
+/** The flags every command shares; each variable beside a flag is read by environment.ts, once. */
 function common(command: Command): Command {
   return command
-    .addOption(new Option('--db <path>', 'SQLite database file').env('ENGRAM_DB'))
-    .addOption(
-      new Option('--database-url <url>', 'use PostgreSQL instead of SQLite (postgres://…)').env('ENGRAM_DATABASE_URL'),
-    )
+    .addOption(new Option('--db <path>', 'SQLite database file (else $ENGRAM_DB)'))
+    .addOption(new Option('--database-url <url>', 'use PostgreSQL instead of SQLite (else $ENGRAM_DATABASE_URL)'))
     .addOption(new Option('--pool-size <n>', 'PostgreSQL connections per process (default 10)').argParser(positive))
     .addOption(
       new Option('--statement-timeout <ms>', 'PostgreSQL statement timeout in ms (default 30000)').argParser(positive),
     )
     .addOption(
-      new Option('--config <file>', 'JSON config file (default ~/.config/engram/config.json)').env('ENGRAM_CONFIG'),
+      new Option('--config <file>', 'JSON config file (else $ENGRAM_CONFIG, else ~/.config/engram/config.json)'),
     )
-    .addOption(new Option('--user <name>', 'whose memory (default "local")').env('ENGRAM_USER'))
+    .addOption(new Option('--user <name>', 'whose memory (else $ENGRAM_USER, else "local")'))
     .option('--json', 'print JSON for scripts');
 }
 
-function buildProgram(run: Run, io: Io): Command {
+function buildProgram(run: Run, io: Io, environment: Environment): Command {
   const program = new Command('engram')
     .version(VERSION)
     .description('Engram: one persistent memory shared by every LLM assistant you use.')
@@ -49,13 +49,13 @@ function buildProgram(run: Run, io: Io): Command {
       writeOut: (text) => io.stdout(forTerminal(text)),
       writeErr: (text) => io.stderr(forTerminal(text)),
     });
-  registerStdioCommand(program, common);
-  registerServeCommand(program, common);
+  registerStdioCommand(program, common, environment);
+  registerServeCommand(program, common, environment);
   registerTokenCommands(program, common, run);
   registerEntryCommands(program, common, run);
   registerRecoveryCommands(program, common, run);
   registerTransferCommands(program, common, run);
-  registerMigrateCommand(program);
+  registerMigrateCommand(program, environment);
   program.addHelpText(
     'after',
     `
@@ -73,14 +73,20 @@ Data lives in $ENGRAM_DB, else \${XDG_DATA_HOME:-~/.local/share}/engram/memory.d
 /**
  * Runs the CLI and returns the exit code. Commands that use `run` write to `io` and leave
  * process.exitCode alone, so tests can run them in-process; serve and stdio use the process.
+ * `env` is read once, here (environment.ts), and is the only environment any command sees.
  */
-export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  io: Io = processIo,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  const environment = readEnvironment(env);
   let exitCode: number | undefined;
   const run: Run = async (options, body, opening = 'creates') => {
     const output = createOutput(options.json === true, io);
     let context: Context | undefined;
     try {
-      context = await openContext(options, process.env, opening);
+      context = await openContext(options, environment, opening);
       await body(context, output);
       exitCode = EXIT_OK;
     } catch (error) {
@@ -89,7 +95,7 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
       await context?.close();
     }
   };
-  const program = buildProgram(run, io);
+  const program = buildProgram(run, io, environment);
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {

@@ -12,6 +12,7 @@ import { assertSafeBinding, parseAllowedOrigin } from '../http/origins.js';
 import type { RunningHttpServer } from '../http/server.js';
 import { createToolHandler } from '../tools/handler.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
+import type { Environment } from './environment.js';
 import { EXIT_REFUSED, log, logInternalError, reportFailure } from './output.js';
 import { scheduleTrashPurge } from './trash-purge.js';
 
@@ -63,11 +64,11 @@ function connectJson(server: RunningHttpServer, options: ServeOptions, context: 
   return `${JSON.stringify({ url, auth: options.auth, ...who, database: context.database })}\n`;
 }
 
-async function serve(options: ServeOptions): Promise<void> {
+async function serve(options: ServeOptions, environment: Environment): Promise<void> {
   let context: Context | undefined;
   try {
     assertSafeBinding(options.host, options.auth);
-    context = await openContext(options);
+    context = await openContext(options, environment);
   } catch (error) {
     await context?.close();
     process.exitCode = reportFailure(error, false);
@@ -118,7 +119,11 @@ async function serve(options: ServeOptions): Promise<void> {
   await context.close();
 }
 
-export function registerServeCommand(program: Command, common: (command: Command) => Command): void {
+export function registerServeCommand(
+  program: Command,
+  common: (command: Command) => Command,
+  environment: Environment,
+): void {
   common(program.command('serve'))
     .description('Serve MCP over HTTP (Streamable HTTP at /mcp) for the llama.cpp WebUI, Claude Code and others')
     .addOption(new Option('--host <address>', 'address to listen on').default('127.0.0.1'))
@@ -133,5 +138,5 @@ export function registerServeCommand(program: Command, common: (command: Command
         .default('none'),
     )
     .option('--allow-origin <origin>', 'also let web pages from this origin call (repeatable)', collectOrigin, [])
-    .action((options: ServeOptions) => serve(options));
+    .action((options: ServeOptions) => serve(options, environment));
 }

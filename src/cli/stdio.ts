@@ -4,16 +4,21 @@ import type { Command } from 'commander';
 import { actorLabel } from '../core/caller.js';
 import { createToolHandler } from '../tools/handler.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
+import type { Environment } from './environment.js';
 import { log, logInternalError, reportFailure, UsageError } from './output.js';
 
-export function registerStdioCommand(program: Command, common: (command: Command) => Command): void {
+export function registerStdioCommand(
+  program: Command,
+  common: (command: Command) => Command,
+  environment: Environment,
+): void {
   common(program.command('stdio'))
     .description('Serve MCP over stdin/stdout (for Claude Desktop, Claude Code and other local clients)')
     .action(async (options: CommonOptions) => {
       let context: Context;
       try {
         if (options.json) throw new UsageError('stdio already speaks JSON (JSON-RPC on stdout): drop --json');
-        context = await openContext(options);
+        context = await openContext(options, environment);
       } catch (error) {
         process.exitCode = reportFailure(error, false);
         return;

@@ -8,18 +8,11 @@
  */
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Caller } from './caller.js';
 import { EngramError } from './errors.js';
 import type { TokenRecord, TokenStore } from './store.js';
 import { charLength, foldDescription } from './text.js';
 import { normalizeUser, USER_CAP } from './users.js';
-
-/** What a valid token stands for: whose memory, the label history records, and its rights. */
-export interface TokenIdentity {
-  readonly tokenId: string;
-  readonly user: string;
-  readonly label: string;
-  readonly readOnly: boolean;
-}
 
 /** A token as people see it: everything but the secret and its hash. */
 export type TokenInfo = Omit<TokenRecord, 'hash'>;
@@ -125,8 +118,11 @@ export class Access {
     }
   }
 
-  /** The identity behind a presented token; UNAUTHORIZED when it is unknown or revoked. */
-  async authenticate(presented: string): Promise<TokenIdentity> {
+  /**
+   * Who presents this token: its user, its label (what history records) and whether it
+   * is read-only. UNAUTHORIZED when it is unknown or revoked.
+   */
+  async authenticate(presented: string): Promise<Caller> {
     const hash = sha256(presented);
     const record = await this.tokens.findByHash(hash);
     // The lookup is keyed by a hash the caller cannot steer; the final comparison is
@@ -140,7 +136,7 @@ export class Access {
     }
     const at = this.now();
     if (record.lastUsed === undefined || at - record.lastUsed >= TOUCH_INTERVAL_MS) this.touch(record.id, at);
-    return { tokenId: record.id, user: record.user, label: record.label, readOnly: record.readOnly };
+    return { user: record.user, label: record.label, readOnly: record.readOnly };
   }
 
   /** Records that the token was used, without waiting: a failure goes to onTouchError, never to the request. */

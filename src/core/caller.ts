@@ -1,14 +1,24 @@
 /**
  * Who is calling: whose memory, the label history records, and whether they may change
- * anything. Every service that changes memory refuses a read-only caller the same way.
+ * anything. One type for every door and for the store port: the MCP client, a token's
+ * holder, the CLI, an embedding agent are all a Caller. Every service that changes
+ * memory refuses a read-only caller the same way.
  */
 
 import { EngramError } from './errors.js';
-import type { Actor } from './store.js';
 import { foldDescription } from './text.js';
 
 /** Longest actor label kept in history, in characters. */
 const ACTOR_CAP = 100;
+
+export interface Caller {
+  /** Whose memory: every read and write is keyed by it. */
+  readonly user: string;
+  /** Who acts, as history records it: the MCP client's name, a token's label, `cli`, `api`, `agent`. */
+  readonly label: string;
+  /** A read-only caller may read memory but not change it (a read-only token). */
+  readonly readOnly?: boolean | undefined;
+}
 
 /**
  * A label a client chose for itself (its MCP client name), made safe to record and to
@@ -17,10 +27,6 @@ const ACTOR_CAP = 100;
 export function actorLabel(raw: string | undefined, fallback: string): string {
   const label = [...foldDescription((raw ?? '').replace(/\p{Cc}/gu, ' '))].slice(0, ACTOR_CAP).join('').trim();
   return label || fallback;
-}
-
-export interface Caller extends Actor {
-  readonly readOnly?: boolean;
 }
 
 export function assertWritable(caller: Caller): void {

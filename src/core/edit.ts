@@ -14,8 +14,13 @@ import { entryBytes } from './usage.js';
 
 export type EditOperation = 'create' | 'append' | 'replace' | 'remove' | 'describe';
 
-/** A write as the caller asked it, line endings already normalised. */
-export interface EditRequest {
+/**
+ * A memory_write as asked, the one shape every door parses its input into (the tool's
+ * arguments, the CLI's flags, the REST body): the Memory service parses the name and
+ * normalises line endings before planEdit sees it.
+ */
+export interface WriteRequest {
+  readonly name: string;
   readonly description?: string | undefined;
   readonly new?: string | undefined;
   readonly old?: string | undefined;
@@ -249,16 +254,12 @@ function nothingToDo(): EngramError {
 }
 
 /**
- * Applies one memory_write to the entry as it is now (undefined: it does not exist).
- * Throws an EngramError for every refusal; the caller changes nothing then.
+ * Applies one memory_write to the entry as it is now (undefined: it does not exist): the
+ * request's name already parsed, its line endings normalised. Throws an EngramError for
+ * every refusal; the caller changes nothing then.
  */
-export function planEdit(
-  name: string,
-  current: EditableEntry | undefined,
-  request: EditRequest,
-  policy: Policy,
-): EditResult {
-  const { old, new: text } = request;
+export function planEdit(current: EditableEntry | undefined, request: WriteRequest, policy: Policy): EditResult {
+  const { name, old, new: text } = request;
   assertNoNul({ description: request.description, new: text, old });
   if (old === '') {
     throw new EngramError(

@@ -9,7 +9,7 @@ import { checkCaps } from './edit.js';
 import { EngramError } from './errors.js';
 import { parseName } from './names.js';
 import { type Policy, trashRetentionMs } from './policy.js';
-import type { RevisionRecord, Store, StoredEntry, TrashedEntry } from './store.js';
+import type { Decide, RevisionRecord, Store, StoredEntry, TrashedEntry, WriteRules } from './store.js';
 import { utf8Bytes } from './text.js';
 
 export interface TrashItem extends TrashedEntry {
@@ -21,7 +21,8 @@ export class Recovery {
   constructor(
     private readonly store: Store,
     private readonly policy: Policy,
-    private readonly now: () => number,
+    /** The Memory service's clock and history limits, for every change recovery makes. */
+    private readonly rules: WriteRules,
   ) {}
 
   /** Revisions of the entry (live, else its latest dropped copy), oldest first. */
@@ -58,7 +59,7 @@ export class Recovery {
     assertWritable(caller);
     const name = parseName(rawName, this.policy);
     const target = pickRevision(name, await this.revisionsOf(caller, name), revision);
-    const { after } = await this.store.mutate(caller, name, (current, usage) => {
+    const decide: Decide = (current, usage) => {
       if (!current) {
         throw new EngramError('NOT_FOUND', `${name} is in the trash: run engram undrop ${name} first, then restore.`, {
           reason: 'restore-in-trash',
@@ -69,7 +70,8 @@ export class Recovery {
       const size = utf8Bytes(target.body);
       checkCaps(name, current, { description: target.description, size }, usage, this.policy);
       return { kind: 'put', operation: 'restore', description: target.description, body: target.body };
-    });
+    };
+    const { after } = await this.store.mutate(caller, name, decide, this.rules);
     if (!after) throw new Error(`store returned no entry after restoring ${name}`);
     return after;
   }
@@ -82,7 +84,7 @@ export class Recovery {
   async undrop(caller: Caller, rawName: string): Promise<StoredEntry> {
     assertWritable(caller);
     const name = parseName(rawName, this.policy);
-    const result = await this.store.undrop(caller, name, (entry, usage) =>
+    const result = await this.store.undrop(caller, name, this.rules, (entry, usage) =>
       checkCaps(name, undefined, entry, usage, this.policy),
     );
     if (result.status === 'restored') return result.entry;
@@ -127,7 +129,7 @@ export class Recovery {
   async purgeIfNoRetention(): Promise<void> {
     if (this.policy.trashRetentionDays !== 0) return;
     try {
-      await this.store.purgeTrash(this.now());
+      await this.store.purgeTrash(this.rules.now());
     } catch (error) {
       if (!(error instanceof EngramError && error.code === 'STORE_UNAVAILABLE')) throw error;
     }
@@ -135,7 +137,7 @@ export class Recovery {
 
   /** Purges, for every user, the trash older than the retention period. */
   purgeExpired(): Promise<number> {
-    return this.store.purgeTrash(this.now() - trashRetentionMs(this.policy));
+    return this.store.purgeTrash(this.rules.now() - trashRetentionMs(this.policy));
   }
 
   /** The revisions of `name` (already parsed); NOT_FOUND when it has none. */

@@ -4,29 +4,23 @@
  * below it, so all of them apply the same rules and return the same messages.
  */
 
+import { writeRules } from './apply.js';
 import { assertWritable, type Caller } from './caller.js';
-import { checkCaps, planEdit, writeNotFound } from './edit.js';
+import { checkCaps, planEdit, type WriteRequest, writeNotFound } from './edit.js';
 import { EngramError } from './errors.js';
 import { didYouMean, type IndexRow, type MissingEntry } from './format.js';
 import { Recovery } from './history.js';
 import { parseName, parseWritableName } from './names.js';
 import { DEFAULT_POLICY, type Policy } from './policy.js';
 import { closest } from './similarity.js';
-import type { Store, StoredEntry } from './store.js';
+import type { Change, Store, StoredEntry, Usage, WriteRules } from './store.js';
 import { normalizeNewlines, utf8Bytes } from './text.js';
 import { Transfer } from './transfer.js';
 
-export type { Caller };
+export type { Caller, WriteRequest };
 
 /** Missing names of one memory_open that get "did you mean" suggestions; the rest are only reported. */
 const SUGGESTED_NAMES = 10;
-
-export interface WriteRequest {
-  readonly name: string;
-  readonly description?: string | undefined;
-  readonly new?: string | undefined;
-  readonly old?: string | undefined;
-}
 
 export interface WriteOutcome {
   readonly entry: StoredEntry;
@@ -42,14 +36,24 @@ export interface OpenOutcome {
 
 export interface MemoryOptions {
   readonly store: Store;
+  /**
+   * The rules this memory enforces; what is left out is DEFAULT_POLICY's. The history
+   * limits (historyLimit, historyCap) travel to the store with every write, so they hold
+   * on any store, however it was opened.
+   */
   readonly policy?: Partial<Policy>;
-  /** Clock in milliseconds, for trash retention; tests inject one. */
+  /**
+   * Clock in milliseconds, the only one: the times of every change, revision and drop the
+   * store records, and trash retention. Tests inject one.
+   */
   readonly now?: () => number;
 }
 
 export class Memory {
   readonly store: Store;
   readonly policy: Policy;
+  /** What every write is applied under: this policy's history limits and this clock. */
+  readonly rules: WriteRules;
   /** History, restore, trash, undrop, purge: for the human, never for the model. */
   readonly recovery: Recovery;
   /** Export, import, wipe. */
@@ -59,8 +63,9 @@ export class Memory {
     this.store = options.store;
     this.policy = { ...DEFAULT_POLICY, ...options.policy };
     const now = options.now ?? Date.now;
-    this.recovery = new Recovery(this.store, this.policy, now);
-    this.transfer = new Transfer(this.store, this.policy, now, () => this.recovery.purgeIfNoRetention());
+    this.rules = writeRules(this.policy, now);
+    this.recovery = new Recovery(this.store, this.policy, this.rules);
+    this.transfer = new Transfer(this.store, this.policy, this.rules, () => this.recovery.purgeIfNoRetention());
   }
 
   /** One row per entry, sorted by name; never reads bodies. */
@@ -88,20 +93,22 @@ export class Memory {
   async write(caller: Caller, request: WriteRequest): Promise<WriteOutcome> {
     const name = parseWritableName(request.name, this.policy);
     assertWritable(caller);
-    const edit = {
+    const edit: WriteRequest = {
+      name,
       description: request.description,
       new: request.new === undefined ? undefined : normalizeNewlines(request.new),
       old: request.old === undefined ? undefined : normalizeNewlines(request.old),
     };
     try {
-      const { before, after } = await this.store.mutate(caller, name, (current, usage) => {
-        const result = planEdit(name, current, edit, this.policy);
+      const decide = (current: StoredEntry | undefined, usage: Usage): Change => {
+        const result = planEdit(current, edit, this.policy);
         if (current && result.body === current.body && result.description === current.description) {
           return { kind: 'none' };
         }
         checkCaps(name, current, { description: result.description, size: utf8Bytes(result.body) }, usage, this.policy);
         return { kind: 'put', ...result };
-      });
+      };
+      const { before, after } = await this.store.mutate(caller, name, decide, this.rules);
       if (!after) throw new Error(`store returned no entry after writing ${name}`);
       return { entry: after, changed: before?.revision !== after.revision };
     } catch (error) {
@@ -115,8 +122,11 @@ export class Memory {
   async drop(caller: Caller, rawName: string): Promise<StoredEntry> {
     const name = parseName(rawName, this.policy);
     assertWritable(caller);
-    const { before } = await this.store.mutate(caller, name, (current) =>
-      current ? { kind: 'drop' } : { kind: 'none' },
+    const { before } = await this.store.mutate(
+      caller,
+      name,
+      (current) => (current ? { kind: 'drop' } : { kind: 'none' }),
+      this.rules,
     );
     if (!before) {
       const suggestions = await this.suggest(caller, name);

@@ -1,15 +1,24 @@
 /**
- * The port every storage backend implements (SQLite, PostgreSQL, in-process). It lives
- * in core because the Memory service is written against it; backends live in src/store.
+ * The port every storage backend implements (SQLite, PostgreSQL, in-process), published
+ * as `engram/store` so that a backend of someone else's is typed like ours (and tested
+ * like ours with `engram/testing`). It lives in core because the Memory service is
+ * written against it; backends live in src/store.
  *
- * A store knows nothing of edit rules. A write is `mutate(...)`: inside one transaction
- * the store reads the entry and the user's usage, calls the pure `decide` function, and
- * applies what it returns together with one revision. `decide` may throw to refuse; the
- * store then changes nothing and rethrows.
+ * A store knows nothing of edit rules, and keeps no rule or clock of its own. A write is
+ * `mutate(...)`: inside one transaction the store reads the entry and the user's usage,
+ * calls the pure `decide` function, hands its change to the pure `applyChange` (apply.ts)
+ * with the caller and the WriteRules the Memory service passed, and persists what that
+ * returns. `decide` may throw to refuse; the store then changes nothing and rethrows.
+ *
+ * `Store` is the union of four ports, one per seam its contract suites test apart:
+ * EntryStore (the index, reads, writes), RecoveryStore (history, trash, undrop, purge),
+ * DumpStore (a whole store, copied), and TokenStore (bearer tokens, as `store.tokens`).
  */
 
+import type { Caller } from './caller.js';
 import { EngramError } from './errors.js';
 import type { IndexRow } from './format.js';
+import type { Policy } from './policy.js';
 
 export type RevisionOperation =
   | 'create'
@@ -35,10 +44,16 @@ export interface StoredEntry {
   readonly revision: number;
 }
 
-/** Who acts: whose memory, and the label recorded in history (client name, token label, `cli`). */
-export interface Actor {
-  readonly user: string;
-  readonly label: string;
+export type { Caller };
+
+/**
+ * What every change is applied under: the Memory service's clock and its policy's
+ * history limits, handed to the store with each write so that one owner (the Memory
+ * service, from its Policy) decides them for every backend.
+ */
+export interface WriteRules extends Pick<Policy, 'historyLimit' | 'historyCap'> {
+  /** The time of a change in ms since the epoch, read inside its transaction. */
+  readonly now: () => number;
 }
 
 export type Change =
@@ -142,27 +157,35 @@ export function notEmptyError(): EngramError {
   );
 }
 
-export interface Store {
+/** The entries of every user: the index, reads, and the one way to change them. */
+export interface EntryStore {
   /** One row per live entry of the user, sorted by name, from stored columns only. */
   index(user: string): Promise<readonly IndexRow[]>;
   /** What the user's live entries take now (the same figures `decide` is given). */
   usage(user: string): Promise<Usage>;
   /** The live entries among `names` (already normalised), in no particular order. */
   get(user: string, names: readonly string[]): Promise<StoredEntry[]>;
-  /** Reads, decides and writes one entry atomically, recording a revision for a change. */
-  mutate(actor: Actor, name: string, decide: Decide): Promise<MutationResult>;
+  /**
+   * Reads, decides and writes one entry atomically: `decide`'s change goes through
+   * `applyChange` under `rules`, recording a revision for a change.
+   */
+  mutate(caller: Caller, name: string, decide: Decide, rules: WriteRules): Promise<MutationResult>;
   /** Like mutate, over all of the user's entries at once, in one transaction (import, wipe). */
-  mutateAll(actor: Actor, decide: DecideAll): Promise<void>;
+  mutateAll(caller: Caller, decide: DecideAll, rules: WriteRules): Promise<void>;
+}
+
+/** What was dropped or changed, seen and undone: revisions, the trash, undrop and purge. */
+export interface RecoveryStore {
   /** Revisions of the live entry `name`, else of its most recently dropped copy; oldest first. */
   history(user: string, name: string): Promise<RevisionRecord[]>;
   /** The user's trash, most recently dropped first. */
   trash(user: string): Promise<TrashedEntry[]>;
   /**
-   * Brings back the most recently dropped copy of `name`, recording an `undrop` revision.
-   * `check` sees that copy and the user's usage inside the transaction and may throw to
-   * refuse (a cap): the store then changes nothing and rethrows.
+   * Brings back the most recently dropped copy of `name`, recording an `undrop` revision
+   * (`applyUndrop` under `rules`). `check` sees that copy and the user's usage inside the
+   * transaction and may throw to refuse (a cap): the store then changes nothing and rethrows.
    */
-  undrop(actor: Actor, name: string, check?: UndropCheck): Promise<UndropResult>;
+  undrop(caller: Caller, name: string, rules: WriteRules, check?: UndropCheck): Promise<UndropResult>;
   /**
    * Deletes the dropped copies of `name` (and the live entry too with includeLive) with all
    * their revisions, so that no copy of their text remains in the store's files.
@@ -171,15 +194,23 @@ export interface Store {
   purge(user: string, name: string, options: { readonly includeLive: boolean }): Promise<number>;
   /** Purges, for every user, the trash dropped at or before `cutoff` (ms since the epoch). */
   purgeTrash(cutoff: number): Promise<number>;
+}
+
+/** A whole store at once, to copy it into another (`engram migrate`). */
+export interface DumpStore {
   /** True when the store holds no entry (live or dropped), no user's usage and no token. */
   isEmpty(): Promise<boolean>;
   /** Everything the store holds, read as one consistent snapshot. */
   dump(): Promise<StoreDump>;
   /**
    * Writes `dump` in one transaction, keeping every id, time and total as given: all of it,
-   * or nothing. Unless `replace`, a store that is not empty refuses with CONFLICT.
+   * or nothing. Unless `replace`, a store that is not empty refuses with CONFLICT (notEmptyError).
    */
   load(dump: StoreDump, options: LoadOptions): Promise<void>;
+}
+
+/** A backend: the union of the ports above, with its tokens beside them and a way to close it. */
+export interface Store extends EntryStore, RecoveryStore, DumpStore {
   /** The bearer tokens kept in the same database. */
   readonly tokens: TokenStore;
   close(): Promise<void>;
@@ -199,6 +230,7 @@ export interface TokenRecord {
 
 /** The tokens of `--auth token`, kept beside the entries in the same database. */
 export interface TokenStore {
+  /** Keeps a new token; one whose id or hash is taken already is refused with duplicateTokenError, changing nothing. */
   add(token: TokenRecord): Promise<void>;
   list(): Promise<TokenRecord[]>;
   /** The live (not revoked) token with this hash. */
@@ -206,4 +238,12 @@ export interface TokenStore {
   /** Removes the token; false when no such id. Takes effect for the next request. */
   revoke(id: string): Promise<boolean>;
   touch(id: string, at: number): Promise<void>;
+}
+
+/** What `tokens.add` throws, on every backend, for a token whose id or hash another token has. */
+export function duplicateTokenError(field: 'id' | 'hash'): EngramError {
+  return new EngramError(
+    'CONFLICT',
+    `another token has the same ${field}: each token's id and hash must be unique, so nothing was added.`,
+  );
 }

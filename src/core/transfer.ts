@@ -17,7 +17,7 @@ import { assertNoNul, checkEntryCap, checkEntryCount, checkUserCap, cleanDescrip
 import { EngramError } from './errors.js';
 import { isValidName, isWritableName, normalizeName } from './names.js';
 import type { Policy } from './policy.js';
-import type { NamedChange, RevisionRecord, Store, StoredEntry } from './store.js';
+import type { DecideAll, NamedChange, RevisionRecord, Store, StoredEntry, WriteRules } from './store.js';
 import { formatCount, normalizeNewlines, utf8Bytes } from './text.js';
 import { entryBytes } from './usage.js';
 
@@ -148,7 +148,8 @@ export class Transfer {
   constructor(
     private readonly store: Store,
     private readonly policy: Policy,
-    private readonly now: () => number,
+    /** The Memory service's clock and history limits, for the export's time and every change. */
+    private readonly rules: WriteRules,
     /** Runs after entries were dropped (wipe, replace): purges them at once with 0 days of retention. */
     private readonly afterDrop: () => Promise<void>,
   ) {}
@@ -177,7 +178,7 @@ export class Transfer {
   }
 
   private exportHeader() {
-    return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: iso(this.now()) } as const;
+    return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: iso(this.rules.now()) } as const;
   }
 
   /** The user's live entries by name, with their revisions when asked for. */
@@ -289,7 +290,7 @@ export class Transfer {
       dryRun: options.dryRun === true,
     };
     const overwrite = options.mode === 'replace' || options.overwrite === true;
-    await this.store.mutateAll(caller, (existing, usage) => {
+    const decide: DecideAll = (existing, usage) => {
       // A store may run decide again when it retries the transaction: report that run alone.
       for (const names of [report.created, report.updated, report.unchanged, report.conflicts, report.dropped]) {
         names.length = 0;
@@ -324,7 +325,8 @@ export class Transfer {
       checkUserCap('the import', total, this.policy);
       checkEntryCount('the import', usage.entries + report.created.length - report.dropped.length, this.policy);
       return options.dryRun ? [] : changes;
-    });
+    };
+    await this.store.mutateAll(caller, decide, this.rules);
     if (report.dropped.length > 0 && !report.dryRun) await this.afterDrop();
     return report;
   }
@@ -333,10 +335,11 @@ export class Transfer {
   async wipe(caller: Caller): Promise<number> {
     assertWritable(caller);
     let count = 0;
-    await this.store.mutateAll(caller, (existing) => {
+    const dropAll: DecideAll = (existing) => {
       count = existing.length;
       return existing.map((entry) => ({ name: entry.name, change: { kind: 'drop' } as const }));
-    });
+    };
+    await this.store.mutateAll(caller, dropAll, this.rules);
     if (count > 0) await this.afterDrop();
     return count;
   }

@@ -152,7 +152,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       return;
     }
     Object.assign(exchange, summarizeRpc(message));
-    await endpoint.handle(req, res, message, auth.caller);
+    await endpoint.handle(req, res, message, auth.caller, auth.anonymous);
   }
 
   async function route(req: IncomingMessage, res: ServerResponse, path: string, exchange: Exchange): Promise<void> {

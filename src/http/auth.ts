@@ -5,15 +5,27 @@
  */
 
 import type { Access } from '../core/access.js';
+import type { Caller } from '../core/caller.js';
 import { isEngramError } from '../core/errors.js';
-import type { HttpCaller } from '../mcp/http.js';
 
 export type AuthSettings =
   | { readonly mode: 'none'; readonly user: string }
   | { readonly mode: 'token'; readonly access: Access };
 
+/** The label of a caller no token names, where its door has no better one. */
+export const ANONYMOUS_LABEL = 'http';
+
 export type AuthOutcome =
-  | { readonly ok: true; readonly caller: HttpCaller }
+  | {
+      readonly ok: true;
+      /** Whose memory and what rights; the label is the token's (ANONYMOUS_LABEL without a token). */
+      readonly caller: Caller;
+      /**
+       * True when no token names the caller (`--auth none`): each door then records its
+       * own label instead (the MCP client's name over MCP, `api` for the REST API).
+       */
+      readonly anonymous: boolean;
+    }
   /** Answered 401 with `challenge` as the `WWW-Authenticate` header (RFC 6750). */
   | { readonly ok: false; readonly message: string; readonly challenge: string };
 
@@ -29,7 +41,11 @@ function bearerToken(authorization: string | undefined): string | undefined {
 
 export function createAuthenticate(settings: AuthSettings): Authenticate {
   if (settings.mode === 'none') {
-    const outcome: AuthOutcome = { ok: true, caller: { user: settings.user, readOnly: false } };
+    const outcome: AuthOutcome = {
+      ok: true,
+      caller: { user: settings.user, label: ANONYMOUS_LABEL, readOnly: false },
+      anonymous: true,
+    };
     return async () => outcome;
   }
   const { access } = settings;
@@ -37,8 +53,7 @@ export function createAuthenticate(settings: AuthSettings): Authenticate {
     const token = bearerToken(authorization);
     if (token === undefined) return { ok: false, message: MISSING_TOKEN, challenge: 'Bearer realm="engram"' };
     try {
-      const { user, label, readOnly } = await access.authenticate(token);
-      return { ok: true, caller: { user, label, readOnly } };
+      return { ok: true, caller: await access.authenticate(token), anonymous: false };
     } catch (error) {
       if (!isEngramError(error) || error.code !== 'UNAUTHORIZED') throw error;
       return { ok: false, message: error.message, challenge: 'Bearer realm="engram", error="invalid_token"' };

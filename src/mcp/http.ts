@@ -11,22 +11,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { type AuthInfo, createMcpHandler } from '@modelcontextprotocol/server';
-import { actorLabel } from '../core/caller.js';
-import type { Caller } from '../core/memory.js';
+import { actorLabel, type Caller } from '../core/caller.js';
 import { createFastPath } from './fast-path.js';
 import { createMcpServerFactory, type McpServerOptions } from './server.js';
 import { createSessionIds } from './session-id.js';
 
-/** Who is calling over HTTP; without a label, the MCP client's name is recorded in history. */
-export interface HttpCaller {
-  readonly user: string;
-  readonly label?: string | undefined;
-  readonly readOnly: boolean;
-}
-
 export interface McpHttpEndpoint {
-  /** Answers one POST whose JSON body the HTTP layer has already read and parsed. */
-  handle(req: IncomingMessage, res: ServerResponse, body: unknown, who: HttpCaller): Promise<void>;
+  /**
+   * Answers one POST whose JSON body the HTTP layer has already read and parsed, for the
+   * `caller` it authenticated. With `anonymous` (no token names the caller), history
+   * records the MCP client's own name instead of caller.label, when the client gives one.
+   */
+  handle(req: IncomingMessage, res: ServerResponse, body: unknown, caller: Caller, anonymous: boolean): Promise<void>;
   /** Aborts exchanges still in flight. */
   close(): Promise<void>;
 }
@@ -39,9 +35,15 @@ export type McpHttpOptions = Omit<McpServerOptions, 'caller'> & {
 const CALLER_KEY = 'engramCaller';
 const SESSION_CLIENT_KEY = 'engramSessionClient';
 
+/** Whom the HTTP layer authenticated, as handed to the endpoint. */
+interface Authenticated {
+  readonly caller: Caller;
+  readonly anonymous: boolean;
+}
+
 /** The caller, and the client name its Mcp-Session-Id carries (session-id.ts), if any. */
 interface Request {
-  readonly who: HttpCaller;
+  readonly who: Authenticated;
   readonly sessionClient: string | undefined;
 }
 
@@ -49,20 +51,20 @@ interface Request {
 function authInfoFor({ who, sessionClient }: Request): AuthInfo {
   return {
     token: '',
-    clientId: who.label ?? who.user,
-    scopes: who.readOnly ? ['memory:read'] : ['memory:read', 'memory:write'],
+    clientId: who.anonymous ? who.caller.user : who.caller.label,
+    scopes: who.caller.readOnly ? ['memory:read'] : ['memory:read', 'memory:write'],
     extra: { [CALLER_KEY]: who, [SESSION_CLIENT_KEY]: sessionClient },
   };
 }
 
-function callerOf(who: HttpCaller, clientName: string | undefined): Caller {
-  return { user: who.user, label: who.label ?? actorLabel(clientName, 'http'), readOnly: who.readOnly };
+function callerOf(who: Authenticated, clientName: string | undefined): Caller {
+  return who.anonymous ? { ...who.caller, label: actorLabel(clientName, who.caller.label) } : who.caller;
 }
 
 /** The name the request itself gives (a 2026 envelope), else the one its session id carries. */
 function callerFrom(clientName: string | undefined, authInfo: unknown): Caller {
   const extra = (authInfo as AuthInfo | undefined)?.extra;
-  const who = extra?.[CALLER_KEY] as HttpCaller | undefined;
+  const who = extra?.[CALLER_KEY] as Authenticated | undefined;
   if (!who) throw new Error('an MCP request reached the tools without an authenticated caller');
   return callerOf(who, clientName ?? (extra?.[SESSION_CLIENT_KEY] as string | undefined));
 }
@@ -86,10 +88,10 @@ export function createMcpHttpEndpoint(options: McpHttpOptions): McpHttpEndpoint 
   });
   const sessionIds = createSessionIds();
   return {
-    handle(req, res, body, who) {
+    handle(req, res, body, caller, anonymous) {
       const sessionId = req.headers['mcp-session-id'];
-      const request = {
-        who,
+      const request: Request = {
+        who: { caller, anonymous },
         sessionClient: sessionIds.clientName(typeof sessionId === 'string' ? sessionId : undefined),
       };
       const initializing = initializingClient(body);

@@ -4,17 +4,12 @@
  * what was wrong and how to call again; nothing reaches the Memory service unchecked.
  */
 
+import type { WriteRequest } from '../core/edit.js';
 import { EngramError } from '../core/errors.js';
 import type { ToolName } from './definitions.js';
 
 export interface OpenArguments {
   readonly names: readonly string[];
-}
-export interface WriteArguments {
-  readonly name: string;
-  readonly description?: string;
-  readonly new?: string;
-  readonly old?: string;
 }
 export interface DropArguments {
   readonly name: string;
@@ -117,7 +112,8 @@ export function parseOpenArguments(raw: unknown): OpenArguments {
   return { names };
 }
 
-export function parseWriteArguments(raw: unknown): WriteArguments {
+/** memory_write's arguments, as the one write request every door hands the Memory service. */
+export function parseWriteArguments(raw: unknown): WriteRequest {
   const tool = 'memory_write';
   const args = argumentObject(tool, raw);
   const name = requiredName(tool, args);

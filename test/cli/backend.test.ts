@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Settings } from '../../src/cli/config.js';
 import { chooseBackend } from '../../src/cli/context.js';
+import { readEnvironment } from '../../src/cli/environment.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 
 const settings = (extra: Partial<Settings> = {}): Settings => ({ policy: DEFAULT_POLICY, ...extra });
@@ -11,22 +12,29 @@ const url = 'postgres://engram@db:5432/engram';
 
 describe('chooseBackend', () => {
   it('defaults to the SQLite file under XDG_DATA_HOME', () => {
-    expect(chooseBackend({}, settings(), env)).toEqual({ kind: 'sqlite', path: '/data/engram/memory.db' });
+    expect(chooseBackend({}, settings(), readEnvironment(env))).toEqual({
+      kind: 'sqlite',
+      path: '/data/engram/memory.db',
+    });
   });
 
   it('lets a flag or the environment override the config file, whichever backend each names', () => {
-    expect(chooseBackend({ db: '/x.db' }, settings({ databaseUrl: url }), env)).toEqual({
+    expect(chooseBackend({ db: '/x.db' }, settings({ databaseUrl: url }), readEnvironment(env))).toEqual({
       kind: 'sqlite',
       path: '/x.db',
     });
-    expect(chooseBackend({}, settings({ db: '/config.db' }), { ...env, ENGRAM_DATABASE_URL: url })).toMatchObject({
+    expect(
+      chooseBackend({}, settings({ db: '/config.db' }), readEnvironment({ ...env, ENGRAM_DATABASE_URL: url })),
+    ).toMatchObject({
       kind: 'postgres',
       url,
     });
   });
 
   it('takes pool size and statement timeout from the flags, else the config', () => {
-    expect(chooseBackend({ databaseUrl: url, poolSize: 4 }, settings({ statementTimeoutMs: 500 }), env)).toEqual({
+    expect(
+      chooseBackend({ databaseUrl: url, poolSize: 4 }, settings({ statementTimeoutMs: 500 }), readEnvironment(env)),
+    ).toEqual({
       kind: 'postgres',
       url,
       poolSize: 4,
@@ -38,8 +46,10 @@ describe('chooseBackend', () => {
     const message =
       'the flags and environment name both a SQLite file (--db / ENGRAM_DB / "db") and a PostgreSQL URL ' +
       '(--database-url / ENGRAM_DATABASE_URL / "databaseUrl"): keep only the one to use.';
-    expect(() => chooseBackend({ db: '/x.db' }, settings(), { ...env, ENGRAM_DATABASE_URL: url })).toThrow(message);
-    expect(() => chooseBackend({}, settings({ db: '/x.db', databaseUrl: url }), env)).toThrow(
+    expect(() =>
+      chooseBackend({ db: '/x.db' }, settings(), readEnvironment({ ...env, ENGRAM_DATABASE_URL: url })),
+    ).toThrow(message);
+    expect(() => chooseBackend({}, settings({ db: '/x.db', databaseUrl: url }), readEnvironment(env))).toThrow(
       /^the config file name both/,
     );
   });

@@ -7,7 +7,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultConfigPath, loadSettings, parseConfig } from '../../src/cli/config.js';
+import { loadSettings, parseConfig } from '../../src/cli/config.js';
+import { readEnvironment } from '../../src/cli/environment.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { expectEngramError } from '../core/fixtures.js';
 
@@ -27,26 +28,26 @@ const parse = (config: unknown) => parseConfig(JSON.stringify(config), 'config.j
 describe('loading', () => {
   it('uses the defaults when the default file is absent', () => {
     const env = { XDG_CONFIG_HOME: tempDir() };
-    expect(defaultConfigPath(env)).toBe(join(env.XDG_CONFIG_HOME, 'engram', 'config.json'));
-    expect(loadSettings(undefined, env)).toEqual({ policy: DEFAULT_POLICY });
+    expect(readEnvironment(env).defaultConfigPath).toBe(join(env.XDG_CONFIG_HOME, 'engram', 'config.json'));
+    expect(loadSettings(undefined, readEnvironment(env))).toEqual({ policy: DEFAULT_POLICY });
   });
 
   it('reads the default file when it is there', () => {
     const home = tempDir();
-    const path = defaultConfigPath({ XDG_CONFIG_HOME: home });
+    const path = readEnvironment({ XDG_CONFIG_HOME: home }).defaultConfigPath;
     mkdirSync(join(home, 'engram'));
     writeFileSync(path, JSON.stringify({ entryCap: 100 }));
-    expect(loadSettings(undefined, { XDG_CONFIG_HOME: home }).policy.entryCap).toBe(100);
+    expect(loadSettings(undefined, readEnvironment({ XDG_CONFIG_HOME: home })).policy.entryCap).toBe(100);
   });
 
   it('falls back to ~/.config without XDG_CONFIG_HOME', () => {
-    expect(defaultConfigPath({})).toMatch(/[/\\]\.config[/\\]engram[/\\]config\.json$/);
+    expect(readEnvironment({}).defaultConfigPath).toMatch(/[/\\]\.config[/\\]engram[/\\]config\.json$/);
   });
 
   it('an explicit file that is missing is an error', async () => {
     const path = join(tempDir(), 'nope.json');
     await expectEngramError(
-      () => loadSettings(path, {}),
+      () => loadSettings(path, readEnvironment({})),
       'INVALID_CONFIG',
       new RegExp(`^cannot read config file ${path}: `),
     );
@@ -54,14 +55,20 @@ describe('loading', () => {
 
   it('ENGRAM_CONFIG counts as explicit', async () => {
     const path = join(tempDir(), 'nope.json');
-    await expectEngramError(() => loadSettings(undefined, { ENGRAM_CONFIG: path }), 'INVALID_CONFIG', /cannot read/);
-    expect(loadSettings(undefined, { ENGRAM_CONFIG: configFile({ maxNames: 5 }) }).policy.maxNames).toBe(5);
+    await expectEngramError(
+      () => loadSettings(undefined, readEnvironment({ ENGRAM_CONFIG: path })),
+      'INVALID_CONFIG',
+      /cannot read/,
+    );
+    expect(
+      loadSettings(undefined, readEnvironment({ ENGRAM_CONFIG: configFile({ maxNames: 5 }) })).policy.maxNames,
+    ).toBe(5);
   });
 
   it('reads groups, caps, db and user, keeping the defaults for the rest', () => {
     const settings = loadSettings(
       configFile({ groups: { work: 'the job', home: 'the house' }, userCap: 1000, db: '/tmp/x.db', user: 'ann' }),
-      {},
+      readEnvironment({}),
     );
     expect(settings).toEqual({
       policy: { ...DEFAULT_POLICY, groups: { work: 'the job', home: 'the house' }, userCap: 1000 },
@@ -88,7 +95,7 @@ describe('invalid config', () => {
   it('invalid JSON names the file', async () => {
     const path = configFile('{"groups": ');
     await expectEngramError(
-      () => loadSettings(path, {}),
+      () => loadSettings(path, readEnvironment({})),
       'INVALID_CONFIG',
       new RegExp(`^config file ${path} is not valid JSON: `),
     );

@@ -7,16 +7,17 @@
  */
 
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Actor, Decide, Store, StoreDump } from '../../src/core/store.js';
+import type { Caller, Decide, Store, StoreDump } from '../../src/core/store.js';
 import { openPostgresStore } from '../../src/store/postgres/index.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { childEnv, runEngram, tempDir } from '../helpers/engram.js';
 import { createTestDatabase, findTestPostgres, type TestDatabase } from '../helpers/postgres.js';
+import { rules } from '../helpers/rules.js';
 
 const server = await findTestPostgres();
 
-const alice: Actor = { user: 'alice', label: 'claude-desktop' };
-const bob: Actor = { user: 'bob', label: 'laptop token' };
+const alice: Caller = { user: 'alice', label: 'claude-desktop' };
+const bob: Caller = { user: 'bob', label: 'laptop token' };
 
 function put(body: string, description = 'about it'): Decide {
   return (current) => ({ kind: 'put', operation: current ? 'replace' : 'create', description, body });
@@ -26,14 +27,14 @@ const drop: Decide = () => ({ kind: 'drop' });
 
 /** Two users with edits, trash, an undrop and tokens: everything a database keeps. */
 async function fill(store: Store): Promise<void> {
-  await store.mutate(alice, 'topics/editor', put('Uses Helix.\n', 'Editor'));
-  await store.mutate(alice, 'topics/editor', put('Uses Helix.\nTabs, "width" {4}.\n', 'Editor, keyboard'));
-  await store.mutate(alice, 'areas/old', put('old\n'));
-  await store.mutate({ ...alice, label: 'cli' }, 'areas/old', drop);
-  await store.mutate(alice, 'areas/back', put('back\n'));
-  await store.mutate(alice, 'areas/back', drop);
-  await store.undrop(alice, 'areas/back');
-  await store.mutate(bob, 'people/ada', put('Ada ✓ \\ é\n', 'Ada'));
+  await store.mutate(alice, 'topics/editor', put('Uses Helix.\n', 'Editor'), rules);
+  await store.mutate(alice, 'topics/editor', put('Uses Helix.\nTabs, "width" {4}.\n', 'Editor, keyboard'), rules);
+  await store.mutate(alice, 'areas/old', put('old\n'), rules);
+  await store.mutate({ ...alice, label: 'cli' }, 'areas/old', drop, rules);
+  await store.mutate(alice, 'areas/back', put('back\n'), rules);
+  await store.mutate(alice, 'areas/back', drop, rules);
+  await store.undrop(alice, 'areas/back', rules);
+  await store.mutate(bob, 'people/ada', put('Ada ✓ \\ é\n', 'Ada'), rules);
   await store.tokens.add({
     id: 'tok1',
     user: 'alice',
@@ -126,7 +127,7 @@ describe('engram migrate, SQLite files', () => {
     const { env, source, target } = setup();
     const original = await filledSqlite(source);
     const held = await withSqlite(target, async (store) => {
-      await store.mutate(bob, 'topics/mine', put('mine\n'));
+      await store.mutate(bob, 'topics/mine', put('mine\n'), rules);
       return store.dump();
     });
 
@@ -168,11 +169,14 @@ describe('engram migrate, SQLite files', () => {
     // Past the default entry cap of 1,000: the config lifts it.
     const config = dir.config({ maxEntries: 2_000 });
     await withSqlite(source, (store) =>
-      store.mutateAll(alice, () =>
-        Array.from({ length: 1_500 }, (_, i) => ({
-          name: `topics/n${i}`,
-          change: { kind: 'put', operation: 'create', description: 'numbered', body: `${i}\n` },
-        })),
+      store.mutateAll(
+        alice,
+        () =>
+          Array.from({ length: 1_500 }, (_, i) => ({
+            name: `topics/n${i}`,
+            change: { kind: 'put', operation: 'create', description: 'numbered', body: `${i}\n` },
+          })),
+        rules,
       ),
     );
 
@@ -253,7 +257,7 @@ describe.skipIf(!server)('engram migrate through PostgreSQL', () => {
     const original = await filledSqlite(source);
     const postgres = await database();
     const held = await withPostgres(postgres.url, async (store) => {
-      await store.mutate(bob, 'topics/mine', put('mine\n'));
+      await store.mutate(bob, 'topics/mine', put('mine\n'), rules);
       return store.dump();
     });
 

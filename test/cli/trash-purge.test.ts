@@ -22,7 +22,7 @@ interface Setup {
 async function setup(): Promise<Setup> {
   let now = Date.UTC(2026, 0, 1);
   const clock = () => now;
-  const memory = createMemory({ store: openMemoryStore({ now: clock }), now: clock });
+  const memory = createMemory({ store: openMemoryStore(), now: clock });
   await memory.write(ME, { name: 'topics/old', description: 'Old', new: 'Stale.' });
   await memory.drop(ME, 'topics/old');
   return {

@@ -13,11 +13,11 @@ import {
   cleanDescription,
   closestLine,
   type EditableEntry,
-  type EditRequest,
   findOccurrences,
   planEdit,
   removeUnique,
   replaceUnique,
+  type WriteRequest,
 } from '../../src/core/edit.js';
 import type { EngramError } from '../../src/core/errors.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
@@ -26,8 +26,8 @@ import { expectEngramError, policyWith } from './fixtures.js';
 
 const NAME = 'areas/x';
 const entry = (body: string, description = 'A project'): EditableEntry => ({ description, body });
-const plan = (current: EditableEntry | undefined, request: EditRequest, policy = DEFAULT_POLICY) =>
-  planEdit(NAME, current, request, policy);
+const plan = (current: EditableEntry | undefined, request: Omit<WriteRequest, 'name'>, policy = DEFAULT_POLICY) =>
+  planEdit(current, { name: NAME, ...request }, policy);
 
 describe('planEdit: create (entry does not exist)', () => {
   it('creates with description and new, adding the final newline', () => {
@@ -428,8 +428,8 @@ describe('property: planEdit agrees with the reference model', () => {
 
 describe('NUL characters', () => {
   it.each(['new', 'old', 'description'] as const)('are refused in %s, on every backend alike', (field) => {
-    const request = { new: 'x', [field]: 'a\u0000b' };
-    expect(() => planEdit('topics/x', { description: 'd', body: 'a\u0000b\n' }, request, DEFAULT_POLICY)).toThrow(
+    const request = { name: 'topics/x', new: 'x', [field]: 'a\u0000b' };
+    expect(() => planEdit({ description: 'd', body: 'a\u0000b\n' }, request, DEFAULT_POLICY)).toThrow(
       `${field} contains a NUL character (\\u0000), which memory cannot hold. Remove it and call again.`,
     );
   });

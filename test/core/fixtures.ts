@@ -16,7 +16,7 @@ export const READ_ONLY: Caller = { user: 'alice', label: 'viewer', readOnly: tru
 
 export function newMemory(policy: Partial<Policy> = {}): Memory {
   let clock = 1_000;
-  return createMemory({ store: openMemoryStore({ now: () => clock++ }), policy });
+  return createMemory({ store: openMemoryStore(), policy, now: () => clock++ });
 }
 
 export function policyWith(overrides: Partial<Policy>): Policy {

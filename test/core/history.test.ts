@@ -18,7 +18,7 @@ const CLI: Caller = { user: 'alice', label: 'cli' };
 function clocked(policy: Partial<Policy> = {}) {
   const clock = { now: START };
   const now = () => clock.now;
-  const memory = createMemory({ store: openMemoryStore({ now }), now, policy });
+  const memory = createMemory({ store: openMemoryStore(), now, policy });
   return { memory, clock };
 }
 
@@ -179,7 +179,7 @@ describe('revision', () => {
   });
 
   it('counts the range from the oldest revision kept once history is trimmed', async () => {
-    const limited = createMemory({ store: openMemoryStore({ historyLimit: 2 }), policy: { historyLimit: 2 } });
+    const limited = createMemory({ store: openMemoryStore(), policy: { historyLimit: 2 } });
     await seed(limited, { 'topics/log': ['Log', 'one\n'] });
     for (const line of ['two', 'three']) await limited.write(CALLER, { name: 'topics/log', new: line });
 

@@ -6,12 +6,13 @@
 
 import { describe, expect, it } from 'vitest';
 import { type CopyProgress, copyStore } from '../../src/core/migration.js';
-import type { Actor, Decide, Store } from '../../src/core/store.js';
+import type { Caller, Decide, Store } from '../../src/core/store.js';
 import { openMemoryStore } from '../../src/store/memory/index.js';
+import { rules } from '../helpers/rules.js';
 import { expectEngramError } from './fixtures.js';
 
-const alice: Actor = { user: 'alice', label: 'claude-desktop' };
-const bob: Actor = { user: 'bob', label: 'cli' };
+const alice: Caller = { user: 'alice', label: 'claude-desktop' };
+const bob: Caller = { user: 'bob', label: 'cli' };
 
 function put(body: string): Decide {
   return (current) => ({ kind: 'put', operation: current ? 'replace' : 'create', description: 'about it', body });
@@ -22,12 +23,12 @@ const drop: Decide = () => ({ kind: 'drop' });
 /** Alice: two entries (one edited), one in the trash; bob: one entry; one token. */
 async function filled(): Promise<Store> {
   const store = openMemoryStore();
-  await store.mutate(alice, 'topics/a', put('one\n'));
-  await store.mutate(alice, 'topics/a', put('two\n'));
-  await store.mutate(alice, 'topics/b', put('b\n'));
-  await store.mutate(alice, 'areas/gone', put('gone\n'));
-  await store.mutate(alice, 'areas/gone', drop);
-  await store.mutate(bob, 'people/ada', put('Ada\n'));
+  await store.mutate(alice, 'topics/a', put('one\n'), rules);
+  await store.mutate(alice, 'topics/a', put('two\n'), rules);
+  await store.mutate(alice, 'topics/b', put('b\n'), rules);
+  await store.mutate(alice, 'areas/gone', put('gone\n'), rules);
+  await store.mutate(alice, 'areas/gone', drop, rules);
+  await store.mutate(bob, 'people/ada', put('Ada\n'), rules);
   await store.tokens.add({
     id: 't1',
     user: 'alice',
@@ -64,7 +65,7 @@ describe('copyStore', () => {
   it('refuses a target that holds anything, naming it and how to go on, and changes neither store', async () => {
     const from = await filled();
     const to = openMemoryStore();
-    await to.mutate(bob, 'topics/mine', put('mine\n'));
+    await to.mutate(bob, 'topics/mine', put('mine\n'), rules);
     const [source, target] = [await from.dump(), await to.dump()];
 
     const attempt = copyStore(from, to, { force: false, target: 'PostgreSQL postgres://db:5432/engram' });
@@ -81,7 +82,7 @@ describe('copyStore', () => {
   it('with force, replaces everything the target held and says so', async () => {
     const from = await filled();
     const to = openMemoryStore();
-    await to.mutate(bob, 'topics/mine', put('mine\n'));
+    await to.mutate(bob, 'topics/mine', put('mine\n'), rules);
 
     const summary = await copyStore(from, to, { force: true, target: 'x' });
 

@@ -17,7 +17,7 @@ const CLI: Caller = { user: 'alice', label: 'cli' };
 function clocked(policy: Partial<Policy> = {}): Memory {
   let clock = START;
   const now = () => clock++;
-  return createMemory({ store: openMemoryStore({ now }), now, policy });
+  return createMemory({ store: openMemoryStore(), now, policy });
 }
 
 const ENTRIES: Record<string, [string, string]> = {
@@ -220,11 +220,15 @@ describe('import, merge', () => {
     const memory = await seeded();
     const once = memory.store.mutateAll.bind(memory.store);
     // A retried transaction calls decide again from the start, as after a deadlock.
-    vi.spyOn(memory.store, 'mutateAll').mockImplementation(async (actor, decide) => {
-      await once(actor, (entries, usage) => {
-        decide(entries, usage);
-        return decide(entries, usage);
-      });
+    vi.spyOn(memory.store, 'mutateAll').mockImplementation(async (actor, decide, rules) => {
+      await once(
+        actor,
+        (entries, usage) => {
+          decide(entries, usage);
+          return decide(entries, usage);
+        },
+        rules,
+      );
     });
 
     const report = await memory.transfer.import(CLI, memory.transfer.parse(incoming()), { mode: 'merge' });

@@ -12,12 +12,12 @@ import {
   appendText,
   closestLine,
   type EditableEntry,
-  type EditRequest,
   findOccurrences,
   lineNumbersAt,
   planEdit,
   removeUnique,
   replaceUnique,
+  type WriteRequest,
 } from '../../src/core/edit.js';
 import { EngramError } from '../../src/core/errors.js';
 import { DEFAULT_POLICY, type Policy } from '../../src/core/policy.js';
@@ -62,7 +62,7 @@ const model = {
     return Buffer.byteLength(text, 'utf8');
   },
 
-  write(current: EditableEntry | undefined, request: EditRequest, policy: Policy): ModelOutcome {
+  write(current: EditableEntry | undefined, request: Omit<WriteRequest, 'name'>, policy: Policy): ModelOutcome {
     const refused = new Set<string>();
     const { old, new: text } = request;
     const description = request.description === undefined ? undefined : model.fold(request.description);
@@ -152,9 +152,9 @@ const scenario = fc.record({
 });
 
 /** Runs planEdit, returning its result or the EngramError it threw (anything else fails the test). */
-function attempt(current: EditableEntry | undefined, request: EditRequest, rules: Policy) {
+function attempt(current: EditableEntry | undefined, request: Omit<WriteRequest, 'name'>, rules: Policy) {
   try {
-    return { ok: planEdit(NAME, current, request, rules) };
+    return { ok: planEdit(current, { name: NAME, ...request }, rules) };
   } catch (error) {
     if (!(error instanceof EngramError)) throw error;
     return { error };
@@ -167,7 +167,7 @@ describe('planEdit against the reference model', () => {
       fc.property(scenario, ({ exists, current, currentDescription, old, madeOld, policy: rules, ...request }) => {
         const entry = exists ? { description: currentDescription, body: current.body } : undefined;
         const olds = { none: undefined, empty: '', cut: current.old, made: madeOld };
-        const edit: EditRequest = { description: request.description, new: request.new, old: olds[old] };
+        const edit: Omit<WriteRequest, 'name'> = { description: request.description, new: request.new, old: olds[old] };
         const expected = model.write(entry, edit, rules);
         const actual = attempt(entry, edit, rules);
         if ('ok' in expected) {

@@ -9,6 +9,7 @@ import { request } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { rules } from '../helpers/rules.js';
 import { api, apiError, LOCAL } from './api-client.js';
 import { startTestServer } from './fixtures.js';
 
@@ -67,11 +68,14 @@ describe('GET /api/export, streamed', () => {
     const server = await startTestServer();
     const body = `${'x'.repeat(120)}\n`.repeat(130);
     // Written straight to the store, in one transaction: past the caps a Memory would apply.
-    await server.store.mutateAll(LOCAL, () =>
-      Array.from({ length: 1_500 }, (_, i) => ({
-        name: `topics/entry-${i}`,
-        change: { kind: 'put', operation: 'create', description: `Entry ${i}`, body } as const,
-      })),
+    await server.store.mutateAll(
+      LOCAL,
+      () =>
+        Array.from({ length: 1_500 }, (_, i) => ({
+          name: `topics/entry-${i}`,
+          change: { kind: 'put', operation: 'create', description: `Entry ${i}`, body } as const,
+        })),
+      rules,
     );
     const size = await download(server.port, '/api/export');
     expect(size).toBeGreaterThan(20_000_000);

@@ -9,11 +9,12 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EngramError } from '../../src/core/errors.js';
-import type { Actor, Decide } from '../../src/core/store.js';
+import type { Caller, Decide } from '../../src/core/store.js';
 import { GroupCommit } from '../../src/store/sqlite/group-commit.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
+import { rules } from '../helpers/rules.js';
 
-const actor: Actor = { user: 'local', label: 'group-commit-test' };
+const actor: Caller = { user: 'local', label: 'group-commit-test' };
 
 const put =
   (line: string): Decide =>
@@ -46,10 +47,10 @@ describe('SQLite group commit', () => {
 
   it('lets a refused write fail alone while its neighbours in the batch commit', async () => {
     const results = await Promise.allSettled([
-      store.mutate(actor, 'topics/a', put('one')),
-      store.mutate(actor, 'topics/a', refuse),
-      store.mutate(actor, 'topics/b', put('two')),
-      store.mutate(actor, 'topics/a', put('three')),
+      store.mutate(actor, 'topics/a', put('one'), rules),
+      store.mutate(actor, 'topics/a', refuse, rules),
+      store.mutate(actor, 'topics/b', put('two'), rules),
+      store.mutate(actor, 'topics/a', put('three'), rules),
     ]);
     expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
     expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'NO_MATCH' });
@@ -66,7 +67,7 @@ describe('SQLite group commit', () => {
     const reader = new Database(path, { readonly: true });
     try {
       const pending = Promise.all(
-        Array.from({ length: 20 }, (_, i) => store.mutate(actor, 'topics/a', put(`line ${i}`))),
+        Array.from({ length: 20 }, (_, i) => store.mutate(actor, 'topics/a', put(`line ${i}`), rules)),
       );
       // Queued, not yet committed: nothing is visible from outside.
       expect(reader.prepare("SELECT count(*) AS n FROM entries WHERE name = 'topics/a'").get()).toEqual({ n: 0 });
@@ -107,9 +108,9 @@ describe('SQLite without group commit', () => {
     const store = openSqliteStore({ path: join(folder, 'memory.db'), groupCommit: false });
     try {
       const results = await Promise.allSettled([
-        store.mutate(actor, 'topics/a', put('one')),
-        store.mutate(actor, 'topics/a', refuse),
-        store.mutate(actor, 'topics/a', put('two')),
+        store.mutate(actor, 'topics/a', put('one'), rules),
+        store.mutate(actor, 'topics/a', refuse, rules),
+        store.mutate(actor, 'topics/a', put('two'), rules),
       ]);
       expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
       expect((await store.get(actor.user, ['topics/a']))[0]?.body).toBe('one\ntwo\n');

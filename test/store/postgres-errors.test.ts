@@ -7,16 +7,17 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EngramError } from '../../src/core/errors.js';
-import type { Actor } from '../../src/core/store.js';
+import type { Caller } from '../../src/core/store.js';
 import { explainFailure } from '../../src/store/postgres/errors.js';
 import { openPostgresStore } from '../../src/store/postgres/index.js';
 import type { Connection, Pool } from '../../src/store/postgres/pool.js';
 import { Runner } from '../../src/store/postgres/transaction.js';
+import { appendLine } from '../../src/testing/setup.js';
 import { createTestDatabase, findTestPostgres, queryPostgres, type TestDatabase } from '../helpers/postgres.js';
-import { appendLine } from './contract-setup.js';
+import { rules } from '../helpers/rules.js';
 
 const server = await findTestPostgres();
-const alice: Actor = { user: 'alice', label: 'postgres-errors-test' };
+const alice: Caller = { user: 'alice', label: 'postgres-errors-test' };
 
 function failure(code: string | undefined, message: string): Error {
   return Object.assign(new Error(message), code === undefined ? {} : { code });
@@ -154,7 +155,7 @@ describe.runIf(server)('a PostgreSQL database that accepts only reads', () => {
   it('refuses writes with STORE_READ_ONLY naming the server, still reads, and says so when opening', async () => {
     const store = await openPostgresStore({ connectionString: database.url });
     try {
-      await store.mutate(alice, 'topics/a', appendLine('kept'));
+      await store.mutate(alice, 'topics/a', appendLine('kept'), rules);
       await queryPostgres(server!, `ALTER DATABASE ${database.name} SET default_transaction_read_only = on`);
       // The store's connections end; those it opens next are read-only.
       await queryPostgres(
@@ -169,7 +170,7 @@ describe.runIf(server)('a PostgreSQL database that accepts only reads', () => {
         ),
       };
 
-      await expect(store.mutate(alice, 'topics/a', appendLine('more'))).rejects.toMatchObject(readOnly);
+      await expect(store.mutate(alice, 'topics/a', appendLine('more'), rules)).rejects.toMatchObject(readOnly);
       expect(await store.get('alice', ['topics/a'])).toEqual([expect.objectContaining({ body: 'kept\n' })]);
       await expect(openPostgresStore({ connectionString: database.url })).rejects.toMatchObject(readOnly);
     } finally {

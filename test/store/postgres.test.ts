@@ -9,12 +9,14 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EngramError } from '../../src/core/errors.js';
-import type { Actor } from '../../src/core/store.js';
+import type { Caller } from '../../src/core/store.js';
 import { openPostgresStore, type PostgresStore, type PostgresStoreOptions } from '../../src/store/postgres/index.js';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import type { Connection, Pool, Statement } from '../../src/store/postgres/pool.js';
 import { SQL } from '../../src/store/postgres/statements.js';
 import { callDecide, Runner } from '../../src/store/postgres/transaction.js';
+import { describeStoreContract } from '../../src/testing/index.js';
+import { appendLine, token } from '../../src/testing/setup.js';
 import {
   createTestDatabase,
   createTestSchema,
@@ -22,15 +24,11 @@ import {
   queryPostgres,
   type TestDatabase,
 } from '../helpers/postgres.js';
-import { describeStoreContract } from './contract.js';
-import { describeDumpContract } from './contract-dump.js';
-import { describeHistoryContract } from './contract-history.js';
-import { appendLine, token } from './contract-setup.js';
-import { describeTokenContract } from './contract-tokens.js';
+import { rules } from '../helpers/rules.js';
 
 const server = await findTestPostgres();
 
-const alice: Actor = { user: 'alice', label: 'postgres-test' };
+const alice: Caller = { user: 'alice', label: 'postgres-test' };
 
 /** An error as node-postgres reports it: a message and a code (SQLSTATE or system error). */
 function failure(code: string, message: string): Error {
@@ -148,20 +146,17 @@ describe.skipIf(!server)('PostgreSQL', () => {
   /** The contract tests share one database of this file, each test in a schema of its own. */
   let contractDatabase: Promise<TestDatabase> | undefined;
 
-  async function openInFreshSchema(options: Omit<PostgresStoreOptions, 'connectionString'>) {
+  async function openInFreshSchema() {
     contractDatabase ??= createTestDatabase(server!);
     const schema = await createTestSchema(await contractDatabase);
-    return { store: await openPostgresStore({ connectionString: schema.url, ...options }), cleanup: schema.drop };
+    return { store: await openPostgresStore({ connectionString: schema.url }), cleanup: schema.drop };
   }
 
   afterAll(async () => {
     await (await contractDatabase)?.drop();
   });
 
-  describeStoreContract('postgres', (options) => openInFreshSchema(options));
-  describeHistoryContract('postgres', (options) => openInFreshSchema(options));
-  describeDumpContract('postgres', (options) => openInFreshSchema(options));
-  describeTokenContract('postgres', (options) => openInFreshSchema(options));
+  describeStoreContract('postgres', openInFreshSchema);
 
   describe('PostgresStore', () => {
     let database: TestDatabase;
@@ -217,7 +212,7 @@ describe.skipIf(!server)('PostgreSQL', () => {
         const stores = await Promise.all([open(), open(), open(), open()]);
 
         expect(await query('SELECT version FROM schema_version')).toEqual([{ version: MIGRATIONS.length }]);
-        await stores[0]!.mutate(alice, 'topics/a', appendLine('from the first'));
+        await stores[0]!.mutate(alice, 'topics/a', appendLine('from the first'), rules);
         for (const store of stores) {
           expect(await store.get('alice', ['topics/a'])).toEqual([
             expect.objectContaining({ body: 'from the first\n' }),
@@ -227,7 +222,7 @@ describe.skipIf(!server)('PostgreSQL', () => {
 
       it('leave an up-to-date database and its entries as they are on reopening', async () => {
         const first = await open();
-        await first.mutate(alice, 'topics/a', appendLine('kept'));
+        await first.mutate(alice, 'topics/a', appendLine('kept'), rules);
         await first.close();
 
         const again = await open();
@@ -238,7 +233,7 @@ describe.skipIf(!server)('PostgreSQL', () => {
 
       it('refuse a database newer than this Engram, changing nothing', async () => {
         const first = await open();
-        await first.mutate(alice, 'topics/a', appendLine('kept'));
+        await first.mutate(alice, 'topics/a', appendLine('kept'), rules);
         await first.close();
         await query('UPDATE schema_version SET version = $1', [MIGRATIONS.length + 1]);
 
@@ -282,7 +277,7 @@ describe.skipIf(!server)('PostgreSQL', () => {
         const lines = Array.from({ length: 100 }, (_, i) => `line ${i}`);
 
         await Promise.all(
-          lines.map((line, i) => (i % 2 === 0 ? one : two).mutate(alice, 'topics/log', appendLine(line))),
+          lines.map((line, i) => (i % 2 === 0 ? one : two).mutate(alice, 'topics/log', appendLine(line), rules)),
         );
 
         for (const store of [one, two]) {
@@ -307,7 +302,7 @@ describe.skipIf(!server)('PostgreSQL', () => {
           lastUsed: undefined,
         };
 
-        await one.mutate(alice, 'topics/a', appendLine('written through one'));
+        await one.mutate(alice, 'topics/a', appendLine('written through one'), rules);
         await one.tokens.add(token);
 
         expect(await two.index('alice')).toEqual([{ name: 'topics/a', size: 20, description: 'appended lines' }]);
@@ -338,13 +333,18 @@ describe.skipIf(!server)('PostgreSQL', () => {
       expect(await store.isEmpty()).toBe(true);
     });
 
-    it('refuses a second token with the same id in the words of its unique constraint', async () => {
+    it('refuses a second token with the same id or hash in the words every store uses, not its constraint names', async () => {
       const { tokens } = await open();
       await tokens.add(token('a1'));
 
-      await expect(tokens.add(token('a1', { label: 'other', hash: 'e'.repeat(64) }))).rejects.toThrow(
-        'duplicate key value violates unique constraint "tokens_pkey"',
-      );
+      await expect(tokens.add(token('a1', { label: 'other', hash: 'e'.repeat(64) }))).rejects.toMatchObject({
+        code: 'CONFLICT',
+        message: expect.stringMatching(/^another token has the same id: /),
+      });
+      await expect(tokens.add(token('b1', { hash: token('a1').hash }))).rejects.toMatchObject({
+        code: 'CONFLICT',
+        message: expect.stringMatching(/^another token has the same hash: /),
+      });
     });
 
     describe('the index query', () => {
@@ -352,11 +352,19 @@ describe.skipIf(!server)('PostgreSQL', () => {
         const store = await open();
         for (let user = 0; user < 20; user++) {
           const actor = { user: `user-${user}`, label: 'plan' };
-          await store.mutateAll(actor, () =>
-            Array.from({ length: 100 }, (_, i) => ({
-              name: `topics/entry-${i}`,
-              change: { kind: 'put', operation: 'import', description: `entry ${i}`, body: 'x'.repeat(2_000) } as const,
-            })),
+          await store.mutateAll(
+            actor,
+            () =>
+              Array.from({ length: 100 }, (_, i) => ({
+                name: `topics/entry-${i}`,
+                change: {
+                  kind: 'put',
+                  operation: 'import',
+                  description: `entry ${i}`,
+                  body: 'x'.repeat(2_000),
+                } as const,
+              })),
+            rules,
           );
         }
         await query('VACUUM ANALYZE entries');
@@ -371,14 +379,19 @@ describe.skipIf(!server)('PostgreSQL', () => {
     describe('transient failures', () => {
       it('retries a write whose connection the server killed mid-transaction, applying it once', async () => {
         const store = await open();
-        await store.mutate(alice, 'topics/a', appendLine('one'));
+        await store.mutate(alice, 'topics/a', appendLine('one'), rules);
         const lock = await holdAlicesLock();
         let decided = 0;
 
-        const write = store.mutate(alice, 'topics/a', (current, usage) => {
-          decided++;
-          return appendLine('two')(current, usage);
-        });
+        const write = store.mutate(
+          alice,
+          'topics/a',
+          (current, usage) => {
+            decided++;
+            return appendLine('two')(current, usage);
+          },
+          rules,
+        );
         await query('SELECT pg_terminate_backend($1)', [await blockedBackend()]);
         await lock.release();
 
@@ -389,13 +402,13 @@ describe.skipIf(!server)('PostgreSQL', () => {
 
       it('reconnects after the server closed every idle connection', async () => {
         const store = await open();
-        await store.mutate(alice, 'topics/a', appendLine('one'));
+        await store.mutate(alice, 'topics/a', appendLine('one'), rules);
 
         await query(
           "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'engram'",
         );
 
-        expect((await store.mutate(alice, 'topics/a', appendLine('two'))).after?.body).toBe('one\ntwo\n');
+        expect((await store.mutate(alice, 'topics/a', appendLine('two'), rules)).after?.body).toBe('one\ntwo\n');
         expect(await store.index('alice')).toEqual([{ name: 'topics/a', size: 8, description: 'appended lines' }]);
       });
     });
@@ -403,13 +416,13 @@ describe.skipIf(!server)('PostgreSQL', () => {
     describe('text PostgreSQL cannot hold', () => {
       it('refuses a NUL character with a message, changing nothing', async () => {
         const store = await open();
-        await store.mutate(alice, 'topics/a', appendLine('clean'));
+        await store.mutate(alice, 'topics/a', appendLine('clean'), rules);
         const before = {
           entries: await store.get('alice', ['topics/a']),
           history: await store.history('alice', 'topics/a'),
         };
 
-        const attempt = store.mutate(alice, 'topics/a', appendLine('nul \0 here'));
+        const attempt = store.mutate(alice, 'topics/a', appendLine('nul \0 here'), rules);
 
         await expect(attempt).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
         await expect(attempt).rejects.toThrow(
@@ -425,11 +438,11 @@ describe.skipIf(!server)('PostgreSQL', () => {
     describe('options', () => {
       it('cancels a statement that runs past statementTimeoutMs, and the write changes nothing', async () => {
         const store = await open({ statementTimeoutMs: 100 });
-        await store.mutate(alice, 'topics/a', appendLine('one'));
+        await store.mutate(alice, 'topics/a', appendLine('one'), rules);
         const lock = await holdAlicesLock();
 
         try {
-          await expect(store.mutate(alice, 'topics/a', appendLine('two'))).rejects.toThrow(
+          await expect(store.mutate(alice, 'topics/a', appendLine('two'), rules)).rejects.toThrow(
             'canceling statement due to statement timeout',
           );
         } finally {
@@ -445,7 +458,7 @@ describe.skipIf(!server)('PostgreSQL', () => {
 
         await Promise.all(
           Array.from({ length: 30 }, (_, i) =>
-            store.mutate({ user: `user-${i}`, label: 'pool' }, 'topics/a', appendLine('x')),
+            store.mutate({ user: `user-${i}`, label: 'pool' }, 'topics/a', appendLine('x'), rules),
           ),
         );
 
@@ -458,8 +471,9 @@ describe.skipIf(!server)('PostgreSQL', () => {
 
       it('keeps historyLimit revisions per entry and reads times as numbers', async () => {
         let time = 1_700_000_000_123;
-        const store = await open({ historyLimit: 2, now: () => time++ });
-        for (const line of ['a', 'b', 'c']) await store.mutate(alice, 'topics/a', appendLine(line));
+        const store = await open();
+        const limited = { historyLimit: 2, historyCap: rules.historyCap, now: () => time++ };
+        for (const line of ['a', 'b', 'c']) await store.mutate(alice, 'topics/a', appendLine(line), limited);
 
         const history = await store.history('alice', 'topics/a');
 

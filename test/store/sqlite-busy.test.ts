@@ -12,12 +12,13 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Actor, Store } from '../../src/core/store.js';
+import type { Caller, Store } from '../../src/core/store.js';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/index.js';
+import { appendLine, drop, put, token } from '../../src/testing/setup.js';
 import { withEventLoopDelay } from '../helpers/event-loop.js';
-import { appendLine, drop, put, token } from './contract-setup.js';
+import { rules } from '../helpers/rules.js';
 
-const alice: Actor = { user: 'alice', label: 'busy-test' };
+const alice: Caller = { user: 'alice', label: 'busy-test' };
 
 const BUSY_MESSAGE =
   /^The memory's database is busy: another program is writing to it \(.+memory\.db\) and did not finish within 300 ms\. Nothing was changed; try again in a moment\.$/;
@@ -66,10 +67,10 @@ describe.each([
 
   it('waits without blocking the event loop, answers reads meanwhile, and writes once the lock is released', async () => {
     const store = open();
-    await store.mutate(alice, 'topics/a', appendLine('one'));
+    await store.mutate(alice, 'topics/a', appendLine('one'), rules);
     other.exec('BEGIN IMMEDIATE');
 
-    const write = store.mutate(alice, 'topics/a', appendLine('two'));
+    const write = store.mutate(alice, 'topics/a', appendLine('two'), rules);
     const { maxDelayMs: delay } = await withEventLoopDelay(async () => {
       expect(await store.get('alice', ['topics/a'])).toEqual([expect.objectContaining({ body: 'one\n' })]);
       expect(await store.index('alice')).toEqual([{ name: 'topics/a', size: 4, description: 'appended lines' }]);
@@ -84,7 +85,7 @@ describe.each([
 
   it('opens a database already at the newest schema without waiting for the lock', async () => {
     const first = open();
-    await first.mutate(alice, 'topics/a', appendLine('one'));
+    await first.mutate(alice, 'topics/a', appendLine('one'), rules);
     other.exec('BEGIN IMMEDIATE');
 
     const { result: second, maxDelayMs } = await withEventLoopDelay(async () => open({ busyTimeoutMs: 5_000 }));
@@ -97,9 +98,11 @@ describe.each([
   /** Starts six appends to topics/log while the lock is held (the last while the first five wait), then releases it. */
   async function appendSixWhileLocked(store: SqliteStore): Promise<number> {
     other.exec('BEGIN IMMEDIATE');
-    const writes = Array.from({ length: 5 }, (_, i) => store.mutate(alice, 'topics/log', appendLine(`line ${i}`)));
+    const writes = Array.from({ length: 5 }, (_, i) =>
+      store.mutate(alice, 'topics/log', appendLine(`line ${i}`), rules),
+    );
     const { maxDelayMs: delay } = await withEventLoopDelay(() => sleep(100));
-    writes.push(store.mutate(alice, 'topics/log', appendLine('line 5')));
+    writes.push(store.mutate(alice, 'topics/log', appendLine('line 5'), rules));
     other.exec('COMMIT');
     await Promise.all(writes);
     return delay;
@@ -126,12 +129,12 @@ describe.each([
 
   it('refuses a write still waiting at the deadline with STORE_BUSY, changing nothing', async () => {
     const store = open({ busyTimeoutMs: 300 });
-    await store.mutate(alice, 'topics/a', appendLine('one'));
+    await store.mutate(alice, 'topics/a', appendLine('one'), rules);
     other.exec('BEGIN IMMEDIATE');
 
     let refusal: unknown;
     const { maxDelayMs: delay } = await withEventLoopDelay(async () => {
-      refusal = await store.mutate(alice, 'topics/a', appendLine('two')).catch((error: unknown) => error);
+      refusal = await store.mutate(alice, 'topics/a', appendLine('two'), rules).catch((error: unknown) => error);
     });
 
     expect(refusal).toMatchObject({
@@ -148,8 +151,8 @@ describe.each([
     /** Every write path of the store, on a store holding one live and one dropped entry and a token. */
     const writes: Record<string, (store: Store) => Promise<unknown>> = {
       mutateAll: (store) =>
-        store.mutateAll(alice, (entries) => entries.map(({ name }) => ({ name, change: { kind: 'drop' } }))),
-      undrop: (store) => store.undrop(alice, 'topics/dropped'),
+        store.mutateAll(alice, (entries) => entries.map(({ name }) => ({ name, change: { kind: 'drop' } })), rules),
+      undrop: (store) => store.undrop(alice, 'topics/dropped', rules),
       purge: (store) => store.purge('alice', 'topics/dropped', { includeLive: false }),
       purgeTrash: (store) => store.purgeTrash(Number.MAX_SAFE_INTEGER),
       load: (store) => store.load({ entries: [], users: [], tokens: [] }, { replace: true }),
@@ -160,9 +163,9 @@ describe.each([
 
     it.each(Object.keys(writes))('%s', async (operation) => {
       const store = open({ busyTimeoutMs: 300 });
-      await store.mutate(alice, 'topics/live', put('live\n'));
-      await store.mutate(alice, 'topics/dropped', put('dropped\n'));
-      await store.mutate(alice, 'topics/dropped', drop);
+      await store.mutate(alice, 'topics/live', put('live\n'), rules);
+      await store.mutate(alice, 'topics/dropped', put('dropped\n'), rules);
+      await store.mutate(alice, 'topics/dropped', drop, rules);
       await store.tokens.add(token('t1'));
       const before = await store.dump();
       other.exec('BEGIN IMMEDIATE');

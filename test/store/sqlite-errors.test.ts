@@ -10,13 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EngramError } from '../../src/core/errors.js';
-import type { Actor } from '../../src/core/store.js';
+import type { Caller } from '../../src/core/store.js';
 import { explainFailure } from '../../src/store/sqlite/errors.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
+import { appendLine, put } from '../../src/testing/setup.js';
+import { rules } from '../helpers/rules.js';
 import { fillDisk, makeReadOnly } from '../helpers/sqlite-faults.js';
-import { appendLine, put } from './contract-setup.js';
 
-const alice: Actor = { user: 'alice', label: 'errors-test' };
+const alice: Caller = { user: 'alice', label: 'errors-test' };
 const context = { path: '/data/memory.db', busyDeadlineMs: 10_000 };
 
 function sqliteError(code: string, message: string): Error {
@@ -111,7 +112,7 @@ describe.each([
     folder = await mkdtemp(join(tmpdir(), 'engram-sqlite-errors-'));
     path = join(folder, 'memory.db');
     store = openSqliteStore({ path, groupCommit });
-    await store.mutate(alice, 'topics/a', appendLine('kept'));
+    await store.mutate(alice, 'topics/a', appendLine('kept'), rules);
   });
 
   afterEach(async () => {
@@ -122,7 +123,7 @@ describe.each([
   it('refuses a write on a full disk with STORE_FULL naming the file, changing nothing', async () => {
     fillDisk(store);
 
-    await expect(store.mutate(alice, 'topics/big', put('x'.repeat(64 * 1024)))).rejects.toMatchObject({
+    await expect(store.mutate(alice, 'topics/big', put('x'.repeat(64 * 1024)), rules)).rejects.toMatchObject({
       code: 'STORE_FULL',
       message: expect.stringContaining(`The disk holding the memory's database ${path} is full`),
     });
@@ -132,7 +133,7 @@ describe.each([
   it('refuses a write on a read-only file with STORE_READ_ONLY naming the file, and still reads', async () => {
     makeReadOnly(store);
 
-    await expect(store.mutate(alice, 'topics/a', appendLine('more'))).rejects.toMatchObject({
+    await expect(store.mutate(alice, 'topics/a', appendLine('more'), rules)).rejects.toMatchObject({
       code: 'STORE_READ_ONLY',
       message: expect.stringContaining(`The memory's database ${path} cannot be written`),
     });

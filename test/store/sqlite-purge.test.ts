@@ -13,10 +13,11 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EngramError } from '../../src/core/errors.js';
 import { createMemory } from '../../src/core/memory.js';
-import type { Actor, Decide } from '../../src/core/store.js';
+import type { Caller, Decide } from '../../src/core/store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
+import { rules } from '../helpers/rules.js';
 
-const alice: Actor = { user: 'alice', label: 'purge-test' };
+const alice: Caller = { user: 'alice', label: 'purge-test' };
 
 function put(body: string): Decide {
   return (current) => ({ kind: 'put', operation: current ? 'replace' : 'create', description: 'secret', body });
@@ -48,11 +49,11 @@ describe('SqliteStore purge', () => {
 
   /** topics/secret, its older revisions holding the marker, then dropped. */
   async function droppedSecret(): Promise<void> {
-    await store.mutate(alice, 'topics/secret', put(`the secret: ${marker}\n`));
-    await store.mutate(alice, 'topics/secret', put(`${'padding line\n'.repeat(400)}again ${marker}\n`));
-    await store.mutate(alice, 'topics/secret', put('nothing secret now\n'));
-    await store.mutate(alice, 'topics/kept', put('kept\n'));
-    await store.mutate(alice, 'topics/secret', () => ({ kind: 'drop' }));
+    await store.mutate(alice, 'topics/secret', put(`the secret: ${marker}\n`), rules);
+    await store.mutate(alice, 'topics/secret', put(`${'padding line\n'.repeat(400)}again ${marker}\n`), rules);
+    await store.mutate(alice, 'topics/secret', put('nothing secret now\n'), rules);
+    await store.mutate(alice, 'topics/kept', put('kept\n'), rules);
+    await store.mutate(alice, 'topics/secret', () => ({ kind: 'drop' }), rules);
   }
 
   it('leaves no copy of the text in the main file or the WAL while the store stays open', async () => {

@@ -10,11 +10,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Actor } from '../../src/core/store.js';
+import type { Caller } from '../../src/core/store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
-import { appendLine, token } from './contract-setup.js';
+import { appendLine, token } from '../../src/testing/setup.js';
+import { rules } from '../helpers/rules.js';
 
-const alice: Actor = { user: 'alice', label: 'replaced-test' };
+const alice: Caller = { user: 'alice', label: 'replaced-test' };
 
 function replacedMessage(path: string): string {
   return (
@@ -38,7 +39,7 @@ describe.each([
     path = join(folder, 'memory.db');
     warnings = [];
     store = openSqliteStore({ path, groupCommit, onWarning: (message) => warnings.push(message) });
-    await store.mutate(alice, 'topics/a', appendLine('acknowledged'));
+    await store.mutate(alice, 'topics/a', appendLine('acknowledged'), rules);
   });
 
   afterEach(async () => {
@@ -50,8 +51,8 @@ describe.each([
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
 
     for (const write of [
-      () => store.mutate(alice, 'topics/a', appendLine('lost')),
-      () => store.mutate(alice, 'topics/b', appendLine('lost')),
+      () => store.mutate(alice, 'topics/a', appendLine('lost'), rules),
+      () => store.mutate(alice, 'topics/b', appendLine('lost'), rules),
       () => store.tokens.add(token('t1')),
     ]) {
       await expect(write()).rejects.toMatchObject({
@@ -69,11 +70,11 @@ describe.each([
 
   it('refuses writes once another database file is renamed over its path', async () => {
     const other = openSqliteStore({ path: join(folder, 'other.db') });
-    await other.mutate(alice, 'topics/other', appendLine('from the other file'));
+    await other.mutate(alice, 'topics/other', appendLine('from the other file'), rules);
     await other.close();
     renameSync(join(folder, 'other.db'), path);
 
-    await expect(store.mutate(alice, 'topics/a', appendLine('lost'))).rejects.toMatchObject({
+    await expect(store.mutate(alice, 'topics/a', appendLine('lost'), rules)).rejects.toMatchObject({
       code: 'STORE_REPLACED',
       message: replacedMessage(path),
     });
@@ -85,7 +86,7 @@ describe.each([
     rmSync(path);
     renameSync(join(folder, 'copy.db'), path);
 
-    await expect(store.mutate(alice, 'topics/a', appendLine('lost'))).rejects.toMatchObject({
+    await expect(store.mutate(alice, 'topics/a', appendLine('lost'), rules)).rejects.toMatchObject({
       code: 'STORE_REPLACED',
     });
   });

@@ -7,43 +7,33 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Actor } from '../../src/core/store.js';
+import type { Caller } from '../../src/core/store.js';
 import { BUSY_TIMEOUT_MS } from '../../src/store/sqlite/busy.js';
-import {
-  defaultDatabasePath,
-  openSqliteStore,
-  type SqliteStore,
-  type SqliteStoreOptions,
-} from '../../src/store/sqlite/index.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { SQL } from '../../src/store/sqlite/statements.js';
-import { describeStoreContract } from './contract.js';
-import { describeDumpContract } from './contract-dump.js';
-import { describeHistoryContract } from './contract-history.js';
-import { appendLine, type OpenedStore, token } from './contract-setup.js';
-import { describeTokenContract } from './contract-tokens.js';
+import { describeEntryContract, describeStoreContract } from '../../src/testing/index.js';
+import { appendLine, type OpenedStore, token } from '../../src/testing/setup.js';
+import { rules } from '../helpers/rules.js';
 
 /** A store on a new file in a folder of its own, which the cleanup removes. */
-async function openInFreshFolder(options: Partial<SqliteStoreOptions>): Promise<OpenedStore> {
+async function openInFreshFolder(): Promise<OpenedStore> {
   const folder = await mkdtemp(join(tmpdir(), 'engram-sqlite-contract-'));
   return {
-    store: openSqliteStore({ ...options, path: join(folder, 'memory.db') }),
+    store: openSqliteStore({ path: join(folder, 'memory.db') }),
     cleanup: () => rm(folder, { recursive: true, force: true }),
   };
 }
 
 describeStoreContract('sqlite, a fresh file', openInFreshFolder);
-describeStoreContract('sqlite, :memory:', async ({ now }) => ({ store: openSqliteStore({ path: ':memory:', now }) }));
-describeHistoryContract('sqlite, a fresh file', openInFreshFolder);
-describeDumpContract('sqlite, a fresh file', openInFreshFolder);
-describeTokenContract('sqlite, a fresh file', openInFreshFolder);
+describeEntryContract('sqlite, :memory:', async () => ({ store: openSqliteStore({ path: ':memory:' }) }));
 
-const alice: Actor = { user: 'alice', label: 'sqlite-test' };
+const alice: Caller = { user: 'alice', label: 'sqlite-test' };
 
 function modeOf(path: string): number {
   return statSync(path).mode & 0o777;
@@ -106,7 +96,7 @@ describe('SqliteStore', () => {
     it('creates the database file 0600 and missing folders 0700', async () => {
       const path = join(folder, 'new', 'engram', 'memory.db');
       const store = open(path);
-      await store.mutate(alice, 'topics/a', appendLine('written'));
+      await store.mutate(alice, 'topics/a', appendLine('written'), rules);
 
       expect(modeOf(join(folder, 'new'))).toBe(0o700);
       expect(modeOf(join(folder, 'new', 'engram'))).toBe(0o700);
@@ -126,39 +116,17 @@ describe('SqliteStore', () => {
     });
   });
 
-  describe('default path', () => {
-    it('is $ENGRAM_DB when set', () => {
-      expect(defaultDatabasePath({ ENGRAM_DB: '/srv/engram.db', XDG_DATA_HOME: '/data' })).toBe('/srv/engram.db');
-    });
+  describe('its path', () => {
+    it('is the one given: the store reads no environment (the CLI picks the default path)', () => {
+      vi.stubEnv('ENGRAM_DB', join(folder, 'from-env.db'));
+      vi.stubEnv('XDG_DATA_HOME', join(folder, 'data'));
+      const path = join(folder, 'given.db');
 
-    it('is under $XDG_DATA_HOME when set', () => {
-      expect(defaultDatabasePath({ XDG_DATA_HOME: '/data' })).toBe('/data/engram/memory.db');
-    });
-
-    it('is under ~/.local/share otherwise, empty variables counting as unset', () => {
-      const expected = join(homedir(), '.local', 'share', 'engram', 'memory.db');
-
-      expect(defaultDatabasePath({})).toBe(expected);
-      expect(defaultDatabasePath({ ENGRAM_DB: '', XDG_DATA_HOME: '' })).toBe(expected);
-    });
-
-    it('is where openSqliteStore() opens without a path, reading the environment', () => {
-      vi.stubEnv('ENGRAM_DB', '');
-      vi.stubEnv('XDG_DATA_HOME', folder);
-
-      open(defaultDatabasePath());
-
-      expect(existsSync(join(folder, 'engram', 'memory.db'))).toBe(true);
-      expect(modeOf(join(folder, 'engram'))).toBe(0o700);
-    });
-
-    it('follows $ENGRAM_DB in openSqliteStore()', () => {
-      const path = join(folder, 'chosen.db');
-      vi.stubEnv('ENGRAM_DB', path);
-
-      opened.push(openSqliteStore());
+      open(path);
 
       expect(existsSync(path)).toBe(true);
+      expect(existsSync(join(folder, 'from-env.db'))).toBe(false);
+      expect(existsSync(join(folder, 'data'))).toBe(false);
     });
   });
 
@@ -173,8 +141,8 @@ describe('SqliteStore', () => {
     it('keep the data and the version when the database is opened again', async () => {
       const path = join(folder, 'memory.db');
       const first = open(path);
-      await first.mutate(alice, 'topics/a', appendLine('one'));
-      await first.mutate(alice, 'people/b', appendLine('béta'));
+      await first.mutate(alice, 'topics/a', appendLine('one'), rules);
+      await first.mutate(alice, 'people/b', appendLine('béta'), rules);
       const index = await first.index('alice');
       const entries = await first.get('alice', ['topics/a', 'people/b']);
       await first.close();
@@ -183,7 +151,7 @@ describe('SqliteStore', () => {
 
       expect(await again.index('alice')).toEqual(index);
       expect(await again.get('alice', ['topics/a', 'people/b'])).toEqual(entries);
-      expect((await again.mutate(alice, 'topics/a', appendLine('two'))).after).toMatchObject({
+      expect((await again.mutate(alice, 'topics/a', appendLine('two'), rules)).after).toMatchObject({
         body: 'one\ntwo\n',
         revision: 2,
       });
@@ -220,7 +188,7 @@ describe('SqliteStore', () => {
     it('refuse a database from a newer Engram, saying so, and leave it untouched', async () => {
       const path = join(folder, 'memory.db');
       const store = open(path);
-      await store.mutate(alice, 'topics/a', appendLine('precious'));
+      await store.mutate(alice, 'topics/a', appendLine('precious'), rules);
       await store.close();
       const newer = MIGRATIONS.length + 1;
       inspect(path, (db) => db.prepare('UPDATE schema_version SET version = ?').run(newer));
@@ -237,7 +205,7 @@ describe('SqliteStore', () => {
   it('serves the index from the covering index alone, never reading the table', async () => {
     const path = join(folder, 'memory.db');
     const store = open(path);
-    await store.mutate(alice, 'topics/a', appendLine('body'));
+    await store.mutate(alice, 'topics/a', appendLine('body'), rules);
 
     const plan = inspect(path, (db) =>
       (db.prepare(`EXPLAIN QUERY PLAN ${SQL.index}`).all('alice') as { detail: string }[]).map((row) => row.detail),
@@ -251,7 +219,7 @@ describe('SqliteStore', () => {
     const path = join(folder, 'memory.db');
     const stores = [open(path), open(path)];
 
-    for (let i = 0; i < 100; i++) await stores[i % 2]!.mutate(alice, 'topics/log', appendLine(`line ${i}`));
+    for (let i = 0; i < 100; i++) await stores[i % 2]!.mutate(alice, 'topics/log', appendLine(`line ${i}`), rules);
 
     const expected = Array.from({ length: 100 }, (_, i) => `line ${i}\n`).join('');
     for (const store of stores) {

@@ -11,15 +11,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Actor, Store } from '../../src/core/store.js';
+import type { Caller, Store } from '../../src/core/store.js';
 import { openPostgresStore } from '../../src/store/postgres/index.js';
 import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { appendLine, bytes, recount } from '../../src/testing/setup.js';
 import { createTestDatabase, findTestPostgres, queryPostgres, type TestDatabase } from '../helpers/postgres.js';
-import { appendLine, bytes, recount } from './contract-setup.js';
+import { rules } from '../helpers/rules.js';
 
-const alice: Actor = { user: 'alice', label: 'upgrade-test' };
+const alice: Caller = { user: 'alice', label: 'upgrade-test' };
 
 /**
  * What the old database holds. Alice: topics/a, live, two revisions; topics/gone, dropped,
@@ -73,7 +74,7 @@ const EXPECTED = {
 };
 
 /** What every upgraded store must show, then how the history cap treats the upgraded data. */
-async function expectUpgraded(open: (historyCap?: number) => Promise<Store>): Promise<void> {
+async function expectUpgraded(open: () => Promise<Store>): Promise<void> {
   const store = await open();
   const dump = await store.dump();
   expect(dump.users).toEqual([
@@ -87,8 +88,8 @@ async function expectUpgraded(open: (historyCap?: number) => Promise<Store>): Pr
 
   // 42 bytes of history, and a revision of 21 more: over a cap of 40, the three revisions
   // that are not the latest of their entry go, oldest first; the trash keeps its drop.
-  const capped = await open(40);
-  await capped.mutate(alice, 'topics/a', appendLine('three'));
+  const capped = await open();
+  await capped.mutate(alice, 'topics/a', appendLine('three'), { ...rules, historyCap: 40 });
   expect((await capped.history('alice', 'topics/a')).map((record) => record.revision)).toEqual([3]);
   expect((await capped.history('alice', 'topics/gone')).map((record) => record.revision)).toEqual([2]);
   const after = await capped.dump();
@@ -141,7 +142,7 @@ describe('SQLite: a database at schema version 4', () => {
   });
 
   it('gets every user its usage and history recounted on opening, and the history cap works on it', async () => {
-    await expectUpgraded(async (historyCap) => openSqliteStore({ path, ...(historyCap ? { historyCap } : {}) }));
+    await expectUpgraded(async () => openSqliteStore({ path }));
   });
 
   it('marks the latest revision of each dropped entry as the trash’s, and no other', async () => {
@@ -199,9 +200,7 @@ describe.skipIf(!server)('PostgreSQL: a database at schema version 1', () => {
   });
 
   it('gets every user its usage and history recounted on opening, and the history cap works on it', async () => {
-    await expectUpgraded((historyCap) =>
-      openPostgresStore({ connectionString: database.url, ...(historyCap ? { historyCap } : {}) }),
-    );
+    await expectUpgraded(() => openPostgresStore({ connectionString: database.url }));
   });
 
   it('marks the latest revision of each dropped entry as the trash’s, and no other', async () => {

@@ -107,11 +107,7 @@ export function createApi(options: ApiOptions): Api {
       return;
     }
     exchange.user = auth.caller.user;
-    const caller: Caller = {
-      user: auth.caller.user,
-      label: auth.caller.label ?? API_ACTOR,
-      readOnly: auth.caller.readOnly,
-    };
+    const caller: Caller = auth.anonymous ? { ...auth.caller, label: API_ACTOR } : auth.caller;
     if (route.method === 'POST' && caller.readOnly) {
       sendApiError(res, 403, 'READ_ONLY_TOKEN', READ_ONLY);
       return;

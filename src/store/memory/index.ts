@@ -1,9 +1,9 @@
 /** The in-process backend's entry point: `openMemoryStore()`. */
 
-import { MemoryStore, type MemoryStoreOptions } from './store.js';
+import { MemoryStore } from './store.js';
 
-export { MemoryStore, type MemoryStoreOptions };
+export { MemoryStore };
 
-export function openMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
-  return new MemoryStore(options);
+export function openMemoryStore(): MemoryStore {
+  return new MemoryStore();
 }

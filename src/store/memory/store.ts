@@ -1,19 +1,19 @@
 /**
  * An in-process store: everything in plain objects, nothing on disk. For tests, for
  * agents that want a scratch memory, and as the simplest reading of the Store contract.
- * A transaction is a synchronous stretch of code, so nothing interleaves with it.
+ * A transaction is a synchronous stretch of code, so nothing interleaves with it. Like
+ * every store it has no settings: the clock and the history limits come with each write.
  */
 
+import { type AppliedChange, applyChange, applyUndrop, entryAfter } from '../../core/apply.js';
 import type { IndexRow } from '../../core/format.js';
-import { DEFAULT_POLICY } from '../../core/policy.js';
 import type {
-  Actor,
+  Caller,
   Change,
   Decide,
   DecideAll,
   LoadOptions,
   MutationResult,
-  RevisionOperation,
   RevisionRecord,
   Store,
   StoreDump,
@@ -22,21 +22,12 @@ import type {
   UndropCheck,
   UndropResult,
   Usage,
+  WriteRules,
 } from '../../core/store.js';
 import { notEmptyError } from '../../core/store.js';
-import { utf8Bytes } from '../../core/text.js';
 import { entryBytes, revisionBytes } from '../../core/usage.js';
 import { Trim } from '../history-cap.js';
 import { MemoryTokenStore } from './tokens.js';
-
-export interface MemoryStoreOptions {
-  /** Revisions kept per entry; older ones are forgotten as new ones arrive. */
-  readonly historyLimit?: number;
-  /** Most bytes of history one user keeps (see history-cap.ts); default Policy.historyCap. */
-  readonly historyCap?: number;
-  /** Clock in milliseconds; tests inject one. */
-  readonly now?: () => number;
-}
 
 interface Row {
   readonly id: number;
@@ -56,18 +47,9 @@ interface Counters {
 export class MemoryStore implements Store {
   private readonly rows = new Map<number, Row>();
   private nextId = 1;
-  private readonly now: () => number;
-  private readonly historyLimit: number;
-  private readonly historyCap: number;
   private readonly counters = new Map<string, Counters>();
   private closed = false;
   readonly tokens = new MemoryTokenStore();
-
-  constructor(options: MemoryStoreOptions = {}) {
-    this.now = options.now ?? Date.now;
-    this.historyLimit = options.historyLimit ?? 100;
-    this.historyCap = options.historyCap ?? DEFAULT_POLICY.historyCap;
-  }
 
   async index(user: string): Promise<IndexRow[]> {
     return this.live(user)
@@ -83,21 +65,21 @@ export class MemoryStore implements Store {
     return names.flatMap((name) => this.liveRow(user, name)?.entry ?? []);
   }
 
-  async mutate(actor: Actor, name: string, decide: Decide): Promise<MutationResult> {
-    const row = this.liveRow(actor.user, name);
+  async mutate(caller: Caller, name: string, decide: Decide, rules: WriteRules): Promise<MutationResult> {
+    const row = this.liveRow(caller.user, name);
     const before = row?.entry;
-    const change = decide(before, this.usageOf(actor.user));
-    return { before, after: this.apply(actor, name, row, change) };
+    const change = decide(before, this.usageOf(caller.user));
+    return { before, after: this.apply(caller, name, row, change, rules) };
   }
 
-  async mutateAll(actor: Actor, decide: DecideAll): Promise<void> {
-    const rows = this.live(actor.user);
+  async mutateAll(caller: Caller, decide: DecideAll, rules: WriteRules): Promise<void> {
+    const rows = this.live(caller.user);
     const changes = decide(
       rows.map((row) => row.entry),
-      this.usageOf(actor.user),
+      this.usageOf(caller.user),
     );
     const byName = new Map(rows.map((row) => [row.entry.name, row]));
-    for (const { name, change } of changes) this.apply(actor, name, byName.get(name), change);
+    for (const { name, change } of changes) this.apply(caller, name, byName.get(name), change, rules);
   }
 
   async history(user: string, name: string): Promise<RevisionRecord[]> {
@@ -113,16 +95,14 @@ export class MemoryStore implements Store {
     }));
   }
 
-  async undrop(actor: Actor, name: string, check?: UndropCheck): Promise<UndropResult> {
-    const row = this.trashed(actor.user, name)[0];
+  async undrop(caller: Caller, name: string, rules: WriteRules, check?: UndropCheck): Promise<UndropResult> {
+    const row = this.trashed(caller.user, name)[0];
     if (!row) return { status: 'missing' };
-    if (this.liveRow(actor.user, name)) return { status: 'taken' };
-    check?.(row.entry, this.usageOf(actor.user));
-    row.dropped = undefined;
-    row.entry = { ...row.entry, revision: row.entry.revision + 1 };
-    this.count(actor.user, { totalBytes: bytesOf(row.entry), entries: 1 });
-    this.record(actor, row, 'undrop', this.now());
-    return { status: 'restored', entry: row.entry };
+    if (this.liveRow(caller.user, name)) return { status: 'taken' };
+    check?.(row.entry, this.usageOf(caller.user));
+    const applied = applyUndrop(row.entry, caller, rules.now(), rules.historyLimit);
+    this.persist(caller.user, row, applied, rules);
+    return { status: 'restored', entry: applied.entry };
   }
 
   async purge(user: string, name: string, options: { readonly includeLive: boolean }): Promise<number> {
@@ -188,52 +168,44 @@ export class MemoryStore implements Store {
   /** Deletes the row with its revisions; a live one no longer counts towards its user's usage. */
   private remove(row: Row): void {
     this.rows.delete(row.id);
-    const historyBytes = -row.revisions.reduce((sum, record) => sum + recordBytes(record), 0);
+    const historyBytes = -sumBytes(row.revisions);
     if (row.dropped) this.count(row.user, { historyBytes });
     else this.count(row.user, { totalBytes: -bytesOf(row.entry), entries: -1, historyBytes });
   }
 
-  private apply(actor: Actor, name: string, row: Row | undefined, change: Change): StoredEntry | undefined {
-    if (change.kind === 'none') return row?.entry;
-    const at = this.now();
-    if (change.kind === 'drop') {
-      if (!row) return undefined;
-      row.dropped = { at, by: actor.label };
-      row.entry = { ...row.entry, revision: row.entry.revision + 1 };
-      this.count(actor.user, { totalBytes: -bytesOf(row.entry), entries: -1 });
-      this.record(actor, row, 'drop', at);
-      return undefined;
-    }
-    const entry: StoredEntry = {
-      name,
-      description: change.description,
-      body: change.body,
-      size: utf8Bytes(change.body),
-      created: row?.entry.created ?? at,
-      updated: at,
-      revision: (row?.entry.revision ?? 0) + 1,
-    };
-    this.count(actor.user, { totalBytes: bytesOf(entry) - (row ? bytesOf(row.entry) : 0), entries: row ? 0 : 1 });
-    const target = row ?? this.insert(actor.user, entry);
-    target.entry = entry;
-    this.record(actor, target, change.operation, at);
-    return entry;
+  /** Applies one decided change to the live row (if any) and returns the entry after it. */
+  private apply(
+    caller: Caller,
+    name: string,
+    row: Row | undefined,
+    change: Change,
+    rules: WriteRules,
+  ): StoredEntry | undefined {
+    const current = row?.entry;
+    const applied = applyChange({ name, current, change, caller, at: rules.now(), historyLimit: rules.historyLimit });
+    if (applied) this.persist(caller.user, row, applied, rules);
+    return entryAfter(current, applied);
+  }
+
+  /** Persists what applyChange or applyUndrop returned, then keeps the user's history within the cap. */
+  private persist(user: string, row: Row | undefined, applied: AppliedChange, rules: WriteRules): void {
+    const target = row ?? this.insert(user, applied.entry);
+    target.entry = applied.entry;
+    if (applied.kind === 'drop') target.dropped = { at: applied.record.at, by: applied.record.actor };
+    if (applied.kind === 'undrop') target.dropped = undefined;
+    target.revisions.push(applied.record);
+    const kept = target.revisions.filter((record) => record.revision > applied.trimThrough);
+    const trimmed = target.revisions.length === kept.length ? 0 : sumBytes(target.revisions) - sumBytes(kept);
+    target.revisions = kept;
+    const { usage } = applied;
+    const { historyBytes } = this.count(user, { ...usage, historyBytes: usage.historyBytes - trimmed });
+    this.trimHistory(user, Trim.of(historyBytes, rules.historyCap));
   }
 
   private insert(user: string, entry: StoredEntry): Row {
     const row: Row = { id: this.nextId++, user, entry, revisions: [] };
     this.rows.set(row.id, row);
     return row;
-  }
-
-  /** Appends the entry's revision, forgets the ones past the limits, and counts the history's bytes. */
-  private record(actor: Actor, row: Row, operation: RevisionOperation, at: number): void {
-    const { revision, description, body } = row.entry;
-    row.revisions.push({ revision, operation, actor: actor.label, at, description, body });
-    const over = Math.max(0, row.revisions.length - this.historyLimit);
-    const forgotten = row.revisions.splice(0, over).reduce((sum, record) => sum + recordBytes(record), 0);
-    const { historyBytes } = this.count(actor.user, { historyBytes: revisionBytes(description, body) - forgotten });
-    this.trimHistory(actor.user, Trim.of(historyBytes, this.historyCap));
   }
 
   /** Trims the user's history (see history-cap.ts): older revisions first, then the oldest trash whole. */
@@ -248,7 +220,7 @@ export class MemoryStore implements Store {
     const trash = rows
       .filter((row) => row.dropped !== undefined)
       .sort((a, b) => (a.dropped?.at ?? 0) - (b.dropped?.at ?? 0) || a.id - b.id)
-      .map((row) => ({ row, bytes: row.revisions.reduce((sum, record) => sum + recordBytes(record), 0) }));
+      .map((row) => ({ row, bytes: sumBytes(row.revisions) }));
     // remove() counts what each dropped entry took.
     for (const { row } of trim.take(trash)) this.remove(row);
   }
@@ -297,6 +269,10 @@ function bytesOf(entry: StoredEntry): number {
 
 function recordBytes(record: RevisionRecord): number {
   return revisionBytes(record.description, record.body);
+}
+
+function sumBytes(records: readonly RevisionRecord[]): number {
+  return records.reduce((sum, record) => sum + recordBytes(record), 0);
 }
 
 function compare(a: string, b: string): number {

@@ -1,12 +1,14 @@
 /** The in-process backend's tokens: a map by id, gone when the process ends. */
 
-import type { TokenRecord, TokenStore } from '../../core/store.js';
+import { duplicateTokenError, type TokenRecord, type TokenStore } from '../../core/store.js';
 
 export class MemoryTokenStore implements TokenStore {
   private readonly byId = new Map<string, TokenRecord>();
 
   async add(token: TokenRecord): Promise<void> {
-    if (this.byId.has(token.id)) throw new Error(`a token with id ${token.id} already exists`);
+    // Refused like the SQL stores' unique columns: the id first, then the hash.
+    if (this.byId.has(token.id)) throw duplicateTokenError('id');
+    for (const kept of this.byId.values()) if (kept.hash === token.hash) throw duplicateTokenError('hash');
     this.byId.set(token.id, token);
   }
 
@@ -30,9 +32,8 @@ export class MemoryTokenStore implements TokenStore {
   /** Puts `tokens` in place of every token kept; two with one id or one hash are refused, changing nothing. */
   replaceAll(tokens: readonly TokenRecord[]): void {
     const byId = new Map(tokens.map((token) => [token.id, token]));
-    if (byId.size !== tokens.length || new Set(tokens.map((token) => token.hash)).size !== tokens.length) {
-      throw new Error('two tokens share an id or a hash');
-    }
+    if (byId.size !== tokens.length) throw duplicateTokenError('id');
+    if (new Set(tokens.map((token) => token.hash)).size !== tokens.length) throw duplicateTokenError('hash');
     this.byId.clear();
     for (const [id, token] of byId) this.byId.set(id, token);
   }

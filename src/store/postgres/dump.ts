@@ -18,7 +18,7 @@ import {
   toTokenRecord,
 } from '../sql-rows.js';
 import type { Queryable } from './pool.js';
-import { tokenValues } from './tokens.js';
+import { duplicateTokenOf, tokenValues } from './tokens.js';
 import type { Runner } from './transaction.js';
 
 /** Rows per INSERT. */
@@ -114,8 +114,12 @@ export async function loadDatabase(runner: Runner, dump: StoreDump, options: Loa
         u.historyBytes,
       ]);
     }
-    for (let start = 0; start < dump.tokens.length; start += BATCH) {
-      await insert(db, SQL.addTokens, dump.tokens.slice(start, start + BATCH), tokenValues);
+    try {
+      for (let start = 0; start < dump.tokens.length; start += BATCH) {
+        await insert(db, SQL.addTokens, dump.tokens.slice(start, start + BATCH), tokenValues);
+      }
+    } catch (error) {
+      throw duplicateTokenOf(error) ?? error;
     }
     await db.query({ text: SQL.renumber });
   });

@@ -87,16 +87,17 @@ export function createPool(options: PoolOptions): Pool {
   };
 }
 
-/** `host:port` of the server a connection string points at, for messages. */
-export function serverAddress(connectionString: string, env: NodeJS.ProcessEnv = process.env): string {
-  let host = '';
-  let port = '';
+/**
+ * `host:port` of the server a connection string points at, for messages: as node-postgres
+ * resolves it when it connects (its defaults, and the libpq PG* variables it reads itself
+ * for what the string leaves out), so the message names the server actually tried.
+ * Engram reads no environment here: a library user's store is configured by its options.
+ */
+export function serverAddress(connectionString: string): string {
   try {
-    const url = new URL(connectionString);
-    host = decodeURIComponent(url.hostname) || (url.searchParams.get('host') ?? '');
-    port = url.port || (url.searchParams.get('port') ?? '');
+    const { host, port } = new pg.Client({ connectionString });
+    return `${host}:${port}`;
   } catch {
-    // Not a URL (a key=value string): fall back to the environment's defaults.
+    return 'the server of the database URL';
   }
-  return `${host || env.PGHOST || 'localhost'}:${port || env.PGPORT || '5432'}`;
 }

@@ -6,11 +6,11 @@
  * dropped entries in one `entries` table, usage in `users`, revisions per entry.
  */
 
+import { type AppliedChange, applyChange, applyUndrop, entryAfter } from '../../core/apply.js';
 import { EngramError } from '../../core/errors.js';
 import type { IndexRow } from '../../core/format.js';
-import { DEFAULT_POLICY } from '../../core/policy.js';
 import type {
-  Actor,
+  Caller,
   Change,
   Decide,
   DecideAll,
@@ -24,9 +24,9 @@ import type {
   UndropCheck,
   UndropResult,
   Usage,
+  WriteRules,
 } from '../../core/store.js';
-import { utf8Bytes } from '../../core/text.js';
-import { entryBytes, revisionBytes } from '../../core/usage.js';
+import { entryBytes } from '../../core/usage.js';
 import { TRIM_BATCH, Trim } from '../history-cap.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
 import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
@@ -36,19 +36,10 @@ import { statement } from './statements.js';
 import { PostgresTokenStore } from './tokens.js';
 import { callDecide, Runner } from './transaction.js';
 
-export interface PostgresStoreOptions extends PoolOptions {
-  /** Revisions kept per entry; older ones are deleted as new ones arrive. */
-  readonly historyLimit?: number;
-  /** Most bytes of history one user keeps (see history-cap.ts); default Policy.historyCap. */
-  readonly historyCap?: number;
-  /** Clock in milliseconds; tests inject one. */
-  readonly now?: () => number;
-}
+/** The connection and its pool; the clock and the history limits come with each write (WriteRules). */
+export type PostgresStoreOptions = PoolOptions;
 
 export class PostgresStore implements Store {
-  private readonly now: () => number;
-  private readonly historyLimit: number;
-  private readonly historyCap: number;
   private closed = false;
   readonly tokens: PostgresTokenStore;
 
@@ -62,17 +53,13 @@ export class PostgresStore implements Store {
       await pool.end().catch(() => {});
       throw error;
     }
-    return new PostgresStore(pool, db, options);
+    return new PostgresStore(pool, db);
   }
 
   private constructor(
     private readonly pool: Pool,
     private readonly db: Runner,
-    options: PostgresStoreOptions,
   ) {
-    this.now = options.now ?? Date.now;
-    this.historyLimit = options.historyLimit ?? 100;
-    this.historyCap = options.historyCap ?? DEFAULT_POLICY.historyCap;
     this.tokens = new PostgresTokenStore(db);
   }
 
@@ -90,23 +77,23 @@ export class PostgresStore implements Store {
     return (await this.db.query<EntryRow>(statement('liveAmong', user, names))).map(toEntry);
   }
 
-  async mutate(actor: Actor, name: string, decide: Decide): Promise<MutationResult> {
+  async mutate(caller: Caller, name: string, decide: Decide, rules: WriteRules): Promise<MutationResult> {
     return this.db.transaction(async (db) => {
-      const usage = await lockUser(db, actor.user);
-      const row = await first<EntryRow>(db, statement('live', actor.user, name));
+      const usage = await lockUser(db, caller.user);
+      const row = await first<EntryRow>(db, statement('live', caller.user, name));
       const before = row && toEntry(row);
       const change = callDecide(() => decide(before, usage));
-      return { before, after: await this.apply(db, actor, name, row, change) };
+      return { before, after: await this.apply(db, caller, name, row, change, rules) };
     });
   }
 
-  async mutateAll(actor: Actor, decide: DecideAll): Promise<void> {
+  async mutateAll(caller: Caller, decide: DecideAll, rules: WriteRules): Promise<void> {
     await this.db.transaction(async (db) => {
-      const usage = await lockUser(db, actor.user);
-      const rows = (await db.query<EntryRow>(statement('allLive', actor.user))).rows;
+      const usage = await lockUser(db, caller.user);
+      const rows = (await db.query<EntryRow>(statement('allLive', caller.user))).rows;
       const byName = new Map(rows.map((row) => [row.name, row]));
       const changes = callDecide(() => decide(rows.map(toEntry), usage));
-      for (const { name, change } of changes) await this.apply(db, actor, name, byName.get(name), change);
+      for (const { name, change } of changes) await this.apply(db, caller, name, byName.get(name), change, rules);
     });
   }
 
@@ -118,19 +105,17 @@ export class PostgresStore implements Store {
     return (await this.db.query<TrashRow>(statement('trash', user))).map(toTrashedEntry);
   }
 
-  async undrop(actor: Actor, name: string, check?: UndropCheck): Promise<UndropResult> {
+  async undrop(caller: Caller, name: string, rules: WriteRules, check?: UndropCheck): Promise<UndropResult> {
     return this.db.transaction(async (db): Promise<UndropResult> => {
-      const usage = await lockUser(db, actor.user);
-      const row = await first<EntryRow>(db, statement('latestTrashed', actor.user, name));
+      const usage = await lockUser(db, caller.user);
+      const row = await first<EntryRow>(db, statement('latestTrashed', caller.user, name));
       if (!row) return { status: 'missing' };
-      if (await first(db, statement('live', actor.user, name))) return { status: 'taken' };
-      if (check) callDecide(() => check(toEntry(row), usage));
-      const revision = row.revision + 1;
-      await db.query(statement('undrop', actor.user, row.id, revision));
-      await db.query(statement('leaveTrash', actor.user, row.id, row.revision));
-      const history = await this.record(db, actor, row.id, revision, 'undrop', this.now(), row.description, row.body);
-      await this.account(db, actor.user, entryBytes(row.name, row.description, row.size), 1, history);
-      return { status: 'restored', entry: { ...toEntry(row), revision } };
+      if (await first(db, statement('live', caller.user, name))) return { status: 'taken' };
+      const dropped = toEntry(row);
+      if (check) callDecide(() => check(dropped, usage));
+      const applied = applyUndrop(dropped, caller, rules.now(), rules.historyLimit);
+      await this.persist(db, caller.user, row.id, applied, rules);
+      return { status: 'restored', entry: applied.entry };
     });
   }
 
@@ -184,77 +169,65 @@ export class PostgresStore implements Store {
   /** Applies one decided change to the live row (if any) and returns the entry after it. */
   private async apply(
     db: Queryable,
-    actor: Actor,
+    caller: Caller,
     name: string,
     row: EntryRow | undefined,
     change: Change,
+    rules: WriteRules,
   ): Promise<StoredEntry | undefined> {
-    if (change.kind === 'none') return row && toEntry(row);
-    const at = this.now();
-    if (change.kind === 'drop') {
-      if (!row) return undefined;
-      const revision = row.revision + 1;
-      await db.query(statement('drop', actor.user, row.id, at, actor.label, revision));
-      const history = await this.record(db, actor, row.id, revision, 'drop', at, row.description, row.body);
-      await this.account(db, actor.user, -entryBytes(row.name, row.description, row.size), -1, history);
-      return undefined;
-    }
-    refuseNul(name, change.description, change.body);
-    const size = utf8Bytes(change.body);
-    const revision = (row?.revision ?? 0) + 1;
-    const values = [change.description, change.body, size, at, revision];
-    let id: number;
-    if (row) {
-      id = row.id;
-      await db.query(statement('update', actor.user, id, ...values));
-    } else {
-      const inserted = await first<{ id: number }>(db, statement('insert', actor.user, name, ...values));
-      id = inserted!.id;
-    }
-    const history = await this.record(db, actor, id, revision, change.operation, at, change.description, change.body);
-    const bytes =
-      entryBytes(name, change.description, size) - (row ? entryBytes(row.name, row.description, row.size) : 0);
-    await this.account(db, actor.user, bytes, row ? 0 : 1, history);
-    return {
-      name,
-      description: change.description,
-      body: change.body,
-      size,
-      created: row?.created ?? at,
-      updated: at,
-      revision,
-    };
+    const current = row && toEntry(row);
+    if (change.kind === 'put') refuseNul(name, change.description, change.body);
+    const applied = applyChange({ name, current, change, caller, at: rules.now(), historyLimit: rules.historyLimit });
+    if (applied) await this.persist(db, caller.user, row?.id, applied, rules);
+    return entryAfter(current, applied);
   }
 
-  /** Records the revision, deletes the entry's ones past historyLimit, and returns how the history's bytes moved. */
-  private async record(
+  /**
+   * Persists what applyChange or applyUndrop returned on the row `id` (a new row when
+   * undefined): the entry, its revision, the revisions past historyLimit deleted, the
+   * user's counters moved (one statement), then their history kept within the cap.
+   */
+  private async persist(
     db: Queryable,
-    actor: Actor,
-    id: number,
-    revision: number,
-    operation: RevisionRecord['operation'],
-    at: number,
-    description: string,
-    body: string,
-  ): Promise<number> {
-    await db.query(statement('addRevision', actor.user, id, revision, operation, actor.label, at, description, body));
+    user: string,
+    id: number | undefined,
+    applied: AppliedChange,
+    rules: WriteRules,
+  ): Promise<void> {
+    const { entry, record } = applied;
+    let rowId: number;
+    if (applied.kind === 'write') {
+      const values = [entry.description, entry.body, entry.size, entry.updated, entry.revision];
+      if (id === undefined) {
+        const inserted = await first<{ id: number }>(db, statement('insert', user, entry.name, ...values));
+        rowId = inserted!.id;
+      } else {
+        rowId = id;
+        await db.query(statement('update', user, id, ...values));
+      }
+    } else {
+      if (id === undefined) throw new Error(`no row to ${applied.kind} for ${entry.name}`);
+      rowId = id;
+      if (applied.kind === 'drop') {
+        await db.query(statement('drop', user, id, record.at, record.actor, entry.revision));
+      } else {
+        await db.query(statement('undrop', user, id, entry.revision));
+        await db.query(statement('leaveTrash', user, id, entry.revision - 1));
+      }
+    }
+    const { revision, operation, actor, at, description, body } = record;
+    await db.query(statement('addRevision', user, rowId, revision, operation, actor, at, description, body));
     let trimmed = 0;
-    if (revision > this.historyLimit) {
-      const { rows } = await db.query<{ bytes: number }>(
-        statement('trimRevisions', actor.user, id, revision - this.historyLimit),
-      );
+    if (applied.trimThrough > 0) {
+      const { rows } = await db.query<{ bytes: number }>(statement('trimRevisions', user, rowId, applied.trimThrough));
       trimmed = rows.reduce((sum, row) => sum + row.bytes, 0);
     }
-    return revisionBytes(description, body) - trimmed;
-  }
-
-  /** Moves the user's counters by these deltas (one statement), then keeps their history within the cap. */
-  private async account(db: Queryable, user: string, bytes: number, entries: number, history: number): Promise<void> {
+    const { usage } = applied;
     const after = await first<{ history_bytes: number; entries: number }>(
       db,
-      statement('addUsage', user, bytes, entries, history),
+      statement('addUsage', user, usage.totalBytes, usage.entries, usage.historyBytes - trimmed),
     );
-    const trim = after && Trim.of(after.history_bytes, this.historyCap);
+    const trim = after && Trim.of(after.history_bytes, rules.historyCap);
     if (trim) await this.trimHistory(db, user, trim, after.entries);
   }
 

@@ -4,7 +4,8 @@
  * from its next request on.
  */
 
-import type { TokenRecord, TokenStore } from '../../core/store.js';
+import type { EngramError } from '../../core/errors.js';
+import { duplicateTokenError, type TokenRecord, type TokenStore } from '../../core/store.js';
 import { TOKEN_COLUMNS, type TokenRow, toTokenRecord } from '../sql-rows.js';
 import type { Statement } from './pool.js';
 import type { Runner } from './transaction.js';
@@ -30,9 +31,16 @@ export function tokenValues(token: TokenRecord): unknown[] {
 export class PostgresTokenStore implements TokenStore {
   constructor(private readonly db: Runner) {}
 
-  /** In a transaction, so that a connection lost at commit is reported rather than retried into a duplicate. */
+  /**
+   * In a transaction, so that a connection lost at commit is reported rather than retried
+   * into a duplicate. A taken id or hash is refused in the words every store uses.
+   */
   async add(token: TokenRecord): Promise<void> {
-    await this.db.transaction((db) => db.query(statement('add', ...tokenValues(token))));
+    try {
+      await this.db.transaction((db) => db.query(statement('add', ...tokenValues(token))));
+    } catch (error) {
+      throw duplicateTokenOf(error) ?? error;
+    }
   }
 
   async list(): Promise<TokenRecord[]> {
@@ -51,4 +59,13 @@ export class PostgresTokenStore implements TokenStore {
   async touch(id: string, at: number): Promise<void> {
     await this.db.query(statement('touch', id, at));
   }
+}
+
+/** unique_violation on the primary key or on the hash column: the duplicate-token error, else undefined. */
+export function duplicateTokenOf(error: unknown): EngramError | undefined {
+  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
+  if (code !== '23505') return undefined;
+  if (constraint === 'tokens_pkey') return duplicateTokenError('id');
+  if (constraint === 'tokens_hash_key') return duplicateTokenError('hash');
+  return undefined;
 }

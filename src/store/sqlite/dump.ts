@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 import type { LoadOptions, StoreDump, UserUsage } from '../../core/store.js';
 import { notEmptyError } from '../../core/store.js';
 import { type DumpedEntryRow, type RevisionRow, TOKEN_COLUMNS, toDumpedEntries } from '../sql-rows.js';
-import { fromSqliteTokenRow, type SqliteTokenRow, toSqliteTokenParameters } from './tokens.js';
+import { duplicateTokenOf, fromSqliteTokenRow, type SqliteTokenRow, toSqliteTokenParameters } from './tokens.js';
 
 /** Entries between two progress reports. */
 const PROGRESS_EVERY = 1_000;
@@ -66,7 +66,11 @@ export function loadDatabase(db: Database.Database, dump: StoreDump, options: Lo
       if ((index + 1) % PROGRESS_EVERY === 0) options.onProgress?.(index + 1);
     }
     for (const usage of dump.users) add.user.run(usage);
-    for (const token of dump.tokens) add.token.run(toSqliteTokenParameters(token));
+    try {
+      for (const token of dump.tokens) add.token.run(toSqliteTokenParameters(token));
+    } catch (error) {
+      throw duplicateTokenOf(error) ?? error;
+    }
   }).immediate();
   options.onProgress?.(dump.entries.length);
 }

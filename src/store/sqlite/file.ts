@@ -1,18 +1,11 @@
 /**
- * Where the database lives and who may read it: the default path, and a file created
- * 0600 in a folder created 0700, before SQLite ever opens it.
+ * Who may read the database: a file created 0600 in a folder created 0700, before
+ * SQLite ever opens it. (Where it lives is the caller's to say: the `engram` command's
+ * default path is in src/cli/environment.ts.)
  */
 
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-
-/** `$ENGRAM_DB`, else `${XDG_DATA_HOME:-~/.local/share}/engram/memory.db`. */
-export function defaultDatabasePath(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.ENGRAM_DB) return env.ENGRAM_DB;
-  const dataHome = env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
-  return join(dataHome, 'engram', 'memory.db');
-}
+import { dirname } from 'node:path';
 
 /** Creates the folder (0700) and an empty database file (0600) if they do not exist. */
 export function prepareDatabaseFile(path: string): void {

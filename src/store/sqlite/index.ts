@@ -1,10 +1,13 @@
-/** The SQLite backend's entry point: `openSqliteStore({ path })`. */
+/**
+ * The SQLite backend's entry point: `openSqliteStore({ path })`. The path is required:
+ * a library opens the file it is given and reads no environment (the `engram` command
+ * picks its default path in src/cli/environment.ts).
+ */
 
-import { defaultDatabasePath } from './file.js';
 import { SqliteStore, type SqliteStoreOptions } from './store.js';
 
-export { defaultDatabasePath, SqliteStore, type SqliteStoreOptions };
+export { SqliteStore, type SqliteStoreOptions };
 
-export function openSqliteStore(options: Partial<SqliteStoreOptions> = {}): SqliteStore {
-  return new SqliteStore({ ...options, path: options.path ?? defaultDatabasePath() });
+export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  return new SqliteStore(options);
 }

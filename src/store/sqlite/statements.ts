@@ -39,7 +39,7 @@ export const SQL = {
   addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
        VALUES (@user, @id, @revision, @operation, @actor, @at, @description, @body, @operation = 'drop')`,
   leaveTrash: 'UPDATE revisions SET in_trash = 0 WHERE entry_id = @id AND revision = @revision',
-  trimRevisions: `DELETE FROM revisions WHERE entry_id = @id AND revision <= @keepAfter RETURNING ${REVISION_BYTES} AS bytes`,
+  trimRevisions: `DELETE FROM revisions WHERE entry_id = @id AND revision <= @through RETURNING ${REVISION_BYTES} AS bytes`,
   // The history cap's candidates, oldest first: revisions that are not the latest of their
   // entry, then dropped entries whole. Both walk an index of the user's rows in that order;
   // the first skips only the latest revisions of live entries (the trash is not in its index).

@@ -9,11 +9,11 @@
  */
 
 import type Database from 'better-sqlite3';
+import { type AppliedChange, applyChange, applyUndrop, entryAfter } from '../../core/apply.js';
 import { EngramError } from '../../core/errors.js';
 import type { IndexRow } from '../../core/format.js';
-import { DEFAULT_POLICY } from '../../core/policy.js';
 import type {
-  Actor,
+  Caller,
   Change,
   Decide,
   DecideAll,
@@ -27,9 +27,9 @@ import type {
   UndropCheck,
   UndropResult,
   Usage,
+  WriteRules,
 } from '../../core/store.js';
-import { utf8Bytes } from '../../core/text.js';
-import { entryBytes, revisionBytes } from '../../core/usage.js';
+import { entryBytes } from '../../core/usage.js';
 import { TRIM_BATCH, Trim } from '../history-cap.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
 import { DEFAULT_BUSY_DEADLINE_MS, retryUntil } from './busy.js';
@@ -51,17 +51,11 @@ export interface SqliteStoreOptions {
   readonly busyTimeoutMs?: number;
   /** Told once, in words for a log, when the database file was removed or replaced while open. */
   readonly onWarning?: (message: string) => void;
-  /** Revisions kept per entry; older ones are deleted as new ones arrive. */
-  readonly historyLimit?: number;
-  /** Most bytes of history one user keeps (see history-cap.ts); default Policy.historyCap. */
-  readonly historyCap?: number;
   /**
    * Let concurrent writes share one commit (default true). Off, every write is its own
    * transaction and fsync: for measuring what group commit brings.
    */
   readonly groupCommit?: boolean;
-  /** Clock in milliseconds; tests inject one. */
-  readonly now?: () => number;
 }
 
 /** The columns purging needs. */
@@ -77,9 +71,6 @@ interface CopyRow {
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly guard: Guard;
-  private readonly now: () => number;
-  private readonly historyLimit: number;
-  private readonly historyCap: number;
   private readonly statements: Statements;
   private readonly groupCommit: GroupCommit | undefined;
   private readonly mutateOne;
@@ -94,9 +85,6 @@ export class SqliteStore implements Store {
     const { db, file } = openDatabase(context, options.onWarning);
     this.db = db;
     this.guard = new Guard(file, context);
-    this.now = options.now ?? Date.now;
-    this.historyLimit = options.historyLimit ?? 100;
-    this.historyCap = options.historyCap ?? DEFAULT_POLICY.historyCap;
     this.statements = prepareStatements(this.db);
     this.tokens = new SqliteTokenStore(this.db, this.guard);
     this.groupCommit =
@@ -155,13 +143,13 @@ export class SqliteStore implements Store {
     );
   }
 
-  async mutate(actor: Actor, name: string, decide: Decide): Promise<MutationResult> {
-    if (!this.groupCommit) return this.guard.write(() => this.mutateOne.immediate(actor, name, decide));
-    return this.guard.explained(this.groupCommit.run(() => this.mutateInTransaction(actor, name, decide)));
+  async mutate(caller: Caller, name: string, decide: Decide, rules: WriteRules): Promise<MutationResult> {
+    if (!this.groupCommit) return this.guard.write(() => this.mutateOne.immediate(caller, name, decide, rules));
+    return this.guard.explained(this.groupCommit.run(() => this.mutateInTransaction(caller, name, decide, rules)));
   }
 
-  async mutateAll(actor: Actor, decide: DecideAll): Promise<void> {
-    await this.guard.write(() => this.mutateEvery.immediate(actor, decide));
+  async mutateAll(caller: Caller, decide: DecideAll, rules: WriteRules): Promise<void> {
+    await this.guard.write(() => this.mutateEvery.immediate(caller, decide, rules));
   }
 
   async history(user: string, name: string): Promise<RevisionRecord[]> {
@@ -176,8 +164,8 @@ export class SqliteStore implements Store {
     return this.guard.read(() => (this.statements.trash.all(user) as TrashRow[]).map(toTrashedEntry));
   }
 
-  async undrop(actor: Actor, name: string, check?: UndropCheck): Promise<UndropResult> {
-    return this.guard.write(() => this.undropOne.immediate(actor, name, check));
+  async undrop(caller: Caller, name: string, rules: WriteRules, check?: UndropCheck): Promise<UndropResult> {
+    return this.guard.write(() => this.undropOne.immediate(caller, name, rules, check));
   }
 
   async purge(user: string, name: string, options: { readonly includeLive: boolean }): Promise<number> {
@@ -239,34 +227,35 @@ export class SqliteStore implements Store {
     return count;
   }
 
-  private mutateInTransaction(actor: Actor, name: string, decide: Decide): MutationResult {
-    const row = this.statements.live.get(actor.user, name) as EntryRow | undefined;
+  private mutateInTransaction(caller: Caller, name: string, decide: Decide, rules: WriteRules): MutationResult {
+    const row = this.statements.live.get(caller.user, name) as EntryRow | undefined;
     const before = row ? toEntry(row) : undefined;
-    const change = decide(before, this.usageOf(actor.user));
-    return { before, after: this.apply(actor, name, row, change) };
+    const change = decide(before, this.usageOf(caller.user));
+    return { before, after: this.apply(caller, name, row, change, rules) };
   }
 
-  private mutateAllInTransaction(actor: Actor, decide: DecideAll): void {
-    const rows = this.statements.allLive.all(actor.user) as EntryRow[];
+  private mutateAllInTransaction(caller: Caller, decide: DecideAll, rules: WriteRules): void {
+    const rows = this.statements.allLive.all(caller.user) as EntryRow[];
     const byName = new Map(rows.map((row) => [row.name, row]));
-    const changes = decide(rows.map(toEntry), this.usageOf(actor.user));
-    for (const { name, change } of changes) this.apply(actor, name, byName.get(name), change);
+    const changes = decide(rows.map(toEntry), this.usageOf(caller.user));
+    for (const { name, change } of changes) this.apply(caller, name, byName.get(name), change, rules);
   }
 
-  private undropInTransaction(actor: Actor, name: string, check: UndropCheck | undefined): UndropResult {
+  private undropInTransaction(
+    caller: Caller,
+    name: string,
+    rules: WriteRules,
+    check: UndropCheck | undefined,
+  ): UndropResult {
     const s = this.statements;
-    const row = s.latestTrashed.get(actor.user, name) as EntryRow | undefined;
+    const row = s.latestTrashed.get(caller.user, name) as EntryRow | undefined;
     if (!row) return { status: 'missing' };
-    if (s.live.get(actor.user, name)) return { status: 'taken' };
-    check?.(toEntry(row), this.usageOf(actor.user));
-    const at = this.now();
-    const revision = row.revision + 1;
-    this.indexCache.invalidate();
-    s.undrop.run({ id: row.id, revision });
-    s.leaveTrash.run({ id: row.id, revision: row.revision });
-    const history = this.record(actor, row.id, revision, 'undrop', at, row.description, row.body);
-    this.account(actor.user, entryBytes(row.name, row.description, row.size), 1, history);
-    return { status: 'restored', entry: { ...toEntry(row), revision } };
+    if (s.live.get(caller.user, name)) return { status: 'taken' };
+    const dropped = toEntry(row);
+    check?.(dropped, this.usageOf(caller.user));
+    const applied = applyUndrop(dropped, caller, rules.now(), rules.historyLimit);
+    this.persist(caller.user, row.id, applied, rules);
+    return { status: 'restored', entry: applied.entry };
   }
 
   private usageOf(user: string): Usage {
@@ -274,65 +263,57 @@ export class SqliteStore implements Store {
   }
 
   /** Applies one decided change to the live row (if any) and returns the entry after it. */
-  private apply(actor: Actor, name: string, row: EntryRow | undefined, change: Change): StoredEntry | undefined {
+  private apply(
+    caller: Caller,
+    name: string,
+    row: EntryRow | undefined,
+    change: Change,
+    rules: WriteRules,
+  ): StoredEntry | undefined {
+    const current = row && toEntry(row);
+    const applied = applyChange({ name, current, change, caller, at: rules.now(), historyLimit: rules.historyLimit });
+    if (applied) this.persist(caller.user, row?.id, applied, rules);
+    return entryAfter(current, applied);
+  }
+
+  /**
+   * Persists what applyChange or applyUndrop returned on the row `id` (a new row when
+   * undefined): the entry, its revision, the revisions past historyLimit deleted, the
+   * user's counters moved (one statement), then their history kept within the cap.
+   */
+  private persist(user: string, id: number | undefined, applied: AppliedChange, rules: WriteRules): void {
     const s = this.statements;
-    if (change.kind === 'none') return row ? toEntry(row) : undefined;
+    const { entry, record } = applied;
     this.indexCache.invalidate();
-    const at = this.now();
-    if (change.kind === 'drop') {
-      if (!row) return undefined;
-      const revision = row.revision + 1;
-      s.drop.run({ id: row.id, at, actor: actor.label, revision });
-      const history = this.record(actor, row.id, revision, 'drop', at, row.description, row.body);
-      this.account(actor.user, -entryBytes(row.name, row.description, row.size), -1, history);
-      return undefined;
-    }
-    const size = utf8Bytes(change.body);
-    const revision = (row?.revision ?? 0) + 1;
-    const values = { description: change.description, body: change.body, size, at, revision };
-    let id: number;
-    if (row) {
-      id = row.id;
-      s.update.run({ id, ...values });
+    let rowId: number;
+    if (applied.kind === 'write') {
+      const values = { description: entry.description, body: entry.body, size: entry.size, at: entry.updated };
+      if (id === undefined) {
+        rowId = Number(s.insert.run({ user, name: entry.name, ...values, revision: entry.revision }).lastInsertRowid);
+      } else {
+        rowId = id;
+        s.update.run({ id, ...values, revision: entry.revision });
+      }
     } else {
-      id = Number(s.insert.run({ user: actor.user, name, ...values }).lastInsertRowid);
+      if (id === undefined) throw new Error(`no row to ${applied.kind} for ${entry.name}`);
+      rowId = id;
+      if (applied.kind === 'drop') s.drop.run({ id, at: record.at, actor: record.actor, revision: entry.revision });
+      else {
+        s.undrop.run({ id, revision: entry.revision });
+        s.leaveTrash.run({ id, revision: entry.revision - 1 });
+      }
     }
-    const history = this.record(actor, id, revision, change.operation, at, change.description, change.body);
-    const bytes =
-      entryBytes(name, change.description, size) - (row ? entryBytes(row.name, row.description, row.size) : 0);
-    this.account(actor.user, bytes, row ? 0 : 1, history);
-    return {
-      name,
-      description: change.description,
-      body: change.body,
-      size,
-      created: row?.created ?? at,
-      updated: at,
-      revision,
-    };
-  }
-
-  /** Records the revision, deletes the entry's ones past historyLimit, and returns how the history's bytes moved. */
-  private record(
-    actor: Actor,
-    id: number,
-    revision: number,
-    operation: RevisionRecord['operation'],
-    at: number,
-    description: string,
-    body: string,
-  ): number {
-    const s = this.statements;
-    s.addRevision.run({ user: actor.user, id, revision, operation, actor: actor.label, at, description, body });
+    s.addRevision.run({ user, id: rowId, ...record });
     const trimmed =
-      revision > this.historyLimit ? sumBytes(s.trimRevisions.all({ id, keepAfter: revision - this.historyLimit })) : 0;
-    return revisionBytes(description, body) - trimmed;
-  }
-
-  /** Moves the user's counters by these deltas (one statement), then keeps their history within the cap. */
-  private account(user: string, bytes: number, entries: number, history: number): void {
-    const after = this.statements.addUsage.get({ user, bytes, entries, history }) as { history_bytes: number };
-    this.trimHistory(user, Trim.of(after.history_bytes, this.historyCap));
+      applied.trimThrough > 0 ? sumBytes(s.trimRevisions.all({ id: rowId, through: applied.trimThrough })) : 0;
+    const { usage } = applied;
+    const after = s.addUsage.get({
+      user,
+      bytes: usage.totalBytes,
+      entries: usage.entries,
+      history: usage.historyBytes - trimmed,
+    }) as { history_bytes: number };
+    this.trimHistory(user, Trim.of(after.history_bytes, rules.historyCap));
   }
 
   /**

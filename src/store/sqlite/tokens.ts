@@ -5,7 +5,8 @@
  */
 
 import type Database from 'better-sqlite3';
-import type { TokenRecord, TokenStore } from '../../core/store.js';
+import type { EngramError } from '../../core/errors.js';
+import { duplicateTokenError, type TokenRecord, type TokenStore } from '../../core/store.js';
 import { TOKEN_COLUMNS, type TokenRow, toTokenRecord } from '../sql-rows.js';
 import type { Guard } from './guard.js';
 
@@ -39,8 +40,15 @@ export class SqliteTokenStore implements TokenStore {
     };
   }
 
+  /** A taken id (the primary key) or hash (a unique column) is refused in the words every store uses. */
   async add(token: TokenRecord): Promise<void> {
-    await this.guard.write(() => this.statements.add.run(toSqliteTokenParameters(token)));
+    await this.guard.write(() => {
+      try {
+        this.statements.add.run(toSqliteTokenParameters(token));
+      } catch (error) {
+        throw duplicateTokenOf(error) ?? error;
+      }
+    });
   }
 
   async list(): Promise<TokenRecord[]> {
@@ -61,4 +69,14 @@ export class SqliteTokenStore implements TokenStore {
   async touch(id: string, at: number): Promise<void> {
     await this.guard.write(() => this.statements.touch.run({ id, at }));
   }
+}
+
+/** The duplicate-token error for SQLite's constraint failure on tokens.id or tokens.hash, else undefined. */
+export function duplicateTokenOf(error: unknown): EngramError | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return duplicateTokenError('id');
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' && /tokens\.hash/.test((error as Error).message)) {
+    return duplicateTokenError('hash');
+  }
+  return undefined;
 }

@@ -1,42 +1,38 @@
 /**
- * The Store contract, written once and run against every backend: each backend's test
- * file calls `describeStoreContract(label, open)` and so proves the same behaviour the
- * Memory service relies on. Nothing here may know which backend it is testing.
+ * The entries part of the Store contract (EntryStore: index, usage, get, mutate,
+ * mutateAll), written once and run against every backend by `describeStoreContract`
+ * (index.ts), so each proves the same behaviour the Memory service relies on. Nothing
+ * here may know which backend it is testing.
  */
 
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Actor, Decide, Store, StoredEntry, Usage } from '../../src/core/store.js';
-import {
-  appendLine,
-  bytes,
-  drop,
-  footprint,
-  none,
-  type OpenStore,
-  put,
-  START,
-  storesPerTest,
-} from './contract-setup.js';
+import type { Caller, Decide, Store, StoredEntry, Usage } from '../core/store.js';
+import { appendLine, bytes, drop, footprint, none, type OpenStore, put, START, storesPerTest } from './setup.js';
 
-const alice: Actor = { user: 'alice', label: 'contract-test' };
-const bob: Actor = { user: 'bob', label: 'contract-test' };
+const alice: Caller = { user: 'alice', label: 'contract-test' };
+const bob: Caller = { user: 'bob', label: 'contract-test' };
 
-export function describeStoreContract(label: string, open: OpenStore): void {
-  describe(`Store contract: ${label}`, () => {
-    const { clock, keep } = storesPerTest();
+export function describeEntryContract(label: string, open: OpenStore): void {
+  describe(`Store entries contract: ${label}`, () => {
+    const { clock, rules, keep } = storesPerTest();
     let store: Store;
 
     beforeEach(async () => {
-      store = await keep(open({ now: clock.now }));
+      store = await keep(open());
     });
 
     /** The usage `decide` is shown for `actor` right now, read through a mutate that changes nothing. */
-    async function usageOf(actor: Actor): Promise<Usage> {
+    async function usageOf(actor: Caller): Promise<Usage> {
       let seen: Usage | undefined;
-      await store.mutate(actor, 'topics/usage-probe', (_current, usage) => {
-        seen = usage;
-        return { kind: 'none' };
-      });
+      await store.mutate(
+        actor,
+        'topics/usage-probe',
+        (_current, usage) => {
+          seen = usage;
+          return { kind: 'none' };
+        },
+        rules,
+      );
       return seen!;
     }
 
@@ -46,7 +42,7 @@ export function describeStoreContract(label: string, open: OpenStore): void {
     }
 
     /** Everything observable about a user, to assert that a refused change left it alone. */
-    async function snapshot(actor: Actor, names: readonly string[]) {
+    async function snapshot(actor: Caller, names: readonly string[]) {
       const entries = await store.get(actor.user, names);
       return {
         index: await store.index(actor.user),
@@ -72,7 +68,7 @@ export function describeStoreContract(label: string, open: OpenStore): void {
           'a.b/x',
           'people/zed',
         ];
-        for (const name of names) await store.mutate(alice, name, put(`${name} body\n`, `about ${name}`));
+        for (const name of names) await store.mutate(alice, name, put(`${name} body\n`, `about ${name}`), rules);
 
         const rows = await store.index('alice');
 
@@ -95,16 +91,16 @@ export function describeStoreContract(label: string, open: OpenStore): void {
 
       it('reports size as the UTF-8 byte length of the body, not its length in characters', async () => {
         const body = 'héllo ✓ 🙂\n';
-        await store.mutate(alice, 'topics/bytes', put(body));
+        await store.mutate(alice, 'topics/bytes', put(body), rules);
 
         expect(body.length).toBe(11);
         expect(await store.index('alice')).toEqual([{ name: 'topics/bytes', size: 16, description: 'a description' }]);
       });
 
       it('leaves out dropped entries', async () => {
-        await store.mutate(alice, 'topics/kept', put('kept\n'));
-        await store.mutate(alice, 'topics/gone', put('gone\n'));
-        await store.mutate(alice, 'topics/gone', drop);
+        await store.mutate(alice, 'topics/kept', put('kept\n'), rules);
+        await store.mutate(alice, 'topics/gone', put('gone\n'), rules);
+        await store.mutate(alice, 'topics/gone', drop, rules);
 
         expect((await store.index('alice')).map((row) => row.name)).toEqual(['topics/kept']);
       });
@@ -112,10 +108,10 @@ export function describeStoreContract(label: string, open: OpenStore): void {
 
     describe('get', () => {
       it('returns the live entries among the names, with every stored field, and skips the rest', async () => {
-        await store.mutate(alice, 'topics/a', put('body a\n', 'entry a'));
-        await store.mutate(alice, 'topics/b', put('body b\n', 'entry b'));
-        await store.mutate(alice, 'topics/dropped', put('dropped\n'));
-        await store.mutate(alice, 'topics/dropped', drop);
+        await store.mutate(alice, 'topics/a', put('body a\n', 'entry a'), rules);
+        await store.mutate(alice, 'topics/b', put('body b\n', 'entry b'), rules);
+        await store.mutate(alice, 'topics/dropped', put('dropped\n'), rules);
+        await store.mutate(alice, 'topics/dropped', drop, rules);
 
         const entries = await store.get('alice', ['topics/missing', 'topics/dropped', 'topics/b', 'topics/a']);
 
@@ -142,7 +138,7 @@ export function describeStoreContract(label: string, open: OpenStore): void {
       });
 
       it('returns nothing for no names or only unknown names', async () => {
-        await store.mutate(alice, 'topics/a', put('a\n'));
+        await store.mutate(alice, 'topics/a', put('a\n'), rules);
 
         expect(await store.get('alice', [])).toEqual([]);
         expect(await store.get('alice', ['topics/nope', 'people/nobody'])).toEqual([]);
@@ -153,10 +149,15 @@ export function describeStoreContract(label: string, open: OpenStore): void {
       it('creates an entry: before is undefined, after is revision 1 created and updated now', async () => {
         const seen: Array<[StoredEntry | undefined, Usage]> = [];
 
-        const result = await store.mutate(alice, 'topics/new', (current, usage) => {
-          seen.push([current, usage]);
-          return { kind: 'put', operation: 'create', description: 'new entry', body: 'first line\n' };
-        });
+        const result = await store.mutate(
+          alice,
+          'topics/new',
+          (current, usage) => {
+            seen.push([current, usage]);
+            return { kind: 'put', operation: 'create', description: 'new entry', body: 'first line\n' };
+          },
+          rules,
+        );
 
         const expected: StoredEntry = {
           name: 'topics/new',
@@ -173,14 +174,19 @@ export function describeStoreContract(label: string, open: OpenStore): void {
       });
 
       it('updates an entry: revision +1, created kept, updated moves to now, before is the old entry', async () => {
-        const created = await store.mutate(alice, 'topics/e', put('one\n', 'first'));
+        const created = await store.mutate(alice, 'topics/e', put('one\n', 'first'), rules);
         clock.time = START + 60_000;
         let shown: StoredEntry | undefined;
 
-        const result = await store.mutate(alice, 'topics/e', (current) => {
-          shown = current;
-          return { kind: 'put', operation: 'append', description: 'second', body: 'one\ntwo\n' };
-        });
+        const result = await store.mutate(
+          alice,
+          'topics/e',
+          (current) => {
+            shown = current;
+            return { kind: 'put', operation: 'append', description: 'second', body: 'one\ntwo\n' };
+          },
+          rules,
+        );
 
         const expected: StoredEntry = {
           name: 'topics/e',
@@ -197,17 +203,17 @@ export function describeStoreContract(label: string, open: OpenStore): void {
       });
 
       it("'none' changes nothing: no revision bump, updated stays, before and after are the current entry", async () => {
-        const { after: current } = await store.mutate(alice, 'topics/e', put('same\n'));
+        const { after: current } = await store.mutate(alice, 'topics/e', put('same\n'), rules);
         clock.time = START + 60_000;
 
-        const result = await store.mutate(alice, 'topics/e', none);
+        const result = await store.mutate(alice, 'topics/e', none, rules);
 
         expect(result).toEqual({ before: current, after: current });
         expect(await store.get('alice', ['topics/e'])).toEqual([current]);
       });
 
       it("'none' on a missing name creates nothing", async () => {
-        const result = await store.mutate(alice, 'topics/never', none);
+        const result = await store.mutate(alice, 'topics/never', none, rules);
 
         expect(result).toEqual({ before: undefined, after: undefined });
         expect(await store.index('alice')).toEqual([]);
@@ -226,7 +232,7 @@ export function describeStoreContract(label: string, open: OpenStore): void {
         ];
         for (const step of steps) {
           clock.time += 1_000;
-          revisions.push((await store.mutate(alice, 'topics/e', step)).after?.revision);
+          revisions.push((await store.mutate(alice, 'topics/e', step, rules)).after?.revision);
         }
 
         expect(revisions).toEqual([1, 2, 2, 3, 3, 4]);
@@ -235,9 +241,9 @@ export function describeStoreContract(label: string, open: OpenStore): void {
       });
 
       it('drops an entry: before is the entry, after is undefined, and it is gone from get and index', async () => {
-        const { after: entry } = await store.mutate(alice, 'topics/e', put('doomed\n'));
+        const { after: entry } = await store.mutate(alice, 'topics/e', put('doomed\n'), rules);
 
-        const result = await store.mutate(alice, 'topics/e', drop);
+        const result = await store.mutate(alice, 'topics/e', drop, rules);
 
         expect(result).toEqual({ before: entry, after: undefined });
         expect(await store.get('alice', ['topics/e'])).toEqual([]);
@@ -245,12 +251,12 @@ export function describeStoreContract(label: string, open: OpenStore): void {
       });
 
       it('writes a dropped name again as a new entry: revision 1, created now', async () => {
-        await store.mutate(alice, 'topics/e', put('old life\n'));
-        await store.mutate(alice, 'topics/e', appendLine('more'));
-        await store.mutate(alice, 'topics/e', drop);
+        await store.mutate(alice, 'topics/e', put('old life\n'), rules);
+        await store.mutate(alice, 'topics/e', appendLine('more'), rules);
+        await store.mutate(alice, 'topics/e', drop, rules);
         clock.time = START + 60_000;
 
-        const result = await store.mutate(alice, 'topics/e', put('new life\n'));
+        const result = await store.mutate(alice, 'topics/e', put('new life\n'), rules);
 
         expect(result.before).toBeUndefined();
         expect(result.after).toMatchObject({ body: 'new life\n', revision: 1, created: START + 60_000 });
@@ -272,7 +278,7 @@ export function describeStoreContract(label: string, open: OpenStore): void {
         ];
         const usages: Usage[] = [];
         for (const [name, decide] of steps) {
-          await store.mutate(alice, name, decide);
+          await store.mutate(alice, name, decide, rules);
           const usage = await usageOf(alice);
           expect(usage).toEqual(await footprintOf('alice'));
           expect(await store.usage('alice')).toEqual(usage);
@@ -294,11 +300,11 @@ export function describeStoreContract(label: string, open: OpenStore): void {
       });
 
       it('counts a new description, and only the live entries of the user', async () => {
-        await store.mutate(alice, 'topics/a', put('body\n', 'short'));
-        await store.mutate(alice, 'topics/a', put('body\n', 'a much longer description, ✓'));
-        await store.mutate(alice, 'topics/gone', put('gone\n'));
-        await store.mutate(alice, 'topics/gone', drop);
-        await store.mutate(bob, 'topics/b', put('bob\n'));
+        await store.mutate(alice, 'topics/a', put('body\n', 'short'), rules);
+        await store.mutate(alice, 'topics/a', put('body\n', 'a much longer description, ✓'), rules);
+        await store.mutate(alice, 'topics/gone', put('gone\n'), rules);
+        await store.mutate(alice, 'topics/gone', drop, rules);
+        await store.mutate(bob, 'topics/b', put('bob\n'), rules);
 
         const usage = { totalBytes: bytes('topics/a') + bytes('a much longer description, ✓') + 5, entries: 1 };
         expect(await usageOf(alice)).toEqual(usage);
@@ -306,20 +312,25 @@ export function describeStoreContract(label: string, open: OpenStore): void {
       });
 
       it('is nothing for a user who has written nothing', async () => {
-        await store.mutate(bob, 'topics/b', put('bob\n'));
+        await store.mutate(bob, 'topics/b', put('bob\n'), rules);
 
         expect(await store.usage('alice')).toEqual({ totalBytes: 0, entries: 0 });
       });
 
       it('is what decide is shown, before the change it decides', async () => {
-        await store.mutate(alice, 'topics/a', put('12345'));
-        await store.mutate(alice, 'topics/b', put('123'));
+        await store.mutate(alice, 'topics/a', put('12345'), rules);
+        await store.mutate(alice, 'topics/b', put('123'), rules);
         let shown: Usage | undefined;
 
-        await store.mutate(alice, 'topics/a', (current, usage) => {
-          shown = usage;
-          return { kind: 'put', operation: 'append', description: current!.description, body: 'much longer now' };
-        });
+        await store.mutate(
+          alice,
+          'topics/a',
+          (current, usage) => {
+            shown = usage;
+            return { kind: 'put', operation: 'append', description: current!.description, body: 'much longer now' };
+          },
+          rules,
+        );
 
         const entry = bytes('topics/a') + bytes('a description');
         expect(shown).toEqual({ totalBytes: 2 * entry + 8, entries: 2 });
@@ -329,43 +340,58 @@ export function describeStoreContract(label: string, open: OpenStore): void {
 
     describe('a decide that throws', () => {
       it('propagates the very error and changes nothing in an existing entry', async () => {
-        await store.mutate(alice, 'topics/a', put('keep me\n', 'keep'));
-        await store.mutate(alice, 'topics/b', put('other\n'));
+        await store.mutate(alice, 'topics/a', put('keep me\n', 'keep'), rules);
+        await store.mutate(alice, 'topics/b', put('other\n'), rules);
         const before = await snapshot(alice, ['topics/a', 'topics/b']);
         const refusal = new Error('refused by decide');
         clock.time = START + 60_000;
 
-        const attempt = store.mutate(alice, 'topics/a', () => {
-          throw refusal;
-        });
+        const attempt = store.mutate(
+          alice,
+          'topics/a',
+          () => {
+            throw refusal;
+          },
+          rules,
+        );
 
         await expect(attempt).rejects.toBe(refusal);
         expect(await snapshot(alice, ['topics/a', 'topics/b'])).toEqual(before);
       });
 
       it('propagates the very error and creates nothing for a new name', async () => {
-        await store.mutate(alice, 'topics/a', put('existing\n'));
+        await store.mutate(alice, 'topics/a', put('existing\n'), rules);
         const before = await snapshot(alice, ['topics/a', 'topics/new']);
         const refusal = new RangeError('too large');
 
         await expect(
-          store.mutate(alice, 'topics/new', () => {
-            throw refusal;
-          }),
+          store.mutate(
+            alice,
+            'topics/new',
+            () => {
+              throw refusal;
+            },
+            rules,
+          ),
         ).rejects.toBe(refusal);
 
         expect(await snapshot(alice, ['topics/a', 'topics/new'])).toEqual(before);
       });
 
       it('leaves the store working: the next change numbers on from the last one', async () => {
-        await store.mutate(alice, 'topics/a', put('one\n'));
+        await store.mutate(alice, 'topics/a', put('one\n'), rules);
         await expect(
-          store.mutate(alice, 'topics/a', () => {
-            throw new Error('no');
-          }),
+          store.mutate(
+            alice,
+            'topics/a',
+            () => {
+              throw new Error('no');
+            },
+            rules,
+          ),
         ).rejects.toThrow('no');
 
-        const result = await store.mutate(alice, 'topics/a', appendLine('two'));
+        const result = await store.mutate(alice, 'topics/a', appendLine('two'), rules);
 
         expect(result.after).toMatchObject({ body: 'one\ntwo\n', revision: 2 });
       });
@@ -373,9 +399,9 @@ export function describeStoreContract(label: string, open: OpenStore): void {
 
     describe('users', () => {
       it('are isolated: one name, two users, two bodies, two indexes, two usages', async () => {
-        await store.mutate(alice, 'people/sam', put("alice's notes on Sam\n", 'by alice'));
-        await store.mutate(bob, 'people/sam', put("bob's\n", 'by bob'));
-        await store.mutate(bob, 'topics/bob-only', put('private to bob\n'));
+        await store.mutate(alice, 'people/sam', put("alice's notes on Sam\n", 'by alice'), rules);
+        await store.mutate(bob, 'people/sam', put("bob's\n", 'by bob'), rules);
+        await store.mutate(bob, 'topics/bob-only', put('private to bob\n'), rules);
 
         expect(await store.get('alice', ['people/sam', 'topics/bob-only'])).toEqual([
           expect.objectContaining({ body: "alice's notes on Sam\n", description: 'by alice', revision: 1 }),
@@ -391,11 +417,11 @@ export function describeStoreContract(label: string, open: OpenStore): void {
       });
 
       it("are isolated in change: dropping or updating one user's entry leaves the other's alone", async () => {
-        await store.mutate(alice, 'people/sam', put('alice\n'));
-        const { after: bobs } = await store.mutate(bob, 'people/sam', put('bob\n'));
+        await store.mutate(alice, 'people/sam', put('alice\n'), rules);
+        const { after: bobs } = await store.mutate(bob, 'people/sam', put('bob\n'), rules);
 
-        await store.mutate(alice, 'people/sam', appendLine('more'));
-        await store.mutate(alice, 'people/sam', drop);
+        await store.mutate(alice, 'people/sam', appendLine('more'), rules);
+        await store.mutate(alice, 'people/sam', drop, rules);
 
         expect(await store.get('bob', ['people/sam'])).toEqual([bobs]);
         expect(await usageOf(bob)).toEqual({
@@ -410,7 +436,9 @@ export function describeStoreContract(label: string, open: OpenStore): void {
       it('loses no update among 200 concurrent appends to one entry', async () => {
         const lines = Array.from({ length: 200 }, (_, i) => `line ${i}`);
 
-        const results = await Promise.all(lines.map((line) => store.mutate(alice, 'topics/log', appendLine(line))));
+        const results = await Promise.all(
+          lines.map((line) => store.mutate(alice, 'topics/log', appendLine(line), rules)),
+        );
 
         const [entry] = await store.get('alice', ['topics/log']);
         const written = entry!.body.split('\n').filter((line) => line !== '');
@@ -429,7 +457,7 @@ export function describeStoreContract(label: string, open: OpenStore): void {
       it('counts usage right when a new user creates 50 entries at once', async () => {
         const names = Array.from({ length: 50 }, (_, i) => `topics/entry-${i}`);
 
-        await Promise.all(names.map((name, i) => store.mutate(alice, name, put('x'.repeat(i + 1)))));
+        await Promise.all(names.map((name, i) => store.mutate(alice, name, put('x'.repeat(i + 1)), rules)));
 
         expect((await store.index('alice')).length).toBe(50);
         const nameBytes = names.reduce((sum, name) => sum + bytes(name), 0);
@@ -454,7 +482,7 @@ export function describeStoreContract(label: string, open: OpenStore): void {
         ].join('\n');
         const description = 'Ünïcödé 🙂 description';
 
-        const { after } = await store.mutate(alice, 'topics/unicode', put(body, description));
+        const { after } = await store.mutate(alice, 'topics/unicode', put(body, description), rules);
         const [entry] = await store.get('alice', ['topics/unicode']);
 
         expect(after?.body).toBe(body);
@@ -465,7 +493,7 @@ export function describeStoreContract(label: string, open: OpenStore): void {
       });
 
       it('round-trip an empty body, size 0', async () => {
-        await store.mutate(alice, 'topics/empty', put('', 'only a description'));
+        await store.mutate(alice, 'topics/empty', put('', 'only a description'), rules);
 
         expect(await store.get('alice', ['topics/empty'])).toEqual([expect.objectContaining({ body: '', size: 0 })]);
       });
@@ -475,7 +503,7 @@ export function describeStoreContract(label: string, open: OpenStore): void {
         for (let i = 0; bytes(body) < 16_384 - 40; i++) body += `line ${i}: ✓ ünïcödé 🙂\n`;
         body += 'x'.repeat(16_384 - bytes(body));
 
-        await store.mutate(alice, 'topics/large', put(body));
+        await store.mutate(alice, 'topics/large', put(body), rules);
         const [entry] = await store.get('alice', ['topics/large']);
 
         expect(bytes(body)).toBe(16_384);

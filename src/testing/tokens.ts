@@ -1,21 +1,20 @@
 /**
- * The TokenStore contract (`store.tokens`: add, list, find by hash, touch, revoke),
- * written once and run against every backend beside the other contract suites: each
- * backend's test file calls `describeTokenContract(label, open)`. Nothing here may know
- * which backend it is testing.
+ * The tokens part of the Store contract (TokenStore, as `store.tokens`: add, list, find
+ * by hash, touch, revoke), written once and run against every backend by
+ * `describeStoreContract` (index.ts). Nothing here may know which backend it is testing.
  */
 
 import { describe, expect, it } from 'vitest';
-import type { TokenStore } from '../../src/core/store.js';
-import { type OpenStore, START, storesPerTest, token } from './contract-setup.js';
+import type { TokenStore } from '../core/store.js';
+import { type OpenStore, START, storesPerTest, token } from './setup.js';
 
 export function describeTokenContract(label: string, open: OpenStore): void {
   describe(`TokenStore contract: ${label}`, () => {
-    const { clock, keep } = storesPerTest();
+    const { keep } = storesPerTest();
 
     /** The tokens of a fresh, empty store; the teardown closes the store. */
     async function tokenStore(): Promise<TokenStore> {
-      return (await keep(open({ now: clock.now }))).tokens;
+      return (await keep(open())).tokens;
     }
 
     it('starts with no tokens', async () => {
@@ -35,8 +34,24 @@ export function describeTokenContract(label: string, open: OpenStore): void {
     it('refuses a second token with the same id, keeping the first', async () => {
       const tokens = await tokenStore();
       await tokens.add(token('a1'));
-      await expect(tokens.add(token('a1', { label: 'other', hash: 'e'.repeat(64) }))).rejects.toThrow();
+      await expect(tokens.add(token('a1', { label: 'other', hash: 'e'.repeat(64) }))).rejects.toMatchObject({
+        name: 'EngramError',
+        code: 'CONFLICT',
+        message: "another token has the same id: each token's id and hash must be unique, so nothing was added.",
+      });
       expect(await tokens.list()).toEqual([token('a1')]);
+    });
+
+    it('refuses a second token with the same hash, keeping the first', async () => {
+      const tokens = await tokenStore();
+      await tokens.add(token('a1'));
+      await expect(tokens.add(token('b1', { hash: token('a1').hash }))).rejects.toMatchObject({
+        name: 'EngramError',
+        code: 'CONFLICT',
+        message: "another token has the same hash: each token's id and hash must be unique, so nothing was added.",
+      });
+      expect(await tokens.list()).toEqual([token('a1')]);
+      expect(await tokens.findByHash(token('a1').hash)).toEqual(token('a1'));
     });
 
     it('records when a token was last used, ignoring an unknown id', async () => {

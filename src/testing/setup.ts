@@ -1,17 +1,24 @@
 /**
  * What the Store contract suites share, so each states only its own cases: how a backend
- * hands a suite a store, the clock tests move, the life of every store a test opens
- * (closed and cleaned up after it), and the writes and tokens the suites make.
+ * hands a suite a store, the clock tests move and the WriteRules every write is applied
+ * under, the life of every store a test opens (closed and cleaned up after it), and the
+ * writes and tokens the suites make.
  */
 
 import { afterEach, beforeEach } from 'vitest';
-import type { IndexRow } from '../../src/core/format.js';
-import type { Decide, RevisionRecord, Store, StoreDump, TokenRecord, Usage, UserUsage } from '../../src/core/store.js';
-
-/** What a backend's `open` receives: the clock the store must use for created/updated. */
-export interface StoreTestOptions {
-  readonly now: () => number;
-}
+import { writeRules } from '../core/apply.js';
+import type { IndexRow } from '../core/format.js';
+import { DEFAULT_POLICY } from '../core/policy.js';
+import type {
+  Decide,
+  RevisionRecord,
+  Store,
+  StoreDump,
+  TokenRecord,
+  Usage,
+  UserUsage,
+  WriteRules,
+} from '../core/store.js';
 
 /** A freshly opened, empty store. The suite closes it; `cleanup` removes whatever `open` created. */
 export interface OpenedStore {
@@ -19,9 +26,16 @@ export interface OpenedStore {
   readonly cleanup?: () => Promise<void>;
 }
 
-export type OpenStore = (options: StoreTestOptions) => Promise<OpenedStore>;
+/**
+ * Opens a new, empty store of the backend under test: called once or more per test. A
+ * store takes no clock and no history limits; every write brings them (WriteRules).
+ */
+export type OpenStore = () => Promise<OpenedStore>;
 
 export const START = Date.UTC(2025, 0, 1);
+
+/** Revisions per entry the suites' writes keep, unless a test asks for fewer. */
+export const TEST_HISTORY_LIMIT = 100;
 
 /** The time a suite's stores read: back at START before each test, moved by the tests. */
 export interface TestClock {
@@ -34,8 +48,14 @@ export interface TestClock {
  * clock goes back to START before each test, and every store passed to `keep` is closed,
  * then cleaned up, after it.
  */
-export function storesPerTest(): { clock: TestClock; keep(opening: Promise<OpenedStore>): Promise<Store> } {
+export function storesPerTest(): {
+  clock: TestClock;
+  /** What the tests' writes are applied under: the test clock, TEST_HISTORY_LIMIT and the default history cap. */
+  rules: WriteRules;
+  keep(opening: Promise<OpenedStore>): Promise<Store>;
+} {
   const clock: TestClock = { time: START, now: () => clock.time };
+  const rules = writeRules({ historyLimit: TEST_HISTORY_LIMIT, historyCap: DEFAULT_POLICY.historyCap }, clock.now);
   const opened: OpenedStore[] = [];
 
   beforeEach(() => {
@@ -55,7 +75,7 @@ export function storesPerTest(): { clock: TestClock; keep(opening: Promise<Opene
     return store.store;
   }
 
-  return { clock, keep };
+  return { clock, rules, keep };
 }
 
 type PutOperation = Exclude<RevisionRecord['operation'], 'drop' | 'undrop'>;

@@ -1,18 +1,18 @@
 /**
- * The copy half of the Store contract — isEmpty, dump and load, on which `engram
- * migrate` stands — written once and run against every backend beside the other
- * contract suites: each backend's test file calls `describeDumpContract(label, open)`.
+ * The dump part of the Store contract (DumpStore: isEmpty, dump and load, on which
+ * `engram migrate` stands), written once and run against every backend by
+ * `describeStoreContract` (index.ts).
  * A load is proved lossless by dumping the copy again and by reading it through every
  * other method. Nothing here may know which backend it is testing.
  */
 
 import { describe, expect, it } from 'vitest';
-import type { Actor, Store, StoreDump } from '../../src/core/store.js';
-import { appendLine, drop, type OpenStore, put, recount, START, storesPerTest, token } from './contract-setup.js';
+import type { Caller, Store, StoreDump } from '../core/store.js';
+import { appendLine, drop, type OpenStore, put, recount, START, storesPerTest, token } from './setup.js';
 
-const desktop: Actor = { user: 'alice', label: 'claude-desktop' };
-const cli: Actor = { user: 'alice', label: 'cli' };
-const bob: Actor = { user: 'bob', label: 'bob "laptop", {token}' };
+const desktop: Caller = { user: 'alice', label: 'claude-desktop' };
+const cli: Caller = { user: 'alice', label: 'cli' };
+const bob: Caller = { user: 'bob', label: 'bob "laptop", {token}' };
 
 /** Text that a careless encoding (CSV, array literals, JSON) would mangle. */
 const AWKWARD = 'quote " backslash \\ braces {a,b} comma, NULL\nnull\ttab ✓ é 🙂\n';
@@ -54,11 +54,11 @@ function manyEntries(count: number): StoreDump {
 
 export function describeDumpContract(label: string, open: OpenStore): void {
   describe(`Store dump contract: ${label}`, () => {
-    const { clock, keep } = storesPerTest();
+    const { clock, rules, keep } = storesPerTest();
 
     /** A fresh, empty store on the shared clock; the teardown closes it. */
     function fresh(): Promise<Store> {
-      return keep(open({ now: clock.now }));
+      return keep(open());
     }
 
     /**
@@ -71,18 +71,18 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         clock.time = START + seconds * 1_000;
         await step();
       };
-      await at(1, () => store.mutate(desktop, 'topics/editor', put('Uses Helix.\n', 'Editor, keyboard')));
-      await at(2, () => store.mutate(desktop, 'topics/editor', appendLine('Tabs, width 4.')));
-      await at(3, () => store.mutate(bob, 'people/ada', put(AWKWARD, 'Ada, "the" {first}')));
-      await at(4, () => store.mutate(desktop, 'areas/old', put('first copy\n')));
-      await at(5, () => store.mutate(cli, 'areas/old', drop));
-      await at(5, () => store.mutate(desktop, 'areas/old', put('second copy\n')));
-      await at(5, () => store.mutate(cli, 'areas/old', drop));
-      await at(6, () => store.mutate(desktop, 'areas/back', put('back\n')));
-      await at(7, () => store.mutate(cli, 'areas/back', drop));
-      await at(8, () => store.undrop(cli, 'areas/back'));
-      await at(9, () => store.mutate(desktop, 'topics/empty', put('gone\n', 'Emptied')));
-      await at(10, () => store.mutate(desktop, 'topics/empty', put('', 'Emptied')));
+      await at(1, () => store.mutate(desktop, 'topics/editor', put('Uses Helix.\n', 'Editor, keyboard'), rules));
+      await at(2, () => store.mutate(desktop, 'topics/editor', appendLine('Tabs, width 4.'), rules));
+      await at(3, () => store.mutate(bob, 'people/ada', put(AWKWARD, 'Ada, "the" {first}'), rules));
+      await at(4, () => store.mutate(desktop, 'areas/old', put('first copy\n'), rules));
+      await at(5, () => store.mutate(cli, 'areas/old', drop, rules));
+      await at(5, () => store.mutate(desktop, 'areas/old', put('second copy\n'), rules));
+      await at(5, () => store.mutate(cli, 'areas/old', drop, rules));
+      await at(6, () => store.mutate(desktop, 'areas/back', put('back\n'), rules));
+      await at(7, () => store.mutate(cli, 'areas/back', drop, rules));
+      await at(8, () => store.undrop(cli, 'areas/back', rules));
+      await at(9, () => store.mutate(desktop, 'topics/empty', put('gone\n', 'Emptied'), rules));
+      await at(10, () => store.mutate(desktop, 'topics/empty', put('', 'Emptied'), rules));
       await store.tokens.add(token('t-alice', { created: START + 1_000, lastUsed: START + 9_000 }));
       await store.tokens.add(
         token('t-bob', { user: 'bob', label: 'bob "ro"', readOnly: true, created: START + 2_000 }),
@@ -116,8 +116,8 @@ export function describeDumpContract(label: string, open: OpenStore): void {
 
       it('is false once the store holds an entry, even only in the trash', async () => {
         const store = await fresh();
-        await store.mutate(desktop, 'topics/a', put('a\n'));
-        await store.mutate(desktop, 'topics/a', drop);
+        await store.mutate(desktop, 'topics/a', put('a\n'), rules);
+        await store.mutate(desktop, 'topics/a', drop, rules);
 
         expect(await store.isEmpty()).toBe(false);
       });
@@ -279,9 +279,9 @@ export function describeDumpContract(label: string, open: OpenStore): void {
 
         clock.time = START + 60_000;
         for (const store of [source, target]) {
-          await store.mutate(desktop, 'topics/editor', appendLine('Font: Iosevka.'));
-          await store.mutate(desktop, 'topics/new', put('new\n'));
-          await store.undrop(cli, 'areas/old');
+          await store.mutate(desktop, 'topics/editor', appendLine('Font: Iosevka.'), rules);
+          await store.mutate(desktop, 'topics/new', put('new\n'), rules);
+          await store.undrop(cli, 'areas/old', rules);
           await store.purge('bob', 'people/ada', { includeLive: true });
           await store.tokens.touch('t-bob', START + 61_000);
           await store.tokens.revoke('t-alice');
@@ -298,7 +298,7 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         const source = await fresh();
         await fill(source);
         const target = await fresh();
-        await target.mutate(bob, 'topics/mine', put('mine\n'));
+        await target.mutate(bob, 'topics/mine', put('mine\n'), rules);
         await target.tokens.add(token('t-mine'));
         const before = await target.dump();
 
@@ -316,8 +316,8 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         await fill(source);
         const dump = await source.dump();
         const target = await fresh();
-        await target.mutate(bob, 'topics/mine', put('mine\n'));
-        await target.mutate(bob, 'topics/mine', appendLine('more'));
+        await target.mutate(bob, 'topics/mine', put('mine\n'), rules);
+        await target.mutate(bob, 'topics/mine', appendLine('more'), rules);
         await target.tokens.add(token('t-mine'));
 
         await target.load(dump, { replace: true });
@@ -342,12 +342,16 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         const source = await fresh();
         await fill(source);
         const target = await fresh();
-        await target.mutate(bob, 'topics/mine', put('mine\n'));
+        await target.mutate(bob, 'topics/mine', put('mine\n'), rules);
         const before = await target.dump();
         const dump = await source.dump();
         const broken: StoreDump = { ...dump, tokens: [...dump.tokens, { ...token('t-alice'), hash: 'e'.repeat(64) }] };
 
-        await expect(target.load(broken, { replace: true })).rejects.toThrow();
+        await expect(target.load(broken, { replace: true })).rejects.toMatchObject({
+          name: 'EngramError',
+          code: 'CONFLICT',
+          message: "another token has the same id: each token's id and hash must be unique, so nothing was added.",
+        });
 
         expect(await target.dump()).toEqual(before);
       });
@@ -362,7 +366,7 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         expect(await target.dump()).toEqual(many);
         expect(reported.at(-1)).toBe(many.entries.length);
         expect(reported).toEqual([...reported].sort((a, b) => a - b));
-        expect((await target.mutate(desktop, 'topics/next', put('next\n'))).after?.revision).toBe(1);
+        expect((await target.mutate(desktop, 'topics/next', put('next\n'), rules)).after?.revision).toBe(1);
         expect((await target.dump()).entries.at(-1)?.id).toBeGreaterThan(many.entries.at(-1)!.id);
       });
     });

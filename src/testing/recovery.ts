@@ -1,43 +1,30 @@
 /**
- * The recovery half of the Store contract — revisions, the trash, undrop, purge and
- * mutateAll — written once and run against every backend beside describeStoreContract:
- * each backend's test file calls `describeHistoryContract(label, open)`. Nothing here
- * may know which backend it is testing.
+ * The recovery part of the Store contract (RecoveryStore: revisions, the trash, undrop,
+ * purge; with mutateAll, historyLimit and the history cap, which every write obeys),
+ * written once and run against every backend by `describeStoreContract` (index.ts).
+ * Nothing here may know which backend it is testing.
  */
 
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Actor, DecideAll, RevisionRecord, Store, StoredEntry, Usage } from '../../src/core/store.js';
+import type { Caller, DecideAll, RevisionRecord, Store, StoredEntry, Usage, WriteRules } from '../core/store.js';
 import {
   appendLine,
   bytes,
   drop,
   footprint,
   none,
-  type OpenedStore,
+  type OpenStore,
   put,
   recount,
   START,
-  type StoreTestOptions,
   storesPerTest,
-} from './contract-setup.js';
+} from './setup.js';
 
-/**
- * What `open` receives here: the clock, how many revisions per entry the store keeps, and
- * (when a test sets one) the most bytes of history per user.
- */
-export interface HistoryTestOptions extends StoreTestOptions {
-  readonly historyLimit: number;
-  readonly historyCap?: number;
-}
-
-export type OpenHistoryStore = (options: HistoryTestOptions) => Promise<OpenedStore>;
-
-const DEFAULT_LIMIT = 100;
 /** One user seen through three front doors: history records each door's label. */
-const desktop: Actor = { user: 'alice', label: 'claude-desktop' };
-const laptop: Actor = { user: 'alice', label: 'laptop token' };
-const cli: Actor = { user: 'alice', label: 'cli' };
-const bob: Actor = { user: 'bob', label: 'bob-client' };
+const desktop: Caller = { user: 'alice', label: 'claude-desktop' };
+const laptop: Caller = { user: 'alice', label: 'laptop token' };
+const cli: Caller = { user: 'alice', label: 'cli' };
+const bob: Caller = { user: 'bob', label: 'bob-client' };
 
 /** The parts of a revision a test states: everything but the time, which tests check apart. */
 function summary(records: readonly RevisionRecord[]) {
@@ -50,22 +37,27 @@ function summary(records: readonly RevisionRecord[]) {
   }));
 }
 
-export function describeHistoryContract(label: string, open: OpenHistoryStore): void {
-  describe(`Store history contract: ${label}`, () => {
-    const { clock, keep } = storesPerTest();
+export function describeRecoveryContract(label: string, open: OpenStore): void {
+  describe(`Store recovery contract: ${label}`, () => {
+    const { clock, rules, keep } = storesPerTest();
     let store: Store;
 
     beforeEach(async () => {
-      store = await keep(open({ now: clock.now, historyLimit: DEFAULT_LIMIT }));
+      store = await keep(open());
     });
 
     /** The usage `decide` is shown for `actor` right now, read through a mutate that changes nothing. */
-    async function usageOf(actor: Actor): Promise<Usage | undefined> {
+    async function usageOf(actor: Caller): Promise<Usage | undefined> {
       let seen: Usage | undefined;
-      await store.mutate(actor, 'topics/usage-probe', (_current, usage) => {
-        seen = usage;
-        return { kind: 'none' };
-      });
+      await store.mutate(
+        actor,
+        'topics/usage-probe',
+        (_current, usage) => {
+          seen = usage;
+          return { kind: 'none' };
+        },
+        rules,
+      );
       return seen;
     }
 
@@ -98,15 +90,15 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
       it('records exactly one revision per change, with its operation, actor label, time and resulting text', async () => {
         const name = 'topics/editor';
         const steps: Array<() => Promise<unknown>> = [
-          () => store.mutate(desktop, name, put('Uses Helix.\n', 'Editor', 'create')),
-          () => store.mutate(desktop, name, appendLine('Tabs, width 4.')),
-          () => store.mutate(laptop, name, put('Uses Neovim.\nTabs, width 4.\n', 'Editor', 'replace')),
-          () => store.mutate(laptop, name, put('Uses Neovim.\n', 'Editor', 'remove')),
-          () => store.mutate(desktop, name, put('Uses Neovim.\n', 'Editor preferences', 'describe')),
-          () => store.mutate(cli, name, put('Uses Helix.\n', 'Editor', 'restore')),
-          () => store.mutate(cli, name, put('Uses Kakoune.\n', 'Editor', 'import')),
-          () => store.mutate(cli, name, drop),
-          () => store.undrop(laptop, name),
+          () => store.mutate(desktop, name, put('Uses Helix.\n', 'Editor', 'create'), rules),
+          () => store.mutate(desktop, name, appendLine('Tabs, width 4.'), rules),
+          () => store.mutate(laptop, name, put('Uses Neovim.\nTabs, width 4.\n', 'Editor', 'replace'), rules),
+          () => store.mutate(laptop, name, put('Uses Neovim.\n', 'Editor', 'remove'), rules),
+          () => store.mutate(desktop, name, put('Uses Neovim.\n', 'Editor preferences', 'describe'), rules),
+          () => store.mutate(cli, name, put('Uses Helix.\n', 'Editor', 'restore'), rules),
+          () => store.mutate(cli, name, put('Uses Kakoune.\n', 'Editor', 'import'), rules),
+          () => store.mutate(cli, name, drop, rules),
+          () => store.undrop(laptop, name, rules),
         ];
         for (const [i, step] of steps.entries()) {
           clock.time = START + (i + 1) * 1_000;
@@ -151,30 +143,40 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
       });
 
       it("records nothing for 'none', on an existing entry or on a missing name", async () => {
-        await store.mutate(desktop, 'topics/a', put('a\n'));
+        await store.mutate(desktop, 'topics/a', put('a\n'), rules);
         const before = await store.history('alice', 'topics/a');
         clock.time += 1_000;
 
-        await store.mutate(desktop, 'topics/a', none);
-        await store.mutate(desktop, 'topics/missing', none);
+        await store.mutate(desktop, 'topics/a', none, rules);
+        await store.mutate(desktop, 'topics/missing', none, rules);
 
         expect(await store.history('alice', 'topics/a')).toEqual(before);
         expect(await store.history('alice', 'topics/missing')).toEqual([]);
       });
 
       it('records nothing for a decide that throws', async () => {
-        await store.mutate(desktop, 'topics/a', put('a\n'));
+        await store.mutate(desktop, 'topics/a', put('a\n'), rules);
         const before = await snapshot('alice', ['topics/a', 'topics/new']);
 
         await expect(
-          store.mutate(desktop, 'topics/a', () => {
-            throw new Error('refused');
-          }),
+          store.mutate(
+            desktop,
+            'topics/a',
+            () => {
+              throw new Error('refused');
+            },
+            rules,
+          ),
         ).rejects.toThrow('refused');
         await expect(
-          store.mutate(desktop, 'topics/new', () => {
-            throw new Error('refused');
-          }),
+          store.mutate(
+            desktop,
+            'topics/new',
+            () => {
+              throw new Error('refused');
+            },
+            rules,
+          ),
         ).rejects.toThrow('refused');
 
         expect(await snapshot('alice', ['topics/a', 'topics/new'])).toEqual(before);
@@ -185,10 +187,10 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
       });
 
       it("keeps each entry's and each user's history apart", async () => {
-        await store.mutate(desktop, 'people/sam', put('alice on Sam\n'));
-        await store.mutate(desktop, 'topics/other', put('other\n'));
-        await store.mutate(bob, 'people/sam', put('bob on Sam\n'));
-        await store.mutate(bob, 'people/sam', appendLine('more'));
+        await store.mutate(desktop, 'people/sam', put('alice on Sam\n'), rules);
+        await store.mutate(desktop, 'topics/other', put('other\n'), rules);
+        await store.mutate(bob, 'people/sam', put('bob on Sam\n'), rules);
+        await store.mutate(bob, 'people/sam', appendLine('more'), rules);
 
         expect(summary(await store.history('alice', 'people/sam'))).toEqual([
           {
@@ -207,10 +209,10 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
       });
 
       it('of a dropped entry stays readable, until a new entry takes the name', async () => {
-        await store.mutate(desktop, 'topics/e', put('first life\n'));
-        await store.mutate(desktop, 'topics/e', appendLine('grown'));
+        await store.mutate(desktop, 'topics/e', put('first life\n'), rules);
+        await store.mutate(desktop, 'topics/e', appendLine('grown'), rules);
         clock.time += 1_000;
-        await store.mutate(cli, 'topics/e', drop);
+        await store.mutate(cli, 'topics/e', drop, rules);
 
         expect(summary(await store.history('alice', 'topics/e')).map((record) => record.operation)).toEqual([
           'create',
@@ -219,7 +221,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
         ]);
 
         clock.time += 1_000;
-        await store.mutate(desktop, 'topics/e', put('second life\n'));
+        await store.mutate(desktop, 'topics/e', put('second life\n'), rules);
         expect(summary(await store.history('alice', 'topics/e'))).toEqual([
           {
             revision: 1,
@@ -231,7 +233,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
         ]);
 
         clock.time += 1_000;
-        await store.mutate(desktop, 'topics/e', drop);
+        await store.mutate(desktop, 'topics/e', drop, rules);
         expect(summary(await store.history('alice', 'topics/e')).map((record) => record.body)).toEqual([
           'second life\n',
           'second life\n',
@@ -239,12 +241,13 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
       });
 
       it('keeps only the newest historyLimit revisions of each entry, dropping the oldest first', async () => {
-        const limited = await keep(open({ now: clock.now, historyLimit: 3 }));
+        const limited = store;
+        const limit3: WriteRules = { ...rules, historyLimit: 3 };
         for (let i = 1; i <= 5; i++) {
           clock.time = START + i * 1_000;
-          await limited.mutate(desktop, 'topics/log', appendLine(`line ${i}`));
+          await limited.mutate(desktop, 'topics/log', appendLine(`line ${i}`), limit3);
         }
-        await limited.mutate(desktop, 'topics/short', put('one\n'));
+        await limited.mutate(desktop, 'topics/short', put('one\n'), limit3);
 
         const history = await limited.history('alice', 'topics/log');
 
@@ -255,7 +258,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
         ]);
         expect((await limited.history('alice', 'topics/short')).map((record) => record.revision)).toEqual([1]);
 
-        await limited.mutate(cli, 'topics/log', drop);
+        await limited.mutate(cli, 'topics/log', drop, limit3);
         expect((await limited.history('alice', 'topics/log')).map((record) => record.operation)).toEqual([
           'append',
           'append',
@@ -268,12 +271,12 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
     describe('trash', () => {
       it('receives a dropped entry, with when and by whom it was dropped', async () => {
         clock.time = START + 1_000;
-        await store.mutate(desktop, 'topics/e', put('doomed\n', 'soon gone'));
+        await store.mutate(desktop, 'topics/e', put('doomed\n', 'soon gone'), rules);
         clock.time = START + 2_000;
-        await store.mutate(desktop, 'topics/e', appendLine('really'));
+        await store.mutate(desktop, 'topics/e', appendLine('really'), rules);
         clock.time = START + 5_000;
 
-        await store.mutate(cli, 'topics/e', drop);
+        await store.mutate(cli, 'topics/e', drop, rules);
 
         expect(await store.trash('alice')).toEqual([
           {
@@ -293,12 +296,12 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
       it("lists the user's dropped copies, most recently dropped first, and nothing live or of other users", async () => {
         for (const [i, name] of ['topics/a', 'topics/b', 'topics/a'].entries()) {
           clock.time = START + i * 1_000;
-          await store.mutate(desktop, name, put(`${name} copy ${i}\n`));
-          await store.mutate(laptop, name, drop);
+          await store.mutate(desktop, name, put(`${name} copy ${i}\n`), rules);
+          await store.mutate(laptop, name, drop, rules);
         }
-        await store.mutate(desktop, 'topics/live', put('live\n'));
-        await store.mutate(bob, 'topics/bobs', put('bob\n'));
-        await store.mutate(bob, 'topics/bobs', drop);
+        await store.mutate(desktop, 'topics/live', put('live\n'), rules);
+        await store.mutate(bob, 'topics/bobs', put('bob\n'), rules);
+        await store.mutate(bob, 'topics/bobs', drop, rules);
 
         const trash = await store.trash('alice');
 
@@ -315,15 +318,15 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
     describe('undrop', () => {
       it('brings back the most recently dropped copy as a new undrop revision, live again', async () => {
         clock.time = START + 1_000;
-        await store.mutate(desktop, 'topics/e', put('first life\n'));
-        await store.mutate(desktop, 'topics/e', drop);
+        await store.mutate(desktop, 'topics/e', put('first life\n'), rules);
+        await store.mutate(desktop, 'topics/e', drop, rules);
         clock.time = START + 2_000;
-        await store.mutate(desktop, 'topics/e', put('second life\n', 'second'));
-        await store.mutate(desktop, 'topics/e', appendLine('grown'));
-        await store.mutate(desktop, 'topics/e', drop);
+        await store.mutate(desktop, 'topics/e', put('second life\n', 'second'), rules);
+        await store.mutate(desktop, 'topics/e', appendLine('grown'), rules);
+        await store.mutate(desktop, 'topics/e', drop, rules);
         clock.time = START + 3_000;
 
-        const result = await store.undrop(cli, 'topics/e');
+        const result = await store.undrop(cli, 'topics/e', rules);
 
         const restored: StoredEntry = {
           name: 'topics/e',
@@ -349,27 +352,27 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
       });
 
       it("refuses with 'taken' when a live entry holds the name, and changes nothing", async () => {
-        await store.mutate(desktop, 'topics/e', put('old\n'));
-        await store.mutate(desktop, 'topics/e', drop);
-        await store.mutate(desktop, 'topics/e', put('new\n'));
+        await store.mutate(desktop, 'topics/e', put('old\n'), rules);
+        await store.mutate(desktop, 'topics/e', drop, rules);
+        await store.mutate(desktop, 'topics/e', put('new\n'), rules);
         const before = await snapshot('alice', ['topics/e']);
         clock.time += 1_000;
 
-        expect(await store.undrop(cli, 'topics/e')).toEqual({ status: 'taken' });
+        expect(await store.undrop(cli, 'topics/e', rules)).toEqual({ status: 'taken' });
 
         expect(await snapshot('alice', ['topics/e'])).toEqual(before);
       });
 
       it('lets its check see the copy and the usage, and refuse, changing nothing', async () => {
-        await store.mutate(desktop, 'topics/e', put('Uses Helix.\n'));
-        await store.mutate(desktop, 'topics/e', drop);
-        await store.mutate(desktop, 'topics/other', put('x\n'));
+        await store.mutate(desktop, 'topics/e', put('Uses Helix.\n'), rules);
+        await store.mutate(desktop, 'topics/e', drop, rules);
+        await store.mutate(desktop, 'topics/other', put('x\n'), rules);
         const before = await snapshot('alice', ['topics/e', 'topics/other']);
         const seen: unknown[] = [];
         const refusal = new Error('over the cap');
 
         await expect(
-          store.undrop(cli, 'topics/e', (entry, usage) => {
+          store.undrop(cli, 'topics/e', rules, (entry, usage) => {
             seen.push({ name: entry.name, body: entry.body, entries: usage.entries });
             throw refusal;
           }),
@@ -377,37 +380,37 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
 
         expect(seen).toEqual([{ name: 'topics/e', body: 'Uses Helix.\n', entries: 1 }]);
         expect(await snapshot('alice', ['topics/e', 'topics/other'])).toEqual(before);
-        expect((await store.undrop(cli, 'topics/e', () => {})).status).toBe('restored');
+        expect((await store.undrop(cli, 'topics/e', rules, () => {})).status).toBe('restored');
       });
 
       it("answers 'missing' when nothing of that name is in the user's trash", async () => {
-        await store.mutate(desktop, 'topics/live', put('live\n'));
-        await store.mutate(bob, 'topics/bobs', put('bob\n'));
-        await store.mutate(bob, 'topics/bobs', drop);
+        await store.mutate(desktop, 'topics/live', put('live\n'), rules);
+        await store.mutate(bob, 'topics/bobs', put('bob\n'), rules);
+        await store.mutate(bob, 'topics/bobs', drop, rules);
         const before = await snapshot('alice', ['topics/live', 'topics/bobs']);
 
-        expect(await store.undrop(cli, 'topics/never')).toEqual({ status: 'missing' });
-        expect(await store.undrop(cli, 'topics/bobs')).toEqual({ status: 'missing' });
+        expect(await store.undrop(cli, 'topics/never', rules)).toEqual({ status: 'missing' });
+        expect(await store.undrop(cli, 'topics/bobs', rules)).toEqual({ status: 'missing' });
 
         expect(await snapshot('alice', ['topics/live', 'topics/bobs'])).toEqual(before);
         expect((await store.trash('bob')).map((entry) => entry.name)).toEqual(['topics/bobs']);
       });
 
       it("answers 'missing', not 'taken', for a live entry of which no copy was ever dropped", async () => {
-        await store.mutate(desktop, 'topics/live', put('live\n'));
+        await store.mutate(desktop, 'topics/live', put('live\n'), rules);
         const before = await snapshot('alice', ['topics/live']);
 
-        expect(await store.undrop(cli, 'topics/live')).toEqual({ status: 'missing' });
+        expect(await store.undrop(cli, 'topics/live', rules)).toEqual({ status: 'missing' });
 
         expect(await snapshot('alice', ['topics/live'])).toEqual(before);
       });
 
       it('numbers on from the undropped revision', async () => {
-        await store.mutate(desktop, 'topics/e', put('one\n'));
-        await store.mutate(desktop, 'topics/e', drop);
-        await store.undrop(cli, 'topics/e');
+        await store.mutate(desktop, 'topics/e', put('one\n'), rules);
+        await store.mutate(desktop, 'topics/e', drop, rules);
+        await store.undrop(cli, 'topics/e', rules);
 
-        const { after } = await store.mutate(desktop, 'topics/e', appendLine('two'));
+        const { after } = await store.mutate(desktop, 'topics/e', appendLine('two'), rules);
 
         expect(after).toMatchObject({ revision: 4, body: 'one\ntwo\n' });
         expect((await store.history('alice', 'topics/e')).map((record) => record.operation)).toEqual([
@@ -424,15 +427,15 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
       async function threeCopies(): Promise<void> {
         for (const life of ['first', 'second']) {
           clock.time += 1_000;
-          await store.mutate(desktop, 'topics/e', put(`${life} life\n`));
-          await store.mutate(desktop, 'topics/e', appendLine('more'));
-          await store.mutate(desktop, 'topics/e', drop);
+          await store.mutate(desktop, 'topics/e', put(`${life} life\n`), rules);
+          await store.mutate(desktop, 'topics/e', appendLine('more'), rules);
+          await store.mutate(desktop, 'topics/e', drop, rules);
         }
         clock.time += 1_000;
-        await store.mutate(desktop, 'topics/e', put('live one\n'));
-        await store.mutate(desktop, 'topics/kept', put('kept\n'));
-        await store.mutate(bob, 'topics/e', put('bob\n'));
-        await store.mutate(bob, 'topics/e', drop);
+        await store.mutate(desktop, 'topics/e', put('live one\n'), rules);
+        await store.mutate(desktop, 'topics/kept', put('kept\n'), rules);
+        await store.mutate(bob, 'topics/e', put('bob\n'), rules);
+        await store.mutate(bob, 'topics/e', drop, rules);
       }
 
       it('without includeLive deletes only the dropped copies and their history, and counts them', async () => {
@@ -468,7 +471,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
       });
 
       it('purges a live entry that was never dropped with includeLive, and leaves it without', async () => {
-        await store.mutate(desktop, 'topics/e', put('live\n'));
+        await store.mutate(desktop, 'topics/e', put('live\n'), rules);
         const before = await snapshot('alice', ['topics/e']);
 
         expect(await store.purge('alice', 'topics/e', { includeLive: false })).toBe(0);
@@ -479,8 +482,8 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
       });
 
       it('counts 0 and changes nothing when no copy of the name exists for the user', async () => {
-        await store.mutate(desktop, 'topics/kept', put('kept\n'));
-        await store.mutate(bob, 'topics/e', put('bob\n'));
+        await store.mutate(desktop, 'topics/kept', put('kept\n'), rules);
+        await store.mutate(bob, 'topics/e', put('bob\n'), rules);
         const before = await snapshot('alice', ['topics/kept', 'topics/e']);
 
         expect(await store.purge('alice', 'topics/e', { includeLive: true })).toBe(0);
@@ -490,13 +493,13 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
       });
 
       it('leaves nothing to undrop, and a new entry of the name starts again at revision 1', async () => {
-        await store.mutate(desktop, 'topics/e', put('old\n'));
-        await store.mutate(desktop, 'topics/e', appendLine('older'));
-        await store.mutate(desktop, 'topics/e', drop);
+        await store.mutate(desktop, 'topics/e', put('old\n'), rules);
+        await store.mutate(desktop, 'topics/e', appendLine('older'), rules);
+        await store.mutate(desktop, 'topics/e', drop, rules);
         await store.purge('alice', 'topics/e', { includeLive: false });
 
-        expect(await store.undrop(cli, 'topics/e')).toEqual({ status: 'missing' });
-        const { after } = await store.mutate(desktop, 'topics/e', put('fresh\n'));
+        expect(await store.undrop(cli, 'topics/e', rules)).toEqual({ status: 'missing' });
+        const { after } = await store.mutate(desktop, 'topics/e', put('fresh\n'), rules);
         expect(after?.revision).toBe(1);
         expect((await store.history('alice', 'topics/e')).map((record) => record.body)).toEqual(['fresh\n']);
       });
@@ -504,7 +507,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
 
     describe('purgeTrash', () => {
       it('purges, for every user, the copies dropped at or before the cutoff, and keeps the rest', async () => {
-        const drops: Array<[Actor, string, number]> = [
+        const drops: Array<[Caller, string, number]> = [
           [desktop, 'topics/old', START + 1_000],
           [bob, 'topics/bobs-old', START + 2_000],
           [desktop, 'topics/cutoff', START + 3_000],
@@ -513,10 +516,10 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
         ];
         for (const [actor, name, at] of drops) {
           clock.time = at;
-          await store.mutate(actor, name, put(`${name}\n`));
-          await store.mutate(actor, name, drop);
+          await store.mutate(actor, name, put(`${name}\n`), rules);
+          await store.mutate(actor, name, drop, rules);
         }
-        await store.mutate(desktop, 'topics/live', put('live\n'));
+        await store.mutate(desktop, 'topics/live', put('live\n'), rules);
 
         expect(await store.purgeTrash(START + 3_000)).toBe(3);
 
@@ -530,7 +533,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
       });
 
       it('purges nothing from an empty trash', async () => {
-        await store.mutate(desktop, 'topics/live', put('live\n'));
+        await store.mutate(desktop, 'topics/live', put('live\n'), rules);
 
         expect(await store.purgeTrash(START + 1_000_000)).toBe(0);
         expect(await store.get('alice', ['topics/live'])).toHaveLength(1);
@@ -539,18 +542,22 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
 
     describe('mutateAll', () => {
       it("shows decide every live entry of the user, bodies included, and the user's usage, once", async () => {
-        await store.mutate(desktop, 'topics/a', put('aaa\n', 'entry a'));
-        await store.mutate(desktop, 'topics/b', put('bb\n', 'entry b'));
-        await store.mutate(desktop, 'topics/gone', put('gone\n'));
-        await store.mutate(desktop, 'topics/gone', drop);
-        await store.mutate(bob, 'topics/bobs', put('bob\n'));
+        await store.mutate(desktop, 'topics/a', put('aaa\n', 'entry a'), rules);
+        await store.mutate(desktop, 'topics/b', put('bb\n', 'entry b'), rules);
+        await store.mutate(desktop, 'topics/gone', put('gone\n'), rules);
+        await store.mutate(desktop, 'topics/gone', drop, rules);
+        await store.mutate(bob, 'topics/bobs', put('bob\n'), rules);
         const live = await store.get('alice', ['topics/a', 'topics/b']);
         const calls: Array<Parameters<DecideAll>> = [];
 
-        await store.mutateAll(cli, (entries, usage) => {
-          calls.push([entries, usage]);
-          return [];
-        });
+        await store.mutateAll(
+          cli,
+          (entries, usage) => {
+            calls.push([entries, usage]);
+            return [];
+          },
+          rules,
+        );
 
         expect(calls).toHaveLength(1);
         const [entries, usage] = calls[0]!;
@@ -561,17 +568,21 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
       });
 
       it('applies every change, each with one revision by the actor, and none for none', async () => {
-        await store.mutate(desktop, 'topics/keep', put('keep\n'));
-        await store.mutate(desktop, 'topics/update', put('old\n'));
-        await store.mutate(desktop, 'topics/drop', put('drop me\n'));
+        await store.mutate(desktop, 'topics/keep', put('keep\n'), rules);
+        await store.mutate(desktop, 'topics/update', put('old\n'), rules);
+        await store.mutate(desktop, 'topics/drop', put('drop me\n'), rules);
         clock.time = START + 9_000;
 
-        await store.mutateAll(cli, () => [
-          { name: 'topics/keep', change: { kind: 'none' } },
-          { name: 'topics/update', change: { kind: 'put', operation: 'import', description: 'new', body: 'new\n' } },
-          { name: 'topics/new', change: { kind: 'put', operation: 'import', description: 'created', body: 'hi\n' } },
-          { name: 'topics/drop', change: { kind: 'drop' } },
-        ]);
+        await store.mutateAll(
+          cli,
+          () => [
+            { name: 'topics/keep', change: { kind: 'none' } },
+            { name: 'topics/update', change: { kind: 'put', operation: 'import', description: 'new', body: 'new\n' } },
+            { name: 'topics/new', change: { kind: 'put', operation: 'import', description: 'created', body: 'hi\n' } },
+            { name: 'topics/drop', change: { kind: 'drop' } },
+          ],
+          rules,
+        );
 
         expect(await store.index('alice')).toEqual([
           { name: 'topics/keep', size: 5, description: 'a description' },
@@ -604,12 +615,14 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
       });
 
       it("touches only the acting user's entries", async () => {
-        await store.mutate(desktop, 'topics/shared-name', put('alice\n'));
-        await store.mutate(bob, 'topics/shared-name', put('bob\n'));
+        await store.mutate(desktop, 'topics/shared-name', put('alice\n'), rules);
+        await store.mutate(bob, 'topics/shared-name', put('bob\n'), rules);
         const bobs = await snapshot('bob', ['topics/shared-name']);
 
-        await store.mutateAll(cli, (entries) =>
-          entries.map((entry) => ({ name: entry.name, change: { kind: 'drop' } })),
+        await store.mutateAll(
+          cli,
+          (entries) => entries.map((entry) => ({ name: entry.name, change: { kind: 'drop' } })),
+          rules,
         );
 
         expect(await store.index('alice')).toEqual([]);
@@ -617,20 +630,24 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
       });
 
       it('changes nothing when decide throws, and rethrows the very error', async () => {
-        await store.mutate(desktop, 'topics/a', put('a\n'));
-        await store.mutate(desktop, 'topics/b', put('b\n'));
-        await store.mutate(desktop, 'topics/gone', put('gone\n'));
-        await store.mutate(desktop, 'topics/gone', drop);
+        await store.mutate(desktop, 'topics/a', put('a\n'), rules);
+        await store.mutate(desktop, 'topics/b', put('b\n'), rules);
+        await store.mutate(desktop, 'topics/gone', put('gone\n'), rules);
+        await store.mutate(desktop, 'topics/gone', drop, rules);
         const names = ['topics/a', 'topics/b', 'topics/gone', 'topics/new'];
         const before = await snapshot('alice', names);
         const refusal = new Error('the import is too large');
         clock.time += 1_000;
 
         await expect(
-          store.mutateAll(cli, (entries) => {
-            if (entries.length > 0) throw refusal;
-            return [];
-          }),
+          store.mutateAll(
+            cli,
+            (entries) => {
+              if (entries.length > 0) throw refusal;
+              return [];
+            },
+            rules,
+          ),
         ).rejects.toBe(refusal);
 
         expect(await snapshot('alice', names)).toEqual(before);
@@ -638,17 +655,25 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
 
       it('loses no update when single writes race with it', async () => {
         const names = ['topics/a', 'topics/b', 'topics/c'];
-        for (const name of names) await store.mutate(desktop, name, put('start\n'));
+        for (const name of names) await store.mutate(desktop, name, put('start\n'), rules);
 
         await Promise.all([
-          ...names.map((name) => store.mutate(desktop, name, appendLine('before'))),
-          store.mutateAll(cli, (entries) =>
-            entries.map((entry) => ({
-              name: entry.name,
-              change: { kind: 'put', operation: 'append', description: entry.description, body: `${entry.body}all\n` },
-            })),
+          ...names.map((name) => store.mutate(desktop, name, appendLine('before'), rules)),
+          store.mutateAll(
+            cli,
+            (entries) =>
+              entries.map((entry) => ({
+                name: entry.name,
+                change: {
+                  kind: 'put',
+                  operation: 'append',
+                  description: entry.description,
+                  body: `${entry.body}all\n`,
+                },
+              })),
+            rules,
           ),
-          ...names.map((name) => store.mutate(desktop, name, appendLine('after'))),
+          ...names.map((name) => store.mutate(desktop, name, appendLine('after'), rules)),
         ]);
 
         for (const entry of await store.get('alice', names)) {
@@ -664,31 +689,36 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
     describe('usage', () => {
       it('stays the footprint of the live entries, and the history its revisions, through drop, undrop, purge and mutateAll', async () => {
         const steps: Array<[string, () => Promise<unknown>]> = [
-          ['create a', () => store.mutate(desktop, 'topics/a', put('0123456789'))],
-          ['create b', () => store.mutate(desktop, 'topics/b', put('日本語\n'))],
-          ['drop b', () => store.mutate(desktop, 'topics/b', drop)],
-          ['undrop b', () => store.undrop(cli, 'topics/b')],
-          ['undrop b again (missing)', () => store.undrop(cli, 'topics/b')],
-          ['drop b again', () => store.mutate(desktop, 'topics/b', drop)],
+          ['create a', () => store.mutate(desktop, 'topics/a', put('0123456789'), rules)],
+          ['create b', () => store.mutate(desktop, 'topics/b', put('日本語\n'), rules)],
+          ['drop b', () => store.mutate(desktop, 'topics/b', drop, rules)],
+          ['undrop b', () => store.undrop(cli, 'topics/b', rules)],
+          ['undrop b again (missing)', () => store.undrop(cli, 'topics/b', rules)],
+          ['drop b again', () => store.mutate(desktop, 'topics/b', drop, rules)],
           ['purge b from the trash', () => store.purge('alice', 'topics/b', { includeLive: false })],
-          ['create c', () => store.mutate(desktop, 'topics/c', put('ccc'))],
+          ['create c', () => store.mutate(desktop, 'topics/c', put('ccc'), rules)],
           ['purge live c', () => store.purge('alice', 'topics/c', { includeLive: true })],
-          ['drop a', () => store.mutate(desktop, 'topics/a', drop)],
-          ['undrop a', () => store.undrop(cli, 'topics/a')],
+          ['drop a', () => store.mutate(desktop, 'topics/a', drop, rules)],
+          ['undrop a', () => store.undrop(cli, 'topics/a', rules)],
           [
             'mutateAll: grow a, create d',
             () =>
-              store.mutateAll(cli, () => [
-                {
-                  name: 'topics/a',
-                  change: { kind: 'put', operation: 'import', description: 'a', body: 'x'.repeat(20) },
-                },
-                { name: 'topics/d', change: { kind: 'put', operation: 'import', description: 'd', body: 'dd' } },
-              ]),
+              store.mutateAll(
+                cli,
+                () => [
+                  {
+                    name: 'topics/a',
+                    change: { kind: 'put', operation: 'import', description: 'a', body: 'x'.repeat(20) },
+                  },
+                  { name: 'topics/d', change: { kind: 'put', operation: 'import', description: 'd', body: 'dd' } },
+                ],
+                rules,
+              ),
           ],
           [
             'mutateAll: drop everything',
-            () => store.mutateAll(cli, (entries) => entries.map(({ name }) => ({ name, change: { kind: 'drop' } }))),
+            () =>
+              store.mutateAll(cli, (entries) => entries.map(({ name }) => ({ name, change: { kind: 'drop' } })), rules),
           ],
           ['purgeTrash', () => store.purgeTrash(clock.time)],
         ];
@@ -730,9 +760,13 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
         return `${label.padEnd(total - 13 - 1, '.')}\n`;
       }
 
-      /** A store on the shared clock that keeps at most `historyCap` bytes of each user's history. */
-      function capped(historyCap: number): Promise<Store> {
-        return keep(open({ now: clock.now, historyLimit: DEFAULT_LIMIT, historyCap }));
+      /** What the test's writes are applied under: the shared rules with a history cap of the test's own. */
+      let capRules: WriteRules;
+
+      /** The test's store, its writes kept to at most `historyCap` bytes of each user's history (capRules). */
+      async function capped(historyCap: number): Promise<Store> {
+        capRules = { ...rules, historyCap };
+        return store;
       }
 
       async function historyBytes(of: Store, user = 'alice'): Promise<number | undefined> {
@@ -754,13 +788,13 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
         ];
         for (const [i, [name, label]] of steps.entries()) {
           clock.time = START + (i + 1) * 1_000;
-          await capped500.mutate(desktop, name, put(sized(label)));
+          await capped500.mutate(desktop, name, put(sized(label)), capRules);
         }
         expect(await historyBytes(capped500)).toBe(500);
         expect(await revisionsOf(capped500, 'topics/a')).toEqual([1, 2, 3]);
 
         clock.time = START + 6_000;
-        await capped500.mutate(desktop, 'topics/b', put(sized('b three')));
+        await capped500.mutate(desktop, 'topics/b', put(sized('b three')), capRules);
 
         expect(await revisionsOf(capped500, 'topics/a')).toEqual([2, 3]);
         expect(await revisionsOf(capped500, 'topics/b')).toEqual([2, 3]);
@@ -772,7 +806,7 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
         const capped1000 = await capped(1_000);
         const at = async (seconds: number, name: string, decide: Parameters<Store['mutate']>[2]) => {
           clock.time = START + seconds * 1_000;
-          await capped1000.mutate(desktop, name, decide);
+          await capped1000.mutate(desktop, name, decide, capRules);
         };
         await at(1, 'topics/x', put(sized('x', 250)));
         await at(2, 'topics/x', drop);
@@ -809,14 +843,14 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
       it('trims the revision a drop recorded once the entry is undropped, like any older revision', async () => {
         const capped500 = await capped(500);
         clock.time = START + 1_000;
-        await capped500.mutate(desktop, 'topics/a', put(sized('a')));
+        await capped500.mutate(desktop, 'topics/a', put(sized('a')), capRules);
         clock.time = START + 2_000;
-        await capped500.mutate(desktop, 'topics/a', drop);
+        await capped500.mutate(desktop, 'topics/a', drop, capRules);
         clock.time = START + 3_000;
-        await capped500.undrop(cli, 'topics/a');
+        await capped500.undrop(cli, 'topics/a', capRules);
         for (const [i, name] of ['topics/b', 'topics/c', 'topics/d'].entries()) {
           clock.time = START + (4 + i) * 1_000;
-          await capped500.mutate(desktop, name, put(sized(name)));
+          await capped500.mutate(desktop, name, put(sized(name)), capRules);
         }
 
         expect(await revisionsOf(capped500, 'topics/a')).toEqual([3]);
@@ -839,17 +873,25 @@ export function describeHistoryContract(label: string, open: OpenHistoryStore): 
           const name = names[random(names.length)]!;
           const choice = random(10);
           if (choice < 6) {
-            await capped3000.mutate(desktop, name, put(sized(`${name} ${step}`, 30 + random(200)), `d${step}`));
+            await capped3000.mutate(
+              desktop,
+              name,
+              put(sized(`${name} ${step}`, 30 + random(200)), `d${step}`),
+              capRules,
+            );
           } else if (choice < 8) {
-            await capped3000.mutate(desktop, name, drop);
+            await capped3000.mutate(desktop, name, drop, capRules);
           } else if (choice < 9) {
-            await capped3000.undrop(cli, name);
+            await capped3000.undrop(cli, name, capRules);
           } else {
-            await capped3000.mutateAll(cli, (entries) =>
-              entries.map((entry) => ({
-                name: entry.name,
-                change: { kind: 'put', operation: 'import', description: entry.description, body: `${step}\n` },
-              })),
+            await capped3000.mutateAll(
+              cli,
+              (entries) =>
+                entries.map((entry) => ({
+                  name: entry.name,
+                  change: { kind: 'put', operation: 'import', description: entry.description, body: `${step}\n` },
+                })),
+              capRules,
             );
           }
           const dump = await capped3000.dump();

@@ -1,0 +1,38 @@
+/**
+ * Everything the `engram` command takes from its environment, read here and only here,
+ * once per run (by main): ENGRAM_DB, ENGRAM_DATABASE_URL, ENGRAM_CONFIG, ENGRAM_USER,
+ * and the default paths of the database and the config file. Nothing outside src/cli
+ * reads the environment: the library's stores are configured by their options alone.
+ */
+
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export interface Environment {
+  /** ENGRAM_DB: the SQLite file, below --db and above the config file. */
+  readonly db: string | undefined;
+  /** ENGRAM_DATABASE_URL: a PostgreSQL URL, below --database-url and above the config file. */
+  readonly databaseUrl: string | undefined;
+  /** ENGRAM_CONFIG: the config file, below --config; unlike the default path, it must exist. */
+  readonly config: string | undefined;
+  /** ENGRAM_USER: whose memory, below --user and above the config file. */
+  readonly user: string | undefined;
+  /** `${XDG_DATA_HOME:-~/.local/share}/engram/memory.db`: the database when nothing names one. */
+  readonly defaultDatabasePath: string;
+  /** `${XDG_CONFIG_HOME:-~/.config}/engram/config.json`: the config file when nothing names one; may be absent. */
+  readonly defaultConfigPath: string;
+}
+
+/** Reads the environment once. Empty variables count as unset, but for ENGRAM_USER, which is checked as given. */
+export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environment {
+  const set = (value: string | undefined) => (value ? value : undefined);
+  const home = () => homedir();
+  return {
+    db: set(env.ENGRAM_DB),
+    databaseUrl: set(env.ENGRAM_DATABASE_URL),
+    config: set(env.ENGRAM_CONFIG),
+    user: env.ENGRAM_USER,
+    defaultDatabasePath: join(env.XDG_DATA_HOME || join(home(), '.local', 'share'), 'engram', 'memory.db'),
+    defaultConfigPath: join(env.XDG_CONFIG_HOME || join(home(), '.config'), 'engram', 'config.json'),
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * `engram/store`: the Store port, for a backend of your own. Implement `Store` (the union
+ * of EntryStore, RecoveryStore, DumpStore and a TokenStore), persist what `applyChange`
+ * and `applyUndrop` return, keep each user's history under WriteRules.historyCap with
+ * `Trim`, refuse with the errors below, and prove it with `describeStoreContract` from
+ * `engram/testing`. Nothing here opens a database: the backends are in the main entry.
+ */
+
+export {
+  type AppliedChange,
+  applyChange,
+  applyUndrop,
+  type ChangeInput,
+  entryAfter,
+  type UsageDelta,
+  writeRules,
+} from '../core/apply.js';
+export type { Caller } from '../core/caller.js';
+export { EngramError, type ErrorCode, isEngramError } from '../core/errors.js';
+export type { IndexRow } from '../core/format.js';
+export {
+  type Change,
+  type Decide,
+  type DecideAll,
+  type DumpedEntry,
+  type DumpStore,
+  duplicateTokenError,
+  type EntryStore,
+  type LoadOptions,
+  type MutationResult,
+  type NamedChange,
+  notEmptyError,
+  type RecoveryStore,
+  type RevisionOperation,
+  type RevisionRecord,
+  type Store,
+  type StoreDump,
+  type StoredEntry,
+  type TokenRecord,
+  type TokenStore,
+  type TrashedEntry,
+  type UndropCheck,
+  type UndropResult,
+  type Usage,
+  type UserUsage,
+  type WriteRules,
+} from '../core/store.js';
+export { entryBytes, revisionBytes } from '../core/usage.js';
+export { TRIM_BATCH, Trim } from './history-cap.js';
