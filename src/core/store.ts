@@ -12,9 +12,12 @@
  *
  * `Store` is the union of four ports, one per seam its contract suites test apart:
  * EntryStore (the index, reads, writes), RecoveryStore (history, trash, undrop, purge),
- * DumpStore (a whole store, copied), and TokenStore (bearer tokens, as `store.tokens`).
+ * DumpStore (a whole store, copied), and TokenStore (bearer tokens, as `store.tokens`);
+ * beside them AccountStore (`store.accounts`) and GrantStore (`store.grants`), in
+ * account-store.ts, for signing in and OAuth.
  */
 
+import type { AccountRecord, AccountStore, ClientRecord, GrantRecord, GrantSecretRecord, GrantStore } from './account-store.js';
 import type { Caller } from './caller.js';
 import { EngramError } from './errors.js';
 import type { IndexRow } from './format.js';
@@ -45,6 +48,18 @@ export interface StoredEntry {
 }
 
 export type { Caller };
+export type {
+  AccountRecord,
+  AccountStore,
+  ClientRecord,
+  GrantRecord,
+  GrantSecretKind,
+  GrantSecretRecord,
+  GrantStore,
+  Redemption,
+  SessionRecord,
+} from './account-store.js';
+export { duplicateKeyError } from './account-store.js';
 
 /**
  * What every change is applied under: the Memory service's clock and its policy's
@@ -140,6 +155,14 @@ export interface StoreDump {
   readonly users: readonly UserUsage[];
   /** Every token, in order of creation (then id). */
   readonly tokens: readonly TokenRecord[];
+  /** Every account, by user name in code-point order. Sessions are not copied: browsers sign in again. */
+  readonly accounts: readonly AccountRecord[];
+  /** Every registered OAuth client, in order of registration (then id). */
+  readonly clients: readonly ClientRecord[];
+  /** Every grant (connected app), in order of creation (then id). */
+  readonly grants: readonly GrantRecord[];
+  /** Every secret of those grants, by grant id, then hash. */
+  readonly grantSecrets: readonly GrantSecretRecord[];
 }
 
 export interface LoadOptions {
@@ -198,7 +221,7 @@ export interface RecoveryStore {
 
 /** A whole store at once, to copy it into another (`engram migrate`). */
 export interface DumpStore {
-  /** True when the store holds no entry (live or dropped), no user's usage and no token. */
+  /** True when the store holds no entry (live or dropped), no user's usage, no token, account, client or grant. */
   isEmpty(): Promise<boolean>;
   /** Everything the store holds, read as one consistent snapshot. */
   dump(): Promise<StoreDump>;
@@ -213,6 +236,10 @@ export interface DumpStore {
 export interface Store extends EntryStore, RecoveryStore, DumpStore {
   /** The bearer tokens kept in the same database. */
   readonly tokens: TokenStore;
+  /** Accounts (passwords) and signed-in browsers. */
+  readonly accounts: AccountStore;
+  /** OAuth clients, grants (connected apps) and their codes and tokens. */
+  readonly grants: GrantStore;
   close(): Promise<void>;
 }
 

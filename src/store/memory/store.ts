@@ -27,6 +27,8 @@ import type {
 import { notEmptyError } from '../../core/store.js';
 import { entryBytes, revisionBytes } from '../../core/usage.js';
 import { Trim } from '../history-cap.js';
+import { MemoryAccountStore } from './accounts.js';
+import { MemoryGrantStore } from './grants.js';
 import { MemoryTokenStore } from './tokens.js';
 
 interface Row {
@@ -50,6 +52,8 @@ export class MemoryStore implements Store {
   private readonly counters = new Map<string, Counters>();
   private closed = false;
   readonly tokens = new MemoryTokenStore();
+  readonly accounts = new MemoryAccountStore();
+  readonly grants = new MemoryGrantStore();
 
   async index(user: string): Promise<IndexRow[]> {
     return this.live(user)
@@ -116,7 +120,7 @@ export class MemoryStore implements Store {
   }
 
   async isEmpty(): Promise<boolean> {
-    return this.all().length === 0 && this.tokens.size === 0;
+    return this.all().length === 0 && this.tokens.size === 0 && this.accounts.size === 0 && this.grants.size === 0;
   }
 
   async dump(): Promise<StoreDump> {
@@ -135,13 +139,17 @@ export class MemoryStore implements Store {
         .sort(([a], [b]) => compare(a, b))
         .map(([user, counters]) => ({ user, ...counters })),
       tokens: tokens.sort((a, b) => a.created - b.created || compare(a.id, b.id)),
+      accounts: await this.accounts.list(),
+      ...this.grants.snapshot(),
     };
   }
 
   /** Keeps the dump's usage figures as given, as the SQL stores do. */
   async load(dump: StoreDump, options: LoadOptions): Promise<void> {
-    if (!options.replace && (this.all().length > 0 || this.tokens.size > 0)) throw notEmptyError();
+    if (!options.replace && !(await this.isEmpty())) throw notEmptyError();
     this.tokens.replaceAll(dump.tokens);
+    this.accounts.replaceAll(dump.accounts);
+    this.grants.replaceAll(dump);
     this.rows.clear();
     this.counters.clear();
     for (const { user, totalBytes, entries, historyBytes } of dump.users) {

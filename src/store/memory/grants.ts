@@ -1,0 +1,121 @@
+/** The in-process backend's OAuth clients, grants and their secrets: maps, gone when the process ends. */
+
+import {
+  type ClientRecord,
+  duplicateKeyError,
+  type GrantRecord,
+  type GrantSecretRecord,
+  type GrantStore,
+  type Redemption,
+} from '../../core/store.js';
+
+const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export class MemoryGrantStore implements GrantStore {
+  private readonly clients = new Map<string, ClientRecord>();
+  private readonly grants = new Map<string, GrantRecord>();
+  /** Secrets by hash. */
+  private readonly secrets = new Map<string, GrantSecretRecord>();
+
+  get size(): number {
+    return this.clients.size + this.grants.size;
+  }
+
+  async addClient(client: ClientRecord): Promise<void> {
+    if (this.clients.has(client.id)) throw duplicateKeyError('client');
+    this.clients.set(client.id, client);
+  }
+
+  async getClient(id: string): Promise<ClientRecord | undefined> {
+    return this.clients.get(id);
+  }
+
+  async countClients(): Promise<number> {
+    return this.clients.size;
+  }
+
+  async addGrant(grant: GrantRecord, code: GrantSecretRecord): Promise<void> {
+    if (this.grants.has(grant.id) || this.secrets.has(code.hash)) throw duplicateKeyError('grant');
+    this.grants.set(grant.id, grant);
+    this.secrets.set(code.hash, code);
+  }
+
+  async getGrant(id: string): Promise<GrantRecord | undefined> {
+    return this.grants.get(id);
+  }
+
+  async listGrants(): Promise<GrantRecord[]> {
+    return [...this.grants.values()].sort((a, b) => a.created - b.created || byCodePoint(a.id, b.id));
+  }
+
+  async touchGrant(id: string, at: number): Promise<void> {
+    const grant = this.grants.get(id);
+    if (grant) this.grants.set(id, { ...grant, lastUsed: at });
+  }
+
+  async revokeGrant(id: string): Promise<boolean> {
+    for (const [hash, secret] of this.secrets) if (secret.grantId === id) this.secrets.delete(hash);
+    return this.grants.delete(id);
+  }
+
+  async revokeGrantsOf(user: string): Promise<number> {
+    let revoked = 0;
+    for (const grant of [...this.grants.values()]) {
+      if (grant.user === user) revoked += Number(await this.revokeGrant(grant.id));
+    }
+    return revoked;
+  }
+
+  async addSecrets(grantId: string, secrets: readonly GrantSecretRecord[]): Promise<boolean> {
+    if (!this.grants.has(grantId)) return false;
+    if (secrets.some((secret) => this.secrets.has(secret.hash))) throw duplicateKeyError('grant');
+    for (const secret of secrets) this.secrets.set(secret.hash, secret);
+    return true;
+  }
+
+  async findSecret(hash: string): Promise<GrantSecretRecord | undefined> {
+    return this.secrets.get(hash);
+  }
+
+  async redeem(hash: string, at: number): Promise<Redemption | undefined> {
+    const secret = this.secrets.get(hash);
+    if (!secret) return undefined;
+    if (secret.used !== undefined) return { secret, first: false };
+    const used = { ...secret, used: at };
+    this.secrets.set(hash, used);
+    return { secret: used, first: true };
+  }
+
+  async removeExpiredSecrets(now: number): Promise<number> {
+    let removed = 0;
+    for (const [hash, secret] of this.secrets) {
+      if (secret.expires <= now) removed += Number(this.secrets.delete(hash));
+    }
+    return removed;
+  }
+
+  /** What dump() copies: every client, grant and secret, in the dump's order. */
+  snapshot(): { clients: ClientRecord[]; grants: GrantRecord[]; grantSecrets: GrantSecretRecord[] } {
+    return {
+      clients: [...this.clients.values()].sort((a, b) => a.created - b.created || byCodePoint(a.id, b.id)),
+      grants: [...this.grants.values()].sort((a, b) => a.created - b.created || byCodePoint(a.id, b.id)),
+      grantSecrets: [...this.secrets.values()].sort(
+        (a, b) => byCodePoint(a.grantId, b.grantId) || byCodePoint(a.hash, b.hash),
+      ),
+    };
+  }
+
+  /** Puts the dump's clients, grants and secrets in place of everything kept (load). */
+  replaceAll(dump: {
+    readonly clients: readonly ClientRecord[];
+    readonly grants: readonly GrantRecord[];
+    readonly grantSecrets: readonly GrantSecretRecord[];
+  }): void {
+    this.clients.clear();
+    this.grants.clear();
+    this.secrets.clear();
+    for (const client of dump.clients) this.clients.set(client.id, client);
+    for (const grant of dump.grants) this.grants.set(grant.id, grant);
+    for (const secret of dump.grantSecrets) this.secrets.set(secret.hash, secret);
+  }
+}
