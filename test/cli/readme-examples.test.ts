@@ -37,8 +37,6 @@ function runLine(
 }
 
 describe("README.md's command line examples", () => {
-  // Fails today: README.md needs the change given in issue 10's report (entries created before
-  // they are read, revisions that exist, purge of a live entry with --force). Flip to it() then.
   it('run as written, top to bottom, on a fresh memory', async () => {
     const lines = commandLineExamples(readFileSync(`${REPO}/README.md`, 'utf8'));
     expect(lines.length).toBeGreaterThan(10);
