@@ -186,6 +186,8 @@ export interface EntryStore {
   index(user: string): Promise<readonly IndexRow[]>;
   /** What the user's live entries take now (the same figures `decide` is given). */
   usage(user: string): Promise<Usage>;
+  /** Every user the store keeps anything of (live entries, trash or history), with their usage, by name in code-point order. */
+  users(): Promise<UserUsage[]>;
   /** The live entries among `names` (already normalised), in no particular order. */
   get(user: string, names: readonly string[]): Promise<StoredEntry[]>;
   /**

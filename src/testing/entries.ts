@@ -338,6 +338,31 @@ export function describeEntryContract(label: string, open: OpenStore): void {
       });
     });
 
+    describe('users', () => {
+      it('lists every user the store keeps anything of, live or in the trash, by name, and no one whose memory was purged', async () => {
+        const carol: Caller = { user: 'carol', label: 'contract-test' };
+        await store.mutate(bob, 'topics/b', put('bob\n'), rules);
+        await store.mutate(bob, 'topics/b', drop, rules);
+        await store.mutate(alice, 'topics/a', put('12345'), rules);
+        await store.mutate(alice, 'topics/c', put('123'), rules);
+        await store.mutate(carol, 'topics/gone', put('gone\n'), rules);
+        await store.purge('carol', 'topics/gone', { includeLive: true });
+        await usageOf({ user: 'dave', label: 'contract-test' });
+
+        const users = await store.users();
+
+        expect(users.map(({ user, totalBytes, entries }) => ({ user, totalBytes, entries }))).toEqual([
+          { user: 'alice', ...(await store.usage('alice')) },
+          { user: 'bob', totalBytes: 0, entries: 0 },
+        ]);
+        expect(users.every((usage) => usage.historyBytes > 0)).toBe(true);
+      });
+
+      it('is empty for an empty store', async () => {
+        expect(await store.users()).toEqual([]);
+      });
+    });
+
     describe('a decide that throws', () => {
       it('propagates the very error and changes nothing in an existing entry', async () => {
         await store.mutate(alice, 'topics/a', put('keep me\n', 'keep'), rules);

@@ -22,6 +22,7 @@ import type {
   UndropCheck,
   UndropResult,
   Usage,
+  UserUsage,
   WriteRules,
 } from '../../core/store.js';
 import { notEmptyError } from '../../core/store.js';
@@ -63,6 +64,13 @@ export class MemoryStore implements Store {
 
   async usage(user: string): Promise<Usage> {
     return this.usageOf(user);
+  }
+
+  async users(): Promise<UserUsage[]> {
+    return [...this.counters.entries()]
+      .filter(([, counters]) => counters.entries > 0 || counters.historyBytes > 0)
+      .sort(([a], [b]) => compare(a, b))
+      .map(([user, counters]) => ({ user, ...counters }));
   }
 
   async get(user: string, names: readonly string[]): Promise<StoredEntry[]> {

@@ -24,6 +24,8 @@ export const SQL = {
   ensureUser: 'INSERT INTO users (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING',
   lockUser: 'SELECT total_bytes AS "totalBytes", entries FROM users WHERE user_id = $1 FOR UPDATE',
   usage: 'SELECT total_bytes AS "totalBytes", entries FROM users WHERE user_id = $1',
+  users: `SELECT user_id AS "user", total_bytes AS "totalBytes", entries, history_bytes AS "historyBytes"
+     FROM users WHERE entries > 0 OR history_bytes > 0 ORDER BY user_id COLLATE "C"`,
   // Every counter moves by delta, never by summing the user's rows; the history is returned for the cap.
   addUsage: `UPDATE users SET total_bytes = total_bytes + $2, entries = entries + $3, history_bytes = history_bytes + $4
      WHERE user_id = $1 RETURNING history_bytes, entries`,

@@ -24,6 +24,7 @@ import type {
   UndropCheck,
   UndropResult,
   Usage,
+  UserUsage,
   WriteRules,
 } from '../../core/store.js';
 import { entryBytes } from '../../core/usage.js';
@@ -70,6 +71,10 @@ export class PostgresStore implements Store {
   async usage(user: string): Promise<Usage> {
     const [row] = await this.db.query<Usage>(statement('usage', user));
     return row ?? { totalBytes: 0, entries: 0 };
+  }
+
+  async users(): Promise<UserUsage[]> {
+    return this.db.query<UserUsage>(statement('users'));
   }
 
   async get(user: string, names: readonly string[]): Promise<StoredEntry[]> {

@@ -22,6 +22,8 @@ export const SQL = {
   expiredTrash: `SELECT id, user_id, name, description, size, dropped_at FROM entries
        WHERE dropped_at IS NOT NULL AND dropped_at <= ?`,
   usage: 'SELECT total_bytes AS totalBytes, entries FROM users WHERE user_id = ?',
+  users: `SELECT user_id AS user, total_bytes AS totalBytes, entries, history_bytes AS historyBytes
+       FROM users WHERE entries > 0 OR history_bytes > 0 ORDER BY user_id`,
   // Every counter moves by delta, never by summing the user's rows; the history is returned for the cap.
   addUsage: `INSERT INTO users (user_id, total_bytes, entries, history_bytes) VALUES (@user, @bytes, @entries, @history)
        ON CONFLICT (user_id) DO UPDATE SET total_bytes = total_bytes + @bytes, entries = entries + @entries,

@@ -27,6 +27,7 @@ import type {
   UndropCheck,
   UndropResult,
   Usage,
+  UserUsage,
   WriteRules,
 } from '../../core/store.js';
 import { entryBytes } from '../../core/usage.js';
@@ -132,6 +133,10 @@ export class SqliteStore implements Store {
 
   async usage(user: string): Promise<Usage> {
     return this.guard.read(() => this.usageOf(user));
+  }
+
+  async users(): Promise<UserUsage[]> {
+    return this.guard.read(() => this.statements.users.all() as UserUsage[]);
   }
 
   async get(user: string, names: readonly string[]): Promise<StoredEntry[]> {
