@@ -1,0 +1,303 @@
+/**
+ * The consent step: a bad client or redirect URI is answered on a page, never redirected;
+ * every other refusal goes back to the client with its exact OAuth error, `state` and
+ * `iss`; nothing is stored for a refusal or a denial; allowing stores one grant with one
+ * hashed, short-lived code that remembers the redirect URI and the PKCE challenge, and
+ * sends the code, `state` and `iss` back.
+ */
+
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { Authorization, type ClientDirectory, CODE_PREFIX } from '../../../src/core/oauth/authorization.js';
+import { type OAuthClient, OAuthError } from '../../../src/core/oauth/types.js';
+import { MemoryGrantStore } from '../../../src/store/memory/grants.js';
+
+const ISSUER = 'https://memory.example.com';
+const RESOURCE = 'https://memory.example.com/mcp';
+const CHALLENGE = createHash('sha256').update('a verifier of enough length, 43 characters or more').digest('base64url');
+
+const CLAUDE: OAuthClient = {
+  id: 'client-claude',
+  kind: 'registered',
+  name: 'Claude',
+  redirectUris: ['https://claude.ai/api/mcp/auth_callback', 'http://127.0.0.1/callback'],
+};
+
+/** The client service as clients.ts specifies it: exact redirect URIs, a loopback one on any port. */
+const directory: ClientDirectory = {
+  async resolve(clientId) {
+    if (clientId === CLAUDE.id) return CLAUDE;
+    throw new OAuthError('invalid_client', `no client has the id ${JSON.stringify(clientId)}.`);
+  },
+  matchRedirectUri(client, uri) {
+    const loopback = (value: string) => {
+      const url = new URL(value);
+      if (url.hostname !== '127.0.0.1') return value;
+      url.port = '';
+      return url.href;
+    };
+    return client.redirectUris.some((registered) => loopback(registered) === loopback(uri));
+  },
+};
+
+function setup() {
+  const grants = new MemoryGrantStore();
+  const authorization = new Authorization(grants, directory, {
+    now: () => 1_000_000,
+    issuer: ISSUER,
+    resource: RESOURCE,
+    codeTtlMs: 60_000,
+  });
+  return { grants, authorization };
+}
+
+const GOOD = {
+  client_id: CLAUDE.id,
+  redirect_uri: 'https://claude.ai/api/mcp/auth_callback',
+  response_type: 'code',
+  code_challenge: CHALLENGE,
+  code_challenge_method: 'S256',
+  scope: 'memory:read memory:write',
+  state: 'xyz 123',
+  resource: RESOURCE,
+};
+
+/** The query of a redirect URL, as a plain object. */
+function query(url: string): Record<string, string> {
+  return Object.fromEntries(new URL(url).searchParams);
+}
+
+describe('check: a bad client or redirect URI is answered on a page, never redirected', () => {
+  it.each([
+    ['no client_id', { client_id: undefined }, 'the request has no client_id'],
+    ['several client_id', { client_id: [CLAUDE.id, CLAUDE.id] }, 'several client_id parameters'],
+    ['an unknown client', { client_id: 'someone-else' }, 'Engram does not know this app: no client has the id'],
+    ['no redirect_uri', { redirect_uri: undefined }, 'Claude did not say where to return'],
+    ['several redirect_uri', { redirect_uri: [GOOD.redirect_uri, GOOD.redirect_uri] }, 'more than one address'],
+    ['an unregistered redirect_uri', { redirect_uri: 'https://evil.example/cb' }, 'https://evil.example/cb, which is'],
+    ['a redirect_uri with a fragment', { redirect_uri: `${GOOD.redirect_uri}#x` }, 'not an address it registered'],
+    ['a relative redirect_uri', { redirect_uri: '/api/mcp/auth_callback' }, 'not an address it registered'],
+    ['a loopback redirect_uri on another path', { redirect_uri: 'http://127.0.0.1:5555/other' }, 'not an address'],
+  ])('%s', async (_, change, words) => {
+    const { grants, authorization } = setup();
+    const result = await authorization.check({ ...GOOD, ...change });
+    expect(result.kind).toBe('page');
+    expect(result.kind === 'page' && result.message).toContain(words);
+    expect(await grants.listGrants()).toEqual([]);
+  });
+
+  it('lets a failure of the client service other than invalid_client through', async () => {
+    const failing: ClientDirectory = {
+      resolve: () => Promise.reject(new Error('database down')),
+      matchRedirectUri: () => true,
+    };
+    const authorization = new Authorization(new MemoryGrantStore(), failing, { issuer: ISSUER, resource: RESOURCE });
+    await expect(authorization.check(GOOD)).rejects.toThrow('database down');
+  });
+});
+
+describe('check: other refusals go back to the client with their OAuth error, state and iss', () => {
+  it.each([
+    ['no response_type', { response_type: undefined }, 'invalid_request', 'response_type is missing'],
+    ['response_type token', { response_type: 'token' }, 'unsupported_response_type', 'authorization codes only'],
+    ['no code_challenge', { code_challenge: undefined }, 'invalid_request', 'PKCE is required'],
+    ['no code_challenge_method', { code_challenge_method: undefined }, 'invalid_request', 'accepts only S256'],
+    ['plain PKCE', { code_challenge_method: 'plain' }, 'invalid_request', '"plain" is refused'],
+    ['lower-case s256', { code_challenge_method: 's256' }, 'invalid_request', 'accepts only S256'],
+    ['a challenge that is no S256 digest', { code_challenge: 'short' }, 'invalid_request', '43 characters'],
+    ['an unknown scope', { scope: 'memory:read memory:admin' }, 'invalid_scope', '"memory:admin" is unknown'],
+    [
+      'another resource',
+      { resource: 'https://other.example/mcp' },
+      'invalid_target',
+      'for https://memory.example.com/mcp only',
+    ],
+    ['a resource with a fragment', { resource: `${RESOURCE}#x` }, 'invalid_target', 'is not served here'],
+    [
+      'one foreign resource among several',
+      { resource: [RESOURCE, 'https://x.example/'] },
+      'invalid_target',
+      'x.example',
+    ],
+    ['a repeated scope', { scope: ['memory:read', 'memory:write'] }, 'invalid_request', 'scope is sent more than once'],
+    ['a repeated code_challenge', { code_challenge: [CHALLENGE, CHALLENGE] }, 'invalid_request', 'code_challenge is'],
+  ])('%s', async (_, change, error, words) => {
+    const { grants, authorization } = setup();
+    const result = await authorization.check({ ...GOOD, ...change });
+    expect(result.kind).toBe('redirect');
+    const url = result.kind === 'redirect' ? result.url : '';
+    expect(url.startsWith(`${GOOD.redirect_uri}?`)).toBe(true);
+    expect(query(url)).toEqual({
+      error,
+      error_description: expect.stringContaining(words),
+      state: 'xyz 123',
+      iss: ISSUER,
+    });
+    expect(await grants.listGrants()).toEqual([]);
+  });
+
+  it('sends no state back when none was sent, and keeps the query the redirect URI had', async () => {
+    const client = { ...CLAUDE, redirectUris: ['https://app.example/cb?tenant=a%20b'] };
+    const authorization = new Authorization(
+      new MemoryGrantStore(),
+      { resolve: async () => client, matchRedirectUri: (c, uri) => c.redirectUris.includes(uri) },
+      { issuer: ISSUER, resource: RESOURCE },
+    );
+    const result = await authorization.check({
+      ...GOOD,
+      redirect_uri: 'https://app.example/cb?tenant=a%20b',
+      state: undefined,
+      response_type: 'token',
+    });
+    expect(result.kind === 'redirect' && result.url).toMatch(/^https:\/\/app\.example\/cb\?tenant=a%20b&error=/);
+    expect(query(result.kind === 'redirect' ? result.url : '')).toEqual({
+      tenant: 'a b',
+      error: 'unsupported_response_type',
+      error_description: expect.any(String),
+      iss: ISSUER,
+    });
+  });
+});
+
+describe('check: a good request', () => {
+  it('is ready for the decision, with the client, redirect URI, state, challenge, scopes and resource', async () => {
+    const { authorization } = setup();
+    expect(await authorization.check(GOOD)).toEqual({
+      kind: 'ok',
+      request: {
+        client: CLAUDE,
+        redirectUri: GOOD.redirect_uri,
+        state: 'xyz 123',
+        codeChallenge: CHALLENGE,
+        scopes: ['memory:read', 'memory:write'],
+        resource: RESOURCE,
+      },
+    });
+  });
+
+  it.each([
+    ['no scope: every scope', undefined, ['memory:read', 'memory:write']],
+    ['an empty scope: every scope', '', ['memory:read', 'memory:write']],
+    ['read only', 'memory:read', ['memory:read']],
+    [
+      'repeated and reordered, in canonical order',
+      'memory:write  memory:read memory:write',
+      ['memory:read', 'memory:write'],
+    ],
+  ])('scope: %s', async (_, scope, scopes) => {
+    const { authorization } = setup();
+    const result = await authorization.check({ ...GOOD, scope });
+    expect(result.kind === 'ok' && result.request.scopes).toEqual(scopes);
+  });
+
+  it.each([
+    ['no resource', undefined],
+    ['the resource with a trailing slash', `${RESOURCE}/`],
+    ['the resource with the host in capitals and the default port', 'https://MEMORY.example.com:443/mcp'],
+    ['the resource twice', [RESOURCE, RESOURCE]],
+  ])('resource: %s is this server', async (_, resource) => {
+    const { authorization } = setup();
+    const result = await authorization.check({ ...GOOD, resource });
+    expect(result.kind === 'ok' && result.request.resource).toBe(RESOURCE);
+  });
+
+  it('accepts a loopback redirect URI on any port, as the client service matches it', async () => {
+    const { authorization } = setup();
+    const result = await authorization.check({ ...GOOD, redirect_uri: 'http://127.0.0.1:49152/callback' });
+    expect(result.kind === 'ok' && result.request.redirectUri).toBe('http://127.0.0.1:49152/callback');
+  });
+
+  it('ignores parameters it does not know (RFC 6749 §3.1)', async () => {
+    const { authorization } = setup();
+    expect((await authorization.check({ ...GOOD, prompt: 'consent', extra: ['a', 'b'] })).kind).toBe('ok');
+  });
+});
+
+async function checked(authorization: Authorization, change: Record<string, string | undefined> = {}) {
+  const result = await authorization.check({ ...GOOD, ...change });
+  if (result.kind !== 'ok') throw new Error(`expected a good request, got ${JSON.stringify(result)}`);
+  return result.request;
+}
+
+describe('approve', () => {
+  it('stores the grant and its hashed code, and sends the code, state and iss back', async () => {
+    const { grants, authorization } = setup();
+    const url = await authorization.approve(await checked(authorization), 'alice', false);
+    expect(url.startsWith(`${GOOD.redirect_uri}?`)).toBe(true);
+    const answer = query(url);
+    expect(answer).toEqual({
+      code: expect.stringMatching(/^engram_code_[A-Za-z0-9_-]{43}$/),
+      state: 'xyz 123',
+      iss: ISSUER,
+    });
+    expect(answer.code?.startsWith(CODE_PREFIX)).toBe(true);
+
+    const [grant, ...others] = await grants.listGrants();
+    expect(others).toEqual([]);
+    expect(grant).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{12}$/),
+      user: 'alice',
+      clientId: CLAUDE.id,
+      clientName: 'Claude',
+      readOnly: false,
+      resource: RESOURCE,
+      created: 1_000_000,
+      lastUsed: undefined,
+    });
+    const hash = createHash('sha256')
+      .update(answer.code ?? '')
+      .digest('hex');
+    expect(await grants.findSecret(hash)).toEqual({
+      hash,
+      grantId: grant?.id,
+      kind: 'code',
+      created: 1_000_000,
+      expires: 1_060_000,
+      used: undefined,
+      data: JSON.stringify({ redirectUri: GOOD.redirect_uri, codeChallenge: CHALLENGE }),
+    });
+    expect(JSON.stringify(grants.snapshot())).not.toContain(answer.code);
+  });
+
+  it('issues a new grant and code each time', async () => {
+    const { grants, authorization } = setup();
+    const request = await checked(authorization);
+    const first = query(await authorization.approve(request, 'alice', false));
+    const second = query(await authorization.approve(request, 'alice', false));
+    expect(first.code).not.toBe(second.code);
+    expect(new Set((await grants.listGrants()).map((grant) => grant.id)).size).toBe(2);
+  });
+
+  it('is read-only when the user narrowed it, or when the app asked to read only', async () => {
+    const { grants, authorization } = setup();
+    await authorization.approve(await checked(authorization), 'alice', true);
+    await authorization.approve(await checked(authorization, { scope: 'memory:read' }), 'bob', false);
+    await authorization.approve(await checked(authorization, { scope: 'memory:write' }), 'carol', false);
+    const readOnly = Object.fromEntries((await grants.listGrants()).map((grant) => [grant.user, grant.readOnly]));
+    expect(readOnly).toEqual({ alice: true, bob: true, carol: false });
+  });
+
+  it('returns to a loopback redirect URI on the port the client asked, without state when none was sent', async () => {
+    const { grants, authorization } = setup();
+    const request = await checked(authorization, { redirect_uri: 'http://127.0.0.1:49152/callback', state: undefined });
+    const url = await authorization.approve(request, 'alice', false);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:49152\/callback\?code=engram_code_[A-Za-z0-9_-]{43}&iss=/);
+    const [secret] = grants.snapshot().grantSecrets;
+    expect(JSON.parse(secret?.data ?? '{}').redirectUri).toBe('http://127.0.0.1:49152/callback');
+  });
+});
+
+describe('deny', () => {
+  it('sends access_denied with state and iss back, and stores nothing', async () => {
+    const { grants, authorization } = setup();
+    const url = authorization.deny(await checked(authorization));
+    expect(url.startsWith(`${GOOD.redirect_uri}?`)).toBe(true);
+    expect(query(url)).toEqual({
+      error: 'access_denied',
+      error_description: 'The user denied the request.',
+      state: 'xyz 123',
+      iss: ISSUER,
+    });
+    expect(grants.snapshot()).toEqual({ clients: [], grants: [], grantSecrets: [] });
+  });
+});
