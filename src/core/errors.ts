@@ -34,7 +34,9 @@ export type ErrorCode =
   /** The database file was removed or replaced while open: writes would be lost at the next start. */
   | 'STORE_REPLACED'
   /** The database cannot be reached or read (server down, corrupt file, lost connection). */
-  | 'STORE_UNAVAILABLE';
+  | 'STORE_UNAVAILABLE'
+  /** Too many failed sign-ins for this user or from this address lately: try again after a while. */
+  | 'TOO_MANY_ATTEMPTS';
 
 /**
  * What a refusal that tells its reader how to call again is about, for the doors that
@@ -71,6 +73,12 @@ export type ErrorDetail =
   | { readonly reason: 'undrop-missing'; readonly name: string }
   /** A purge of a live entry without force. */
   | { readonly reason: 'purge-live'; readonly name: string }
+  /** An account added for a user who has one. */
+  | { readonly reason: 'account-exists'; readonly user: string }
+  /** A user who has no account, memory, token or connected app. */
+  | { readonly reason: 'user-not-found'; readonly user: string }
+  /** Sign-in refused, without checking the password, after too many failures lately. */
+  | { readonly reason: 'sign-in-throttled'; readonly retryAfterSeconds: number }
   /** A revision that is not kept. */
   | {
       readonly reason: 'no-such-revision';

@@ -231,7 +231,13 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     route(req, res, path, exchange).catch((error: unknown) => {
       // A refusal that reaches here (a store failing while a token is checked for /mcp) keeps its status and words.
       if (isEngramError(error) && !res.headersSent && !res.destroyed) {
-        sendError(res, STATUS_BY_CODE[error.code], INTERNAL_ERROR, error.message, retryAfterHeaders(error.code));
+        sendError(
+          res,
+          STATUS_BY_CODE[error.code],
+          INTERNAL_ERROR,
+          error.message,
+          retryAfterHeaders(error.code, error.detail),
+        );
         return;
       }
       answerInternalError(res, error, log, (message) => sendError(res, 500, INTERNAL_ERROR, message));

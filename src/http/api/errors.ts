@@ -2,11 +2,11 @@
  * How the REST API refuses: always `{ "error": { "code", "message" } }` as JSON, with the
  * HTTP status that fits. Every EngramError code maps to its status in one table, so a new
  * code cannot be added without deciding how the API answers it. A database that is only
- * busy says when to try again (Retry-After).
+ * busy, and a sign-in slowed down after failures, say when to try again (Retry-After).
  */
 
 import type { ServerResponse } from 'node:http';
-import type { ErrorCode } from '../../core/errors.js';
+import type { ErrorCode, ErrorDetail } from '../../core/errors.js';
 import { sendJson } from './json.js';
 
 /** Refusals the HTTP layer makes before any Memory call (they are not EngramErrors). */
@@ -34,6 +34,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   TOO_LARGE: 413,
   TOO_MANY_ENTRIES: 413,
   BUSY: 429,
+  TOO_MANY_ATTEMPTS: 429,
   INVALID_CONFIG: 500,
   STORE_BUSY: 503,
   STORE_READ_ONLY: 503,
@@ -45,9 +46,9 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
 /** Seconds a client should wait before trying again, for the refusals that pass on their own. */
 const RETRY_AFTER_SECONDS: Partial<Record<ApiErrorCode, number>> = { STORE_BUSY: 1 };
 
-/** `Retry-After` for a refusal that passes on its own (a busy database); none for the others. */
-export function retryAfterHeaders(code: ApiErrorCode): Record<string, string> {
-  const seconds = RETRY_AFTER_SECONDS[code];
+/** `Retry-After` for a refusal that passes on its own (a busy database, a throttled sign-in); none for the others. */
+export function retryAfterHeaders(code: ApiErrorCode, detail?: ErrorDetail): Record<string, string> {
+  const seconds = detail?.reason === 'sign-in-throttled' ? detail.retryAfterSeconds : RETRY_AFTER_SECONDS[code];
   return seconds === undefined ? {} : { 'Retry-After': String(seconds) };
 }
 

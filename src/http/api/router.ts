@@ -14,7 +14,7 @@ import { answerOptions } from '../cors.js';
 import { answerInternalError } from '../internal-error.js';
 import { readBody } from '../limits.js';
 import { entryRoutes } from './entries.js';
-import { STATUS_BY_CODE, sendApiError } from './errors.js';
+import { retryAfterHeaders, STATUS_BY_CODE, sendApiError } from './errors.js';
 import { gateRefusalMessage, ImportGate } from './import-gate.js';
 import { sendJson, sendJsonStream } from './json.js';
 import { checkQuery, pathSegment } from './request.js';
@@ -165,7 +165,13 @@ export function createApi(options: ApiOptions): Api {
         await answer(req, res, path, exchange);
       } catch (error) {
         if (isEngramError(error) && !res.destroyed && !res.headersSent) {
-          sendApiError(res, STATUS_BY_CODE[error.code], error.code, apiMessage(error));
+          sendApiError(
+            res,
+            STATUS_BY_CODE[error.code],
+            error.code,
+            apiMessage(error),
+            retryAfterHeaders(error.code, error.detail),
+          );
           return;
         }
         answerInternalError(res, error, log, (message) => sendApiError(res, 500, 'INTERNAL', message));
