@@ -9,8 +9,9 @@
  * only as its SHA-256, with the redirect URI and PKCE challenge the token endpoint checks.
  */
 
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { GrantRecord, GrantSecretRecord, GrantStore } from '../account-store.js';
+import { hashSecret, newSecret } from './secrets.js';
 import {
   type AuthorizationRequest,
   type CodeData,
@@ -56,18 +57,11 @@ export type AuthorizationCheck =
   /** Ready for the user's decision. */
   | { readonly kind: 'ok'; readonly request: AuthorizationRequest };
 
-/** Authorization codes start with this, so a leaked one is easy to recognise. */
-export const CODE_PREFIX = 'engram_code_';
-
 /** The parameters read after the redirect URI that may be sent only once; unknown ones are ignored, as RFC 6749 §3.1 asks. */
 const SINGLE_PARAMS = ['response_type', 'code_challenge', 'code_challenge_method', 'scope', 'state'] as const;
 
 /** What an S256 code challenge is: the base64url (no padding) of a SHA-256 digest. */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
-
-function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
 
 /** `uri` with `params` added to its query, keeping the query it had (RFC 6749 §3.1.2). */
 function withQuery(uri: string, params: Readonly<Record<string, string | undefined>>): string {
@@ -223,10 +217,10 @@ export class Authorization {
       created: now,
       lastUsed: undefined,
     };
-    const code = `${CODE_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const code = newSecret('code');
     const data: CodeData = { redirectUri: request.redirectUri, codeChallenge: request.codeChallenge };
     const secret: GrantSecretRecord = {
-      hash: sha256Hex(code),
+      hash: hashSecret(code),
       grantId: grant.id,
       kind: 'code',
       created: now,

@@ -8,7 +8,8 @@
 
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { Authorization, type ClientDirectory, CODE_PREFIX } from '../../../src/core/oauth/authorization.js';
+import { Authorization, type ClientDirectory } from '../../../src/core/oauth/authorization.js';
+import { SECRET_PREFIXES } from '../../../src/core/oauth/secrets.js';
 import { type OAuthClient, OAuthError } from '../../../src/core/oauth/types.js';
 import { MemoryGrantStore } from '../../../src/store/memory/grants.js';
 
@@ -230,7 +231,7 @@ describe('approve', () => {
       state: 'xyz 123',
       iss: ISSUER,
     });
-    expect(answer.code?.startsWith(CODE_PREFIX)).toBe(true);
+    expect(answer.code?.startsWith(SECRET_PREFIXES.code)).toBe(true);
 
     const [grant, ...others] = await grants.listGrants();
     expect(others).toEqual([]);
