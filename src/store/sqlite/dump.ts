@@ -8,7 +8,23 @@
 import type Database from 'better-sqlite3';
 import type { LoadOptions, StoreDump, UserUsage } from '../../core/store.js';
 import { notEmptyError } from '../../core/store.js';
+import {
+  ACCOUNT_COLUMNS,
+  type AccountRow,
+  accountValues,
+  CLIENT_COLUMNS,
+  type ClientRow,
+  clientValues,
+  GRANT_COLUMNS,
+  SECRET_COLUMNS,
+  type SecretRow,
+  secretValues,
+  toAccountRecord,
+  toClientRecord,
+  toSecretRecord,
+} from '../sql-account-rows.js';
 import { type DumpedEntryRow, type RevisionRow, TOKEN_COLUMNS, toDumpedEntries } from '../sql-rows.js';
+import { fromSqliteGrantRow, type SqliteGrantRow, sqliteGrantValues } from './grants.js';
 import { duplicateTokenOf, fromSqliteTokenRow, type SqliteTokenRow, toSqliteTokenParameters } from './tokens.js';
 
 /** Entries between two progress reports. */
@@ -16,7 +32,8 @@ const PROGRESS_EVERY = 1_000;
 
 const SQL = {
   isEmpty: `SELECT NOT EXISTS (SELECT 1 FROM entries) AND NOT EXISTS (SELECT 1 FROM users)
-     AND NOT EXISTS (SELECT 1 FROM tokens) AS empty`,
+     AND NOT EXISTS (SELECT 1 FROM tokens) AND NOT EXISTS (SELECT 1 FROM accounts)
+     AND NOT EXISTS (SELECT 1 FROM oauth_clients) AND NOT EXISTS (SELECT 1 FROM grants) AS empty`,
   entries: `SELECT id, user_id, name, description, body, size, created, updated, revision, dropped_at, dropped_by
      FROM entries ORDER BY id`,
   revisions:
@@ -24,7 +41,14 @@ const SQL = {
   users: `SELECT user_id AS user, total_bytes AS totalBytes, entries, history_bytes AS historyBytes
      FROM users ORDER BY user_id`,
   tokens: `SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created, id`,
-  clear: 'DELETE FROM revisions; DELETE FROM entries; DELETE FROM users; DELETE FROM tokens;',
+  accounts: `SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY user_id`,
+  clients: `SELECT ${CLIENT_COLUMNS} FROM oauth_clients ORDER BY created, id`,
+  grants: `SELECT ${GRANT_COLUMNS} FROM grants ORDER BY created, id`,
+  grantSecrets: `SELECT ${SECRET_COLUMNS} FROM grant_secrets ORDER BY grant_id, hash`,
+  // Sessions are not dumped: a load ends every one, and browsers sign in again.
+  clear: `DELETE FROM revisions; DELETE FROM entries; DELETE FROM users; DELETE FROM tokens;
+     DELETE FROM sessions; DELETE FROM accounts; DELETE FROM grant_secrets; DELETE FROM grants;
+     DELETE FROM oauth_clients;`,
   addEntry: `INSERT INTO entries (id, user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by)
      VALUES (@id, @user, @name, @description, @size, @body, @created, @updated, @revision, @droppedAt, @droppedBy)`,
   addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
@@ -32,6 +56,10 @@ const SQL = {
   addUser: `INSERT INTO users (user_id, total_bytes, entries, history_bytes)
      VALUES (@user, @totalBytes, @entries, @historyBytes)`,
   addToken: `INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES (@id, @user, @label, @readOnly, @hash, @created, @lastUsed)`,
+  addAccount: `INSERT INTO accounts (${ACCOUNT_COLUMNS}) VALUES (?, ?, ?, ?)`,
+  addClient: `INSERT INTO oauth_clients (${CLIENT_COLUMNS}) VALUES (?, ?, ?, ?, ?)`,
+  addGrant: `INSERT INTO grants (${GRANT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  addGrantSecret: `INSERT INTO grant_secrets (${SECRET_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 } as const;
 
 export function isEmpty(db: Database.Database): boolean {
@@ -43,7 +71,15 @@ export function dumpDatabase(db: Database.Database): StoreDump {
     const revisions = db.prepare(SQL.revisions).all() as RevisionRow[];
     const entries = toDumpedEntries(db.prepare(SQL.entries).all() as DumpedEntryRow[], revisions);
     const tokens = (db.prepare(SQL.tokens).all() as SqliteTokenRow[]).map(fromSqliteTokenRow);
-    return { entries, users: db.prepare(SQL.users).all() as UserUsage[], tokens };
+    return {
+      entries,
+      users: db.prepare(SQL.users).all() as UserUsage[],
+      tokens,
+      accounts: (db.prepare(SQL.accounts).all() as AccountRow[]).map(toAccountRecord),
+      clients: (db.prepare(SQL.clients).all() as ClientRow[]).map(toClientRecord),
+      grants: (db.prepare(SQL.grants).all() as SqliteGrantRow[]).map(fromSqliteGrantRow),
+      grantSecrets: (db.prepare(SQL.grantSecrets).all() as SecretRow[]).map(toSecretRecord),
+    };
   })();
 }
 
@@ -53,10 +89,15 @@ export function loadDatabase(db: Database.Database, dump: StoreDump, options: Lo
     revision: db.prepare(SQL.addRevision),
     user: db.prepare(SQL.addUser),
     token: db.prepare(SQL.addToken),
+    account: db.prepare(SQL.addAccount),
+    client: db.prepare(SQL.addClient),
+    grant: db.prepare(SQL.addGrant),
+    grantSecret: db.prepare(SQL.addGrantSecret),
   };
   db.transaction(() => {
-    if (options.replace) db.exec(SQL.clear);
-    else if (!isEmpty(db)) throw notEmptyError();
+    if (!options.replace && !isEmpty(db)) throw notEmptyError();
+    // An empty store may still hold sessions: a load ends them too.
+    db.exec(SQL.clear);
     for (const [index, { revisions, ...entry }] of dump.entries.entries()) {
       add.entry.run(entry);
       for (const record of revisions) {
@@ -71,6 +112,10 @@ export function loadDatabase(db: Database.Database, dump: StoreDump, options: Lo
     } catch (error) {
       throw duplicateTokenOf(error) ?? error;
     }
+    for (const account of dump.accounts) add.account.run(...accountValues(account));
+    for (const client of dump.clients) add.client.run(...clientValues(client));
+    for (const grant of dump.grants) add.grant.run(...sqliteGrantValues(grant));
+    for (const secret of dump.grantSecrets) add.grantSecret.run(...secretValues(secret));
   }).immediate();
   options.onProgress?.(dump.entries.length);
 }

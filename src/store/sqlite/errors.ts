@@ -88,3 +88,9 @@ export function explainFailure(error: unknown, context: FailureContext): unknown
 function formatSeconds(ms: number): string {
   return ms >= 1_000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
 }
+
+/** True when a write broke a primary key or a unique column: the key it adds is taken already. */
+export function isDuplicateKey(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}

@@ -121,6 +121,61 @@ export const MIGRATIONS: readonly string[] = [
       SELECT sum(length(CAST(description AS BLOB)) + length(CAST(body AS BLOB)))
       FROM revisions WHERE revisions.user_id = users.user_id), 0);
   `,
+  // 6: remote sign-in (account-store.ts): accounts, browser sessions, registered OAuth
+  // clients, grants and their secrets. Every secret is kept as its SHA-256 only; a grant's
+  // secrets go with it (ON DELETE CASCADE), so revoking is one statement.
+  `
+  CREATE TABLE accounts (
+    user_id       TEXT PRIMARY KEY,
+    password_hash TEXT,
+    created       INTEGER NOT NULL,
+    updated       INTEGER NOT NULL
+  ) STRICT;
+
+  CREATE TABLE sessions (
+    id        TEXT PRIMARY KEY,
+    hash      TEXT NOT NULL UNIQUE,
+    user_id   TEXT NOT NULL,
+    agent     TEXT NOT NULL,
+    created   INTEGER NOT NULL,
+    expires   INTEGER NOT NULL,
+    last_used INTEGER
+  ) STRICT;
+  CREATE INDEX sessions_user ON sessions (user_id, created, id);
+  CREATE INDEX sessions_expiry ON sessions (expires);
+
+  CREATE TABLE oauth_clients (
+    id            TEXT PRIMARY KEY,
+    name          TEXT NOT NULL,
+    redirect_uris TEXT NOT NULL,
+    created       INTEGER NOT NULL,
+    metadata      TEXT NOT NULL
+  ) STRICT;
+
+  CREATE TABLE grants (
+    id          TEXT PRIMARY KEY,
+    user_id     TEXT NOT NULL,
+    client_id   TEXT NOT NULL,
+    client_name TEXT NOT NULL,
+    read_only   INTEGER NOT NULL,
+    resource    TEXT NOT NULL,
+    created     INTEGER NOT NULL,
+    last_used   INTEGER
+  ) STRICT;
+  CREATE INDEX grants_user ON grants (user_id);
+
+  CREATE TABLE grant_secrets (
+    hash     TEXT PRIMARY KEY,
+    grant_id TEXT NOT NULL REFERENCES grants (id) ON DELETE CASCADE,
+    kind     TEXT NOT NULL,
+    created  INTEGER NOT NULL,
+    expires  INTEGER NOT NULL,
+    used     INTEGER,
+    data     TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX grant_secrets_grant ON grant_secrets (grant_id);
+  CREATE INDEX grant_secrets_expiry ON grant_secrets (expires);
+  `,
 ];
 
 /** The schema version the database records, read without taking the write lock. */

@@ -58,8 +58,15 @@ export const SQL = {
     'SELECT revision, operation, actor, at, description, body FROM revisions WHERE entry_id = ? ORDER BY revision',
 } as const;
 
-export type Statements = { readonly [K in keyof typeof SQL]: Database.Statement };
+export type Statements = Prepared<typeof SQL>;
+
+/** Each statement of `sql`, prepared on `db`, under its key. */
+export type Prepared<T> = { readonly [K in keyof T]: Database.Statement };
+
+export function prepareAll<T extends Record<string, string>>(db: Database.Database, sql: T): Prepared<T> {
+  return Object.fromEntries(Object.entries(sql).map(([key, text]) => [key, db.prepare(text)])) as Prepared<T>;
+}
 
 export function prepareStatements(db: Database.Database): Statements {
-  return Object.fromEntries(Object.entries(SQL).map(([key, sql]) => [key, db.prepare(sql)])) as Statements;
+  return prepareAll(db, SQL);
 }

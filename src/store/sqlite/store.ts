@@ -33,9 +33,11 @@ import type {
 import { entryBytes } from '../../core/usage.js';
 import { TRIM_BATCH, Trim } from '../history-cap.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
+import { SqliteAccountStore } from './accounts.js';
 import { DEFAULT_BUSY_DEADLINE_MS, retryUntil } from './busy.js';
 import { openDatabase } from './connection.js';
 import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
+import { SqliteGrantStore } from './grants.js';
 import { GroupCommit } from './group-commit.js';
 import { Guard } from './guard.js';
 import { IndexCache } from './index-cache.js';
@@ -80,6 +82,8 @@ export class SqliteStore implements Store {
   private readonly purgeRows;
   private readonly indexCache: IndexCache;
   readonly tokens: SqliteTokenStore;
+  readonly accounts: SqliteAccountStore;
+  readonly grants: SqliteGrantStore;
 
   constructor(options: SqliteStoreOptions) {
     const context = { path: options.path, busyDeadlineMs: options.busyTimeoutMs ?? DEFAULT_BUSY_DEADLINE_MS };
@@ -88,6 +92,8 @@ export class SqliteStore implements Store {
     this.guard = new Guard(file, context);
     this.statements = prepareStatements(this.db);
     this.tokens = new SqliteTokenStore(this.db, this.guard);
+    this.accounts = new SqliteAccountStore(this.db, this.guard);
+    this.grants = new SqliteGrantStore(this.db, this.guard);
     this.groupCommit =
       options.groupCommit === false
         ? undefined
