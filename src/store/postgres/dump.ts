@@ -10,6 +10,24 @@ import { EngramError } from '../../core/errors.js';
 import type { DumpedEntry, LoadOptions, StoreDump, UserUsage } from '../../core/store.js';
 import { notEmptyError } from '../../core/store.js';
 import {
+  ACCOUNT_COLUMNS,
+  type AccountRow,
+  accountValues,
+  CLIENT_COLUMNS,
+  type ClientRow,
+  clientValues,
+  GRANT_COLUMNS,
+  type GrantRow,
+  grantValues,
+  SECRET_COLUMNS,
+  type SecretRow,
+  secretValues,
+  toAccountRecord,
+  toClientRecord,
+  toGrantRecord,
+  toSecretRecord,
+} from '../sql-account-rows.js';
+import {
   type DumpedEntryRow,
   type RevisionRow,
   TOKEN_COLUMNS,
@@ -26,7 +44,8 @@ const BATCH = 500;
 
 const SQL = {
   isEmpty: `SELECT NOT EXISTS (SELECT 1 FROM entries) AND NOT EXISTS (SELECT 1 FROM users)
-     AND NOT EXISTS (SELECT 1 FROM tokens) AS empty`,
+     AND NOT EXISTS (SELECT 1 FROM tokens) AND NOT EXISTS (SELECT 1 FROM accounts)
+     AND NOT EXISTS (SELECT 1 FROM oauth_clients) AND NOT EXISTS (SELECT 1 FROM grants) AS empty`,
   snapshot: 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY',
   entries: `SELECT id, user_id, name, description, body, size, created, updated, revision, dropped_at, dropped_by
      FROM entries ORDER BY id`,
@@ -35,9 +54,15 @@ const SQL = {
   users: `SELECT user_id AS "user", total_bytes AS "totalBytes", entries, history_bytes AS "historyBytes"
      FROM users ORDER BY user_id COLLATE "C"`,
   tokens: `SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created, id COLLATE "C"`,
+  accounts: `SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY user_id COLLATE "C"`,
+  clients: `SELECT ${CLIENT_COLUMNS} FROM oauth_clients ORDER BY created, id COLLATE "C"`,
+  grants: `SELECT ${GRANT_COLUMNS} FROM grants ORDER BY created, id COLLATE "C"`,
+  grantSecrets: `SELECT ${SECRET_COLUMNS} FROM grant_secrets ORDER BY grant_id COLLATE "C", hash COLLATE "C"`,
   // Servers on the database wait (or time out) until the load commits: none sees half of it.
-  lock: 'LOCK TABLE users, entries, revisions, tokens IN ACCESS EXCLUSIVE MODE',
-  clear: 'TRUNCATE revisions, entries, users, tokens',
+  lock: `LOCK TABLE users, entries, revisions, tokens, accounts, sessions, oauth_clients, grants, grant_secrets
+     IN ACCESS EXCLUSIVE MODE`,
+  // Sessions are not dumped: a load ends every one (an empty store may still hold some), and browsers sign in again.
+  clear: 'TRUNCATE revisions, entries, users, tokens, accounts, sessions, oauth_clients, grant_secrets, grants',
   addEntries: `INSERT INTO entries (id, user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by)
      OVERRIDING SYSTEM VALUE SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::integer[],
        $6::text[], $7::bigint[], $8::bigint[], $9::integer[], $10::bigint[], $11::text[])`,
@@ -48,6 +73,15 @@ const SQL = {
      SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::bigint[])`,
   addTokens: `INSERT INTO tokens (${TOKEN_COLUMNS})
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::text[], $6::bigint[], $7::bigint[])`,
+  addAccounts: `INSERT INTO accounts (${ACCOUNT_COLUMNS})
+     SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[])`,
+  addClients: `INSERT INTO oauth_clients (${CLIENT_COLUMNS})
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[])`,
+  addGrants: `INSERT INTO grants (${GRANT_COLUMNS})
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::text[], $7::bigint[],
+       $8::bigint[])`,
+  addGrantSecrets: `INSERT INTO grant_secrets (${SECRET_COLUMNS})
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[])`,
   // The next entry created is numbered after the highest id loaded.
   renumber: `SELECT setval(pg_get_serial_sequence('entries', 'id'), coalesce(max(id), 0) + 1, false) FROM entries`,
 } as const;
@@ -64,7 +98,11 @@ export function dumpDatabase(runner: Runner): Promise<StoreDump> {
     const entries = toDumpedEntries((await db.query<DumpedEntryRow>({ text: SQL.entries })).rows, revisions);
     const users = (await db.query<UserUsage>({ text: SQL.users })).rows;
     const tokens = (await db.query<TokenRow>({ text: SQL.tokens })).rows.map(toTokenRecord);
-    return { entries, users, tokens };
+    const accounts = (await db.query<AccountRow>({ text: SQL.accounts })).rows.map(toAccountRecord);
+    const clients = (await db.query<ClientRow>({ text: SQL.clients })).rows.map(toClientRecord);
+    const grants = (await db.query<GrantRow>({ text: SQL.grants })).rows.map(toGrantRecord);
+    const grantSecrets = (await db.query<SecretRow>({ text: SQL.grantSecrets })).rows.map(toSecretRecord);
+    return { entries, users, tokens, accounts, clients, grants, grantSecrets };
   });
 }
 
@@ -72,8 +110,10 @@ export async function loadDatabase(runner: Runner, dump: StoreDump, options: Loa
   refuseNul(dump.entries);
   await runner.transaction(async (db) => {
     await db.query({ text: SQL.lock });
-    if (options.replace) await db.query({ text: SQL.clear });
-    else if (!(await db.query<{ empty: boolean }>({ text: SQL.isEmpty })).rows[0]?.empty) throw notEmptyError();
+    if (!options.replace && !(await db.query<{ empty: boolean }>({ text: SQL.isEmpty })).rows[0]?.empty) {
+      throw notEmptyError();
+    }
+    await db.query({ text: SQL.clear });
     for (let start = 0; start < dump.entries.length; start += BATCH) {
       const batch = dump.entries.slice(start, start + BATCH);
       await insert(db, SQL.addEntries, batch, (e) => [
@@ -121,8 +161,23 @@ export async function loadDatabase(runner: Runner, dump: StoreDump, options: Loa
     } catch (error) {
       throw duplicateTokenOf(error) ?? error;
     }
+    await insertAll(db, SQL.addAccounts, dump.accounts, accountValues);
+    await insertAll(db, SQL.addClients, dump.clients, clientValues);
+    await insertAll(db, SQL.addGrants, dump.grants, (grant) => grantValues(grant));
+    await insertAll(db, SQL.addGrantSecrets, dump.grantSecrets, secretValues);
     await db.query({ text: SQL.renumber });
   });
+}
+
+/** Every one of `rows`, BATCH rows per INSERT. */
+async function insertAll<T>(
+  db: Queryable,
+  text: string,
+  rows: readonly T[],
+  values: (row: T) => unknown[],
+): Promise<void> {
+  for (let start = 0; start < rows.length; start += BATCH)
+    await insert(db, text, rows.slice(start, start + BATCH), values);
 }
 
 /** One INSERT … SELECT FROM unnest(…) of `rows`, each column of `values` passed as one array. */

@@ -100,3 +100,8 @@ function busy(address: string, what: string): EngramError {
     `The PostgreSQL database at ${address} is busy: ${what}. Nothing was changed; try again in a moment.`,
   );
 }
+
+/** True for unique_violation: a write added a primary key or unique value that is taken already. */
+export function isDuplicateKey(error: unknown): boolean {
+  return codeOf(error) === '23505';
+}

@@ -97,6 +97,64 @@ export const MIGRATIONS: readonly string[] = [
       SELECT sum(octet_length(description) + octet_length(body))
       FROM revisions WHERE revisions.user_id = users.user_id), 0);
   `,
+  // 3: remote sign-in (account-store.ts): accounts, browser sessions, registered OAuth
+  // clients, grants and their secrets. Every secret is kept as its SHA-256 only; a grant's
+  // secrets go with it (ON DELETE CASCADE), so revoking is one statement. Sessions and
+  // secrets are found by hash before their user is known, so these small tables are keyed
+  // by id or hash, not by user (sharded, they would be reference tables).
+  `
+  CREATE TABLE accounts (
+    user_id       text PRIMARY KEY,
+    password_hash text,
+    created       bigint NOT NULL,
+    updated       bigint NOT NULL
+  );
+
+  CREATE TABLE sessions (
+    id        text PRIMARY KEY,
+    hash      text NOT NULL UNIQUE,
+    user_id   text NOT NULL,
+    agent     text NOT NULL,
+    created   bigint NOT NULL,
+    expires   bigint NOT NULL,
+    last_used bigint
+  );
+  CREATE INDEX sessions_user ON sessions (user_id, created);
+  CREATE INDEX sessions_expiry ON sessions (expires);
+
+  CREATE TABLE oauth_clients (
+    id            text PRIMARY KEY,
+    name          text NOT NULL,
+    -- A JSON array of strings.
+    redirect_uris text NOT NULL,
+    created       bigint NOT NULL,
+    metadata      text NOT NULL
+  );
+
+  CREATE TABLE grants (
+    id          text PRIMARY KEY,
+    user_id     text NOT NULL,
+    client_id   text NOT NULL,
+    client_name text NOT NULL,
+    read_only   boolean NOT NULL,
+    resource    text NOT NULL,
+    created     bigint NOT NULL,
+    last_used   bigint
+  );
+  CREATE INDEX grants_user ON grants (user_id);
+
+  CREATE TABLE grant_secrets (
+    hash     text PRIMARY KEY,
+    grant_id text NOT NULL REFERENCES grants (id) ON DELETE CASCADE,
+    kind     text NOT NULL,
+    created  bigint NOT NULL,
+    expires  bigint NOT NULL,
+    used     bigint,
+    data     text NOT NULL
+  );
+  CREATE INDEX grant_secrets_grant ON grant_secrets (grant_id);
+  CREATE INDEX grant_secrets_expiry ON grant_secrets (expires);
+  `,
 ];
 
 /** Key of the advisory lock that serialises migrations across servers ("engram" in ASCII). */

@@ -85,3 +85,8 @@ export const SQL = {
 export function statement(key: keyof typeof SQL, ...values: unknown[]): Statement {
   return { name: `engram_${key}`, text: SQL[key], values };
 }
+
+/** `deletion` (a DELETE without RETURNING) as a query of one row: `count`, how many rows it removed. */
+export function countDeleted(deletion: string): string {
+  return `WITH gone AS (${deletion} RETURNING 1) SELECT count(*)::integer AS count FROM gone`;
+}

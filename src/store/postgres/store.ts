@@ -30,7 +30,9 @@ import type {
 import { entryBytes } from '../../core/usage.js';
 import { TRIM_BATCH, Trim } from '../history-cap.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
+import { PostgresAccountStore } from './accounts.js';
 import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
+import { PostgresGrantStore } from './grants.js';
 import { migrate } from './migrations.js';
 import { createPool, type Pool, type PoolOptions, type Queryable, type Statement, serverAddress } from './pool.js';
 import { statement } from './statements.js';
@@ -43,6 +45,8 @@ export type PostgresStoreOptions = PoolOptions;
 export class PostgresStore implements Store {
   private closed = false;
   readonly tokens: PostgresTokenStore;
+  readonly accounts: PostgresAccountStore;
+  readonly grants: PostgresGrantStore;
 
   /** Connects and brings the schema up to date; an unreachable database is a STORE_UNAVAILABLE error. */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
@@ -62,6 +66,8 @@ export class PostgresStore implements Store {
     private readonly db: Runner,
   ) {
     this.tokens = new PostgresTokenStore(db);
+    this.accounts = new PostgresAccountStore(db);
+    this.grants = new PostgresGrantStore(db);
   }
 
   async index(user: string): Promise<IndexRow[]> {
