@@ -17,7 +17,15 @@ const bob: Caller = { user: 'bob', label: 'bob "laptop", {token}' };
 /** Text that a careless encoding (CSV, array literals, JSON) would mangle. */
 const AWKWARD = 'quote " backslash \\ braces {a,b} comma, NULL\nnull\ttab ✓ é 🙂\n';
 
-const EMPTY: StoreDump = { entries: [], users: [], tokens: [] };
+const EMPTY: StoreDump = {
+  entries: [],
+  users: [],
+  tokens: [],
+  accounts: [],
+  clients: [],
+  grants: [],
+  grantSecrets: [],
+};
 
 /** A dump of `count` live entries of alice's, two revisions each, with ids that leave gaps. */
 function manyEntries(count: number): StoreDump {
@@ -48,7 +56,7 @@ function manyEntries(count: number): StoreDump {
       ],
     };
   });
-  const dump: StoreDump = { entries, users: [], tokens: [] };
+  const dump: StoreDump = { ...EMPTY, entries };
   return { ...dump, users: recount(dump) };
 }
 

@@ -2,10 +2,17 @@
  * What the Store contract suites share, so each states only its own cases: how a backend
  * hands a suite a store, the clock tests move and the WriteRules every write is applied
  * under, the life of every store a test opens (closed and cleaned up after it), and the
- * writes and tokens the suites make.
+ * writes, tokens, accounts, sessions, clients, grants and secrets the suites make.
  */
 
 import { afterEach, beforeEach } from 'vitest';
+import type {
+  AccountRecord,
+  ClientRecord,
+  GrantRecord,
+  GrantSecretRecord,
+  SessionRecord,
+} from '../core/account-store.js';
 import { writeRules } from '../core/apply.js';
 import type { IndexRow } from '../core/format.js';
 import { DEFAULT_POLICY } from '../core/policy.js';
@@ -144,6 +151,75 @@ export function token(id: string, overrides: Partial<TokenRecord> = {}): TokenRe
     hash: id.padEnd(64, '0'),
     created: START,
     lastUsed: undefined,
+    ...overrides,
+  };
+}
+
+/** A hex-looking hash made from `seed`, so that each record's differs. */
+function hashOf(seed: string): string {
+  return seed.padEnd(64, '0');
+}
+
+/** The account of `user`, with a password hash. */
+export function account(user: string, overrides: Partial<AccountRecord> = {}): AccountRecord {
+  return { user, passwordHash: `scrypt$${user}`, created: START, updated: START, ...overrides };
+}
+
+/** A browser session of alice's named by `id`, its hash made from the id. */
+export function session(id: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
+  return {
+    id,
+    hash: hashOf(`s-${id}`),
+    user: 'alice',
+    agent: `browser ${id}`,
+    created: START,
+    expires: START + 3_600_000,
+    lastUsed: undefined,
+    ...overrides,
+  };
+}
+
+/** A registered OAuth client named by `id`. */
+export function client(id: string, overrides: Partial<ClientRecord> = {}): ClientRecord {
+  return {
+    id,
+    name: `App ${id}`,
+    redirectUris: [`https://${id}.example/callback`, 'http://127.0.0.1/callback'],
+    created: START,
+    metadata: JSON.stringify({ client_name: `App ${id}` }),
+    ...overrides,
+  };
+}
+
+/** A grant of alice's to client c1, named by `id`. */
+export function grant(id: string, overrides: Partial<GrantRecord> = {}): GrantRecord {
+  return {
+    id,
+    user: 'alice',
+    clientId: 'c1',
+    clientName: 'App c1',
+    readOnly: false,
+    resource: 'https://engram.example/mcp',
+    created: START,
+    lastUsed: undefined,
+    ...overrides,
+  };
+}
+
+/** A secret (an authorization code unless told) of the grant `grantId`, its hash made from `seed`. */
+export function grantSecret(
+  seed: string,
+  grantId: string,
+  overrides: Partial<GrantSecretRecord> = {},
+): GrantSecretRecord {
+  return {
+    hash: hashOf(`g-${seed}`),
+    grantId,
+    kind: 'code',
+    created: START,
+    expires: START + 60_000,
+    used: undefined,
+    data: '',
     ...overrides,
   };
 }

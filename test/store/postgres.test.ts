@@ -322,6 +322,10 @@ describe.skipIf(!server)('PostgreSQL', () => {
         entries: [{ ...entry, id: 1, user: 'alice', revision: 1, droppedAt: null, droppedBy: null, revisions }],
         users: [{ user: 'alice', totalBytes: 4, entries: 1, historyBytes: 3 }],
         tokens: [],
+        accounts: [],
+        clients: [],
+        grants: [],
+        grantSecrets: [],
       };
 
       const attempt = store.load(dump, { replace: false });

@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Caller, Store } from '../../src/core/store.js';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/index.js';
-import { appendLine, drop, put, token } from '../../src/testing/setup.js';
+import { account, appendLine, drop, grant, grantSecret, put, session, token } from '../../src/testing/setup.js';
 import { withEventLoopDelay } from '../helpers/event-loop.js';
 import { rules } from '../helpers/rules.js';
 
@@ -148,17 +148,31 @@ describe.each([
   });
 
   describe('refuses past the deadline, with STORE_BUSY and changing nothing:', () => {
-    /** Every write path of the store, on a store holding one live and one dropped entry and a token. */
+    /**
+     * Every write path of the store, on a store holding one live and one dropped entry, a
+     * token, an account with a session, and a grant with its code.
+     */
     const writes: Record<string, (store: Store) => Promise<unknown>> = {
       mutateAll: (store) =>
         store.mutateAll(alice, (entries) => entries.map(({ name }) => ({ name, change: { kind: 'drop' } })), rules),
       undrop: (store) => store.undrop(alice, 'topics/dropped', rules),
       purge: (store) => store.purge('alice', 'topics/dropped', { includeLive: false }),
       purgeTrash: (store) => store.purgeTrash(Number.MAX_SAFE_INTEGER),
-      load: (store) => store.load({ entries: [], users: [], tokens: [] }, { replace: true }),
+      load: (store) =>
+        store.load(
+          { entries: [], users: [], tokens: [], accounts: [], clients: [], grants: [], grantSecrets: [] },
+          { replace: true },
+        ),
       'tokens.add': (store) => store.tokens.add(token('t2')),
       'tokens.revoke': (store) => store.tokens.revoke('t1'),
       'tokens.touch': (store) => store.tokens.touch('t1', 42),
+      'accounts.put': (store) => store.accounts.put(account('bob')),
+      'accounts.remove': (store) => store.accounts.remove('alice'),
+      'accounts.addSession': (store) => store.accounts.addSession(session('s2')),
+      'grants.addGrant': (store) => store.grants.addGrant(grant('g2'), grantSecret('c2', 'g2')),
+      'grants.addSecrets': (store) => store.grants.addSecrets('g1', [grantSecret('a1', 'g1', { kind: 'access' })]),
+      'grants.redeem': (store) => store.grants.redeem(grantSecret('c1', 'g1').hash, 42),
+      'grants.revokeGrant': (store) => store.grants.revokeGrant('g1'),
     };
 
     it.each(Object.keys(writes))('%s', async (operation) => {
@@ -167,7 +181,11 @@ describe.each([
       await store.mutate(alice, 'topics/dropped', put('dropped\n'), rules);
       await store.mutate(alice, 'topics/dropped', drop, rules);
       await store.tokens.add(token('t1'));
+      await store.accounts.put(account('alice'));
+      await store.accounts.addSession(session('s1'));
+      await store.grants.addGrant(grant('g1'), grantSecret('c1', 'g1'));
       const before = await store.dump();
+      const sessions = await store.accounts.listSessions();
       other.exec('BEGIN IMMEDIATE');
 
       let refusal: unknown;
@@ -179,6 +197,7 @@ describe.each([
       expect(delay).toBeLessThan(50);
       other.exec('COMMIT');
       expect(await store.dump()).toEqual(before);
+      expect(await store.accounts.listSessions()).toEqual(sessions);
     });
   });
 });
