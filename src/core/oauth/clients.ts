@@ -1,0 +1,271 @@
+/**
+ * Who may ask for tokens (DESIGN §8): clients listed in the config file, clients that
+ * registered themselves (RFC 7591 Dynamic Client Registration, kept in the store, their
+ * number capped), and clients whose id is the https URL of a Client ID Metadata Document
+ * (fetched by an injected function that guards against SSRF, checked, and cached for a
+ * few minutes). Every client is public (PKCE, no secret), and what a registration or a
+ * document may hold is bounded: it is shown on the consent page and recorded in history.
+ */
+
+import { randomBytes } from 'node:crypto';
+import type { GrantStore } from '../account-store.js';
+import { charLength, foldDescription } from '../text.js';
+import { matchesRedirectUri, redirectUriProblem } from './redirect-uris.js';
+import { type OAuthClient, OAuthError } from './types.js';
+
+/** How many clients may register before registration is refused. */
+export const DEFAULT_MAX_REGISTRATIONS = 1_000;
+export const CLIENT_NAME_CAP = 100;
+export const REDIRECT_URIS_CAP = 10;
+/** How long a fetched metadata document is trusted, and how many are kept. */
+const DOCUMENT_TTL_MS = 5 * 60_000;
+const DOCUMENT_CACHE_SIZE = 200;
+
+const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
+const RESPONSE_TYPES = ['code'] as const;
+
+export interface OAuthClientsOptions {
+  /** Clock in milliseconds; tests inject one. */
+  readonly now?: () => number;
+  /** Clients listed in the config file; they win over any other with the same id. */
+  readonly configured?: readonly OAuthClient[];
+  /** Fetches a client metadata document (with SSRF guards); without it, URL client ids are unknown. */
+  readonly fetchDocument?: (url: URL) => Promise<unknown>;
+  readonly maxRegistrations?: number;
+}
+
+/** The answer to a registration (RFC 7591 §3.2.1). */
+export interface ClientRegistration {
+  readonly client_id: string;
+  readonly client_id_issued_at: number;
+  readonly client_name: string;
+  readonly redirect_uris: readonly string[];
+  readonly grant_types: readonly string[];
+  readonly response_types: readonly string[];
+  readonly token_endpoint_auth_method: 'none';
+}
+
+interface CheckedMetadata {
+  readonly name: string;
+  readonly redirectUris: readonly string[];
+  readonly grantTypes: readonly string[];
+  readonly responseTypes: readonly string[];
+}
+
+/** How a refusal of the metadata is worded and coded: by registration or by a metadata document. */
+type Refuse = (code: 'invalid_redirect_uri' | 'invalid_client_metadata', description: string) => OAuthError;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A list of strings, each one of `allowed`; `fallback` when absent. */
+function subset(
+  metadata: Record<string, unknown>,
+  field: string,
+  allowed: readonly string[],
+  fallback: readonly string[],
+  refuse: Refuse,
+): readonly string[] {
+  const value = metadata[field];
+  if (value === undefined) return fallback;
+  const fits = `${field} must be a list of ${allowed.map((item) => JSON.stringify(item)).join(' and ')}`;
+  if (!Array.isArray(value) || value.length === 0) throw refuse('invalid_client_metadata', `${fits}.`);
+  const unknown = value.find((item) => typeof item !== 'string' || !allowed.includes(item));
+  if (unknown !== undefined) {
+    throw refuse('invalid_client_metadata', `${fits}; this server does not support ${JSON.stringify(unknown)}.`);
+  }
+  return [...new Set(value as string[])];
+}
+
+/** The host a redirect URI returns to, or its private-use scheme: the name of a client that gives none. */
+function returnHost(uri: string): string {
+  const url = new URL(uri);
+  return url.host || url.protocol.slice(0, -1);
+}
+
+/** Checks what a registration or a metadata document says about a client. */
+function checkMetadata(metadata: unknown, defaultName: (uris: readonly string[]) => string, refuse: Refuse) {
+  if (!isObject(metadata)) throw refuse('invalid_client_metadata', 'the client metadata must be a JSON object.');
+  const uris = metadata.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0 || uris.length > REDIRECT_URIS_CAP) {
+    throw refuse(
+      'invalid_redirect_uri',
+      `redirect_uris must be a list of 1-${REDIRECT_URIS_CAP} URIs where the authorization code may be sent.`,
+    );
+  }
+  for (const uri of uris) {
+    const problem = redirectUriProblem(uri);
+    if (problem !== undefined) throw refuse('invalid_redirect_uri', `${problem}.`);
+  }
+  const redirectUris = [...new Set(uris as string[])];
+  const method = metadata.token_endpoint_auth_method;
+  if (method !== undefined && method !== 'none') {
+    throw refuse(
+      'invalid_client_metadata',
+      `token_endpoint_auth_method ${JSON.stringify(method)} is not supported: this server has public clients only ` +
+        '(PKCE, no client secret), so register with "token_endpoint_auth_method": "none".',
+    );
+  }
+  const grantTypes = subset(metadata, 'grant_types', GRANT_TYPES, GRANT_TYPES, refuse);
+  if (!grantTypes.includes('authorization_code')) {
+    throw refuse('invalid_client_metadata', 'grant_types must include "authorization_code".');
+  }
+  const responseTypes = subset(metadata, 'response_types', RESPONSE_TYPES, RESPONSE_TYPES, refuse);
+  const rawName = metadata.client_name;
+  if (rawName !== undefined && typeof rawName !== 'string') {
+    throw refuse('invalid_client_metadata', 'client_name must be a string.');
+  }
+  const folded = foldDescription(rawName ?? '');
+  if (charLength(folded) > CLIENT_NAME_CAP) {
+    throw refuse('invalid_client_metadata', `client_name must be at most ${CLIENT_NAME_CAP} characters.`);
+  }
+  const name = folded === '' ? defaultName(redirectUris) : folded;
+  return { name, redirectUris, grantTypes, responseTypes } satisfies CheckedMetadata;
+}
+
+const refuseRegistration: Refuse = (code, description) => new OAuthError(code, description);
+
+/** Whether `id` can name a metadata document: an https URL in normal form, with a path, without fragment or credentials. */
+function isDocumentUrl(id: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(id);
+  } catch {
+    return false;
+  }
+  return (
+    url.protocol === 'https:' &&
+    url.href === id &&
+    url.pathname !== '/' &&
+    url.hash === '' &&
+    url.username === '' &&
+    url.password === ''
+  );
+}
+
+function unknownClient(id: string, detail: string): OAuthError {
+  return new OAuthError('invalid_client', `no client has the id ${JSON.stringify(id)}: ${detail}`);
+}
+
+export class OAuthClients {
+  private readonly grants: GrantStore;
+  private readonly now: () => number;
+  private readonly configured: ReadonlyMap<string, OAuthClient>;
+  private readonly fetchDocument: ((url: URL) => Promise<unknown>) | undefined;
+  private readonly maxRegistrations: number;
+  /** Checked documents by URL, oldest first (a Map keeps insertion order). */
+  private readonly documents = new Map<string, { readonly client: OAuthClient; readonly expires: number }>();
+  /** Fetches under way, so that many requests for one document fetch it once. */
+  private readonly fetching = new Map<string, Promise<OAuthClient>>();
+
+  constructor(grants: GrantStore, options: OAuthClientsOptions = {}) {
+    this.grants = grants;
+    this.now = options.now ?? Date.now;
+    this.configured = new Map((options.configured ?? []).map((client) => [client.id, client]));
+    this.fetchDocument = options.fetchDocument;
+    this.maxRegistrations = options.maxRegistrations ?? DEFAULT_MAX_REGISTRATIONS;
+  }
+
+  /** Dynamic Client Registration (RFC 7591): checks the metadata, keeps the client, answers its registration. */
+  async register(metadata: unknown): Promise<ClientRegistration> {
+    const checked = checkMetadata(metadata, (uris) => returnHost(uris[0]!), refuseRegistration);
+    // Checked before adding, so concurrent registrations may pass the cap by a few: it bounds growth, not a count.
+    if ((await this.grants.countClients()) >= this.maxRegistrations) {
+      throw new OAuthError(
+        'temporarily_unavailable',
+        `this server accepts no more registrations (it holds ${this.maxRegistrations}): ask its operator to list ` +
+          'your client in the config file, or use a client metadata document URL as the client_id.',
+      );
+    }
+    const created = this.now();
+    const registration: ClientRegistration = {
+      client_id: randomBytes(16).toString('hex'),
+      client_id_issued_at: Math.floor(created / 1000),
+      client_name: checked.name,
+      redirect_uris: checked.redirectUris,
+      grant_types: checked.grantTypes,
+      response_types: checked.responseTypes,
+      token_endpoint_auth_method: 'none',
+    };
+    await this.grants.addClient({
+      id: registration.client_id,
+      name: checked.name,
+      redirectUris: checked.redirectUris,
+      created,
+      metadata: JSON.stringify(registration),
+    });
+    return registration;
+  }
+
+  /** The client with this id: configured, registered, or described by the document at this URL. */
+  async resolve(clientId: string): Promise<OAuthClient> {
+    const configured = this.configured.get(clientId);
+    if (configured !== undefined) return configured;
+    const record = await this.grants.getClient(clientId);
+    if (record !== undefined) {
+      return { id: record.id, kind: 'registered', name: record.name, redirectUris: record.redirectUris };
+    }
+    if (isDocumentUrl(clientId)) {
+      if (this.fetchDocument === undefined) {
+        throw unknownClient(
+          clientId,
+          'this server does not fetch client metadata documents; register instead (POST /register).',
+        );
+      }
+      return this.fromDocument(clientId, this.fetchDocument);
+    }
+    throw unknownClient(
+      clientId,
+      'register first (POST /register, RFC 7591), use the https URL of your client metadata document as the ' +
+        "client_id, or ask this server's operator to list your client in its config file.",
+    );
+  }
+
+  /** Whether `uri` is one of the client's redirect URIs (a loopback http one on any port). */
+  matchRedirectUri(client: OAuthClient, uri: string): boolean {
+    return matchesRedirectUri(client.redirectUris, uri);
+  }
+
+  private fromDocument(url: string, fetchDocument: (url: URL) => Promise<unknown>): Promise<OAuthClient> {
+    const cached = this.documents.get(url);
+    if (cached !== undefined && cached.expires > this.now()) return Promise.resolve(cached.client);
+    const under = this.fetching.get(url);
+    if (under !== undefined) return under;
+    const fetched = this.fetchAndCheck(url, fetchDocument).finally(() => this.fetching.delete(url));
+    this.fetching.set(url, fetched);
+    return fetched;
+  }
+
+  private async fetchAndCheck(url: string, fetchDocument: (url: URL) => Promise<unknown>): Promise<OAuthClient> {
+    // Every refusal of a document is about the client: invalid_client, saying what was wrong with it.
+    const refuse: Refuse = (_code, description) =>
+      new OAuthError('invalid_client', `the client metadata document at ${url} cannot be used: ${description}`);
+    let document: unknown;
+    try {
+      document = await fetchDocument(new URL(url));
+    } catch (error) {
+      throw refuse('invalid_client_metadata', error instanceof Error ? error.message : String(error));
+    }
+    if (isObject(document) && document.client_id !== url) {
+      throw refuse(
+        'invalid_client_metadata',
+        `its client_id ${JSON.stringify(document.client_id)} must be exactly the URL it is served from.`,
+      );
+    }
+    const checked = checkMetadata(document, () => new URL(url).host, refuse);
+    const client: OAuthClient = {
+      id: url,
+      kind: 'metadata-document',
+      name: checked.name,
+      redirectUris: checked.redirectUris,
+    };
+    this.documents.delete(url);
+    this.documents.set(url, { client, expires: this.now() + DOCUMENT_TTL_MS });
+    for (const oldest of this.documents.keys()) {
+      if (this.documents.size <= DOCUMENT_CACHE_SIZE) break;
+      this.documents.delete(oldest);
+    }
+    return client;
+  }
+}

@@ -1,0 +1,358 @@
+/**
+ * The client service: Dynamic Client Registration accepts public clients within its
+ * limits and refuses everything else with RFC 7591's error codes, storing nothing; a
+ * client id resolves to a configured, registered or metadata-document client (the
+ * document checked and cached), or is refused as invalid_client; redirect URIs match
+ * exactly, a loopback http one on any port.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { OAuthClients } from '../../../src/core/oauth/clients.js';
+import { type OAuthClient, OAuthError, type OAuthErrorCode } from '../../../src/core/oauth/types.js';
+import { MemoryGrantStore } from '../../../src/store/memory/grants.js';
+
+const CLAUDE = {
+  client_name: 'Claude',
+  redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
+  grant_types: ['authorization_code', 'refresh_token'],
+  response_types: ['code'],
+  token_endpoint_auth_method: 'none',
+};
+
+const CONFIGURED: OAuthClient = {
+  id: 'my-script',
+  kind: 'configured',
+  name: 'My script',
+  redirectUris: ['http://127.0.0.1/callback'],
+};
+
+const DOCUMENT_URL = 'https://app.example.com/oauth/client.json';
+
+function setup(options: { documents?: Record<string, unknown>; maxRegistrations?: number } = {}) {
+  let clock = 1_700_000_000_123;
+  const grants = new MemoryGrantStore();
+  const fetched: string[] = [];
+  const clients = new OAuthClients(grants, {
+    now: () => clock,
+    configured: [CONFIGURED],
+    maxRegistrations: options.maxRegistrations ?? 1_000,
+    ...(options.documents
+      ? {
+          fetchDocument: async (url: URL) => {
+            fetched.push(url.href);
+            if (!(url.href in options.documents!)) throw new Error('the server answered 404');
+            return options.documents![url.href];
+          },
+        }
+      : {}),
+  });
+  return { grants, clients, fetched, advance: (ms: number) => (clock += ms) };
+}
+
+async function expectOAuthError(promise: Promise<unknown>, code: OAuthErrorCode, description: RegExp) {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(OAuthError);
+  expect((error as OAuthError).error).toBe(code);
+  expect((error as OAuthError).description).toMatch(description);
+}
+
+describe('register', () => {
+  it('registers a public client and answers its registration', async () => {
+    const { grants, clients } = setup();
+    const registration = await clients.register(CLAUDE);
+    expect(registration).toEqual({
+      client_id: expect.stringMatching(/^[0-9a-f]{32}$/),
+      client_id_issued_at: 1_700_000_000,
+      client_name: 'Claude',
+      redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    });
+    expect(await grants.getClient(registration.client_id)).toEqual({
+      id: registration.client_id,
+      name: 'Claude',
+      redirectUris: ['https://claude.ai/api/mcp/auth_callback'],
+      created: 1_700_000_000_123,
+      metadata: JSON.stringify(registration),
+    });
+    expect(await clients.resolve(registration.client_id)).toEqual({
+      id: registration.client_id,
+      kind: 'registered',
+      name: 'Claude',
+      redirectUris: ['https://claude.ai/api/mcp/auth_callback'],
+    });
+  });
+
+  it('fills in the defaults: both grant types, code, public, and the redirect host as the name', async () => {
+    const { clients } = setup();
+    const registration = await clients.register({
+      redirect_uris: ['https://chatgpt.com/connector_platform_oauth_redirect'],
+    });
+    expect(registration).toMatchObject({
+      client_name: 'chatgpt.com',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    });
+    const native = await clients.register({ redirect_uris: ['com.example.app:/callback'], client_name: ' \n ' });
+    expect(native.client_name).toBe('com.example.app');
+  });
+
+  it('folds the name to one line and ignores metadata it does not know', async () => {
+    const { clients } = setup();
+    const registration = await clients.register({ ...CLAUDE, client_name: 'Claude\n\u202eCode', logo_uri: 'x' });
+    expect(registration.client_name).toBe('Claude Code');
+    expect(registration).not.toHaveProperty('logo_uri');
+  });
+
+  it('accepts https, loopback http and private-use schemes, up to 10 URIs of 2,000 characters', async () => {
+    const { clients } = setup();
+    const uris = [
+      'https://a.example/cb?x=1',
+      'http://127.0.0.1/callback',
+      'http://localhost:3000/cb',
+      'http://[::1]/cb',
+      'com.example.app:/oauth',
+      `https://b.example/${'x'.repeat(2_000 - 'https://b.example/'.length)}`,
+      'https://c.example/1',
+      'https://c.example/2',
+      'https://c.example/3',
+      'https://c.example/4',
+    ];
+    expect((await clients.register({ redirect_uris: uris })).redirect_uris).toEqual(uris);
+  });
+
+  it.each([
+    ['no redirect_uris', {}, 'invalid_redirect_uri', /redirect_uris must be a list of 1-10/],
+    ['an empty list', { redirect_uris: [] }, 'invalid_redirect_uri', /1-10/],
+    [
+      '11 URIs',
+      { redirect_uris: Array.from({ length: 11 }, (_, i) => `https://a.example/${i}`) },
+      'invalid_redirect_uri',
+      /1-10/,
+    ],
+    ['a string', { redirect_uris: 'https://a.example/cb' }, 'invalid_redirect_uri', /1-10/],
+    ['a number', { redirect_uris: [42] }, 'invalid_redirect_uri', /must be a string/],
+    [
+      '2,001 characters',
+      { redirect_uris: [`https://a.example/${'x'.repeat(1_983)}`] },
+      'invalid_redirect_uri',
+      /longer than 2000/,
+    ],
+    ['a fragment', { redirect_uris: ['https://a.example/cb#x'] }, 'invalid_redirect_uri', /fragment/],
+    ['a relative URI', { redirect_uris: ['/callback'] }, 'invalid_redirect_uri', /not an absolute URI/],
+    ['http on a public host', { redirect_uris: ['http://a.example/cb'] }, 'invalid_redirect_uri', /use https/],
+    ['http on a private address', { redirect_uris: ['http://192.168.1.2/cb'] }, 'invalid_redirect_uri', /use https/],
+    ['javascript:', { redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri', /scheme javascript:/],
+    ['data:', { redirect_uris: ['data:text/html,hi'] }, 'invalid_redirect_uri', /scheme data:/],
+    ['a scheme without a dot', { redirect_uris: ['myapp:/cb'] }, 'invalid_redirect_uri', /private-use scheme/],
+    [
+      'credentials',
+      { redirect_uris: ['https://user:pw@a.example/cb'] },
+      'invalid_redirect_uri',
+      /user name or password/,
+    ],
+    ['a space', { redirect_uris: ['https://a.example/c b'] }, 'invalid_redirect_uri', /percent-encode/],
+    ['a newline', { redirect_uris: ['https://a.example/cb\n'] }, 'invalid_redirect_uri', /percent-encode/],
+    [
+      'a client secret method',
+      { ...CLAUDE, token_endpoint_auth_method: 'client_secret_basic' },
+      'invalid_client_metadata',
+      /public clients only.*"none"/,
+    ],
+    [
+      'the implicit grant',
+      { ...CLAUDE, grant_types: ['implicit'] },
+      'invalid_client_metadata',
+      /does not support "implicit"/,
+    ],
+    [
+      'refresh_token alone',
+      { ...CLAUDE, grant_types: ['refresh_token'] },
+      'invalid_client_metadata',
+      /must include "authorization_code"/,
+    ],
+    [
+      'response type token',
+      { ...CLAUDE, response_types: ['token'] },
+      'invalid_client_metadata',
+      /does not support "token"/,
+    ],
+    [
+      'grant_types as a string',
+      { ...CLAUDE, grant_types: 'authorization_code' },
+      'invalid_client_metadata',
+      /must be a list/,
+    ],
+    [
+      'a name of 101 characters',
+      { ...CLAUDE, client_name: 'x'.repeat(101) },
+      'invalid_client_metadata',
+      /at most 100 characters/,
+    ],
+    [
+      'a name that is not a string',
+      { ...CLAUDE, client_name: ['Claude'] },
+      'invalid_client_metadata',
+      /client_name must be a string/,
+    ],
+    ['an array', [CLAUDE], 'invalid_client_metadata', /JSON object/],
+    ['null', null, 'invalid_client_metadata', /JSON object/],
+  ] as const)('refuses %s and stores nothing', async (_, metadata, code, description) => {
+    const { grants, clients } = setup();
+    await expectOAuthError(clients.register(metadata), code, description);
+    expect(await grants.countClients()).toBe(0);
+  });
+
+  it('accepts a name of 100 characters', async () => {
+    const { clients } = setup();
+    expect((await clients.register({ ...CLAUDE, client_name: 'é'.repeat(100) })).client_name).toBe('é'.repeat(100));
+  });
+
+  it('refuses registrations past the cap, storing nothing more', async () => {
+    const { grants, clients } = setup({ maxRegistrations: 2 });
+    await clients.register(CLAUDE);
+    await clients.register(CLAUDE);
+    await expectOAuthError(clients.register(CLAUDE), 'temporarily_unavailable', /no more registrations \(it holds 2\)/);
+    expect(await grants.countClients()).toBe(2);
+  });
+});
+
+describe('resolve', () => {
+  it('finds a configured client first', async () => {
+    const { clients } = setup();
+    expect(await clients.resolve('my-script')).toBe(CONFIGURED);
+  });
+
+  it('refuses an unknown client as invalid_client, saying how to become known', async () => {
+    const { clients } = setup();
+    await expectOAuthError(
+      clients.resolve('nobody'),
+      'invalid_client',
+      /no client has the id "nobody": register first/,
+    );
+    await expectOAuthError(clients.resolve(''), 'invalid_client', /no client has the id ""/);
+  });
+
+  it('refuses a document URL when no fetcher is configured', async () => {
+    const { clients } = setup();
+    await expectOAuthError(clients.resolve(DOCUMENT_URL), 'invalid_client', /does not fetch client metadata documents/);
+  });
+
+  describe('client metadata documents', () => {
+    const document = {
+      client_id: DOCUMENT_URL,
+      client_name: 'Example App',
+      redirect_uris: ['https://app.example.com/callback'],
+      token_endpoint_auth_method: 'none',
+    };
+
+    it('fetches, checks and caches a document for five minutes', async () => {
+      const { clients, fetched, advance } = setup({ documents: { [DOCUMENT_URL]: document } });
+      const expected = {
+        id: DOCUMENT_URL,
+        kind: 'metadata-document',
+        name: 'Example App',
+        redirectUris: ['https://app.example.com/callback'],
+      };
+      expect(await clients.resolve(DOCUMENT_URL)).toEqual(expected);
+      advance(5 * 60_000 - 1);
+      expect(await clients.resolve(DOCUMENT_URL)).toEqual(expected);
+      expect(fetched).toEqual([DOCUMENT_URL]);
+      advance(1);
+      await clients.resolve(DOCUMENT_URL);
+      expect(fetched).toEqual([DOCUMENT_URL, DOCUMENT_URL]);
+    });
+
+    it('fetches once for concurrent requests', async () => {
+      const { clients, fetched } = setup({ documents: { [DOCUMENT_URL]: document } });
+      await Promise.all([clients.resolve(DOCUMENT_URL), clients.resolve(DOCUMENT_URL)]);
+      expect(fetched).toEqual([DOCUMENT_URL]);
+    });
+
+    it('names the client after the host when the document gives no name', async () => {
+      const { client_name: _, ...unnamed } = document;
+      const { clients } = setup({ documents: { [DOCUMENT_URL]: unnamed } });
+      expect((await clients.resolve(DOCUMENT_URL)).name).toBe('app.example.com');
+    });
+
+    it.each([
+      [
+        'a client_id of another URL',
+        { ...document, client_id: 'https://evil.example/client.json' },
+        /client_id "https:\/\/evil.example\/client.json" must be exactly the URL/,
+      ],
+      ['no client_id', { ...document, client_id: undefined }, /client_id undefined must be exactly/],
+      ['a bad redirect URI', { ...document, redirect_uris: ['http://app.example.com/cb'] }, /use https/],
+      ['a client secret method', { ...document, token_endpoint_auth_method: 'private_key_jwt' }, /public clients only/],
+      ['not an object', 'hello', /must be a JSON object/],
+    ])('refuses a document with %s, and does not cache it', async (_, body, description) => {
+      const { clients, fetched } = setup({ documents: { [DOCUMENT_URL]: body } });
+      await expectOAuthError(clients.resolve(DOCUMENT_URL), 'invalid_client', description);
+      await expectOAuthError(clients.resolve(DOCUMENT_URL), 'invalid_client', /cannot be used/);
+      expect(fetched).toHaveLength(2);
+    });
+
+    it('refuses when the fetch fails, with its reason', async () => {
+      const { clients } = setup({ documents: {} });
+      await expectOAuthError(
+        clients.resolve(DOCUMENT_URL),
+        'invalid_client',
+        /^the client metadata document at https:\/\/app.example.com\/oauth\/client.json cannot be used: the server answered 404$/,
+      );
+    });
+
+    it.each([
+      'http://app.example.com/client.json',
+      'https://app.example.com/',
+      'https://app.example.com/client.json#x',
+      'https://user@app.example.com/client.json',
+      'https://APP.example.com/client.json',
+      'https://app.example.com/a/../client.json',
+    ])('never fetches %s, which cannot name a document', async (id) => {
+      const { clients, fetched } = setup({ documents: {} });
+      await expectOAuthError(clients.resolve(id), 'invalid_client', /register first/);
+      expect(fetched).toEqual([]);
+    });
+  });
+});
+
+describe('matchRedirectUri', () => {
+  const client: OAuthClient = {
+    id: 'c',
+    kind: 'registered',
+    name: 'c',
+    redirectUris: [
+      'https://a.example/cb',
+      'http://127.0.0.1/callback',
+      'http://localhost:8080/cb?x=1',
+      'http://[::1]/cb',
+    ],
+  };
+
+  it.each([
+    ['https://a.example/cb', true],
+    ['https://a.example/cb/', false],
+    ['https://a.example/cb?x=1', false],
+    ['https://A.example/cb', false],
+    ['https://a.example:443/cb', false],
+    ['https://a.example:8443/cb', false],
+    ['http://127.0.0.1/callback', true],
+    ['http://127.0.0.1:53124/callback', true],
+    ['http://127.0.0.1:53124/other', false],
+    ['http://127.0.0.2:53124/callback', false],
+    ['http://localhost:53124/callback', false],
+    ['http://localhost:1/cb?x=1', true],
+    ['http://localhost:1/cb', false],
+    ['http://[::1]:9/cb', true],
+    ['http://127.0.0.1:53124/callback#x', false],
+    ['https://127.0.0.1:53124/callback', false],
+  ])('%s → %s', (uri, matches) => {
+    const { clients } = setup();
+    expect(clients.matchRedirectUri(client, uri)).toBe(matches);
+  });
+});
