@@ -25,10 +25,21 @@ export function isLoopbackHostname(hostname: string): boolean {
  */
 const LOOPBACK_HOST = /^(?:localhost|\[::1\]|127(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})(?::([1-9]\d{0,4}))?$/i;
 
-/** A request reaching a loopback-bound server by any other name is a DNS rebinding attempt. */
-export function isAllowedHost(hostHeader: string | undefined): boolean {
+/**
+ * A request reaching a loopback-bound server by any other name is a DNS rebinding attempt,
+ * except by the name of its public URL (a reverse proxy or tunnel on this computer passes
+ * it on), with its port or none when it is the scheme's usual one.
+ */
+export function isAllowedHost(hostHeader: string | undefined, publicUrl?: URL): boolean {
+  if (hostHeader !== undefined && publicUrl !== undefined && isPublicHost(hostHeader, publicUrl)) return true;
   const match = hostHeader === undefined ? null : LOOPBACK_HOST.exec(hostHeader);
   return match !== null && (match[1] === undefined || Number(match[1]) <= 65_535);
+}
+
+function isPublicHost(hostHeader: string, publicUrl: URL): boolean {
+  const host = hostHeader.toLowerCase();
+  const usualPort = publicUrl.protocol === 'https:' ? '443' : '80';
+  return host === publicUrl.host || host === `${publicUrl.hostname}:${publicUrl.port || usualPort}`;
 }
 
 /** `http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`: pages served from this computer. */
@@ -104,6 +115,55 @@ export function assertSafeBinding(host: string, auth: AuthMode): void {
       `refusing to serve on ${host} without authentication: anyone who can reach it could read and change your memory. ` +
         'Either keep the default --host 127.0.0.1, or start with --auth token and create tokens with ' +
         'engram token create --user NAME.',
+    );
+  }
+}
+
+/**
+ * Checks a `--public-url` value (or the config file's `publicUrl`): the origin clients
+ * reach the server by, with no path, query or fragment (`https://memory.example.com/` is
+ * `https://memory.example.com`). OAuth's issuer and every metadata URL are built from it.
+ */
+export function parsePublicUrl(value: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  const bare = url && url.username === '' && url.password === '' && url.pathname === '/' && !/[?#]/.test(value);
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || !bare) {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `--public-url ${JSON.stringify(value)} is not an origin: give the scheme, host and port (if not the usual one) ` +
+        'by which clients reach Engram, with no path, query or fragment, for example --public-url https://memory.example.com',
+    );
+  }
+  return new URL(url.origin);
+}
+
+/**
+ * The rules of a public deployment: an `http://` public URL only for a loopback server
+ * (tests, a client on the same computer); and OAuth on an address beyond this computer
+ * only with an `https://` public URL, since its codes and tokens would otherwise cross the
+ * network in clear text and its metadata would name no address clients can trust.
+ */
+export function assertSafePublicUrl(host: string, auth: AuthMode | 'oauth', publicUrl: URL | undefined): void {
+  if (isLoopbackHostname(host)) return;
+  if (publicUrl?.protocol === 'http:') {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `refusing --public-url ${publicUrl.origin} on ${host}: an http:// public URL is accepted only for a server on ` +
+        'loopback (--host 127.0.0.1). Give the https:// URL clients reach, with TLS from a reverse proxy in front ' +
+        '(and --trust-proxy) or from --tls-cert FILE --tls-key FILE.',
+    );
+  }
+  if (auth === 'oauth' && publicUrl === undefined) {
+    throw new EngramError(
+      'UNAUTHORIZED',
+      `refusing to serve --auth oauth on ${host} without an https public URL: sign-ins, codes and tokens must not ` +
+        'cross the network in clear text. Pass --public-url https://YOUR-HOST (the address clients reach, with TLS ' +
+        'from a reverse proxy in front or from --tls-cert FILE --tls-key FILE), or keep the default --host 127.0.0.1.',
     );
   }
 }

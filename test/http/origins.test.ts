@@ -1,17 +1,20 @@
 /**
  * The rules behind browser safety, one by one: which Host names are loopback, which
- * origins may call under each auth mode, how --allow-origin is checked, and which
- * bindings are refused without authentication.
+ * origins may call under each auth mode, how --allow-origin and --public-url are
+ * checked, which bindings are refused without authentication, and which public URLs and
+ * OAuth setups are refused beyond loopback.
  */
 
 import { describe, expect, it } from 'vitest';
 import { EngramError } from '../../src/core/errors.js';
 import {
   assertSafeBinding,
+  assertSafePublicUrl,
   isAllowedHost,
   isLoopbackOrigin,
   originPolicy,
   parseAllowedOrigin,
+  parsePublicUrl,
 } from '../../src/http/origins.js';
 
 describe('isAllowedHost (loopback Host names only)', () => {
@@ -109,5 +112,92 @@ describe('assertSafeBinding', () => {
         'engram token create --user NAME.',
     );
     expect(() => assertSafeBinding(host, 'token')).not.toThrow();
+  });
+});
+
+describe('isAllowedHost with a public URL', () => {
+  const publicUrl = new URL('https://memory.example.com');
+  it.each(['memory.example.com', 'Memory.Example.com', 'memory.example.com:443', 'localhost:8787', '127.0.0.1'])(
+    'accepts %s',
+    (host) => expect(isAllowedHost(host, publicUrl)).toBe(true),
+  );
+  it.each(['memory.example.com:8443', 'evil.example', 'memory.example.com.evil.example', 'x@memory.example.com'])(
+    'refuses %s',
+    (host) => expect(isAllowedHost(host, publicUrl)).toBe(false),
+  );
+  it('takes the port of a public URL that names one', () => {
+    const withPort = new URL('http://localhost:9000');
+    expect(isAllowedHost('localhost:9000', withPort)).toBe(true);
+    expect(isAllowedHost('tunnel.example:9000', new URL('https://tunnel.example:9000'))).toBe(true);
+    expect(isAllowedHost('tunnel.example', new URL('https://tunnel.example:9000'))).toBe(false);
+  });
+});
+
+describe('parsePublicUrl', () => {
+  it.each([
+    ['https://memory.example.com', 'https://memory.example.com'],
+    ['https://memory.example.com/', 'https://memory.example.com'],
+    ['HTTPS://Memory.Example.com:443/', 'https://memory.example.com'],
+    ['https://memory.example.com:8443', 'https://memory.example.com:8443'],
+    ['http://127.0.0.1:8787/', 'http://127.0.0.1:8787'],
+  ])('reads %s as %s', (value, origin) => {
+    const url = parsePublicUrl(value);
+    expect(url.origin).toBe(origin);
+    expect(url.href).toBe(`${origin}/`);
+  });
+
+  it.each([
+    'memory.example.com',
+    'ftp://memory.example.com',
+    'https://memory.example.com/engram',
+    'https://memory.example.com/?x=1',
+    'https://memory.example.com/?',
+    'https://memory.example.com/#top',
+    'https://user:pass@memory.example.com',
+    '',
+  ])('refuses %s, saying what fits', (value) => {
+    expect(() => parsePublicUrl(value)).toThrow(/is not an origin: .* for example --public-url https:\/\//);
+  });
+});
+
+describe('assertSafePublicUrl', () => {
+  const https = new URL('https://memory.example.com');
+  const http = new URL('http://memory.example.com');
+
+  it('accepts any public URL, or none, for a loopback server', () => {
+    for (const host of ['127.0.0.1', 'localhost', '::1']) {
+      for (const auth of ['none', 'token', 'oauth'] as const) {
+        for (const url of [undefined, https, new URL('http://127.0.0.1:8787')]) {
+          expect(() => assertSafePublicUrl(host, auth, url)).not.toThrow();
+        }
+      }
+    }
+  });
+
+  it('refuses an http:// public URL beyond loopback, whatever the auth', () => {
+    for (const auth of ['token', 'oauth'] as const) {
+      expect(() => assertSafePublicUrl('0.0.0.0', auth, http)).toThrow(
+        /^refusing --public-url http:\/\/memory\.example\.com on 0\.0\.0\.0: an http:\/\/ public URL is accepted only for a server on loopback/,
+      );
+    }
+  });
+
+  it('refuses OAuth beyond loopback without a public URL, naming what to pass', () => {
+    let error: unknown;
+    try {
+      assertSafePublicUrl('192.168.1.20', 'oauth', undefined);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(EngramError);
+    expect((error as EngramError).message).toMatch(
+      /^refusing to serve --auth oauth on 192\.168\.1\.20 without an https public URL: .*Pass --public-url https:\/\/YOUR-HOST/,
+    );
+  });
+
+  it('accepts OAuth beyond loopback with an https public URL, and tokens without one', () => {
+    expect(() => assertSafePublicUrl('0.0.0.0', 'oauth', https)).not.toThrow();
+    expect(() => assertSafePublicUrl('0.0.0.0', 'token', undefined)).not.toThrow();
+    expect(() => assertSafePublicUrl('0.0.0.0', 'token', https)).not.toThrow();
   });
 });
