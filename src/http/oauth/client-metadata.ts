@@ -8,7 +8,8 @@
  * between the check and the connection cannot slip through); no redirects; one deadline
  * for the whole fetch; the body capped whatever Content-Length says; only a 200 answer of
  * JSON is accepted. Each refusal is an `invalid_client` OAuthError whose description says
- * why. Documents fetched are cached for a while (a bounded number of them).
+ * why. Nothing is cached here: OAuthClients (core/oauth/clients.ts) caches the clients it
+ * checked, and shares one fetch among concurrent requests for the same document.
  */
 
 import { lookup as dnsLookup } from 'node:dns/promises';
@@ -31,21 +32,15 @@ export interface ClientMetadataFetcherOptions {
   readonly maxBytes?: number;
   /** Let the fetch reach loopback and private addresses (tests; a client on the operator's own network). */
   readonly allowPrivateAddresses?: boolean;
-  /** How long a fetched document is reused, in milliseconds (default 5 minutes; 0 fetches every time). */
-  readonly cacheMs?: number;
   /** Resolves a host name to every address it has (default: the system resolver). */
   readonly lookup?: (hostname: string) => Promise<readonly ResolvedAddress[]>;
   /** Certificate authorities to trust instead of the system's (tests). */
   readonly ca?: string | Buffer | readonly (string | Buffer)[];
-  /** The clock of the cache (tests). */
-  readonly now?: () => number;
 }
 
 export type ClientMetadataFetcher = (url: URL) => Promise<unknown>;
 
-const DEFAULTS = { timeoutMs: 5_000, maxBytes: 5 * 1024, cacheMs: 5 * 60_000 };
-/** Documents kept at most: an attacker naming new URLs endlessly must not grow the cache without bound. */
-const CACHE_ENTRIES = 500;
+const DEFAULTS = { timeoutMs: 5_000, maxBytes: 5 * 1024 };
 
 const systemLookup = (hostname: string): Promise<readonly ResolvedAddress[]> =>
   dnsLookup(hostname, { all: true, verbatim: true });
@@ -224,19 +219,5 @@ async function fetchDocument(url: URL, options: ClientMetadataFetcherOptions): P
  * an `invalid_client` OAuthError saying why it was refused.
  */
 export function createClientMetadataFetcher(options: ClientMetadataFetcherOptions = {}): ClientMetadataFetcher {
-  const cacheMs = options.cacheMs ?? DEFAULTS.cacheMs;
-  const now = options.now ?? Date.now;
-  const cache = new Map<string, { readonly document: unknown; readonly expires: number }>();
-  return async (url) => {
-    const key = url.href;
-    const cached = cache.get(key);
-    if (cached !== undefined && cached.expires > now()) return structuredClone(cached.document);
-    cache.delete(key);
-    const document = await fetchDocument(url, options);
-    if (cacheMs > 0) {
-      if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
-      cache.set(key, { document, expires: now() + cacheMs });
-    }
-    return structuredClone(document);
-  };
+  return (url) => fetchDocument(url, options);
 }
