@@ -1,0 +1,339 @@
+/**
+ * The token endpoint's rules and the protected resource's check (DESIGN §8, OAuth 2.1):
+ * an authorization code is exchanged once, by the client it was issued to, with the
+ * redirect URI and the PKCE verifier of its request; a refresh token rotates, and a
+ * second use of either means it was stolen, so the whole grant (every token it holds)
+ * is revoked. A code is good for exactly one attempt: any refused exchange ends its
+ * grant, which could never yield tokens afterwards. A refresh that is refused before it
+ * is redeemed (wrong client, wider scope, other resource) costs the client nothing.
+ *
+ * Every secret is kept only as its SHA-256 (secrets.ts); access tokens are short-lived
+ * and bound to the grant's resource, checked on every MCP request against the store, so
+ * a revoked grant fails at once. A grant is one connected app, listed and revoked from
+ * the command line beside the static tokens; its name is the actor in history.
+ */
+
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { GrantRecord, GrantSecretKind, GrantSecretRecord, GrantStore } from '../account-store.js';
+import type { Caller } from '../caller.js';
+import { canonicalResource, sameResource } from './resource.js';
+import { hashSecret, newSecret, SECRET_PREFIXES, sameHash } from './secrets.js';
+import { type CodeData, DEFAULT_TTLS, OAuthError, SCOPE_READ, SCOPE_WRITE, SCOPES, type Scope } from './types.js';
+
+export interface OAuthTokensOptions {
+  /** Clock in milliseconds; tests inject one. */
+  readonly now?: () => number;
+  /** Lifetimes of access and refresh tokens, in milliseconds (codes' is the consent step's). */
+  readonly ttls?: Partial<Record<keyof typeof DEFAULT_TTLS, number>>;
+  /** Told when recording a grant's "last used" time failed; the request went on regardless. */
+  readonly onTouchError?: (error: unknown) => void;
+}
+
+/** A successful token response (RFC 6749 §5.1). */
+export interface TokenResponse {
+  readonly access_token: string;
+  readonly token_type: 'Bearer';
+  /** Seconds until the access token expires. */
+  readonly expires_in: number;
+  readonly refresh_token: string;
+  /** What the tokens allow, space-separated. */
+  readonly scope: string;
+}
+
+export interface CodeExchange {
+  readonly code: string;
+  readonly codeVerifier: string;
+  readonly redirectUri: string;
+  readonly clientId: string;
+  /** RFC 8707; when given, it must be the grant's resource. */
+  readonly resource?: string | undefined;
+}
+
+export interface RefreshRequest {
+  readonly refreshToken: string;
+  readonly clientId: string;
+  /** Space-separated; may only narrow what the refresh token allows. */
+  readonly scope?: string | undefined;
+  readonly resource?: string | undefined;
+}
+
+/** A connected app as people see it: one user's grant to one client. */
+export interface AppInfo {
+  /** The grant's id, which `engram token revoke` takes. */
+  readonly id: string;
+  readonly name: string;
+  readonly clientId: string;
+  readonly user: string;
+  readonly scopes: readonly Scope[];
+  readonly created: number;
+  readonly lastUsed: number | undefined;
+}
+
+/** What an access or refresh token's secret record keeps in its `data` (JSON). */
+interface TokenData {
+  /** Space-separated scopes: the grant's, or fewer when a refresh narrowed them. */
+  readonly scope: string;
+}
+
+/** RFC 7636 §4.1: 43-128 characters of the unreserved set. */
+const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+/** A grant's "last used" is refreshed at most this often, so checking a token rarely writes. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+function grantScopes(grant: GrantRecord): readonly Scope[] {
+  return grant.readOnly ? [SCOPE_READ] : SCOPES;
+}
+
+function scopeString(scopes: readonly Scope[]): string {
+  return SCOPES.filter((scope) => scopes.includes(scope)).join(' ');
+}
+
+/** The scopes a token allows (never more than its grant does). */
+function tokenScopes(secret: GrantSecretRecord, grant: GrantRecord): readonly Scope[] {
+  let scope = '';
+  try {
+    scope = (JSON.parse(secret.data) as TokenData).scope;
+  } catch {
+    return [SCOPE_READ];
+  }
+  return grantScopes(grant).filter((allowed) => scope.split(' ').includes(allowed));
+}
+
+function s256(verifier: string): string {
+  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+function invalidGrant(description: string): OAuthError {
+  return new OAuthError('invalid_grant', description);
+}
+
+function checkResource(resource: string | undefined, grant: GrantRecord | undefined): void {
+  if (resource === undefined) return;
+  if (canonicalResource(resource) === undefined || (grant !== undefined && !sameResource(resource, grant.resource))) {
+    throw new OAuthError(
+      'invalid_target',
+      `resource ${JSON.stringify(resource)} is not what this grant is for${grant ? `: ${grant.resource}` : ''}.`,
+    );
+  }
+}
+
+export class OAuthTokens {
+  private readonly grants: GrantStore;
+  private readonly now: () => number;
+  private readonly ttls: { readonly access: number; readonly refresh: number };
+  private readonly onTouchError: (error: unknown) => void;
+  /** Grants whose "last used" is being written: one write at a time per grant. */
+  private readonly touching = new Set<string>();
+
+  constructor(grants: GrantStore, options: OAuthTokensOptions = {}) {
+    this.grants = grants;
+    this.now = options.now ?? Date.now;
+    this.ttls = {
+      access: options.ttls?.access ?? DEFAULT_TTLS.access,
+      refresh: options.ttls?.refresh ?? DEFAULT_TTLS.refresh,
+    };
+    this.onTouchError = options.onTouchError ?? (() => {});
+  }
+
+  /** The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6): a code for an access and a refresh token. */
+  async exchangeCode(request: CodeExchange): Promise<TokenResponse> {
+    if (!CODE_VERIFIER.test(request.codeVerifier)) {
+      throw new OAuthError(
+        'invalid_request',
+        'code_verifier must be 43-128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636), the secret whose S256 ' +
+          'hash was sent as code_challenge.',
+      );
+    }
+    checkResource(request.resource, undefined);
+    const hash = hashSecret(request.code);
+    const found = await this.grants.findSecret(hash);
+    if (found === undefined || found.kind !== 'code') {
+      throw invalidGrant('the authorization code is not known here: it is wrong, expired or revoked. Authorize again.');
+    }
+    const redemption = await this.grants.redeem(hash, this.now());
+    if (redemption === undefined) throw invalidGrant('the authorization code was revoked meanwhile. Authorize again.');
+    if (!redemption.first) {
+      await this.grants.revokeGrant(found.grantId);
+      throw invalidGrant(
+        'the authorization code was used before, so it may have been stolen: every token it issued is revoked. ' +
+          'Authorize again.',
+      );
+    }
+    try {
+      return await this.redeemCode(redemption.secret, request);
+    } catch (error) {
+      // A code is good for one attempt: its grant can never yield tokens now.
+      await this.grants.revokeGrant(found.grantId);
+      throw error;
+    }
+  }
+
+  private async redeemCode(secret: GrantSecretRecord, request: CodeExchange): Promise<TokenResponse> {
+    if (secret.expires <= this.now()) throw invalidGrant('the authorization code has expired. Authorize again.');
+    const grant = await this.grants.getGrant(secret.grantId);
+    if (grant === undefined) throw invalidGrant('the authorization code was revoked meanwhile. Authorize again.');
+    if (grant.clientId !== request.clientId) {
+      throw invalidGrant(
+        `the authorization code was issued to another client than ${JSON.stringify(request.clientId)}.`,
+      );
+    }
+    const data = JSON.parse(secret.data) as CodeData;
+    if (request.redirectUri !== data.redirectUri) {
+      throw invalidGrant('redirect_uri must be exactly the one sent in the authorization request.');
+    }
+    if (!sameText(s256(request.codeVerifier), data.codeChallenge)) {
+      throw invalidGrant('code_verifier does not match the code_challenge (S256) of the authorization request.');
+    }
+    checkResource(request.resource, grant);
+    return this.issue(grant, grantScopes(grant));
+  }
+
+  /** The refresh_token grant (RFC 6749 §6) with rotation: the old refresh token is spent, a new pair issued. */
+  async refresh(request: RefreshRequest): Promise<TokenResponse> {
+    checkResource(request.resource, undefined);
+    const hash = hashSecret(request.refreshToken);
+    const secret = await this.grants.findSecret(hash);
+    if (secret === undefined || secret.kind !== 'refresh') {
+      throw invalidGrant('the refresh token is not known here: it is wrong or revoked. Authorize again.');
+    }
+    if (secret.used !== undefined) await this.reused(secret);
+    if (secret.expires <= this.now()) throw invalidGrant('the refresh token has expired. Authorize again.');
+    const grant = await this.grants.getGrant(secret.grantId);
+    if (grant === undefined) throw invalidGrant('the refresh token was revoked. Authorize again.');
+    if (grant.clientId !== request.clientId) {
+      throw invalidGrant(`the refresh token was issued to another client than ${JSON.stringify(request.clientId)}.`);
+    }
+    checkResource(request.resource, grant);
+    const scopes = this.narrow(tokenScopes(secret, grant), request.scope);
+    const redemption = await this.grants.redeem(hash, this.now());
+    if (redemption === undefined) throw invalidGrant('the refresh token was revoked meanwhile. Authorize again.');
+    if (!redemption.first) await this.reused(secret);
+    return this.issue(grant, scopes);
+  }
+
+  /** A spent refresh token presented again: it was copied, so the grant ends. */
+  private async reused(secret: GrantSecretRecord): Promise<never> {
+    await this.grants.revokeGrant(secret.grantId);
+    throw invalidGrant(
+      'the refresh token was used before, so it may have been stolen: the grant and every token it holds are ' +
+        'revoked. Authorize again.',
+    );
+  }
+
+  /** The scopes asked for a refresh, which may only narrow what the token allows (RFC 6749 §6). */
+  private narrow(allowed: readonly Scope[], requested: string | undefined): readonly Scope[] {
+    if (requested === undefined) return allowed;
+    const asked = requested.split(' ');
+    const unknown = asked.find((scope) => !(SCOPES as readonly string[]).includes(scope));
+    if (unknown !== undefined) {
+      throw new OAuthError('invalid_scope', `scope ${JSON.stringify(unknown)} is not one of ${SCOPES.join(', ')}.`);
+    }
+    const wider = asked.find((scope) => !(allowed as readonly string[]).includes(scope));
+    if (wider !== undefined) {
+      throw new OAuthError(
+        'invalid_scope',
+        `scope ${wider} was not granted: a refresh may only narrow the scope (${scopeString(allowed)}).`,
+      );
+    }
+    // Reading is what every connection may do; memory:write alone still reads.
+    return asked.includes(SCOPE_WRITE) ? SCOPES : [SCOPE_READ];
+  }
+
+  /** A new access and refresh token for the grant; refused when the grant was revoked meanwhile. */
+  private async issue(grant: GrantRecord, scopes: readonly Scope[]): Promise<TokenResponse> {
+    const now = this.now();
+    const scope = scopeString(scopes);
+    const data = JSON.stringify({ scope } satisfies TokenData);
+    const secret = (kind: GrantSecretKind, value: string, ttl: number): GrantSecretRecord => ({
+      hash: hashSecret(value),
+      grantId: grant.id,
+      kind,
+      created: now,
+      expires: now + ttl,
+      used: undefined,
+      data,
+    });
+    const accessToken = newSecret('access');
+    const refreshToken = newSecret('refresh');
+    const added = await this.grants.addSecrets(grant.id, [
+      secret('access', accessToken, this.ttls.access),
+      secret('refresh', refreshToken, this.ttls.refresh),
+    ]);
+    if (!added) throw invalidGrant('the grant was revoked meanwhile. Authorize again.');
+    return {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: Math.floor(this.ttls.access / 1000),
+      refresh_token: refreshToken,
+      scope,
+    };
+  }
+
+  /**
+   * Token revocation (RFC 7009): an access or refresh token ends its whole grant. An
+   * unknown token is not an error (it may have been revoked already).
+   */
+  async revoke(token: string): Promise<void> {
+    const secret = await this.grants.findSecret(hashSecret(token));
+    if (secret !== undefined && secret.kind !== 'code') await this.grants.revokeGrant(secret.grantId);
+  }
+
+  /**
+   * Who presents this access token at `resource` (this server's `/mcp` URL): the grant's
+   * user, its app's name (what history records) and whether it may write. Undefined
+   * when the token is unknown, expired, revoked or for another resource.
+   */
+  async authenticate(accessToken: string, resource: string): Promise<Caller | undefined> {
+    if (!accessToken.startsWith(SECRET_PREFIXES.access)) return undefined;
+    const hash = hashSecret(accessToken);
+    const secret = await this.grants.findSecret(hash);
+    // The lookup is keyed by a hash the caller cannot steer; the comparison is constant-time all the same.
+    if (secret === undefined || !sameHash(secret.hash, hash) || secret.kind !== 'access') return undefined;
+    const at = this.now();
+    if (secret.expires <= at) return undefined;
+    const grant = await this.grants.getGrant(secret.grantId);
+    if (grant === undefined || !sameResource(grant.resource, resource)) return undefined;
+    if (grant.lastUsed === undefined || at - grant.lastUsed >= TOUCH_INTERVAL_MS) this.touch(grant.id, at);
+    return { user: grant.user, label: grant.clientName, readOnly: !tokenScopes(secret, grant).includes(SCOPE_WRITE) };
+  }
+
+  /** Records that the grant was used, without waiting: a failure goes to onTouchError, never to the request. */
+  private touch(id: string, at: number): void {
+    if (this.touching.has(id)) return;
+    this.touching.add(id);
+    Promise.resolve()
+      .then(() => this.grants.touchGrant(id, at))
+      .catch((error: unknown) => this.onTouchError(error))
+      .finally(() => this.touching.delete(id));
+  }
+
+  /** Every connected app (grant), oldest first. */
+  async listApps(): Promise<AppInfo[]> {
+    const grants = await this.grants.listGrants();
+    return grants.map((grant) => ({
+      id: grant.id,
+      name: grant.clientName,
+      clientId: grant.clientId,
+      user: grant.user,
+      scopes: grantScopes(grant),
+      created: grant.created,
+      lastUsed: grant.lastUsed,
+    }));
+  }
+
+  /** Ends a connected app: its grant and every token it holds, at once. False when no grant has this id. */
+  revokeApp(id: string): Promise<boolean> {
+    return this.grants.revokeGrant(id.trim());
+  }
+
+  /** Deletes codes and tokens past their expiry (their grants stay); returns how many. */
+  purgeExpired(): Promise<number> {
+    return this.grants.removeExpiredSecrets(this.now());
+  }
+}
