@@ -57,6 +57,18 @@ export type AuthorizationCheck =
   /** Ready for the user's decision. */
   | { readonly kind: 'ok'; readonly request: AuthorizationRequest };
 
+/** The parameters an authorization request is made of: what a consent form carries to be checked again. */
+export const AUTHORIZATION_PARAMS = [
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'code_challenge',
+  'code_challenge_method',
+  'scope',
+  'state',
+  'resource',
+] as const;
+
 /** The parameters read after the redirect URI that may be sent only once; unknown ones are ignored, as RFC 6749 §3.1 asks. */
 const SINGLE_PARAMS = ['response_type', 'code_challenge', 'code_challenge_method', 'scope', 'state'] as const;
 

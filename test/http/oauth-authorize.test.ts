@@ -1,0 +1,522 @@
+/**
+ * `/authorize` over real HTTP: the consent page's markers and headers, every refusal and
+ * that it issued nothing (no grant, no code, no session), and the decisions: Allow with
+ * a password or a session sends the code, `state` and `iss` back; Read only narrows the
+ * grant; Deny sends access_denied. The route runs in a plain node:http server with the
+ * in-process grant store and an accounts service that keeps its users in a map.
+ */
+
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { EngramError } from '../../src/core/errors.js';
+import { Authorization, type ClientDirectory } from '../../src/core/oauth/authorization.js';
+import { type OAuthClient, OAuthError } from '../../src/core/oauth/types.js';
+import { type ConsentAccounts, createAuthorizeRoute } from '../../src/http/oauth/authorize.js';
+import { MemoryGrantStore } from '../../src/store/memory/grants.js';
+import { type RawResponse, raw } from './fixtures.js';
+
+const CHALLENGE = createHash('sha256').update('a verifier of enough length, 43 characters or more').digest('base64url');
+const HOSTILE_NAME = '<script>alert(1)</script> & "Friends"';
+
+const CLIENTS: OAuthClient[] = [
+  { id: 'claude', kind: 'registered', name: 'Claude', redirectUris: ['https://claude.ai/api/mcp/auth_callback'] },
+  { id: 'hostile', kind: 'registered', name: HOSTILE_NAME, redirectUris: ['https://evil.example/cb'] },
+];
+
+const directory: ClientDirectory = {
+  async resolve(clientId) {
+    const client = CLIENTS.find((candidate) => candidate.id === clientId);
+    if (client === undefined)
+      throw new OAuthError('invalid_client', `no client has the id ${JSON.stringify(clientId)}.`);
+    return client;
+  },
+  matchRedirectUri: (client, uri) => client.redirectUris.includes(uri),
+};
+
+/** Accounts as accounts.ts specifies them, kept in maps: alice's password, mallory throttled. */
+class FakeAccounts implements ConsentAccounts {
+  readonly sessions = new Map<string, string>();
+  readonly signIns: { user: string; from: string }[] = [];
+
+  async signIn(user: string, password: string, from: string): Promise<string> {
+    this.signIns.push({ user, from });
+    const name = user.trim().toLowerCase();
+    if (name === 'mallory') {
+      throw new EngramError('TOO_MANY_ATTEMPTS', 'too many failed sign-ins', {
+        reason: 'sign-in-throttled',
+        retryAfterSeconds: 120,
+      });
+    }
+    if (name !== 'alice' || password !== 'correct horse battery') throw new EngramError('UNAUTHORIZED', 'wrong');
+    return name;
+  }
+
+  async openSession(user: string, _agent: string) {
+    const secret = randomBytes(32).toString('base64url');
+    this.sessions.set(secret, user);
+    return { secret, session: { expires: Date.now() + 3_600_000 } };
+  }
+
+  async sessionUser(secret: string | undefined) {
+    return secret === undefined ? undefined : this.sessions.get(secret);
+  }
+
+  async endSession(secret: string) {
+    this.sessions.delete(secret);
+  }
+}
+
+let grants: MemoryGrantStore;
+let accounts: FakeAccounts;
+let port: number;
+let origin: string;
+/** Set to run the route as if published at another URL. */
+let publicUrl: string | undefined;
+
+const server = createServer((req, res) => {
+  const authorization = new Authorization(grants, directory, {
+    issuer: publicUrl ?? origin,
+    resource: `${publicUrl ?? origin}/mcp`,
+  });
+  const route = createAuthorizeRoute({ authorization, accounts, publicUrl: publicUrl ?? origin });
+  route(req, res).catch((error: unknown) => {
+    res.writeHead(500).end(String(error));
+  });
+});
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+  origin = `http://127.0.0.1:${port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+beforeEach(() => {
+  grants = new MemoryGrantStore();
+  accounts = new FakeAccounts();
+  publicUrl = undefined;
+});
+
+const GOOD = {
+  client_id: 'claude',
+  redirect_uri: 'https://claude.ai/api/mcp/auth_callback',
+  response_type: 'code',
+  code_challenge: CHALLENGE,
+  code_challenge_method: 'S256',
+  scope: 'memory:read memory:write',
+  state: 'st<a>te&1',
+};
+
+function get(params: Record<string, string | undefined>, headers: Record<string, string> = {}): Promise<RawResponse> {
+  const query = new URLSearchParams(
+    Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+  return raw(port, { path: `/authorize?${query}`, headers: { Host: `127.0.0.1:${port}`, ...headers } });
+}
+
+function decodeEntities(text: string): string {
+  return text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+}
+
+/** The hidden fields of the consent form, in order. */
+function hiddenFields(html: string): [string, string][] {
+  return [...html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((match) => [
+    decodeEntities(match[1] ?? ''),
+    decodeEntities(match[2] ?? ''),
+  ]);
+}
+
+/** `name=value` of each Set-Cookie. */
+function cookiesOf(response: RawResponse): string[] {
+  return (response.headers['set-cookie'] ?? []).map((cookie) => cookie.split(';')[0] ?? '');
+}
+
+interface Consent {
+  readonly page: RawResponse;
+  readonly fields: [string, string][];
+  /** The Cookie header the browser now sends. */
+  readonly cookie: string;
+}
+
+/** Opens the consent page as a browser does, keeping the CSRF cookie it sets. */
+async function open(params: Record<string, string | undefined> = GOOD, cookie = ''): Promise<Consent> {
+  const page = await get(params, cookie === '' ? {} : { Cookie: cookie });
+  expect(page.status).toBe(200);
+  const cookies = [cookie, ...cookiesOf(page)].filter((part) => part !== '');
+  return { page, fields: hiddenFields(page.body), cookie: cookies.join('; ') };
+}
+
+function post(
+  fields: readonly (readonly [string, string])[],
+  cookie: string,
+  headers: Record<string, string> = {},
+): Promise<RawResponse> {
+  return raw(port, {
+    method: 'POST',
+    path: '/authorize',
+    headers: {
+      Host: `127.0.0.1:${port}`,
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Origin: origin,
+      'Sec-Fetch-Site': 'same-origin',
+      ...(cookie === '' ? {} : { Cookie: cookie }),
+      ...headers,
+    },
+    body: new URLSearchParams(fields.map(([name, value]): [string, string] => [name, value])).toString(),
+  });
+}
+
+const ALLOW_AS_ALICE: [string, string][] = [
+  ['user', 'Alice'],
+  ['password', 'correct horse battery'],
+  ['decision', 'allow'],
+];
+
+function query(location: string | undefined): Record<string, string> {
+  return Object.fromEntries(new URL(location ?? 'about:blank').searchParams);
+}
+
+async function expectNothingIssued(): Promise<void> {
+  expect(grants.snapshot()).toEqual({ clients: [], grants: [], grantSecrets: [] });
+  expect(accounts.sessions.size).toBe(0);
+}
+
+describe('GET /authorize: the consent page', () => {
+  it('shows the app, where it returns, what it asks, the sign-in fields, Read only, Allow and Deny', async () => {
+    const { page, fields } = await open();
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    const html = page.body;
+    expect(html).toContain('<title>Connect Claude to Engram</title>');
+    expect(html).toContain('<h1>Connect <strong>Claude</strong> to your Engram memory</h1>');
+    expect(html).toContain('Claude asks to <strong>read and change your memory</strong>.');
+    expect(html).toContain('your browser goes back to <strong>claude.ai</strong>');
+    expect(html).toContain('<label for="user">User</label><input type="text" id="user" name="user"');
+    expect(html).toContain('<label for="password">Password</label><input type="password" id="password"');
+    expect(html).toContain(
+      '<input type="checkbox" id="read_only" name="read_only" value="yes"><label for="read_only">Read only</label>',
+    );
+    expect(html).toContain('<button type="submit" name="decision" value="allow">Allow</button>');
+    expect(html).toContain('<button type="submit" name="decision" value="deny" formnovalidate>Deny</button>');
+    expect(html).toContain('<form method="post" action="authorize">');
+    expect(html).not.toMatch(/<script|src=|https?:\/\/(?!claude)/i);
+    expect(fields.map(([name]) => name)).toEqual([
+      'client_id',
+      'redirect_uri',
+      'response_type',
+      'code_challenge',
+      'code_challenge_method',
+      'scope',
+      'state',
+      'csrf',
+      'sign_in',
+    ]);
+    expect(Object.fromEntries(fields)).toMatchObject({ ...GOOD, sign_in: 'password' });
+  });
+
+  it('is never framed, cached or referred, and loads nothing but its own style', async () => {
+    const { page } = await open();
+    const csp = page.headers['content-security-policy'] ?? '';
+    expect(csp).toMatch(
+      /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; base-uri 'none'; frame-ancestors 'none'$/,
+    );
+    const style = /<style>([^<]*)<\/style>/.exec(page.body)?.[1] ?? '';
+    expect(csp).toContain(`'sha256-${createHash('sha256').update(style).digest('base64')}'`);
+    expect(page.headers).toMatchObject({
+      'x-frame-options': 'DENY',
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+    });
+  });
+
+  it('sets a Strict, HttpOnly CSRF cookie whose token the form carries, and keeps it for the next page', async () => {
+    const first = await get(GOOD);
+    expect(first.headers['set-cookie']).toEqual([
+      expect.stringMatching(/^engram_csrf=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict$/),
+    ]);
+    const token = cookiesOf(first)[0]?.slice('engram_csrf='.length);
+    expect(Object.fromEntries(hiddenFields(first.body)).csrf).toBe(token);
+    const second = await get(GOOD, { Cookie: `engram_csrf=${token}` });
+    expect(second.headers['set-cookie']).toBeUndefined();
+    expect(Object.fromEntries(hiddenFields(second.body)).csrf).toBe(token);
+  });
+
+  it('escapes the app name and the state it carries', async () => {
+    const { page, fields } = await open({ ...GOOD, client_id: 'hostile', redirect_uri: 'https://evil.example/cb' });
+    expect(page.body).not.toContain('<script');
+    expect(page.body).toContain('<strong>&#60;script&#62;alert(1)&#60;/script&#62; &#38; &#34;Friends&#34;</strong>');
+    expect(page.body).toContain('value="st&#60;a&#62;te&#38;1"');
+    expect(Object.fromEntries(fields).state).toBe(GOOD.state);
+  });
+
+  it('checks and disables Read only when the app asks to read only', async () => {
+    const { page } = await open({ ...GOOD, scope: 'memory:read' });
+    expect(page.body).toContain('Claude asks to <strong>read your memory</strong>.');
+    expect(page.body).toContain(
+      '<input type="checkbox" id="read_only" name="read_only" value="yes" checked disabled><label for="read_only">Read only</label>',
+    );
+  });
+
+  it('says a loopback redirect returns to this computer', async () => {
+    CLIENTS.push({ id: 'local', kind: 'registered', name: 'Local', redirectUris: ['http://127.0.0.1:33418/cb'] });
+    try {
+      const { page } = await open({ ...GOOD, client_id: 'local', redirect_uri: 'http://127.0.0.1:33418/cb' });
+      expect(page.body).toContain('goes back to <strong>this computer (127.0.0.1:33418)</strong>');
+    } finally {
+      CLIENTS.pop();
+    }
+  });
+
+  it.each([
+    ['an unknown client', { client_id: 'nobody' }, 'Engram does not know this app: no client has the id'],
+    ['no redirect URI', { redirect_uri: undefined }, 'Claude did not say where to return'],
+    ['an unregistered redirect URI', { redirect_uri: 'https://evil.example/steal' }, 'https://evil.example/steal'],
+  ])('answers %s on a page of its own, never redirecting', async (_, change, words) => {
+    const page = await get({ ...GOOD, ...change });
+    expect(page.status).toBe(400);
+    expect(page.headers.location).toBeUndefined();
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect(page.body).toContain('<h1>Engram cannot connect this app</h1>');
+    expect(decodeEntities(page.body)).toContain(words);
+    expect(page.body).not.toContain('<form');
+    await expectNothingIssued();
+  });
+
+  it.each([
+    ['plain PKCE', { code_challenge_method: 'plain' }, 'invalid_request'],
+    ['no PKCE', { code_challenge: undefined, code_challenge_method: undefined }, 'invalid_request'],
+    ['an implicit grant', { response_type: 'token' }, 'unsupported_response_type'],
+    ['an unknown scope', { scope: 'memory:admin' }, 'invalid_scope'],
+    ['another resource', { resource: 'https://elsewhere.example/mcp' }, 'invalid_target'],
+  ])('sends %s back to the client with its error, state and iss', async (_, change, error) => {
+    const page = await get({ ...GOOD, ...change });
+    expect(page.status).toBe(302);
+    expect(page.headers.location?.startsWith(`${GOOD.redirect_uri}?`)).toBe(true);
+    expect(query(page.headers.location)).toEqual({
+      error,
+      error_description: expect.any(String),
+      state: GOOD.state,
+      iss: origin,
+    });
+    await expectNothingIssued();
+  });
+
+  it('loads itself again when another site started the navigation without the session cookie', async () => {
+    const page = await get(GOOD, { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate' });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<meta http-equiv="refresh" content="0">');
+    expect(page.body).not.toContain('<form');
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    const again = await get(GOOD, { 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'navigate' });
+    expect(again.body).toContain('<form');
+  });
+
+  it('answers a method other than GET and POST with 405', async () => {
+    const page = await raw(port, { method: 'PUT', path: '/authorize', headers: { Host: `127.0.0.1:${port}` } });
+    expect(page.status).toBe(405);
+    expect(page.headers.allow).toBe('GET, POST');
+  });
+});
+
+describe('POST /authorize: Allow', () => {
+  it('signs in, opens a session, stores the grant and sends the code, state and iss back', async () => {
+    const { fields, cookie } = await open();
+    const answer = await post([...fields, ...ALLOW_AS_ALICE], cookie, { 'User-Agent': 'Test browser' });
+    expect(answer.status).toBe(303);
+    expect(answer.headers.location?.startsWith(`${GOOD.redirect_uri}?`)).toBe(true);
+    expect(query(answer.headers.location)).toEqual({
+      code: expect.stringMatching(/^engram_code_[A-Za-z0-9_-]{43}$/),
+      state: GOOD.state,
+      iss: origin,
+    });
+    expect(answer.headers['cache-control']).toBe('no-store');
+    expect(answer.headers['set-cookie']).toEqual([
+      expect.stringMatching(/^engram_session=[A-Za-z0-9_-]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=3\d{3}$/),
+    ]);
+    expect(accounts.signIns).toEqual([{ user: 'Alice', from: '127.0.0.1' }]);
+    const [grant] = await grants.listGrants();
+    expect(grant).toMatchObject({ user: 'alice', clientId: 'claude', clientName: 'Claude', readOnly: false });
+    const code = query(answer.headers.location).code ?? '';
+    const secret = await grants.findSecret(createHash('sha256').update(code).digest('hex'));
+    expect(secret).toMatchObject({ grantId: grant?.id, kind: 'code' });
+    expect(JSON.parse(secret?.data ?? '')).toEqual({ redirectUri: GOOD.redirect_uri, codeChallenge: CHALLENGE });
+  });
+
+  it('narrows the grant to read only when Read only is ticked', async () => {
+    const { fields, cookie } = await open();
+    const answer = await post([...fields, ...ALLOW_AS_ALICE, ['read_only', 'yes']], cookie);
+    expect(answer.status).toBe(303);
+    expect((await grants.listGrants()).map((grant) => grant.readOnly)).toEqual([true]);
+  });
+
+  it('grants read only to an app that asked to read only, though the disabled box is not sent', async () => {
+    const { fields, cookie } = await open({ ...GOOD, scope: 'memory:read' });
+    expect((await post([...fields, ...ALLOW_AS_ALICE], cookie)).status).toBe(303);
+    expect((await grants.listGrants()).map((grant) => grant.readOnly)).toEqual([true]);
+  });
+
+  it('recognises the session of an earlier sign-in, and offers another account', async () => {
+    const first = await open();
+    const signedIn = await post([...first.fields, ...ALLOW_AS_ALICE], first.cookie);
+    const session = cookiesOf(signedIn)[0] ?? '';
+    const { page, fields, cookie } = await open(GOOD, `${first.cookie}; ${session}`);
+    expect(page.body).toContain('<p>Signed in as <strong>alice</strong>. <a href="authorize?');
+    expect(page.body).toContain('prompt=login">Use another account</a>');
+    expect(page.body).not.toContain('type="password"');
+    expect(Object.fromEntries(fields).sign_in).toBe('session');
+    const answer = await post([...fields, ['decision', 'allow']], cookie);
+    expect(answer.status).toBe(303);
+    expect(answer.headers['set-cookie']).toBeUndefined();
+    expect((await grants.listGrants()).map((grant) => grant.user)).toEqual(['alice', 'alice']);
+
+    const other = await get({ ...GOOD, prompt: 'login' }, { Cookie: cookie });
+    expect(other.body).toContain('<label for="password">Password</label>');
+    expect(other.body).not.toContain('Signed in as');
+  });
+
+  it('asks to sign in again when the session ended between the page and the form', async () => {
+    const first = await open();
+    const session = cookiesOf(await post([...first.fields, ...ALLOW_AS_ALICE], first.cookie))[0] ?? '';
+    const { fields, cookie } = await open(GOOD, `${first.cookie}; ${session}`);
+    accounts.sessions.clear();
+    const answer = await post([...fields, ['decision', 'allow']], cookie);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toContain('You have been signed out. Sign in again.');
+    expect(answer.body).toContain('<label for="password">Password</label>');
+    expect(await grants.listGrants()).toHaveLength(1);
+  });
+});
+
+describe('POST /authorize: Deny', () => {
+  it('sends access_denied with state and iss back, without signing in, and issues nothing', async () => {
+    const { fields, cookie } = await open();
+    const answer = await post([...fields, ['user', ''], ['password', ''], ['decision', 'deny']], cookie);
+    expect(answer.status).toBe(303);
+    expect(query(answer.headers.location)).toEqual({
+      error: 'access_denied',
+      error_description: 'The user denied the request.',
+      state: GOOD.state,
+      iss: origin,
+    });
+    expect(accounts.signIns).toEqual([]);
+    await expectNothingIssued();
+  });
+});
+
+describe('POST /authorize: refusals issue nothing', () => {
+  it('refuses a form without the CSRF token, or with another one, or without the cookie', async () => {
+    const { fields, cookie } = await open();
+    const without = fields.filter(([name]) => name !== 'csrf');
+    const other = fields.map(([name, value]): [string, string] => [name, name === 'csrf' ? 'A'.repeat(43) : value]);
+    for (const [form, sent] of [
+      [without, cookie],
+      [other, cookie],
+      [fields, ''],
+    ] as const) {
+      const answer = await post([...form, ...ALLOW_AS_ALICE], sent);
+      expect(answer.status).toBe(403);
+      expect(answer.headers.location).toBeUndefined();
+      expect(answer.body).toContain('This form has expired or did not come from Engram’s own page.');
+    }
+    expect(accounts.signIns).toEqual([]);
+    await expectNothingIssued();
+  });
+
+  it.each([
+    ['another Origin', { Origin: 'https://evil.example' }],
+    ['Origin null', { Origin: 'null' }],
+    ['a cross-site fetch', { 'Sec-Fetch-Site': 'cross-site' }],
+    ['a same-site fetch from a sibling host', { 'Sec-Fetch-Site': 'same-site' }],
+  ])('refuses a form sent by %s, even with the right token', async (_, headers) => {
+    const { fields, cookie } = await open();
+    const answer = await post([...fields, ...ALLOW_AS_ALICE], cookie, headers);
+    expect(answer.status).toBe(403);
+    expect(answer.body).toContain('This form was sent from another site');
+    expect(accounts.signIns).toEqual([]);
+    await expectNothingIssued();
+  });
+
+  it('refuses a wrong password with the page again, keeping the user name', async () => {
+    const { fields, cookie } = await open();
+    const answer = await post([...fields, ['user', 'alice'], ['password', 'wrong'], ['decision', 'allow']], cookie);
+    expect(answer.status).toBe(400);
+    expect(answer.headers.location).toBeUndefined();
+    expect(answer.headers['set-cookie']).toBeUndefined();
+    expect(answer.body).toContain('<p class="problem" role="alert">Wrong user name or password.</p>');
+    expect(answer.body).toContain(
+      'name="user" autocomplete="username" autocapitalize="none" spellcheck="false" required value="alice"',
+    );
+    expect(Object.fromEntries(hiddenFields(answer.body)).csrf).toBe(Object.fromEntries(fields).csrf);
+    await expectNothingIssued();
+  });
+
+  it('refuses an empty password without trying it', async () => {
+    const { fields, cookie } = await open();
+    const answer = await post([...fields, ['user', 'alice'], ['password', ''], ['decision', 'allow']], cookie);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toContain('Enter your user name and password.');
+    expect(accounts.signIns).toEqual([]);
+    await expectNothingIssued();
+  });
+
+  it('says how long to wait when sign-in is throttled', async () => {
+    const { fields, cookie } = await open();
+    const answer = await post(
+      [...fields, ['user', 'mallory'], ['password', 'whatever'], ['decision', 'allow']],
+      cookie,
+    );
+    expect(answer.status).toBe(429);
+    expect(answer.headers['retry-after']).toBe('120');
+    expect(answer.body).toContain('Wait 2 minutes, then try again.');
+    await expectNothingIssued();
+  });
+
+  it('checks the request again: a redirect URI changed in the form is answered on a page', async () => {
+    const { fields, cookie } = await open();
+    const tampered = fields.map(([name, value]): [string, string] => [
+      name,
+      name === 'redirect_uri' ? 'https://evil.example/steal' : value,
+    ]);
+    const answer = await post([...tampered, ...ALLOW_AS_ALICE], cookie);
+    expect(answer.status).toBe(400);
+    expect(answer.headers.location).toBeUndefined();
+    expect(accounts.signIns).toEqual([]);
+    await expectNothingIssued();
+  });
+
+  it('checks the request again: plain PKCE put in the form goes back to the client', async () => {
+    const { fields, cookie } = await open();
+    const tampered = fields.map(([name, value]): [string, string] => [
+      name,
+      name === 'code_challenge_method' ? 'plain' : value,
+    ]);
+    const answer = await post([...tampered, ...ALLOW_AS_ALICE], cookie);
+    expect(answer.status).toBe(303);
+    expect(query(answer.headers.location)).toMatchObject({ error: 'invalid_request', state: GOOD.state });
+    await expectNothingIssued();
+  });
+
+  it('refuses a body that is not a form', async () => {
+    const { fields, cookie } = await open();
+    const answer = await post([...fields, ...ALLOW_AS_ALICE], cookie, { 'Content-Type': 'text/plain' });
+    expect(answer.status).toBe(415);
+    await expectNothingIssued();
+  });
+});
+
+describe('behind an https public URL', () => {
+  it('makes both cookies Secure, the CSRF one __Host-, and takes forms from that origin only', async () => {
+    publicUrl = 'https://memory.example.com';
+    const { page, fields, cookie } = await open();
+    expect(page.headers['set-cookie']).toEqual([
+      expect.stringMatching(/^__Host-engram_csrf=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Secure$/),
+    ]);
+    expect((await post([...fields, ...ALLOW_AS_ALICE], cookie)).status).toBe(403);
+    const answer = await post([...fields, ...ALLOW_AS_ALICE], cookie, { Origin: 'https://memory.example.com' });
+    expect(answer.status).toBe(303);
+    expect(query(answer.headers.location).iss).toBe('https://memory.example.com');
+    expect(answer.headers['set-cookie']).toEqual([
+      expect.stringMatching(/^engram_session=.*; SameSite=Strict; Secure; Max-Age=\d+$/),
+    ]);
+  });
+});
