@@ -101,9 +101,9 @@ describe('verifyPassword', () => {
     const long = 'x'.repeat(MAX_PASSWORD_LENGTH + 1);
     const salt = Buffer.from('0123456789abcdef');
     const key = scryptSync(long, salt, 32, { N: 1024, r: 8, p: 1 });
-    expect(await verifyPassword(long, `scrypt$N=1024,r=8,p=1$${salt.toString('base64')}$${key.toString('base64')}`)).toBe(
-      false,
-    );
+    expect(
+      await verifyPassword(long, `scrypt$N=1024,r=8,p=1$${salt.toString('base64')}$${key.toString('base64')}`),
+    ).toBe(false);
   });
 });
 
