@@ -11,6 +11,7 @@ import { EngramError } from '../core/errors.js';
 import { isValidSegment } from '../core/names.js';
 import { DEFAULT_POLICY, type Policy } from '../core/policy.js';
 import { normalizeUser } from '../core/users.js';
+import { parsePublicUrl } from '../http/origins.js';
 import type { Environment } from './environment.js';
 
 /**
@@ -57,6 +58,13 @@ function buildConfigSchema(z: typeof import('zod').z) {
         .string()
         .refine((user) => normalizeUser(user) !== undefined, 'a user name is 1-64 characters without spaces')
         .optional(),
+      publicUrl: z
+        .string()
+        .refine(
+          isPublicUrl,
+          'give the origin clients reach Engram by, with no path, query or fragment, for example https://memory.example.com',
+        )
+        .optional(),
     })
     .strict();
 }
@@ -74,6 +82,17 @@ export interface Settings {
   readonly user?: string | undefined;
   /** SQLite: let concurrent writes share one commit (default true). */
   readonly groupCommit?: boolean | undefined;
+  /** `engram serve`'s public URL (--public-url overrides it), as parsePublicUrl returns it. */
+  readonly publicUrl?: URL | undefined;
+}
+
+function isPublicUrl(value: string): boolean {
+  try {
+    parsePublicUrl(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function describeIssues(path: string, error: z.ZodError): string {
@@ -98,8 +117,17 @@ export function parseConfig(text: string, path: string): Settings {
   configSchema ??= buildConfigSchema(loadZod());
   const parsed = configSchema.safeParse(json);
   if (!parsed.success) throw new EngramError('INVALID_CONFIG', describeIssues(path, parsed.error));
-  const { db, user, databaseUrl, poolSize, statementTimeoutMs, groupCommit, ...caps } = parsed.data;
-  return { policy: { ...DEFAULT_POLICY, ...caps }, db, user, databaseUrl, poolSize, statementTimeoutMs, groupCommit };
+  const { db, user, databaseUrl, poolSize, statementTimeoutMs, groupCommit, publicUrl, ...caps } = parsed.data;
+  return {
+    policy: { ...DEFAULT_POLICY, ...caps },
+    db,
+    user,
+    databaseUrl,
+    poolSize,
+    statementTimeoutMs,
+    groupCommit,
+    publicUrl: publicUrl === undefined ? undefined : parsePublicUrl(publicUrl),
+  };
 }
 
 /**

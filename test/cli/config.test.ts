@@ -127,3 +127,21 @@ describe('invalid config', () => {
     expect(error.message.split('\n')).toHaveLength(3);
   });
 });
+
+describe('publicUrl', () => {
+  it('is read as the origin, trailing slash or not', () => {
+    expect(parse({ publicUrl: 'https://memory.example.com/' }).publicUrl?.href).toBe('https://memory.example.com/');
+    expect(parse({}).publicUrl).toBeUndefined();
+  });
+
+  it.each(['memory.example.com', 'https://memory.example.com/engram', 'https://memory.example.com/?a=1'])(
+    'refuses %s, naming the field and what fits',
+    async (publicUrl) => {
+      await expectEngramError(
+        () => parse({ publicUrl }),
+        'INVALID_CONFIG',
+        /^invalid config file config\.json:\n {2}publicUrl: give the origin clients reach Engram by, with no path, query or fragment, for example https:\/\/memory\.example\.com$/,
+      );
+    },
+  );
+});
