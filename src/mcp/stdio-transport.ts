@@ -9,54 +9,17 @@
  */
 
 import type { Readable, Writable } from 'node:stream';
-import {
-  type JSONRPCMessage,
-  ProtocolErrorCode,
-  parseJSONRPCMessage,
-  serializeMessage,
-  type Transport,
-} from '@modelcontextprotocol/server';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-nesting.js';
+import { type JSONRPCMessage, ProtocolErrorCode, serializeMessage, type Transport } from '@modelcontextprotocol/server';
+import { decodeMessage, type Refusal, refusalAnswer } from './json-rpc-decode.js';
 import { LineReader } from './line-reader.js';
 
 /** Largest line read, in bytes: the body cap of MCP over HTTP, far above any real tool call. */
 export const MAX_LINE_BYTES = 1024 * 1024;
 
-/** Why a line was refused: the JSON-RPC error it is answered with. */
-interface Refusal {
-  readonly code: ProtocolErrorCode;
-  readonly message: string;
-}
-
 const TOO_LARGE: Refusal = {
   code: ProtocolErrorCode.InvalidRequest,
   message: `Request too large: the limit is ${MAX_LINE_BYTES} bytes per line. Send smaller writes; an entry holds at most a few KiB.`,
 };
-const TOO_DEEP: Refusal = {
-  code: ProtocolErrorCode.InvalidRequest,
-  message: `Invalid request: the JSON is nested more than ${MAX_JSON_DEPTH} levels deep.`,
-};
-const NOT_JSON: Refusal = { code: ProtocolErrorCode.ParseError, message: 'Parse error: the line is not valid JSON.' };
-const NOT_JSON_RPC: Refusal = {
-  code: ProtocolErrorCode.InvalidRequest,
-  message: 'Invalid request: the line is JSON but not a JSON-RPC 2.0 message.',
-};
-
-/** The message a line carries, or why it is refused. */
-function decode(text: string): { readonly message: JSONRPCMessage } | Refusal {
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return TOO_DEEP;
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return NOT_JSON;
-  }
-  try {
-    return { message: parseJSONRPCMessage(json) };
-  } catch {
-    return NOT_JSON_RPC;
-  }
-}
 
 export class StdioLineTransport implements Transport {
   onclose?: () => void;
@@ -114,7 +77,7 @@ export class StdioLineTransport implements Transport {
   private receive(line: Buffer): void {
     const text = line.toString('utf8').replace(/\r$/, '');
     if (text.trim() === '') return;
-    const decoded = decode(text);
+    const decoded = decodeMessage(text, 'line');
     if ('code' in decoded) {
       this.refuse(decoded);
       return;
@@ -129,8 +92,7 @@ export class StdioLineTransport implements Transport {
   private refuse({ code, message }: Refusal): void {
     if (this.closed) return;
     this.report(`stdio: refused a line (${code}): ${message}`);
-    const answer = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } });
-    this.writeLine(`${answer}\n`).catch((error: unknown) =>
+    this.writeLine(`${refusalAnswer({ code, message })}\n`).catch((error: unknown) =>
       this.onerror?.(error instanceof Error ? error : new Error(String(error))),
     );
   }
