@@ -1,6 +1,7 @@
 /**
  * One line per request on stderr, enough to see who did what and how it went: time,
- * user, HTTP method and path, JSON-RPC method, tool, status, duration. Never arguments
+ * user, HTTP method and path, JSON-RPC method, tool, status, duration (and one when a
+ * WebSocket closes: its user, close code, messages and lifetime). Never arguments
  * or bodies: memory is private, and a log is copied to places memory is not. Each field
  * is bounded and shown only if it looks like a name (else `?`), so a line stays one line
  * of at most about 1 KB whatever a client sends: a batch names its first few methods and
@@ -15,6 +16,16 @@ export interface RequestRecord {
   readonly rpcMethod: string | undefined;
   readonly tool: string | undefined;
   readonly status: number;
+  readonly durationMs: number;
+}
+
+/** A WebSocket that closed: who held it, its close code, how many messages it sent, how long it lived. */
+export interface SocketCloseRecord {
+  readonly time: Date;
+  readonly user: string | undefined;
+  readonly path: string;
+  readonly code: number;
+  readonly messages: number;
   readonly durationMs: number;
 }
 
@@ -68,6 +79,18 @@ export function formatRequestLine(record: RequestRecord): string {
     `method=${record.rpcMethod === undefined ? '-' : shown(record.rpcMethod, WORDS)}`,
     `tool=${record.tool === undefined ? '-' : shown(record.tool, WORDS)}`,
     `status=${record.status}`,
+    `${Math.round(record.durationMs)}ms`,
+  ].join(' ');
+}
+
+/** The line of a WebSocket that closed (its opening is logged as its upgrade request, status 101). */
+export function formatSocketClose(record: SocketCloseRecord): string {
+  return [
+    record.time.toISOString(),
+    `user=${word(record.user) ?? '-'}`,
+    `WS ${shown(record.path, PATH)} closed`,
+    `code=${record.code}`,
+    `messages=${record.messages}`,
     `${Math.round(record.durationMs)}ms`,
   ].join(' ');
 }

@@ -1,14 +1,16 @@
 /**
  * Starting and stopping the HTTP server: refuse an unsafe binding, listen, cut off slow
- * clients, and on close stop accepting, let the requests in flight finish, then stop.
+ * clients, hand WebSocket upgrades to /ws (websocket.ts), and on close stop accepting,
+ * let the requests in flight finish, say goodbye to open sockets, then stop.
  */
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { answerClientError } from './answer-headers.js';
 import { createHttpApp, type HttpAppOptions } from './app.js';
-import { DEFAULT_TIMEOUTS, declaredTooLarge, type Timeouts } from './limits.js';
+import { DEFAULT_TIMEOUTS, declaredTooLarge, MAX_BODY_BYTES, type Timeouts } from './limits.js';
 import { assertSafeBinding, isLoopbackHostname } from './origins.js';
+import { createWebSocketEndpoint, type WebSocketLimits } from './websocket.js';
 
 export interface HttpServerOptions extends Omit<HttpAppOptions, 'loopbackOnly'> {
   readonly host: string;
@@ -17,6 +19,8 @@ export interface HttpServerOptions extends Omit<HttpAppOptions, 'loopbackOnly'> 
   readonly timeouts?: Partial<Timeouts>;
   /** How long close() waits for requests in flight before cutting them off. */
   readonly closeGraceMs?: number;
+  /** Ping, idle and requests-at-once limits of each socket at /ws. */
+  readonly webSocketLimits?: Partial<WebSocketLimits>;
 }
 
 export interface RunningHttpServer {
@@ -44,7 +48,14 @@ function urlHost(host: string): string {
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   assertSafeBinding(options.host, options.auth.mode);
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-  const app = createHttpApp({ ...options, loopbackOnly: isLoopbackHostname(options.host) });
+  const loopbackOnly = isLoopbackHostname(options.host);
+  const app = createHttpApp({ ...options, loopbackOnly });
+  const webSockets = createWebSocketEndpoint({
+    ...options,
+    loopbackOnly,
+    maxPayloadBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
+    ...(options.webSocketLimits ? { limits: options.webSocketLimits } : {}),
+  });
   const server = createServer(
     {
       headersTimeout: timeouts.headersMs,
@@ -55,6 +66,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     app.listener,
   );
   server.on('clientError', answerClientError);
+  server.on('upgrade', webSockets.upgrade);
   // A client that asks before sending its body (Expect: 100-continue) is refused before it sends a too-large one.
   server.on('checkContinue', (req, res) => {
     if (!declaredTooLarge(req, app.maxBodyBytesFor(req))) res.writeContinue();
@@ -64,11 +76,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const { port } = server.address() as AddressInfo;
   let closing: Promise<void> | undefined;
   const close = async () => {
+    const graceMs = options.closeGraceMs ?? 10_000;
     const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    const cutOff = setTimeout(() => server.closeAllConnections(), options.closeGraceMs ?? 10_000);
+    const socketsClosed = webSockets.close(graceMs);
+    const cutOff = setTimeout(() => server.closeAllConnections(), graceMs);
     cutOff.unref();
-    await stopped;
+    await Promise.all([stopped, socketsClosed]);
     clearTimeout(cutOff);
     await app.close();
   };

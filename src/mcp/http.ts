@@ -35,8 +35,8 @@ export type McpHttpOptions = Omit<McpServerOptions, 'caller'> & {
 const CALLER_KEY = 'engramCaller';
 const SESSION_CLIENT_KEY = 'engramSessionClient';
 
-/** Whom the HTTP layer authenticated, as handed to the endpoint. */
-interface Authenticated {
+/** Whom the HTTP layer authenticated, as handed to the endpoint (and to a WebSocket connection). */
+export interface Authenticated {
   readonly caller: Caller;
   readonly anonymous: boolean;
 }
@@ -57,7 +57,8 @@ function authInfoFor({ who, sessionClient }: Request): AuthInfo {
   };
 }
 
-function callerOf(who: Authenticated, clientName: string | undefined): Caller {
+/** The caller a tool call acts as: without a token, history names the MCP client when it gives its name. */
+export function callerOf(who: Authenticated, clientName: string | undefined): Caller {
   return who.anonymous ? { ...who.caller, label: actorLabel(clientName, who.caller.label) } : who.caller;
 }
 

@@ -14,6 +14,7 @@ import { createMemory, type Memory } from '../../src/core/memory.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import type { Timeouts } from '../../src/http/limits.js';
 import { startHttpServer } from '../../src/http/server.js';
+import type { WebSocketLimits } from '../../src/http/websocket.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import { createToolHandler } from '../../src/tools/handler.js';
 
@@ -37,6 +38,7 @@ export interface TestServerOptions {
   readonly timeouts?: Partial<Timeouts>;
   readonly maxBodyBytes?: number;
   readonly maxImportBytes?: number;
+  readonly webSocketLimits?: Partial<WebSocketLimits>;
   /** Reuse the database file of an earlier server. */
   readonly db?: string;
 }
@@ -69,6 +71,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.maxImportBytes ? { maxImportBytes: options.maxImportBytes } : {}),
+    ...(options.webSocketLimits ? { webSocketLimits: options.webSocketLimits } : {}),
   });
   let closing: Promise<void> | undefined;
   const close = () => {

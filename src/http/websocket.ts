@@ -1,0 +1,329 @@
+/**
+ * `/ws`: MCP over WebSocket (subprotocol `mcp`) for the llama.cpp WebUI and the MCP SDK's
+ * WebSocketClientTransport. Everything is decided before the socket opens, by the rules
+ * of HTTP (app.ts), in its order: a Host, Origin or Authorization header sent twice, the
+ * Host of a loopback server (DNS rebinding), the Origin (a page you visit must not open a
+ * socket into your memory), then the subprotocol and the token. A browser cannot set
+ * headers on an upgrade and the SDK's transport sends none, so here, and on no other
+ * route, the token may also come as the RFC 6750 `access_token` query parameter; the log
+ * never shows the query. A refusal is an HTTP answer, before any upgrade; a missing or
+ * refused token gets the same 401 and challenge as /mcp.
+ *
+ * An open socket is one MCP connection (mcp/websocket.ts) for the caller its token names.
+ * The token is checked again before each message, as HTTP checks it on each request: a
+ * revoked or expired one closes the socket (1008). Each socket is pinged, closed when it
+ * stays silent too long, capped in message size (1009) and in requests at once; close()
+ * says goodbye to every socket (1001). One log line when a socket opens, one when it closes.
+ */
+
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Duplex } from 'node:stream';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { isEngramError } from '../core/errors.js';
+import type { Policy } from '../core/policy.js';
+import type { Authenticated } from '../mcp/http.js';
+import { serveMcpWebSocket } from '../mcp/websocket.js';
+import type { ToolHandler } from '../tools/handler.js';
+import { retryAfterHeaders, STATUS_BY_CODE } from './api/errors.js';
+import { type AuthSettings, createAuthenticate } from './auth.js';
+import { formatRequestLine, formatSocketClose } from './logging.js';
+import { forbiddenOriginMessage, isAllowedHost, originPolicy } from './origins.js';
+
+/** The path of MCP over WebSocket. */
+export const WEBSOCKET_PATH = '/ws';
+/** The subprotocol MCP clients ask for (the SDK's WebSocketClientTransport). */
+const SUBPROTOCOL = 'mcp';
+
+export interface WebSocketLimits {
+  /** How often each socket is pinged; one that has not answered the previous ping by then is cut off. */
+  readonly pingIntervalMs: number;
+  /** A socket that sends no message for this long is closed (1000). */
+  readonly idleMs: number;
+  /** Requests served at once on one socket; more are answered with a JSON-RPC error. */
+  readonly maxInFlight: number;
+}
+
+export const DEFAULT_WEBSOCKET_LIMITS: WebSocketLimits = {
+  pingIntervalMs: 30_000,
+  idleMs: 10 * 60_000,
+  maxInFlight: 16,
+};
+
+export interface WebSocketOptions {
+  readonly handler: ToolHandler;
+  readonly policy: Pick<Policy, 'groups'>;
+  readonly version: string;
+  readonly auth: AuthSettings;
+  /** Origins allowed besides the defaults, as for HTTP (originPolicy). */
+  readonly allowOrigins?: readonly string[];
+  /** The server listens on loopback only: refuse upgrades addressed to any other name. */
+  readonly loopbackOnly: boolean;
+  /** Largest message, in bytes; a larger one closes the socket with 1009. */
+  readonly maxPayloadBytes: number;
+  readonly limits?: Partial<WebSocketLimits>;
+  /** Receives one line when a socket opens or closes, one per refused upgrade, and reports of failures. */
+  readonly log: (line: string) => void;
+}
+
+export interface WebSocketEndpoint {
+  /** The HTTP server's `upgrade` listener. */
+  readonly upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+  /** Refuses new upgrades, closes every socket (1001), and cuts off those still open after `graceMs`. */
+  close(graceMs: number): Promise<void>;
+}
+
+/** JSON-RPC's "server error" code: refusals are JSON-RPC error objects, as on /mcp. */
+const REFUSED = -32000;
+/** Headers that decide who may call, refused when sent twice (as app.ts does). */
+const SINGLE_HEADERS = ['Host', 'Origin', 'Authorization'] as const;
+
+const INTERNAL_ERROR_MESSAGE =
+  'Internal error: the server failed to answer. Try again; if it fails again, tell its owner.';
+/** At most 123 bytes, as a close reason must be. */
+const TOKEN_REFUSED_REASON = 'The token is no longer accepted: it was revoked or has expired.';
+const SHUTTING_DOWN_REASON = 'The server is shutting down.';
+
+/** Writes an HTTP refusal on a socket not yet upgraded, then closes it. */
+function writeRefusal(socket: Duplex, status: number, message: string, headers: Record<string, string>): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: REFUSED, message }, id: null });
+  const head = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+    'Connection: close',
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'X-Content-Type-Options: nosniff',
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ].join('\r\n');
+  socket.once('finish', () => socket.destroy());
+  socket.end(`${head}\r\n\r\n${body}`);
+}
+
+/** The subprotocols an upgrade asks for. */
+function subprotocols(req: IncomingMessage): string[] {
+  return (req.headers['sec-websocket-protocol'] ?? '').split(',').map((name) => name.trim());
+}
+
+/** The Authorization value to check: the header, or the `access_token` parameter as a bearer token. */
+function presentedCredentials(
+  req: IncomingMessage,
+  url: URL,
+): { readonly authorization: string | undefined } | { readonly refusal: string } {
+  const fromQuery = url.searchParams.getAll('access_token');
+  if (fromQuery.length > 1) return { refusal: 'Bad request: the access_token parameter is sent more than once.' };
+  if (fromQuery.length === 0) return { authorization: req.headers.authorization };
+  if (req.headers.authorization !== undefined) {
+    return {
+      refusal:
+        'Bad request: the token is sent twice, in the Authorization header and the access_token parameter; send it once.',
+    };
+  }
+  return { authorization: `Bearer ${fromQuery[0]}` };
+}
+
+export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEndpoint {
+  const { log } = options;
+  const limits = { ...DEFAULT_WEBSOCKET_LIMITS, ...options.limits };
+  const authenticate = createAuthenticate(options.auth);
+  const originAllowed = originPolicy(options.auth.mode, options.allowOrigins ?? []);
+  const sockets = new Set<WebSocket>();
+  /** How to refuse each upgrade in progress, for the refusals ws makes itself (a bad key or version). */
+  const refusers = new WeakMap<IncomingMessage, (status: number, message: string) => void>();
+  let closing = false;
+
+  const server = new WebSocketServer({
+    noServer: true,
+    clientTracking: false,
+    maxPayload: options.maxPayloadBytes,
+    handleProtocols: (protocols) => (protocols.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
+  });
+  server.on('wsClientError', (error: Error, socket: Duplex, req: IncomingMessage) => {
+    const refuse = refusers.get(req);
+    if (refuse) refuse(400, `Bad request: ${error.message}.`);
+    else socket.destroy();
+  });
+
+  function open(socket: WebSocket, first: Authenticated, authorization: string | undefined): void {
+    const opened = performance.now();
+    let who = first;
+    let messages = 0;
+    let answeredPing = true;
+    sockets.add(socket);
+    const ping = setInterval(() => {
+      if (!answeredPing) {
+        socket.terminate();
+        return;
+      }
+      answeredPing = false;
+      socket.ping();
+    }, limits.pingIntervalMs);
+    const idle = setTimeout(() => {
+      socket.close(1000, `Closed after ${Math.round(limits.idleMs / 1000)} s without a message; connect again.`);
+    }, limits.idleMs);
+    socket.on('pong', () => {
+      answeredPing = true;
+    });
+    socket.on('message', () => {
+      messages++;
+      idle.refresh();
+    });
+    socket.on('error', (error) => log(`ws: ${error.message}`));
+    socket.once('close', (code) => {
+      clearInterval(ping);
+      clearTimeout(idle);
+      sockets.delete(socket);
+      log(
+        formatSocketClose({
+          time: new Date(),
+          user: who.caller.user,
+          path: WEBSOCKET_PATH,
+          code,
+          messages,
+          durationMs: performance.now() - opened,
+        }),
+      );
+    });
+    serveMcpWebSocket(socket, {
+      handler: options.handler,
+      policy: options.policy,
+      version: options.version,
+      maxInFlight: limits.maxInFlight,
+      who: () => who,
+      admit: async () => {
+        const outcome = await authenticate(authorization);
+        if (outcome.ok) {
+          who = outcome;
+          return true;
+        }
+        socket.close(1008, TOKEN_REFUSED_REASON);
+        return false;
+      },
+      report: log,
+      onerror: (error) => log(`mcp: ${error.message}`),
+    });
+  }
+
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const started = performance.now();
+    let user: string | undefined;
+    let path = '?';
+    const logLine = (status: number) =>
+      log(
+        formatRequestLine({
+          time: new Date(),
+          user,
+          httpMethod: req.method ?? '-',
+          path,
+          rpcMethod: undefined,
+          tool: undefined,
+          status,
+          durationMs: performance.now() - started,
+        }),
+      );
+    const refuse = (status: number, message: string, headers: Record<string, string> = {}) => {
+      logLine(status);
+      writeRefusal(socket, status, message, headers);
+    };
+    // Node no longer watches an upgraded socket: a client that resets it must not take the server down.
+    const onEarlyError = () => socket.destroy();
+    socket.on('error', onEarlyError);
+
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://engram');
+    } catch {
+      refuse(400, 'Bad request: the request target cannot be read.');
+      return;
+    }
+    path = url.pathname;
+    if (closing) {
+      refuse(503, 'Service unavailable: the server is shutting down.');
+      return;
+    }
+    const repeated = SINGLE_HEADERS.find((name) => (req.headersDistinct[name.toLowerCase()]?.length ?? 0) > 1);
+    if (repeated !== undefined) {
+      refuse(400, `Bad request: the ${repeated} header is sent more than once; send it once.`);
+      return;
+    }
+    if (options.loopbackOnly && !isAllowedHost(req.headers.host)) {
+      refuse(
+        403,
+        `Forbidden: this server answers only to localhost, 127.0.0.1 and [::1], not to Host ${JSON.stringify(req.headers.host ?? '')}.`,
+      );
+      return;
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !originAllowed(origin)) {
+      refuse(403, forbiddenOriginMessage(origin, options.auth.mode));
+      return;
+    }
+    if (path !== WEBSOCKET_PATH) {
+      refuse(404, `Not found: ${path}. Engram serves MCP over WebSocket at ${WEBSOCKET_PATH}.`);
+      return;
+    }
+    if (req.method !== 'GET' || req.headers.upgrade?.toLowerCase() !== 'websocket') {
+      refuse(400, `Bad request: ${WEBSOCKET_PATH} takes a WebSocket upgrade (GET with Upgrade: websocket).`);
+      return;
+    }
+    if (!subprotocols(req).includes(SUBPROTOCOL)) {
+      refuse(
+        400,
+        `Bad request: ask for the WebSocket subprotocol "${SUBPROTOCOL}" (Sec-WebSocket-Protocol: ${SUBPROTOCOL}), as MCP clients do.`,
+      );
+      return;
+    }
+    const credentials = presentedCredentials(req, url);
+    if ('refusal' in credentials) {
+      refuse(400, credentials.refusal);
+      return;
+    }
+    authenticate(credentials.authorization)
+      .then((outcome) => {
+        if (!outcome.ok) {
+          refuse(401, outcome.message, { 'WWW-Authenticate': outcome.challenge });
+          return;
+        }
+        user = outcome.caller.user;
+        if (closing) {
+          refuse(503, 'Service unavailable: the server is shutting down.');
+          return;
+        }
+        if (socket.destroyed) return;
+        refusers.set(req, refuse);
+        server.handleUpgrade(req, socket, head, (webSocket) => {
+          socket.off('error', onEarlyError);
+          logLine(101);
+          open(webSocket, outcome, credentials.authorization);
+        });
+      })
+      .catch((error: unknown) => {
+        // A store failing while the token is checked keeps its status and words, as on /mcp.
+        if (isEngramError(error)) {
+          refuse(STATUS_BY_CODE[error.code], error.message, retryAfterHeaders(error.code));
+          return;
+        }
+        log(`internal error: ${error instanceof Error ? error.stack : String(error)}`);
+        refuse(500, INTERNAL_ERROR_MESSAGE);
+      });
+  };
+
+  return {
+    upgrade,
+    async close(graceMs) {
+      closing = true;
+      const open = [...sockets];
+      if (open.length === 0) return;
+      const closed = open.map((socket) => new Promise<void>((resolve) => socket.once('close', () => resolve())));
+      const cutOff = setTimeout(() => {
+        for (const socket of open) socket.terminate();
+      }, graceMs);
+      for (const socket of open) socket.close(1001, SHUTTING_DOWN_REASON);
+      await Promise.all(closed);
+      clearTimeout(cutOff);
+    },
+  };
+}

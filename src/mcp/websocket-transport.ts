@@ -1,0 +1,165 @@
+/**
+ * The wire of MCP over WebSocket (`/ws`, subprotocol `mcp`): each WebSocket message is one
+ * JSON-RPC message, as the MCP SDK's WebSocketClientTransport and the llama.cpp WebUI
+ * speak it. The SDK ships no server side of it, so this is one, for its connection entry
+ * (serveStdio with a transport of our own, as for stdio). Like the stdio wire it answers
+ * every message it cannot serve with a JSON-RPC error and keeps the connection; it also
+ * lets each message through `admit` first, in arrival order (the HTTP layer checks the
+ * token again there), and refuses requests beyond `maxInFlight` unanswered ones.
+ * The size of a message is capped by the socket itself (ws `maxPayload`, close 1009).
+ */
+
+import type { JSONRPCMessage, JSONRPCRequest, RequestId, Transport } from '@modelcontextprotocol/server';
+import type { RawData, WebSocket } from 'ws';
+import { isEngramError } from '../core/errors.js';
+import { decodeMessage, type Refusal, refusalAnswer } from './json-rpc-decode.js';
+
+export interface WebSocketTransportOptions {
+  /** Requests served at once on this socket; one more is answered with a JSON-RPC error. */
+  readonly maxInFlight: number;
+  /**
+   * Called before each message is served, in arrival order: false drops the message (the
+   * caller has closed the socket). A throw answers the request with the error's message
+   * when it is an EngramError (a store that cannot be reached), else a generic one.
+   */
+  readonly admit: () => Promise<boolean>;
+  /** Receives one line for each message refused. */
+  readonly report: (line: string) => void;
+}
+
+/** JSON-RPC's "server error" code, for refusals that are not about the message itself. */
+const REFUSED = -32000;
+const INTERNAL_ERROR = -32603;
+
+function textOf(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data).toString('utf8');
+}
+
+/** Shapes of messages parseJSONRPCMessage has already checked (not validated again: they can be large). */
+function isRequest(message: JSONRPCMessage): message is JSONRPCRequest {
+  return 'method' in message && 'id' in message;
+}
+
+function isResponse(message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId } {
+  return !('method' in message) && 'id' in message && message.id !== undefined && message.id !== null;
+}
+
+function errorOf(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}
+
+export class WebSocketTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private closed = false;
+  /** Ids of the requests received and not yet answered. */
+  private readonly inFlight = new Set<RequestId>();
+  /** The messages admitted so far: each waits for the one before, so order is kept. */
+  private admitted: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly options: WebSocketTransportOptions,
+  ) {}
+
+  private readonly onSocketMessage = (data: RawData) => {
+    this.admitted = this.admitted.then(() => this.receive(textOf(data)));
+  };
+  private readonly onSocketClose = () => {
+    if (this.closed) return;
+    this.closed = true;
+    this.socket.off('message', this.onSocketMessage);
+    this.onclose?.();
+  };
+
+  async start(): Promise<void> {
+    this.socket.on('message', this.onSocketMessage);
+    this.socket.once('close', this.onSocketClose);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (isResponse(message)) this.inFlight.delete(message.id);
+    return this.write(JSON.stringify(message));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.socket.close(1000, 'The MCP session ended.');
+    this.onSocketClose();
+  }
+
+  private async receive(text: string): Promise<void> {
+    // A socket closing (its token refused, its server stopping) serves nothing more.
+    if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
+    let allowed: boolean;
+    try {
+      allowed = await this.options.admit();
+    } catch (error) {
+      this.refuseAdmission(text, error);
+      return;
+    }
+    if (!allowed || this.closed) return;
+    const decoded = decodeMessage(text, 'message');
+    if ('code' in decoded) {
+      this.refuse(decoded);
+      return;
+    }
+    const { message } = decoded;
+    if (isRequest(message)) {
+      if (this.inFlight.size >= this.options.maxInFlight) {
+        this.answer(message.id, REFUSED, this.tooManyMessage());
+        return;
+      }
+      this.inFlight.add(message.id);
+    } else if ('method' in message && message.method === 'notifications/cancelled') {
+      // A cancelled request is never answered (MCP), so it is no longer in flight.
+      const cancelled = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+      if (cancelled !== undefined) this.inFlight.delete(cancelled);
+    }
+    try {
+      this.onmessage?.(message);
+    } catch (error) {
+      this.onerror?.(errorOf(error));
+    }
+  }
+
+  private tooManyMessage(): string {
+    return (
+      `Too many requests at once: this connection serves at most ${this.options.maxInFlight} at a time. ` +
+      'Wait for an answer before sending more.'
+    );
+  }
+
+  /** The token could not be checked: a request is answered (its id is read if it can be), a notification dropped. */
+  private refuseAdmission(text: string, error: unknown): void {
+    this.options.report(`ws: could not check the token of a message: ${errorOf(error).message}`);
+    const decoded = decodeMessage(text, 'message');
+    if ('code' in decoded || !isRequest(decoded.message)) return;
+    const message = isEngramError(error)
+      ? error.message
+      : 'Internal error: the server could not check your token. Try again; if it fails again, tell its owner.';
+    this.answer(decoded.message.id, INTERNAL_ERROR, message);
+  }
+
+  private refuse(refusal: Refusal): void {
+    this.options.report(`ws: refused a message (${refusal.code}): ${refusal.message}`);
+    this.write(refusalAnswer(refusal)).catch((error: unknown) => this.onerror?.(errorOf(error)));
+  }
+
+  private answer(id: RequestId, code: number, message: string): void {
+    this.write(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })).catch((error: unknown) =>
+      this.onerror?.(errorOf(error)),
+    );
+  }
+
+  private write(text: string): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the WebSocket connection is closed'));
+    return new Promise((resolve, reject) => {
+      this.socket.send(text, (error) => (error ? reject(error) : resolve()));
+    });
+  }
+}
