@@ -52,6 +52,7 @@ function connectHelp(server: RunningHttpServer, options: ServeOptions, context: 
     `  (${who}; database ${context.database})`,
     `  llama.cpp WebUI: add the MCP server ${url}${options.auth === 'token' ? ' with the header Authorization: Bearer <token>' : ''}`,
     `  Claude Code:     claude mcp add --transport http engram ${url}${header}`,
+    `  WebSocket:       ${server.origin.replace(/^http/, 'ws')}/ws${options.auth === 'token' ? '?access_token=<token>' : ''}`,
     '  Stop with Ctrl-C.',
     '',
   ].join('\n');

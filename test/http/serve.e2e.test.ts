@@ -67,6 +67,7 @@ describe('engram serve', () => {
     expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     expect(served.banner).toContain(`llama.cpp WebUI: add the MCP server ${served.url}`);
     expect(served.banner).toContain(`Claude Code:     claude mcp add --transport http engram ${served.url}`);
+    expect(served.banner).toContain(`WebSocket:       ${served.url.replace(/^http(.*)\/mcp$/, 'ws$1/ws')}\n`);
 
     const session = await HTTP_CLIENTS[0]!.connect(served.url);
     expect(
