@@ -214,7 +214,7 @@ describe('GET /authorize: the consent page', () => {
     expect(Object.fromEntries(fields)).toMatchObject({ ...GOOD, sign_in: 'password' });
   });
 
-  it('is never framed, cached or referred, and loads nothing but its own style', async () => {
+  it('is never framed or cached, refers to no other site, and loads nothing but its own style', async () => {
     const { page } = await open();
     const csp = page.headers['content-security-policy'] ?? '';
     expect(csp).toMatch(
@@ -225,7 +225,7 @@ describe('GET /authorize: the consent page', () => {
     expect(page.headers).toMatchObject({
       'x-frame-options': 'DENY',
       'cache-control': 'no-store',
-      'referrer-policy': 'no-referrer',
+      'referrer-policy': 'same-origin',
     });
   });
 

@@ -3,7 +3,7 @@
  * HTML that works without JavaScript, with no asset from anywhere, every value escaped
  * (an app's name is the app's own claim and may hold HTML), and headers that keep the page
  * from being framed (clickjacking an Allow), cached or leaking its URL (which holds the
- * request's state) to the next site. The one inline style sheet is allowed by its hash.
+ * request's state) to another site. The one inline style sheet is allowed by its hash.
  *
  * The policy has no `form-action`: browsers apply it to the redirect that answers the
  * form too, and that redirect goes to the app, wherever it is.
@@ -29,13 +29,18 @@ button{font:inherit;padding:.5rem 1.5rem;cursor:pointer}
 
 const STYLE_HASH = createHash('sha256').update(STYLE, 'utf8').digest('base64');
 
-/** Every page's headers: nothing loads but the inline style; never framed, cached or referred. */
+/**
+ * Every page's headers: nothing loads but the inline style; never framed or cached; the
+ * page's URL (which holds the request's state) goes to no other site. `same-origin`, not
+ * `no-referrer`: under no-referrer a browser sends `Origin: null` with the form, which
+ * the form's Origin check must refuse.
+ */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Type': 'text/html; charset=utf-8',
   'Content-Security-Policy': `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; base-uri 'none'; frame-ancestors 'none'`,
   'X-Frame-Options': 'DENY',
   'Cache-Control': 'no-store',
-  'Referrer-Policy': 'no-referrer',
+  'Referrer-Policy': 'same-origin',
 };
 
 /** Text made safe for HTML content and quoted attribute values. */
