@@ -8,7 +8,21 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Caller, Store, StoreDump } from '../core/store.js';
-import { appendLine, drop, type OpenStore, put, recount, START, storesPerTest, token } from './setup.js';
+import {
+  account,
+  appendLine,
+  client,
+  drop,
+  grant,
+  grantSecret,
+  type OpenStore,
+  put,
+  recount,
+  START,
+  session,
+  storesPerTest,
+  token,
+} from './setup.js';
 
 const desktop: Caller = { user: 'alice', label: 'claude-desktop' };
 const cli: Caller = { user: 'alice', label: 'cli' };
@@ -26,6 +40,39 @@ const EMPTY: StoreDump = {
   grants: [],
   grantSecrets: [],
 };
+
+/** What fill() keeps beside the entries and tokens, each list in the order of its putting. */
+const ACCOUNTS = [
+  account('bob', { passwordHash: undefined, created: START + 3_000, updated: START + 3_000 }),
+  account('alice', {
+    passwordHash: 'scrypt$N=16384,r=8,p=1$c2FsdA$aGFzaA',
+    created: START + 1_000,
+    updated: START + 4_000,
+  }),
+];
+const CLIENTS = [
+  client('c-late', { created: START + 6_000 }),
+  client('c-early', { name: 'App "early", {x} ✓', redirectUris: ['http://localhost/cb'], created: START + 5_000 }),
+];
+const GRANTS = [
+  grant('g-alice', {
+    clientId: 'c-early',
+    clientName: 'App "early", {x} ✓',
+    created: START + 8_000,
+    lastUsed: START + 9_000,
+  }),
+  grant('g-bob', { user: 'bob', clientId: 'c-late', readOnly: true, created: START + 7_000 }),
+];
+const SECRETS = {
+  code: grantSecret('b-code', 'g-alice', { data: AWKWARD }),
+  access: grantSecret('a-access', 'g-alice', { kind: 'access', created: START + 20_000, expires: START + 3_620_000 }),
+  refresh: grantSecret('c-refresh', 'g-alice', {
+    kind: 'refresh',
+    created: START + 20_000,
+    expires: START + 99_000_000,
+  }),
+  bobCode: grantSecret('d-code', 'g-bob'),
+} as const;
 
 /** A dump of `count` live entries of alice's, two revisions each, with ids that leave gaps. */
 function manyEntries(count: number): StoreDump {
@@ -72,7 +119,8 @@ export function describeDumpContract(label: string, open: OpenStore): void {
     /**
      * Two users' memories with everything a store keeps: edits by several actors, awkward
      * text, two dropped copies of one name (dropped at the same moment), a re-created
-     * name, an undrop, and tokens of every kind.
+     * name, an undrop, tokens of every kind, accounts (one without a password) with a
+     * session, clients, and grants holding codes and tokens, used and not.
      */
     async function fill(store: Store): Promise<void> {
       const at = async (seconds: number, step: () => Promise<unknown>) => {
@@ -95,6 +143,14 @@ export function describeDumpContract(label: string, open: OpenStore): void {
       await store.tokens.add(
         token('t-bob', { user: 'bob', label: 'bob "ro"', readOnly: true, created: START + 2_000 }),
       );
+      for (const kept of ACCOUNTS) await store.accounts.put(kept);
+      await store.accounts.addSession(session('s-alice'));
+      for (const kept of CLIENTS) await store.grants.addClient(kept);
+      const [first, second] = GRANTS;
+      await store.grants.addGrant(first!, SECRETS.code);
+      await store.grants.addGrant(second!, SECRETS.bobCode);
+      await store.grants.redeem(SECRETS.code.hash, START + 20_000);
+      await store.grants.addSecrets(first!.id, [SECRETS.access, SECRETS.refresh]);
     }
 
     /** Everything the other methods show about both users. */
@@ -111,6 +167,11 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         bob: await perUser('bob'),
         tokens: await store.tokens.list(),
         byHash: await store.tokens.findByHash(token('t-bob').hash),
+        accounts: await store.accounts.list(),
+        clients: await Promise.all(CLIENTS.map((kept) => store.grants.getClient(kept.id))),
+        clientCount: await store.grants.countClients(),
+        grants: await store.grants.listGrants(),
+        secrets: await Promise.all(Object.values(SECRETS).map((secret) => store.grants.findSecret(secret.hash))),
       };
     }
 
@@ -135,6 +196,17 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         await store.tokens.add(token('t1'));
 
         expect(await store.isEmpty()).toBe(false);
+      });
+
+      it('is false once the store holds only an account, only a client, or only a grant', async () => {
+        const [withAccount, withClient, withGrant] = [await fresh(), await fresh(), await fresh()];
+        await withAccount.accounts.put(account('alice'));
+        await withClient.grants.addClient(client('c1'));
+        await withGrant.grants.addGrant(grant('g1'), grantSecret('c1', 'g1'));
+
+        expect(await withAccount.isEmpty()).toBe(false);
+        expect(await withClient.isEmpty()).toBe(false);
+        expect(await withGrant.isEmpty()).toBe(false);
       });
     });
 
@@ -263,6 +335,21 @@ export function describeDumpContract(label: string, open: OpenStore): void {
           token('t-bob', { user: 'bob', label: 'bob "ro"', readOnly: true, created: START + 2_000 }),
         ]);
       });
+
+      it('holds every account, client, grant and secret in its order, and no session', async () => {
+        const store = await fresh();
+        await fill(store);
+
+        const dump = await store.dump();
+
+        expect(dump.accounts).toEqual([ACCOUNTS[1], ACCOUNTS[0]]);
+        expect(dump.clients).toEqual([CLIENTS[1], CLIENTS[0]]);
+        expect(dump.grants).toEqual([GRANTS[1], GRANTS[0]]);
+        const { code, access, refresh, bobCode } = SECRETS;
+        // By grant id (g-alice before g-bob), then hash.
+        expect(dump.grantSecrets).toEqual([access, { ...code, used: START + 20_000 }, refresh, bobCode]);
+        expect(JSON.stringify(dump)).not.toContain(session('s-alice').hash);
+      });
     });
 
     describe('load', () => {
@@ -302,6 +389,21 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         expect(new Set(after.entries.map((entry) => entry.id)).size).toBe(after.entries.length);
       });
 
+      it('refuses a store that holds only an account with CONFLICT, changing nothing', async () => {
+        const source = await fresh();
+        await fill(source);
+        const target = await fresh();
+        await target.accounts.put(account('carol'));
+        const before = await target.dump();
+
+        await expect(target.load(await source.dump(), { replace: false })).rejects.toMatchObject({
+          name: 'EngramError',
+          code: 'CONFLICT',
+        });
+
+        expect(await target.dump()).toEqual(before);
+      });
+
       it('refuses a store that is not empty with CONFLICT, changing nothing', async () => {
         const source = await fresh();
         await fill(source);
@@ -328,11 +430,18 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         await target.mutate(bob, 'topics/mine', appendLine('more'), rules);
         await target.tokens.add(token('t-mine'));
 
+        await target.accounts.put(account('carol'));
+        await target.accounts.addSession(session('s-carol', { user: 'carol' }));
+        await target.grants.addGrant(grant('g-carol', { user: 'carol' }), grantSecret('carol', 'g-carol'));
+
         await target.load(dump, { replace: true });
 
         expect(await target.dump()).toEqual(dump);
         expect(await target.history('bob', 'topics/mine')).toEqual([]);
         expect(await target.tokens.findByHash(token('t-mine').hash)).toBeUndefined();
+        expect(await target.accounts.get('carol')).toBeUndefined();
+        expect(await target.accounts.listSessions()).toEqual([]);
+        expect(await target.grants.findSecret(grantSecret('carol', 'g-carol').hash)).toBeUndefined();
       });
 
       it('with replace and an empty dump, empties the store', async () => {

@@ -10,8 +10,10 @@
  * optional peer dependency of engram, needed only by this entry).
  */
 
+import { describeAccountContract } from './accounts.js';
 import { describeDumpContract } from './dump.js';
 import { describeEntryContract } from './entries.js';
+import { describeGrantContract } from './grants.js';
 import { describeMemoryContract } from './memory.js';
 import { describeRecoveryContract } from './recovery.js';
 import type { OpenStore } from './setup.js';
@@ -19,8 +21,10 @@ import { describeTokenContract } from './tokens.js';
 
 export type { OpenedStore, OpenStore } from './setup.js';
 export {
+  describeAccountContract,
   describeDumpContract,
   describeEntryContract,
+  describeGrantContract,
   describeMemoryContract,
   describeRecoveryContract,
   describeTokenContract,
@@ -28,12 +32,15 @@ export {
 
 /**
  * The whole Store contract: one describe block per port (entries, recovery, dump,
- * tokens), then the Memory service over the store, whose policy and clock must hold.
+ * tokens, accounts, grants), then the Memory service over the store, whose policy and
+ * clock must hold.
  */
 export function describeStoreContract(name: string, open: OpenStore): void {
   describeEntryContract(name, open);
   describeRecoveryContract(name, open);
   describeDumpContract(name, open);
   describeTokenContract(name, open);
+  describeAccountContract(name, open);
+  describeGrantContract(name, open);
   describeMemoryContract(name, open);
 }

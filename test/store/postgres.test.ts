@@ -2,7 +2,7 @@
  * The PostgreSQL store: the shared Store contract, each test on a database of its own,
  * then what only PostgreSQL has — migrations raced by several servers, the messages of
  * an unreachable or refusing database and of a duplicate token, writers on separate pools (separate servers)
- * losing nothing, the covering index plan, reconnect and retry, and the pool options.
+ * losing nothing and redeeming a token once, the covering index plan, reconnect and retry, and the pool options.
  * Skipped, with a notice, where no PostgreSQL is available.
  */
 
@@ -16,7 +16,7 @@ import type { Connection, Pool, Statement } from '../../src/store/postgres/pool.
 import { SQL } from '../../src/store/postgres/statements.js';
 import { callDecide, Runner } from '../../src/store/postgres/transaction.js';
 import { describeStoreContract } from '../../src/testing/index.js';
-import { appendLine, token } from '../../src/testing/setup.js';
+import { appendLine, grant, grantSecret, token } from '../../src/testing/setup.js';
 import {
   createTestDatabase,
   createTestSchema,
@@ -309,6 +309,21 @@ describe.skipIf(!server)('PostgreSQL', () => {
         expect(await two.tokens.findByHash(token.hash)).toEqual(token);
         expect(await two.tokens.revoke('tok-1')).toBe(true);
         expect(await one.tokens.findByHash(token.hash)).toBeUndefined();
+      });
+
+      it('redeem one refresh token first exactly once among 20 redemptions split across two pools', async () => {
+        const [one, two] = await Promise.all([open(), open()]);
+        const refresh = grantSecret('r1', 'g1', { kind: 'refresh' });
+        await one.grants.addGrant(grant('g1'), grantSecret('c1', 'g1'));
+        await one.grants.addSecrets('g1', [refresh]);
+
+        const redemptions = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? one : two).grants.redeem(refresh.hash, 1_000 + i)),
+        );
+
+        expect(redemptions.filter((redemption) => redemption?.first)).toHaveLength(1);
+        const used = redemptions.find((redemption) => redemption?.first)!.secret.used;
+        expect(redemptions.every((redemption) => redemption?.secret.used === used)).toBe(true);
       });
     });
 

@@ -1,7 +1,7 @@
 /**
  * The SQLite store: the shared Store contracts on a fresh file (and in memory), then what
  * only SQLite has — durability pragmas, file modes, the default path, migrations, the
- * index query plan, tokens kept on disk, and several connections or processes sharing one file.
+ * index query plan, tokens and grants kept on disk, and several connections or processes sharing one file.
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -18,7 +18,7 @@ import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.
 import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { SQL } from '../../src/store/sqlite/statements.js';
 import { describeEntryContract, describeStoreContract } from '../../src/testing/index.js';
-import { appendLine, type OpenedStore, token } from '../../src/testing/setup.js';
+import { appendLine, grant, grantSecret, type OpenedStore, token } from '../../src/testing/setup.js';
 import { rules } from '../helpers/rules.js';
 
 /** A store on a new file in a folder of its own, which the cleanup removes. */
@@ -243,6 +243,22 @@ describe('SqliteStore', () => {
     expect(await server.tokens.findByHash(token('a1').hash)).toEqual(token('a1'));
     expect(await cli.tokens.revoke('a1')).toBe(true);
     expect(await server.tokens.findByHash(token('a1').hash)).toBeUndefined();
+  });
+
+  it('keeps a code redeemed through one connection redeemed for another, and a grant revoked by one gone for both', async () => {
+    const path = join(folder, 'memory.db');
+    const [server, other] = [open(path), open(path)];
+    const code = grantSecret('c1', 'g1');
+    await server.grants.addGrant(grant('g1'), code);
+
+    const redemptions = await Promise.all(
+      [server, other, server, other].map((store) => store.grants.redeem(code.hash, 7)),
+    );
+
+    expect(redemptions.map((redemption) => redemption?.first)).toEqual([true, false, false, false]);
+    expect(await other.grants.revokeGrant('g1')).toBe(true);
+    expect(await server.grants.findSecret(code.hash)).toBeUndefined();
+    expect(await server.grants.addSecrets('g1', [grantSecret('a1', 'g1', { kind: 'access' })])).toBe(false);
   });
 
   describe('two processes on one file', () => {

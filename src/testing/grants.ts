@@ -1,0 +1,255 @@
+/**
+ * The grants part of the Store contract (GrantStore, as `store.grants`: OAuth clients,
+ * grants and their codes and tokens), written once and run against every backend by
+ * `describeStoreContract` (index.ts). Redeeming once is raced here within one process;
+ * a backend shared by processes must hold it across them too. Nothing here may know
+ * which backend it is testing.
+ */
+
+import { describe, expect, it } from 'vitest';
+import type { GrantStore } from '../core/account-store.js';
+import { client, grant, grantSecret, type OpenStore, START, storesPerTest } from './setup.js';
+
+const DUPLICATE_CLIENT = 'another client has the same id or hash, so nothing was added.';
+const DUPLICATE_GRANT = 'another grant has the same id or hash, so nothing was added.';
+
+export function describeGrantContract(label: string, open: OpenStore): void {
+  describe(`GrantStore contract: ${label}`, () => {
+    const { keep } = storesPerTest();
+
+    /** The grants of a fresh, empty store; the teardown closes the store. */
+    async function grantStore(): Promise<GrantStore> {
+      return (await keep(open())).grants;
+    }
+
+    describe('clients', () => {
+      it('keep every field, found by id and counted; an unknown id is undefined', async () => {
+        const grants = await grantStore();
+        expect(await grants.countClients()).toBe(0);
+        const awkward = client('c2', { name: 'App "two", ✓', redirectUris: [], created: START + 1 });
+
+        await grants.addClient(client('c1'));
+        await grants.addClient(awkward);
+
+        expect(await grants.getClient('c1')).toEqual(client('c1'));
+        expect(await grants.getClient('c2')).toEqual(awkward);
+        expect(await grants.getClient('c3')).toBeUndefined();
+        expect(await grants.countClients()).toBe(2);
+      });
+
+      it('refuse a taken id with CONFLICT, keeping the first', async () => {
+        const grants = await grantStore();
+        await grants.addClient(client('c1'));
+
+        await expect(grants.addClient(client('c1', { name: 'Other' }))).rejects.toMatchObject({
+          name: 'EngramError',
+          code: 'CONFLICT',
+          message: DUPLICATE_CLIENT,
+        });
+
+        expect(await grants.getClient('c1')).toEqual(client('c1'));
+        expect(await grants.countClients()).toBe(1);
+      });
+    });
+
+    describe('grants', () => {
+      it('start with none', async () => {
+        const grants = await grantStore();
+
+        expect(await grants.listGrants()).toEqual([]);
+        expect(await grants.getGrant('g1')).toBeUndefined();
+      });
+
+      it('are kept with their code, every field of both', async () => {
+        const grants = await grantStore();
+        const readOnly = grant('g1', { readOnly: true, clientName: 'App "one", ✓', lastUsed: START + 3 });
+        const code = grantSecret('c1', 'g1', { data: JSON.stringify({ redirectUri: 'http://127.0.0.1:8123/cb' }) });
+
+        await grants.addGrant(readOnly, code);
+
+        expect(await grants.getGrant('g1')).toEqual(readOnly);
+        expect(await grants.listGrants()).toEqual([readOnly]);
+        expect(await grants.findSecret(code.hash)).toEqual(code);
+        expect(await grants.getGrant('g2')).toBeUndefined();
+      });
+
+      it('refuse a taken id with CONFLICT, adding neither the grant nor its code', async () => {
+        const grants = await grantStore();
+        await grants.addGrant(grant('g1'), grantSecret('c1', 'g1'));
+
+        const again = grant('g1', { user: 'bob' });
+        await expect(grants.addGrant(again, grantSecret('c2', 'g1'))).rejects.toMatchObject({
+          name: 'EngramError',
+          code: 'CONFLICT',
+          message: DUPLICATE_GRANT,
+        });
+
+        expect(await grants.findSecret(grantSecret('c2', 'g1').hash)).toBeUndefined();
+        expect(await grants.listGrants()).toEqual([grant('g1')]);
+      });
+
+      it('refuse a code whose hash is taken with CONFLICT, adding neither', async () => {
+        const grants = await grantStore();
+        await grants.addGrant(grant('g1'), grantSecret('c1', 'g1'));
+
+        await expect(grants.addGrant(grant('g2'), grantSecret('c1', 'g2'))).rejects.toMatchObject({
+          name: 'EngramError',
+          code: 'CONFLICT',
+          message: DUPLICATE_GRANT,
+        });
+
+        expect(await grants.getGrant('g2')).toBeUndefined();
+        expect(await grants.findSecret(grantSecret('c1', 'g1').hash)).toEqual(grantSecret('c1', 'g1'));
+      });
+
+      it('are listed oldest first (then by id)', async () => {
+        const grants = await grantStore();
+        await grants.addGrant(grant('g3', { created: START + 1 }), grantSecret('c3', 'g3'));
+        await grants.addGrant(grant('g2', { created: START + 2, user: 'bob' }), grantSecret('c2', 'g2'));
+        await grants.addGrant(grant('g1', { created: START + 1 }), grantSecret('c1', 'g1'));
+
+        expect((await grants.listGrants()).map((kept) => kept.id)).toEqual(['g1', 'g3', 'g2']);
+      });
+
+      it('record when they were last used, an unknown id ignored', async () => {
+        const grants = await grantStore();
+        await grants.addGrant(grant('g1'), grantSecret('c1', 'g1'));
+
+        await grants.touchGrant('g1', START + 5_000);
+        await grants.touchGrant('missing', START + 6_000);
+
+        expect(await grants.getGrant('g1')).toEqual(grant('g1', { lastUsed: START + 5_000 }));
+        expect(await grants.listGrants()).toEqual([grant('g1', { lastUsed: START + 5_000 })]);
+      });
+
+      it('are revoked with every secret they hold, and no other grant’s; an unknown id is false', async () => {
+        const grants = await grantStore();
+        await grants.addGrant(grant('g1'), grantSecret('c1', 'g1'));
+        await grants.addSecrets('g1', [grantSecret('r1', 'g1', { kind: 'refresh' })]);
+        await grants.addGrant(grant('g2'), grantSecret('c2', 'g2'));
+
+        expect(await grants.revokeGrant('g1')).toBe(true);
+        expect(await grants.revokeGrant('g1')).toBe(false);
+        expect(await grants.revokeGrant('zz')).toBe(false);
+
+        expect(await grants.getGrant('g1')).toBeUndefined();
+        expect(await grants.findSecret(grantSecret('c1', 'g1').hash)).toBeUndefined();
+        expect(await grants.findSecret(grantSecret('r1', 'g1').hash)).toBeUndefined();
+        expect(await grants.redeem(grantSecret('r1', 'g1').hash, START + 1)).toBeUndefined();
+        expect(await grants.listGrants()).toEqual([grant('g2')]);
+        expect(await grants.findSecret(grantSecret('c2', 'g2').hash)).toEqual(grantSecret('c2', 'g2'));
+      });
+
+      it('of one user are revoked together, counted, with their secrets; other users’ stay', async () => {
+        const grants = await grantStore();
+        await grants.addGrant(grant('g1'), grantSecret('c1', 'g1'));
+        await grants.addGrant(grant('g2', { created: START + 1 }), grantSecret('c2', 'g2'));
+        await grants.addGrant(grant('g3', { user: 'bob' }), grantSecret('c3', 'g3'));
+
+        expect(await grants.revokeGrantsOf('alice')).toBe(2);
+        expect(await grants.revokeGrantsOf('alice')).toBe(0);
+
+        expect(await grants.listGrants()).toEqual([grant('g3', { user: 'bob' })]);
+        expect(await grants.findSecret(grantSecret('c2', 'g2').hash)).toBeUndefined();
+        expect(await grants.findSecret(grantSecret('c3', 'g3').hash)).toEqual(grantSecret('c3', 'g3'));
+      });
+    });
+
+    describe('secrets', () => {
+      it('are added to a live grant together, every field kept', async () => {
+        const grants = await grantStore();
+        await grants.addGrant(grant('g1'), grantSecret('c1', 'g1'));
+        const access = grantSecret('a1', 'g1', { kind: 'access', created: START + 1, expires: START + 3_600_000 });
+        const refresh = grantSecret('r1', 'g1', { kind: 'refresh', created: START + 1, expires: START + 7_200_000 });
+
+        expect(await grants.addSecrets('g1', [access, refresh])).toBe(true);
+
+        expect(await grants.findSecret(access.hash)).toEqual(access);
+        expect(await grants.findSecret(refresh.hash)).toEqual(refresh);
+        expect(await grants.findSecret('f'.repeat(64))).toBeUndefined();
+      });
+
+      it('are refused, none added, when the grant is gone', async () => {
+        const grants = await grantStore();
+        await grants.addGrant(grant('g1'), grantSecret('c1', 'g1'));
+        await grants.revokeGrant('g1');
+
+        expect(await grants.addSecrets('g1', [grantSecret('a1', 'g1', { kind: 'access' })])).toBe(false);
+        expect(await grants.addSecrets('never', [grantSecret('a2', 'never', { kind: 'access' })])).toBe(false);
+
+        expect(await grants.findSecret(grantSecret('a1', 'g1').hash)).toBeUndefined();
+        expect(await grants.findSecret(grantSecret('a2', 'never').hash)).toBeUndefined();
+      });
+
+      it('whose hash is taken are refused with CONFLICT, none of the batch added', async () => {
+        const grants = await grantStore();
+        await grants.addGrant(grant('g1'), grantSecret('c1', 'g1'));
+        const fresh = grantSecret('a1', 'g1', { kind: 'access' });
+
+        await expect(
+          grants.addSecrets('g1', [fresh, grantSecret('c1', 'g1', { kind: 'refresh' })]),
+        ).rejects.toMatchObject({ name: 'EngramError', code: 'CONFLICT', message: DUPLICATE_GRANT });
+
+        expect(await grants.findSecret(fresh.hash)).toBeUndefined();
+        expect(await grants.findSecret(grantSecret('c1', 'g1').hash)).toEqual(grantSecret('c1', 'g1'));
+      });
+
+      it('are redeemed once: first true, marked used at that time; then false, still used at the first time', async () => {
+        const grants = await grantStore();
+        const code = grantSecret('c1', 'g1');
+        await grants.addGrant(grant('g1'), code);
+
+        expect(await grants.redeem(code.hash, START + 10)).toEqual({
+          secret: { ...code, used: START + 10 },
+          first: true,
+        });
+        expect(await grants.redeem(code.hash, START + 20)).toEqual({
+          secret: { ...code, used: START + 10 },
+          first: false,
+        });
+        expect(await grants.findSecret(code.hash)).toEqual({ ...code, used: START + 10 });
+      });
+
+      it('that are unknown redeem to undefined', async () => {
+        const grants = await grantStore();
+
+        expect(await grants.redeem('f'.repeat(64), START)).toBeUndefined();
+      });
+
+      it('redeemed by ten callers at once are redeemed first by exactly one', async () => {
+        const grants = await grantStore();
+        const refresh = grantSecret('r1', 'g1', { kind: 'refresh' });
+        await grants.addGrant(grant('g1'), grantSecret('c1', 'g1'));
+        await grants.addSecrets('g1', [refresh]);
+
+        const redemptions = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => grants.redeem(refresh.hash, START + 100 + i)),
+        );
+
+        const firsts = redemptions.filter((redemption) => redemption?.first);
+        expect(firsts).toHaveLength(1);
+        const used = firsts[0]!.secret.used;
+        expect(redemptions.map((redemption) => redemption?.secret)).toEqual(
+          Array.from({ length: 10 }, () => ({ ...refresh, used })),
+        );
+        expect(await grants.findSecret(refresh.hash)).toEqual({ ...refresh, used });
+      });
+
+      it('that expired at or before a time are deleted, counted; later ones and every grant stay', async () => {
+        const grants = await grantStore();
+        const now = START + 10_000;
+        const later = grantSecret('r1', 'g1', { kind: 'refresh', expires: now + 1 });
+        await grants.addGrant(grant('g1'), grantSecret('c1', 'g1', { expires: now - 1 }));
+        await grants.addSecrets('g1', [grantSecret('a1', 'g1', { kind: 'access', expires: now }), later]);
+
+        expect(await grants.removeExpiredSecrets(now)).toBe(2);
+        expect(await grants.removeExpiredSecrets(now)).toBe(0);
+
+        expect(await grants.findSecret(grantSecret('c1', 'g1').hash)).toBeUndefined();
+        expect(await grants.findSecret(grantSecret('a1', 'g1').hash)).toBeUndefined();
+        expect(await grants.findSecret(later.hash)).toEqual(later);
+        expect(await grants.listGrants()).toEqual([grant('g1')]);
+      });
+    });
+  });
+}
