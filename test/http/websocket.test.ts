@@ -12,6 +12,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { type ClientOptions, WebSocket } from 'ws';
+import type { Access } from '../../src/core/access.js';
+import { EngramError } from '../../src/core/errors.js';
 import { createMemory } from '../../src/core/memory.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { startHttpServer } from '../../src/http/server.js';
@@ -216,6 +218,45 @@ describe('MCP over WebSocket: the token', () => {
     expect(refusalMessage(refused)).toMatch(/sent twice/);
   });
 
+  it('sent twice as the parameter: 400', async () => {
+    const server = await startTestServer({ auth: 'token' });
+    const refused = await refusedUpgrade(`${wsUrl(server.port, 'a')}&access_token=b`);
+    expect(refused.status).toBe(400);
+    expect(refusalMessage(refused)).toBe('Bad request: the access_token parameter is sent more than once.');
+  });
+
+  it('that cannot be checked (the database is unreachable): 503 before the upgrade; on an open socket the request is answered with why, and the socket stays open', async () => {
+    const UNREACHABLE = "The memory's database cannot be reached. Nothing was changed; try again in a moment.";
+    let reachable = true;
+    const access = {
+      authenticate: async () => {
+        if (!reachable) throw new EngramError('STORE_UNAVAILABLE', UNREACHABLE);
+        return { user: 'ada', label: 'phone', readOnly: false };
+      },
+    } as unknown as Access;
+    const running = await startHttpServer({
+      handler: async () => ({ text: 'done', isError: false }),
+      memory: createMemory({ store: openMemoryStore() }),
+      policy: DEFAULT_POLICY,
+      version: '0.0.0-test',
+      auth: { mode: 'token', access },
+      host: '127.0.0.1',
+      port: 0,
+      log: () => {},
+    });
+    onTestFinished(() => running.close());
+    const socket = await initializedRaw(wsUrl(running.port, 'engram_token'));
+    reachable = false;
+    socket.socket.send(rpc('ping', undefined, 5));
+    expect(await socket.next()).toEqual({ jsonrpc: '2.0', id: 5, error: { code: -32603, message: UNREACHABLE } });
+    const refused = await refusedUpgrade(wsUrl(running.port, 'engram_token'));
+    expect(refused.status).toBe(503);
+    expect(refusalMessage(refused)).toBe(UNREACHABLE);
+    reachable = true;
+    socket.socket.send(rpc('ping', undefined, 6));
+    expect(await socket.next()).toEqual({ jsonrpc: '2.0', id: 6, result: {} });
+  });
+
   it('is never taken from the query on another route: /mcp?access_token= is still 401', async () => {
     const server = await startTestServer({ auth: 'token' });
     const { token } = await server.access.create({ user: 'ada' });
@@ -290,6 +331,20 @@ describe('MCP over WebSocket: refused before the socket opens', () => {
     );
     expect(answer.status).toBe(400);
     expect(answer.text).toMatch(/the Authorization header is sent more than once/);
+  });
+
+  it('a handshake the WebSocket protocol itself refuses (a bad key): 400, as JSON-RPC, and logged', async () => {
+    const server = await startTestServer();
+    const answer = await sendUntilClosed(
+      server.port,
+      'GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
+        'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: short\r\nSec-WebSocket-Protocol: mcp\r\n\r\n',
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.text).toContain(
+      '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad request: Missing or invalid Sec-WebSocket-Key header."},"id":null}',
+    );
+    expect(server.logs.at(-1)).toMatch(/ user=local GET \/ws method=- tool=- status=400 \d+ms$/);
   });
 
   it('an upgrade to any other path: 404', async () => {
