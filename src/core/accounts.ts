@@ -70,7 +70,8 @@ const LOGGED_CAP = 100;
 
 const WRONG = 'wrong user name or password';
 
-function checkUser(raw: string): string {
+/** The user name `raw` stands for; INVALID_ARGUMENT, saying what a name must be, when it is not one. */
+export function checkUserName(raw: string): string {
   const user = normalizeUser(raw);
   if (user === undefined) {
     throw new EngramError(
@@ -108,7 +109,7 @@ export class Accounts {
 
   /** Adds an account for `user`, with a password or none yet (then nobody can sign in as them until one is set). */
   async create(rawUser: string, password?: string): Promise<void> {
-    const user = checkUser(rawUser);
+    const user = checkUserName(rawUser);
     if (password !== undefined) checkPasswordRules(password);
     if (await this.store.accounts.get(user)) {
       throw new EngramError('CONFLICT', `user ${user} already has an account; set a new password for it instead.`, {
@@ -127,10 +128,10 @@ export class Accounts {
    * signed in as them is signed out.
    */
   async setPassword(rawUser: string, password: string): Promise<void> {
-    const user = checkUser(rawUser);
-    checkPasswordRules(password);
+    const user = checkUserName(rawUser);
     const account = await this.store.accounts.get(user);
-    if (!account && !(await this.holdsAnything(user))) throw notFound(user);
+    if (!account && !(await this.holdsAnything(user))) throw userNotFound(user);
+    checkPasswordRules(password);
     const passwordHash = await hashPassword(password);
     const at = this.now();
     await this.store.accounts.put({ user, passwordHash, created: account?.created ?? at, updated: at });
@@ -167,9 +168,9 @@ export class Accounts {
    * good. NOT_FOUND, changing nothing, for a user the store knows nothing of.
    */
   async remove(rawUser: string, options: { readonly purge: boolean }): Promise<RemovedUser> {
-    const user = checkUser(rawUser);
+    const user = checkUserName(rawUser);
     const account = await this.store.accounts.get(user);
-    if (!account && !(await this.holdsAnything(user))) throw notFound(user);
+    if (!account && !(await this.holdsAnything(user))) throw userNotFound(user);
     const sessions = await this.store.accounts.removeSessionsOf(user);
     await this.store.accounts.remove(user);
     let tokens = 0;
@@ -233,7 +234,7 @@ export class Accounts {
 
   /** Opens a browser session for `user`, who has just signed in; `agent` is the browser's User-Agent. */
   async openSession(rawUser: string, agent: string): Promise<OpenedSession> {
-    const user = checkUser(rawUser);
+    const user = checkUserName(rawUser);
     if (!(await this.store.accounts.get(user))) {
       throw new EngramError('NOT_FOUND', `user ${user} has no account, so no session was opened.`);
     }
@@ -252,7 +253,7 @@ export class Accounts {
 
   /** The live sessions of `user` (everyone's when omitted), oldest first. */
   listSessions(rawUser?: string): Promise<SessionInfo[]> {
-    return this.sessions.list(rawUser === undefined ? undefined : checkUser(rawUser));
+    return this.sessions.list(rawUser === undefined ? undefined : checkUserName(rawUser));
   }
 
   /** Deletes expired sessions; returns how many. */
@@ -280,7 +281,8 @@ export class Accounts {
   }
 }
 
-function notFound(user: string): EngramError {
+/** The refusal for a name the store knows nothing of (no account, memory, token or app). */
+export function userNotFound(user: string): EngramError {
   return new EngramError(
     'NOT_FOUND',
     `there is no user ${user}: no account, memory, token or connected app belongs to that name.`,

@@ -25,7 +25,7 @@ const MAX_MEMORY = 128 * 1024 * 1024;
 
 const ENCODED = /^scrypt\$N=(\d{1,8}),r=(\d{1,3}),p=(\d{1,3})\$([A-Za-z0-9+/]+={0,2})\$([A-Za-z0-9+/]+={0,2})$/;
 
-/** Refuses a password that is too short or too long (INVALID_ARGUMENT); never repeats it. */
+/** Refuses a password that is too short, too long or not one line of text (INVALID_ARGUMENT); never repeats it. */
 export function checkPasswordRules(password: string): void {
   const length = charLength(password);
   if (length < MIN_PASSWORD_LENGTH) {
@@ -39,6 +39,12 @@ export function checkPasswordRules(password: string): void {
     throw new EngramError(
       'INVALID_ARGUMENT',
       `the password must be at most ${MAX_PASSWORD_LENGTH} characters long; this one has ${length}.`,
+    );
+  }
+  if (/\p{Cc}/u.test(password)) {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      'the password must be one line without control characters: the password field of a sign-in page cannot send them.',
     );
   }
 }

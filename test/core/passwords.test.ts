@@ -124,6 +124,17 @@ describe('checkPasswordRules', () => {
     await expectEngramError(() => checkPasswordRules(''), 'INVALID_ARGUMENT', /this one has 0\./);
   });
 
+  it('refuses line breaks and control characters, which a sign-in page cannot send', async () => {
+    for (const password of ['first line\nsecond line', 'a password\r', 'tab\tseparated words', 'bell\u0007 and more']) {
+      await expectEngramError(
+        () => checkPasswordRules(password),
+        'INVALID_ARGUMENT',
+        'the password must be one line without control characters: the password field of a sign-in page cannot send them.',
+      );
+    }
+    expect(() => checkPasswordRules('spaces and ünïcödé are fine 🙂')).not.toThrow();
+  });
+
   it('refuses an oversized password, so that hashing stays bounded', async () => {
     await expectEngramError(
       () => checkPasswordRules('a'.repeat(MAX_PASSWORD_LENGTH + 1)),
