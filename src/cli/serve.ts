@@ -8,12 +8,14 @@
 
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { AuthSettings } from '../http/auth.js';
-import { assertSafeBinding, parseAllowedOrigin } from '../http/origins.js';
+import { assertSafeBinding, assertSafePublicUrl, parseAllowedOrigin, parsePublicUrl } from '../http/origins.js';
 import type { RunningHttpServer } from '../http/server.js';
 import { createToolHandler } from '../tools/handler.js';
+import { loadSettings } from './config.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import type { Environment } from './environment.js';
 import { EXIT_REFUSED, log, logInternalError, reportFailure } from './output.js';
+import { readTlsFiles, type TlsFiles } from './tls-files.js';
 import { scheduleTrashPurge } from './trash-purge.js';
 
 interface ServeOptions extends CommonOptions {
@@ -21,6 +23,10 @@ interface ServeOptions extends CommonOptions {
   readonly port: number;
   readonly auth: 'none' | 'token';
   readonly allowOrigin: string[];
+  readonly publicUrl?: URL;
+  readonly trustProxy?: boolean;
+  readonly tlsCert?: string;
+  readonly tlsKey?: string;
 }
 
 const DEFAULT_PORT = 8787;
@@ -29,6 +35,15 @@ function parsePort(value: string): number {
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65_535) throw new InvalidArgumentError('give a port number from 0 to 65535.');
   return port;
+}
+
+/** --public-url, checked as it is parsed: a bad one is a usage error (exit 2). */
+function publicUrlOption(value: string): URL {
+  try {
+    return parsePublicUrl(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
 }
 
 /** Each --allow-origin, checked as it is parsed: a bad one is a usage error (exit 2), like a bad --port. */
@@ -67,8 +82,14 @@ function connectJson(server: RunningHttpServer, options: ServeOptions, context: 
 
 async function serve(options: ServeOptions, environment: Environment): Promise<void> {
   let context: Context | undefined;
+  let publicUrl: URL | undefined;
+  let tls: TlsFiles | undefined;
   try {
+    // Every refusal of the setup comes before the store is opened (or created).
     assertSafeBinding(options.host, options.auth);
+    publicUrl = options.publicUrl ?? loadSettings(options.config, environment).publicUrl;
+    assertSafePublicUrl(options.host, options.auth, publicUrl);
+    tls = readTlsFiles(options.tlsCert, options.tlsKey);
     context = await openContext(options, environment);
   } catch (error) {
     await context?.close();
@@ -89,6 +110,9 @@ async function serve(options: ServeOptions, environment: Environment): Promise<v
       version: VERSION,
       auth,
       allowOrigins: options.allowOrigin,
+      ...(publicUrl === undefined ? {} : { publicUrl }),
+      trustProxy: options.trustProxy ?? false,
+      ...(tls === undefined ? {} : { tls }),
       host: options.host,
       port: options.port,
       log,
@@ -139,5 +163,19 @@ export function registerServeCommand(
         .default('none'),
     )
     .option('--allow-origin <origin>', 'also let web pages from this origin call (repeatable)', collectOrigin, [])
+    .addOption(
+      new Option(
+        '--public-url <url>',
+        'the https origin clients reach this server by, e.g. behind a reverse proxy (OAuth issuer and metadata ' +
+          'URLs are built from it, never from request headers; http:// only on loopback); config: "publicUrl"',
+      ).argParser(publicUrlOption),
+    )
+    .option(
+      '--trust-proxy',
+      'a reverse proxy is in front: take the client address from X-Forwarded-For ' +
+        '(its rightmost entry) and https from X-Forwarded-Proto, for logs, sign-in throttling and cookies',
+    )
+    .option('--tls-cert <file>', 'serve https with this PEM certificate chain (with --tls-key)')
+    .option('--tls-key <file>', 'the PEM private key of --tls-cert')
     .action((options: ServeOptions) => serve(options, environment));
 }

@@ -18,6 +18,7 @@ import { applyAnswerHeaders } from './answer-headers.js';
 import { type ApiErrorCode, retryAfterHeaders, STATUS_BY_CODE, sendApiError } from './api/errors.js';
 import { type ApiExchange, createApi, isApiPath, MAX_IMPORT_BODY_BYTES } from './api/router.js';
 import { type AuthSettings, createAuthenticate } from './auth.js';
+import { clientAddress } from './client-address.js';
 import { answerOptions, corsHeaders } from './cors.js';
 import { answerInternalError } from './internal-error.js';
 import { MAX_BODY_BYTES, readBody } from './limits.js';
@@ -33,8 +34,15 @@ export interface HttpAppOptions {
   readonly auth: AuthSettings;
   /** Origins allowed besides the defaults (see originPolicy), as parseAllowedOrigin returns them. */
   readonly allowOrigins?: readonly string[];
-  /** The server listens on loopback only: refuse requests addressed to any other name. */
+  /** The server listens on loopback only: refuse requests addressed to any other name (but publicUrl's). */
   readonly loopbackOnly: boolean;
+  /**
+   * The origin clients reach the server by (--public-url, parsePublicUrl): OAuth's issuer and
+   * metadata URLs are built from it, never from request headers. Default: the listening origin.
+   */
+  readonly publicUrl?: URL;
+  /** Believe a reverse proxy's X-Forwarded-For and -Proto (see client-address.ts). */
+  readonly trustProxy?: boolean;
   readonly maxBodyBytes?: number;
   /** Cap on the body of `POST /api/import` (default MAX_IMPORT_BODY_BYTES). */
   readonly maxImportBytes?: number;
@@ -102,6 +110,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const authenticate = createAuthenticate(options.auth);
   const originAllowed = originPolicy(options.auth.mode, options.allowOrigins ?? []);
+  const publicHost = options.publicUrl === undefined ? '' : `, ${options.publicUrl.host}`;
   const endpoint = createMcpHttpEndpoint({
     handler: options.handler,
     policy: options.policy,
@@ -167,13 +176,13 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       );
       return;
     }
-    if (options.loopbackOnly && !isAllowedHost(req.headers.host)) {
+    if (options.loopbackOnly && !isAllowedHost(req.headers.host, options.publicUrl)) {
       sendRefusal(
         res,
         path,
         403,
         'FORBIDDEN_HOST',
-        `Forbidden: this server answers only to localhost, 127.0.0.1 and [::1], not to Host ${JSON.stringify(req.headers.host ?? '')}.`,
+        `Forbidden: this server answers only to localhost, 127.0.0.1${publicHost} and [::1], not to Host ${JSON.stringify(req.headers.host ?? '')}.`,
       );
       return;
     }
@@ -217,6 +226,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       log(
         formatRequestLine({
           time: new Date(),
+          client: clientAddress(req, options.trustProxy ?? false),
           user: exchange.user,
           httpMethod: req.method ?? '-',
           // An /api path may name an entry: unmatched ones are logged without it.

@@ -1,6 +1,6 @@
 /**
  * One line per request on stderr, enough to see who did what and how it went: time,
- * user, HTTP method and path, JSON-RPC method, tool, status, duration (and one when a
+ * client address, user, HTTP method and path, JSON-RPC method, tool, status, duration (and one when a
  * WebSocket closes: its user, close code, messages and lifetime). Never arguments
  * or bodies: memory is private, and a log is copied to places memory is not. Each field
  * is bounded and shown only if it looks like a name (else `?`), so a line stays one line
@@ -10,6 +10,8 @@
 
 export interface RequestRecord {
   readonly time: Date;
+  /** The client's address (clientAddress: the socket's peer, or the trusted proxy's X-Forwarded-For). */
+  readonly client?: string | undefined;
   readonly user: string | undefined;
   readonly httpMethod: string;
   readonly path: string;
@@ -74,6 +76,7 @@ export function summarizeRpc(body: unknown): RpcSummary {
 export function formatRequestLine(record: RequestRecord): string {
   return [
     record.time.toISOString(),
+    ...(record.client === undefined ? [] : [`client=${word(record.client)}`]),
     `user=${word(record.user) ?? '-'}`,
     `${shown(record.httpMethod, HTTP_METHOD)} ${shown(record.path, PATH)}`,
     `method=${record.rpcMethod === undefined ? '-' : shown(record.rpcMethod, WORDS)}`,

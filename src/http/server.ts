@@ -1,15 +1,16 @@
 /**
- * Starting and stopping the HTTP server: refuse an unsafe binding, listen, cut off slow
- * clients, hand WebSocket upgrades to /ws (websocket.ts), and on close stop accepting,
+ * Starting and stopping the HTTP server: refuse an unsafe binding or public URL, listen
+ * (https with a certificate, http without), cut off slow clients, hand WebSocket upgrades to /ws (websocket.ts), and on close stop accepting,
  * let the requests in flight finish, say goodbye to open sockets, then stop.
  */
 
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { answerClientError } from './answer-headers.js';
 import { createHttpApp, type HttpAppOptions } from './app.js';
 import { DEFAULT_TIMEOUTS, declaredTooLarge, MAX_BODY_BYTES, type Timeouts } from './limits.js';
-import { assertSafeBinding, isLoopbackHostname } from './origins.js';
+import { assertSafeBinding, assertSafePublicUrl, isLoopbackHostname } from './origins.js';
 import { createWebSocketEndpoint, type WebSocketLimits } from './websocket.js';
 
 export interface HttpServerOptions extends Omit<HttpAppOptions, 'loopbackOnly'> {
@@ -21,17 +22,19 @@ export interface HttpServerOptions extends Omit<HttpAppOptions, 'loopbackOnly'> 
   readonly closeGraceMs?: number;
   /** Ping, idle and requests-at-once limits of each socket at /ws. */
   readonly webSocketLimits?: Partial<WebSocketLimits>;
+  /** Serve https with this PEM certificate chain and key (the same app, limits and timeouts). */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
 }
 
 export interface RunningHttpServer {
-  /** Where the server listens, e.g. `http://127.0.0.1:8787`. */
+  /** Where the server listens, e.g. `http://127.0.0.1:8787` (`https://` with tls). */
   readonly origin: string;
   readonly port: number;
   /** Stops accepting, waits for requests in flight (up to the grace period), then stops. */
   close(): Promise<void>;
 }
 
-function listen(server: Server, host: string, port: number): Promise<void> {
+function listen(server: Server | HttpsServer, host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -47,6 +50,7 @@ function urlHost(host: string): string {
 
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   assertSafeBinding(options.host, options.auth.mode);
+  assertSafePublicUrl(options.host, options.auth.mode, options.publicUrl);
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const loopbackOnly = isLoopbackHostname(options.host);
   const app = createHttpApp({ ...options, loopbackOnly });
@@ -56,15 +60,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     maxPayloadBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
     ...(options.webSocketLimits ? { limits: options.webSocketLimits } : {}),
   });
-  const server = createServer(
-    {
-      headersTimeout: timeouts.headersMs,
-      requestTimeout: timeouts.requestMs,
-      keepAliveTimeout: timeouts.keepAliveMs,
-      connectionsCheckingInterval: timeouts.checkIntervalMs,
-    },
-    app.listener,
-  );
+  const serverOptions = {
+    headersTimeout: timeouts.headersMs,
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    connectionsCheckingInterval: timeouts.checkIntervalMs,
+  };
+  const server = options.tls
+    ? createHttpsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, app.listener)
+    : createServer(serverOptions, app.listener);
   server.on('clientError', answerClientError);
   server.on('upgrade', webSockets.upgrade);
   // A client that asks before sending its body (Expect: 100-continue) is refused before it sends a too-large one.
@@ -87,7 +91,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     await app.close();
   };
   return {
-    origin: `http://${urlHost(options.host)}:${port}`,
+    origin: `${options.tls ? 'https' : 'http'}://${urlHost(options.host)}:${port}`,
     port,
     close: () => {
       closing ??= close();

@@ -27,6 +27,7 @@ import { serveMcpWebSocket } from '../mcp/websocket.js';
 import type { ToolHandler } from '../tools/handler.js';
 import { retryAfterHeaders, STATUS_BY_CODE } from './api/errors.js';
 import { type AuthSettings, createAuthenticate } from './auth.js';
+import { clientAddress } from './client-address.js';
 import { formatRequestLine, formatSocketClose } from './logging.js';
 import { forbiddenOriginMessage, isAllowedHost, originPolicy } from './origins.js';
 
@@ -57,8 +58,12 @@ export interface WebSocketOptions {
   readonly auth: AuthSettings;
   /** Origins allowed besides the defaults, as for HTTP (originPolicy). */
   readonly allowOrigins?: readonly string[];
-  /** The server listens on loopback only: refuse upgrades addressed to any other name. */
+  /** The server listens on loopback only: refuse upgrades addressed to any other name (but publicUrl's). */
   readonly loopbackOnly: boolean;
+  /** The origin clients reach the server by (--public-url), whose host a loopback server answers to as well. */
+  readonly publicUrl?: URL;
+  /** Believe a reverse proxy's X-Forwarded-For in the log (see client-address.ts). */
+  readonly trustProxy?: boolean;
   /** Largest message, in bytes; a larger one closes the socket with 1009. */
   readonly maxPayloadBytes: number;
   readonly limits?: Partial<WebSocketLimits>;
@@ -215,6 +220,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
       log(
         formatRequestLine({
           time: new Date(),
+          client: clientAddress(req, options.trustProxy ?? false),
           user,
           httpMethod: req.method ?? '-',
           path,
@@ -249,7 +255,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
       refuse(400, `Bad request: the ${repeated} header is sent more than once; send it once.`);
       return;
     }
-    if (options.loopbackOnly && !isAllowedHost(req.headers.host)) {
+    if (options.loopbackOnly && !isAllowedHost(req.headers.host, options.publicUrl)) {
       refuse(
         403,
         `Forbidden: this server answers only to localhost, 127.0.0.1 and [::1], not to Host ${JSON.stringify(req.headers.host ?? '')}.`,

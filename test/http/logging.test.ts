@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { formatRequestLine, summarizeRpc } from '../../src/http/logging.js';
 import { postRpc, raw, rpc, startTestServer } from './fixtures.js';
 
-const LINE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z user=\S+ [A-Z]+ \S+ method=\S+ tool=\S+ status=\d{3} \d+ms$/;
+const LINE =
+  /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (?:client=\S+ )?user=\S+ [A-Z]+ \S+ method=\S+ tool=\S+ status=\d{3} \d+ms$/;
 
 describe('over HTTP', () => {
   it('logs one line per request, without arguments, bodies or tokens', async () => {
