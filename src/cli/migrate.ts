@@ -1,6 +1,6 @@
 /**
  * `engram migrate --from A --to B [--force]`: copies a whole database — every user's
- * entries, trash, revisions, usage and tokens — from a SQLite file to PostgreSQL, back,
+ * entries, trash, revisions, usage and tokens, accounts and connected apps — from a SQLite file to PostgreSQL, back,
  * or between two of a kind, through the core's copyStore. A big copy reports progress on
  * stderr; the summary goes to stdout (JSON with --json).
  */
@@ -79,6 +79,8 @@ function describeSummary(from: string, to: string, summary: CopySummary): string
     `${summary.trash} in the trash`,
     `${summary.revisions} revisions`,
     `${summary.tokens} tokens`,
+    `${summary.accounts} accounts`,
+    `${summary.apps} connected apps`,
   ].join(', ');
   return `Copied ${from} to ${to}${summary.replaced ? ', replacing what it held' : ''}: ${counts}.`;
 }
@@ -114,7 +116,7 @@ export function registerMigrateCommand(program: Command, environment: Environmen
   program
     .command('migrate')
     .description(
-      'Copy a whole database (every user’s entries, trash, revisions and tokens) between SQLite and PostgreSQL, either way',
+      'Copy a whole database (every user’s entries, trash, revisions and tokens, accounts and connected apps) between SQLite and PostgreSQL, either way',
     )
     .requiredOption('--from <database>', 'the database to copy: a SQLite file path or a postgres:// URL')
     .requiredOption('--to <database>', 'where to copy it: a SQLite file path or a postgres:// URL')

@@ -1,8 +1,9 @@
 /**
  * Copying a whole store into another (`engram migrate`): SQLite to PostgreSQL when a
  * team outgrows one machine, or back. Everything goes — every user's entries, trash,
- * revisions, usage and tokens — exactly as stored, and the target takes it in one
- * transaction. A target that already holds something is refused unless the caller
+ * revisions, usage and tokens, the accounts, and the OAuth clients and connected apps with
+ * their codes and tokens — exactly as stored, and the target takes it in one transaction
+ * (signed-in browsers are not copied: they sign in again). A target that already holds something is refused unless the caller
  * chose to replace it.
  */
 
@@ -37,6 +38,9 @@ export interface CopySummary {
   readonly trash: number;
   readonly revisions: number;
   readonly tokens: number;
+  readonly accounts: number;
+  /** Grants: connected apps. */
+  readonly apps: number;
   /** True when the target held something that the copy replaced. */
   readonly replaced: boolean;
 }
@@ -46,7 +50,7 @@ export async function copyStore(from: Store, to: Store, options: CopyOptions): P
   if (!empty && !options.force) {
     throw new EngramError(
       'CONFLICT',
-      `${options.target} is not empty: it already holds entries, trash or tokens, so nothing was copied. ` +
+      `${options.target} is not empty: it already holds entries, trash, tokens, accounts or connected apps, so nothing was copied. ` +
         'Pass --force to replace everything in it with the copy, or copy into an empty database.',
     );
   }
@@ -97,5 +101,7 @@ function summarize(dump: StoreDump): Omit<CopySummary, 'replaced'> {
     trash: dump.entries.length - live,
     revisions: dump.entries.reduce((sum, entry) => sum + entry.revisions.length, 0),
     tokens: dump.tokens.length,
+    accounts: dump.accounts.length,
+    apps: dump.grants.length,
   };
 }

@@ -1,7 +1,8 @@
 /**
  * `engram migrate`, run as a person runs it (the built CLI as a child process): a copy is
  * proved lossless by comparing dumps of source and target (entries, trash, every
- * revision, usage, tokens); a target that holds something is refused, unchanged, unless
+ * revision, usage, tokens, accounts, OAuth clients, connected apps and their secrets),
+ * and the accounts and apps copied still work; a target that holds something is refused, unchanged, unless
  * --force; mistakes in the arguments are usage errors. The PostgreSQL round trip
  * (SQLite → PostgreSQL → SQLite) is skipped, with a notice, where no server is available.
  */
@@ -10,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Caller, Decide, Store, StoreDump } from '../../src/core/store.js';
 import { openPostgresStore } from '../../src/store/postgres/index.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { account, client, grant, grantSecret, session } from '../../src/testing/setup.js';
 import { childEnv, runEngram, tempDir } from '../helpers/engram.js';
 import { createTestDatabase, findTestPostgres, type TestDatabase } from '../helpers/postgres.js';
 import { rules } from '../helpers/rules.js';
@@ -25,7 +27,14 @@ function put(body: string, description = 'about it'): Decide {
 
 const drop: Decide = () => ({ kind: 'drop' });
 
-/** Two users with edits, trash, an undrop and tokens: everything a database keeps. */
+/** Alice's connected app: its code (redeemed) and its refresh token. */
+const CODE = grantSecret('code', 'g1');
+const REFRESH = grantSecret('refresh', 'g1', { kind: 'refresh', expires: 1_800_000_000_000 });
+
+/**
+ * Two users with edits, trash, an undrop and tokens, and an account signed in, a client
+ * and a connected app with a redeemed code and a refresh token: everything a database keeps.
+ */
 async function fill(store: Store): Promise<void> {
   await store.mutate(alice, 'topics/editor', put('Uses Helix.\n', 'Editor'), rules);
   await store.mutate(alice, 'topics/editor', put('Uses Helix.\nTabs, "width" {4}.\n', 'Editor, keyboard'), rules);
@@ -53,7 +62,37 @@ async function fill(store: Store): Promise<void> {
     created: 1_700_000_100_000,
     lastUsed: undefined,
   });
+  await store.accounts.put(account('alice'));
+  await store.accounts.addSession(session('browser'));
+  await store.grants.addClient(client('c1'));
+  await store.grants.addGrant(grant('g1'), CODE);
+  await store.grants.redeem(CODE.hash, 1_700_000_200_000);
+  await store.grants.addSecrets('g1', [REFRESH]);
 }
+
+/** What signing in and the connected app need of a copy: the account, the client, the grant and its refresh token, still redeemable once. */
+async function signInState(store: Store) {
+  return {
+    account: await store.accounts.get('alice'),
+    sessions: await store.accounts.listSessions(),
+    client: await store.grants.getClient('c1'),
+    grants: await store.grants.listGrants(),
+    code: await store.grants.findSecret(CODE.hash),
+    refresh: await store.grants.redeem(REFRESH.hash, 1_700_000_300_000),
+    again: (await store.grants.redeem(REFRESH.hash, 1_700_000_400_000))?.first,
+  };
+}
+
+const SIGN_IN_STATE = {
+  account: account('alice'),
+  // Signed-in browsers are not copied: they sign in again.
+  sessions: [],
+  client: client('c1'),
+  grants: [grant('g1')],
+  code: { ...CODE, used: 1_700_000_200_000 },
+  refresh: { secret: { ...REFRESH, used: 1_700_000_300_000 }, first: true },
+  again: false,
+};
 
 /** Runs `work` on the SQLite database at `path`, then closes it. */
 async function withSqlite<T>(path: string, work: (store: Store) => Promise<T>): Promise<T> {
@@ -98,10 +137,13 @@ describe('engram migrate, SQLite files', () => {
 
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toBe(
-      `Copied SQLite ${source} to SQLite ${target}: 2 users, 3 entries, 1 in the trash, 8 revisions, 2 tokens.\n`,
+      `Copied SQLite ${source} to SQLite ${target}: 2 users, 3 entries, 1 in the trash, 8 revisions, 2 tokens, 1 accounts, 1 connected apps.\n`,
     );
+    expect(original.accounts).toHaveLength(1);
+    expect(original.grantSecrets).toHaveLength(2);
     expect(await withSqlite(target, dumpOf)).toEqual(original);
     expect(await withSqlite(source, dumpOf)).toEqual(original);
+    expect(await withSqlite(target, signInState)).toEqual(SIGN_IN_STATE);
   });
 
   it('answers --json with the summary', async () => {
@@ -119,6 +161,8 @@ describe('engram migrate, SQLite files', () => {
       trash: 1,
       revisions: 8,
       tokens: 2,
+      accounts: 1,
+      apps: 1,
       replaced: false,
     });
   });
@@ -135,7 +179,7 @@ describe('engram migrate, SQLite files', () => {
 
     expect(refused).toMatchObject({ code: 1, stdout: '' });
     expect(refused.stderr).toBe(
-      `SQLite ${target} is not empty: it already holds entries, trash or tokens, so nothing was copied. ` +
+      `SQLite ${target} is not empty: it already holds entries, trash, tokens, accounts or connected apps, so nothing was copied. ` +
         'Pass --force to replace everything in it with the copy, or copy into an empty database.\n',
     );
     expect(await withSqlite(target, dumpOf)).toEqual(held);
@@ -233,7 +277,7 @@ describe.skipIf(!server)('engram migrate through PostgreSQL', () => {
     for (const created of databases) await created.drop();
   });
 
-  it('SQLite → PostgreSQL → SQLite gives back the identical memory: entries, trash, revisions, usage, tokens', async () => {
+  it('SQLite → PostgreSQL → SQLite gives back the identical memory: entries, trash, revisions, usage, tokens, accounts, apps', async () => {
     const { dir, env, source } = setup();
     const original = await filledSqlite(source);
     const postgres = await database();
@@ -247,6 +291,8 @@ describe.skipIf(!server)('engram migrate through PostgreSQL', () => {
     expect(again).toMatchObject({ code: 0, stderr: '' });
     expect(await withPostgres(postgres.url, dumpOf)).toEqual(original);
     expect(await withSqlite(back, dumpOf)).toEqual(original);
+    expect(await withPostgres(postgres.url, signInState)).toEqual(SIGN_IN_STATE);
+    expect(await withSqlite(back, signInState)).toEqual(SIGN_IN_STATE);
     const reads = (store: Store) =>
       Promise.all([store.index('alice'), store.trash('alice'), store.history('alice', 'areas/back')]);
     expect(await withSqlite(back, reads)).toEqual(await withSqlite(source, reads));
@@ -265,7 +311,7 @@ describe.skipIf(!server)('engram migrate through PostgreSQL', () => {
 
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
-      `PostgreSQL ${postgres.url} is not empty: it already holds entries, trash or tokens, so nothing was copied. ` +
+      `PostgreSQL ${postgres.url} is not empty: it already holds entries, trash, tokens, accounts or connected apps, so nothing was copied. ` +
         'Pass --force to replace everything in it with the copy, or copy into an empty database.\n',
     );
     expect(await withPostgres(postgres.url, dumpOf)).toEqual(held);

@@ -48,7 +48,16 @@ describe('copyStore', () => {
 
     const summary = await copyStore(from, to, { force: false, target: 'SQLite /tmp/copy.db' });
 
-    expect(summary).toEqual({ users: 2, entries: 3, trash: 1, revisions: 6, tokens: 1, replaced: false });
+    expect(summary).toEqual({
+      users: 2,
+      entries: 3,
+      trash: 1,
+      revisions: 6,
+      tokens: 1,
+      accounts: 0,
+      apps: 0,
+      replaced: false,
+    });
     expect(await to.dump()).toEqual(await from.dump());
   });
 
@@ -72,7 +81,7 @@ describe('copyStore', () => {
 
     await expect(attempt).rejects.toMatchObject({ name: 'EngramError', code: 'CONFLICT' });
     await expect(attempt).rejects.toThrow(
-      'PostgreSQL postgres://db:5432/engram is not empty: it already holds entries, trash or tokens, so nothing was copied. ' +
+      'PostgreSQL postgres://db:5432/engram is not empty: it already holds entries, trash, tokens, accounts or connected apps, so nothing was copied. ' +
         'Pass --force to replace everything in it with the copy, or copy into an empty database.',
     );
     expect(await to.dump()).toEqual(target);
