@@ -6,95 +6,71 @@
  * in-process grant store and an accounts service that keeps its users in a map.
  */
 
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { EngramError } from '../../src/core/errors.js';
-import { Authorization, type ClientDirectory } from '../../src/core/oauth/authorization.js';
-import { type OAuthClient, OAuthError } from '../../src/core/oauth/types.js';
-import { type ConsentAccounts, createAuthorizeRoute } from '../../src/http/oauth/authorize.js';
-import { MemoryGrantStore } from '../../src/store/memory/grants.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
+import { type Accounts, type AccountsOptions, createAccounts } from '../../src/core/accounts.js';
+import { Authorization } from '../../src/core/oauth/authorization.js';
+import { OAuthClients } from '../../src/core/oauth/clients.js';
+import type { OAuthClient } from '../../src/core/oauth/types.js';
+import { hashPassword } from '../../src/core/passwords.js';
+import { createAuthorizeRoute } from '../../src/http/oauth/authorize.js';
+import { type MemoryStore, openMemoryStore } from '../../src/store/memory/index.js';
 import { type RawResponse, raw } from './fixtures.js';
 
 const CHALLENGE = createHash('sha256').update('a verifier of enough length, 43 characters or more').digest('base64url');
 const HOSTILE_NAME = '<script>alert(1)</script> & "Friends"';
+const PASSWORD = 'correct horse battery';
+const SESSION_DAYS_IN_SECONDS = 7 * 24 * 60 * 60;
 
 const CLIENTS: OAuthClient[] = [
-  { id: 'claude', kind: 'registered', name: 'Claude', redirectUris: ['https://claude.ai/api/mcp/auth_callback'] },
-  { id: 'hostile', kind: 'registered', name: HOSTILE_NAME, redirectUris: ['https://evil.example/cb'] },
+  { id: 'claude', kind: 'configured', name: 'Claude', redirectUris: ['https://claude.ai/api/mcp/auth_callback'] },
+  { id: 'hostile', kind: 'configured', name: HOSTILE_NAME, redirectUris: ['https://evil.example/cb'] },
+  { id: 'local', kind: 'configured', name: 'Local', redirectUris: ['http://127.0.0.1/cb'] },
 ];
 
-const directory: ClientDirectory = {
-  async resolve(clientId) {
-    const client = CLIENTS.find((candidate) => candidate.id === clientId);
-    if (client === undefined)
-      throw new OAuthError('invalid_client', `no client has the id ${JSON.stringify(clientId)}.`);
-    return client;
-  },
-  matchRedirectUri: (client, uri) => client.redirectUris.includes(uri),
-};
-
-/** Accounts as accounts.ts specifies them, kept in maps: alice's password, mallory throttled. */
-class FakeAccounts implements ConsentAccounts {
-  readonly sessions = new Map<string, string>();
-  readonly signIns: { user: string; from: string }[] = [];
-
-  async signIn(user: string, password: string, from: string): Promise<string> {
-    this.signIns.push({ user, from });
-    const name = user.trim().toLowerCase();
-    if (name === 'mallory') {
-      throw new EngramError('TOO_MANY_ATTEMPTS', 'too many failed sign-ins', {
-        reason: 'sign-in-throttled',
-        retryAfterSeconds: 120,
-      });
-    }
-    if (name !== 'alice' || password !== 'correct horse battery') throw new EngramError('UNAUTHORIZED', 'wrong');
-    return name;
-  }
-
-  async openSession(user: string, _agent: string) {
-    const secret = randomBytes(32).toString('base64url');
-    this.sessions.set(secret, user);
-    return { secret, session: { expires: Date.now() + 3_600_000 } };
-  }
-
-  async sessionUser(secret: string | undefined) {
-    return secret === undefined ? undefined : this.sessions.get(secret);
-  }
-
-  async endSession(secret: string) {
-    this.sessions.delete(secret);
-  }
-}
-
-let grants: MemoryGrantStore;
-let accounts: FakeAccounts;
+let passwordHash: string;
+let store: MemoryStore;
+let accounts: Accounts;
+/** Every refused sign-in the accounts service logged. */
+let signInLog: string[];
+/** Every sign-in the route tried. */
+let signIn: MockInstance<Accounts['signIn']>;
 let port: number;
 let origin: string;
 /** Set to run the route as if published at another URL. */
 let publicUrl: string | undefined;
 
+/** A fresh store where alice has an account, and the accounts service over it. */
+async function reset(throttle: AccountsOptions['throttle'] = {}): Promise<void> {
+  store = openMemoryStore();
+  await store.accounts.put({ user: 'alice', passwordHash, created: 1, updated: 1 });
+  signInLog = [];
+  // A clock that stands still: no wait passes between two requests, however slow the machine.
+  accounts = createAccounts(store, { throttle, now: () => 1_000_000, log: (line) => signInLog.push(line) });
+  signIn = vi.spyOn(accounts, 'signIn');
+}
+
 const server = createServer((req, res) => {
-  const authorization = new Authorization(grants, directory, {
-    issuer: publicUrl ?? origin,
-    resource: `${publicUrl ?? origin}/mcp`,
-  });
-  const route = createAuthorizeRoute({ authorization, accounts, publicUrl: publicUrl ?? origin });
+  const url = publicUrl ?? origin;
+  const clients = new OAuthClients(store.grants, { configured: CLIENTS });
+  const authorization = new Authorization(store.grants, clients, { issuer: url, resource: `${url}/mcp` });
+  const route = createAuthorizeRoute({ authorization, accounts, publicUrl: url, trustProxy: false });
   route(req, res).catch((error: unknown) => {
     res.writeHead(500).end(String(error));
   });
 });
 
 beforeAll(async () => {
+  passwordHash = await hashPassword(PASSWORD);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
   origin = `http://127.0.0.1:${port}`;
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-beforeEach(() => {
-  grants = new MemoryGrantStore();
-  accounts = new FakeAccounts();
+beforeEach(async () => {
+  await reset();
   publicUrl = undefined;
 });
 
@@ -169,7 +145,7 @@ function post(
 
 const ALLOW_AS_ALICE: [string, string][] = [
   ['user', 'Alice'],
-  ['password', 'correct horse battery'],
+  ['password', PASSWORD],
   ['decision', 'allow'],
 ];
 
@@ -178,8 +154,8 @@ function query(location: string | undefined): Record<string, string> {
 }
 
 async function expectNothingIssued(): Promise<void> {
-  expect(grants.snapshot()).toEqual({ clients: [], grants: [], grantSecrets: [] });
-  expect(accounts.sessions.size).toBe(0);
+  expect(store.grants.snapshot()).toEqual({ clients: [], grants: [], grantSecrets: [] });
+  expect(await store.accounts.listSessions()).toEqual([]);
 }
 
 describe('GET /authorize: the consent page', () => {
@@ -257,18 +233,13 @@ describe('GET /authorize: the consent page', () => {
     );
   });
 
-  it('says a loopback redirect returns to this computer', async () => {
-    CLIENTS.push({ id: 'local', kind: 'registered', name: 'Local', redirectUris: ['http://127.0.0.1:33418/cb'] });
-    try {
-      const { page } = await open({ ...GOOD, client_id: 'local', redirect_uri: 'http://127.0.0.1:33418/cb' });
-      expect(page.body).toContain('goes back to <strong>this computer (127.0.0.1:33418)</strong>');
-    } finally {
-      CLIENTS.pop();
-    }
+  it('says a loopback redirect returns to this computer, on the port the app asked', async () => {
+    const { page } = await open({ ...GOOD, client_id: 'local', redirect_uri: 'http://127.0.0.1:33418/cb' });
+    expect(page.body).toContain('goes back to <strong>this computer (127.0.0.1:33418)</strong>');
   });
 
   it.each([
-    ['an unknown client', { client_id: 'nobody' }, 'Engram does not know this app: no client has the id'],
+    ['an unknown client', { client_id: 'nobody' }, 'Engram does not know this app: '],
     ['no redirect URI', { redirect_uri: undefined }, 'Claude did not say where to return'],
     ['an unregistered redirect URI', { redirect_uri: 'https://evil.example/steal' }, 'https://evil.example/steal'],
   ])('answers %s on a page of its own, never redirecting', async (_, change, words) => {
@@ -331,13 +302,17 @@ describe('POST /authorize: Allow', () => {
     });
     expect(answer.headers['cache-control']).toBe('no-store');
     expect(answer.headers['set-cookie']).toEqual([
-      expect.stringMatching(/^engram_session=[A-Za-z0-9_-]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=3\d{3}$/),
+      expect.stringMatching(
+        new RegExp(
+          `^engram_session=[A-Za-z0-9_-]+; Path=/; HttpOnly; SameSite=Strict; Max-Age=${SESSION_DAYS_IN_SECONDS}$`,
+        ),
+      ),
     ]);
-    expect(accounts.signIns).toEqual([{ user: 'Alice', from: '127.0.0.1' }]);
-    const [grant] = await grants.listGrants();
+    expect(signIn.mock.calls).toEqual([['Alice', PASSWORD, '127.0.0.1']]);
+    const [grant] = await store.grants.listGrants();
     expect(grant).toMatchObject({ user: 'alice', clientId: 'claude', clientName: 'Claude', readOnly: false });
     const code = query(answer.headers.location).code ?? '';
-    const secret = await grants.findSecret(createHash('sha256').update(code).digest('hex'));
+    const secret = await store.grants.findSecret(createHash('sha256').update(code).digest('hex'));
     expect(secret).toMatchObject({ grantId: grant?.id, kind: 'code' });
     expect(JSON.parse(secret?.data ?? '')).toEqual({ redirectUri: GOOD.redirect_uri, codeChallenge: CHALLENGE });
   });
@@ -346,13 +321,13 @@ describe('POST /authorize: Allow', () => {
     const { fields, cookie } = await open();
     const answer = await post([...fields, ...ALLOW_AS_ALICE, ['read_only', 'yes']], cookie);
     expect(answer.status).toBe(303);
-    expect((await grants.listGrants()).map((grant) => grant.readOnly)).toEqual([true]);
+    expect((await store.grants.listGrants()).map((grant) => grant.readOnly)).toEqual([true]);
   });
 
   it('grants read only to an app that asked to read only, though the disabled box is not sent', async () => {
     const { fields, cookie } = await open({ ...GOOD, scope: 'memory:read' });
     expect((await post([...fields, ...ALLOW_AS_ALICE], cookie)).status).toBe(303);
-    expect((await grants.listGrants()).map((grant) => grant.readOnly)).toEqual([true]);
+    expect((await store.grants.listGrants()).map((grant) => grant.readOnly)).toEqual([true]);
   });
 
   it('recognises the session of an earlier sign-in, and offers another account', async () => {
@@ -367,7 +342,7 @@ describe('POST /authorize: Allow', () => {
     const answer = await post([...fields, ['decision', 'allow']], cookie);
     expect(answer.status).toBe(303);
     expect(answer.headers['set-cookie']).toBeUndefined();
-    expect((await grants.listGrants()).map((grant) => grant.user)).toEqual(['alice', 'alice']);
+    expect((await store.grants.listGrants()).map((grant) => grant.user)).toEqual(['alice', 'alice']);
 
     const other = await get({ ...GOOD, prompt: 'login' }, { Cookie: cookie });
     expect(other.body).toContain('<label for="password">Password</label>');
@@ -378,12 +353,12 @@ describe('POST /authorize: Allow', () => {
     const first = await open();
     const session = cookiesOf(await post([...first.fields, ...ALLOW_AS_ALICE], first.cookie))[0] ?? '';
     const { fields, cookie } = await open(GOOD, `${first.cookie}; ${session}`);
-    accounts.sessions.clear();
+    await store.accounts.removeSessionsOf('alice');
     const answer = await post([...fields, ['decision', 'allow']], cookie);
     expect(answer.status).toBe(400);
     expect(answer.body).toContain('You have been signed out. Sign in again.');
     expect(answer.body).toContain('<label for="password">Password</label>');
-    expect(await grants.listGrants()).toHaveLength(1);
+    expect(await store.grants.listGrants()).toHaveLength(1);
   });
 });
 
@@ -398,7 +373,7 @@ describe('POST /authorize: Deny', () => {
       state: GOOD.state,
       iss: origin,
     });
-    expect(accounts.signIns).toEqual([]);
+    expect(signIn).not.toHaveBeenCalled();
     await expectNothingIssued();
   });
 });
@@ -418,7 +393,7 @@ describe('POST /authorize: refusals issue nothing', () => {
       expect(answer.headers.location).toBeUndefined();
       expect(answer.body).toContain('This form has expired or did not come from Engram’s own page.');
     }
-    expect(accounts.signIns).toEqual([]);
+    expect(signIn).not.toHaveBeenCalled();
     await expectNothingIssued();
   });
 
@@ -432,7 +407,7 @@ describe('POST /authorize: refusals issue nothing', () => {
     const answer = await post([...fields, ...ALLOW_AS_ALICE], cookie, headers);
     expect(answer.status).toBe(403);
     expect(answer.body).toContain('This form was sent from another site');
-    expect(accounts.signIns).toEqual([]);
+    expect(signIn).not.toHaveBeenCalled();
     await expectNothingIssued();
   });
 
@@ -447,6 +422,9 @@ describe('POST /authorize: refusals issue nothing', () => {
       'name="user" autocomplete="username" autocapitalize="none" spellcheck="false" required value="alice"',
     );
     expect(Object.fromEntries(hiddenFields(answer.body)).csrf).toBe(Object.fromEntries(fields).csrf);
+    expect(signInLog).toEqual([
+      expect.stringContaining('sign-in failed for user "alice" from "127.0.0.1": wrong password'),
+    ]);
     await expectNothingIssued();
   });
 
@@ -455,16 +433,19 @@ describe('POST /authorize: refusals issue nothing', () => {
     const answer = await post([...fields, ['user', 'alice'], ['password', ''], ['decision', 'allow']], cookie);
     expect(answer.status).toBe(400);
     expect(answer.body).toContain('Enter your user name and password.');
-    expect(accounts.signIns).toEqual([]);
+    expect(signIn).not.toHaveBeenCalled();
     await expectNothingIssued();
   });
 
-  it('says how long to wait when sign-in is throttled', async () => {
+  it('says how long to wait when sign-in is throttled, and does not try the password', async () => {
+    await reset({ freeFailures: 1, baseDelayMs: 120_000 });
     const { fields, cookie } = await open();
-    const answer = await post(
-      [...fields, ['user', 'mallory'], ['password', 'whatever'], ['decision', 'allow']],
+    const wrong = await post(
+      [...fields, ['user', 'alice'], ['password', 'wrong guess'], ['decision', 'allow']],
       cookie,
     );
+    expect(wrong.status).toBe(400);
+    const answer = await post([...fields, ...ALLOW_AS_ALICE], cookie);
     expect(answer.status).toBe(429);
     expect(answer.headers['retry-after']).toBe('120');
     expect(answer.body).toContain('Wait 2 minutes, then try again.');
@@ -480,7 +461,7 @@ describe('POST /authorize: refusals issue nothing', () => {
     const answer = await post([...tampered, ...ALLOW_AS_ALICE], cookie);
     expect(answer.status).toBe(400);
     expect(answer.headers.location).toBeUndefined();
-    expect(accounts.signIns).toEqual([]);
+    expect(signIn).not.toHaveBeenCalled();
     await expectNothingIssued();
   });
 

@@ -12,28 +12,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { EngramError } from '../../src/core/errors.js';
+import { createAccounts } from '../../src/core/accounts.js';
 import { Authorization } from '../../src/core/oauth/authorization.js';
-import { type ConsentAccounts, createAuthorizeRoute } from '../../src/http/oauth/authorize.js';
-import { MemoryGrantStore } from '../../src/store/memory/grants.js';
+import { OAuthClients } from '../../src/core/oauth/clients.js';
+import { createAuthorizeRoute } from '../../src/http/oauth/authorize.js';
+import { openMemoryStore } from '../../src/store/memory/index.js';
 
-const grants = new MemoryGrantStore();
-const sessions = new Map<string, string>();
-const accounts: ConsentAccounts = {
-  async signIn(user, password) {
-    if (user.toLowerCase() !== 'alice' || password !== 'correct horse battery') {
-      throw new EngramError('UNAUTHORIZED', 'wrong user or password');
-    }
-    return 'alice';
-  },
-  async openSession(user) {
-    const secret = `session${sessions.size}`;
-    sessions.set(secret, user);
-    return { secret, session: { expires: Date.now() + 3_600_000 } };
-  },
-  sessionUser: async (secret) => (secret === undefined ? undefined : sessions.get(secret)),
-  endSession: async (secret) => void sessions.delete(secret),
-};
+const store = openMemoryStore();
+const accounts = createAccounts(store);
 
 /** What Engram saw: method, Sec-Fetch-Site and whether the session cookie came along. */
 const seen: string[] = [];
@@ -48,21 +34,20 @@ async function listen(server: Server): Promise<number> {
 }
 
 beforeAll(async () => {
+  await accounts.create('alice', 'correct horse battery');
   let origin = '';
   let callback = '';
   engram = createServer((req, res) => {
     seen.push(`${req.method} ${req.headers['sec-fetch-site']} ${/engram_session=/.test(req.headers.cookie ?? '')}`);
-    const authorization = new Authorization(
-      grants,
-      {
-        resolve: async (id) => ({ id, kind: 'registered', name: 'Notes <App>', redirectUris: [callback] }),
-        matchRedirectUri: (client, uri) => client.redirectUris.includes(uri),
-      },
-      { issuer: origin, resource: `${origin}/mcp` },
-    );
-    createAuthorizeRoute({ authorization, accounts, publicUrl: origin })(req, res).catch((error: unknown) => {
-      res.writeHead(500).end(String(error));
+    const clients = new OAuthClients(store.grants, {
+      configured: [{ id: 'notes', kind: 'configured', name: 'Notes <App>', redirectUris: [callback] }],
     });
+    const authorization = new Authorization(store.grants, clients, { issuer: origin, resource: `${origin}/mcp` });
+    createAuthorizeRoute({ authorization, accounts, publicUrl: origin, trustProxy: false })(req, res).catch(
+      (error: unknown) => {
+        res.writeHead(500).end(String(error));
+      },
+    );
   });
   origin = `http://127.0.0.1:${await listen(engram)}`;
   // The app is another site: localhost, not 127.0.0.1.
@@ -119,7 +104,7 @@ it('signs in, allows, and on the next connection knows the user by the session c
   await page.getByRole('button', { name: 'Allow' }).click();
   expect((await landed()).code).toMatch(/^engram_code_/);
 
-  expect((await grants.listGrants()).map((grant) => [grant.user, grant.readOnly])).toEqual([
+  expect((await store.grants.listGrants()).map((grant) => [grant.user, grant.readOnly])).toEqual([
     ['alice', false],
     ['alice', true],
   ]);

@@ -16,10 +16,11 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { SessionRecord } from '../../core/account-store.js';
+import type { Accounts } from '../../core/accounts.js';
 import { isEngramError } from '../../core/errors.js';
 import { AUTHORIZATION_PARAMS, type Authorization } from '../../core/oauth/authorization.js';
 import { type AuthorizationRequest, SCOPE_WRITE } from '../../core/oauth/types.js';
+import { clientAddress } from '../client-address.js';
 import { readBody } from '../limits.js';
 import { isLoopbackHostname } from '../origins.js';
 import {
@@ -36,28 +37,16 @@ import { CSRF_FIELD, createCsrfGuard } from './csrf.js';
 /** The browser session's cookie, shared with the web UI. */
 export const SESSION_COOKIE = 'engram_session';
 
-/** What the consent step needs of the accounts service (accounts.ts). */
-export interface ConsentAccounts {
-  /** The normalised user; throws UNAUTHORIZED for a wrong user or password, TOO_MANY_ATTEMPTS when throttled. */
-  signIn(user: string, password: string, from: string): Promise<string>;
-  openSession(
-    user: string,
-    agent: string,
-  ): Promise<{ readonly secret: string; readonly session: Pick<SessionRecord, 'expires'> }>;
-  /** The user a live session's secret signs in; undefined for none. */
-  sessionUser(secret: string | undefined): Promise<string | undefined>;
-  endSession(secret: string): Promise<void>;
-}
+/** What the consent step needs of the accounts service. */
+export type ConsentAccounts = Pick<Accounts, 'signIn' | 'openSession' | 'sessionUser' | 'endSession'>;
 
 export interface AuthorizeRouteOptions {
   readonly authorization: Pick<Authorization, 'check' | 'approve' | 'deny'>;
   readonly accounts: ConsentAccounts;
   /** The server's public URL: only its origin may post the form; https makes the cookies Secure. */
   readonly publicUrl: string;
-  /** The address sign-in failures are throttled by (behind a trusted proxy, the one it reports). */
-  readonly clientAddress?: (req: IncomingMessage) => string;
-  /** Clock in milliseconds, for the session cookie's lifetime. */
-  readonly now?: () => number;
+  /** Sign-in failures count against the address a proxy in front reports (--trust-proxy), not its own. */
+  readonly trustProxy: boolean;
 }
 
 /** Largest consent form read: the request's parameters, a user name and a password. */
@@ -108,9 +97,6 @@ export function createAuthorizeRoute(
   const publicUrl = new URL(options.publicUrl);
   const secure = publicUrl.protocol === 'https:';
   const csrf = createCsrfGuard({ secure });
-  const now = options.now ?? Date.now;
-  // Without a trusted proxy in front, the peer is the client.
-  const clientAddress = options.clientAddress ?? ((req: IncomingMessage) => req.socket.remoteAddress ?? '');
 
   /** The consent page of a checked request: it carries the request and the CSRF token. */
   function view(
@@ -212,7 +198,7 @@ export function createAuthorizeRoute(
       if (typed.trim() === '' || password === '')
         return again(400, 'Enter your user name and password.', undefined, typed);
       try {
-        user = await accounts.signIn(typed, password, clientAddress(req));
+        user = await accounts.signIn(typed, password, clientAddress(req, options.trustProxy));
       } catch (error) {
         if (isEngramError(error) && error.code === 'UNAUTHORIZED') {
           return again(400, 'Wrong user name or password.', undefined, typed);
@@ -239,7 +225,7 @@ export function createAuthorizeRoute(
         setCookie(SESSION_COOKIE, opened.secret, {
           secure,
           sameSite: 'Strict',
-          maxAgeSeconds: (opened.session.expires - now()) / 1000,
+          maxAgeSeconds: (opened.session.expires - opened.session.created) / 1000,
         }),
       );
     }

@@ -9,8 +9,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Authorization, type ClientDirectory } from '../../../src/core/oauth/authorization.js';
+import { OAuthClients } from '../../../src/core/oauth/clients.js';
 import { SECRET_PREFIXES } from '../../../src/core/oauth/secrets.js';
-import { type OAuthClient, OAuthError } from '../../../src/core/oauth/types.js';
+import type { OAuthClient } from '../../../src/core/oauth/types.js';
 import { MemoryGrantStore } from '../../../src/store/memory/grants.js';
 
 const ISSUER = 'https://memory.example.com';
@@ -19,31 +20,14 @@ const CHALLENGE = createHash('sha256').update('a verifier of enough length, 43 c
 
 const CLAUDE: OAuthClient = {
   id: 'client-claude',
-  kind: 'registered',
+  kind: 'configured',
   name: 'Claude',
   redirectUris: ['https://claude.ai/api/mcp/auth_callback', 'http://127.0.0.1/callback'],
 };
 
-/** The client service as clients.ts specifies it: exact redirect URIs, a loopback one on any port. */
-const directory: ClientDirectory = {
-  async resolve(clientId) {
-    if (clientId === CLAUDE.id) return CLAUDE;
-    throw new OAuthError('invalid_client', `no client has the id ${JSON.stringify(clientId)}.`);
-  },
-  matchRedirectUri(client, uri) {
-    const loopback = (value: string) => {
-      const url = new URL(value);
-      if (url.hostname !== '127.0.0.1') return value;
-      url.port = '';
-      return url.href;
-    };
-    return client.redirectUris.some((registered) => loopback(registered) === loopback(uri));
-  },
-};
-
 function setup() {
   const grants = new MemoryGrantStore();
-  const authorization = new Authorization(grants, directory, {
+  const authorization = new Authorization(grants, new OAuthClients(grants, { configured: [CLAUDE] }), {
     now: () => 1_000_000,
     issuer: ISSUER,
     resource: RESOURCE,
@@ -72,7 +56,7 @@ describe('check: a bad client or redirect URI is answered on a page, never redir
   it.each([
     ['no client_id', { client_id: undefined }, 'the request has no client_id'],
     ['several client_id', { client_id: [CLAUDE.id, CLAUDE.id] }, 'several client_id parameters'],
-    ['an unknown client', { client_id: 'someone-else' }, 'Engram does not know this app: no client has the id'],
+    ['an unknown client', { client_id: 'someone-else' }, 'Engram does not know this app: '],
     ['no redirect_uri', { redirect_uri: undefined }, 'Claude did not say where to return'],
     ['several redirect_uri', { redirect_uri: [GOOD.redirect_uri, GOOD.redirect_uri] }, 'more than one address'],
     ['an unregistered redirect_uri', { redirect_uri: 'https://evil.example/cb' }, 'https://evil.example/cb, which is'],
@@ -139,11 +123,11 @@ describe('check: other refusals go back to the client with their OAuth error, st
 
   it('sends no state back when none was sent, and keeps the query the redirect URI had', async () => {
     const client = { ...CLAUDE, redirectUris: ['https://app.example/cb?tenant=a%20b'] };
-    const authorization = new Authorization(
-      new MemoryGrantStore(),
-      { resolve: async () => client, matchRedirectUri: (c, uri) => c.redirectUris.includes(uri) },
-      { issuer: ISSUER, resource: RESOURCE },
-    );
+    const grants = new MemoryGrantStore();
+    const authorization = new Authorization(grants, new OAuthClients(grants, { configured: [client] }), {
+      issuer: ISSUER,
+      resource: RESOURCE,
+    });
     const result = await authorization.check({
       ...GOOD,
       redirect_uri: 'https://app.example/cb?tenant=a%20b',
@@ -202,7 +186,7 @@ describe('check: a good request', () => {
     expect(result.kind === 'ok' && result.request.resource).toBe(RESOURCE);
   });
 
-  it('accepts a loopback redirect URI on any port, as the client service matches it', async () => {
+  it('accepts a loopback redirect URI on any port (RFC 8252 §7.3), as the client service matches it', async () => {
     const { authorization } = setup();
     const result = await authorization.check({ ...GOOD, redirect_uri: 'http://127.0.0.1:49152/callback' });
     expect(result.kind === 'ok' && result.request.redirectUri).toBe('http://127.0.0.1:49152/callback');
