@@ -1,6 +1,7 @@
 /**
  * `engram/store`: the Store port, for a backend of your own. Implement `Store` (the union
- * of EntryStore, RecoveryStore, DumpStore and a TokenStore), persist what `applyChange`
+ * of EntryStore, RecoveryStore, DumpStore, with a TokenStore, an AccountStore and a
+ * GrantStore beside them), persist what `applyChange`
  * and `applyUndrop` return, keep each user's history under WriteRules.historyCap with
  * `Trim`, refuse with the errors below, and prove it with `describeStoreContract` from
  * `engram/testing`. Nothing here opens a database: the backends are in the main entry.
@@ -19,20 +20,30 @@ export type { Caller } from '../core/caller.js';
 export { EngramError, type ErrorCode, isEngramError } from '../core/errors.js';
 export type { IndexRow } from '../core/format.js';
 export {
+  type AccountRecord,
+  type AccountStore,
   type Change,
+  type ClientRecord,
   type Decide,
   type DecideAll,
   type DumpedEntry,
   type DumpStore,
+  duplicateKeyError,
   duplicateTokenError,
   type EntryStore,
+  type GrantRecord,
+  type GrantSecretKind,
+  type GrantSecretRecord,
+  type GrantStore,
   type LoadOptions,
   type MutationResult,
   type NamedChange,
   notEmptyError,
   type RecoveryStore,
+  type Redemption,
   type RevisionOperation,
   type RevisionRecord,
+  type SessionRecord,
   type Store,
   type StoreDump,
   type StoredEntry,

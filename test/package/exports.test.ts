@@ -33,6 +33,7 @@ describe('the package entries', () => {
       'Trim',
       'applyChange',
       'applyUndrop',
+      'duplicateKeyError',
       'duplicateTokenError',
       'entryAfter',
       'entryBytes',
@@ -41,6 +42,8 @@ describe('the package entries', () => {
       'revisionBytes',
       'writeRules',
     ]);
-    expect(entries['engram/testing']).toEqual(expect.arrayContaining(['describeStoreContract']));
+    expect(entries['engram/testing']).toEqual(
+      expect.arrayContaining(['describeAccountContract', 'describeGrantContract', 'describeStoreContract']),
+    );
   });
 });
