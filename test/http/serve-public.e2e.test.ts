@@ -1,0 +1,143 @@
+/**
+ * `engram serve` set up to be reached from elsewhere, as a person starts it (the built
+ * CLI): native TLS serves https and prints an https URL; every unsafe or wrong public
+ * setup is refused at startup with a message that says what to pass, before the database
+ * is created.
+ */
+
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { createInterface } from 'node:readline';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { childEnv, ENGRAM_CLI, runEngram, tempDir } from '../helpers/engram.js';
+import { testCertificates } from '../helpers/tls.js';
+
+function setup(config?: unknown) {
+  const dir = tempDir();
+  const db = dir.file('m.db');
+  const args = config === undefined ? ['--db', db] : ['--db', db, '--config', dir.config(config)];
+  return { dir, db, args, env: childEnv(dir.path) };
+}
+
+/** Runs `engram serve ARGS`, which must be refused with exit code `code`, create no database, and say `message`. */
+async function expectRefusedStart(
+  args: readonly string[],
+  code: 1 | 2,
+  message: RegExp,
+  config?: unknown,
+): Promise<void> {
+  const { db, env, args: common } = setup(config);
+  const run = await runEngram(['serve', '--port', '0', ...args, ...common], env);
+  expect({ code: run.code, stdout: run.stdout }).toEqual({ code, stdout: '' });
+  expect(run.stderr).toMatch(message);
+  expect(existsSync(db)).toBe(false);
+}
+
+function healthz(url: string, ca: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, { ca }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => {
+        text += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('engram serve --tls-cert --tls-key', () => {
+  it('serves https, prints an https URL, and answers a client that trusts the certificate', async () => {
+    const { files, ca } = testCertificates();
+    const { args, env } = setup();
+    const child = spawn(
+      process.execPath,
+      [ENGRAM_CLI, 'serve', '--json', '--port', '0', '--tls-cert', files.cert, '--tls-key', files.key, ...args],
+      { env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    onTestFinished(async () => {
+      child.kill('SIGKILL');
+      await exited;
+    });
+    const line = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: child.stdout! }).once('line', resolve);
+      exited.then((code) => reject(new Error(`engram serve exited with ${code}`)));
+    });
+    const { url } = JSON.parse(line) as { url: string };
+    expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    await expect(healthz(url.replace(/\/mcp$/, '/healthz'), ca)).resolves.toEqual({
+      status: 200,
+      text: '{"status":"ok"}',
+    });
+  });
+});
+
+describe('engram serve refuses a public setup that is unsafe or wrong', () => {
+  it('an http:// --public-url beyond loopback: exit 1, saying to give an https URL', async () => {
+    await expectRefusedStart(
+      ['--auth', 'token', '--host', '0.0.0.0', '--public-url', 'http://memory.example.com'],
+      1,
+      /^refusing --public-url http:\/\/memory\.example\.com on 0\.0\.0\.0: an http:\/\/ public URL is accepted only for a server on loopback \(--host 127\.0\.0\.1\)\. Give the https:\/\/ URL clients reach, /,
+    );
+  });
+
+  it('the same from the config file', async () => {
+    await expectRefusedStart(
+      ['--auth', 'token', '--host', '0.0.0.0'],
+      1,
+      /^refusing --public-url http:\/\/memory\.example\.com on 0\.0\.0\.0: /,
+      { publicUrl: 'http://memory.example.com' },
+    );
+  });
+
+  it.each([['https://memory.example.com/engram'], ['memory.example.com'], ['https://memory.example.com/?x=1']])(
+    '--public-url %s: usage error, exit 2, with an example',
+    async (value) => {
+      await expectRefusedStart(
+        ['--public-url', value],
+        2,
+        /is not an origin: .*for example --public-url https:\/\/memory\.example\.com/,
+      );
+    },
+  );
+
+  it('--tls-cert without --tls-key: usage error, exit 2', async () => {
+    await expectRefusedStart(['--tls-cert', testCertificates().files.cert], 2, /^engram: --tls-cert needs --tls-key: /);
+    await expectRefusedStart(['--tls-key', testCertificates().files.key], 2, /^engram: --tls-key needs --tls-cert: /);
+  });
+
+  it('a certificate file that cannot be read: exit 1, naming the file', async () => {
+    const missing = '/nonexistent/engram-cert.pem';
+    await expectRefusedStart(
+      ['--tls-cert', missing, '--tls-key', testCertificates().files.key],
+      1,
+      /^cannot read --tls-cert \/nonexistent\/engram-cert\.pem: ENOENT/,
+    );
+    await expectRefusedStart(
+      ['--tls-cert', testCertificates().files.cert, '--tls-key', missing],
+      1,
+      /^cannot read --tls-key \/nonexistent\/engram-cert\.pem: ENOENT/,
+    );
+  });
+
+  it('files that are not a certificate and its key: exit 1, naming both', async () => {
+    const dir = tempDir();
+    const garbage = dir.file('garbage.pem');
+    writeFileSync(garbage, 'not a PEM file\n');
+    const { files } = testCertificates();
+    await expectRefusedStart(
+      ['--tls-cert', garbage, '--tls-key', files.key],
+      1,
+      new RegExp(`^cannot serve https with --tls-cert ${garbage} and --tls-key ${files.key}: .*both must be PEM files`),
+    );
+    // The CA's certificate with the server's key: a pair that does not match.
+    await expectRefusedStart(
+      ['--tls-cert', files.ca, '--tls-key', files.key],
+      1,
+      /^cannot serve https with --tls-cert .*key values mismatch/,
+    );
+  });
+});
