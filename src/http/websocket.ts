@@ -135,6 +135,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
   const limits = { ...DEFAULT_WEBSOCKET_LIMITS, ...options.limits };
   const authenticate = createAuthenticate(options.auth);
   const originAllowed = originPolicy(options.auth.mode, options.allowOrigins ?? []);
+  const publicHost = options.publicUrl === undefined ? '' : `, ${options.publicUrl.host}`;
   const sockets = new Set<WebSocket>();
   /** How to refuse each upgrade in progress, for the refusals ws makes itself (a bad key or version). */
   const refusers = new WeakMap<IncomingMessage, (status: number, message: string) => void>();
@@ -258,7 +259,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
     if (options.loopbackOnly && !isAllowedHost(req.headers.host, options.publicUrl)) {
       refuse(
         403,
-        `Forbidden: this server answers only to localhost, 127.0.0.1 and [::1], not to Host ${JSON.stringify(req.headers.host ?? '')}.`,
+        `Forbidden: this server answers only to localhost, 127.0.0.1${publicHost} and [::1], not to Host ${JSON.stringify(req.headers.host ?? '')}.`,
       );
       return;
     }
