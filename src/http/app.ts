@@ -1,6 +1,7 @@
 /**
- * The HTTP app behind `engram serve`: routes `/mcp`, `/api` (api/router.ts) and `/healthz`,
- * and puts the checks in front of them in the order that keeps memory safe — Host (DNS
+ * The HTTP app behind `engram serve`: routes `/mcp`, `/api` (api/router.ts), `/healthz` and,
+ * with `--auth oauth`, the OAuth endpoints (oauth/router.ts, before the Origin check: any
+ * page may call them), and puts the checks in front of them in the order that keeps memory safe — Host (DNS
  * rebinding), Origin (web pages), CORS preflight, method, token, body size, JSON and its
  * nesting — then logs one line; a Host, Origin or Authorization header sent twice is
  * refused before anything else.
@@ -23,6 +24,7 @@ import { answerOptions, corsHeaders } from './cors.js';
 import { answerInternalError } from './internal-error.js';
 import { MAX_BODY_BYTES, readBody } from './limits.js';
 import { formatRequestLine, type RpcSummary, summarizeRpc } from './logging.js';
+import { createOAuthRoutes } from './oauth/router.js';
 import { forbiddenOriginMessage, isAllowedHost, originPolicy } from './origins.js';
 
 export interface HttpAppOptions {
@@ -41,6 +43,8 @@ export interface HttpAppOptions {
    * metadata URLs are built from it, never from request headers. Default: the listening origin.
    */
   readonly publicUrl?: URL;
+  /** Where the server listens, e.g. `http://127.0.0.1:8787`: the public URL when none is given. */
+  readonly listeningOrigin: string;
   /** Believe a reverse proxy's X-Forwarded-For and -Proto (see client-address.ts). */
   readonly trustProxy?: boolean;
   readonly maxBodyBytes?: number;
@@ -108,7 +112,12 @@ function pathOf(req: IncomingMessage): string {
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const { log } = options;
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
-  const authenticate = createAuthenticate(options.auth);
+  const publicUrl = options.publicUrl ?? new URL(options.listeningOrigin);
+  const authenticate = createAuthenticate(options.auth, publicUrl);
+  const oauth =
+    options.auth.mode === 'oauth'
+      ? createOAuthRoutes({ clients: options.auth.clients, tokens: options.auth.tokens, publicUrl })
+      : undefined;
   const originAllowed = originPolicy(options.auth.mode, options.allowOrigins ?? []);
   const publicHost = options.publicUrl === undefined ? '' : `, ${options.publicUrl.host}`;
   const endpoint = createMcpHttpEndpoint({
@@ -119,7 +128,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
   const api = createApi({
     memory: options.memory,
-    authenticate,
+    // OAuth tokens are bound to /mcp (RFC 8707): the REST API takes static tokens only.
+    authenticate:
+      options.auth.mode === 'oauth'
+        ? createAuthenticate({ mode: 'token', access: options.auth.access }, publicUrl)
+        : authenticate,
     maxBodyBytes,
     maxImportBytes: options.maxImportBytes ?? MAX_IMPORT_BODY_BYTES,
     log,
@@ -186,6 +199,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       );
       return;
     }
+    if (oauth !== undefined && (await oauth(req, res, path))) return;
     const origin = req.headers.origin;
     if (origin !== undefined) {
       if (!originAllowed(origin)) {

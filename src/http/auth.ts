@@ -1,16 +1,31 @@
 /**
  * Who is calling over HTTP. With `--auth none` every request acts as the local user;
  * with `--auth token` a request must carry `Authorization: Bearer <token>`, checked by
- * the Access service on every request (so a revoked token fails at once).
+ * the Access service on every request (so a revoked token fails at once). With `--auth
+ * oauth` the bearer is an OAuth access token (OAuthTokens, bound to this server's /mcp)
+ * or a static token; without a valid one the 401 points to the protected resource
+ * metadata (RFC 9728 §5.1), where an MCP client discovers how to get one.
  */
 
 import type { Access } from '../core/access.js';
 import type { Caller } from '../core/caller.js';
 import { isEngramError } from '../core/errors.js';
+import type { OAuthClients } from '../core/oauth/clients.js';
+import { SECRET_PREFIXES } from '../core/oauth/secrets.js';
+import type { OAuthTokens } from '../core/oauth/tokens.js';
+import { SCOPES } from '../core/oauth/types.js';
+import { resourceMetadataUrlOf, resourceOf } from './oauth/metadata.js';
 
 export type AuthSettings =
   | { readonly mode: 'none'; readonly user: string }
-  | { readonly mode: 'token'; readonly access: Access };
+  | { readonly mode: 'token'; readonly access: Access }
+  | {
+      readonly mode: 'oauth';
+      /** Static tokens keep working, for clients that send a bearer header of their own. */
+      readonly access: Access;
+      readonly tokens: OAuthTokens;
+      readonly clients: OAuthClients;
+    };
 
 /** The label of a caller no token names, where its door has no better one. */
 export const ANONYMOUS_LABEL = 'http';
@@ -39,7 +54,43 @@ function bearerToken(authorization: string | undefined): string | undefined {
   return authorization?.match(/^Bearer +(\S+) *$/i)?.[1];
 }
 
-export function createAuthenticate(settings: AuthSettings): Authenticate {
+const MISSING_AUTHORIZATION =
+  'This server needs authorization: connect with OAuth (MCP clients discover how from this answer), or send a ' +
+  'token of engram token create as the header "Authorization: Bearer <token>".';
+const INVALID_AUTHORIZATION =
+  'The token was not accepted: it is wrong, expired or revoked. Connect again with OAuth (or refresh the token), ' +
+  'or ask the owner of this server for a token (engram token create --user NAME).';
+
+/** OAuth access tokens, then static tokens; the 401 challenge names the resource metadata and the scopes. */
+function createOAuthAuthenticate(settings: Extract<AuthSettings, { mode: 'oauth' }>, publicUrl: URL): Authenticate {
+  const resource = resourceOf(publicUrl);
+  const challenge = `Bearer resource_metadata="${resourceMetadataUrlOf(publicUrl)}", scope="${SCOPES.join(' ')}"`;
+  return async (authorization) => {
+    const token = bearerToken(authorization);
+    if (token === undefined) return { ok: false, message: MISSING_AUTHORIZATION, challenge };
+    // A static token may start like an access token by chance: it is tried too when the access token is unknown.
+    const caller = token.startsWith(SECRET_PREFIXES.access)
+      ? await settings.tokens.authenticate(token, resource)
+      : undefined;
+    if (caller !== undefined) return { ok: true, caller, anonymous: false };
+    try {
+      return { ok: true, caller: await settings.access.authenticate(token), anonymous: false };
+    } catch (error) {
+      if (!isEngramError(error) || error.code !== 'UNAUTHORIZED') throw error;
+      return { ok: false, message: INVALID_AUTHORIZATION, challenge: `${challenge}, error="invalid_token"` };
+    }
+  };
+}
+
+/**
+ * How requests are authenticated; `publicUrl` (--public-url, or the listening origin)
+ * names the resource OAuth tokens must be bound to and where its metadata is.
+ */
+export function createAuthenticate(settings: AuthSettings, publicUrl: URL | undefined): Authenticate {
+  if (settings.mode === 'oauth') {
+    if (publicUrl === undefined) throw new Error('--auth oauth needs the public URL of the server');
+    return createOAuthAuthenticate(settings, publicUrl);
+  }
   if (settings.mode === 'none') {
     const outcome: AuthOutcome = {
       ok: true,

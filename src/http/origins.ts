@@ -7,7 +7,7 @@
 import { isIP } from 'node:net';
 import { EngramError } from '../core/errors.js';
 
-export type AuthMode = 'none' | 'token';
+export type AuthMode = 'none' | 'token' | 'oauth';
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
@@ -98,12 +98,12 @@ export function parseAllowedOrigin(value: string): string {
 
 /**
  * Which `Origin` may call. Without auth only this computer's pages and the listed ones
- * may (a page you happen to visit must not read or write your memory); with tokens any
- * page may (the token protects), unless origins are listed.
+ * may (a page you happen to visit must not read or write your memory); with tokens
+ * (static or OAuth) any page may (the token protects), unless origins are listed.
  */
 export function originPolicy(auth: AuthMode, allowed: readonly string[]): (origin: string) => boolean {
   const listed = new Set(allowed);
-  if (auth === 'token') return listed.size === 0 ? () => true : (origin) => listed.has(origin);
+  if (auth !== 'none') return listed.size === 0 ? () => true : (origin) => listed.has(origin);
   return (origin) => isLoopbackOrigin(origin) || listed.has(origin);
 }
 

@@ -13,7 +13,7 @@ import { DEFAULT_TIMEOUTS, declaredTooLarge, MAX_BODY_BYTES, type Timeouts } fro
 import { assertSafeBinding, assertSafePublicUrl, isLoopbackHostname } from './origins.js';
 import { createWebSocketEndpoint, type WebSocketLimits } from './websocket.js';
 
-export interface HttpServerOptions extends Omit<HttpAppOptions, 'loopbackOnly'> {
+export interface HttpServerOptions extends Omit<HttpAppOptions, 'loopbackOnly' | 'listeningOrigin'> {
   readonly host: string;
   /** 0 picks a free port. */
   readonly port: number;
@@ -53,13 +53,6 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   assertSafePublicUrl(options.host, options.auth.mode, options.publicUrl);
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const loopbackOnly = isLoopbackHostname(options.host);
-  const app = createHttpApp({ ...options, loopbackOnly });
-  const webSockets = createWebSocketEndpoint({
-    ...options,
-    loopbackOnly,
-    maxPayloadBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
-    ...(options.webSocketLimits ? { limits: options.webSocketLimits } : {}),
-  });
   const serverOptions = {
     headersTimeout: timeouts.headersMs,
     requestTimeout: timeouts.requestMs,
@@ -67,17 +60,29 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     connectionsCheckingInterval: timeouts.checkIntervalMs,
   };
   const server = options.tls
-    ? createHttpsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, app.listener)
-    : createServer(serverOptions, app.listener);
+    ? createHttpsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key })
+    : createServer(serverOptions);
   server.on('clientError', answerClientError);
+  await listen(server, options.host, options.port);
+  const { port } = server.address() as AddressInfo;
+  const origin = `${options.tls ? 'https' : 'http'}://${urlHost(options.host)}:${port}`;
+  // The app is made once the port is known, which the public URL defaults to; no request
+  // is read before the handlers below are in place (they are added in this same turn).
+  const app = createHttpApp({ ...options, loopbackOnly, listeningOrigin: origin });
+  const webSockets = createWebSocketEndpoint({
+    ...options,
+    publicUrl: options.publicUrl ?? new URL(origin),
+    loopbackOnly,
+    maxPayloadBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
+    ...(options.webSocketLimits ? { limits: options.webSocketLimits } : {}),
+  });
+  server.on('request', app.listener);
   server.on('upgrade', webSockets.upgrade);
   // A client that asks before sending its body (Expect: 100-continue) is refused before it sends a too-large one.
   server.on('checkContinue', (req, res) => {
     if (!declaredTooLarge(req, app.maxBodyBytesFor(req))) res.writeContinue();
     app.listener(req, res);
   });
-  await listen(server, options.host, options.port);
-  const { port } = server.address() as AddressInfo;
   let closing: Promise<void> | undefined;
   const close = async () => {
     const graceMs = options.closeGraceMs ?? 10_000;
@@ -91,7 +96,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     await app.close();
   };
   return {
-    origin: `${options.tls ? 'https' : 'http'}://${urlHost(options.host)}:${port}`,
+    origin,
     port,
     close: () => {
       closing ??= close();

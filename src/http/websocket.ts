@@ -133,7 +133,7 @@ function presentedCredentials(
 export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEndpoint {
   const { log } = options;
   const limits = { ...DEFAULT_WEBSOCKET_LIMITS, ...options.limits };
-  const authenticate = createAuthenticate(options.auth);
+  const authenticate = createAuthenticate(options.auth, options.publicUrl);
   const originAllowed = originPolicy(options.auth.mode, options.allowOrigins ?? []);
   const publicHost = options.publicUrl === undefined ? '' : `, ${options.publicUrl.host}`;
   const sockets = new Set<WebSocket>();
