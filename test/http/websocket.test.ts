@@ -380,6 +380,14 @@ describe('MCP over WebSocket: an open socket', () => {
     expect((await (await connectSdk(server.port)).listTools()).tools).toHaveLength(3);
   });
 
+  it('outlives the HTTP request timeouts: an open socket is not a slow request', async () => {
+    const server = await startTestServer({ timeouts: { headersMs: 100, requestMs: 100, checkIntervalMs: 20 } });
+    const socket = await initializedRaw(wsUrl(server.port));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    socket.socket.send(rpc('ping', undefined, 1));
+    expect(await socket.next()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+  });
+
   it('closes after a silence longer than the idle limit (1000, saying why)', async () => {
     const server = await startTestServer({ webSocketLimits: { idleMs: 100 } });
     const socket = await initializedRaw(wsUrl(server.port));
