@@ -1,11 +1,12 @@
 /**
  * Wiring for every command: from the common flags (--db, --database-url, --config,
- * --user) to the settings, the store and the Memory service. Commands use the Memory
- * and Access services only, never the store.
+ * --user) to the settings, the store and the Memory service. Commands use the Memory,
+ * Access and Accounts services only, never the store.
  */
 
 import { readFileSync } from 'node:fs';
 import { type Access, createAccess } from '../core/access.js';
+import { type Accounts, createAccounts } from '../core/accounts.js';
 import { EngramError } from '../core/errors.js';
 import { type Caller, createMemory, type Memory } from '../core/memory.js';
 import { normalizeUser, USER_CAP } from '../core/users.js';
@@ -30,6 +31,8 @@ export interface Context {
   readonly memory: Memory;
   /** The bearer tokens of `engram serve --auth token`. */
   readonly access: Access;
+  /** Users, their passwords, sign-in and browser sessions. */
+  readonly accounts: Accounts;
   readonly user: string;
   /** The database in use, as a person reads it ("SQLite /path", "PostgreSQL postgres://…"). */
   readonly database: string;
@@ -121,6 +124,11 @@ export async function openContext(
     access: createAccess(store.tokens, {
       now: memory.rules.now,
       onTouchError: (error) => log(`could not record when a token was last used: ${(error as Error).message}`),
+    }),
+    accounts: createAccounts(store, {
+      now: memory.rules.now,
+      log,
+      onTouchError: (error) => log(`could not record when a session was last used: ${(error as Error).message}`),
     }),
     database: describeBackend(backend),
     user,

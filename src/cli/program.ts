@@ -15,6 +15,7 @@ import { registerStdioCommand } from './stdio.js';
 import { forTerminal } from './terminal.js';
 import { registerTokenCommands } from './token.js';
 import { registerTransferCommands } from './transfer.js';
+import { registerUserCommands } from './user.js';
 
 function positive(value: string): number {
   const number = Number(value);
@@ -52,6 +53,7 @@ function buildProgram(run: Run, io: Io, environment: Environment): Command {
   registerStdioCommand(program, common, environment);
   registerServeCommand(program, common, environment);
   registerTokenCommands(program, common, run);
+  registerUserCommands(program, common, run);
   registerEntryCommands(program, common, run);
   registerRecoveryCommands(program, common, run);
   registerTransferCommands(program, common, run);

@@ -47,6 +47,10 @@ export function cliMessage(error: EngramError): string {
         `${formatCount(detail.cap)}. Make room first: merge related entries into one, or drop entries that are no ` +
         'longer needed (engram index lists them), then run again.'
       );
+    case 'account-exists':
+      return `user ${detail.user} already exists; change the password with engram user set-password ${detail.user}`;
+    case 'user-not-found':
+      return `there is no user ${detail.user}: engram user list shows every user; engram user add ${detail.user} adds one.`;
     case 'drop-not-found':
       return `${detail.name} not found, nothing was dropped.${didYouMean(detail.suggestions)} engram index lists every entry.`;
     default:
