@@ -269,7 +269,12 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
       return;
     }
     if (path !== WEBSOCKET_PATH) {
-      refuse(404, `Not found: ${path}. Engram serves MCP over WebSocket at ${WEBSOCKET_PATH}.`);
+      // Node hands every request that asks to upgrade here (say, curl --http2 asking for h2c): only /ws upgrades.
+      refuse(
+        404,
+        `Not found: ${path} takes no protocol upgrade (Upgrade: ${req.headers.upgrade ?? ''}); send the request ` +
+          `without asking to upgrade. Engram serves MCP over WebSocket at ${WEBSOCKET_PATH}.`,
+      );
       return;
     }
     if (req.method !== 'GET' || req.headers.upgrade?.toLowerCase() !== 'websocket') {

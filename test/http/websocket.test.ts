@@ -351,6 +351,22 @@ describe('MCP over WebSocket: refused before the socket opens', () => {
     const server = await startTestServer();
     const refused = await refusedUpgrade(`ws://127.0.0.1:${server.port}/mcp`);
     expect(refused.status).toBe(404);
+    expect(refusalMessage(refused)).toBe(
+      'Not found: /mcp takes no protocol upgrade (Upgrade: websocket); send the request without asking to upgrade. ' +
+        'Engram serves MCP over WebSocket at /ws.',
+    );
+  });
+
+  it('a POST to /mcp that asks to upgrade to h2c (curl --http2 on http://): 404 saying to send it plainly', async () => {
+    const server = await startTestServer();
+    const body = rpc('tools/list');
+    const answer = await sendUntilClosed(
+      server.port,
+      'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n' +
+        `HTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    expect(answer.status).toBe(404);
+    expect(answer.text).toContain('Not found: /mcp takes no protocol upgrade (Upgrade: h2c)');
   });
 });
 
