@@ -56,7 +56,7 @@ const server = createServer((req, res) => {
   const url = publicUrl ?? origin;
   const clients = new OAuthClients(store.grants, { configured: CLIENTS });
   const authorization = new Authorization(store.grants, clients, { issuer: url, resource: `${url}/mcp` });
-  const route = createAuthorizeRoute({ authorization, accounts, publicUrl: url, trustProxy: false });
+  const route = createAuthorizeRoute({ authorization, accounts, publicUrl: new URL(url), trustProxy: false });
   route(req, res).catch((error: unknown) => {
     res.writeHead(500).end(String(error));
   });

@@ -43,7 +43,7 @@ beforeAll(async () => {
       configured: [{ id: 'notes', kind: 'configured', name: 'Notes <App>', redirectUris: [callback] }],
     });
     const authorization = new Authorization(store.grants, clients, { issuer: origin, resource: `${origin}/mcp` });
-    createAuthorizeRoute({ authorization, accounts, publicUrl: origin, trustProxy: false })(req, res).catch(
+    createAuthorizeRoute({ authorization, accounts, publicUrl: new URL(origin), trustProxy: false })(req, res).catch(
       (error: unknown) => {
         res.writeHead(500).end(String(error));
       },

@@ -43,8 +43,8 @@ export type ConsentAccounts = Pick<Accounts, 'signIn' | 'openSession' | 'session
 export interface AuthorizeRouteOptions {
   readonly authorization: Pick<Authorization, 'check' | 'approve' | 'deny'>;
   readonly accounts: ConsentAccounts;
-  /** The server's public URL: only its origin may post the form; https makes the cookies Secure. */
-  readonly publicUrl: string;
+  /** The server's public URL (--public-url, or the listening origin): only its origin may post the form; https makes the cookies Secure. */
+  readonly publicUrl: URL;
   /** Sign-in failures count against the address a proxy in front reports (--trust-proxy), not its own. */
   readonly trustProxy: boolean;
 }
@@ -94,7 +94,7 @@ export function createAuthorizeRoute(
   options: AuthorizeRouteOptions,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const { authorization, accounts } = options;
-  const publicUrl = new URL(options.publicUrl);
+  const { publicUrl } = options;
   const secure = publicUrl.protocol === 'https:';
   const csrf = createCsrfGuard({ secure });
 
@@ -195,8 +195,9 @@ export function createAuthorizeRoute(
     } else {
       const typed = form.get('user') ?? '';
       const password = form.get('password') ?? '';
-      if (typed.trim() === '' || password === '')
+      if (typed.trim() === '' || password === '') {
         return again(400, 'Enter your user name and password.', undefined, typed);
+      }
       try {
         user = await accounts.signIn(typed, password, clientAddress(req, options.trustProxy));
       } catch (error) {
@@ -246,6 +247,5 @@ export function createAuthorizeRoute(
 /** A wait in the words people use. */
 function waitWords(seconds: number): string {
   if (seconds < 90) return `${seconds} second${seconds === 1 ? '' : 's'}`;
-  const minutes = Math.ceil(seconds / 60);
-  return `${minutes} minutes`;
+  return `${Math.ceil(seconds / 60)} minutes`;
 }
