@@ -173,7 +173,7 @@ export function registerServeCommand(
     .option(
       '--trust-proxy',
       'a reverse proxy is in front: take the client address from X-Forwarded-For ' +
-        '(its rightmost entry) and https from X-Forwarded-Proto, for logs, sign-in throttling and cookies',
+        '(its rightmost entry), for the log and sign-in throttling',
     )
     .option('--tls-cert <file>', 'serve https with this PEM certificate chain (with --tls-key)')
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')

@@ -1,13 +1,13 @@
 /**
- * The client's address and whether it came over https: X-Forwarded-* is ignored unless
- * the proxy is trusted, and then only its rightmost entry (the one the proxy wrote) counts.
+ * The client's address: X-Forwarded-For is ignored unless the proxy is trusted, and then
+ * only its rightmost entry (the one the proxy wrote) counts.
  */
 
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { clientAddress, isSecureRequest } from '../../src/http/client-address.js';
+import { clientAddress } from '../../src/http/client-address.js';
 
-function request(headers: Record<string, string[]>, socket: { remoteAddress?: string; encrypted?: boolean } = {}) {
+function request(headers: Record<string, string[]>, socket: { remoteAddress?: string } = {}) {
   return { socket: { remoteAddress: '10.0.0.2', ...socket }, headersDistinct: headers } as unknown as IncomingMessage;
 }
 
@@ -42,19 +42,5 @@ describe('clientAddress', () => {
   it('is the socket peer when no proxy header came', () => {
     expect(clientAddress(request({}), true)).toBe('10.0.0.2');
     expect(clientAddress(request({}, { remoteAddress: '::1' }), false)).toBe('::1');
-  });
-});
-
-describe('isSecureRequest', () => {
-  it('is true over native TLS', () => {
-    expect(isSecureRequest(request({}, { encrypted: true }), false)).toBe(true);
-  });
-
-  it('believes X-Forwarded-Proto only from a trusted proxy, and only its rightmost value', () => {
-    expect(isSecureRequest(request({ 'x-forwarded-proto': ['https'] }), false)).toBe(false);
-    expect(isSecureRequest(request({ 'x-forwarded-proto': ['https'] }), true)).toBe(true);
-    expect(isSecureRequest(request({ 'x-forwarded-proto': ['HTTPS'] }), true)).toBe(true);
-    expect(isSecureRequest(request({ 'x-forwarded-proto': ['https, http'] }), true)).toBe(false);
-    expect(isSecureRequest(request({}), true)).toBe(false);
   });
 });
