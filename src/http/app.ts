@@ -45,7 +45,7 @@ export interface HttpAppOptions {
   readonly publicUrl?: URL;
   /** Where the server listens, e.g. `http://127.0.0.1:8787`: the public URL when none is given. */
   readonly listeningOrigin: string;
-  /** Believe a reverse proxy's X-Forwarded-For and -Proto (see client-address.ts). */
+  /** Believe a reverse proxy's X-Forwarded-For, for the log and sign-in throttling (see client-address.ts). */
   readonly trustProxy?: boolean;
   readonly maxBodyBytes?: number;
   /** Cap on the body of `POST /api/import` (default MAX_IMPORT_BODY_BYTES). */
