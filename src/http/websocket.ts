@@ -135,7 +135,9 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
   const limits = { ...DEFAULT_WEBSOCKET_LIMITS, ...options.limits };
   const authenticate = createAuthenticate(options.auth, options.publicUrl);
   const originAllowed = originPolicy(options.auth.mode, options.allowOrigins ?? []);
-  const publicHost = options.publicUrl === undefined ? '' : `, ${options.publicUrl.host}`;
+  // The public URL defaults to the listening origin, whose loopback host the message already names.
+  const publicHost =
+    options.publicUrl === undefined || isAllowedHost(options.publicUrl.host) ? '' : `, ${options.publicUrl.host}`;
   const sockets = new Set<WebSocket>();
   /** How to refuse each upgrade in progress, for the refusals ws makes itself (a bad key or version). */
   const refusers = new WeakMap<IncomingMessage, (status: number, message: string) => void>();

@@ -309,7 +309,9 @@ describe('MCP over WebSocket: refused before the socket opens', () => {
     const server = await startTestServer();
     const refused = await refusedUpgrade(wsUrl(server.port), ['mcp'], { headers: { Host: 'evil.example' } });
     expect(refused.status).toBe(403);
-    expect(refusalMessage(refused)).toMatch(/answers only to localhost/);
+    expect(refusalMessage(refused)).toBe(
+      'Forbidden: this server answers only to localhost, 127.0.0.1 and [::1], not to Host "evil.example".',
+    );
   });
 
   it('a client that does not ask for the "mcp" subprotocol: 400, saying so', async () => {
