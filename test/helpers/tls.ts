@@ -23,8 +23,6 @@ export interface TestCertificates {
   readonly cert: string;
   /** The server certificate's private key (PEM). */
   readonly key: string;
-  /** The same three as files, in a folder that lives as long as the test process. */
-  readonly files: { readonly ca: string; readonly cert: string; readonly key: string };
 }
 
 let made: TestCertificates | undefined;
@@ -33,11 +31,19 @@ function openssl(folder: string, args: string[]): void {
   execFileSync('openssl', args, { cwd: folder, stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
-/** The test CA and server certificate, made once per test process. */
+/** The test CA and server certificate, made once per test process (in a folder removed at once). */
 export function testCertificates(): TestCertificates {
   if (made) return made;
   const folder = mkdtempSync(join(tmpdir(), 'engram-tls-'));
-  process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
+  try {
+    made = makeCertificates(folder);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+  return made;
+}
+
+function makeCertificates(folder: string): TestCertificates {
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   openssl(folder, [
     'req',
@@ -85,14 +91,21 @@ export function testCertificates(): TestCertificates {
     '-out',
     'server.pem',
   ]);
-  const files = { ca: join(folder, 'ca.pem'), cert: join(folder, 'server.pem'), key: join(folder, 'server.key') };
-  made = {
-    ca: readFileSync(files.ca, 'utf8'),
-    cert: readFileSync(files.cert, 'utf8'),
-    key: readFileSync(files.key, 'utf8'),
-    files,
+  return {
+    ca: readFileSync(join(folder, 'ca.pem'), 'utf8'),
+    cert: readFileSync(join(folder, 'server.pem'), 'utf8'),
+    key: readFileSync(join(folder, 'server.key'), 'utf8'),
   };
-  return made;
+}
+
+/** The three as files (`engram serve --tls-cert/--tls-key`, NODE_EXTRA_CA_CERTS), removed when the test ends. */
+export function testCertificateFiles(): { readonly ca: string; readonly cert: string; readonly key: string } {
+  const certificates = testCertificates();
+  const folder = mkdtempSync(join(tmpdir(), 'engram-tls-files-'));
+  onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+  const files = { ca: join(folder, 'ca.pem'), cert: join(folder, 'server.pem'), key: join(folder, 'server.key') };
+  for (const name of ['ca', 'cert', 'key'] as const) writeFileSync(files[name], certificates[name]);
+  return files;
 }
 
 export interface TestHttpsServer {

@@ -11,7 +11,7 @@ import { request as httpsRequest } from 'node:https';
 import { createInterface } from 'node:readline';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { childEnv, ENGRAM_CLI, runEngram, tempDir } from '../helpers/engram.js';
-import { testCertificates } from '../helpers/tls.js';
+import { testCertificateFiles, testCertificates } from '../helpers/tls.js';
 
 function setup(config?: unknown) {
   const dir = tempDir();
@@ -50,7 +50,8 @@ function healthz(url: string, ca: string): Promise<{ status: number; text: strin
 
 describe('engram serve --tls-cert --tls-key', () => {
   it('serves https, prints an https URL, and answers a client that trusts the certificate', async () => {
-    const { files, ca } = testCertificates();
+    const files = testCertificateFiles();
+    const { ca } = testCertificates();
     const { args, env } = setup();
     const child = spawn(
       process.execPath,
@@ -105,19 +106,21 @@ describe('engram serve refuses a public setup that is unsafe or wrong', () => {
   );
 
   it('--tls-cert without --tls-key: usage error, exit 2', async () => {
-    await expectRefusedStart(['--tls-cert', testCertificates().files.cert], 2, /^engram: --tls-cert needs --tls-key: /);
-    await expectRefusedStart(['--tls-key', testCertificates().files.key], 2, /^engram: --tls-key needs --tls-cert: /);
+    const files = testCertificateFiles();
+    await expectRefusedStart(['--tls-cert', files.cert], 2, /^engram: --tls-cert needs --tls-key: /);
+    await expectRefusedStart(['--tls-key', files.key], 2, /^engram: --tls-key needs --tls-cert: /);
   });
 
   it('a certificate file that cannot be read: exit 1, naming the file', async () => {
     const missing = '/nonexistent/engram-cert.pem';
+    const files = testCertificateFiles();
     await expectRefusedStart(
-      ['--tls-cert', missing, '--tls-key', testCertificates().files.key],
+      ['--tls-cert', missing, '--tls-key', files.key],
       1,
       /^cannot read --tls-cert \/nonexistent\/engram-cert\.pem: ENOENT/,
     );
     await expectRefusedStart(
-      ['--tls-cert', testCertificates().files.cert, '--tls-key', missing],
+      ['--tls-cert', files.cert, '--tls-key', missing],
       1,
       /^cannot read --tls-key \/nonexistent\/engram-cert\.pem: ENOENT/,
     );
@@ -127,7 +130,7 @@ describe('engram serve refuses a public setup that is unsafe or wrong', () => {
     const dir = tempDir();
     const garbage = dir.file('garbage.pem');
     writeFileSync(garbage, 'not a PEM file\n');
-    const { files } = testCertificates();
+    const files = testCertificateFiles();
     await expectRefusedStart(
       ['--tls-cert', garbage, '--tls-key', files.key],
       1,
