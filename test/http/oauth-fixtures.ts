@@ -1,0 +1,138 @@
+/**
+ * What the OAuth HTTP tests share: `engram serve --auth oauth` started in-process on a
+ * free port over the in-process store, and the consent step's effect written straight
+ * into the store (a grant and its authorization code, as Authorization.approve records
+ * them), so the token endpoint and /mcp are tested on their own; plus form and JSON posts.
+ */
+
+import { createHash } from 'node:crypto';
+import { onTestFinished } from 'vitest';
+import { type Access, createAccess } from '../../src/core/access.js';
+import { createMemory, type Memory } from '../../src/core/memory.js';
+import { OAuthClients } from '../../src/core/oauth/clients.js';
+import { hashSecret, newSecret } from '../../src/core/oauth/secrets.js';
+import { OAuthTokens } from '../../src/core/oauth/tokens.js';
+import type { CodeData, OAuthClient } from '../../src/core/oauth/types.js';
+import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import { startHttpServer } from '../../src/http/server.js';
+import { type MemoryStore, openMemoryStore } from '../../src/store/memory/index.js';
+import { createToolHandler } from '../../src/tools/handler.js';
+import { type RawResponse, raw } from './fixtures.js';
+
+export interface OAuthTestServer {
+  readonly port: number;
+  /** http://127.0.0.1:<port>: the public URL when none is given. */
+  readonly origin: string;
+  readonly store: MemoryStore;
+  readonly memory: Memory;
+  readonly access: Access;
+  readonly tokens: OAuthTokens;
+  readonly clients: OAuthClients;
+}
+
+export interface OAuthTestServerOptions {
+  readonly publicUrl?: URL;
+  readonly maxRegistrations?: number;
+  readonly configured?: readonly OAuthClient[];
+  readonly allowOrigins?: readonly string[];
+}
+
+/** Starts `engram serve --auth oauth` on a free port; it is stopped when the test ends. */
+export async function startOAuthServer(options: OAuthTestServerOptions = {}): Promise<OAuthTestServer> {
+  const store = openMemoryStore();
+  const memory = createMemory({ store });
+  const access = createAccess(store.tokens);
+  const tokens = new OAuthTokens(store.grants);
+  const clients = new OAuthClients(store.grants, {
+    configured: options.configured ?? [],
+    ...(options.maxRegistrations ? { maxRegistrations: options.maxRegistrations } : {}),
+  });
+  const server = await startHttpServer({
+    handler: createToolHandler(memory),
+    memory,
+    policy: DEFAULT_POLICY,
+    version: '0.0.0-test',
+    auth: { mode: 'oauth', access, tokens, clients },
+    allowOrigins: options.allowOrigins ?? [],
+    host: '127.0.0.1',
+    port: 0,
+    log: () => {},
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+  });
+  onTestFinished(() => server.close());
+  return { port: server.port, origin: server.origin, store, memory, access, tokens, clients };
+}
+
+export const VERIFIER = 'a-verifier.of_enough~length-43-characters-or-more';
+export const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
+export const REDIRECT_URI = 'https://claude.ai/api/mcp/auth_callback';
+export const CLIENT_ID = 'client-claude';
+
+/** What the consent step stores when `user` allows: a grant of CLIENT_ID ("Claude") and its code. */
+export async function authorizeDirectly(
+  server: OAuthTestServer,
+  options: { readonly user?: string; readonly readOnly?: boolean } = {},
+): Promise<{ readonly grantId: string; readonly code: string }> {
+  const now = Date.now();
+  const grantId = `grant-${Math.random().toString(36).slice(2)}`;
+  const code = newSecret('code');
+  const data: CodeData = { redirectUri: REDIRECT_URI, codeChallenge: CHALLENGE };
+  await server.store.grants.addGrant(
+    {
+      id: grantId,
+      user: options.user ?? 'ada',
+      clientId: CLIENT_ID,
+      clientName: 'Claude',
+      readOnly: options.readOnly ?? false,
+      resource: `${server.origin}/mcp`,
+      created: now,
+      lastUsed: undefined,
+    },
+    {
+      hash: hashSecret(code),
+      grantId,
+      kind: 'code',
+      created: now,
+      expires: now + 60_000,
+      used: undefined,
+      data: JSON.stringify(data),
+    },
+  );
+  return { grantId, code };
+}
+
+/** POSTs a form, as OAuth clients call /token and /revoke. */
+export function postForm(
+  port: number,
+  path: string,
+  params: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<RawResponse> {
+  return raw(port, {
+    method: 'POST',
+    path,
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(params).toString(),
+  });
+}
+
+export function postJson(port: number, path: string, value: unknown, headers: Record<string, string> = {}) {
+  return raw(port, {
+    method: 'POST',
+    path,
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(value),
+  });
+}
+
+/** The code exchange a client makes after the consent step. */
+export function exchangeCode(port: number, code: string, more: Record<string, string> = {}): Promise<RawResponse> {
+  return postForm(port, '/token', {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT_URI,
+    client_id: CLIENT_ID,
+    code_verifier: VERIFIER,
+    ...more,
+  });
+}
