@@ -17,7 +17,14 @@
  * account-store.ts, for signing in and OAuth.
  */
 
-import type { AccountRecord, AccountStore, ClientRecord, GrantRecord, GrantSecretRecord, GrantStore } from './account-store.js';
+import type {
+  AccountRecord,
+  AccountStore,
+  ClientRecord,
+  GrantRecord,
+  GrantSecretRecord,
+  GrantStore,
+} from './account-store.js';
 import type { Caller } from './caller.js';
 import { EngramError } from './errors.js';
 import type { IndexRow } from './format.js';
@@ -47,7 +54,6 @@ export interface StoredEntry {
   readonly revision: number;
 }
 
-export type { Caller };
 export type {
   AccountRecord,
   AccountStore,
@@ -60,6 +66,7 @@ export type {
   SessionRecord,
 } from './account-store.js';
 export { duplicateKeyError } from './account-store.js';
+export type { Caller };
 
 /**
  * What every change is applied under: the Memory service's clock and its policy's
@@ -180,10 +187,23 @@ export function notEmptyError(): EngramError {
   );
 }
 
+/** An index row with the entry's last change: its time, revision number and actor. */
+export interface OverviewRow extends IndexRow {
+  readonly updated: number;
+  readonly revision: number;
+  readonly actor: string;
+}
+
 /** The entries of every user: the index, reads, and the one way to change them. */
 export interface EntryStore {
   /** One row per live entry of the user, sorted by name, from stored columns only. */
   index(user: string): Promise<readonly IndexRow[]>;
+  /**
+   * The index for people (the web UI): one row per live entry, sorted by name, with when
+   * it last changed, its revision and who made that change (the latest revision's actor);
+   * never reads bodies.
+   */
+  overview(user: string): Promise<OverviewRow[]>;
   /** What the user's live entries take now (the same figures `decide` is given). */
   usage(user: string): Promise<Usage>;
   /** Every user the store keeps anything of (live entries, trash or history), with their usage, by name in code-point order. */

@@ -39,6 +39,7 @@ export {
   type MutationResult,
   type NamedChange,
   notEmptyError,
+  type OverviewRow,
   type RecoveryStore,
   type Redemption,
   type RevisionOperation,

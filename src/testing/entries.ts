@@ -106,6 +106,32 @@ export function describeEntryContract(label: string, open: OpenStore): void {
       });
     });
 
+    describe('overview', () => {
+      it('is the index with each entry’s last change: time, revision and actor, dropped entries and other users left out', async () => {
+        const model: Caller = { user: 'alice', label: 'model' };
+        await store.mutate(alice, 'topics/b', put('b\n', 'about b'), rules);
+        clock.time = START + 1000;
+        await store.mutate(model, 'topics/b', appendLine('more'), rules);
+        await store.mutate(alice, 'topics/a', put('a\n', 'about a'), rules);
+        await store.mutate(alice, 'topics/gone', put('gone\n'), rules);
+        await store.mutate(alice, 'topics/gone', drop, rules);
+        await store.mutate(bob, 'topics/bob', put('bob\n'), rules);
+
+        expect(await store.overview('alice')).toEqual([
+          {
+            name: 'topics/a',
+            size: 2,
+            description: 'about a',
+            updated: START + 1000,
+            revision: 1,
+            actor: 'contract-test',
+          },
+          { name: 'topics/b', size: 7, description: 'about b', updated: START + 1000, revision: 2, actor: 'model' },
+        ]);
+        expect(await store.overview('carol')).toEqual([]);
+      });
+    });
+
     describe('get', () => {
       it('returns the live entries among the names, with every stored field, and skips the rest', async () => {
         await store.mutate(alice, 'topics/a', put('body a\n', 'entry a'), rules);

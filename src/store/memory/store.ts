@@ -14,6 +14,7 @@ import type {
   DecideAll,
   LoadOptions,
   MutationResult,
+  OverviewRow,
   RevisionRecord,
   Store,
   StoreDump,
@@ -59,6 +60,19 @@ export class MemoryStore implements Store {
   async index(user: string): Promise<IndexRow[]> {
     return this.live(user)
       .map(({ entry: { name, size, description } }) => ({ name, size, description }))
+      .sort((a, b) => compare(a.name, b.name));
+  }
+
+  async overview(user: string): Promise<OverviewRow[]> {
+    return this.live(user)
+      .map(({ entry: { name, size, description, updated, revision }, revisions }) => ({
+        name,
+        size,
+        description,
+        updated,
+        revision,
+        actor: revisions.find((record) => record.revision === revision)?.actor ?? '',
+      }))
       .sort((a, b) => compare(a.name, b.name));
   }
 

@@ -12,6 +12,9 @@ const REVISION_BYTES = 'octet_length(description) + octet_length(body)';
 
 export const SQL = {
   index: 'SELECT name, size, description FROM entries WHERE user_id = $1 AND dropped_at IS NULL ORDER BY name',
+  overview: `SELECT e.name, e.size, e.description, e.updated, e.revision, r.actor FROM entries e
+       JOIN revisions r ON r.user_id = e.user_id AND r.entry_id = e.id AND r.revision = e.revision
+       WHERE e.user_id = $1 AND e.dropped_at IS NULL ORDER BY e.name`,
   live: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = $1 AND name = $2 AND dropped_at IS NULL`,
   liveAmong: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = $1 AND name = ANY ($2::text[]) AND dropped_at IS NULL`,
   allLive: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = $1 AND dropped_at IS NULL ORDER BY name`,

@@ -16,6 +16,7 @@ import type {
   DecideAll,
   LoadOptions,
   MutationResult,
+  OverviewRow,
   RevisionRecord,
   Store,
   StoreDump,
@@ -72,6 +73,10 @@ export class PostgresStore implements Store {
 
   async index(user: string): Promise<IndexRow[]> {
     return this.db.query<IndexRow>(statement('index', user));
+  }
+
+  async overview(user: string): Promise<OverviewRow[]> {
+    return this.db.query<OverviewRow>(statement('overview', user));
   }
 
   async usage(user: string): Promise<Usage> {

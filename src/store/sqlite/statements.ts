@@ -12,6 +12,9 @@ const REVISION_BYTES = 'length(CAST(description AS BLOB)) + length(CAST(body AS 
 export const SQL = {
   index:
     'SELECT name, size, description FROM entries INDEXED BY entries_index WHERE user_id = ? AND dropped_at IS NULL ORDER BY name',
+  overview: `SELECT e.name, e.size, e.description, e.updated, e.revision, r.actor FROM entries e
+       JOIN revisions r ON r.entry_id = e.id AND r.revision = e.revision
+       WHERE e.user_id = ? AND e.dropped_at IS NULL ORDER BY e.name`,
   live: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND name = ? AND dropped_at IS NULL`,
   allLive: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND dropped_at IS NULL ORDER BY name`,
   latestTrashed: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND name = ? AND dropped_at IS NOT NULL

@@ -19,6 +19,7 @@ import type {
   DecideAll,
   LoadOptions,
   MutationResult,
+  OverviewRow,
   RevisionRecord,
   Store,
   StoreDump,
@@ -135,6 +136,10 @@ export class SqliteStore implements Store {
         })),
       ),
     );
+  }
+
+  async overview(user: string): Promise<OverviewRow[]> {
+    return this.guard.read(() => this.statements.overview.all(user) as OverviewRow[]);
   }
 
   async usage(user: string): Promise<Usage> {
