@@ -86,7 +86,9 @@ describe('readNewPassword at a terminal', () => {
     const source = terminal();
     const refusal = readNewPassword({ ...SET, fromStdin: true }, source);
     await expect(refusal).rejects.toThrow(UsageError);
-    await expect(refusal).rejects.toThrow(/^--password-stdin reads the password from a pipe or a file, but stdin is a terminal/);
+    await expect(refusal).rejects.toThrow(
+      /^--password-stdin reads the password from a pipe or a file, but stdin is a terminal/,
+    );
     expect(source.prompts).toEqual([]);
   });
 });
