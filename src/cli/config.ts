@@ -9,7 +9,11 @@ import { createRequire } from 'node:module';
 import type { z } from 'zod';
 import { EngramError } from '../core/errors.js';
 import { isValidSegment } from '../core/names.js';
+import { CLIENT_NAME_CAP, REDIRECT_URIS_CAP } from '../core/oauth/clients.js';
+import { redirectUriProblem } from '../core/oauth/redirect-uris.js';
+import type { OAuthClient } from '../core/oauth/types.js';
 import { DEFAULT_POLICY, type Policy } from '../core/policy.js';
+import { charLength, foldDescription } from '../core/text.js';
 import { normalizeUser } from '../core/users.js';
 import { parsePublicUrl } from '../http/origins.js';
 import type { Environment } from './environment.js';
@@ -65,6 +69,31 @@ function buildConfigSchema(z: typeof import('zod').z) {
           'give the origin clients reach Engram by, with no path, query or fragment, for example https://memory.example.com',
         )
         .optional(),
+      clients: z
+        .array(
+          z
+            .object({
+              id: z.string().trim().min(1, 'give the client_id the app sends'),
+              name: z
+                .string()
+                .refine(
+                  (name) => foldDescription(name) !== '' && charLength(foldDescription(name)) <= CLIENT_NAME_CAP,
+                  `the app's name, one line of 1-${CLIENT_NAME_CAP} characters (shown on the consent page and in history)`,
+                ),
+              redirectUris: z
+                .array(
+                  z.string().superRefine((uri, context) => {
+                    const problem = redirectUriProblem(uri);
+                    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+                  }),
+                )
+                .min(1, 'list where the app may be sent back with its code')
+                .max(REDIRECT_URIS_CAP, `at most ${REDIRECT_URIS_CAP} redirect URIs`),
+            })
+            .strict(),
+        )
+        .refine((clients) => new Set(clients.map((client) => client.id)).size === clients.length, 'each id once')
+        .optional(),
     })
     .strict();
 }
@@ -84,6 +113,8 @@ export interface Settings {
   readonly groupCommit?: boolean | undefined;
   /** `engram serve`'s public URL (--public-url overrides it), as parsePublicUrl returns it. */
   readonly publicUrl?: URL | undefined;
+  /** OAuth clients the operator lists, known without registering (`--auth oauth`). */
+  readonly clients?: readonly OAuthClient[] | undefined;
 }
 
 function isPublicUrl(value: string): boolean {
@@ -117,7 +148,7 @@ export function parseConfig(text: string, path: string): Settings {
   configSchema ??= buildConfigSchema(loadZod());
   const parsed = configSchema.safeParse(json);
   if (!parsed.success) throw new EngramError('INVALID_CONFIG', describeIssues(path, parsed.error));
-  const { db, user, databaseUrl, poolSize, statementTimeoutMs, groupCommit, publicUrl, ...caps } = parsed.data;
+  const { db, user, databaseUrl, poolSize, statementTimeoutMs, groupCommit, publicUrl, clients, ...caps } = parsed.data;
   return {
     policy: { ...DEFAULT_POLICY, ...caps },
     db,
@@ -127,6 +158,14 @@ export function parseConfig(text: string, path: string): Settings {
     statementTimeoutMs,
     groupCommit,
     publicUrl: publicUrl === undefined ? undefined : parsePublicUrl(publicUrl),
+    clients: clients?.map(
+      (client): OAuthClient => ({
+        id: client.id,
+        kind: 'configured',
+        name: foldDescription(client.name),
+        redirectUris: client.redirectUris,
+      }),
+    ),
   };
 }
 

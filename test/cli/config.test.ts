@@ -145,3 +145,51 @@ describe('publicUrl', () => {
     },
   );
 });
+
+describe('clients', () => {
+  it('are read as configured OAuth clients, their names folded to one line', () => {
+    expect(
+      parse({
+        clients: [
+          { id: 'my-script', name: ' My\nscript ', redirectUris: ['http://127.0.0.1/callback'] },
+          { id: 'https://app.example.com/client.json', name: 'App', redirectUris: ['https://app.example.com/cb'] },
+        ],
+      }).clients,
+    ).toEqual([
+      { id: 'my-script', kind: 'configured', name: 'My script', redirectUris: ['http://127.0.0.1/callback'] },
+      {
+        id: 'https://app.example.com/client.json',
+        kind: 'configured',
+        name: 'App',
+        redirectUris: ['https://app.example.com/cb'],
+      },
+    ]);
+    expect(parse({}).clients).toBeUndefined();
+  });
+
+  it.each<[string, unknown, RegExp]>([
+    [
+      'an empty id',
+      [{ id: ' ', name: 'x', redirectUris: ['https://a.example/cb'] }],
+      /clients\.0\.id: give the client_id/,
+    ],
+    ['no name', [{ id: 'a', name: '\n', redirectUris: ['https://a.example/cb'] }], /clients\.0\.name: the app's name/],
+    ['no redirect URI', [{ id: 'a', name: 'A', redirectUris: [] }], /clients\.0\.redirectUris: list where/],
+    [
+      'an http redirect URI off this computer',
+      [{ id: 'a', name: 'A', redirectUris: ['http://a.example/cb'] }],
+      /clients\.0\.redirectUris\.0: the redirect URI "http:\/\/a.example\/cb" uses http/,
+    ],
+    [
+      'an id twice',
+      [
+        { id: 'a', name: 'A', redirectUris: ['https://a.example/cb'] },
+        { id: 'a', name: 'B', redirectUris: ['https://b.example/cb'] },
+      ],
+      /clients: each id once/,
+    ],
+    ['an unknown field', [{ id: 'a', name: 'A', redirectUris: ['https://a.example/cb'], secret: 'x' }], /clients\.0/],
+  ])('refuses %s, naming the field', async (_, clients, message) => {
+    await expectEngramError(() => parse({ clients }), 'INVALID_CONFIG', message);
+  });
+});
