@@ -21,12 +21,15 @@ interface RemoveOptions extends CommonOptions {
   readonly yesIAmSure?: boolean;
 }
 
-const PASSWORD_HELP = `
+/** Where the password of `engram user <command>` comes from, for its --help. */
+function passwordHelp(command: string): string {
+  return `
 The password (at least 10 characters, one line) is never an argument, since arguments
 show in ps and in shell history. At a terminal it is asked for twice, without echo.
 Otherwise it is read from stdin, whole, without one trailing newline (\\n or \\r\\n):
-  printf '%s\\n' 'correct horse battery staple' | engram user set-password alice
-  engram user set-password alice --password-stdin < password.txt`;
+  printf '%s\\n' 'correct horse battery staple' | engram user ${command} alice
+  engram user ${command} alice --password-stdin < password.txt`;
+}
 
 function plural(count: number, one: string, many = `${one}s`): string {
   return `${formatCount(count)} ${count === 1 ? one : many}`;
@@ -77,15 +80,22 @@ async function known(context: Context, user: string): Promise<boolean> {
 export function registerUserCommands(program: Command, common: (command: Command) => Command, run: Run): void {
   const user = program
     .command('user')
-    .description('Manage users and their passwords (to sign in to the consent page of ChatGPT, Claude and other apps)');
+    .description('Manage users and their passwords (to sign in to the consent page of ChatGPT, Claude and other apps)')
+    .addHelpText(
+      'after',
+      `
+A password signs in to the consent page an app opens when it connects (engram serve
+--auth oauth), never to /mcp: assistants use tokens. Wrong passwords are slowed down
+and logged. More in docs/accounts.md.`,
+    );
 
   common(user.command('add'))
     .description('Add a user, with a password (asked for, or read from stdin) or none yet')
     .argument('<name>', 'the user name: 1-64 characters without spaces, lower-cased')
-    .option('--password-stdin', 'read the password from stdin (a pipe or a file), even when it is empty')
+    .option('--password-stdin', 'read the password from stdin (a pipe or a file); an empty one is refused')
     .addHelpText(
       'after',
-      `${PASSWORD_HELP}
+      `${passwordHelp('add')}
 Without --password-stdin, an empty stdin that is not a terminal adds the user without a
 password (engram user add alice < /dev/null): nobody can sign in as them until
 engram user set-password sets one. Their memory is theirs either way.`,
@@ -107,7 +117,7 @@ engram user set-password sets one. Their memory is theirs either way.`,
     .description('Set or change a user’s password; browsers signed in as them are signed out')
     .argument('<name>', 'a user engram user list shows (one with memory but no password gets an account)')
     .option('--password-stdin', 'read the password from stdin (a pipe or a file)')
-    .addHelpText('after', PASSWORD_HELP)
+    .addHelpText('after', passwordHelp('set-password'))
     .action((name: string, options: PasswordOptions) =>
       run(
         options,
