@@ -1,7 +1,7 @@
 /**
  * Wiring for every command: from the common flags (--db, --database-url, --config,
  * --user) to the settings, the store and the Memory service. Commands use the Memory,
- * Access and Accounts services only, never the store.
+ * Access, Accounts and OAuth services only, never the store.
  */
 
 import { readFileSync } from 'node:fs';
@@ -9,6 +9,8 @@ import { type Access, createAccess } from '../core/access.js';
 import { type Accounts, createAccounts } from '../core/accounts.js';
 import { EngramError } from '../core/errors.js';
 import { type Caller, createMemory, type Memory } from '../core/memory.js';
+import { OAuthClients } from '../core/oauth/clients.js';
+import { OAuthTokens } from '../core/oauth/tokens.js';
 import { normalizeUser, USER_CAP } from '../core/users.js';
 import { type Backend, describeBackend, openBackend } from './backend.js';
 import { loadSettings, type Settings } from './config.js';
@@ -33,6 +35,12 @@ export interface Context {
   readonly access: Access;
   /** Users, their passwords, sign-in and browser sessions. */
   readonly accounts: Accounts;
+  /** OAuth (`engram serve --auth oauth`): the token service, which also lists and revokes connected apps. */
+  readonly oauth: {
+    readonly tokens: OAuthTokens;
+    /** The client service over the registered and configured clients; serve gives it the metadata document fetcher. */
+    clients(fetchDocument?: (url: URL) => Promise<unknown>): OAuthClients;
+  };
   readonly user: string;
   /** The database in use, as a person reads it ("SQLite /path", "PostgreSQL postgres://…"). */
   readonly database: string;
@@ -130,6 +138,18 @@ export async function openContext(
       log,
       onTouchError: (error) => log(`could not record when a session was last used: ${(error as Error).message}`),
     }),
+    oauth: {
+      tokens: new OAuthTokens(store.grants, {
+        now: memory.rules.now,
+        onTouchError: (error) => log(`could not record when an app was last used: ${(error as Error).message}`),
+      }),
+      clients: (fetchDocument) =>
+        new OAuthClients(store.grants, {
+          now: memory.rules.now,
+          configured: settings.clients ?? [],
+          ...(fetchDocument === undefined ? {} : { fetchDocument }),
+        }),
+    },
     database: describeBackend(backend),
     user,
     close: () => store.close(),

@@ -21,7 +21,7 @@ import { scheduleTrashPurge } from './trash-purge.js';
 interface ServeOptions extends CommonOptions {
   readonly host: string;
   readonly port: number;
-  readonly auth: 'none' | 'token';
+  readonly auth: 'none' | 'token' | 'oauth';
   readonly allowOrigin: string[];
   readonly publicUrl?: URL;
   readonly trustProxy?: boolean;
@@ -57,17 +57,21 @@ function collectOrigin(value: string, previous: string[]): string[] {
 
 function connectHelp(server: RunningHttpServer, options: ServeOptions, context: Context): string {
   const url = `${server.origin}/mcp`;
+  const tokens = options.auth !== 'none';
   const header = options.auth === 'token' ? ' --header "Authorization: Bearer <token>"' : '';
-  const who =
-    options.auth === 'token'
-      ? 'each token acts for its own user; create one with: engram token create --user NAME'
-      : `no auth: pages and programs on this computer act as user ${JSON.stringify(context.user)}`;
+  const who = {
+    token: 'each token acts for its own user; create one with: engram token create --user NAME',
+    oauth:
+      'apps connect with OAuth and sign in as a user with a password (engram user add NAME); ' +
+      'tokens of engram token create work too',
+    none: `no auth: pages and programs on this computer act as user ${JSON.stringify(context.user)}`,
+  }[options.auth];
   return [
     `Engram is serving MCP at ${url}`,
     `  (${who}; database ${context.database})`,
-    `  llama.cpp WebUI: add the MCP server ${url}${options.auth === 'token' ? ' with the header Authorization: Bearer <token>' : ''}`,
+    `  llama.cpp WebUI: add the MCP server ${url}${tokens ? ' with the header Authorization: Bearer <token>' : ''}`,
     `  Claude Code:     claude mcp add --transport http engram ${url}${header}`,
-    `  WebSocket:       ${server.origin.replace(/^http/, 'ws')}/ws${options.auth === 'token' ? '?access_token=<token>' : ''}`,
+    `  WebSocket:       ${server.origin.replace(/^http/, 'ws')}/ws${tokens ? '?access_token=<token>' : ''}`,
     '  Stop with Ctrl-C.',
     '',
   ].join('\n');
@@ -76,7 +80,7 @@ function connectHelp(server: RunningHttpServer, options: ServeOptions, context: 
 /** With --json, where to connect as one JSON line, for a script that started the server (say on --port 0). */
 function connectJson(server: RunningHttpServer, options: ServeOptions, context: Context): string {
   const url = `${server.origin}/mcp`;
-  const who = options.auth === 'token' ? {} : { user: context.user };
+  const who = options.auth === 'none' ? { user: context.user } : {};
   return `${JSON.stringify({ url, auth: options.auth, ...who, database: context.database })}\n`;
 }
 
@@ -97,7 +101,19 @@ async function serve(options: ServeOptions, environment: Environment): Promise<v
     return;
   }
   const auth: AuthSettings =
-    options.auth === 'token' ? { mode: 'token', access: context.access } : { mode: 'none', user: context.user };
+    options.auth === 'oauth'
+      ? {
+          mode: 'oauth',
+          access: context.access,
+          tokens: context.oauth.tokens,
+          // Loaded only for OAuth: the guarded fetch of client metadata documents (an SSRF door).
+          clients: context.oauth.clients(
+            (await import('../http/oauth/client-metadata.js')).createClientMetadataFetcher(),
+          ),
+        }
+      : options.auth === 'token'
+        ? { mode: 'token', access: context.access }
+        : { mode: 'none', user: context.user };
   const handler = createToolHandler(context.memory, { onUnexpectedError: logInternalError });
   let server: RunningHttpServer;
   try {
@@ -158,8 +174,12 @@ export function registerServeCommand(
         .argParser(parsePort),
     )
     .addOption(
-      new Option('--auth <mode>', 'none: loopback only, as the local user; token: bearer tokens, one user each')
-        .choices(['none', 'token'])
+      new Option(
+        '--auth <mode>',
+        'none: loopback only, as the local user; token: bearer tokens, one user each; ' +
+          'oauth: apps connect with OAuth 2.1 (ChatGPT, Claude), and bearer tokens too',
+      )
+        .choices(['none', 'token', 'oauth'])
         .default('none'),
     )
     .option('--allow-origin <origin>', 'also let web pages from this origin call (repeatable)', collectOrigin, [])
