@@ -43,12 +43,15 @@ export interface WebSocketLimits {
   readonly idleMs: number;
   /** Requests served at once on one socket; more are answered with a JSON-RPC error. */
   readonly maxInFlight: number;
+  /** Answers waiting for the client to read them, in bytes, past which its next message closes the socket (1008). */
+  readonly maxUnreadBytes: number;
 }
 
 export const DEFAULT_WEBSOCKET_LIMITS: WebSocketLimits = {
   pingIntervalMs: 30_000,
   idleMs: 10 * 60_000,
   maxInFlight: 16,
+  maxUnreadBytes: 4 * 1024 * 1024,
 };
 
 export interface WebSocketOptions {
@@ -200,6 +203,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
       policy: options.policy,
       version: options.version,
       maxInFlight: limits.maxInFlight,
+      maxUnreadBytes: limits.maxUnreadBytes,
       who: () => who,
       admit: async () => {
         const outcome = await authenticate(authorization);

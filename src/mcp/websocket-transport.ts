@@ -5,8 +5,11 @@
  * (serveStdio with a transport of our own, as for stdio). Like the stdio wire it answers
  * every message it cannot serve with a JSON-RPC error and keeps the connection; it also
  * lets each message through `admit` first, in arrival order (the HTTP layer checks the
- * token again there), and refuses requests beyond `maxInFlight` unanswered ones.
- * The size of a message is capped by the socket itself (ws `maxPayload`, close 1009).
+ * token again there), and refuses requests beyond `maxInFlight` unanswered ones (an
+ * answer counts until the socket has sent it, so a client that does not read cannot
+ * make the server hold ever more answers; one that sends on while answers pile up
+ * unread is closed, 1008). The size of a message is capped by the socket itself (ws
+ * `maxPayload`, close 1009).
  */
 
 import type { JSONRPCMessage, JSONRPCRequest, RequestId, Transport } from '@modelcontextprotocol/server';
@@ -17,6 +20,8 @@ import { decodeMessage, type Refusal, refusalAnswer } from './json-rpc-decode.js
 export interface WebSocketTransportOptions {
   /** Requests served at once on this socket; one more is answered with a JSON-RPC error. */
   readonly maxInFlight: number;
+  /** Bytes of answers waiting for the client to read them past which its next message closes the socket. */
+  readonly maxUnreadBytes: number;
   /**
    * Called before each message is served, in arrival order: false drops the message (the
    * caller has closed the socket). A throw answers the request with the error's message
@@ -81,9 +86,12 @@ export class WebSocketTransport implements Transport {
     this.socket.once('close', this.onSocketClose);
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
-    if (isResponse(message)) this.inFlight.delete(message.id);
-    return this.write(JSON.stringify(message));
+  async send(message: JSONRPCMessage): Promise<void> {
+    try {
+      await this.write(JSON.stringify(message));
+    } finally {
+      if (isResponse(message)) this.inFlight.delete(message.id);
+    }
   }
 
   async close(): Promise<void> {
@@ -95,6 +103,11 @@ export class WebSocketTransport implements Transport {
   private async receive(text: string): Promise<void> {
     // A socket closing (its token refused, its server stopping) serves nothing more.
     if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
+    if (this.socket.bufferedAmount > this.options.maxUnreadBytes) {
+      this.options.report('ws: closed a socket whose client sends on without reading the answers');
+      this.socket.close(1008, 'Too many answers unread: read the answers before sending more.');
+      return;
+    }
     let allowed: boolean;
     try {
       allowed = await this.options.admit();
