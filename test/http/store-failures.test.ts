@@ -20,7 +20,7 @@ import { startHttpServer } from '../../src/http/server.js';
 import { openPostgresStore } from '../../src/store/postgres/index.js';
 import { openSqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/index.js';
 import { createToolHandler } from '../../src/tools/handler.js';
-import { withEventLoopDelay } from '../helpers/event-loop.js';
+import { HELD_LOOP_MS, withEventLoopDelay } from '../helpers/event-loop.js';
 import { createTestDatabase, findTestPostgres } from '../helpers/postgres.js';
 import { fillDisk } from '../helpers/sqlite-faults.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
@@ -104,7 +104,7 @@ describe('SQLite while another process holds the write lock', () => {
     expect(result.read.status).toBe(200);
     expect(result.read.json.entries).toEqual([expect.objectContaining({ name: 'topics/me', size: 11 })]);
     expect(written).toBe(false);
-    expect(maxDelayMs).toBeLessThan(50);
+    expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
     other.exec('COMMIT');
     expect(toolResult(await write)).toEqual({ text: 'topics/me (22 bytes): Who I am', isError: false });
   });
