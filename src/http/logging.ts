@@ -24,6 +24,8 @@ export interface RequestRecord {
 /** A WebSocket that closed: who held it, its close code, how many messages it sent, how long it lived. */
 export interface SocketCloseRecord {
   readonly time: Date;
+  /** The client's address, as its upgrade request's line shows it. */
+  readonly client?: string | undefined;
   readonly user: string | undefined;
   readonly path: string;
   readonly code: number;
@@ -90,6 +92,7 @@ export function formatRequestLine(record: RequestRecord): string {
 export function formatSocketClose(record: SocketCloseRecord): string {
   return [
     record.time.toISOString(),
+    ...(record.client === undefined ? [] : [`client=${word(record.client)}`]),
     `user=${word(record.user) ?? '-'}`,
     `WS ${shown(record.path, PATH)} closed`,
     `code=${record.code}`,

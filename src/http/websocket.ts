@@ -158,7 +158,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
     else socket.destroy();
   });
 
-  function open(socket: WebSocket, first: Authenticated, authorization: string | undefined): void {
+  function open(socket: WebSocket, first: Authenticated, authorization: string | undefined, client: string): void {
     const opened = performance.now();
     let who = first;
     let messages = 0;
@@ -190,6 +190,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
       log(
         formatSocketClose({
           time: new Date(),
+          client,
           user: who.caller.user,
           path: WEBSOCKET_PATH,
           code,
@@ -221,13 +222,14 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
 
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const started = performance.now();
+    const client = clientAddress(req, options.trustProxy ?? false);
     let user: string | undefined;
     let path = '?';
     const logLine = (status: number) =>
       log(
         formatRequestLine({
           time: new Date(),
-          client: clientAddress(req, options.trustProxy ?? false),
+          client,
           user,
           httpMethod: req.method ?? '-',
           path,
@@ -315,7 +317,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
         server.handleUpgrade(req, socket, head, (webSocket) => {
           socket.off('error', onEarlyError);
           logLine(101);
-          open(webSocket, outcome, credentials.authorization);
+          open(webSocket, outcome, credentials.authorization, client);
         });
       })
       .catch((error: unknown) => {

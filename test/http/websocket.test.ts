@@ -498,7 +498,7 @@ describe('MCP over WebSocket: the log', () => {
     expect(opened[0]).toMatch(/ user=ada GET \/ws method=- tool=- status=101 \d+ms$/);
     expect(opened[1]).toMatch(/ user=- GET \/ws method=- tool=- status=401 \d+ms$/);
     expect(server.logs.find((line) => line.includes(' WS /ws closed '))).toMatch(
-      / user=ada WS \/ws closed code=1005 messages=3 \d+ms$/,
+      / client=127\.0\.0\.1 user=ada WS \/ws closed code=1005 messages=3 \d+ms$/,
     );
     for (const line of server.logs) expect(line).not.toContain(token);
   });
