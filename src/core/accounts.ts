@@ -246,6 +246,16 @@ export class Accounts {
     return this.sessions.userOf(secret);
   }
 
+  /** The session the cookie `secret` opens (its id and user); undefined when it is missing, unknown or expired. */
+  session(secret: string | undefined): Promise<SessionInfo | undefined> {
+    return this.sessions.find(secret);
+  }
+
+  /** Ends `user`'s session `id` (signing that browser out); false when they have no such session. */
+  revokeSession(rawUser: string, id: string): Promise<boolean> {
+    return this.sessions.revoke(checkUserName(rawUser), id);
+  }
+
   /** Signs the browser holding `secret` out; nothing happens for an unknown secret. */
   endSession(secret: string): Promise<void> {
     return this.sessions.end(secret);

@@ -36,7 +36,9 @@ export type ErrorCode =
   /** The database cannot be reached or read (server down, corrupt file, lost connection). */
   | 'STORE_UNAVAILABLE'
   /** Too many failed sign-ins for this user or from this address lately: try again after a while. */
-  | 'TOO_MANY_ATTEMPTS';
+  | 'TOO_MANY_ATTEMPTS'
+  /** A person's save of an entry that has changed since they read it (If-Match): nothing was saved. */
+  | 'STALE_REVISION';
 
 /**
  * What a refusal that tells its reader how to call again is about, for the doors that
@@ -79,6 +81,10 @@ export type ErrorDetail =
   | { readonly reason: 'user-not-found'; readonly user: string }
   /** Sign-in refused, without checking the password, after too many failures lately. */
   | { readonly reason: 'sign-in-throttled'; readonly retryAfterSeconds: number }
+  /** A new entry whose name is taken (a person's create, which never appends). */
+  | { readonly reason: 'entry-exists'; readonly name: string }
+  /** A save based on revision `expected` of an entry now at revision `current`. */
+  | { readonly reason: 'stale-revision'; readonly name: string; readonly expected: number; readonly current: number }
   /** A revision that is not kept. */
   | {
       readonly reason: 'no-such-revision';

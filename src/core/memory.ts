@@ -13,7 +13,7 @@ import { Recovery } from './history.js';
 import { parseName, parseWritableName } from './names.js';
 import { DEFAULT_POLICY, type Policy } from './policy.js';
 import { closest } from './similarity.js';
-import type { Change, Store, StoredEntry, Usage, WriteRules } from './store.js';
+import type { Change, OverviewRow, Store, StoredEntry, Usage, WriteRules } from './store.js';
 import { normalizeNewlines, utf8Bytes } from './text.js';
 import { Transfer } from './transfer.js';
 
@@ -71,6 +71,16 @@ export class Memory {
   /** One row per entry, sorted by name; never reads bodies. */
   index(caller: Caller): Promise<readonly IndexRow[]> {
     return this.store.index(caller.user);
+  }
+
+  /** The index for people: each entry with when it last changed and who changed it; never reads bodies. */
+  overview(caller: Caller): Promise<OverviewRow[]> {
+    return this.store.overview(caller.user);
+  }
+
+  /** What the caller's live entries take, against the policy's caps. */
+  usage(caller: Caller): Promise<Usage> {
+    return this.store.usage(caller.user);
   }
 
   async open(caller: Caller, rawNames: readonly string[]): Promise<OpenOutcome> {

@@ -79,6 +79,11 @@ export class Sessions {
 
   /** Whose session `secret` opens; undefined when it is missing, unknown or expired. */
   async userOf(secret: string | undefined): Promise<string | undefined> {
+    return (await this.find(secret))?.user;
+  }
+
+  /** The session `secret` opens, recorded as used; undefined when it is missing, unknown or expired. */
+  async find(secret: string | undefined): Promise<SessionInfo | undefined> {
     if (secret === undefined || secret === '' || secret.length > SECRET_CAP) return undefined;
     const hash = sha256(secret);
     const session = await this.store.findSession(hash);
@@ -86,7 +91,7 @@ export class Sessions {
     const at = this.options.now();
     if (session.expires <= at) return undefined;
     if (session.lastUsed === undefined || at - session.lastUsed >= TOUCH_INTERVAL_MS) this.touch(session.id, at);
-    return session.user;
+    return infoOf(session);
   }
 
   /** Ends the session `secret` opens (signing out); nothing happens for an unknown one. */
@@ -94,6 +99,12 @@ export class Sessions {
     if (secret === '' || secret.length > SECRET_CAP) return;
     const session = await this.store.findSession(sha256(secret));
     if (session) await this.store.removeSession(session.id);
+  }
+
+  /** Ends the session `id` if it is one of `user`'s (signing that browser out); whether it was. */
+  async revoke(user: string, id: string): Promise<boolean> {
+    const owned = (await this.store.listSessions(user)).some((session) => session.id === id);
+    return owned && (await this.store.removeSession(id));
   }
 
   /** The live sessions of `user` (everyone's when omitted), oldest first; never their hashes. */
