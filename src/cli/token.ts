@@ -1,12 +1,17 @@
 /**
- * `engram token create | list | revoke`: the bearer tokens of `engram serve --auth token`.
- * A new token is printed once, alone on the last line of stdout (so `| tail -n 1` gets
- * it); nothing ever prints it again, since only its SHA-256 is kept.
+ * `engram token create | list | revoke`: the bearer tokens of `engram serve --auth token`,
+ * and beside them the connected apps of `--auth oauth` (one user's grant to one OAuth
+ * client, with every token it holds), listed and revoked the same way. A new token is
+ * printed once, alone on the last line of stdout (so `| tail -n 1` gets it); nothing
+ * ever prints it again, since only its SHA-256 is kept.
  */
 
 import type { Command } from 'commander';
 import type { TokenInfo } from '../core/access.js';
-import type { CommonOptions } from './context.js';
+import { EngramError, isEngramError } from '../core/errors.js';
+import type { AppInfo } from '../core/oauth/tokens.js';
+import { SCOPE_WRITE } from '../core/oauth/types.js';
+import type { CommonOptions, Context } from './context.js';
 import type { Run } from './entries.js';
 
 interface CreateOptions extends CommonOptions {
@@ -18,12 +23,13 @@ function time(ms: number | undefined): string {
   return ms === undefined ? 'never' : `${new Date(ms).toISOString().slice(0, 19)}Z`;
 }
 
-function access(info: TokenInfo): string {
+function access(info: Pick<TokenInfo, 'readOnly'>): string {
   return info.readOnly ? 'read-only' : 'read-write';
 }
 
 function tokenJson(info: TokenInfo) {
   return {
+    kind: 'token',
     id: info.id,
     user: info.user,
     label: info.label,
@@ -33,13 +39,41 @@ function tokenJson(info: TokenInfo) {
   };
 }
 
-/** One aligned row per token; the label last, since it may contain spaces. */
-function tokenTable(tokens: readonly TokenInfo[]): string {
-  if (tokens.length === 0)
-    return 'No tokens. Create one with: engram token create --user NAME [--read-only] [--label TEXT]';
+function appReadOnly(app: AppInfo): boolean {
+  return !app.scopes.includes(SCOPE_WRITE);
+}
+
+function appJson(app: AppInfo) {
+  return {
+    kind: 'app',
+    id: app.id,
+    user: app.user,
+    label: app.name,
+    clientId: app.clientId,
+    readOnly: appReadOnly(app),
+    scopes: app.scopes,
+    created: new Date(app.created).toISOString(),
+    lastUsed: app.lastUsed === undefined ? null : new Date(app.lastUsed).toISOString(),
+  };
+}
+
+/** One aligned row per token, then per app; the label (an app's name) last, since it may contain spaces. */
+function tokenTable(tokens: readonly TokenInfo[], apps: readonly AppInfo[]): string {
+  if (tokens.length === 0 && apps.length === 0) {
+    return 'No tokens or connected apps. Create a token with: engram token create --user NAME [--read-only] [--label TEXT]';
+  }
   const rows = [
-    ['ID', 'USER', 'ACCESS', 'CREATED', 'LAST USED', 'LABEL'],
-    ...tokens.map((t) => [t.id, t.user, access(t), time(t.created), time(t.lastUsed), t.label]),
+    ['ID', 'KIND', 'USER', 'ACCESS', 'CREATED', 'LAST USED', 'LABEL'],
+    ...tokens.map((t) => [t.id, 'token', t.user, access(t), time(t.created), time(t.lastUsed), t.label]),
+    ...apps.map((a) => [
+      a.id,
+      'app',
+      a.user,
+      access({ readOnly: appReadOnly(a) }),
+      time(a.created),
+      time(a.lastUsed),
+      a.name,
+    ]),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   return rows
@@ -52,10 +86,37 @@ function tokenTable(tokens: readonly TokenInfo[]): string {
     .join('\n');
 }
 
+/** Revokes the token or the connected app with this id, and says which it was. */
+async function revoke(context: Context, rawId: string): Promise<{ text: string; kind: 'token' | 'app' }> {
+  const id = rawId.trim();
+  const app = (await context.oauth.tokens.listApps()).find((candidate) => candidate.id === id);
+  if (app !== undefined && (await context.oauth.tokens.revokeApp(id))) {
+    return {
+      kind: 'app',
+      text:
+        `Revoked the connected app ${id} (${JSON.stringify(app.name)} for user ${JSON.stringify(app.user)}): ` +
+        'every token it holds is refused from now on.',
+    };
+  }
+  try {
+    await context.access.revoke(id);
+  } catch (error) {
+    if (!isEngramError(error) || error.code !== 'NOT_FOUND') throw error;
+    throw new EngramError(
+      'NOT_FOUND',
+      `no token or connected app has the id ${JSON.stringify(rawId)}; engram token list shows the ids.`,
+    );
+  }
+  return { kind: 'token', text: `Revoked token ${id}: requests that present it are refused from now on.` };
+}
+
 export function registerTokenCommands(program: Command, common: (command: Command) => Command, run: Run): void {
   const token = program
     .command('token')
-    .description('Manage the bearer tokens of engram serve --auth token (one user each, read-write or read-only)');
+    .description(
+      'Manage the bearer tokens of engram serve --auth token (one user each, read-write or read-only), ' +
+        'and the apps connected with --auth oauth',
+    );
 
   common(token.command('create'))
     .description('Create a token for --user (default "local"); it is printed once, alone on the last line')
@@ -81,27 +142,32 @@ export function registerTokenCommands(program: Command, common: (command: Comman
     );
 
   common(token.command('list'))
-    .description('List the tokens: id, user, access, created, last used, label (never the tokens themselves)')
+    .description(
+      'List the tokens and connected apps: id, kind, user, access, created, last used, label or app name ' +
+        '(never the tokens themselves)',
+    )
     .action((options: CommonOptions) =>
       run(
         options,
         async (context, output) => {
           const tokens = await context.access.list();
-          output.result(tokenTable(tokens), tokens.map(tokenJson));
+          const apps = await context.oauth.tokens.listApps();
+          output.result(tokenTable(tokens, apps), [...tokens.map(tokenJson), ...apps.map(appJson)]);
         },
         'reads',
       ),
     );
 
   common(token.command('revoke'))
-    .description('Revoke a token by its id; the next request that presents it is refused')
-    .argument('<id>', 'the token id, as engram token list shows it')
+    .description(
+      'Revoke a token, or a connected app with every token it holds, by its id; the next request that presents ' +
+        'one is refused',
+    )
+    .argument('<id>', 'the id of the token or app, as engram token list shows it')
     .action((id: string, options: CommonOptions) =>
       run(options, async (context, output) => {
-        await context.access.revoke(id);
-        output.result(`Revoked token ${id.trim()}: requests that present it are refused from now on.`, {
-          revoked: id.trim(),
-        });
+        const revoked = await revoke(context, id);
+        output.result(revoked.text, { revoked: id.trim(), kind: revoked.kind });
       }),
     );
 }

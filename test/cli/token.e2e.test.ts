@@ -1,11 +1,14 @@
 /**
  * `engram token create | list | revoke` as a person runs them: the new token alone on
- * the last line of stdout, listings that never show a token or its hash, and refusals
- * (bad user: exit 2; unknown id: exit 1) with a message that says what to do, and no change.
+ * the last line of stdout, listings that never show a token or its hash (connected apps
+ * beside the tokens), revoking an app ends every token it holds, and refusals (bad user:
+ * exit 2; unknown id: exit 1) with a message that says what to do, and no change.
  */
 
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { hashSecret, newSecret } from '../../src/core/oauth/secrets.js';
+import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { childEnv, queryDatabase, tempDir } from '../helpers/engram.js';
 import { runInProcess } from './fixtures.js';
 
@@ -51,6 +54,7 @@ describe('engram token create', () => {
     const { engram } = setup();
     const run = await engram('token', 'create', '--user', 'ada', '--json');
     expect(JSON.parse(run.stdout)).toEqual({
+      kind: 'token',
       id: expect.any(String),
       user: 'ada',
       label: expect.stringMatching(/^token /),
@@ -81,11 +85,11 @@ describe('engram token list', () => {
     const text = await engram('token', 'list');
     expect(text.code).toBe(0);
     const lines = text.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+USER\s+ACCESS\s+CREATED\s+LAST USED\s+LABEL$/);
+    expect(lines[0]).toMatch(/^ID\s+KIND\s+USER\s+ACCESS\s+CREATED\s+LAST USED\s+LABEL$/);
     expect(lines[1]).toMatch(
-      /^[0-9a-f]{12} {2}ada {3}read-write {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {2}never {6}web ui$/,
+      /^[0-9a-f]{12} {2}token {2}ada {3}read-write {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {2}never {6}web ui$/,
     );
-    expect(lines[2]).toMatch(/^[0-9a-f]{12} {2}bob {3}read-only {3}\S+ {2}never {6}token [0-9a-f]{12}$/);
+    expect(lines[2]).toMatch(/^[0-9a-f]{12} {2}token {2}bob {3}read-only {3}\S+ {2}never {6}token [0-9a-f]{12}$/);
     const json = await engram('token', 'list', '--json');
     const listed = JSON.parse(json.stdout) as Record<string, unknown>[];
     expect(listed.map((t) => [t.user, t.readOnly])).toEqual([
@@ -104,7 +108,7 @@ describe('engram token list', () => {
     // token list only reads: the memory must exist first.
     await engram('write', 'topics/me', '-d', 'Me', '--new', 'x');
     expect((await engram('token', 'list')).stdout).toBe(
-      'No tokens. Create one with: engram token create --user NAME [--read-only] [--label TEXT]\n',
+      'No tokens or connected apps. Create a token with: engram token create --user NAME [--read-only] [--label TEXT]\n',
     );
   });
 });
@@ -128,8 +132,81 @@ describe('engram token revoke', () => {
     expect(run).toMatchObject({
       code: 1,
       stdout: '',
-      stderr: 'no token has the id "nope"; engram token list shows the ids.\n',
+      stderr: 'no token or connected app has the id "nope"; engram token list shows the ids.\n',
     });
     expect(JSON.parse((await engram('token', 'list', '--json')).stdout)).toHaveLength(1);
+  });
+});
+
+describe('connected apps', () => {
+  /** What the consent step and the token endpoint leave in the database: a grant, its code and tokens. */
+  async function connectApp(db: string, grant: { id: string; user: string; clientName: string; readOnly: boolean }) {
+    const store = openSqliteStore({ path: db });
+    try {
+      const at = Date.parse('2026-01-02T03:04:05Z');
+      const secret = (kind: 'code' | 'access' | 'refresh') => ({
+        hash: hashSecret(newSecret(kind)),
+        grantId: grant.id,
+        kind,
+        created: at,
+        expires: at + 3_600_000,
+        used: undefined,
+        data: '',
+      });
+      await store.grants.addGrant(
+        { ...grant, clientId: 'client-1', resource: 'http://127.0.0.1:8787/mcp', created: at, lastUsed: undefined },
+        secret('code'),
+      );
+      await store.grants.addSecrets(grant.id, [secret('access'), secret('refresh')]);
+    } finally {
+      await store.close();
+    }
+  }
+
+  it('are listed beside the tokens, with the app name, user and access, never a secret', async () => {
+    const { db, engram } = setup();
+    await engram('token', 'create', '--user', 'ada', '--label', 'web ui');
+    await connectApp(db, { id: 'a1b2c3d4e5f6', user: 'ada', clientName: 'Claude', readOnly: false });
+    await connectApp(db, { id: 'f6e5d4c3b2a1', user: 'bob', clientName: 'ChatGPT', readOnly: true });
+    const lines = (await engram('token', 'list')).stdout.trimEnd().split('\n');
+    expect(lines.slice(2)).toEqual([
+      'a1b2c3d4e5f6  app    ada   read-write  2026-01-02T03:04:05Z  never      Claude',
+      'f6e5d4c3b2a1  app    bob   read-only   2026-01-02T03:04:05Z  never      ChatGPT',
+    ]);
+    const json = JSON.parse((await engram('token', 'list', '--json')).stdout) as Record<string, unknown>[];
+    expect(json.map((entry) => entry.kind)).toEqual(['token', 'app', 'app']);
+    expect(json[1]).toEqual({
+      kind: 'app',
+      id: 'a1b2c3d4e5f6',
+      user: 'ada',
+      label: 'Claude',
+      clientId: 'client-1',
+      readOnly: false,
+      scopes: ['memory:read', 'memory:write'],
+      created: '2026-01-02T03:04:05.000Z',
+      lastUsed: null,
+    });
+    expect(json[2]).toMatchObject({ label: 'ChatGPT', readOnly: true, scopes: ['memory:read'] });
+  });
+
+  it('revoking an app ends its grant and every token it holds, at once', async () => {
+    const { db, engram } = setup();
+    await connectApp(db, { id: 'a1b2c3d4e5f6', user: 'ada', clientName: 'Claude', readOnly: false });
+    await connectApp(db, { id: 'f6e5d4c3b2a1', user: 'bob', clientName: 'ChatGPT', readOnly: true });
+    const run = await engram('token', 'revoke', 'a1b2c3d4e5f6');
+    expect(run).toMatchObject({
+      code: 0,
+      stdout:
+        'Revoked the connected app a1b2c3d4e5f6 ("Claude" for user "ada"): every token it holds is refused from now on.\n',
+    });
+    expect(queryDatabase(db, "SELECT count(*) AS n FROM grant_secrets WHERE grant_id = 'a1b2c3d4e5f6'")).toEqual([
+      { n: 0 },
+    ]);
+    const listed = JSON.parse((await engram('token', 'list', '--json')).stdout) as { id: string }[];
+    expect(listed.map((entry) => entry.id)).toEqual(['f6e5d4c3b2a1']);
+    expect(JSON.parse((await engram('token', 'revoke', 'f6e5d4c3b2a1', '--json')).stdout)).toEqual({
+      revoked: 'f6e5d4c3b2a1',
+      kind: 'app',
+    });
   });
 });
