@@ -176,6 +176,34 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX grant_secrets_grant ON grant_secrets (grant_id);
   CREATE INDEX grant_secrets_expiry ON grant_secrets (expires);
   `,
+  // 7: full-text search of live entries (core/search.ts): an FTS5 index of their names,
+  // descriptions and bodies that keeps no text of its own (contentless, rowid = entry id),
+  // words folded by unicode61 without accents, prefixes of 2 and 3 indexed for searching
+  // as one types. Triggers keep it in the transaction of every write to entries (a write,
+  // drop, undrop, purge, trim, load or wipe), so no write path can miss it; secure-delete
+  // takes a removed entry's words out of the index at once rather than marking them.
+  `
+  CREATE VIRTUAL TABLE entries_search USING fts5 (
+    name, description, body,
+    content = '', contentless_delete = 1,
+    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
+  );
+  INSERT INTO entries_search (entries_search, rank) VALUES ('secure-delete', 1);
+  INSERT INTO entries_search (rowid, name, description, body)
+    SELECT id, name, description, body FROM entries WHERE dropped_at IS NULL;
+
+  CREATE TRIGGER entries_search_insert AFTER INSERT ON entries WHEN new.dropped_at IS NULL BEGIN
+    INSERT INTO entries_search (rowid, name, description, body) VALUES (new.id, new.name, new.description, new.body);
+  END;
+  CREATE TRIGGER entries_search_update AFTER UPDATE OF name, description, body, dropped_at ON entries BEGIN
+    DELETE FROM entries_search WHERE old.dropped_at IS NULL AND rowid = old.id;
+    INSERT INTO entries_search (rowid, name, description, body)
+      SELECT new.id, new.name, new.description, new.body WHERE new.dropped_at IS NULL;
+  END;
+  CREATE TRIGGER entries_search_delete AFTER DELETE ON entries WHEN old.dropped_at IS NULL BEGIN
+    DELETE FROM entries_search WHERE rowid = old.id;
+  END;
+  `,
 ];
 
 /** The schema version the database records, read without taking the write lock. */
