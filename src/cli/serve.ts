@@ -151,7 +151,11 @@ async function serve(options: ServeOptions, environment: Environment): Promise<v
   if (options.auth === 'token' && (await context.access.list()).length === 0) {
     log('no tokens exist yet, so every request will be refused: create one with engram token create --user NAME');
   }
-  const trashPurge = scheduleTrashPurge(context.memory, { log });
+  const oauthTokens = options.auth === 'oauth' ? context.oauth.tokens : undefined;
+  const trashPurge = scheduleTrashPurge(context.memory, {
+    log,
+    ...(oauthTokens === undefined ? {} : { purgeExpiredSecrets: () => oauthTokens.purgeExpired() }),
+  });
   process.stdout.write(options.json ? connectJson(server, options, context) : connectHelp(server, options, context));
   const signal = await stopped;
   log(`${signal}: finishing requests in flight, then stopping`);

@@ -116,6 +116,27 @@ describe('scheduleTrashPurge', () => {
     expect(await trashNames(memory)).toEqual(['topics/old']);
   });
 
+  it('with --auth oauth, deletes expired codes and tokens at the same tick, and logs a failure to retry', async () => {
+    const { memory, logs } = await setup();
+    const counts = [2, 1, 0];
+    const purgeExpiredSecrets = vi.fn(async () => {
+      const count = counts.shift();
+      if (count === undefined) throw new Error('database is locked');
+      return count;
+    });
+    const purge = scheduleTrashPurge(memory, { log: (line) => logs.push(line), purgeExpiredSecrets });
+    await vi.advanceTimersByTimeAsync(TRASH_PURGE_INTERVAL_MS - 1);
+    expect(purgeExpiredSecrets).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(3 * TRASH_PURGE_INTERVAL_MS + 1);
+    expect(purgeExpiredSecrets).toHaveBeenCalledTimes(4);
+    expect(logs).toEqual([
+      'deleted 2 expired OAuth codes and tokens',
+      'deleted 1 expired OAuth code or token',
+      'deleting expired OAuth codes and tokens failed, will retry: database is locked',
+    ]);
+    await purge.stop();
+  });
+
   it('starts no purge while the previous one is still running', async () => {
     const { memory, logs } = await setup();
     const { purgeExpired, finish } = purgeUnderWay(memory);
