@@ -77,6 +77,28 @@ describe('engram serve --tls-cert --tls-key', () => {
 });
 
 describe('engram serve refuses a public setup that is unsafe or wrong', () => {
+  it.each([['0.0.0.0'], ['192.168.1.20'], ['::']])(
+    '--auth oauth on %s without a public URL: exit 1, saying exactly what to pass',
+    async (host) => {
+      await expectRefusedStart(
+        ['--auth', 'oauth', '--host', host],
+        1,
+        new RegExp(
+          `^refusing to serve --auth oauth on ${host.replace(/\./g, '\\.')} without an https public URL: sign-ins, ` +
+            'codes and tokens must not cross the network in clear text\\. Pass --public-url https://YOUR-HOST ',
+        ),
+      );
+    },
+  );
+
+  it('--auth oauth beyond loopback with an http:// public URL: exit 1', async () => {
+    await expectRefusedStart(
+      ['--auth', 'oauth', '--host', '0.0.0.0', '--public-url', 'http://memory.example.com'],
+      1,
+      /^refusing --public-url http:\/\/memory\.example\.com on 0\.0\.0\.0: an http:\/\/ public URL is accepted only /,
+    );
+  });
+
   it('an http:// --public-url beyond loopback: exit 1, saying to give an https URL', async () => {
     await expectRefusedStart(
       ['--auth', 'token', '--host', '0.0.0.0', '--public-url', 'http://memory.example.com'],
