@@ -94,6 +94,7 @@ function buildConfigSchema(z: typeof import('zod').z) {
         )
         .refine((clients) => new Set(clients.map((client) => client.id)).size === clients.length, 'each id once')
         .optional(),
+      allowPrivateClientMetadata: z.boolean().optional(),
     })
     .strict();
 }
@@ -115,6 +116,11 @@ export interface Settings {
   readonly publicUrl?: URL | undefined;
   /** OAuth clients the operator lists, known without registering (`--auth oauth`). */
   readonly clients?: readonly OAuthClient[] | undefined;
+  /**
+   * Let Client ID Metadata Documents be fetched from loopback and private addresses (apps
+   * on the operator's own network); refused by default, since any caller picks the URL.
+   */
+  readonly allowPrivateClientMetadata?: boolean | undefined;
 }
 
 function isPublicUrl(value: string): boolean {
@@ -148,7 +154,18 @@ export function parseConfig(text: string, path: string): Settings {
   configSchema ??= buildConfigSchema(loadZod());
   const parsed = configSchema.safeParse(json);
   if (!parsed.success) throw new EngramError('INVALID_CONFIG', describeIssues(path, parsed.error));
-  const { db, user, databaseUrl, poolSize, statementTimeoutMs, groupCommit, publicUrl, clients, ...caps } = parsed.data;
+  const {
+    db,
+    user,
+    databaseUrl,
+    poolSize,
+    statementTimeoutMs,
+    groupCommit,
+    publicUrl,
+    clients,
+    allowPrivateClientMetadata,
+    ...caps
+  } = parsed.data;
   return {
     policy: { ...DEFAULT_POLICY, ...caps },
     db,
@@ -166,6 +183,7 @@ export function parseConfig(text: string, path: string): Settings {
         redirectUris: client.redirectUris,
       }),
     ),
+    allowPrivateClientMetadata,
   };
 }
 

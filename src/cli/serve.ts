@@ -108,7 +108,9 @@ async function serve(options: ServeOptions, environment: Environment): Promise<v
           tokens: context.oauth.tokens,
           // Loaded only for OAuth: the guarded fetch of client metadata documents (an SSRF door).
           clients: context.oauth.clients(
-            (await import('../http/oauth/client-metadata.js')).createClientMetadataFetcher(),
+            (await import('../http/oauth/client-metadata.js')).createClientMetadataFetcher({
+              allowPrivateAddresses: context.settings.allowPrivateClientMetadata ?? false,
+            }),
           ),
         }
       : options.auth === 'token'

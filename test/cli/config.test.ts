@@ -193,3 +193,15 @@ describe('clients', () => {
     await expectEngramError(() => parse({ clients }), 'INVALID_CONFIG', message);
   });
 });
+
+describe('allowPrivateClientMetadata', () => {
+  it('is off unless the file turns it on, and must be true or false', async () => {
+    expect(parse({}).allowPrivateClientMetadata).toBeUndefined();
+    expect(parse({ allowPrivateClientMetadata: true }).allowPrivateClientMetadata).toBe(true);
+    await expectEngramError(
+      () => parse({ allowPrivateClientMetadata: 'yes' }),
+      'INVALID_CONFIG',
+      /^invalid config file config\.json:\n {2}allowPrivateClientMetadata: /,
+    );
+  });
+});
