@@ -60,7 +60,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     connectionsCheckingInterval: timeouts.checkIntervalMs,
   };
   const server = options.tls
-    ? createHttpsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key })
+    ? // A TLS handshake gets no longer than the request's headers would (Node's default is 120 s).
+      createHttpsServer({ ...serverOptions, handshakeTimeout: timeouts.headersMs, ...options.tls })
     : createServer(serverOptions);
   server.on('clientError', answerClientError);
   await listen(server, options.host, options.port);

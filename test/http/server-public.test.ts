@@ -7,6 +7,7 @@
  */
 
 import { request as httpsRequest } from 'node:https';
+import { connect } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createAccess } from '../../src/core/access.js';
 import { createMemory } from '../../src/core/memory.js';
@@ -75,6 +76,16 @@ describe('native TLS', () => {
     await expect(get(`${server.origin}/healthz`)).rejects.toMatchObject({
       code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
     });
+  });
+
+  it('cuts off a client that never starts its TLS handshake', async () => {
+    const { cert, key } = testCertificates();
+    const server = await start({ tls: { cert, key }, timeouts: { headersMs: 200 } });
+    const socket = connect(server.port, '127.0.0.1');
+    onTestFinished(() => {
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => socket.once('close', () => resolve()));
   });
 
   it('speaks no plain http on its port', async () => {
