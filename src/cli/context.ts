@@ -9,6 +9,7 @@ import { type Access, createAccess } from '../core/access.js';
 import { type Accounts, createAccounts } from '../core/accounts.js';
 import { EngramError } from '../core/errors.js';
 import { type Caller, createMemory, type Memory } from '../core/memory.js';
+import { Authorization, type AuthorizationOptions } from '../core/oauth/authorization.js';
 import { OAuthClients } from '../core/oauth/clients.js';
 import { OAuthTokens } from '../core/oauth/tokens.js';
 import { normalizeUser, USER_CAP } from '../core/users.js';
@@ -40,6 +41,8 @@ export interface Context {
     readonly tokens: OAuthTokens;
     /** The client service over the registered and configured clients; serve gives it the metadata document fetcher. */
     clients(fetchDocument?: (url: URL) => Promise<unknown>): OAuthClients;
+    /** The consent step over those clients, for the server's issuer and resource. */
+    authorization(clients: OAuthClients, server: Pick<AuthorizationOptions, 'issuer' | 'resource'>): Authorization;
   };
   readonly user: string;
   /** The database in use, as a person reads it ("SQLite /path", "PostgreSQL postgres://…"). */
@@ -149,6 +152,8 @@ export async function openContext(
           configured: settings.clients ?? [],
           ...(fetchDocument === undefined ? {} : { fetchDocument }),
         }),
+      authorization: (clients, server) =>
+        new Authorization(store.grants, clients, { now: memory.rules.now, ...server }),
     },
     database: describeBackend(backend),
     user,

@@ -100,18 +100,25 @@ async function serve(options: ServeOptions, environment: Environment): Promise<v
     process.exitCode = reportFailure(error, false);
     return;
   }
-  const auth: AuthSettings =
+  // Loaded only for OAuth: the guarded fetch of client metadata documents (an SSRF door).
+  const clients =
     options.auth === 'oauth'
+      ? context.oauth.clients(
+          (await import('../http/oauth/client-metadata.js')).createClientMetadataFetcher({
+            allowPrivateAddresses: context.settings.allowPrivateClientMetadata ?? false,
+          }),
+        )
+      : undefined;
+  const { oauth, accounts } = context;
+  const auth: AuthSettings =
+    clients !== undefined
       ? {
           mode: 'oauth',
           access: context.access,
-          tokens: context.oauth.tokens,
-          // Loaded only for OAuth: the guarded fetch of client metadata documents (an SSRF door).
-          clients: context.oauth.clients(
-            (await import('../http/oauth/client-metadata.js')).createClientMetadataFetcher({
-              allowPrivateAddresses: context.settings.allowPrivateClientMetadata ?? false,
-            }),
-          ),
+          tokens: oauth.tokens,
+          clients,
+          authorization: (server) => oauth.authorization(clients, server),
+          accounts,
         }
       : options.auth === 'token'
         ? { mode: 'token', access: context.access }
@@ -127,6 +134,7 @@ async function serve(options: ServeOptions, environment: Environment): Promise<v
       policy: context.settings.policy,
       version: VERSION,
       auth,
+      accounts: context.accounts,
       allowOrigins: options.allowOrigin,
       ...(publicUrl === undefined ? {} : { publicUrl }),
       trustProxy: options.trustProxy ?? false,

@@ -116,7 +116,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const authenticate = createAuthenticate(options.auth, publicUrl);
   const oauth =
     options.auth.mode === 'oauth'
-      ? createOAuthRoutes({ clients: options.auth.clients, tokens: options.auth.tokens, publicUrl })
+      ? createOAuthRoutes({ ...options.auth, publicUrl, trustProxy: options.trustProxy ?? false })
       : undefined;
   const originAllowed = originPolicy(options.auth.mode, options.allowOrigins ?? []);
   const publicHost = options.publicUrl === undefined ? '' : `, ${options.publicUrl.host}`;

@@ -10,10 +10,12 @@
 import type { Access } from '../core/access.js';
 import type { Caller } from '../core/caller.js';
 import { isEngramError } from '../core/errors.js';
+import type { Authorization, AuthorizationOptions } from '../core/oauth/authorization.js';
 import type { OAuthClients } from '../core/oauth/clients.js';
 import { SECRET_PREFIXES } from '../core/oauth/secrets.js';
 import type { OAuthTokens } from '../core/oauth/tokens.js';
 import { SCOPES } from '../core/oauth/types.js';
+import type { ConsentAccounts } from './oauth/authorize.js';
 import { resourceMetadataUrlOf, resourceOf } from './oauth/metadata.js';
 
 export type AuthSettings =
@@ -25,6 +27,10 @@ export type AuthSettings =
       readonly access: Access;
       readonly tokens: OAuthTokens;
       readonly clients: OAuthClients;
+      /** The consent step for this server's issuer and resource, which the app knows once it listens. */
+      readonly authorization: (server: Pick<AuthorizationOptions, 'issuer' | 'resource'>) => Authorization;
+      /** Who signs in on the consent page. */
+      readonly accounts: ConsentAccounts;
     };
 
 /** The label of a caller no token names, where its door has no better one. */

@@ -2,22 +2,25 @@
  * `/authorize` over real HTTP: the consent page's markers and headers, every refusal and
  * that it issued nothing (no grant, no code, no session), and the decisions: Allow with
  * a password or a session sends the code, `state` and `iss` back; Read only narrows the
- * grant; Deny sends access_denied. The route runs in a plain node:http server with the
- * in-process grant store and an accounts service that keeps its users in a map.
+ * grant; Deny sends access_denied; the code it sends is exchanged at /token. Each test
+ * runs `engram serve --auth oauth` in-process over the in-process store, with configured
+ * clients and the accounts service's clock stopped.
  */
 
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
-import { type Accounts, type AccountsOptions, createAccounts } from '../../src/core/accounts.js';
-import { Authorization } from '../../src/core/oauth/authorization.js';
-import { OAuthClients } from '../../src/core/oauth/clients.js';
+import { beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
+import type { Accounts, AccountsOptions } from '../../src/core/accounts.js';
 import type { OAuthClient } from '../../src/core/oauth/types.js';
 import { hashPassword } from '../../src/core/passwords.js';
-import { createAuthorizeRoute } from '../../src/http/oauth/authorize.js';
-import { type MemoryStore, openMemoryStore } from '../../src/store/memory/index.js';
-import { type RawResponse, raw } from './fixtures.js';
+import type { MemoryStore } from '../../src/store/memory/index.js';
+import { postRpc, type RawResponse, raw, rpc, rpcMessage } from './fixtures.js';
+import {
+  CHALLENGE as CLAUDE_CHALLENGE,
+  CLIENT_ID as CLAUDE_ID,
+  exchangeCode,
+  type OAuthTestServer,
+  startOAuthServer,
+} from './oauth-fixtures.js';
 
 const CHALLENGE = createHash('sha256').update('a verifier of enough length, 43 characters or more').digest('base64url');
 const HOSTILE_NAME = '<script>alert(1)</script> & "Friends"';
@@ -26,53 +29,43 @@ const SESSION_DAYS_IN_SECONDS = 7 * 24 * 60 * 60;
 
 const CLIENTS: OAuthClient[] = [
   { id: 'claude', kind: 'configured', name: 'Claude', redirectUris: ['https://claude.ai/api/mcp/auth_callback'] },
+  // The client whose code exchangeCode() redeems, with its verifier.
+  { id: CLAUDE_ID, kind: 'configured', name: 'Claude', redirectUris: ['https://claude.ai/api/mcp/auth_callback'] },
   { id: 'hostile', kind: 'configured', name: HOSTILE_NAME, redirectUris: ['https://evil.example/cb'] },
   { id: 'local', kind: 'configured', name: 'Local', redirectUris: ['http://127.0.0.1/cb'] },
 ];
 
 let passwordHash: string;
+let server: OAuthTestServer;
 let store: MemoryStore;
-let accounts: Accounts;
 /** Every refused sign-in the accounts service logged. */
 let signInLog: string[];
 /** Every sign-in the route tried. */
 let signIn: MockInstance<Accounts['signIn']>;
 let port: number;
+/** The server's public origin: the issuer, and the Origin its own page sends. */
 let origin: string;
-/** Set to run the route as if published at another URL. */
-let publicUrl: string | undefined;
 
-/** A fresh store where alice has an account, and the accounts service over it. */
-async function reset(throttle: AccountsOptions['throttle'] = {}): Promise<void> {
-  store = openMemoryStore();
-  await store.accounts.put({ user: 'alice', passwordHash, created: 1, updated: 1 });
+/** `engram serve --auth oauth` over a fresh store where alice has an account. */
+async function reset(options: { throttle?: AccountsOptions['throttle']; publicUrl?: URL } = {}): Promise<void> {
   signInLog = [];
-  // A clock that stands still: no wait passes between two requests, however slow the machine.
-  accounts = createAccounts(store, { throttle, now: () => 1_000_000, log: (line) => signInLog.push(line) });
-  signIn = vi.spyOn(accounts, 'signIn');
-}
-
-const server = createServer((req, res) => {
-  const url = publicUrl ?? origin;
-  const clients = new OAuthClients(store.grants, { configured: CLIENTS });
-  const authorization = new Authorization(store.grants, clients, { issuer: url, resource: `${url}/mcp` });
-  const route = createAuthorizeRoute({ authorization, accounts, publicUrl: new URL(url), trustProxy: false });
-  route(req, res).catch((error: unknown) => {
-    res.writeHead(500).end(String(error));
+  server = await startOAuthServer({
+    configured: CLIENTS,
+    ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+    // A clock that stands still: no wait passes between two requests, however slow the machine.
+    accounts: { throttle: options.throttle ?? {}, now: () => 1_000_000, log: (line) => signInLog.push(line) },
   });
-});
+  store = server.store;
+  await store.accounts.put({ user: 'alice', passwordHash, created: 1, updated: 1 });
+  signIn = vi.spyOn(server.accounts, 'signIn');
+  port = server.port;
+  origin = options.publicUrl?.origin ?? server.origin;
+}
 
 beforeAll(async () => {
   passwordHash = await hashPassword(PASSWORD);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
-  origin = `http://127.0.0.1:${port}`;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-beforeEach(async () => {
-  await reset();
-  publicUrl = undefined;
-});
+beforeEach(() => reset());
 
 const GOOD = {
   client_id: 'claude',
@@ -438,7 +431,7 @@ describe('POST /authorize: refusals issue nothing', () => {
   });
 
   it('says how long to wait when sign-in is throttled, and does not try the password', async () => {
-    await reset({ freeFailures: 1, baseDelayMs: 120_000 });
+    await reset({ throttle: { freeFailures: 1, baseDelayMs: 120_000 } });
     const { fields, cookie } = await open();
     const wrong = await post(
       [...fields, ['user', 'alice'], ['password', 'wrong guess'], ['decision', 'allow']],
@@ -485,14 +478,50 @@ describe('POST /authorize: refusals issue nothing', () => {
   });
 });
 
+describe('the code the page sends back', () => {
+  /** Allows CLAUDE_ID as alice, exchanges the code at /token, and writes an entry with the access token. */
+  async function connectAndWrite(readOnly: boolean) {
+    const { fields, cookie } = await open({ ...GOOD, client_id: CLAUDE_ID, code_challenge: CLAUDE_CHALLENGE });
+    const allowed = await post(
+      [...fields, ...ALLOW_AS_ALICE, ...(readOnly ? [['read_only', 'yes'] as const] : [])],
+      cookie,
+    );
+    const token = await exchangeCode(port, query(allowed.headers.location).code ?? '');
+    expect(token.status).toBe(200);
+    const { access_token: access, scope } = JSON.parse(token.body);
+    const write = rpc('tools/call', {
+      name: 'memory_write',
+      arguments: { name: 'topics/me', description: 'Who I am', new: 'Name: Alice.' },
+    });
+    const answer = rpcMessage(await postRpc(port, write, { Authorization: `Bearer ${access}` }));
+    return { scope, answer: answer.result as { isError?: boolean; content: { text: string }[] } };
+  }
+
+  it('is exchanged at /token for an access token with which the app writes as itself', async () => {
+    const { scope, answer } = await connectAndWrite(false);
+    expect(scope).toBe('memory:read memory:write');
+    expect(answer.isError).toBeFalsy();
+    const [revision] = await server.memory.recovery.history({ user: 'alice', label: 'test' }, 'topics/me');
+    expect(revision?.actor).toBe('Claude');
+  });
+
+  it('gives a read-only app a token that may not write', async () => {
+    const { scope, answer } = await connectAndWrite(true);
+    expect(scope).toBe('memory:read');
+    expect(answer.isError).toBe(true);
+    expect(await store.index('alice')).toEqual([]);
+  });
+});
+
 describe('behind an https public URL', () => {
   it('makes both cookies Secure, the CSRF one __Host-, and takes forms from that origin only', async () => {
-    publicUrl = 'https://memory.example.com';
+    await reset({ publicUrl: new URL('https://memory.example.com') });
     const { page, fields, cookie } = await open();
     expect(page.headers['set-cookie']).toEqual([
       expect.stringMatching(/^__Host-engram_csrf=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Secure$/),
     ]);
-    expect((await post([...fields, ...ALLOW_AS_ALICE], cookie)).status).toBe(403);
+    const local = await post([...fields, ...ALLOW_AS_ALICE], cookie, { Origin: `http://127.0.0.1:${port}` });
+    expect(local.status).toBe(403);
     const answer = await post([...fields, ...ALLOW_AS_ALICE], cookie, { Origin: 'https://memory.example.com' });
     expect(answer.status).toBe(303);
     expect(query(answer.headers.location).iss).toBe('https://memory.example.com');

@@ -8,7 +8,9 @@
 import { createHash } from 'node:crypto';
 import { onTestFinished } from 'vitest';
 import { type Access, createAccess } from '../../src/core/access.js';
+import { type Accounts, type AccountsOptions, createAccounts } from '../../src/core/accounts.js';
 import { createMemory, type Memory } from '../../src/core/memory.js';
+import { Authorization } from '../../src/core/oauth/authorization.js';
 import { OAuthClients } from '../../src/core/oauth/clients.js';
 import { hashSecret, newSecret } from '../../src/core/oauth/secrets.js';
 import { OAuthTokens } from '../../src/core/oauth/tokens.js';
@@ -28,6 +30,8 @@ export interface OAuthTestServer {
   readonly access: Access;
   readonly tokens: OAuthTokens;
   readonly clients: OAuthClients;
+  /** Who signs in on the consent page. */
+  readonly accounts: Accounts;
 }
 
 export interface OAuthTestServerOptions {
@@ -35,6 +39,8 @@ export interface OAuthTestServerOptions {
   readonly maxRegistrations?: number;
   readonly configured?: readonly OAuthClient[];
   readonly allowOrigins?: readonly string[];
+  /** How the accounts service behind the consent page logs, throttles and tells time. */
+  readonly accounts?: AccountsOptions;
 }
 
 /** Starts `engram serve --auth oauth` on a free port; it is stopped when the test ends. */
@@ -47,12 +53,20 @@ export async function startOAuthServer(options: OAuthTestServerOptions = {}): Pr
     configured: options.configured ?? [],
     ...(options.maxRegistrations ? { maxRegistrations: options.maxRegistrations } : {}),
   });
+  const accounts = createAccounts(store, options.accounts);
   const server = await startHttpServer({
     handler: createToolHandler(memory),
     memory,
     policy: DEFAULT_POLICY,
     version: '0.0.0-test',
-    auth: { mode: 'oauth', access, tokens, clients },
+    auth: {
+      mode: 'oauth',
+      access,
+      tokens,
+      clients,
+      authorization: (urls) => new Authorization(store.grants, clients, urls),
+      accounts,
+    },
     allowOrigins: options.allowOrigins ?? [],
     host: '127.0.0.1',
     port: 0,
@@ -60,7 +74,7 @@ export async function startOAuthServer(options: OAuthTestServerOptions = {}): Pr
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   });
   onTestFinished(() => server.close());
-  return { port: server.port, origin: server.origin, store, memory, access, tokens, clients };
+  return { port: server.port, origin: server.origin, store, memory, access, tokens, clients, accounts };
 }
 
 export const VERIFIER = 'a-verifier.of_enough~length-43-characters-or-more';

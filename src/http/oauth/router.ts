@@ -8,11 +8,13 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Authorization, AuthorizationOptions } from '../../core/oauth/authorization.js';
 import type { OAuthClients } from '../../core/oauth/clients.js';
 import type { OAuthTokens } from '../../core/oauth/tokens.js';
 import { answerOptions, corsHeaders } from '../cors.js';
 import { sendMethodNotAllowed, sendOAuthJson } from './answers.js';
-import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
+import { type ConsentAccounts, createAuthorizeRoute } from './authorize.js';
+import { authorizationServerMetadata, issuerOf, protectedResourceMetadata, resourceOf } from './metadata.js';
 import { serveRegister } from './register.js';
 import { serveRevoke } from './revoke.js';
 import { serveToken } from './token.js';
@@ -22,6 +24,11 @@ export interface OAuthRoutesOptions {
   readonly tokens: OAuthTokens;
   /** --public-url, or the listening origin: every URL the metadata names starts with it. */
   readonly publicUrl: URL;
+  /** The consent step, for the issuer and resource the public URL names. */
+  readonly authorization: (server: Pick<AuthorizationOptions, 'issuer' | 'resource'>) => Authorization;
+  readonly accounts: ConsentAccounts;
+  /** Sign-in failures count against the client address a proxy in front reports (--trust-proxy). */
+  readonly trustProxy: boolean;
 }
 
 /** Serves the request if its path is an OAuth endpoint; false when it is not one. */
@@ -51,7 +58,21 @@ export function createOAuthRoutes(options: OAuthRoutesOptions): OAuthRoutes {
     ['/revoke', { allow: 'POST, OPTIONS', serve: serveRevoke(options.tokens) }],
   ]);
 
+  const authorize = createAuthorizeRoute({
+    authorization: options.authorization({
+      issuer: issuerOf(options.publicUrl),
+      resource: resourceOf(options.publicUrl),
+    }),
+    accounts: options.accounts,
+    publicUrl: options.publicUrl,
+    trustProxy: options.trustProxy,
+  });
+
   return async (req, res, path) => {
+    if (path === '/authorize') {
+      await authorize(req, res);
+      return true;
+    }
     const endpoint = endpoints.get(path);
     if (endpoint === undefined) return false;
     const origin = req.headers.origin;
