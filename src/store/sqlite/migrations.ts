@@ -204,6 +204,14 @@ export const MIGRATIONS: readonly string[] = [
     DELETE FROM entries_search WHERE rowid = old.id;
   END;
   `,
+  // 8: activity (core/activity.ts): a user's revisions newest first, all of them or one
+  // actor's, read by index however long the history grows; and each user's change counter,
+  // moved in the transaction of every change, which watchers poll (store/change-feed.ts).
+  `
+  ALTER TABLE users ADD COLUMN changes INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX revisions_activity ON revisions (user_id, at, entry_id, revision);
+  CREATE INDEX revisions_actor ON revisions (user_id, actor, at, entry_id, revision);
+  `,
 ];
 
 /** The schema version the database records, read without taking the write lock. */
