@@ -1,0 +1,145 @@
+/**
+ * The MCP SDK's own OAuth client (v1 `auth()` behind StreamableHTTPClientTransport)
+ * against `--auth oauth`: it discovers the server from the 401, registers (DCR), is sent
+ * to /authorize, exchanges the code, calls the tools as the app, refreshes, and is
+ * refused once the app is revoked. The consent step is played by the test, writing the
+ * grant and code as the consent page does, for the challenge and redirect URI the SDK sent.
+ */
+
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens as SdkTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import { expect, it, onTestFinished } from 'vitest';
+import { hashSecret, newSecret } from '../../src/core/oauth/secrets.js';
+import type { CodeData } from '../../src/core/oauth/types.js';
+import { type OAuthTestServer, startOAuthServer } from './oauth-fixtures.js';
+
+const REDIRECT = 'http://127.0.0.1:9/callback';
+
+/** An SDK client provider that keeps everything in memory, and plays the user allowing the request. */
+function provider(server: OAuthTestServer) {
+  const kept: {
+    client?: OAuthClientInformationMixed;
+    tokens?: SdkTokens;
+    verifier?: string;
+    code?: string;
+    authorizationUrl?: URL;
+  } = {};
+  const sdkProvider: OAuthClientProvider = {
+    get redirectUrl() {
+      return REDIRECT;
+    },
+    get clientMetadata(): OAuthClientMetadata {
+      return {
+        client_name: 'SDK test app',
+        redirect_uris: [REDIRECT],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      };
+    },
+    clientInformation: () => kept.client,
+    saveClientInformation: (client) => {
+      kept.client = client;
+    },
+    tokens: () => kept.tokens,
+    saveTokens: (tokens) => {
+      kept.tokens = tokens;
+    },
+    saveCodeVerifier: (verifier) => {
+      kept.verifier = verifier;
+    },
+    codeVerifier: () => kept.verifier ?? '',
+    async redirectToAuthorization(url) {
+      kept.authorizationUrl = url;
+      // What the consent page records when the user allows: a grant and its code.
+      const clientId = url.searchParams.get('client_id')!;
+      const now = Date.now();
+      const grantId = `grant-${now}`;
+      const code = newSecret('code');
+      const data: CodeData = {
+        redirectUri: url.searchParams.get('redirect_uri')!,
+        codeChallenge: url.searchParams.get('code_challenge')!,
+      };
+      const client = await server.clients.resolve(clientId);
+      await server.store.grants.addGrant(
+        {
+          id: grantId,
+          user: 'ada',
+          clientId,
+          clientName: client.name,
+          readOnly: false,
+          resource: url.searchParams.get('resource')!,
+          created: now,
+          lastUsed: undefined,
+        },
+        {
+          hash: hashSecret(code),
+          grantId,
+          kind: 'code',
+          created: now,
+          expires: now + 60_000,
+          used: undefined,
+          data: JSON.stringify(data),
+        },
+      );
+      kept.code = code;
+    },
+  };
+  return { sdkProvider, kept };
+}
+
+async function connect(server: OAuthTestServer, sdkProvider: OAuthClientProvider) {
+  const client = new Client({ name: 'sdk-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), { authProvider: sdkProvider });
+  onTestFinished(() => client.close().catch(() => {}));
+  await client.connect(transport);
+  return client;
+}
+
+it('discovers, registers, authorizes, calls tools as the app, refreshes, and is refused once revoked', async () => {
+  const server = await startOAuthServer();
+  const { sdkProvider, kept } = provider(server);
+
+  const first = new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), { authProvider: sdkProvider });
+  await expect(new Client({ name: 'sdk-test', version: '1.0.0' }).connect(first)).rejects.toThrow(/Unauthorized/);
+  expect(kept.client).toMatchObject({ client_name: 'SDK test app', token_endpoint_auth_method: 'none' });
+  const asked = kept.authorizationUrl!;
+  expect(`${asked.origin}${asked.pathname}`).toBe(`${server.origin}/authorize`);
+  expect(Object.fromEntries(asked.searchParams)).toMatchObject({
+    response_type: 'code',
+    client_id: kept.client!.client_id,
+    redirect_uri: REDIRECT,
+    code_challenge_method: 'S256',
+    resource: `${server.origin}/mcp`,
+  });
+
+  await first.finishAuth(kept.code!);
+  expect(kept.tokens).toMatchObject({ token_type: 'Bearer', scope: 'memory:read memory:write' });
+
+  const client = await connect(server, sdkProvider);
+  const written = await client.callTool({
+    name: 'memory_write',
+    arguments: { name: 'topics/me', description: 'Who I am', new: 'Name: Ada.' },
+  });
+  expect(written.isError).toBeFalsy();
+  const history = await server.memory.recovery.history({ user: 'ada', label: 'test' }, 'topics/me');
+  expect(history.at(-1)?.actor).toBe('SDK test app');
+
+  // An expired or unknown access token: the SDK refreshes with its refresh token and goes on.
+  const refreshToken = kept.tokens!.refresh_token!;
+  kept.tokens = { ...kept.tokens!, access_token: 'engram_at_expired' };
+  const again = await connect(server, sdkProvider);
+  expect((await again.callTool({ name: 'memory_open', arguments: {} })).isError).toBeFalsy();
+  expect(kept.tokens.refresh_token).not.toBe(refreshToken);
+
+  const [app] = await server.tokens.listApps();
+  expect(app).toMatchObject({ name: 'SDK test app', user: 'ada' });
+  await server.tokens.revokeApp(app!.id);
+  await expect(again.callTool({ name: 'memory_open', arguments: {} })).rejects.toThrow();
+});
