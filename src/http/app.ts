@@ -1,5 +1,5 @@
 /**
- * The HTTP app behind `engram serve`: routes `/mcp`, `/api` (api/router.ts), `/healthz` and,
+ * The HTTP app behind `engram serve`: routes `/mcp`, `/api` (api/router.ts), `/healthz`, the web UI at `/` (web.ts) and,
  * with `--auth oauth`, the OAuth endpoints (oauth/router.ts, before the Origin check: any
  * page may call them), and puts the checks in front of them in the order that keeps memory safe — Host (DNS
  * rebinding), Origin (web pages), CORS preflight, method, token, body size, JSON and its
@@ -16,8 +16,10 @@ import { createMcpHttpEndpoint } from '../mcp/http.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../mcp/json-nesting.js';
 import type { ToolHandler } from '../tools/handler.js';
 import { applyAnswerHeaders } from './answer-headers.js';
+import { createApiAuthenticate, type WebAccounts } from './api/browser-auth.js';
 import { type ApiErrorCode, retryAfterHeaders, STATUS_BY_CODE, sendApiError } from './api/errors.js';
 import { type ApiExchange, createApi, isApiPath, MAX_IMPORT_BODY_BYTES } from './api/router.js';
+import { createSessionRoutes } from './api/session.js';
 import { type AuthSettings, createAuthenticate } from './auth.js';
 import { clientAddress } from './client-address.js';
 import { answerOptions, corsHeaders } from './cors.js';
@@ -26,6 +28,7 @@ import { MAX_BODY_BYTES, readBody } from './limits.js';
 import { formatRequestLine, type RpcSummary, summarizeRpc } from './logging.js';
 import { createOAuthRoutes } from './oauth/router.js';
 import { forbiddenOriginMessage, isAllowedHost, originPolicy } from './origins.js';
+import { createWebRoutes } from './web.js';
 
 export interface HttpAppOptions {
   readonly handler: ToolHandler;
@@ -34,6 +37,10 @@ export interface HttpAppOptions {
   readonly policy: Pick<Policy, 'groups'>;
   readonly version: string;
   readonly auth: AuthSettings;
+  /** Sign-in to the web UI with a password (token and oauth modes); without it, only tokens. */
+  readonly accounts?: WebAccounts;
+  /** The built web UI (default dist/web, see web.ts). */
+  readonly webRoot?: string;
   /** Origins allowed besides the defaults (see originPolicy), as parseAllowedOrigin returns them. */
   readonly allowOrigins?: readonly string[];
   /** The server listens on loopback only: refuse requests addressed to any other name (but publicUrl's). */
@@ -126,13 +133,30 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     version: options.version,
     onerror: (error) => log(`mcp: ${error.message}`),
   });
-  const api = createApi({
-    memory: options.memory,
+  // The web UI's cookie and CSRF rules (api/browser-auth.ts); nobody signs in without auth.
+  const accounts = options.auth.mode === 'none' ? undefined : options.accounts;
+  const ownOrigins = new Set([publicUrl.origin, new URL(options.listeningOrigin).origin]);
+  const apiAuthenticate = createApiAuthenticate({
     // OAuth tokens are bound to /mcp (RFC 8707): the REST API takes static tokens only.
     authenticate:
       options.auth.mode === 'oauth'
         ? createAuthenticate({ mode: 'token', access: options.auth.access }, publicUrl)
         : authenticate,
+    accounts,
+    origins: ownOrigins,
+  });
+  const web = createWebRoutes(options.webRoot);
+  const api = createApi({
+    memory: options.memory,
+    authenticate: apiAuthenticate,
+    sessions: createSessionRoutes({
+      mode: options.auth.mode,
+      authenticate: apiAuthenticate,
+      accounts,
+      origins: ownOrigins,
+      secure: publicUrl.protocol === 'https:',
+      trustProxy: options.trustProxy ?? false,
+    }),
     maxBodyBytes,
     maxImportBytes: options.maxImportBytes ?? MAX_IMPORT_BODY_BYTES,
     log,
@@ -223,6 +247,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       sendError(res, 405, REFUSED, 'Method not allowed: use GET /healthz.', { Allow: 'GET, HEAD' });
       return;
     }
+    if (web(req, res, path)) return;
     sendError(
       res,
       404,

@@ -6,7 +6,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-const ALLOW_METHODS = 'POST, GET, DELETE, OPTIONS';
+const ALLOW_METHODS = 'POST, GET, PUT, DELETE, OPTIONS';
 const ALLOW_HEADERS = 'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID';
 const EXPOSE_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate';
 /** Browsers may reuse a preflight answer for this many seconds. */

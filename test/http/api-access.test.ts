@@ -244,10 +244,10 @@ describe('browser safety', () => {
 describe('routes and methods', () => {
   it.each([
     [
-      'DELETE',
+      'PATCH',
       '/api/entries/topics/me',
-      'GET, OPTIONS',
-      'Method not allowed: DELETE /api/entries/{group}/{slug}; use GET.',
+      'GET, PUT, DELETE, OPTIONS',
+      'Method not allowed: PATCH /api/entries/{group}/{slug}; use GET, PUT, DELETE.',
     ],
     ['GET', '/api/import', 'POST, OPTIONS', 'Method not allowed: GET /api/import; use POST.'],
     ['PUT', '/api/trash', 'GET, OPTIONS', 'Method not allowed: PUT /api/trash; use GET.'],

@@ -30,15 +30,40 @@ describe('GET /api/entries', () => {
     expect(response.headers['cache-control']).toBe('no-store');
     expect(response.json).toEqual({
       entries: [
-        { name: 'people/ada', size: 15, description: 'Ada Lovelace' },
-        { name: 'topics/me', size: 22, description: 'Who I am' },
+        {
+          name: 'people/ada',
+          size: 15,
+          description: 'Ada Lovelace',
+          updated: expect.stringMatching(ISO),
+          revision: 1,
+          actor: 'test',
+        },
+        {
+          name: 'topics/me',
+          size: 22,
+          description: 'Who I am',
+          updated: expect.stringMatching(ISO),
+          revision: 2,
+          actor: 'test',
+        },
       ],
+      usage: { bytes: 15 + 10 + 12 + 22 + 9 + 8, entries: 2 },
+      limits: {
+        entryCap: 16_384,
+        userCap: 4_194_304,
+        maxEntries: 1_000,
+        descriptionCap: 200,
+        groups: ['areas', 'people', 'topics'],
+      },
     });
   });
 
   it('answers an empty memory with no rows', async () => {
     const server = await startTestServer();
-    expect((await api(server.port, 'GET', '/api/entries')).json).toEqual({ entries: [] });
+    expect((await api(server.port, 'GET', '/api/entries')).json).toMatchObject({
+      entries: [],
+      usage: { bytes: 0, entries: 0 },
+    });
   });
 
   it('refuses a query parameter it does not take', async () => {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
 import { type Access, createAccess } from '../../src/core/access.js';
+import { type Accounts, createAccounts } from '../../src/core/accounts.js';
 import { createMemory, type Memory } from '../../src/core/memory.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import type { Timeouts } from '../../src/http/limits.js';
@@ -24,6 +25,8 @@ export interface TestServer {
   readonly port: number;
   readonly memory: Memory;
   readonly access: Access;
+  /** Accounts and browser sessions: the web UI's sign-in (with --auth token). */
+  readonly accounts: Accounts;
   readonly store: SqliteStore;
   readonly db: string;
   /** Every line the server logged, in order. */
@@ -56,6 +59,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const store = openSqliteStore({ path: db });
   const memory = createMemory({ store });
   const access = createAccess(store.tokens);
+  const accounts = createAccounts(store);
   const logs: string[] = [];
   const host = options.host ?? '127.0.0.1';
   const server = await startHttpServer({
@@ -64,6 +68,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     policy: DEFAULT_POLICY,
     version: '0.0.0-test',
     auth: options.auth === 'token' ? { mode: 'token', access } : { mode: 'none', user: 'local' },
+    accounts,
     allowOrigins: options.allowOrigins ?? [],
     host,
     port: 0,
@@ -80,7 +85,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
   onTestFinished(close);
   const address = host === '0.0.0.0' ? '127.0.0.1' : host;
-  return { url: `http://${address}:${server.port}/mcp`, port: server.port, memory, access, store, db, logs, close };
+  return { url: `http://${address}:${server.port}/mcp`, port: server.port, memory, access, accounts, store, db, logs, close };
 }
 
 export interface RawResponse {

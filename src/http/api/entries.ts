@@ -1,14 +1,20 @@
 /**
- * `/api/entries`: the index, one entry with its body, its history, and restoring one of
- * its revisions — what the web UI shows and how a person undoes a model's change.
+ * `/api/entries`: the index (with each entry's last change and the caps), one entry with
+ * its body, a person's create, save and drop, its history, and restoring one of its
+ * revisions — what the web UI shows and how a person fixes or undoes a model's change.
+ * A save may name the revision it is based on (`If-Match: "N"`, the entry's ETag): when a
+ * model has written since, it is refused with 412 and the entry as it is now, so nothing
+ * the person typed or the model wrote is lost.
  */
 
-import { EngramError } from '../../core/errors.js';
+import { createEntry, saveEntry } from '../../core/editor.js';
+import { EngramError, isEngramError } from '../../core/errors.js';
 import { formatMissing } from '../../core/format.js';
-import type { Memory } from '../../core/memory.js';
+import type { Caller, Memory } from '../../core/memory.js';
 import { jsonBody } from './request.js';
 import type { Route } from './route.js';
-import { entryJson, revisionJson } from './shapes.js';
+import { entryJson, overviewJson, revisionJson } from './shapes.js';
+import { apiMessage } from './wording.js';
 
 const RESTORE_EXAMPLE = '{"revision": N}, N a revision number from GET /api/entries/{group}/{slug}/history';
 
@@ -21,27 +27,140 @@ function revisionOf(body: unknown): number {
   return revision;
 }
 
+const SAVE_EXAMPLE = '{"description": "…", "body": "…"} (either or both)';
+const CREATE_EXAMPLE = '{"name": "group/slug", "description": "…", "body": "…"}';
+
+/** An object of strings with only `allowed` keys and all of `required`; INVALID_ARGUMENT otherwise. */
+function stringsOf(
+  body: unknown,
+  allowed: readonly string[],
+  required: readonly string[],
+  example: string,
+): Record<string, string> {
+  const refuse = (what: string) =>
+    new EngramError('INVALID_ARGUMENT', `${what}: send ${example}; nothing was changed.`);
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw refuse('the request body is not an object');
+  for (const [key, value] of Object.entries(body)) {
+    if (!allowed.includes(key)) throw refuse(`"${key}" is not a field of this request`);
+    if (typeof value !== 'string') throw refuse(`"${key}" must be a string`);
+  }
+  const missing = required.find((key) => !(key in body));
+  if (missing !== undefined) throw refuse(`"${missing}" is missing`);
+  return body as Record<string, string>;
+}
+
+/** The revision an `If-Match: "N"` header names; undefined without the header. */
+function revisionMatched(ifMatch: string | undefined): number | undefined {
+  if (ifMatch === undefined) return undefined;
+  const revision = /^"([1-9][0-9]{0,14})"$/.exec(ifMatch.trim())?.[1];
+  if (revision === undefined) {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `If-Match: ${ifMatch} is not understood: send the entry's ETag, "N" with N its revision, or leave it out; nothing was changed.`,
+    );
+  }
+  return Number(revision);
+}
+
+/** The live entry `name`; NOT_FOUND with suggestions when there is none. */
+async function openOne(memory: Memory, caller: Caller, name: string) {
+  const { found, missing } = await memory.open(caller, [name]);
+  const entry = found[0];
+  if (!entry) {
+    const [absent] = missing;
+    throw new EngramError(
+      'NOT_FOUND',
+      `${absent ? formatMissing(absent) : `${name} not found.`} GET /api/entries lists every entry.`,
+    );
+  }
+  return entry;
+}
+
+/** What an entry's answer says of it, and its revision as the ETag a save sends back in If-Match. */
+function entryAnswer(entry: Parameters<typeof entryJson>[0], status = 200) {
+  return { status, body: { entry: entryJson(entry) }, headers: { ETag: `"${entry.revision}"` } };
+}
+
 export function entryRoutes(memory: Memory): Route[] {
+  const { policy } = memory;
   return [
     {
       method: 'GET',
       template: '/api/entries',
-      handle: async ({ caller }) => ({ body: { entries: await memory.index(caller) } }),
+      handle: async ({ caller }) => {
+        const [entries, usage] = await Promise.all([memory.overview(caller), memory.usage(caller)]);
+        return {
+          body: {
+            entries: entries.map(overviewJson),
+            usage: { bytes: usage.totalBytes, entries: usage.entries },
+            limits: {
+              entryCap: policy.entryCap,
+              userCap: policy.userCap,
+              maxEntries: policy.maxEntries,
+              descriptionCap: policy.descriptionCap,
+              groups: Object.keys(policy.groups),
+            },
+          },
+        };
+      },
+    },
+    {
+      method: 'POST',
+      template: '/api/entries',
+      body: 'json',
+      handle: async ({ caller, body }) => {
+        const fields = stringsOf(
+          jsonBody(body, CREATE_EXAMPLE),
+          ['name', 'description', 'body'],
+          ['name', 'description', 'body'],
+          CREATE_EXAMPLE,
+        );
+        const entry = await createEntry(memory, caller, {
+          name: fields.name ?? '',
+          description: fields.description ?? '',
+          body: fields.body ?? '',
+        });
+        return entryAnswer(entry, 201);
+      },
     },
     {
       method: 'GET',
       template: '/api/entries/{group}/{slug}',
-      handle: async ({ caller, name }) => {
-        const { found, missing } = await memory.open(caller, [name]);
-        const entry = found[0];
-        if (!entry) {
-          const [absent] = missing;
-          throw new EngramError(
-            'NOT_FOUND',
-            `${absent ? formatMissing(absent) : `${name} not found.`} GET /api/entries lists every entry.`,
-          );
+      handle: async ({ caller, name }) => entryAnswer(await openOne(memory, caller, name)),
+    },
+    {
+      method: 'PUT',
+      template: '/api/entries/{group}/{slug}',
+      body: 'json',
+      handle: async ({ caller, name, body, ifMatch }) => {
+        const fields = stringsOf(jsonBody(body, SAVE_EXAMPLE), ['description', 'body'], [], SAVE_EXAMPLE);
+        const expectedRevision = revisionMatched(ifMatch);
+        try {
+          const { entry } = await saveEntry(memory, caller, {
+            name,
+            ...fields,
+            ...(expectedRevision === undefined ? {} : { expectedRevision }),
+          });
+          return entryAnswer(entry);
+        } catch (error) {
+          if (!isEngramError(error) || error.code !== 'STALE_REVISION') throw error;
+          // The entry as it is now goes with the refusal: what changed, to compare with what was typed.
+          const current = await openOne(memory, caller, name);
+          return {
+            status: 412,
+            body: { error: { code: error.code, message: apiMessage(error), current: entryJson(current) } },
+            headers: { ETag: `"${current.revision}"` },
+          };
         }
-        return { body: { entry: entryJson(entry) } };
+      },
+    },
+    {
+      method: 'DELETE',
+      template: '/api/entries/{group}/{slug}',
+      handle: async ({ caller, name }) => {
+        const dropped = await memory.drop(caller, name);
+        return { body: { dropped: dropped.name } };
       },
     },
     {

@@ -13,6 +13,8 @@ export interface ApiRequest {
   readonly query: URLSearchParams;
   /** The request body, for routes that read one; empty otherwise. */
   readonly body: string;
+  /** The If-Match header as sent: the revision a save is based on (entries.ts). */
+  readonly ifMatch: string | undefined;
 }
 
 export interface ApiResult {
@@ -20,11 +22,13 @@ export interface ApiResult {
   /** JSON text in pieces, sent as they come instead of `body`: for answers of any size (export). */
   readonly stream?: AsyncIterable<string>;
   readonly headers?: Record<string, string>;
+  /** 200 unless said otherwise (201 for a created entry). */
+  readonly status?: number;
 }
 
 export interface Route {
-  /** GET reads; POST changes memory, so read-only tokens are refused it. */
-  readonly method: 'GET' | 'POST';
+  /** GET reads; every other method changes memory, so read-only tokens are refused it. */
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** The path, `{group}` and `{slug}` standing for an entry name; also what the log shows. */
   readonly template: string;
   /** Query parameters the route takes; any other is refused, so a typo never goes unnoticed. */

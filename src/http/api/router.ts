@@ -9,16 +9,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isEngramError } from '../../core/errors.js';
 import type { Caller, Memory } from '../../core/memory.js';
 import { formatCount } from '../../core/text.js';
-import type { Authenticate } from '../auth.js';
 import { answerOptions } from '../cors.js';
 import { answerInternalError } from '../internal-error.js';
 import { readBody } from '../limits.js';
+import { type ApiAuthenticate, CSRF_HEADER, WEB_ACTOR } from './browser-auth.js';
 import { entryRoutes } from './entries.js';
 import { retryAfterHeaders, STATUS_BY_CODE, sendApiError } from './errors.js';
 import { gateRefusalMessage, ImportGate } from './import-gate.js';
 import { sendJson, sendJsonStream } from './json.js';
 import { checkQuery, pathSegment } from './request.js';
 import type { Route } from './route.js';
+import type { SessionRoutes } from './session.js';
 import { transferRoutes } from './transfer.js';
 import { trashRoutes } from './trash.js';
 import { apiMessage } from './wording.js';
@@ -31,7 +32,10 @@ const API_ACTOR = 'api';
 
 export interface ApiOptions {
   readonly memory: Memory;
-  readonly authenticate: Authenticate;
+  /** A bearer token, or a signed-in browser's cookie (browser-auth.ts). */
+  readonly authenticate: ApiAuthenticate;
+  /** Signing in and out, and the signed-in browsers (session.ts). */
+  readonly sessions: SessionRoutes;
   /** Cap on the body of every route but import. */
   readonly maxBodyBytes: number;
   readonly maxImportBytes: number;
@@ -81,6 +85,7 @@ export function createApi(options: ApiOptions): Api {
   const importGate = new ImportGate(options.maxConcurrentImports);
 
   async function answer(req: IncomingMessage, res: ServerResponse, path: string, exchange: ApiExchange) {
+    if (await options.sessions(req, res, path, exchange)) return;
     const matches = routes.filter(({ pattern }) => pattern.test(path));
     const [first] = matches;
     if (!first) {
@@ -101,14 +106,20 @@ export function createApi(options: ApiOptions): Api {
       return;
     }
     const { route } = match;
-    const auth = await authenticate(req.headers.authorization);
+    const auth = await authenticate(req);
+    if (!auth.ok && 'forbidden' in auth) {
+      sendApiError(res, 403, 'FORBIDDEN_ORIGIN', auth.forbidden);
+      return;
+    }
     if (!auth.ok) {
       sendApiError(res, 401, 'UNAUTHORIZED', auth.message, { 'WWW-Authenticate': auth.challenge });
       return;
     }
     exchange.user = auth.caller.user;
-    const caller: Caller = auth.anonymous ? { ...auth.caller, label: API_ACTOR } : auth.caller;
-    if (route.method === 'POST' && caller.readOnly) {
+    // Without tokens, history names the web UI (which sends its CSRF header) or `api` (scripts).
+    const label = req.headers[CSRF_HEADER] === '1' ? WEB_ACTOR : API_ACTOR;
+    const caller: Caller = auth.anonymous ? { ...auth.caller, label } : auth.caller;
+    if (route.method !== 'GET' && caller.readOnly) {
       sendApiError(res, 403, 'READ_ONLY_TOKEN', READ_ONLY);
       return;
     }
@@ -154,9 +165,10 @@ export function createApi(options: ApiOptions): Api {
     }
     const [, group, slug] = pattern.exec(path) ?? [];
     const name = group === undefined || slug === undefined ? '' : `${pathSegment(group)}/${pathSegment(slug)}`;
-    const result = await route.handle({ caller, name, query, body });
-    if (result.stream) await sendJsonStream(res, 200, result.stream, result.headers);
-    else sendJson(res, 200, result.body, result.headers);
+    const ifMatch = req.headers['if-match'];
+    const result = await route.handle({ caller, name, query, body, ifMatch });
+    if (result.stream) await sendJsonStream(res, result.status ?? 200, result.stream, result.headers);
+    else sendJson(res, result.status ?? 200, result.body, result.headers);
   }
 
   return {

@@ -5,7 +5,7 @@
  */
 
 import type { TrashItem } from '../../core/history.js';
-import type { RevisionRecord, StoredEntry } from '../../core/store.js';
+import type { OverviewRow, RevisionRecord, StoredEntry } from '../../core/store.js';
 import { utf8Bytes } from '../../core/text.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -19,6 +19,18 @@ export function entryJson(entry: StoredEntry) {
     created: iso(entry.created),
     updated: iso(entry.updated),
     body: entry.body,
+  };
+}
+
+/** An index row with its last change: when, the revision, and who made it (the history's actor). */
+export function overviewJson(row: OverviewRow) {
+  return {
+    name: row.name,
+    size: row.size,
+    description: row.description,
+    updated: iso(row.updated),
+    revision: row.revision,
+    actor: row.actor,
   };
 }
 

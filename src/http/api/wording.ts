@@ -6,6 +6,7 @@
  */
 
 import type { EngramError } from '../../core/errors.js';
+import { didYouMean } from '../../core/format.js';
 import { formatCount } from '../../core/text.js';
 
 /** The API path of an entry, as its routes spell it. */
@@ -44,6 +45,14 @@ export function apiMessage(error: EngramError): string {
         `${formatCount(detail.cap)}. Make room first: drop entries that are no longer needed ` +
         '(GET /api/entries lists them), then try again.'
       );
+    case 'create-without-description':
+      return `${detail.name} needs a description: one line on what it covers.`;
+    case 'empty-description':
+      return `The description of ${detail.name} is empty once white space is folded: write one line on what it covers.`;
+    case 'nothing-to-do':
+      return 'Nothing to save: send the description, the body, or both.';
+    case 'drop-not-found':
+      return `${detail.name} not found, nothing was dropped.${didYouMean(detail.suggestions)} GET /api/entries lists every entry.`;
     default:
       return error.message;
   }

@@ -1,0 +1,149 @@
+/**
+ * A person's changes over REST, as the web UI makes them: `POST /api/entries` creates
+ * (never appends to a taken name), `PUT /api/entries/{group}/{slug}` saves the whole body
+ * and description (with `If-Match: "N"`, refused with 412 and the entry as it is now once
+ * a model has written since), `DELETE` drops; each refusal changes nothing.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { api, apiError, contents, LOCAL } from './api-client.js';
+import { startTestServer } from './fixtures.js';
+
+const model = { user: 'local', label: 'model' };
+
+describe('POST /api/entries', () => {
+  it('creates an entry, 201 with its ETag, recorded as made by the web UI when it sends its header', async () => {
+    const server = await startTestServer();
+    const response = await api(server.port, 'POST', '/api/entries', {
+      body: { name: 'People/Ada', description: 'Ada Lovelace', body: 'Mathematician.' },
+      headers: { 'X-Engram-CSRF': '1' },
+    });
+    expect(response.status).toBe(201);
+    expect(response.headers.etag).toBe('"1"');
+    expect(response.json.entry).toMatchObject({ name: 'people/ada', body: 'Mathematician.\n', revision: 1 });
+    expect((await server.memory.recovery.history(LOCAL, 'people/ada'))[0]?.actor).toBe('web');
+  });
+
+  it('refuses a taken name (409), a bad name (400), a missing field (400), changing nothing', async () => {
+    const server = await startTestServer();
+    await server.memory.write(model, { name: 'people/ada', description: 'Ada', new: 'Math.' });
+    const before = await contents(server.memory);
+    const taken = await api(server.port, 'POST', '/api/entries', {
+      body: { name: 'people/ada', description: 'Ada', body: 'Other.' },
+    });
+    expect(taken.status).toBe(409);
+    expect(taken.json).toEqual(
+      apiError('CONFLICT', 'people/ada already exists: open it to change it, or choose another name.'),
+    );
+    const bad = await api(server.port, 'POST', '/api/entries', {
+      body: { name: 'people/John Smith', description: 'John', body: 'x' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.code).toBe('INVALID_NAME');
+    expect(bad.json.error.message).toMatch(/^"people\/John Smith" is not a valid name/);
+    const missing = await api(server.port, 'POST', '/api/entries', { body: { name: 'people/bob', body: 'x' } });
+    expect(missing.json).toEqual(
+      apiError(
+        'INVALID_ARGUMENT',
+        '"description" is missing: send {"name": "group/slug", "description": "…", "body": "…"}; nothing was changed.',
+      ),
+    );
+    const empty = await api(server.port, 'POST', '/api/entries', {
+      body: { name: 'people/bob', description: ' ', body: 'x' },
+    });
+    expect(empty.json).toEqual(
+      apiError('INVALID_ARGUMENT', 'people/bob needs a description: one line on what it covers.'),
+    );
+    expect(await contents(server.memory)).toEqual(before);
+  });
+});
+
+describe('PUT /api/entries/{group}/{slug}', () => {
+  it('saves the whole body and description over the revision it names', async () => {
+    const server = await startTestServer();
+    await server.memory.write(model, { name: 'topics/tea', description: 'Tea', new: 'Green.' });
+    const read = await api(server.port, 'GET', '/api/entries/topics/tea');
+    expect(read.headers.etag).toBe('"1"');
+    const saved = await api(server.port, 'PUT', '/api/entries/topics/tea', {
+      body: { description: 'Teas', body: 'Green.\nOolong.\n' },
+      headers: { 'If-Match': read.headers.etag as string },
+    });
+    expect(saved.status).toBe(200);
+    expect(saved.headers.etag).toBe('"2"');
+    expect(saved.json.entry).toMatchObject({ description: 'Teas', body: 'Green.\nOolong.\n', revision: 2 });
+  });
+
+  it('refuses with 412 and the entry as it is now when a model wrote since, changing nothing', async () => {
+    const server = await startTestServer();
+    await server.memory.write(model, { name: 'topics/tea', description: 'Tea', new: 'Green.' });
+    await server.memory.write(model, { name: 'topics/tea', new: 'Oolong.' });
+    const before = await contents(server.memory);
+    const response = await api(server.port, 'PUT', '/api/entries/topics/tea', {
+      body: { body: 'Mine.\n' },
+      headers: { 'If-Match': '"1"' },
+    });
+    expect(response.status).toBe(412);
+    expect(response.headers.etag).toBe('"2"');
+    expect(response.json.error).toEqual({
+      code: 'STALE_REVISION',
+      message: 'topics/tea has changed since you opened it (revision 1, now 2); nothing was saved.',
+      current: expect.objectContaining({ revision: 2, body: 'Green.\nOolong.\n', description: 'Tea' }),
+    });
+    expect(await contents(server.memory)).toEqual(before);
+  });
+
+  it('refuses an If-Match it cannot read, an unknown field, nothing to save and an unknown entry', async () => {
+    const server = await startTestServer();
+    await server.memory.write(model, { name: 'topics/tea', description: 'Tea', new: 'Green.' });
+    const before = await contents(server.memory);
+    const put = (body: unknown, headers: Record<string, string> = {}, path = '/api/entries/topics/tea') =>
+      api(server.port, 'PUT', path, { body, headers });
+    expect((await put({ body: 'x' }, { 'If-Match': 'W/"1"' })).json.error.message).toBe(
+      'If-Match: W/"1" is not understood: send the entry\'s ETag, "N" with N its revision, or leave it out; nothing was changed.',
+    );
+    expect((await put({ size: 3 })).json.error.message).toBe(
+      '"size" is not a field of this request: send {"description": "…", "body": "…"} (either or both); nothing was changed.',
+    );
+    expect((await put({})).json).toEqual(
+      apiError('NOTHING_TO_DO', 'Nothing to save: send the description, the body, or both.'),
+    );
+    const gone = await put({ body: 'x' }, {}, '/api/entries/topics/none');
+    expect(gone.status).toBe(404);
+    expect(await contents(server.memory)).toEqual(before);
+  });
+
+  it('is refused to a read-only token', async () => {
+    const server = await startTestServer({ auth: 'token' });
+    const reader = await server.access.create({ user: 'local', label: 'viewer', readOnly: true });
+    await server.memory.write(model, { name: 'topics/tea', description: 'Tea', new: 'Green.' });
+    const response = await api(server.port, 'PUT', '/api/entries/topics/tea', {
+      body: { body: 'x' },
+      token: reader.token,
+    });
+    expect(response.status).toBe(403);
+    expect(response.json.error.code).toBe('READ_ONLY_TOKEN');
+  });
+});
+
+describe('DELETE /api/entries/{group}/{slug}', () => {
+  it('drops the entry into the trash', async () => {
+    const server = await startTestServer();
+    await server.memory.write(model, { name: 'topics/tea', description: 'Tea', new: 'Green.' });
+    const response = await api(server.port, 'DELETE', '/api/entries/topics/tea');
+    expect(response.json).toEqual({ dropped: 'topics/tea' });
+    expect((await server.memory.recovery.trash(LOCAL)).map((item) => item.name)).toEqual(['topics/tea']);
+  });
+
+  it('answers 404 with suggestions for an unknown entry', async () => {
+    const server = await startTestServer();
+    await server.memory.write(model, { name: 'topics/tea', description: 'Tea', new: 'Green.' });
+    const response = await api(server.port, 'DELETE', '/api/entries/topics/tee');
+    expect(response.status).toBe(404);
+    expect(response.json).toEqual(
+      apiError(
+        'NOT_FOUND',
+        'topics/tee not found, nothing was dropped. Did you mean topics/tea? GET /api/entries lists every entry.',
+      ),
+    );
+  });
+});
