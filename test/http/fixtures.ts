@@ -85,7 +85,17 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
   onTestFinished(close);
   const address = host === '0.0.0.0' ? '127.0.0.1' : host;
-  return { url: `http://${address}:${server.port}/mcp`, port: server.port, memory, access, accounts, store, db, logs, close };
+  return {
+    url: `http://${address}:${server.port}/mcp`,
+    port: server.port,
+    memory,
+    access,
+    accounts,
+    store,
+    db,
+    logs,
+    close,
+  };
 }
 
 export interface RawResponse {
