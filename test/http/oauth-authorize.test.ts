@@ -266,13 +266,20 @@ describe('GET /authorize: the consent page', () => {
   });
 
   it('loads itself again when another site started the navigation without the session cookie', async () => {
-    const page = await get(GOOD, { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate' });
+    const cross = { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate' };
+    const page = await get(GOOD, cross);
     expect(page.status).toBe(200);
-    expect(page.body).toContain('<meta http-equiv="refresh" content="0">');
+    const href = `authorize?${new URLSearchParams({ ...GOOD, reloaded: '1' })}`.replaceAll('&', '&#38;');
+    expect(page.body).toContain(`<meta http-equiv="refresh" content="0; url=${href}">`);
+    expect(page.body).toContain(`<a href="${href}">Continue to Engram</a>`);
     expect(page.body).not.toContain('<form');
     expect(page.headers['x-frame-options']).toBe('DENY');
     const again = await get(GOOD, { 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'navigate' });
     expect(again.body).toContain('<form');
+    // Never a second time, whatever the browser says of its own reload.
+    const reloaded = await get({ ...GOOD, reloaded: '1' }, cross);
+    expect(reloaded.body).toContain('<form');
+    expect(Object.fromEntries(hiddenFields(reloaded.body)).reloaded).toBeUndefined();
   });
 
   it('answers a method other than GET and POST with 405', async () => {

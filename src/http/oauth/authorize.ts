@@ -54,6 +54,9 @@ const FORM_CAP = 64 * 1024;
 
 const CANNOT_CONNECT = 'Engram cannot connect this app';
 
+/** The parameter that marks the consent page's reload of itself (ignored as OAuth parameter: RFC 6749 §3.1). */
+const RELOADED = 'reloaded';
+
 type Params = Record<string, string | string[]>;
 
 /** Parameters by name, a repeated one as the list of its values; only `names` when given. */
@@ -128,10 +131,14 @@ export function createAuthorizeRoute(
     const session = readCookie(cookies, SESSION_COOKIE);
     if (
       session === undefined &&
+      !url.searchParams.has(RELOADED) &&
       req.headers['sec-fetch-site'] === 'cross-site' &&
       req.headers['sec-fetch-mode'] === 'navigate'
     ) {
-      return sendPage(res, 200, renderReloadPage());
+      // Marked, so that a browser that would call its own reload cross-site is not sent round for ever.
+      const again = new URLSearchParams(url.searchParams);
+      again.append(RELOADED, '1');
+      return sendPage(res, 200, renderReloadPage(`authorize?${again}`));
     }
     const signedInAs = params.prompt === 'login' ? undefined : await accounts.sessionUser(session);
     const { token, cookie } = csrf.issue(cookies);

@@ -122,12 +122,18 @@ export function renderErrorPage(title: string, message: string): string {
 }
 
 /**
- * A page that loads itself again, as a navigation of our own: the browser then sends
- * the session cookie, which SameSite=Strict keeps off a navigation that began on another
- * site (the app's). The link is for a browser that does not follow the refresh.
+ * A page that loads `href` (the page itself, marked as reloaded) as a navigation of our
+ * own: the browser then sends the session cookie, which SameSite=Strict keeps off a
+ * navigation that began on another site (the app's). The link is for a browser that does
+ * not follow the refresh.
  */
-export function renderReloadPage(): string {
-  return document('Engram', '<p><a href="">Continue to Engram</a></p>', '<meta http-equiv="refresh" content="0">');
+export function renderReloadPage(href: string): string {
+  const target = escapeHtml(href);
+  return document(
+    'Engram',
+    `<p><a href="${target}">Continue to Engram</a></p>`,
+    `<meta http-equiv="refresh" content="0; url=${target}">`,
+  );
 }
 
 /** Sends a page with PAGE_HEADERS. */
