@@ -55,7 +55,12 @@ function collectOrigin(value: string, previous: string[]): string[] {
   }
 }
 
-function connectHelp(server: RunningHttpServer, options: ServeOptions, context: Context): string {
+function connectHelp(
+  server: RunningHttpServer,
+  options: ServeOptions,
+  context: Context,
+  publicUrl: URL | undefined,
+): string {
   const url = `${server.origin}/mcp`;
   const tokens = options.auth !== 'none';
   const header = options.auth === 'token' ? ' --header "Authorization: Bearer <token>"' : '';
@@ -69,6 +74,9 @@ function connectHelp(server: RunningHttpServer, options: ServeOptions, context: 
   return [
     `Engram is serving MCP at ${url}`,
     `  (${who}; database ${context.database})`,
+    ...(publicUrl === undefined
+      ? []
+      : [`  Public URL:      ${publicUrl.origin}/mcp (give this one to ChatGPT and Claude)`]),
     `  llama.cpp WebUI: add the MCP server ${url}${tokens ? ' with the header Authorization: Bearer <token>' : ''}`,
     `  Claude Code:     claude mcp add --transport http engram ${url}${header}`,
     `  WebSocket:       ${server.origin.replace(/^http/, 'ws')}/ws${tokens ? '?access_token=<token>' : ''}`,
@@ -78,10 +86,16 @@ function connectHelp(server: RunningHttpServer, options: ServeOptions, context: 
 }
 
 /** With --json, where to connect as one JSON line, for a script that started the server (say on --port 0). */
-function connectJson(server: RunningHttpServer, options: ServeOptions, context: Context): string {
+function connectJson(
+  server: RunningHttpServer,
+  options: ServeOptions,
+  context: Context,
+  publicUrl: URL | undefined,
+): string {
   const url = `${server.origin}/mcp`;
   const who = options.auth === 'none' ? { user: context.user } : {};
-  return `${JSON.stringify({ url, auth: options.auth, ...who, database: context.database })}\n`;
+  const reached = publicUrl === undefined ? {} : { publicUrl: `${publicUrl.origin}/mcp` };
+  return `${JSON.stringify({ url, ...reached, auth: options.auth, ...who, database: context.database })}\n`;
 }
 
 async function serve(options: ServeOptions, environment: Environment): Promise<void> {
@@ -166,7 +180,9 @@ async function serve(options: ServeOptions, environment: Environment): Promise<v
     log,
     ...(oauthTokens === undefined ? {} : { purgeExpiredSecrets: () => oauthTokens.purgeExpired() }),
   });
-  process.stdout.write(options.json ? connectJson(server, options, context) : connectHelp(server, options, context));
+  process.stdout.write(
+    options.json ? connectJson(server, options, context, publicUrl) : connectHelp(server, options, context, publicUrl),
+  );
   const signal = await stopped;
   log(`${signal}: finishing requests in flight, then stopping`);
   await server.close();

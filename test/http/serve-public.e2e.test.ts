@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { childEnv, ENGRAM_CLI, runEngram, tempDir } from '../helpers/engram.js';
 import { testCertificateFiles, testCertificates } from '../helpers/tls.js';
+import { raw } from './fixtures.js';
 
 function setup(config?: unknown) {
   const dir = tempDir();
@@ -34,6 +35,35 @@ async function expectRefusedStart(
   expect(existsSync(db)).toBe(false);
 }
 
+/**
+ * Starts `engram serve ARGS --port 0` (with `config` as its config file) and resolves with
+ * what it printed on stdout up to the line `last` accepts (by default the first); the
+ * server is killed when the test ends.
+ */
+async function startServe(
+  args: readonly string[],
+  { config, last = () => true }: { config?: unknown; last?: (line: string) => boolean } = {},
+): Promise<string> {
+  const { args: common, env } = setup(config);
+  const child = spawn(process.execPath, [ENGRAM_CLI, 'serve', '--port', '0', ...args, ...common], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  onTestFinished(async () => {
+    child.kill('SIGKILL');
+    await exited;
+  });
+  return new Promise<string>((resolve, reject) => {
+    let printed = '';
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      printed += `${line}\n`;
+      if (last(line)) resolve(printed);
+    });
+    exited.then((code) => reject(new Error(`engram serve exited with ${code}`)));
+  });
+}
+
 function healthz(url: string, ca: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(url, { ca }, (res) => {
@@ -52,27 +82,35 @@ describe('engram serve --tls-cert --tls-key', () => {
   it('serves https, prints an https URL, and answers a client that trusts the certificate', async () => {
     const files = testCertificateFiles();
     const { ca } = testCertificates();
-    const { args, env } = setup();
-    const child = spawn(
-      process.execPath,
-      [ENGRAM_CLI, 'serve', '--json', '--port', '0', '--tls-cert', files.cert, '--tls-key', files.key, ...args],
-      { env, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    onTestFinished(async () => {
-      child.kill('SIGKILL');
-      await exited;
-    });
-    const line = await new Promise<string>((resolve, reject) => {
-      createInterface({ input: child.stdout! }).once('line', resolve);
-      exited.then((code) => reject(new Error(`engram serve exited with ${code}`)));
-    });
+    const line = await startServe(['--json', '--tls-cert', files.cert, '--tls-key', files.key]);
     const { url } = JSON.parse(line) as { url: string };
     expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/mcp$/);
     await expect(healthz(url.replace(/\/mcp$/, '/healthz'), ca)).resolves.toEqual({
       status: 200,
       text: '{"status":"ok"}',
     });
+  });
+});
+
+describe('engram serve --public-url', () => {
+  it('prints the public /mcp URL beside the listening one, and answers to the public host', async () => {
+    const line = await startServe(['--json', '--public-url', 'https://memory.example.com/']);
+    const info = JSON.parse(line) as { url: string; publicUrl: string };
+    expect(info.publicUrl).toBe('https://memory.example.com/mcp');
+    const port = Number(new URL(info.url).port);
+    const status = (host: string) => raw(port, { path: '/healthz', headers: { Host: host } }).then((r) => r.status);
+    expect(await status('memory.example.com')).toBe(200);
+    expect(await status('evil.example')).toBe(403);
+  });
+
+  it('takes the public URL from the config file, and says where to point the assistants', async () => {
+    const banner = await startServe([], {
+      config: { publicUrl: 'https://memory.example.com' },
+      last: (line) => line.includes('Stop with Ctrl-C.'),
+    });
+    expect(banner).toContain(
+      '  Public URL:      https://memory.example.com/mcp (give this one to ChatGPT and Claude)\n',
+    );
   });
 });
 
