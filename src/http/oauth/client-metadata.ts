@@ -176,8 +176,9 @@ function parseDocument(url: URL, text: string): unknown {
   let document: unknown;
   try {
     document = JSON.parse(text);
-  } catch (error) {
-    throw refuse(url, `is not JSON: ${(error as Error).message}`);
+  } catch {
+    // Not the parser's message: it quotes the body, which the caller must not read through Engram.
+    throw refuse(url, 'is not JSON: the body does not parse');
   }
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     throw refuse(url, 'is not a JSON object; a client metadata document is one JSON object');
