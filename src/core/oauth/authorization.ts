@@ -11,6 +11,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { GrantRecord, GrantSecretRecord, GrantStore } from '../account-store.js';
+import type { OAuthClients } from './clients.js';
 import { hashSecret, newSecret } from './secrets.js';
 import {
   type AuthorizationRequest,
@@ -24,13 +25,8 @@ import {
   type Scope,
 } from './types.js';
 
-/** The part of the client service (clients.ts) the consent step needs. */
-export interface ClientDirectory {
-  /** The client named by `clientId`; throws OAuthError('invalid_client') when there is none. */
-  resolve(clientId: string): Promise<OAuthClient>;
-  /** Whether `uri` is one of the client's redirect URIs (exactly; a loopback one on any port). */
-  matchRedirectUri(client: OAuthClient, uri: string): boolean;
-}
+/** The part of the client service the consent step needs: who the client is, and whether a redirect URI is its own. */
+export type ClientDirectory = Pick<OAuthClients, 'resolve' | 'matchRedirectUri'>;
 
 export interface AuthorizationOptions {
   /** Clock in milliseconds; tests inject one. */
