@@ -1,0 +1,58 @@
+/**
+ * The UI's routes, in the address bar as real paths (the server answers each with
+ * index.html, src/http/web.ts): `/` the index, `/entries/{group}/{slug}` an entry, `/new`
+ * a new entry, `/sessions` the signed-in browsers.
+ */
+
+export type Route =
+  | { readonly view: 'index' }
+  | { readonly view: 'entry'; readonly name: string }
+  | { readonly view: 'new' }
+  | { readonly view: 'sessions' };
+
+function parse(path: string): Route {
+  const entry = /^\/entries\/([^/]+)\/([^/]+)$/.exec(path);
+  if (entry?.[1] && entry[2]) {
+    try {
+      return { view: 'entry', name: `${decodeURIComponent(entry[1])}/${decodeURIComponent(entry[2])}` };
+    } catch {
+      return { view: 'index' };
+    }
+  }
+  if (path === '/new') return { view: 'new' };
+  if (path === '/sessions') return { view: 'sessions' };
+  return { view: 'index' };
+}
+
+export const location$ = $state({ route: parse(window.location.pathname) });
+
+window.addEventListener('popstate', () => {
+  location$.route = parse(window.location.pathname);
+});
+
+export function hrefOf(route: Route): string {
+  switch (route.view) {
+    case 'entry':
+      return `/entries/${route.name.split('/').map(encodeURIComponent).join('/')}`;
+    case 'new':
+      return '/new';
+    case 'sessions':
+      return '/sessions';
+    default:
+      return '/';
+  }
+}
+
+export function navigate(route: Route): void {
+  const href = hrefOf(route);
+  if (window.location.pathname !== href) window.history.pushState(null, '', href);
+  location$.route = route;
+  window.scrollTo(0, 0);
+}
+
+/** For links: a plain click navigates in place; a modified click (new tab…) is left to the browser. */
+export function follow(event: MouseEvent, route: Route): void {
+  if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  event.preventDefault();
+  navigate(route);
+}

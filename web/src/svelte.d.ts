@@ -1,0 +1,7 @@
+/** Lets TypeScript in web/ import .svelte files. */
+declare module '*.svelte' {
+  import type { Component } from 'svelte';
+
+  const component: Component<Record<string, unknown>>;
+  export default component;
+}
