@@ -12,6 +12,7 @@ import { didYouMean, type IndexRow, type MissingEntry } from './format.js';
 import { Recovery } from './history.js';
 import { parseName, parseWritableName } from './names.js';
 import { DEFAULT_POLICY, type Policy } from './policy.js';
+import { parseSearch, type SearchHit, searchLimit } from './search.js';
 import { closest } from './similarity.js';
 import type { Change, OverviewRow, Store, StoredEntry, Usage, WriteRules } from './store.js';
 import { normalizeNewlines, utf8Bytes } from './text.js';
@@ -81,6 +82,15 @@ export class Memory {
   /** What the caller's live entries take, against the policy's caps. */
   usage(caller: Caller): Promise<Usage> {
     return this.store.usage(caller.user);
+  }
+
+  /**
+   * Full-text search of the caller's live entries, for people (search.ts), never a tool of
+   * the model: the query checked and bounded (INVALID_ARGUMENT), at most `limit` hits.
+   */
+  async search(caller: Caller, query: string, options: { readonly limit?: number } = {}): Promise<SearchHit[]> {
+    const terms = parseSearch(query);
+    return this.store.search(caller.user, terms, { limit: searchLimit(options.limit) });
   }
 
   async open(caller: Caller, rawNames: readonly string[]): Promise<OpenOutcome> {

@@ -10,11 +10,11 @@
  * with the caller and the WriteRules the Memory service passed, and persists what that
  * returns. `decide` may throw to refuse; the store then changes nothing and rethrows.
  *
- * `Store` is the union of four ports, one per seam its contract suites test apart:
+ * `Store` is the union of five ports, one per seam its contract suites test apart:
  * EntryStore (the index, reads, writes), RecoveryStore (history, trash, undrop, purge),
- * DumpStore (a whole store, copied), and TokenStore (bearer tokens, as `store.tokens`);
- * beside them AccountStore (`store.accounts`) and GrantStore (`store.grants`), in
- * account-store.ts, for signing in and OAuth.
+ * DumpStore (a whole store, copied), SearchStore (full-text search), and TokenStore
+ * (bearer tokens, as `store.tokens`); beside them AccountStore (`store.accounts`) and
+ * GrantStore (`store.grants`), in account-store.ts, for signing in and OAuth.
  */
 
 import type {
@@ -29,6 +29,7 @@ import type { Caller } from './caller.js';
 import { EngramError } from './errors.js';
 import type { IndexRow } from './format.js';
 import type { Policy } from './policy.js';
+import type { SearchHit, SearchTerms } from './search.js';
 
 export type RevisionOperation =
   | 'create'
@@ -254,8 +255,24 @@ export interface DumpStore {
   load(dump: StoreDump, options: LoadOptions): Promise<void>;
 }
 
+/**
+ * Full-text search of live entries for people (search.ts), from an index the store keeps
+ * in the same transaction as every write that changes a live entry's text, drops, brings
+ * back, purges, loads or wipes it.
+ */
+export interface SearchStore {
+  /**
+   * The user's live entries holding every one of `terms` (folded words, search-words.ts)
+   * as a word of the name, description or body, the last term as the start of a word;
+   * ranked all terms in the name first, then all in the description, then the rest, each
+   * rank most recently updated first, then by name in code-point order; at most `limit`
+   * (1 to 50), each built with `searchHit`.
+   */
+  search(user: string, terms: SearchTerms, options: { readonly limit: number }): Promise<SearchHit[]>;
+}
+
 /** A backend: the union of the ports above, with its tokens beside them and a way to close it. */
-export interface Store extends EntryStore, RecoveryStore, DumpStore {
+export interface Store extends EntryStore, RecoveryStore, DumpStore, SearchStore {
   /** The bearer tokens kept in the same database. */
   readonly tokens: TokenStore;
   /** Accounts (passwords) and signed-in browsers. */

@@ -16,6 +16,7 @@ import { describeEntryContract } from './entries.js';
 import { describeGrantContract } from './grants.js';
 import { describeMemoryContract } from './memory.js';
 import { describeRecoveryContract } from './recovery.js';
+import { describeSearchContract } from './search.js';
 import type { OpenStore } from './setup.js';
 import { describeTokenContract } from './tokens.js';
 
@@ -27,18 +28,20 @@ export {
   describeGrantContract,
   describeMemoryContract,
   describeRecoveryContract,
+  describeSearchContract,
   describeTokenContract,
 };
 
 /**
  * The whole Store contract: one describe block per port (entries, recovery, dump,
- * tokens, accounts, grants), then the Memory service over the store, whose policy and
+ * search, tokens, accounts, grants), then the Memory service over the store, whose policy and
  * clock must hold.
  */
 export function describeStoreContract(name: string, open: OpenStore): void {
   describeEntryContract(name, open);
   describeRecoveryContract(name, open);
   describeDumpContract(name, open);
+  describeSearchContract(name, open);
   describeTokenContract(name, open);
   describeAccountContract(name, open);
   describeGrantContract(name, open);

@@ -176,7 +176,7 @@ describe.skipIf(!server)('PostgreSQL: a database at schema version 1', () => {
   beforeEach(async () => {
     database = await createTestDatabase(server!);
     const run = (sql: string, params: unknown[] = []) => queryPostgres<{ id: number }>(database.url, sql, params);
-    await run(POSTGRES_MIGRATIONS[0]!);
+    await run(POSTGRES_MIGRATIONS[0] as string);
     await run('CREATE TABLE schema_version (version integer NOT NULL); INSERT INTO schema_version VALUES (1)');
     for (const e of ENTRIES) {
       const [row] = await run(

@@ -7,6 +7,7 @@
 
 import { type AppliedChange, applyChange, applyUndrop, entryAfter } from '../../core/apply.js';
 import type { IndexRow } from '../../core/format.js';
+import { type SearchHit, type SearchTerms, searchHit, searchRank } from '../../core/search.js';
 import type {
   Caller,
   Change,
@@ -139,6 +140,18 @@ export class MemoryStore implements Store {
 
   async purgeTrash(cutoff: number): Promise<number> {
     return this.forget((row) => row.dropped !== undefined && row.dropped.at <= cutoff);
+  }
+
+  /** Matches every live entry of the user in process: its words, as search-words.ts reads them. */
+  async search(user: string, terms: SearchTerms, options: { readonly limit: number }): Promise<SearchHit[]> {
+    return this.live(user)
+      .flatMap(({ entry }) => {
+        const rank = searchRank(entry, terms);
+        return rank === undefined ? [] : [{ entry, rank }];
+      })
+      .sort((a, b) => a.rank - b.rank || b.entry.updated - a.entry.updated || compare(a.entry.name, b.entry.name))
+      .slice(0, options.limit)
+      .map(({ entry }) => searchHit(entry, terms));
   }
 
   async isEmpty(): Promise<boolean> {

@@ -7,6 +7,7 @@
  */
 
 import { EngramError } from '../../core/errors.js';
+import { searchText } from '../../core/search-words.js';
 import type { DumpedEntry, LoadOptions, StoreDump, UserUsage } from '../../core/store.js';
 import { notEmptyError } from '../../core/store.js';
 import {
@@ -36,6 +37,7 @@ import {
   toTokenRecord,
 } from '../sql-rows.js';
 import type { Queryable } from './pool.js';
+import { searchVector } from './statements.js';
 import { duplicateTokenOf, tokenValues } from './tokens.js';
 import type { Runner } from './transaction.js';
 
@@ -63,9 +65,15 @@ const SQL = {
      IN ACCESS EXCLUSIVE MODE`,
   // Sessions are not dumped: a load ends every one (an empty store may still hold some), and browsers sign in again.
   clear: 'TRUNCATE revisions, entries, users, tokens, accounts, sessions, oauth_clients, grant_secrets, grants',
-  addEntries: `INSERT INTO entries (id, user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by)
-     OVERRIDING SYSTEM VALUE SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::integer[],
-       $6::text[], $7::bigint[], $8::bigint[], $9::integer[], $10::bigint[], $11::text[])`,
+  // $12, $13, $14: the words of each name, description and body (search-words.ts searchText).
+  addEntries: `INSERT INTO entries (id, user_id, name, description, size, body, created, updated, revision, dropped_at,
+       dropped_by, search)
+     OVERRIDING SYSTEM VALUE SELECT e.id, e.user_id, e.name, e.description, e.size, e.body, e.created, e.updated,
+       e.revision, e.dropped_at, e.dropped_by, ${searchVector('e.name_words', 'e.description_words', 'e.body_words')}
+     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::bigint[],
+       $8::bigint[], $9::integer[], $10::bigint[], $11::text[], $12::text[], $13::text[], $14::text[])
+       AS e (id, user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by,
+         name_words, description_words, body_words)`,
   addRevisions: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
      SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::text[], $5::text[], $6::bigint[], $7::text[],
        $8::text[], $9::boolean[])`,
@@ -128,6 +136,9 @@ export async function loadDatabase(runner: Runner, dump: StoreDump, options: Loa
         e.revision,
         e.droppedAt,
         e.droppedBy,
+        searchText(e.name),
+        searchText(e.description),
+        searchText(e.body),
       ]);
       const revisions = batch.flatMap((entry) => entry.revisions.map((record) => ({ entry, record })));
       for (let first = 0; first < revisions.length; first += BATCH) {

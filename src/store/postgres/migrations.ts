@@ -9,9 +9,14 @@
  */
 
 import { EngramError } from '../../core/errors.js';
+import { searchText } from '../../core/search-words.js';
 import type { Queryable } from './pool.js';
+import { searchVector } from './statements.js';
 
-export const MIGRATIONS: readonly string[] = [
+/** One step: SQL, or work that needs this program too (the words search-words.ts makes). */
+export type Migration = string | ((db: Queryable) => Promise<void>);
+
+export const MIGRATIONS: readonly Migration[] = [
   // 1: entries (live and dropped), per-user usage, every revision, and bearer tokens.
   `
   CREATE TABLE users (
@@ -155,7 +160,56 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX grant_secrets_grant ON grant_secrets (grant_id);
   CREATE INDEX grant_secrets_expiry ON grant_secrets (expires);
   `,
+  // 4: full-text search of live entries (core/search.ts): each entry's search vector, the
+  // words of its name (weight A), description (B) and body (C) as search-words.ts folds
+  // them (the parser of the 'simple' configuration would make "example.com" or "a/b" one
+  // word, and keep accents), written with the text by the same statements, so in the same
+  // transaction; a GIN index of the live entries' vectors.
+  async (db) => {
+    await db.query({ text: 'ALTER TABLE entries ADD COLUMN search tsvector' });
+    await fillSearch(db);
+    await db.query({
+      text: `ALTER TABLE entries ALTER COLUMN search SET NOT NULL;
+        CREATE INDEX entries_search ON entries USING gin (search) WHERE dropped_at IS NULL;`,
+    });
+  },
+  // 5: activity (core/activity.ts): a user's revisions newest first, all of them or one
+  // actor's, read by index however long the history grows; and each user's change counter,
+  // moved in the transaction of every change, which watchers poll (store/change-feed.ts).
+  `
+  ALTER TABLE users ADD COLUMN changes bigint NOT NULL DEFAULT 0;
+  CREATE INDEX revisions_activity ON revisions (user_id, at, entry_id, revision);
+  CREATE INDEX revisions_actor ON revisions (user_id, actor, at, entry_id, revision);
+  `,
 ];
+
+/** Rows per batch of the search vectors' backfill. */
+const FILL_BATCH = 500;
+
+/** Computes the search vector of every entry, live or dropped (an undrop does not rewrite it). */
+async function fillSearch(db: Queryable): Promise<void> {
+  type Row = { user_id: string; id: number; name: string; description: string; body: string };
+  for (let after = 0; ; ) {
+    const { rows } = await db.query<Row>({
+      text: 'SELECT user_id, id, name, description, body FROM entries WHERE id > $1 ORDER BY id LIMIT $2',
+      values: [after, FILL_BATCH],
+    });
+    if (rows.length === 0) return;
+    await db.query({
+      text: `UPDATE entries e SET search = ${searchVector('w.name', 'w.description', 'w.body')}
+        FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[]) AS w (user_id, id, name, description, body)
+        WHERE e.user_id = w.user_id AND e.id = w.id`,
+      values: [
+        rows.map((row) => row.user_id),
+        rows.map((row) => row.id),
+        rows.map((row) => searchText(row.name)),
+        rows.map((row) => searchText(row.description)),
+        rows.map((row) => searchText(row.body)),
+      ],
+    });
+    after = rows[rows.length - 1]!.id;
+  }
+}
 
 /** Key of the advisory lock that serialises migrations across servers ("engram" in ASCII). */
 const MIGRATION_LOCK = 0x656e6772616d;
@@ -174,7 +228,10 @@ export async function migrate(transaction: (work: (db: Queryable) => Promise<voi
       );
     }
     if (current === MIGRATIONS.length) return;
-    for (const step of MIGRATIONS.slice(current)) await db.query({ text: step });
+    for (const step of MIGRATIONS.slice(current)) {
+      if (typeof step === 'string') await db.query({ text: step });
+      else await step(db);
+    }
     await db.query(
       rows.length === 0
         ? { text: 'INSERT INTO schema_version (version) VALUES ($1)', values: [MIGRATIONS.length] }

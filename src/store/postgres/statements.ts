@@ -10,11 +10,39 @@ import type { Statement } from './pool.js';
 /** What a revision takes against the history cap, as usage.ts's revisionBytes: UTF-8 bytes of description and body. */
 const REVISION_BYTES = 'octet_length(description) + octet_length(body)';
 
+/**
+ * An entry's search vector (migrations.ts, step 4) from the words of its name, description
+ * and body (search-words.ts searchText), weighted A, B and C so a search can tell where a
+ * word is; `name`, `description` and `body` are SQL expressions of those words.
+ */
+export function searchVector(name: string, description: string, body: string): string {
+  return `setweight(to_tsvector('simple', ${name}), 'A') || setweight(to_tsvector('simple', ${description}), 'B')
+    || setweight(to_tsvector('simple', ${body}), 'C')`;
+}
+
+/**
+ * The tsquery of search terms (core/search.ts): every term, the last as a prefix, each
+ * restricted to `weight` when given (A: the name, B: the description). Built as a literal
+ * whose lexemes are quoted, never parsed from what was typed: no operator can get in.
+ */
+export function searchQuery(terms: readonly string[], weight = ''): string {
+  return terms
+    .map((term, at) => {
+      const quoted = `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+      return `${quoted}:${at === terms.length - 1 ? '*' : ''}${weight}`;
+    })
+    .join(' & ');
+}
+
 export const SQL = {
   index: 'SELECT name, size, description FROM entries WHERE user_id = $1 AND dropped_at IS NULL ORDER BY name',
   overview: `SELECT e.name, e.size, e.description, e.updated, e.revision, r.actor FROM entries e
        JOIN revisions r ON r.user_id = e.user_id AND r.entry_id = e.id AND r.revision = e.revision
        WHERE e.user_id = $1 AND e.dropped_at IS NULL ORDER BY e.name`,
+  // $2: every term anywhere; $3: every term in the name; $4: every term in the description (searchQuery).
+  search: `SELECT name, description, body, updated FROM entries
+     WHERE user_id = $1 AND dropped_at IS NULL AND search @@ $2::tsquery
+     ORDER BY search @@ $3::tsquery DESC, search @@ $4::tsquery DESC, updated DESC, name LIMIT $5`,
   live: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = $1 AND name = $2 AND dropped_at IS NULL`,
   liveAmong: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = $1 AND name = ANY ($2::text[]) AND dropped_at IS NULL`,
   allLive: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = $1 AND dropped_at IS NULL ORDER BY name`,
@@ -30,11 +58,31 @@ export const SQL = {
   users: `SELECT user_id AS "user", total_bytes AS "totalBytes", entries, history_bytes AS "historyBytes"
      FROM users WHERE entries > 0 OR history_bytes > 0 ORDER BY user_id COLLATE "C"`,
   // Every counter moves by delta, never by summing the user's rows; the history is returned for the cap.
-  addUsage: `UPDATE users SET total_bytes = total_bytes + $2, entries = entries + $3, history_bytes = history_bytes + $4
+  // Every change moves the counters, so it moves the user's change counter too (change-feed.ts).
+  addUsage: `UPDATE users SET total_bytes = total_bytes + $2, entries = entries + $3, history_bytes = history_bytes + $4,
+       changes = changes + 1
      WHERE user_id = $1 RETURNING history_bytes, entries`,
-  insert: `INSERT INTO entries (user_id, name, description, body, size, created, updated, revision)
-     VALUES ($1, $2, $3, $4, $5, $6, $6, $7) RETURNING id`,
-  update: `UPDATE entries SET description = $3, body = $4, size = $5, updated = $6, revision = $7
+  versions: 'SELECT user_id AS "user", changes FROM users WHERE user_id = ANY ($1::text[])',
+  // A user's revisions newest first, after a position (NEWEST is after every one), by
+  // revisions_activity, or revisions_actor for one actor's; sizes from the bodies' lengths
+  // (a TOASTed body's length is read from its header, never detoasted).
+  activity: `SELECT r.at, r.entry_id AS entry, r.revision, e.name, r.operation, r.actor, r.description,
+       octet_length(r.body) AS size
+     FROM revisions r JOIN entries e ON e.user_id = r.user_id AND e.id = r.entry_id
+     WHERE r.user_id = $1 AND (r.at, r.entry_id, r.revision) < ($2::bigint, $3::bigint, $4::integer)
+     ORDER BY r.at DESC, r.entry_id DESC, r.revision DESC LIMIT $5`,
+  activityOf: `SELECT r.at, r.entry_id AS entry, r.revision, e.name, r.operation, r.actor, r.description,
+       octet_length(r.body) AS size
+     FROM revisions r JOIN entries e ON e.user_id = r.user_id AND e.id = r.entry_id
+     WHERE r.user_id = $1 AND r.actor = $6 AND (r.at, r.entry_id, r.revision) < ($2::bigint, $3::bigint, $4::integer)
+     ORDER BY r.at DESC, r.entry_id DESC, r.revision DESC LIMIT $5`,
+  actors: `SELECT actor, count(*)::integer AS changes, max(at) AS last FROM revisions WHERE user_id = $1
+     GROUP BY actor ORDER BY changes DESC, actor COLLATE "C"`,
+  // $8, $9, $10: the words of the name, description and body (search-words.ts searchText).
+  insert: `INSERT INTO entries (user_id, name, description, body, size, created, updated, revision, search)
+     VALUES ($1, $2, $3, $4, $5, $6, $6, $7, ${searchVector('$8', '$9', '$10')}) RETURNING id`,
+  update: `UPDATE entries SET description = $3, body = $4, size = $5, updated = $6, revision = $7,
+       search = ${searchVector('$8', '$9', '$10')}
      WHERE user_id = $1 AND id = $2`,
   drop: 'UPDATE entries SET dropped_at = $3, dropped_by = $4, revision = $5 WHERE user_id = $1 AND id = $2',
   undrop: 'UPDATE entries SET dropped_at = NULL, dropped_by = NULL, revision = $3 WHERE user_id = $1 AND id = $2',
@@ -80,7 +128,8 @@ export const SQL = {
        SELECT r.user_id, sum(${REVISION_BYTES}) AS bytes FROM revisions r JOIN gone g ON r.user_id = g.user_id AND r.entry_id = g.id
        GROUP BY r.user_id),
      counted AS (
-       UPDATE users SET history_bytes = history_bytes - freed.bytes FROM freed WHERE users.user_id = freed.user_id)
+       UPDATE users SET history_bytes = history_bytes - freed.bytes, changes = changes + 1
+       FROM freed WHERE users.user_id = freed.user_id)
      SELECT count(*)::integer AS purged FROM gone`,
 } as const;
 

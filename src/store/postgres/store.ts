@@ -6,9 +6,12 @@
  * dropped entries in one `entries` table, usage in `users`, revisions per entry.
  */
 
+import type { ActivityQuery, ActivityRecord, ActorCount, ChangeListener } from '../../core/activity.js';
 import { type AppliedChange, applyChange, applyUndrop, entryAfter } from '../../core/apply.js';
 import { EngramError } from '../../core/errors.js';
 import type { IndexRow } from '../../core/format.js';
+import { type SearchedEntry, type SearchHit, type SearchTerms, searchHit } from '../../core/search.js';
+import { searchText } from '../../core/search-words.js';
 import type {
   Caller,
   Change,
@@ -29,6 +32,7 @@ import type {
   WriteRules,
 } from '../../core/store.js';
 import { entryBytes } from '../../core/usage.js';
+import { ChangeFeed, mutationDetails, recordingDecide } from '../change-feed.js';
 import { TRIM_BATCH, Trim } from '../history-cap.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
 import { PostgresAccountStore } from './accounts.js';
@@ -36,15 +40,27 @@ import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
 import { PostgresGrantStore } from './grants.js';
 import { migrate } from './migrations.js';
 import { createPool, type Pool, type PoolOptions, type Queryable, type Statement, serverAddress } from './pool.js';
-import { statement } from './statements.js';
+import { searchQuery, statement } from './statements.js';
 import { PostgresTokenStore } from './tokens.js';
 import { callDecide, Runner } from './transaction.js';
 
 /** The connection and its pool; the clock and the history limits come with each write (WriteRules). */
 export type PostgresStoreOptions = PoolOptions;
 
+/**
+ * How often a watched store reads the watched users' change counters, for changes other
+ * servers commit: one indexed query of those users only, and only while someone watches.
+ * (LISTEN/NOTIFY would tell sooner, but a NOTIFY in every write transaction takes a lock
+ * held through each commit, serialising the commits of every writer of every database.)
+ */
+const WATCH_POLL_MS = 500;
+
+/** A position after every one of activity's (newest-first) order; a revision is an integer column. */
+const NEWEST = { at: Number.MAX_SAFE_INTEGER, entry: Number.MAX_SAFE_INTEGER, revision: 2 ** 31 - 1 };
+
 export class PostgresStore implements Store {
   private closed = false;
+  private readonly feed: ChangeFeed;
   readonly tokens: PostgresTokenStore;
   readonly accounts: PostgresAccountStore;
   readonly grants: PostgresGrantStore;
@@ -69,6 +85,13 @@ export class PostgresStore implements Store {
     this.tokens = new PostgresTokenStore(db);
     this.accounts = new PostgresAccountStore(db);
     this.grants = new PostgresGrantStore(db);
+    this.feed = new ChangeFeed({
+      readVersions: async (users) => {
+        const rows = await db.query<{ user: string; changes: number }>(statement('versions', users));
+        return new Map(rows.map((row) => [row.user, row.changes]));
+      },
+      pollMs: WATCH_POLL_MS,
+    });
   }
 
   async index(user: string): Promise<IndexRow[]> {
@@ -94,13 +117,17 @@ export class PostgresStore implements Store {
   }
 
   async mutate(caller: Caller, name: string, decide: Decide, rules: WriteRules): Promise<MutationResult> {
-    return this.db.transaction(async (db) => {
+    const recording = recordingDecide(decide);
+    const result = await this.db.transaction(async (db) => {
       const usage = await lockUser(db, caller.user);
       const row = await first<EntryRow>(db, statement('live', caller.user, name));
       const before = row && toEntry(row);
-      const change = callDecide(() => decide(before, usage));
+      const change = callDecide(() => recording.decide(before, usage));
       return { before, after: await this.apply(db, caller, name, row, change, rules) };
     });
+    const details = mutationDetails(name, recording.decided(), result);
+    if (details) this.feed.committed(caller.user, details);
+    return result;
   }
 
   async mutateAll(caller: Caller, decide: DecideAll, rules: WriteRules): Promise<void> {
@@ -111,6 +138,7 @@ export class PostgresStore implements Store {
       const changes = callDecide(() => decide(rows.map(toEntry), usage));
       for (const { name, change } of changes) await this.apply(db, caller, name, byName.get(name), change, rules);
     });
+    this.feed.committed(caller.user);
   }
 
   async history(user: string, name: string): Promise<RevisionRecord[]> {
@@ -122,6 +150,14 @@ export class PostgresStore implements Store {
   }
 
   async undrop(caller: Caller, name: string, rules: WriteRules, check?: UndropCheck): Promise<UndropResult> {
+    const result = await this.undropCopy(caller, name, rules, check);
+    if (result.status === 'restored') {
+      this.feed.committed(caller.user, { name, revision: result.entry.revision, operation: 'undrop' });
+    }
+    return result;
+  }
+
+  private undropCopy(caller: Caller, name: string, rules: WriteRules, check?: UndropCheck): Promise<UndropResult> {
     return this.db.transaction(async (db): Promise<UndropResult> => {
       const usage = await lockUser(db, caller.user);
       const row = await first<EntryRow>(db, statement('latestTrashed', caller.user, name));
@@ -144,7 +180,7 @@ export class PostgresStore implements Store {
    * and backups keep their own copies for as long as those are retained.
    */
   async purge(user: string, name: string, options: { readonly includeLive: boolean }): Promise<number> {
-    return this.db.transaction(async (db) => {
+    const purged = await this.db.transaction(async (db) => {
       await lockUser(db, user);
       const { rows } = await db.query<PurgedRow>(statement('purgeCopies', user, name, options.includeLive));
       // Their revisions leave the user's history; a purged live entry leaves their usage too.
@@ -154,14 +190,43 @@ export class PostgresStore implements Store {
       if (rows.length > 0) await db.query(statement('addUsage', user, -bytes, -live.length, -history));
       return rows.length;
     });
+    if (purged > 0) this.feed.committed(user, { name });
+    return purged;
   }
 
   /** Dropped entries count towards their users' history, so their users are locked first; see purge for what VACUUM keeps. */
   async purgeTrash(cutoff: number): Promise<number> {
-    return this.db.transaction(async (db) => {
+    const purged = await this.db.transaction(async (db) => {
       await db.query(statement('lockExpiredUsers', cutoff));
       return (await first<{ purged: number }>(db, statement('purgeExpired', cutoff)))?.purged ?? 0;
     });
+    if (purged > 0) this.feed.committedSome();
+    return purged;
+  }
+
+  async activity(user: string, query: ActivityQuery): Promise<ActivityRecord[]> {
+    const { at, entry, revision } = query.before ?? NEWEST;
+    const values = [user, at, entry, revision, query.limit];
+    return query.actor === undefined
+      ? this.db.query<ActivityRecord>(statement('activity', ...values))
+      : this.db.query<ActivityRecord>(statement('activityOf', ...values, query.actor));
+  }
+
+  async actors(user: string): Promise<ActorCount[]> {
+    return this.db.query<ActorCount>(statement('actors', user));
+  }
+
+  watch(user: string, listener: ChangeListener): () => void {
+    return this.feed.watch(user, listener);
+  }
+
+  /** By the GIN index of the live entries' search vectors (migrations.ts, step 4). */
+  async search(user: string, terms: SearchTerms, options: { readonly limit: number }): Promise<SearchHit[]> {
+    const [anywhere, inName, inDescription] = [searchQuery(terms), searchQuery(terms, 'A'), searchQuery(terms, 'B')];
+    const rows = await this.db.query<SearchedEntry>(
+      statement('search', user, anywhere, inName, inDescription, options.limit),
+    );
+    return rows.map((row) => searchHit(row, terms));
   }
 
   async isEmpty(): Promise<boolean> {
@@ -174,11 +239,13 @@ export class PostgresStore implements Store {
 
   async load(dump: StoreDump, options: LoadOptions): Promise<void> {
     await loadDatabase(this.db, dump, options);
+    this.feed.committedSome();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.feed.close();
     await this.pool.end();
   }
 
@@ -214,12 +281,13 @@ export class PostgresStore implements Store {
     let rowId: number;
     if (applied.kind === 'write') {
       const values = [entry.description, entry.body, entry.size, entry.updated, entry.revision];
+      const words = [searchText(entry.name), searchText(entry.description), searchText(entry.body)];
       if (id === undefined) {
-        const inserted = await first<{ id: number }>(db, statement('insert', user, entry.name, ...values));
+        const inserted = await first<{ id: number }>(db, statement('insert', user, entry.name, ...values, ...words));
         rowId = inserted!.id;
       } else {
         rowId = id;
-        await db.query(statement('update', user, id, ...values));
+        await db.query(statement('update', user, id, ...values, ...words));
       }
     } else {
       if (id === undefined) throw new Error(`no row to ${applied.kind} for ${entry.name}`);

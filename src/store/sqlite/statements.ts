@@ -9,12 +9,32 @@ import { ENTRY_COLUMNS } from '../sql-rows.js';
 /** What a revision takes against the history cap, as usage.ts's revisionBytes: UTF-8 bytes of description and body. */
 const REVISION_BYTES = 'length(CAST(description AS BLOB)) + length(CAST(body AS BLOB))';
 
+/**
+ * The FTS5 query of search terms (core/search.ts): each term a quoted string (a `"` in it
+ * doubled), the last as a prefix, all within `column` when given. Built from the terms,
+ * never from what was typed: no FTS5 operator (OR, NEAR, `*`, `(`, `:`) can get in.
+ */
+export function searchMatch(terms: readonly string[], column?: 'name' | 'description'): string {
+  const phrases = terms
+    .map((term, at) => `"${term.replaceAll('"', '""')}"${at === terms.length - 1 ? '*' : ''}`)
+    .join(' ');
+  return column ? `{${column}} : (${phrases})` : phrases;
+}
+
 export const SQL = {
   index:
     'SELECT name, size, description FROM entries INDEXED BY entries_index WHERE user_id = ? AND dropped_at IS NULL ORDER BY name',
   overview: `SELECT e.name, e.size, e.description, e.updated, e.revision, r.actor FROM entries e
        JOIN revisions r ON r.entry_id = e.id AND r.revision = e.revision
        WHERE e.user_id = ? AND e.dropped_at IS NULL ORDER BY e.name`,
+  // The live entries (entries_search holds only those) with every term anywhere, then ranked:
+  // every term in the name, then in the description (searchMatch), then the latest first.
+  search: `SELECT e.name, e.description, e.body, e.updated FROM entries_search JOIN entries e ON e.id = entries_search.rowid
+       WHERE entries_search MATCH @anywhere AND e.user_id = @user AND e.dropped_at IS NULL
+       ORDER BY e.id IN (SELECT rowid FROM entries_search WHERE entries_search MATCH @inName) DESC,
+         e.id IN (SELECT rowid FROM entries_search WHERE entries_search MATCH @inDescription) DESC,
+         e.updated DESC, e.name
+       LIMIT @limit`,
   live: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND name = ? AND dropped_at IS NULL`,
   allLive: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND dropped_at IS NULL ORDER BY name`,
   latestTrashed: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND name = ? AND dropped_at IS NOT NULL

@@ -12,6 +12,7 @@ import type Database from 'better-sqlite3';
 import { type AppliedChange, applyChange, applyUndrop, entryAfter } from '../../core/apply.js';
 import { EngramError } from '../../core/errors.js';
 import type { IndexRow } from '../../core/format.js';
+import { type SearchedEntry, type SearchHit, type SearchTerms, searchHit } from '../../core/search.js';
 import type {
   Caller,
   Change,
@@ -42,7 +43,7 @@ import { SqliteGrantStore } from './grants.js';
 import { GroupCommit } from './group-commit.js';
 import { Guard } from './guard.js';
 import { IndexCache } from './index-cache.js';
-import { prepareStatements, type Statements } from './statements.js';
+import { prepareStatements, type Statements, searchMatch } from './statements.js';
 import { SqliteTokenStore } from './tokens.js';
 
 export interface SqliteStoreOptions {
@@ -194,6 +195,20 @@ export class SqliteStore implements Store {
 
   async purgeTrash(cutoff: number): Promise<number> {
     return this.purgeCopies(() => this.statements.expiredTrash.all(cutoff) as CopyRow[]);
+  }
+
+  /** By the FTS5 index entries_search, which triggers keep in every write's transaction (migrations.ts, step 7). */
+  async search(user: string, terms: SearchTerms, options: { readonly limit: number }): Promise<SearchHit[]> {
+    return this.guard.read(() => {
+      const rows = this.statements.search.all({
+        user,
+        anywhere: searchMatch(terms),
+        inName: searchMatch(terms, 'name'),
+        inDescription: searchMatch(terms, 'description'),
+        limit: options.limit,
+      }) as SearchedEntry[];
+      return rows.map((row) => searchHit(row, terms));
+    });
   }
 
   async isEmpty(): Promise<boolean> {

@@ -1,0 +1,53 @@
+/**
+ * What a word is to search, decided once so that every backend finds the same entries:
+ * a run of letters and digits (with the combining marks that follow them), folded to
+ * lower case without accents ("Été" is "ete"). A query becomes these words; the
+ * in-process store matches them against these words, PostgreSQL indexes these words
+ * (its own parser would make "example.com" or "a/b" one word), and SQLite's FTS5
+ * unicode61 tokenizer with remove_diacritics 2 splits and folds text the same way for
+ * Latin letters (Unicode decomposition is the reference: a few letters it does not
+ * decompose, such as "ø" or "ß", may fold differently there).
+ */
+
+/** A word and where it stands in its text, in UTF-16 code units, end excluded. */
+export interface WordAt {
+  readonly word: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Letters, digits and private-use characters start a word; combining marks may follow inside it. */
+const WORD = /[\p{L}\p{N}\p{Co}][\p{L}\p{N}\p{M}\p{Co}]*/gu;
+const MARKS = /\p{M}/gu;
+
+/**
+ * Words longer than this are not indexed (PostgreSQL refuses lexemes of 2 KB; 255
+ * characters stay under it in any script). No query word can be this long.
+ */
+export const LONGEST_WORD = 255;
+
+/** A word folded: lower case, decomposed, combining marks (accents) removed. */
+export function foldWord(word: string): string {
+  return word.toLowerCase().normalize('NFD').replace(MARKS, '');
+}
+
+/** Every word of `text` with its place, folded, in order; words longer than LONGEST_WORD are left out. */
+export function wordsAt(text: string): WordAt[] {
+  const words: WordAt[] = [];
+  for (const match of text.matchAll(WORD)) {
+    if (match[0].length > LONGEST_WORD) continue;
+    const word = foldWord(match[0]);
+    if (word !== '') words.push({ word, start: match.index, end: match.index + match[0].length });
+  }
+  return words;
+}
+
+/** The folded words of `text`, in order. */
+export function searchWords(text: string): string[] {
+  return wordsAt(text).map(({ word }) => word);
+}
+
+/** The folded words of `text` joined by spaces: what a backend without our tokenizer (PostgreSQL) indexes. */
+export function searchText(text: string): string {
+  return searchWords(text).join(' ');
+}
