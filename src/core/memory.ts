@@ -4,6 +4,7 @@
  * below it, so all of them apply the same rules and return the same messages.
  */
 
+import { Activity } from './activity.js';
 import { writeRules } from './apply.js';
 import { assertWritable, type Caller } from './caller.js';
 import { checkCaps, planEdit, type WriteRequest, writeNotFound } from './edit.js';
@@ -59,6 +60,8 @@ export class Memory {
   readonly recovery: Recovery;
   /** Export, import, wipe. */
   readonly transfer: Transfer;
+  /** What changed across the whole memory, by whom; and word of changes as they commit. */
+  readonly activity: Activity;
 
   constructor(options: MemoryOptions) {
     this.store = options.store;
@@ -67,6 +70,7 @@ export class Memory {
     this.rules = writeRules(this.policy, now);
     this.recovery = new Recovery(this.store, this.policy, this.rules);
     this.transfer = new Transfer(this.store, this.policy, this.rules, () => this.recovery.purgeIfNoRetention());
+    this.activity = new Activity(this.store);
   }
 
   /** One row per entry, sorted by name; never reads bodies. */

@@ -25,6 +25,7 @@ import type {
   GrantSecretRecord,
   GrantStore,
 } from './account-store.js';
+import type { ActivityQuery, ActivityRecord, ActorCount, ChangeListener } from './activity.js';
 import type { Caller } from './caller.js';
 import { EngramError } from './errors.js';
 import type { IndexRow } from './format.js';
@@ -271,8 +272,34 @@ export interface SearchStore {
   search(user: string, terms: SearchTerms, options: { readonly limit: number }): Promise<SearchHit[]>;
 }
 
+/**
+ * Activity (activity.ts): a user's changes across their whole memory, read from the
+ * revisions kept, by an index of the user's revisions by time — never bodies — and who made them.
+ */
+export interface ActivityStore {
+  /**
+   * The user's revisions (of live and dropped entries), newest first — by time, then entry
+   * id, then revision, all descending — each with its entry's name; only those after
+   * `before` in that order, and only `actor`'s when given; at most `limit` (a page of at
+   * most ACTIVITY_LIMIT_CAP, and one more to see whether another follows).
+   */
+  activity(user: string, query: ActivityQuery): Promise<ActivityRecord[]>;
+  /** Each actor of the user's revisions with how many they made and the latest's time: most first, then by name in code-point order. */
+  actors(user: string): Promise<ActorCount[]>;
+}
+
+/**
+ * Word of changes as they commit, for live updates (activity.ts MemoryChange). Changes
+ * this store commits are told once committed (the in-process store synchronously);
+ * changes another process commits to the same database are told within a poll.
+ */
+export interface ChangeStore {
+  /** Calls `listener` for each committed change of the user's memory until the returned function is called. */
+  watch(user: string, listener: ChangeListener): () => void;
+}
+
 /** A backend: the union of the ports above, with its tokens beside them and a way to close it. */
-export interface Store extends EntryStore, RecoveryStore, DumpStore, SearchStore {
+export interface Store extends EntryStore, RecoveryStore, DumpStore, SearchStore, ActivityStore, ChangeStore {
   /** The bearer tokens kept in the same database. */
   readonly tokens: TokenStore;
   /** Accounts (passwords) and signed-in browsers. */

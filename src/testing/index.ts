@@ -11,6 +11,7 @@
  */
 
 import { describeAccountContract } from './accounts.js';
+import { describeActivityContract } from './activity.js';
 import { describeDumpContract } from './dump.js';
 import { describeEntryContract } from './entries.js';
 import { describeGrantContract } from './grants.js';
@@ -23,6 +24,7 @@ import { describeTokenContract } from './tokens.js';
 export type { OpenedStore, OpenStore } from './setup.js';
 export {
   describeAccountContract,
+  describeActivityContract,
   describeDumpContract,
   describeEntryContract,
   describeGrantContract,
@@ -33,13 +35,14 @@ export {
 };
 
 /**
- * The whole Store contract: one describe block per port (entries, recovery, dump,
+ * The whole Store contract: one describe block per port (entries, recovery, activity, dump,
  * search, tokens, accounts, grants), then the Memory service over the store, whose policy and
  * clock must hold.
  */
 export function describeStoreContract(name: string, open: OpenStore): void {
   describeEntryContract(name, open);
   describeRecoveryContract(name, open);
+  describeActivityContract(name, open);
   describeDumpContract(name, open);
   describeSearchContract(name, open);
   describeTokenContract(name, open);

@@ -5,6 +5,7 @@
  * every store it has no settings: the clock and the history limits come with each write.
  */
 
+import type { ActivityQuery, ActivityRecord, ActorCount, ChangeListener } from '../../core/activity.js';
 import { type AppliedChange, applyChange, applyUndrop, entryAfter } from '../../core/apply.js';
 import type { IndexRow } from '../../core/format.js';
 import { type SearchHit, type SearchTerms, searchHit, searchRank } from '../../core/search.js';
@@ -28,7 +29,9 @@ import type {
   WriteRules,
 } from '../../core/store.js';
 import { notEmptyError } from '../../core/store.js';
+import { utf8Bytes } from '../../core/text.js';
 import { entryBytes, revisionBytes } from '../../core/usage.js';
+import { ChangeFeed, mutationDetails } from '../change-feed.js';
 import { Trim } from '../history-cap.js';
 import { MemoryAccountStore } from './accounts.js';
 import { MemoryGrantStore } from './grants.js';
@@ -53,6 +56,12 @@ export class MemoryStore implements Store {
   private readonly rows = new Map<number, Row>();
   private nextId = 1;
   private readonly counters = new Map<string, Counters>();
+  /** Each user's change counter (ChangeFeed), moved with their counters by every change. */
+  private readonly versions = new Map<string, number>();
+  /** One process owns the data: watchers are told synchronously after each change, and nothing is polled. */
+  private readonly feed = new ChangeFeed({
+    readVersions: (users) => new Map(users.map((user) => [user, this.versions.get(user) ?? 0])),
+  });
   private closed = false;
   readonly tokens = new MemoryTokenStore();
   readonly accounts = new MemoryAccountStore();
@@ -96,7 +105,10 @@ export class MemoryStore implements Store {
     const row = this.liveRow(caller.user, name);
     const before = row?.entry;
     const change = decide(before, this.usageOf(caller.user));
-    return { before, after: this.apply(caller, name, row, change, rules) };
+    const result = { before, after: this.apply(caller, name, row, change, rules) };
+    const details = mutationDetails(name, change, result);
+    if (details) this.feed.committed(caller.user, details);
+    return result;
   }
 
   async mutateAll(caller: Caller, decide: DecideAll, rules: WriteRules): Promise<void> {
@@ -107,6 +119,7 @@ export class MemoryStore implements Store {
     );
     const byName = new Map(rows.map((row) => [row.entry.name, row]));
     for (const { name, change } of changes) this.apply(caller, name, byName.get(name), change, rules);
+    this.feed.committed(caller.user);
   }
 
   async history(user: string, name: string): Promise<RevisionRecord[]> {
@@ -129,17 +142,60 @@ export class MemoryStore implements Store {
     check?.(row.entry, this.usageOf(caller.user));
     const applied = applyUndrop(row.entry, caller, rules.now(), rules.historyLimit);
     this.persist(caller.user, row, applied, rules);
+    this.feed.committed(caller.user, { name, revision: applied.entry.revision, operation: 'undrop' });
     return { status: 'restored', entry: applied.entry };
   }
 
   async purge(user: string, name: string, options: { readonly includeLive: boolean }): Promise<number> {
-    return this.forget(
+    const purged = this.forget(
       (row) => row.user === user && row.entry.name === name && (options.includeLive || row.dropped !== undefined),
     );
+    if (purged > 0) this.feed.committed(user, { name });
+    return purged;
   }
 
   async purgeTrash(cutoff: number): Promise<number> {
-    return this.forget((row) => row.dropped !== undefined && row.dropped.at <= cutoff);
+    const purged = this.forget((row) => row.dropped !== undefined && row.dropped.at <= cutoff);
+    if (purged > 0) this.feed.committedSome();
+    return purged;
+  }
+
+  async activity(user: string, query: ActivityQuery): Promise<ActivityRecord[]> {
+    const { before, actor } = query;
+    return this.all()
+      .filter((row) => row.user === user)
+      .flatMap(({ id, entry: { name }, revisions }) =>
+        revisions.map(({ revision, operation, actor, at, description, body }) => ({
+          at,
+          entry: id,
+          revision,
+          name,
+          operation,
+          actor,
+          description,
+          size: utf8Bytes(body),
+        })),
+      )
+      .filter((record) => (actor === undefined || record.actor === actor) && (!before || isBefore(record, before)))
+      .sort((a, b) => b.at - a.at || b.entry - a.entry || b.revision - a.revision)
+      .slice(0, query.limit);
+  }
+
+  async actors(user: string): Promise<ActorCount[]> {
+    const counts = new Map<string, { changes: number; last: number }>();
+    for (const row of this.all().filter((row) => row.user === user)) {
+      for (const { actor, at } of row.revisions) {
+        const count = counts.get(actor) ?? { changes: 0, last: at };
+        counts.set(actor, { changes: count.changes + 1, last: Math.max(count.last, at) });
+      }
+    }
+    return [...counts.entries()]
+      .map(([actor, count]) => ({ actor, ...count }))
+      .sort((a, b) => b.changes - a.changes || compare(a.actor, b.actor));
+  }
+
+  watch(user: string, listener: ChangeListener): () => void {
+    return this.feed.watch(user, listener);
   }
 
   /** Matches every live entry of the user in process: its words, as search-words.ts reads them. */
@@ -195,11 +251,14 @@ export class MemoryStore implements Store {
       this.rows.set(id, { id, user, entry, dropped, revisions: [...revisions] });
     }
     this.nextId = dump.entries.reduce((max, entry) => Math.max(max, entry.id), 0) + 1;
+    for (const user of new Set([...this.versions.keys(), ...this.counters.keys()])) this.bump(user);
     options.onProgress?.(dump.entries.length);
+    this.feed.committedSome();
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    this.feed.close();
   }
 
   private forget(matches: (row: Row) => boolean): number {
@@ -275,12 +334,18 @@ export class MemoryStore implements Store {
 
   /** Adds the deltas to the user's counters and returns them. */
   private count(user: string, delta: Partial<Counters>): Counters {
+    this.bump(user);
     const counters = this.counters.get(user) ?? { totalBytes: 0, entries: 0, historyBytes: 0 };
     counters.totalBytes += delta.totalBytes ?? 0;
     counters.entries += delta.entries ?? 0;
     counters.historyBytes += delta.historyBytes ?? 0;
     this.counters.set(user, counters);
     return counters;
+  }
+
+  /** Moves the user's change counter: something of theirs changed. */
+  private bump(user: string): void {
+    this.versions.set(user, (this.versions.get(user) ?? 0) + 1);
   }
 
   private all(): Row[] {
@@ -304,6 +369,15 @@ export class MemoryStore implements Store {
       )
       .sort((a, b) => (b.dropped?.at ?? 0) - (a.dropped?.at ?? 0) || b.id - a.id);
   }
+}
+
+/** Whether `record` comes after `position` in activity order (newest first). */
+function isBefore(record: ActivityRecord, position: ActivityQuery['before'] & object): boolean {
+  return (
+    record.at < position.at ||
+    (record.at === position.at &&
+      (record.entry < position.entry || (record.entry === position.entry && record.revision < position.revision)))
+  );
 }
 
 function bytesOf(entry: StoredEntry): number {

@@ -48,10 +48,27 @@ export const SQL = {
   users: `SELECT user_id AS user, total_bytes AS totalBytes, entries, history_bytes AS historyBytes
        FROM users WHERE entries > 0 OR history_bytes > 0 ORDER BY user_id`,
   // Every counter moves by delta, never by summing the user's rows; the history is returned for the cap.
-  addUsage: `INSERT INTO users (user_id, total_bytes, entries, history_bytes) VALUES (@user, @bytes, @entries, @history)
+  // Every change moves the counters, so it moves the user's change counter too (change-feed.ts).
+  addUsage: `INSERT INTO users (user_id, total_bytes, entries, history_bytes, changes)
+       VALUES (@user, @bytes, @entries, @history, 1)
        ON CONFLICT (user_id) DO UPDATE SET total_bytes = total_bytes + @bytes, entries = entries + @entries,
-         history_bytes = history_bytes + @history
+         history_bytes = history_bytes + @history, changes = changes + 1
        RETURNING history_bytes`,
+  version: 'SELECT changes FROM users WHERE user_id = ?',
+  // A user's revisions newest first (after a position: no position is after every one), by
+  // revisions_activity, or revisions_actor for one actor's; sizes from the bodies' lengths.
+  activity: `SELECT r.at, r.entry_id AS entry, r.revision, e.name, r.operation, r.actor, r.description,
+         octet_length(r.body) AS size
+       FROM revisions r INDEXED BY revisions_activity JOIN entries e ON e.id = r.entry_id
+       WHERE r.user_id = @user AND (r.at, r.entry_id, r.revision) < (@at, @entry, @revision)
+       ORDER BY r.at DESC, r.entry_id DESC, r.revision DESC LIMIT @limit`,
+  activityOf: `SELECT r.at, r.entry_id AS entry, r.revision, e.name, r.operation, r.actor, r.description,
+         octet_length(r.body) AS size
+       FROM revisions r INDEXED BY revisions_actor JOIN entries e ON e.id = r.entry_id
+       WHERE r.user_id = @user AND r.actor = @actor AND (r.at, r.entry_id, r.revision) < (@at, @entry, @revision)
+       ORDER BY r.at DESC, r.entry_id DESC, r.revision DESC LIMIT @limit`,
+  actors: `SELECT actor, count(*) AS changes, max(at) AS last FROM revisions INDEXED BY revisions_actor
+       WHERE user_id = ? GROUP BY actor ORDER BY changes DESC, actor`,
   insert: `INSERT INTO entries (user_id, name, description, body, size, created, updated, revision)
        VALUES (@user, @name, @description, @body, @size, @at, @at, @revision)`,
   update: `UPDATE entries SET description = @description, body = @body, size = @size, updated = @at, revision = @revision

@@ -9,6 +9,7 @@
  */
 
 import type Database from 'better-sqlite3';
+import type { ActivityQuery, ActivityRecord, ActorCount, ChangeListener } from '../../core/activity.js';
 import { type AppliedChange, applyChange, applyUndrop, entryAfter } from '../../core/apply.js';
 import { EngramError } from '../../core/errors.js';
 import type { IndexRow } from '../../core/format.js';
@@ -33,6 +34,7 @@ import type {
   WriteRules,
 } from '../../core/store.js';
 import { entryBytes } from '../../core/usage.js';
+import { ChangeFeed, mutationDetails, recordingDecide } from '../change-feed.js';
 import { TRIM_BATCH, Trim } from '../history-cap.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
 import { SqliteAccountStore } from './accounts.js';
@@ -63,6 +65,15 @@ export interface SqliteStoreOptions {
   readonly groupCommit?: boolean;
 }
 
+/**
+ * How often a watched store looks for commits of other connections (PRAGMA data_version,
+ * a read of this connection's own state): only while someone watches.
+ */
+const WATCH_POLL_MS = 250;
+
+/** A position after every one of activity's (newest-first) order. */
+const NEWEST = { at: Number.MAX_SAFE_INTEGER, entry: Number.MAX_SAFE_INTEGER, revision: Number.MAX_SAFE_INTEGER };
+
 /** The columns purging needs. */
 interface CopyRow {
   id: number;
@@ -83,6 +94,7 @@ export class SqliteStore implements Store {
   private readonly undropOne;
   private readonly purgeRows;
   private readonly indexCache: IndexCache;
+  private readonly feed: ChangeFeed;
   readonly tokens: SqliteTokenStore;
   readonly accounts: SqliteAccountStore;
   readonly grants: SqliteGrantStore;
@@ -106,6 +118,21 @@ export class SqliteStore implements Store {
     this.mutateOne = this.db.transaction(this.mutateInTransaction.bind(this));
     const dataVersion = this.db.prepare('PRAGMA data_version').pluck();
     this.indexCache = new IndexCache(() => dataVersion.get() as number);
+    // Another connection's commit moves data_version (this connection's own do not: those
+    // are told as they commit); only then are the watched users' change counters read.
+    const watchedDataVersion = this.db.prepare('PRAGMA data_version').pluck();
+    let seenDataVersion = -1;
+    this.feed = new ChangeFeed({
+      readVersions: (users) =>
+        new Map(users.map((user) => [user, (this.statements.version.pluck().get(user) as number | undefined) ?? 0])),
+      pollMs: WATCH_POLL_MS,
+      mayHaveChanged: () => {
+        const version = watchedDataVersion.get() as number;
+        const changed = version !== seenDataVersion;
+        seenDataVersion = version;
+        return changed;
+      },
+    });
     this.mutateEvery = this.db.transaction(this.mutateAllInTransaction.bind(this));
     this.undropOne = this.db.transaction(this.undropInTransaction.bind(this));
     // The copies are selected inside the transaction, so no other process can undrop one in between.
@@ -161,12 +188,20 @@ export class SqliteStore implements Store {
   }
 
   async mutate(caller: Caller, name: string, decide: Decide, rules: WriteRules): Promise<MutationResult> {
-    if (!this.groupCommit) return this.guard.write(() => this.mutateOne.immediate(caller, name, decide, rules));
-    return this.guard.explained(this.groupCommit.run(() => this.mutateInTransaction(caller, name, decide, rules)));
+    const recording = recordingDecide(decide);
+    const result = this.groupCommit
+      ? await this.guard.explained(
+          this.groupCommit.run(() => this.mutateInTransaction(caller, name, recording.decide, rules)),
+        )
+      : await this.guard.write(() => this.mutateOne.immediate(caller, name, recording.decide, rules));
+    const details = mutationDetails(name, recording.decided(), result);
+    if (details) this.feed.committed(caller.user, details);
+    return result;
   }
 
   async mutateAll(caller: Caller, decide: DecideAll, rules: WriteRules): Promise<void> {
     await this.guard.write(() => this.mutateEvery.immediate(caller, decide, rules));
+    this.feed.committed(caller.user);
   }
 
   async history(user: string, name: string): Promise<RevisionRecord[]> {
@@ -182,19 +217,47 @@ export class SqliteStore implements Store {
   }
 
   async undrop(caller: Caller, name: string, rules: WriteRules, check?: UndropCheck): Promise<UndropResult> {
-    return this.guard.write(() => this.undropOne.immediate(caller, name, rules, check));
+    const result = await this.guard.write(() => this.undropOne.immediate(caller, name, rules, check));
+    if (result.status === 'restored') {
+      this.feed.committed(caller.user, { name, revision: result.entry.revision, operation: 'undrop' });
+    }
+    return result;
   }
 
   async purge(user: string, name: string, options: { readonly includeLive: boolean }): Promise<number> {
-    return this.purgeCopies(() =>
-      (this.statements.copies.all(user, name) as CopyRow[]).filter(
-        (row) => options.includeLive || row.dropped_at !== null,
-      ),
+    return this.purgeCopies(
+      () =>
+        (this.statements.copies.all(user, name) as CopyRow[]).filter(
+          (row) => options.includeLive || row.dropped_at !== null,
+        ),
+      () => this.feed.committed(user, { name }),
     );
   }
 
   async purgeTrash(cutoff: number): Promise<number> {
-    return this.purgeCopies(() => this.statements.expiredTrash.all(cutoff) as CopyRow[]);
+    return this.purgeCopies(
+      () => this.statements.expiredTrash.all(cutoff) as CopyRow[],
+      () => this.feed.committedSome(),
+    );
+  }
+
+  async activity(user: string, query: ActivityQuery): Promise<ActivityRecord[]> {
+    const { actor, limit } = query;
+    const params = { user, limit, ...(query.before ?? NEWEST) };
+    return this.guard.read(
+      () =>
+        (actor === undefined
+          ? this.statements.activity.all(params)
+          : this.statements.activityOf.all({ ...params, actor })) as ActivityRecord[],
+    );
+  }
+
+  async actors(user: string): Promise<ActorCount[]> {
+    return this.guard.read(() => this.statements.actors.all(user) as ActorCount[]);
+  }
+
+  watch(user: string, listener: ChangeListener): () => void {
+    return this.feed.watch(user, listener);
   }
 
   /** By the FTS5 index entries_search, which triggers keep in every write's transaction (migrations.ts, step 7). */
@@ -222,9 +285,11 @@ export class SqliteStore implements Store {
   async load(dump: StoreDump, options: LoadOptions): Promise<void> {
     this.indexCache.invalidate();
     await this.guard.write(() => loadDatabase(this.db, dump, options));
+    this.feed.committedSome();
   }
 
   async close(): Promise<void> {
+    this.feed.close();
     if (this.db.open) this.db.close();
   }
 
@@ -234,13 +299,14 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Deletes entries and revisions, then checkpoints and empties the WAL so it keeps no
-   * copy of their text. A reader of another connection that outlasts the busy deadline
+   * Deletes entries and revisions (then tells watchers: `committed`), checkpoints and empties
+   * the WAL so it keeps no copy of their text. A reader of another connection that outlasts the busy deadline
    * keeps the WAL from being emptied: then the purge says so rather than claim success.
    */
-  private async purgeCopies(select: () => CopyRow[]): Promise<number> {
+  private async purgeCopies(select: () => CopyRow[], committed: () => void): Promise<number> {
     const count = await this.guard.write(() => this.purgeRows.immediate(select));
     if (count === 0) return 0;
+    committed();
     const emptied = await this.guard.explained(
       retryUntil(() => {
         const [checkpoint] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
