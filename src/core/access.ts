@@ -111,6 +111,22 @@ export class Access {
     return records.map(infoOf).sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : 1));
   }
 
+  /** The live tokens of `user` alone, oldest first: what a person may see of access (the web UI). */
+  async listOf(user: string): Promise<TokenInfo[]> {
+    return (await this.list()).filter((token) => token.user === user);
+  }
+
+  /**
+   * Revokes one of `user`'s own tokens; a token of another user is NOT_FOUND, as if it did
+   * not exist, so nobody learns or ends what is not theirs.
+   */
+  async revokeOf(user: string, id: string): Promise<void> {
+    const owned = (await this.listOf(user)).some((token) => token.id === id.trim());
+    if (!owned || !(await this.tokens.revoke(id.trim()))) {
+      throw new EngramError('NOT_FOUND', `you have no token with the id ${JSON.stringify(id)}.`);
+    }
+  }
+
   /** Revokes a token; the next request that presents it is refused. */
   async revoke(id: string): Promise<void> {
     if (!(await this.tokens.revoke(id.trim()))) {

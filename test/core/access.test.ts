@@ -182,6 +182,18 @@ describe('list and revoke', () => {
     expect(await access.list()).toEqual([other.info]);
   });
 
+  it("lists one user's own tokens, and revokes only those: another user's token is NOT_FOUND and keeps working", async () => {
+    const { access } = setup();
+    const ada = await access.create({ user: 'ada', label: 'mine' });
+    const bob = await access.create({ user: 'bob', label: 'theirs' });
+    expect(await access.listOf('ada')).toEqual([ada.info]);
+    await expectEngramError(() => access.revokeOf('ada', bob.info.id), 'NOT_FOUND', /you have no token with the id/);
+    expect(await access.authenticate(bob.token)).toMatchObject({ user: 'bob' });
+    await access.revokeOf('ada', ` ${ada.info.id} `);
+    expect(await access.listOf('ada')).toEqual([]);
+    expect((await access.list()).map((token) => token.id)).toEqual([bob.info.id]);
+  });
+
   it('refuses an unknown id, saying where the ids are, and revokes nothing', async () => {
     const { access } = setup();
     const { info } = await access.create({ user: 'ada' });

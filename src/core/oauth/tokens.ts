@@ -327,6 +327,17 @@ export class OAuthTokens {
     }));
   }
 
+  /** The connected apps of `user` alone, oldest first: what a person may see of them (the web UI). */
+  async listAppsOf(user: string): Promise<AppInfo[]> {
+    return (await this.listApps()).filter((app) => app.user === user);
+  }
+
+  /** Ends one of `user`'s own apps; false for an app of another user, as for none, which stays. */
+  async revokeAppOf(user: string, id: string): Promise<boolean> {
+    const grant = await this.grants.getGrant(id.trim());
+    return grant !== undefined && grant.user === user && this.grants.revokeGrant(grant.id);
+  }
+
   /** Ends a connected app: its grant and every token it holds, at once. False when no grant has this id. */
   revokeApp(id: string): Promise<boolean> {
     return this.grants.revokeGrant(id.trim());

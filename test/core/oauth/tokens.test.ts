@@ -488,6 +488,20 @@ describe('connected apps', () => {
     expect(await tokens.revokeApp(first.grantId)).toBe(false);
   });
 
+  it("lists and revokes one user's own apps only: another user's app is not listed, and stays when revoked by id", async () => {
+    const { tokens, authorize, exchange } = setup();
+    const ada = await authorize({ user: 'ada' });
+    const bob = await authorize({ user: 'bob' });
+    const bobTokens = await exchange(bob.code);
+    expect((await tokens.listAppsOf('ada')).map((app) => [app.id, app.user])).toEqual([[ada.grantId, 'ada']]);
+    expect(await tokens.revokeAppOf('ada', bob.grantId)).toBe(false);
+    expect(await tokens.authenticate(bobTokens.access_token, RESOURCE)).toMatchObject({ user: 'bob' });
+    expect(await tokens.revokeAppOf('ada', 'no-such-grant')).toBe(false);
+    expect(await tokens.revokeAppOf('ada', ` ${ada.grantId} `)).toBe(true);
+    expect(await tokens.listAppsOf('ada')).toEqual([]);
+    expect((await tokens.listAppsOf('bob')).map((app) => app.id)).toEqual([bob.grantId]);
+  });
+
   it('purges codes and tokens past their expiry, keeping the grants', async () => {
     const { tokens, authorize, exchange, issued, advance } = setup();
     const { grantId } = await authorize();
