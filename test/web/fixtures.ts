@@ -1,0 +1,192 @@
+/**
+ * What the web UI's browser tests share: a real `engram serve` (the built CLI, port 0,
+ * its own database) whose UI is the one `npm run build` made, Debian's Chromium driven by
+ * playwright-core (never a downloaded browser), pages that fail the test on any dialog,
+ * any request leaving the server, any script error or CSP violation, and MCP writes made
+ * the way an assistant makes them.
+ */
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { onTestFinished } from 'vitest';
+import { childEnv, ENGRAM_CLI, runEngram, tempDir } from '../helpers/engram.js';
+import { stopGroup } from '../helpers/process-group.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+if (!existsSync(new URL('../../dist/web/index.html', import.meta.url))) {
+  throw new Error('dist/web is missing: build the web UI first with npm run build');
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export interface Engram {
+  /** The server's origin, e.g. http://127.0.0.1:40123. */
+  readonly origin: string;
+  /** Settings a command needs to reach the same database (--db or --database-url). */
+  readonly storeArgs: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+  stop(): Promise<void>;
+}
+
+export interface EngramOptions {
+  readonly auth?: 'none' | 'token';
+  /** A config file's content (caps, groups…). */
+  readonly config?: unknown;
+  /** PostgreSQL instead of a fresh SQLite file. */
+  readonly databaseUrl?: string;
+  /** Who owns the temporary folder and the process: the current test by default. */
+  readonly cleanup?: (undo: () => void | Promise<void>) => void;
+}
+
+/** Starts `engram serve --port 0 --json` and waits until it says where it listens. */
+export async function startEngram(options: EngramOptions = {}): Promise<Engram> {
+  const dir = tempDir(options.cleanup ?? onTestFinished);
+  const env = childEnv(dir.path);
+  const storeArgs = options.databaseUrl ? ['--database-url', options.databaseUrl] : ['--db', dir.file('memory.db')];
+  const config = options.config === undefined ? [] : ['--config', dir.config(options.config)];
+  const args = [
+    ENGRAM_CLI,
+    'serve',
+    '--port',
+    '0',
+    '--json',
+    '--auth',
+    options.auth ?? 'none',
+    ...storeArgs,
+    ...config,
+  ];
+  const child: ChildProcess = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stopped: Promise<void> | undefined;
+  const stop = () => {
+    stopped ??= stopGroup(child, 'SIGKILL').then(() => exited);
+    return stopped;
+  };
+  (options.cleanup ?? onTestFinished)(stop);
+  const url = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      const found = /"url":"([^"]+)"/.exec(line)?.[1];
+      if (found) resolve(found);
+    });
+    exited.then(() => reject(new Error(`engram serve exited before serving:\n${stderr}`)));
+  });
+  return { origin: new URL(url).origin, storeArgs: [...storeArgs, ...config], env, stop };
+}
+
+/** Adds a user with a password, as the owner of a server does. */
+export async function addUser(engram: Engram, user: string, password: string): Promise<void> {
+  const run = await runEngram(
+    ['user', 'add', user, '--password-stdin', ...engram.storeArgs],
+    engram.env,
+    `${password}\n`,
+  );
+  if (run.code !== 0) throw new Error(`engram user add failed: ${run.stderr}`);
+}
+
+/** Creates a token for `user` and returns it. */
+export async function createToken(engram: Engram, user: string): Promise<string> {
+  const run = await runEngram(['token', 'create', '--user', user, '--json', ...engram.storeArgs], engram.env);
+  if (run.code !== 0) throw new Error(`engram token create failed: ${run.stderr}`);
+  return (JSON.parse(run.stdout) as { token: string }).token;
+}
+
+/** One `memory_write` over MCP, as an assistant sends it; the tool's text, or throws on an error. */
+export async function mcpWrite(
+  engram: Engram,
+  args: Record<string, string>,
+  options: { token?: string; client?: string } = {},
+): Promise<string> {
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
+  };
+  const post = (body: unknown) =>
+    fetch(`${engram.origin}/mcp`, { method: 'POST', headers, body: JSON.stringify(body) });
+  const initialized = await post({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: options.client ?? 'claude-code', version: '1.0.0' },
+    },
+  });
+  // The session id names the client: history records the write as made by it.
+  const session = initialized.headers.get('mcp-session-id');
+  if (session) headers['Mcp-Session-Id'] = session;
+  await initialized.text();
+  const answer = await post({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: { name: 'memory_write', arguments: args },
+  });
+  const text = await answer.text();
+  const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '');
+  const result = (JSON.parse(json) as { result?: { isError?: boolean; content: { text: string }[] } }).result;
+  if (!result || result.isError) throw new Error(`memory_write failed: ${text}`);
+  return result.content[0]?.text ?? '';
+}
+
+/** What a page did that it must never do: dialogs, requests elsewhere, script errors, CSP violations. */
+export interface Watched {
+  readonly page: Page;
+  readonly context: BrowserContext;
+  readonly dialogs: string[];
+  readonly foreignRequests: string[];
+  readonly errors: string[];
+}
+
+export async function openPage(
+  browser: Browser,
+  engram: Engram,
+  options: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {},
+): Promise<Watched> {
+  const context = await browser.newContext({
+    colorScheme: options.colorScheme ?? 'light',
+    viewport: { width: options.width ?? 1100, height: options.height ?? 800 },
+    deviceScaleFactor: 1,
+  });
+  const page = await context.newPage();
+  const watched: Watched = { page, context, dialogs: [], foreignRequests: [], errors: [] };
+  page.on('dialog', (dialog) => {
+    watched.dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  page.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith(`${engram.origin}/`) && !url.startsWith('data:')) watched.foreignRequests.push(url);
+  });
+  page.on('pageerror', (error) => watched.errors.push(error.message));
+  page.on('console', (message) => {
+    // A refusal the page shows (412, 401…) is logged by Chromium as a failed load: not an error of the page.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+      watched.errors.push(message.text());
+    }
+  });
+  return watched;
+}

@@ -1,0 +1,185 @@
+/**
+ * The web UI in Debian's Chromium against a real `engram serve` (--auth none, SQLite):
+ * the index shows what an assistant wrote over MCP (size, last change, who); an entry
+ * opens as Markdown and raw; edit and save; a save over a model's newer write is refused,
+ * shown, and loses nothing; a new entry; drop and undo; the keyboard. No page may open a
+ * dialog, request anything from elsewhere, throw, or break the CSP.
+ */
+
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Engram, launchChromium, mcpWrite, openPage, startEngram, type Watched } from './fixtures.js';
+
+let browser: Browser;
+const undo: (() => void | Promise<void>)[] = [];
+let opened: Watched[] = [];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+
+afterEach(async () => {
+  for (const watched of opened) {
+    expect(watched.dialogs).toEqual([]);
+    expect(watched.foreignRequests).toEqual([]);
+    expect(watched.errors).toEqual([]);
+    await watched.context.close();
+  }
+  opened = [];
+});
+
+afterAll(async () => {
+  await browser?.close();
+  for (const step of undo.reverse()) await step();
+});
+
+async function page(engram: Engram, path = '/') {
+  const watched = await openPage(browser, engram);
+  opened.push(watched);
+  await watched.page.goto(`${engram.origin}${path}`);
+  return watched.page;
+}
+
+async function seeded(): Promise<Engram> {
+  const engram = await startEngram();
+  await mcpWrite(engram, {
+    name: 'people/ada',
+    description: 'Ada Lovelace, mathematician',
+    new: '# Ada\n\nWrote the **first** program.',
+  });
+  await mcpWrite(
+    engram,
+    { name: 'topics/tea', description: 'Teas I like', new: '- Green\n- Oolong' },
+    { client: 'llama.cpp' },
+  );
+  return engram;
+}
+
+describe('the index', () => {
+  it('lists what assistants wrote: description, size, last change and who made it', async () => {
+    const engram = await seeded();
+    const ui = await page(engram);
+    const ada = ui.getByRole('link', { name: 'people/ada', exact: true });
+    await expect.poll(() => ada.count()).toBe(1);
+    const row = ui.locator('li', { has: ada });
+    await expect.poll(() => row.textContent()).toContain('Ada Lovelace, mathematician');
+    const text = (await row.textContent()) ?? '';
+    expect(text).toContain('36 bytes');
+    expect(text).toContain('claude-code');
+    expect(await row.locator('time').getAttribute('title')).toMatch(/\d{4}/);
+    expect(await ui.locator('li', { hasText: 'topics/tea' }).textContent()).toContain('llama.cpp');
+    expect(await ui.locator('.total').textContent()).toMatch(/2\s+entries,\s+\d+ bytes of 4 MB/);
+  });
+
+  it('filters by what is typed in Search and by group, and sorts', async () => {
+    const engram = await seeded();
+    const ui = await page(engram);
+    await ui.getByRole('link', { name: 'people/ada' }).waitFor();
+    await ui.getByRole('searchbox', { name: 'Search' }).fill('tea like');
+    await expect
+      .poll(() => ui.getByRole('link', { name: /^(people|topics)\// }).allTextContents())
+      .toEqual(['topics/tea']);
+    await ui.getByRole('searchbox', { name: 'Search' }).fill('');
+    await ui.getByRole('combobox', { name: 'Group' }).selectOption('people');
+    await expect
+      .poll(() => ui.getByRole('link', { name: /^(people|topics)\// }).allTextContents())
+      .toEqual(['people/ada']);
+    await ui.getByRole('combobox', { name: 'Group' }).selectOption('');
+    await ui.getByRole('combobox', { name: 'Sort' }).selectOption('size');
+    await expect
+      .poll(() => ui.getByRole('link', { name: /^(people|topics)\// }).allTextContents())
+      .toEqual(['people/ada', 'topics/tea']);
+  });
+});
+
+describe('an entry', () => {
+  it('opens as Markdown, and raw', async () => {
+    const engram = await seeded();
+    const ui = await page(engram);
+    await ui.getByRole('link', { name: 'people/ada' }).click();
+    await expect.poll(() => ui.url()).toBe(`${engram.origin}/entries/people/ada`);
+    await ui.getByRole('heading', { name: 'Ada', exact: true }).waitFor();
+    expect(await ui.locator('.markdown strong').textContent()).toBe('first');
+    await ui.getByRole('button', { name: 'Raw' }).click();
+    expect(await ui.locator('pre.raw').textContent()).toBe('# Ada\n\nWrote the **first** program.\n');
+    await ui.goBack();
+    await ui.getByRole('link', { name: 'topics/tea' }).waitFor();
+  });
+
+  it('is edited in place and saved', async () => {
+    const engram = await seeded();
+    const ui = await page(engram, '/entries/topics/tea');
+    await ui.getByRole('button', { name: 'Edit' }).click();
+    await ui.getByLabel('Description').fill('Teas I drink');
+    await ui.getByLabel('Body').fill('- Green\n- Oolong\n- Sencha\n');
+    await ui.getByRole('button', { name: 'Save' }).click();
+    await ui.getByText('Teas I drink').waitFor();
+    expect(await ui.locator('.markdown').textContent()).toContain('Sencha');
+    const reloaded = await page(engram, '/entries/topics/tea');
+    await reloaded.getByText('Teas I drink').waitFor();
+    expect(await reloaded.getByText(/revision 2/).count()).toBe(1);
+  });
+
+  it('refuses a save over a model’s newer write, shows it, and loses nothing', async () => {
+    const engram = await seeded();
+    const ui = await page(engram, '/entries/topics/tea');
+    await ui.getByRole('button', { name: 'Edit' }).click();
+    await ui.getByLabel('Body').fill('- Green\n- Mine\n');
+    await mcpWrite(engram, { name: 'topics/tea', new: '- Matcha (from the model)' });
+    await ui.getByRole('button', { name: 'Save' }).click();
+    const alert = ui.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('has changed since you opened it');
+    expect(await alert.textContent()).toContain('Matcha (from the model)');
+    expect(await ui.getByLabel('Body').inputValue()).toBe('- Green\n- Mine\n');
+    await ui.getByRole('button', { name: 'Keep mine' }).click();
+    await ui.getByRole('button', { name: 'Save' }).click();
+    await ui.getByRole('button', { name: 'Edit' }).waitFor();
+    expect(await ui.locator('.markdown').textContent()).toContain('Mine');
+  });
+
+  it('is created with the tools’ name rules, and dropped with undo', async () => {
+    const engram = await seeded();
+    const ui = await page(engram);
+    await ui.getByRole('button', { name: 'New entry' }).click();
+    await ui.getByLabel('Name').fill('people/John Smith');
+    await ui.getByLabel('Description').fill('A colleague');
+    await ui.getByLabel('Body').fill('Works on the compiler.');
+    await ui.getByRole('button', { name: 'Save' }).click();
+    const problem = ui.getByRole('alert');
+    await problem.waitFor();
+    expect(await problem.textContent()).toContain('"people/John Smith" is not a valid name');
+    await ui.getByLabel('Name').fill('people/john-smith');
+    await ui.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => ui.url()).toBe(`${engram.origin}/entries/people/john-smith`);
+    await ui.getByText('Works on the compiler.').waitFor();
+
+    await ui.getByRole('button', { name: 'Drop' }).click();
+    await ui.getByRole('status').getByText('Dropped people/john-smith').waitFor();
+    const gone = await page(engram);
+    await gone.getByRole('link', { name: 'people/ada' }).waitFor();
+    expect(await gone.getByRole('link', { name: 'people/john-smith' }).count()).toBe(0);
+    await ui.getByRole('button', { name: 'Undo' }).click();
+    await ui.getByRole('button', { name: 'Edit' }).waitFor();
+  });
+});
+
+describe('the keyboard', () => {
+  it('/ searches, n starts a new entry, Esc cancels, e edits', async () => {
+    const engram = await seeded();
+    const ui = await page(engram, '/entries/topics/tea');
+    await ui.getByRole('button', { name: 'Edit' }).waitFor();
+    await ui.keyboard.press('e');
+    await ui.getByLabel('Body').waitFor();
+    await ui.keyboard.press('Escape');
+    await ui.getByRole('button', { name: 'Edit' }).waitFor();
+    await ui.keyboard.press('/');
+    await expect.poll(() => ui.evaluate(() => document.activeElement?.id)).toBe('search');
+    await ui.keyboard.press('Escape');
+    await ui.locator('body').click();
+    await ui.keyboard.press('n');
+    await ui.getByRole('heading', { name: 'New entry' }).waitFor();
+    await ui.keyboard.press('Escape');
+    await ui.getByRole('link', { name: 'people/ada' }).waitFor();
+  });
+});
