@@ -19,6 +19,7 @@ import { gateRefusalMessage, ImportGate } from './import-gate.js';
 import { sendJson, sendJsonStream } from './json.js';
 import { checkQuery, pathSegment } from './request.js';
 import type { Route } from './route.js';
+import { searchRoutes } from './search.js';
 import type { SessionRoutes } from './session.js';
 import { transferRoutes } from './transfer.js';
 import { trashRoutes } from './trash.js';
@@ -80,7 +81,12 @@ function contentTypeIsJson(req: IncomingMessage): boolean {
 
 export function createApi(options: ApiOptions): Api {
   const { memory, authenticate, log } = options;
-  const routes = [...entryRoutes(memory), ...trashRoutes(memory), ...transferRoutes(memory)].map(compile);
+  const routes = [
+    ...entryRoutes(memory),
+    ...trashRoutes(memory),
+    ...transferRoutes(memory),
+    ...searchRoutes(memory),
+  ].map(compile);
   const bodyCap = (route: Route) => (route.body === 'document' ? options.maxImportBytes : options.maxBodyBytes);
   const importGate = new ImportGate(options.maxConcurrentImports);
 
