@@ -1,0 +1,116 @@
+/**
+ * Memory may hold HTML and prompt injections: the web UI shows them, never runs, loads or
+ * follows them. Entries written over MCP with an <img onerror>, a <script>, javascript:
+ * links, a remote image, an iframe, a meta refresh, and a 2 MB line of such markup, are
+ * opened as Markdown and raw in Chromium: no dialog, no request for any of it, no element
+ * it asked for, the markup readable as text.
+ */
+
+import type { Browser, Request } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runEngram } from '../helpers/engram.js';
+import { type Engram, launchChromium, mcpWrite, openPage, startEngram } from './fixtures.js';
+
+const HOSTILE = [
+  '<img src=x onerror=alert(1)>',
+  '<script>alert(1)</script>',
+  '[x](javascript:alert(1))',
+  '<a href="javascript:alert(2)">click me</a>',
+  '![pixel](http://example.invalid/pixel.png)',
+  '<iframe src="http://example.invalid/frame"></iframe>',
+  '<meta http-equiv="refresh" content="0;url=http://example.invalid/away">',
+  '<svg onload=alert(3)></svg>',
+  '<form action="http://example.invalid/post"><button>Send</button></form>',
+].join('\n\n');
+
+const LONG_LINE = '<img src=x onerror=alert(4)>'.repeat(75_000);
+
+let browser: Browser;
+let engram: Engram;
+const undo: (() => void | Promise<void>)[] = [];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  engram = await startEngram({
+    config: { entryCap: 4_000_000, userCap: 8_000_000 },
+    cleanup: (step) => undo.push(step),
+  });
+  await mcpWrite(engram, {
+    name: 'topics/hostile',
+    description: '<img src=x onerror=alert(5)> looks harmless',
+    new: HOSTILE,
+  });
+  const big = await runEngram(
+    ['write', 'topics/long-line', '-', '-d', 'One 2 MB line of markup', ...engram.storeArgs],
+    engram.env,
+    LONG_LINE,
+  );
+  expect(big.stderr).toBe('');
+});
+
+afterAll(async () => {
+  await browser?.close();
+  for (const step of undo.reverse()) await step();
+});
+
+/** Every request the page made that memory asked for: `x`, or anything at example.invalid. */
+function asked(requests: Request[]): string[] {
+  return requests
+    .map((request) => request.url())
+    .filter((url) => url.includes('example.invalid') || new URL(url).pathname === '/x');
+}
+
+it('an entry of hostile markup is shown as text, as Markdown and raw: nothing runs, loads or navigates', async () => {
+  const watched = await openPage(browser, engram);
+  const requests: Request[] = [];
+  watched.page.on('request', (request) => requests.push(request));
+  const { page } = watched;
+  await page.goto(`${engram.origin}/`);
+  const row = page.locator('li', { has: page.getByRole('link', { name: 'topics/hostile' }) });
+  await expect.poll(() => row.textContent()).toContain('<img src=x onerror=alert(5)> looks harmless');
+
+  await page.getByRole('link', { name: 'topics/hostile' }).click();
+  const markdown = page.locator('.markdown');
+  await markdown.waitFor();
+  const text = (await markdown.textContent()) ?? '';
+  expect(text).toContain('<img src=x onerror=alert(1)>');
+  expect(text).toContain('<script>alert(1)</script>');
+  expect(text).toContain('[pixel: http://example.invalid/pixel.png]');
+  expect(await markdown.locator('img, script, iframe, meta, svg, form, button, object, embed').count()).toBe(0);
+  const links = await markdown
+    .locator('a')
+    .evaluateAll((anchors) =>
+      anchors.map((anchor) => ({ href: anchor.getAttribute('href'), rel: anchor.getAttribute('rel') })),
+    );
+  expect(links).toEqual([{ href: null, rel: 'noopener noreferrer' }]);
+  await markdown.getByText('x', { exact: true }).click();
+
+  await page.getByRole('button', { name: 'Raw' }).click();
+  expect(await page.locator('pre.raw').textContent()).toBe(`${HOSTILE}\n`);
+
+  expect(page.url()).toBe(`${engram.origin}/entries/topics/hostile`);
+  expect(watched.dialogs).toEqual([]);
+  expect(asked(requests)).toEqual([]);
+  expect(watched.foreignRequests).toEqual([]);
+  expect(watched.errors).toEqual([]);
+  await watched.context.close();
+});
+
+it('a 2 MB line of markup renders as text, as Markdown and raw', async () => {
+  const watched = await openPage(browser, engram);
+  const requests: Request[] = [];
+  watched.page.on('request', (request) => requests.push(request));
+  const { page } = watched;
+  await page.goto(`${engram.origin}/entries/topics/long-line`);
+  const markdown = page.locator('.markdown');
+  await markdown.waitFor();
+  expect(await markdown.evaluate((element, line) => element.textContent?.trim() === line, LONG_LINE)).toBe(true);
+  expect(await markdown.locator('img').count()).toBe(0);
+  await page.getByRole('button', { name: 'Raw' }).click();
+  expect(await page.locator('pre.raw').evaluate((element) => element.textContent)).toBe(`${LONG_LINE}\n`);
+  expect(watched.dialogs).toEqual([]);
+  expect(asked(requests)).toEqual([]);
+  expect(watched.foreignRequests).toEqual([]);
+  expect(watched.errors).toEqual([]);
+  await watched.context.close();
+});
