@@ -65,6 +65,8 @@ export interface HttpApp {
   readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
   /** The body cap for this request, known from its path before the body is sent. */
   maxBodyBytesFor(req: IncomingMessage): number;
+  /** Ends the long-lived answers (the streams of /api/events), which would otherwise hold a closing server open. */
+  endStreams(): void;
   /** Aborts MCP exchanges still in flight. */
   close(): Promise<void>;
 }
@@ -157,6 +159,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       secure: publicUrl.protocol === 'https:',
       trustProxy: options.trustProxy ?? false,
     }),
+    access: options.auth.mode === 'none' ? undefined : options.auth.access,
+    apps: options.auth.mode === 'oauth' ? options.auth.tokens : undefined,
     maxBodyBytes,
     maxImportBytes: options.maxImportBytes ?? MAX_IMPORT_BODY_BYTES,
     log,
@@ -299,6 +303,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       const path = pathOf(req);
       return isApiPath(path) ? api.maxBodyBytesFor(path) : maxBodyBytes;
     },
+    endStreams: () => api.closeStreams(),
     close: () => endpoint.close(),
   };
 }

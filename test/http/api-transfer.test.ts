@@ -264,3 +264,29 @@ describe('POST /api/import', () => {
     expect(events).toEqual(['continue', 'response 200']);
   });
 });
+
+describe('POST /api/wipe', () => {
+  it('drops every live entry to the trash when the body confirms it, recorded as drops', async () => {
+    const server = await seeded();
+    const response = await api(server.port, 'POST', '/api/wipe', { body: { confirm: 'wipe' } });
+    expect(response.status).toBe(200);
+    expect(response.json).toEqual({ dropped: 2 });
+    expect(await contents(server.memory)).toEqual([]);
+    expect((await server.memory.recovery.trash(LOCAL)).map((item) => item.name).sort()).toEqual([
+      'areas/old',
+      'people/bob',
+      'topics/me',
+    ]);
+  });
+
+  it('refuses without the confirmation in words, dropping nothing', async () => {
+    const server = await seeded();
+    const before = await contents(server.memory);
+    for (const body of [{}, { confirm: 'yes' }, { confirm: 'wipe', also: 1 }, 'wipe']) {
+      const response = await api(server.port, 'POST', '/api/wipe', { body });
+      expect(response.status).toBe(400);
+      expect(response.json.error.code).toBe('INVALID_ARGUMENT');
+    }
+    expect(await contents(server.memory)).toEqual(before);
+  });
+});

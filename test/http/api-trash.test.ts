@@ -86,3 +86,29 @@ describe('POST /api/trash/{group}/{slug}/undrop', () => {
     expect((await server.memory.recovery.trash(LOCAL)).map((item) => item.name)).toEqual(['topics/old']);
   });
 });
+
+describe('DELETE /api/trash/{group}/{slug}', () => {
+  it('purges the dropped entry and its history for good', async () => {
+    const server = await withTrash();
+    const response = await api(server.port, 'DELETE', '/api/trash/Topics/Old');
+    expect(response.status).toBe(200);
+    expect(response.json).toEqual({ purged: 'topics/old', copies: 1 });
+    expect((await api(server.port, 'GET', '/api/trash')).json).toEqual({ trash: [] });
+    expect((await api(server.port, 'GET', '/api/entries/topics/old/history')).status).toBe(404);
+  });
+
+  it('refuses a live entry (409, drop it first) and a name not in the trash (404), purging nothing', async () => {
+    const server = await withTrash();
+    const live = await api(server.port, 'DELETE', '/api/trash/topics/me');
+    expect(live.status).toBe(409);
+    expect(live.json).toEqual(
+      apiError(
+        'CONFLICT',
+        'topics/me is a live entry, not in the trash: drop it first (DELETE /api/entries/topics/me), then purge it.',
+      ),
+    );
+    expect((await api(server.port, 'DELETE', '/api/trash/topics/none')).status).toBe(404);
+    expect(await server.memory.index(LOCAL)).toEqual([{ name: 'topics/me', size: 11, description: 'Who I am' }]);
+    expect((await server.memory.recovery.trash(LOCAL)).map((item) => item.name)).toEqual(['topics/old']);
+  });
+});

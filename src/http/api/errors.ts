@@ -15,6 +15,8 @@ export type HttpRefusalCode =
   | 'FORBIDDEN_ORIGIN'
   | 'METHOD_NOT_ALLOWED'
   | 'UNSUPPORTED_MEDIA_TYPE'
+  /** Creating a token with a token: only a signed-in person may (access.ts). */
+  | 'SIGN_IN_REQUIRED'
   | 'INTERNAL';
 
 export type ApiErrorCode = ErrorCode | HttpRefusalCode;

@@ -4,6 +4,7 @@
  * that calls the Memory service and says what to send back as JSON.
  */
 
+import type { ServerResponse } from 'node:http';
 import type { Caller } from '../../core/memory.js';
 
 export interface ApiRequest {
@@ -11,6 +12,10 @@ export interface ApiRequest {
   /** The entry the path names as `{group}/{slug}`, as sent (Memory checks it); empty if none. */
   readonly name: string;
   readonly query: URLSearchParams;
+  /** What the path names as `{id}` (a token or an app), percent-decoded; empty if none. */
+  readonly id: string;
+  /** The caller sent a bearer token (a script, or a token pasted into the web UI), not a signed-in browser's cookie. */
+  readonly bearer: boolean;
   /** The request body, for routes that read one; empty otherwise. */
   readonly body: string;
   /** The If-Match header as sent: the revision a save is based on (entries.ts). */
@@ -24,12 +29,17 @@ export interface ApiResult {
   readonly headers?: Record<string, string>;
   /** 200 unless said otherwise (201 for a created entry). */
   readonly status?: number;
+  /**
+   * Answers by itself instead, for as long as it takes (server-sent events, events.ts);
+   * `stillAllowed` checks the request's credentials again, as they were checked to get here.
+   */
+  readonly respond?: (res: ServerResponse, stillAllowed: () => Promise<boolean>) => void;
 }
 
 export interface Route {
   /** GET reads; every other method changes memory, so read-only tokens are refused it. */
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  /** The path, `{group}` and `{slug}` standing for an entry name; also what the log shows. */
+  /** The path, `{group}` and `{slug}` standing for an entry name, `{id}` for a token's or app's id; also what the log shows. */
   readonly template: string;
   /** Query parameters the route takes; any other is refused, so a typo never goes unnoticed. */
   readonly query?: readonly string[];

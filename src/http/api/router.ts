@@ -6,15 +6,21 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Access } from '../../core/access.js';
 import { isEngramError } from '../../core/errors.js';
 import type { Caller, Memory } from '../../core/memory.js';
+import type { OAuthTokens } from '../../core/oauth/tokens.js';
 import { formatCount } from '../../core/text.js';
 import { answerOptions } from '../cors.js';
 import { answerInternalError } from '../internal-error.js';
 import { readBody } from '../limits.js';
+import { accessRoutes } from './access.js';
+import { activityRoutes } from './activity.js';
 import { type ApiAuthenticate, CSRF_HEADER, WEB_ACTOR } from './browser-auth.js';
+import { diffRoutes } from './diff.js';
 import { entryRoutes } from './entries.js';
 import { retryAfterHeaders, STATUS_BY_CODE, sendApiError } from './errors.js';
+import { EventStreams } from './events.js';
 import { gateRefusalMessage, ImportGate } from './import-gate.js';
 import { sendJson, sendJsonStream } from './json.js';
 import { checkQuery, pathSegment } from './request.js';
@@ -37,6 +43,10 @@ export interface ApiOptions {
   readonly authenticate: ApiAuthenticate;
   /** Signing in and out, and the signed-in browsers (session.ts). */
   readonly sessions: SessionRoutes;
+  /** Static tokens (--auth token and oauth; undefined with --auth none), for the user's own tokens (access.ts). */
+  readonly access?: Access | undefined;
+  /** Connected apps (--auth oauth only). */
+  readonly apps?: Pick<OAuthTokens, 'listAppsOf' | 'revokeAppOf'> | undefined;
   /** Cap on the body of every route but import. */
   readonly maxBodyBytes: number;
   readonly maxImportBytes: number;
@@ -55,6 +65,8 @@ export interface Api {
   serve(req: IncomingMessage, res: ServerResponse, path: string, exchange: ApiExchange): Promise<void>;
   /** The body cap for a request to `path`, known before the body is sent (Expect: 100-continue). */
   maxBodyBytesFor(path: string): number;
+  /** Ends the streams of /api/events (and refuses new ones): the server is closing. */
+  closeStreams(): void;
 }
 
 const READ_ONLY =
@@ -71,7 +83,7 @@ interface CompiledRoute {
 }
 
 function compile(route: Route): CompiledRoute {
-  const source = route.template.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\{(group|slug)\\\}/g, '([^/]+)');
+  const source = route.template.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\{(group|slug|id)\\\}/g, '([^/]+)');
   return { route, pattern: new RegExp(`^${source}$`) };
 }
 
@@ -81,11 +93,16 @@ function contentTypeIsJson(req: IncomingMessage): boolean {
 
 export function createApi(options: ApiOptions): Api {
   const { memory, authenticate, log } = options;
+  const events = new EventStreams(memory);
   const routes = [
     ...entryRoutes(memory),
+    ...diffRoutes(memory),
     ...trashRoutes(memory),
     ...transferRoutes(memory),
+    ...accessRoutes(options.access, options.apps),
     ...searchRoutes(memory),
+    ...activityRoutes(memory),
+    ...events.routes(),
   ].map(compile);
   const bodyCap = (route: Route) => (route.body === 'document' ? options.maxImportBytes : options.maxBodyBytes);
   const importGate = new ImportGate(options.maxConcurrentImports);
@@ -131,14 +148,15 @@ export function createApi(options: ApiOptions): Api {
     }
     const query = new URL(req.url ?? '/', 'http://engram').searchParams;
     checkQuery(query, route.query ?? [], `${route.method} ${route.template}`);
-    if (route.body !== 'document') return serveRoute(req, res, path, match, caller, query);
+    const bearer = req.headers.authorization !== undefined;
+    if (route.body !== 'document') return serveRoute(req, res, path, match, caller, query, bearer);
     const gate = importGate.enter(caller.user);
     if ('refused' in gate) {
       sendApiError(res, 429, 'BUSY', gateRefusalMessage(gate.refused), { 'Retry-After': '5', Connection: 'close' });
       return;
     }
     try {
-      await serveRoute(req, res, path, match, caller, query);
+      await serveRoute(req, res, path, match, caller, query, bearer);
     } finally {
       gate.leave();
     }
@@ -152,6 +170,7 @@ export function createApi(options: ApiOptions): Api {
     { route, pattern }: CompiledRoute,
     caller: Caller,
     query: URLSearchParams,
+    bearer: boolean,
   ) {
     let body = '';
     if (route.body) {
@@ -169,10 +188,14 @@ export function createApi(options: ApiOptions): Api {
       }
       body = read.text;
     }
-    const [, group, slug] = pattern.exec(path) ?? [];
-    const name = group === undefined || slug === undefined ? '' : `${pathSegment(group)}/${pathSegment(slug)}`;
+    const captures = (pattern.exec(path) ?? []).slice(1).map(pathSegment);
+    const byId = route.template.includes('{id}');
+    const [group, slug] = byId ? [] : captures;
+    const name = group === undefined || slug === undefined ? '' : `${group}/${slug}`;
+    const id = byId ? (captures[0] ?? '') : '';
     const ifMatch = req.headers['if-match'];
-    const result = await route.handle({ caller, name, query, body, ifMatch });
+    const result = await route.handle({ caller, name, id, query, body, ifMatch, bearer });
+    if (result.respond) return result.respond(res, async () => (await authenticate(req)).ok);
     if (result.stream) await sendJsonStream(res, result.status ?? 200, result.stream, result.headers);
     else sendJson(res, result.status ?? 200, result.body, result.headers);
   }
@@ -199,5 +222,6 @@ export function createApi(options: ApiOptions): Api {
       const route = routes.find(({ pattern }) => pattern.test(path))?.route;
       return route ? bodyCap(route) : options.maxBodyBytes;
     },
+    closeStreams: () => events.close(),
   };
 }

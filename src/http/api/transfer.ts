@@ -1,11 +1,26 @@
 /**
  * `/api/export` and `/api/import`: the whole memory as one document (docs/export-format.md),
  * downloaded (streamed as it is read) or brought back, merge or replace, with a dry run.
+ * `/api/wipe` drops every entry to the trash, only when the body confirms it in words, so
+ * no stray or mistyped call empties a memory.
  */
 
+import { EngramError } from '../../core/errors.js';
 import type { Memory } from '../../core/memory.js';
-import { choice, flag } from './request.js';
+import { choice, flag, jsonBody } from './request.js';
 import type { Route } from './route.js';
+
+const WIPE_EXAMPLE = '{"confirm": "wipe"}';
+
+function confirmWipe(body: unknown): void {
+  const keys = typeof body === 'object' && body !== null && !Array.isArray(body) ? Object.keys(body) : [];
+  if (keys.length !== 1 || (body as { confirm?: unknown }).confirm !== 'wipe') {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `to wipe, the request body must be ${WIPE_EXAMPLE}; nothing was dropped.`,
+    );
+  }
+}
 
 export function transferRoutes(memory: Memory): Route[] {
   return [
@@ -31,6 +46,15 @@ export function transferRoutes(memory: Memory): Route[] {
           allGroups: flag(query, 'allGroups'),
         };
         return { body: await memory.transfer.import(caller, memory.transfer.parse(body), options) };
+      },
+    },
+    {
+      method: 'POST',
+      template: '/api/wipe',
+      body: 'json',
+      handle: async ({ caller, body }) => {
+        confirmWipe(jsonBody(body, WIPE_EXAMPLE));
+        return { body: { dropped: await memory.transfer.wipe(caller) } };
       },
     },
   ];

@@ -1,6 +1,7 @@
-/** `/api/trash`: what was dropped, when it will be purged, and bringing an entry back. */
+/** `/api/trash`: what was dropped, when it will be purged, bringing an entry back, and purging it for good. */
 
 import type { Memory } from '../../core/memory.js';
+import { parseName } from '../../core/names.js';
 import type { Route } from './route.js';
 import { entryJson, trashJson } from './shapes.js';
 
@@ -15,6 +16,14 @@ export function trashRoutes(memory: Memory): Route[] {
       method: 'POST',
       template: '/api/trash/{group}/{slug}/undrop',
       handle: async ({ caller, name }) => ({ body: { entry: entryJson(await memory.recovery.undrop(caller, name)) } }),
+    },
+    {
+      method: 'DELETE',
+      template: '/api/trash/{group}/{slug}',
+      handle: async ({ caller, name }) => {
+        const copies = await memory.recovery.purge(caller, name, { force: false });
+        return { body: { purged: parseName(name, memory.policy), copies } };
+      },
     },
   ];
 }

@@ -24,6 +24,8 @@ export function apiMessage(error: EngramError): string {
         `${detail.name} cannot be undropped: a live entry has taken the name since. Drop the live one first ` +
         `(GET ${entryPath(detail.name)} shows it), then undrop again.`
       );
+    case 'purge-live':
+      return `${detail.name} is a live entry, not in the trash: drop it first (DELETE ${entryPath(detail.name)}), then purge it.`;
     case 'undrop-missing':
       return `${detail.name} is not in the trash. GET /api/trash lists what is.`;
     case 'no-such-revision': {

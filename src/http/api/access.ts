@@ -1,0 +1,122 @@
+/**
+ * `/api/tokens` and `/api/apps`: the caller's own static tokens and connected apps (OAuth
+ * grants), listed, created and revoked — the web UI's access page. Nobody sees or ends
+ * another user's: an id of someone else's is answered as unknown. A new token is shown
+ * once, in the answer that creates it. Only a signed-in person creates one: a token that
+ * could mint tokens would outlive its own revocation in the ones it made.
+ */
+
+import type { Access, TokenInfo } from '../../core/access.js';
+import { EngramError } from '../../core/errors.js';
+import type { AppInfo, OAuthTokens } from '../../core/oauth/tokens.js';
+import { jsonBody } from './request.js';
+import type { Route } from './route.js';
+
+const NO_AUTH =
+  'This server runs without authentication (--auth none): it takes no tokens and connects no apps. ' +
+  'Start it with --auth token or --auth oauth to use them.';
+
+const SIGN_IN_REQUIRED =
+  'A token cannot create tokens: sign in to the web UI with your password, or ask the owner of this server ' +
+  '(engram token create --user NAME).';
+
+const CREATE_EXAMPLE = '{"label": "llama.cpp WebUI", "readOnly": false} (both optional)';
+
+const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+
+function tokenJson(token: TokenInfo) {
+  return {
+    id: token.id,
+    label: token.label,
+    readOnly: token.readOnly,
+    created: iso(token.created),
+    lastUsed: iso(token.lastUsed),
+  };
+}
+
+function appJson(app: AppInfo) {
+  return {
+    id: app.id,
+    name: app.name,
+    clientId: app.clientId,
+    scopes: app.scopes,
+    created: iso(app.created),
+    lastUsed: iso(app.lastUsed),
+  };
+}
+
+/** `{label?, readOnly?}`, checked; INVALID_ARGUMENT otherwise. */
+function newTokenOf(text: string): { label?: string; readOnly: boolean } {
+  const body = jsonBody(text, CREATE_EXAMPLE);
+  const refuse = (what: string) =>
+    new EngramError('INVALID_ARGUMENT', `${what}: send ${CREATE_EXAMPLE}; no token was created.`);
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw refuse('the request body is not an object');
+  const fields = body as Record<string, unknown>;
+  for (const key of Object.keys(fields)) {
+    if (key !== 'label' && key !== 'readOnly') throw refuse(`"${key}" is not a field of this request`);
+  }
+  if (fields.label !== undefined && typeof fields.label !== 'string') throw refuse('"label" must be a string');
+  if (fields.readOnly !== undefined && typeof fields.readOnly !== 'boolean')
+    throw refuse('"readOnly" must be true or false');
+  return { ...(fields.label === undefined ? {} : { label: fields.label }), readOnly: fields.readOnly === true };
+}
+
+export function accessRoutes(
+  access: Access | undefined,
+  apps: Pick<OAuthTokens, 'listAppsOf' | 'revokeAppOf'> | undefined,
+): Route[] {
+  const tokens = () => {
+    if (access === undefined) throw new EngramError('INVALID_ARGUMENT', NO_AUTH);
+    return access;
+  };
+  const missingApp = (id: string) =>
+    new EngramError(
+      'NOT_FOUND',
+      `you have no connected app with the id ${JSON.stringify(id)}. GET /api/apps lists yours.`,
+    );
+  return [
+    {
+      method: 'GET',
+      template: '/api/tokens',
+      handle: async ({ caller }) => ({ body: { tokens: (await tokens().listOf(caller.user)).map(tokenJson) } }),
+    },
+    {
+      method: 'POST',
+      template: '/api/tokens',
+      body: 'json',
+      handle: async ({ caller, body, bearer }) => {
+        const service = tokens();
+        if (bearer) return { status: 403, body: { error: { code: 'SIGN_IN_REQUIRED', message: SIGN_IN_REQUIRED } } };
+        const request = newTokenOf(body);
+        const issued = await service.create({ user: caller.user, ...request });
+        return { status: 201, body: { token: tokenJson(issued.info), secret: issued.token } };
+      },
+    },
+    {
+      method: 'DELETE',
+      template: '/api/tokens/{id}',
+      handle: async ({ caller, id }) => {
+        await tokens().revokeOf(caller.user, id);
+        return { body: { revoked: id } };
+      },
+    },
+    {
+      method: 'GET',
+      template: '/api/apps',
+      handle: async ({ caller }) => {
+        tokens();
+        return { body: { apps: apps === undefined ? [] : (await apps.listAppsOf(caller.user)).map(appJson) } };
+      },
+    },
+    {
+      method: 'DELETE',
+      template: '/api/apps/{id}',
+      handle: async ({ caller, id }) => {
+        tokens();
+        if (apps === undefined || !(await apps.revokeAppOf(caller.user, id))) throw missingApp(id);
+        return { body: { revoked: id } };
+      },
+    },
+  ];
+}
