@@ -1,0 +1,123 @@
+/**
+ * Signing in to the web UI of `engram serve --auth token` in Chromium: a user added with
+ * `engram user add --password-stdin` signs in with their password (a wrong one is told
+ * so), sees their memory and only theirs, lists their signed-in browsers and signs out;
+ * a pasted token works for the tab; the session cookie is HttpOnly, SameSite=Strict.
+ * Run on SQLite, and on PostgreSQL when one is reachable.
+ */
+
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { createTestDatabase, findTestPostgres } from '../helpers/postgres.js';
+import {
+  addUser,
+  createToken,
+  type Engram,
+  type EngramOptions,
+  launchChromium,
+  mcpWrite,
+  openPage,
+  startEngram,
+  type Watched,
+} from './fixtures.js';
+
+const PASSWORD = 'correct horse battery staple';
+
+let browser: Browser;
+let opened: Watched[] = [];
+const postgres = await findTestPostgres();
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+
+afterEach(async () => {
+  for (const watched of opened) {
+    expect(watched.dialogs).toEqual([]);
+    expect(watched.foreignRequests).toEqual([]);
+    expect(watched.errors).toEqual([]);
+    await watched.context.close();
+  }
+  opened = [];
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function open(engram: Engram) {
+  const watched = await openPage(browser, engram);
+  opened.push(watched);
+  await watched.page.goto(`${engram.origin}/`);
+  return watched;
+}
+
+const backends: [string, () => Promise<EngramOptions>][] = [['SQLite', async () => ({})]];
+if (postgres !== undefined) {
+  backends.push([
+    'PostgreSQL',
+    async () => {
+      const database = await createTestDatabase(postgres);
+      onTestFinished(database.drop);
+      return { databaseUrl: database.url };
+    },
+  ]);
+}
+
+describe.each(backends)('on %s', (_, options) => {
+  async function server(): Promise<Engram> {
+    const engram = await startEngram({ ...(await options()), auth: 'token' });
+    await addUser(engram, 'alice', PASSWORD);
+    await addUser(engram, 'bob', PASSWORD);
+    const alice = await createToken(engram, 'alice');
+    const bob = await createToken(engram, 'bob');
+    await mcpWrite(engram, { name: 'topics/tea', description: 'Alice likes tea', new: 'Green.' }, { token: alice });
+    await mcpWrite(engram, { name: 'topics/coffee', description: 'Bob likes coffee', new: 'Black.' }, { token: bob });
+    return engram;
+  }
+
+  it('signs in with a password (a wrong one is told so), shows only their memory, lists sessions, signs out', async () => {
+    const engram = await server();
+    const { page, context } = await open(engram);
+    await page.getByRole('heading', { name: 'Sign in to Engram' }).waitFor();
+    await page.getByLabel('User').fill('alice');
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText('Wrong user name or password.').waitFor();
+
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'topics/tea' }).waitFor();
+    expect(await page.getByRole('link', { name: 'topics/coffee' }).count()).toBe(0);
+    const [cookie] = await context.cookies();
+    expect(cookie).toMatchObject({ name: 'engram_session', httpOnly: true, sameSite: 'Strict', secure: false });
+
+    await page.getByRole('link', { name: 'topics/tea' }).click();
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel('Body').fill('Green.\nOolong.\n');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(/revision 2/).waitFor();
+
+    await page.getByRole('link', { name: 'Sessions' }).click();
+    await page.getByText('this browser').waitFor();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.getByRole('heading', { name: 'Sign in to Engram' }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in to Engram' }).waitFor();
+  });
+
+  it('takes a pasted token for this tab', async () => {
+    const engram = await server();
+    const token = await createToken(engram, 'bob');
+    const { page } = await open(engram);
+    await page.getByText('Use a token instead').click();
+    await page.getByLabel('Token').fill('engram_not_a_token');
+    await page.getByRole('button', { name: 'Use token' }).click();
+    await page.getByRole('alert').getByText('That token was not accepted').waitFor();
+    await page.getByLabel('Token').fill(token);
+    await page.getByRole('button', { name: 'Use token' }).click();
+    await page.getByRole('link', { name: 'topics/coffee' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.getByRole('heading', { name: 'Sign in to Engram' }).waitFor();
+  });
+});
