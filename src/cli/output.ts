@@ -5,7 +5,7 @@
  */
 
 import { isEngramError } from '../core/errors.js';
-import { forTerminal, jsonForTerminal } from './terminal.js';
+import { forTerminal, highlighted, jsonForTerminal } from './terminal.js';
 import { cliMessage } from './wording.js';
 
 export const EXIT_OK = 0;
@@ -18,12 +18,23 @@ export class UsageError extends Error {}
 export interface Io {
   stdout(text: string): void;
   stderr(text: string): void;
+  /** Whether stdout is a terminal: marked text (search matches) is highlighted only there. */
+  readonly terminal?: boolean;
 }
 
 export const processIo: Io = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  get terminal() {
+    return process.stdout.isTTY === true;
+  },
 };
+
+/** A piece of a line for people; a marked piece is highlighted on a terminal, plain elsewhere. */
+export interface Piece {
+  readonly text: string;
+  readonly marked?: boolean;
+}
 
 /** The Io with every text for people made safe for a terminal. */
 function safe(io: Io): Io {
@@ -34,6 +45,8 @@ export interface Output {
   readonly json: boolean;
   /** Prints the text for people, or the data as JSON with --json. */
   result(text: string, data: unknown): void;
+  /** Like result, for lines of pieces: the marked ones highlighted when stdout is a terminal. */
+  marked(lines: readonly (readonly Piece[])[], data: unknown): void;
   /** Prints data for programs (an export) byte for byte. */
   exact(text: string): void;
   /** A line for people on stderr, beside data on stdout. */
@@ -47,6 +60,11 @@ export function createOutput(json: boolean, io: Io = processIo): Output {
     result(text, data) {
       if (json) io.stdout(`${jsonForTerminal(data, 2)}\n`);
       else people.stdout(text.endsWith('\n') ? text : `${text}\n`);
+    },
+    marked(lines, data) {
+      if (json) return io.stdout(`${jsonForTerminal(data, 2)}\n`);
+      const show = (piece: Piece) => (piece.marked && io.terminal ? highlighted(piece.text) : forTerminal(piece.text));
+      io.stdout(lines.map((line) => `${line.map(show).join('')}\n`).join(''));
     },
     exact: (text) => io.stdout(text),
     note: (line) => people.stderr(`${line}\n`),

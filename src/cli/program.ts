@@ -10,6 +10,7 @@ import { type Environment, readEnvironment } from './environment.js';
 import { registerMigrateCommand } from './migrate.js';
 import { createOutput, EXIT_OK, EXIT_USAGE, type Io, processIo, reportFailure } from './output.js';
 import { registerRecoveryCommands } from './recovery.js';
+import { registerSearchCommand } from './search.js';
 import { registerServeCommand } from './serve.js';
 import { registerStdioCommand } from './stdio.js';
 import { forTerminal } from './terminal.js';
@@ -55,6 +56,7 @@ function buildProgram(run: Run, io: Io, environment: Environment): Command {
   registerTokenCommands(program, common, run);
   registerUserCommands(program, common, run);
   registerEntryCommands(program, common, run);
+  registerSearchCommand(program, common, run);
   registerRecoveryCommands(program, common, run);
   registerTransferCommands(program, common, run);
   registerMigrateCommand(program, environment);

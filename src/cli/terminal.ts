@@ -15,6 +15,8 @@
  *   an index line above it); a program that needs a body's exact bytes uses --json.
  * - --json stays standard JSON whose strings parse back to the exact stored text; the
  *   characters JSON.stringify leaves raw (DEL, C1, bidi overrides) are written as \uXXXX.
+ * - The one escape sequence Engram writes itself is its highlight of search matches
+ *   (`highlighted`), and only when stdout is a terminal; the text inside is made safe first.
  * - Bytes pass unchanged where they are data: `engram export` to stdout or a file, and the
  *   new text `engram write` reads from stdin or a file.
  */
@@ -39,4 +41,13 @@ export function forTerminal(text: string): string {
 /** JSON of `data` that parses back to it exactly and holds no character a terminal acts on. */
 export function jsonForTerminal(data: unknown, indent?: number): string {
   return JSON.stringify(data, null, indent).replace(UNSAFE_IN_JSON, (char) => `\\u${hex(char, 4)}`);
+}
+
+/** Bold red on, and every attribute off: how matches are highlighted (as grep does). */
+const HIGHLIGHT_ON = '\x1b[1;31m';
+const HIGHLIGHT_OFF = '\x1b[0m';
+
+/** Text for people, safe to print, highlighted: for a terminal only. */
+export function highlighted(text: string): string {
+  return `${HIGHLIGHT_ON}${forTerminal(text)}${HIGHLIGHT_OFF}`;
 }
