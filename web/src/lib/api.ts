@@ -88,7 +88,12 @@ export function entryPath(name: string): string {
   return `/api/entries/${name.split('/').map(encodeURIComponent).join('/')}`;
 }
 
-async function call<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+export async function call<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<T> {
   const token = storedToken();
   const response = await fetch(path, {
     method,
