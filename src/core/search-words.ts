@@ -1,12 +1,12 @@
 /**
  * What a word is to search, decided once so that every backend finds the same entries:
- * a run of letters and digits (with the combining marks that follow them), folded to
- * lower case without accents ("Été" is "ete"). A query becomes these words; the
- * in-process store matches them against these words, PostgreSQL indexes these words
- * (its own parser would make "example.com" or "a/b" one word), and SQLite's FTS5
- * unicode61 tokenizer with remove_diacritics 2 splits and folds text the same way for
- * Latin letters (Unicode decomposition is the reference: a few letters it does not
- * decompose, such as "ø" or "ß", may fold differently there).
+ * a run of letters and digits (with the combining marks that follow them), in lower case,
+ * Latin letters without their accents ("Été" is "ete"; "ёлка" and "άλφα" keep theirs).
+ * That is how SQLite's FTS5 unicode61 tokenizer with remove_diacritics 2 splits and folds
+ * text; a query becomes these words; the in-process store matches them against these
+ * words; PostgreSQL indexes these words (its own parser would make "example.com" or "a/b"
+ * one word, and keep every accent). A few Latin letters that Unicode does not decompose
+ * ("ø", "ł", "ß", "æ") keep their form everywhere.
  */
 
 /** A word and where it stands in its text, in UTF-16 code units, end excluded. */
@@ -18,7 +18,8 @@ export interface WordAt {
 
 /** Letters, digits and private-use characters start a word; combining marks may follow inside it. */
 const WORD = /[\p{L}\p{N}\p{Co}][\p{L}\p{N}\p{M}\p{Co}]*/gu;
-const MARKS = /\p{M}/gu;
+/** The combining marks (accents) that follow a Latin letter, once decomposed. */
+const LATIN_MARKS = /(\p{Script=Latin})\p{M}+/gu;
 
 /**
  * Words longer than this are not indexed (PostgreSQL refuses lexemes of 2 KB; 255
@@ -26,9 +27,9 @@ const MARKS = /\p{M}/gu;
  */
 export const LONGEST_WORD = 255;
 
-/** A word folded: lower case, decomposed, combining marks (accents) removed. */
+/** A word folded: lower case, the accents of Latin letters removed, composed again (NFC). */
 export function foldWord(word: string): string {
-  return word.toLowerCase().normalize('NFD').replace(MARKS, '');
+  return word.toLowerCase().normalize('NFD').replace(LATIN_MARKS, '$1').normalize('NFC');
 }
 
 /** Every word of `text` with its place, folded, in order; words longer than LONGEST_WORD are left out. */
