@@ -1,7 +1,7 @@
 /**
  * Starting and stopping the HTTP server: refuse an unsafe binding or public URL, listen
  * (https with a certificate, http without), cut off slow clients, hand WebSocket upgrades to /ws (websocket.ts), and on close stop accepting,
- * let the requests in flight finish, say goodbye to open sockets, then stop.
+ * end the event streams of /api/events, let the requests in flight finish, say goodbye to open sockets, then stop.
  */
 
 import { createServer, type Server } from 'node:http';
@@ -89,6 +89,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     const graceMs = options.closeGraceMs ?? 10_000;
     const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    app.endStreams();
     const socketsClosed = webSockets.close(graceMs);
     const cutOff = setTimeout(() => server.closeAllConnections(), graceMs);
     cutOff.unref();

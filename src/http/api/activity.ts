@@ -1,0 +1,59 @@
+/**
+ * `GET /api/activity` and `GET /api/activity/actors`: what changed across the caller's
+ * whole memory, which assistant wrote it and when, newest first, a page at a time
+ * (core/activity.ts); and the actors with their counts, for the web UI's filter.
+ */
+
+import { ACTIVITY_LIMIT_CAP, type ActivityItem, type ActorCount } from '../../core/activity.js';
+import { EngramError } from '../../core/errors.js';
+import type { Memory } from '../../core/memory.js';
+import type { Route } from './route.js';
+
+export function activityRoutes(memory: Memory): Route[] {
+  return [
+    {
+      method: 'GET',
+      template: '/api/activity',
+      query: ['limit', 'before', 'actor'],
+      handle: async ({ caller, query }) => {
+        const limit = limitOf(query.get('limit'));
+        const before = query.get('before') ?? undefined;
+        const actor = query.get('actor') ?? undefined;
+        const page = await memory.activity.list(caller, {
+          ...(limit === undefined ? {} : { limit }),
+          ...(before === undefined ? {} : { before }),
+          ...(actor === undefined ? {} : { actor }),
+        });
+        return { body: { items: page.items.map(itemJson), ...(page.next === undefined ? {} : { next: page.next }) } };
+      },
+    },
+    {
+      method: 'GET',
+      template: '/api/activity/actors',
+      handle: async ({ caller }) => ({ body: { actors: (await memory.activity.actors(caller)).map(actorJson) } }),
+    },
+  ];
+}
+
+/** `?limit=N`, a whole number (the Activity service bounds it); absent, the default. */
+function limitOf(value: string | null): number | undefined {
+  if (value === null) return undefined;
+  if (!/^[0-9]{1,9}$/.test(value)) {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `?limit=${value} is not understood: use a whole number from 1 to ${ACTIVITY_LIMIT_CAP}, or leave it out.`,
+    );
+  }
+  return Number(value);
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** An item with its time as ISO 8601, as every time of the API. */
+function itemJson(item: ActivityItem) {
+  return { ...item, at: iso(item.at) };
+}
+
+function actorJson(actor: ActorCount) {
+  return { ...actor, last: iso(actor.last) };
+}
