@@ -35,6 +35,7 @@ export const SQL = {
          e.id IN (SELECT rowid FROM entries_search WHERE entries_search MATCH @inDescription) DESC,
          e.updated DESC, e.name
        LIMIT @limit`,
+  optimizeSearch: "INSERT INTO entries_search (entries_search) VALUES ('optimize')",
   live: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND name = ? AND dropped_at IS NULL`,
   allLive: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND dropped_at IS NULL ORDER BY name`,
   latestTrashed: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND name = ? AND dropped_at IS NOT NULL

@@ -149,6 +149,9 @@ export class SqliteStore implements Store {
           history: -this.deleteCopy(row.id),
         });
       }
+      // The search index keeps the words of what it stopped indexing (a drop, an edit) in
+      // its structure until merged: merged now, so that no word of a purged entry remains.
+      if (rows.length > 0) this.statements.optimizeSearch.run();
       return rows.length;
     });
   }
