@@ -1,16 +1,32 @@
 /**
  * The UI's routes, in the address bar as real paths (the server answers each with
  * index.html, src/http/web.ts): `/` the index, `/entries/{group}/{slug}` an entry, `/new`
- * a new entry, `/sessions` the signed-in browsers.
+ * a new entry, `/sessions` the signed-in browsers; `/entries/{group}/{slug}/history` an
+ * entry's history, `/trash`, `/activity`, `/transfer` (import, export, wipe), `/access`.
  */
 
 export type Route =
   | { readonly view: 'index' }
   | { readonly view: 'entry'; readonly name: string }
   | { readonly view: 'new' }
-  | { readonly view: 'sessions' };
+  | { readonly view: 'sessions' }
+  | { readonly view: 'history'; readonly name: string }
+  | { readonly view: 'trash' | 'activity' | 'transfer' | 'access' };
+
+/** Pages at a path of their own, with nothing in it. */
+const PAGES = ['trash', 'activity', 'transfer', 'access'] as const;
 
 function parse(path: string): Route {
+  const history = /^\/entries\/([^/]+)\/([^/]+)\/history$/.exec(path);
+  if (history?.[1] && history[2]) {
+    try {
+      return { view: 'history', name: `${decodeURIComponent(history[1])}/${decodeURIComponent(history[2])}` };
+    } catch {
+      return { view: 'index' };
+    }
+  }
+  const page = PAGES.find((view) => path === `/${view}`);
+  if (page) return { view: page };
   const entry = /^\/entries\/([^/]+)\/([^/]+)$/.exec(path);
   if (entry?.[1] && entry[2]) {
     try {
@@ -38,6 +54,13 @@ export function hrefOf(route: Route): string {
       return '/new';
     case 'sessions':
       return '/sessions';
+    case 'history':
+      return `/entries/${route.name.split('/').map(encodeURIComponent).join('/')}/history`;
+    case 'trash':
+    case 'activity':
+    case 'transfer':
+    case 'access':
+      return `/${route.view}`;
     default:
       return '/';
   }
