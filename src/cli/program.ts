@@ -4,6 +4,7 @@
  */
 
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { registerActivityCommand } from './activity.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import { type Run, registerEntryCommands } from './entries.js';
 import { type Environment, readEnvironment } from './environment.js';
@@ -58,6 +59,7 @@ function buildProgram(run: Run, io: Io, environment: Environment): Command {
   registerEntryCommands(program, common, run);
   registerSearchCommand(program, common, run);
   registerRecoveryCommands(program, common, run);
+  registerActivityCommand(program, common, run);
   registerTransferCommands(program, common, run);
   registerMigrateCommand(program, environment);
   program.addHelpText(

@@ -1,0 +1,78 @@
+/**
+ * `engram activity` on a temporary database: the changes to the whole memory newest first
+ * with who made them, a page at a time with the way to the next, by actor, --json for
+ * scripts; bad flags are usage errors, a bad cursor a refusal.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { type Cli, cli, expectRefused, expectUsageError, ok } from './fixtures.js';
+
+/** Three changes by the CLI: topics/a created and appended, topics/b created. */
+async function withChanges(): Promise<Cli> {
+  const engram = cli();
+  await ok(engram.run('write', 'topics/a', '-d', 'About a', '--new', 'one'));
+  await ok(engram.run('write', 'topics/b', '-d', 'About b', '--new', 'two'));
+  await ok(engram.run('write', 'topics/a', '--new', 'more'));
+  return engram;
+}
+
+const LINE = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ {2}(\S+) +(\S+)@(\d+) {2}(\S+) {2}\((\d+) bytes\): (.*)$/;
+
+describe('engram activity', () => {
+  it('lists every change newest first: when, operation, entry@revision, who, size, description', async () => {
+    const engram = await withChanges();
+    const lines = (await ok(engram.run('activity'))).trimEnd().split('\n');
+    expect(lines.map((line) => LINE.exec(line)?.slice(1))).toEqual([
+      ['append', 'topics/a', '2', 'cli', expect.any(String), 'About a'],
+      ['create', 'topics/b', '1', 'cli', expect.any(String), 'About b'],
+      ['create', 'topics/a', '1', 'cli', expect.any(String), 'About a'],
+    ]);
+  });
+
+  it('shows a page at a time, the last line saying how to see the next', async () => {
+    const engram = await withChanges();
+    const first = (await ok(engram.run('activity', '--limit', '2'))).trimEnd().split('\n');
+    expect(first).toHaveLength(3);
+    const more = /^More: engram activity --before (\S+)$/.exec(first[2] ?? '');
+    expect(more).not.toBeNull();
+    const second = (await ok(engram.run('activity', '--limit', '2', '--before', more?.[1] ?? ''))).trimEnd();
+    expect(LINE.exec(second)?.slice(1, 3)).toEqual(['create', 'topics/a']);
+  });
+
+  it('filters by actor, and says when there is nothing', async () => {
+    const engram = await withChanges();
+    expect(await ok(engram.run('activity', '--actor', 'claude'))).toBe('No changes.\n');
+    expect((await ok(engram.run('activity', '--actor', 'cli'))).trimEnd().split('\n')).toHaveLength(3);
+  });
+
+  it('gives scripts the page with --json', async () => {
+    const engram = await withChanges();
+    const page = JSON.parse(await ok(engram.run('activity', '--json', '--limit', '1')));
+    expect(page).toEqual({
+      items: [
+        {
+          name: 'topics/a',
+          revision: 2,
+          operation: 'append',
+          actor: 'cli',
+          at: expect.any(Number),
+          size: expect.any(Number),
+          description: 'About a',
+          cursor: expect.any(String),
+        },
+      ],
+      next: expect.any(String),
+    });
+  });
+
+  it('refuses a limit out of range as a usage error, and a cursor it did not give', async () => {
+    const engram = await withChanges();
+    await expectUsageError(engram, ['activity', '--limit', '0'], /expected a whole number from 1 to 200/);
+    await expectUsageError(engram, ['activity', '--limit', '201'], /expected a whole number from 1 to 200/);
+    await expectRefused(
+      engram,
+      ['activity', '--before', 'yesterday'],
+      '"yesterday" is not an activity cursor: pass the cursor of an item (or the page\'s next) as it was given.',
+    );
+  });
+});
