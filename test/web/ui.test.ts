@@ -90,6 +90,21 @@ describe('the index', () => {
       .poll(() => ui.getByRole('link', { name: /^(people|topics)\// }).allTextContents())
       .toEqual(['people/ada', 'topics/tea']);
   });
+
+  it('searches bodies too as you type, the words found highlighted', async () => {
+    const engram = await seeded();
+    const ui = await page(engram);
+    await ui.getByRole('link', { name: 'people/ada' }).waitFor();
+    await ui.getByRole('searchbox', { name: 'Search' }).fill('oolon');
+    await expect.poll(() => ui.locator('.entries mark').allTextContents()).toEqual(['Oolong']);
+    expect(await ui.getByRole('link', { name: /^(people|topics)\// }).allTextContents()).toEqual(['topics/tea']);
+    await ui.getByRole('searchbox', { name: 'Search' }).fill('program');
+    await expect
+      .poll(() => ui.getByRole('link', { name: /^(people|topics)\// }).allTextContents())
+      .toEqual(['people/ada']);
+    await ui.keyboard.press('Escape');
+    await expect.poll(() => ui.getByRole('link', { name: /^(people|topics)\// }).count()).toBe(2);
+  });
 });
 
 describe('an entry', () => {

@@ -65,6 +65,20 @@ export interface Entry {
   readonly body: string;
 }
 
+/** A part of a hit: plain text, and where the words searched for are in it ([start, end) in UTF-16 units). */
+export interface SearchSnippet {
+  readonly field: 'name' | 'description' | 'body';
+  readonly text: string;
+  readonly matches: readonly (readonly [number, number])[];
+}
+
+export interface SearchHit {
+  readonly name: string;
+  readonly description: string;
+  readonly updated: string;
+  readonly snippets: readonly SearchSnippet[];
+}
+
 export interface BrowserSession {
   readonly id: string;
   readonly agent: string;
@@ -131,6 +145,8 @@ export const api = {
   sessions: () => call<{ sessions: BrowserSession[] }>('GET', '/api/sessions'),
   revokeSession: (id: string) => call<{ revoked: string }>('DELETE', `/api/sessions/${encodeURIComponent(id)}`),
   overview: () => call<Overview>('GET', '/api/entries'),
+  search: (query: string) =>
+    call<{ hits: SearchHit[] }>('GET', `/api/search?${new URLSearchParams({ q: query, limit: '50' })}`),
   entry: (name: string) => call<{ entry: Entry }>('GET', entryPath(name)),
   create: (name: string, description: string, body: string) =>
     call<{ entry: Entry }>('POST', '/api/entries', { name, description, body }),
