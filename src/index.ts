@@ -22,6 +22,7 @@ export { EngramError, type ErrorCode, isEngramError } from './core/errors.js';
 export { formatIndex, formatOpened, type IndexRow, indexLine } from './core/format.js';
 export { createMemory, Memory, type MemoryOptions } from './core/memory.js';
 export { DEFAULT_GROUPS, DEFAULT_POLICY, type Policy } from './core/policy.js';
+export type { SearchHit, SearchSnippet } from './core/search.js';
 export type { Store, StoredEntry } from './core/store.js';
 export { MemoryStore, openMemoryStore } from './store/memory/index.js';
 export { openPostgresStore, PostgresStore, type PostgresStoreOptions } from './store/postgres/index.js';

@@ -1,10 +1,11 @@
 /**
  * `engram/store`: the Store port, for a backend of your own. Implement `Store` (the union
- * of EntryStore, RecoveryStore, DumpStore, with a TokenStore, an AccountStore and a
- * GrantStore beside them), persist what `applyChange`
- * and `applyUndrop` return, keep each user's history under WriteRules.historyCap with
- * `Trim`, refuse with the errors below, and prove it with `describeStoreContract` from
- * `engram/testing`. Nothing here opens a database: the backends are in the main entry.
+ * of EntryStore, RecoveryStore, DumpStore, SearchStore, with a TokenStore, an AccountStore
+ * and a GrantStore beside them), persist what `applyChange` and `applyUndrop` return,
+ * build each search hit with `searchHit` (words as `searchWords` reads them), keep each
+ * user's history under WriteRules.historyCap with `Trim`, refuse with the errors below,
+ * and prove it with `describeStoreContract` from `engram/testing`. Nothing here opens a
+ * database: the backends are in the main entry.
  */
 
 export {
@@ -19,6 +20,16 @@ export {
 export type { Caller } from '../core/caller.js';
 export { EngramError, type ErrorCode, isEngramError } from '../core/errors.js';
 export type { IndexRow } from '../core/format.js';
+export {
+  type SearchedEntry,
+  type SearchField,
+  type SearchHit,
+  type SearchSnippet,
+  type SearchTerms,
+  searchHit,
+  searchRank,
+} from '../core/search.js';
+export { foldWord, searchText, searchWords } from '../core/search-words.js';
 export {
   type AccountRecord,
   type AccountStore,
@@ -44,6 +55,7 @@ export {
   type Redemption,
   type RevisionOperation,
   type RevisionRecord,
+  type SearchStore,
   type SessionRecord,
   type Store,
   type StoreDump,

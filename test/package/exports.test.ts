@@ -37,13 +37,23 @@ describe('the package entries', () => {
       'duplicateTokenError',
       'entryAfter',
       'entryBytes',
+      'foldWord',
       'isEngramError',
       'notEmptyError',
       'revisionBytes',
+      'searchHit',
+      'searchRank',
+      'searchText',
+      'searchWords',
       'writeRules',
     ]);
     expect(entries['engram/testing']).toEqual(
-      expect.arrayContaining(['describeAccountContract', 'describeGrantContract', 'describeStoreContract']),
+      expect.arrayContaining([
+        'describeAccountContract',
+        'describeGrantContract',
+        'describeSearchContract',
+        'describeStoreContract',
+      ]),
     );
   });
 });
