@@ -63,12 +63,13 @@ describe('signing in with a password', () => {
     expect(wrong.status).toBe(401);
     expect(wrong.json).toEqual(apiError('UNAUTHORIZED', 'wrong user name or password'));
     expect(wrong.headers['set-cookie']).toBeUndefined();
-    for (const headers of [
+    const attempts: Record<string, string>[] = [
       {},
       { Origin: server.origin },
       { 'X-Engram-CSRF': '1' },
       { Origin: 'https://evil.example', 'X-Engram-CSRF': '1' },
-    ]) {
+    ];
+    for (const headers of attempts) {
       const response = await api(server.port, 'POST', '/api/session', {
         body: { user: 'alice', password: PASSWORD },
         headers,

@@ -189,7 +189,7 @@ describe('the keyboard', () => {
     await ui.keyboard.press('Escape');
     await ui.getByRole('button', { name: 'Edit' }).waitFor();
     await ui.keyboard.press('/');
-    await expect.poll(() => ui.evaluate(() => document.activeElement?.id)).toBe('search');
+    await expect.poll(() => ui.locator('#search').evaluate((element) => element.matches(':focus'))).toBe(true);
     await ui.keyboard.press('Escape');
     await ui.locator('body').click();
     await ui.keyboard.press('n');
