@@ -102,9 +102,12 @@ async function connect(app: App): Promise<Client> {
   return client;
 }
 
-/** The requests made since `from`, dropping the metadata GETs the SDK repeats before each token request. */
+/**
+ * The POSTs made since `from`: the GETs are the metadata the SDK fetches again before each
+ * token request, and its attempt to open an event stream, which may come at any moment.
+ */
 function since(app: App, from: number): string[] {
-  return app.log.slice(from).filter((line) => !line.startsWith('GET /.well-known/'));
+  return app.log.slice(from).filter((line) => line.startsWith('POST '));
 }
 
 /**
