@@ -5,3 +5,6 @@ declare module '*.svelte' {
   const component: Component<Record<string, unknown>>;
   export default component;
 }
+
+/** Stylesheets imported for Vite to bundle. */
+declare module '*.css';
