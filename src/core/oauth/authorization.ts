@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import type { GrantRecord, GrantSecretRecord, GrantStore } from '../account-store.js';
 import type { OAuthClients } from './clients.js';
+import { sameResource } from './resource.js';
 import { hashSecret, newSecret } from './secrets.js';
 import {
   type AuthorizationRequest,
@@ -77,17 +78,6 @@ function withQuery(uri: string, params: Readonly<Record<string, string | undefin
   for (const [name, value] of Object.entries(params)) if (value !== undefined) added.append(name, value);
   const separator = !uri.includes('?') ? '?' : uri.endsWith('?') || uri.endsWith('&') ? '' : '&';
   return `${uri}${separator}${added.toString()}`;
-}
-
-/** A resource indicator in a comparable form: scheme and host lower-cased, default port dropped, no trailing slash. */
-function canonicalResource(value: string): string | undefined {
-  try {
-    const url = new URL(value);
-    if (url.hash !== '' || value.includes('#')) return undefined;
-    return `${url.origin}${url.pathname.replace(/\/$/, '')}${url.search}`;
-  } catch {
-    return undefined;
-  }
 }
 
 export class Authorization {
@@ -194,8 +184,7 @@ export class Authorization {
       );
     }
     const resources = params.resource === undefined ? [] : ([] as string[]).concat(params.resource);
-    const ours = canonicalResource(this.resource);
-    const foreign = resources.find((resource) => canonicalResource(resource) !== ours);
+    const foreign = resources.find((resource) => !sameResource(resource, this.resource));
     if (foreign !== undefined) {
       return refuse(
         'invalid_target',
