@@ -6,7 +6,14 @@
  * sessions listed and revoked, signing out; and no sign-in at all with --auth none.
  */
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { createAccess } from '../../src/core/access.js';
+import { createAccounts } from '../../src/core/accounts.js';
+import { createMemory } from '../../src/core/memory.js';
+import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import { startHttpServer } from '../../src/http/server.js';
+import { openMemoryStore } from '../../src/store/memory/index.js';
+import { createToolHandler } from '../../src/tools/handler.js';
 import { api, apiError, contents, LOCAL } from './api-client.js';
 import { startTestServer, type TestServer } from './fixtures.js';
 
@@ -189,5 +196,39 @@ describe('--auth none', () => {
     const response = await api(server.port, 'POST', '/api/session', { body: { user: 'local', password: PASSWORD } });
     expect(response.status).toBe(400);
     expect(response.json.error.message).toMatch(/^This server has no sign-in/);
+  });
+});
+
+describe('behind https (--public-url https://…)', () => {
+  it('sets the cookie Secure, and takes changes from the public origin', async () => {
+    const store = openMemoryStore();
+    const memory = createMemory({ store });
+    const accounts = createAccounts(store);
+    await accounts.create('alice', PASSWORD);
+    const server = await startHttpServer({
+      handler: createToolHandler(memory),
+      memory,
+      policy: DEFAULT_POLICY,
+      version: '0.0.0-test',
+      log: () => {},
+      auth: { mode: 'token', access: createAccess(store.tokens) },
+      accounts,
+      publicUrl: new URL('https://memory.example.com'),
+      host: '127.0.0.1',
+      port: 0,
+    });
+    onTestFinished(() => server.close());
+    const headers = { Origin: 'https://memory.example.com', 'X-Engram-CSRF': '1' };
+    const signedIn = await api(server.port, 'POST', '/api/session', {
+      body: { user: 'alice', password: PASSWORD },
+      headers,
+    });
+    expect(signedIn.headers['set-cookie']?.[0]).toMatch(/; HttpOnly; SameSite=Strict; Secure; Max-Age=604800$/);
+    const cookie = cookieOf(signedIn.headers['set-cookie']);
+    const created = await api(server.port, 'POST', '/api/entries', {
+      body: { name: 'topics/tea', description: 'Tea', body: 'Green.' },
+      headers: { Cookie: cookie, ...headers },
+    });
+    expect(created.status).toBe(201);
   });
 });
