@@ -41,6 +41,12 @@ async function page(engram: Engram, path = '/') {
   return watched.page;
 }
 
+/** What the REST API answers at `path`, read as the page would. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answers
+async function getJson(engram: Engram, path: string): Promise<any> {
+  return (await fetch(`${engram.origin}${path}`)).json();
+}
+
 /** people/ada written three times by two assistants (the last with HTML in it); topics/tea once. */
 async function seeded(): Promise<Engram> {
   const engram = await startEngram();
@@ -182,7 +188,7 @@ describe('import, export and wipe', () => {
     expect(text).toMatch(/Would be added: 1\s*topics\/coffee/);
     expect(text).toMatch(/Conflicts, left as they are: 1\s*people\/ada/);
     expect(text).toContain('Left as they are: 1');
-    const before = await (await fetch(`${engram.origin}/api/entries`)).json();
+    const before = await getJson(engram, '/api/entries');
     expect(before.entries.map((row: { name: string }) => row.name)).toEqual(['people/ada', 'topics/tea']);
 
     await ui.getByLabel(/Overwrite entries that differ/).check();
@@ -191,13 +197,13 @@ describe('import, export and wipe', () => {
     await expect.poll(() => preview.textContent()).toMatch(/Conflicts, left as they are: 1/);
     await preview.getByRole('button', { name: 'Import' }).click();
     await ui.getByRole('status').getByText('Imported backup.json: 1 added, 0 changed, 1 left as they were.').waitFor();
-    const after = await (await fetch(`${engram.origin}/api/entries`)).json();
+    const after = await getJson(engram, '/api/entries');
     expect(after.entries.map((row: { name: string }) => row.name)).toEqual([
       'people/ada',
       'topics/coffee',
       'topics/tea',
     ]);
-    const ada = await (await fetch(`${engram.origin}/api/entries/people/ada`)).json();
+    const ada = await getJson(engram, '/api/entries/people/ada');
     expect(ada.entry.description).toBe('Ada Lovelace, mathematician');
   });
 
@@ -212,7 +218,7 @@ describe('import, export and wipe', () => {
     await ui.getByLabel('Type “wipe” to confirm').fill('wipe');
     await button.click();
     await ui.getByRole('status').getByText('Wiped: 2 entries dropped to the trash.').waitFor();
-    expect((await (await fetch(`${engram.origin}/api/entries`)).json()).entries).toEqual([]);
+    expect((await getJson(engram, '/api/entries')).entries).toEqual([]);
     await ui.getByRole('link', { name: 'Trash' }).click();
     await ui.getByRole('listitem', { name: 'people/ada' }).waitFor();
     await ui.getByRole('listitem', { name: 'topics/tea' }).waitFor();
