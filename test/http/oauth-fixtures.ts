@@ -82,10 +82,10 @@ export const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url
 export const REDIRECT_URI = 'https://claude.ai/api/mcp/auth_callback';
 export const CLIENT_ID = 'client-claude';
 
-/** What the consent step stores when `user` allows: a grant of CLIENT_ID ("Claude") and its code. */
+/** What the consent step stores when `user` allows: a grant of CLIENT_ID ("Claude") and its code, good for `codeTtlMs` (a minute). */
 export async function authorizeDirectly(
   server: OAuthTestServer,
-  options: { readonly user?: string; readonly readOnly?: boolean } = {},
+  options: { readonly user?: string; readonly readOnly?: boolean; readonly codeTtlMs?: number } = {},
 ): Promise<{ readonly grantId: string; readonly code: string }> {
   const now = Date.now();
   const grantId = `grant-${Math.random().toString(36).slice(2)}`;
@@ -107,7 +107,7 @@ export async function authorizeDirectly(
       grantId,
       kind: 'code',
       created: now,
-      expires: now + 60_000,
+      expires: now + (options.codeTtlMs ?? 60_000),
       used: undefined,
       data: JSON.stringify(data),
     },

@@ -169,6 +169,20 @@ describe('the token endpoint refuses, issuing nothing', () => {
     expect(issued(server)).toBe(0);
   });
 
+  it('an expired code, ending its grant', async () => {
+    const server = await startOAuthServer();
+    // A code that expired the moment it was issued: no clock needs to move.
+    const { grantId, code } = await authorizeDirectly(server, { codeTtlMs: 0 });
+    const response = await exchangeCode(server.port, code);
+    expect(response.status).toBe(400);
+    expect(oauthError(response)).toEqual({
+      error: 'invalid_grant',
+      error_description: 'the authorization code has expired. Authorize again.',
+    });
+    expect(issued(server)).toBe(0);
+    expect(await server.store.grants.getGrant(grantId)).toBeUndefined();
+  });
+
   it.each([
     ['no grant_type', {}, 'invalid_request', 'grant_type is missing: authorization_code or refresh_token.'],
     [
