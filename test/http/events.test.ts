@@ -22,6 +22,7 @@ import { createToolHandler } from '../../src/tools/handler.js';
 import { tempDir } from '../helpers/engram.js';
 import { MCP_CLIENTS } from '../helpers/mcp-clients.js';
 import { createTestDatabase, findTestPostgres, type TestDatabase } from '../helpers/postgres.js';
+import { api } from './api-client.js';
 import { startTestServer } from './fixtures.js';
 
 const ARRIVES_WITHIN_MS = 15_000;
@@ -148,6 +149,21 @@ describe('GET /api/events', () => {
     // Alice's change came before bob's stream heard its own: it would have been told by then.
     expect(bobStream.changes().map((change) => change.name)).toEqual(['topics/bob']);
     expect(aliceStream.changes().map((change) => change.name)).toEqual(['topics/alice']);
+  });
+
+  it("opens for a signed-in browser's session cookie, as EventSource sends it", async () => {
+    const server = await startTestServer({ auth: 'token' });
+    await server.accounts.create('alice', 'correct horse battery staple');
+    const origin = `http://127.0.0.1:${server.port}`;
+    const signedIn = await api(server.port, 'POST', '/api/session', {
+      body: { user: 'alice', password: 'correct horse battery staple' },
+      headers: { Origin: origin, 'X-Engram-CSRF': '1' },
+    });
+    const cookie = (signedIn.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '';
+    expect(cookie).toMatch(/^engram_session=/);
+    const stream = await ready(await openEvents(server.port, { Cookie: cookie, Origin: origin }));
+    await server.memory.write({ user: 'alice', label: 'claude' }, { name: 'topics/tea', description: 't', new: 'x' });
+    await vi.waitFor(() => expect(stream.changes()).toHaveLength(1), ARRIVES_WITHIN_MS);
   });
 
   it('needs the credentials the rest of /api needs', async () => {
