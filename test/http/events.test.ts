@@ -200,6 +200,16 @@ describe('GET /api/events', () => {
     }, ARRIVES_WITHIN_MS);
   });
 
+  it('outlives the HTTP request timeouts: an open stream is not a slow request', async () => {
+    const server = await startTestServer({
+      timeouts: { headersMs: 100, requestMs: 100, keepAliveMs: 100, checkIntervalMs: 20 },
+    });
+    const stream = await ready(await openEvents(server.port));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await server.memory.write({ user: 'local', label: 'claude' }, { name: 'topics/late', description: 'd', new: 'x' });
+    await vi.waitFor(() => expect(stream.changes()).toHaveLength(1), ARRIVES_WITHIN_MS);
+  });
+
   it('is ended when the server closes, which does not wait for it', async () => {
     const server = await startTestServer();
     const stream = await ready(await openEvents(server.port));
