@@ -27,6 +27,8 @@ export const SEARCH_DEFAULT_LIMIT = 20;
 export const SNIPPET_LENGTH = 160;
 /** Characters a body snippet keeps before its first match, about. */
 const LEAD = 40;
+/** What a snippet does not begin or end with: spaces, new lines, control characters. */
+const BLANK = /[\s\p{Cc}]/u;
 
 /**
  * A query's words, folded (search-words.ts), distinct, 1 to SEARCH_WORD_CAP of them; the
@@ -39,7 +41,7 @@ export type SearchField = 'name' | 'description' | 'body';
 /** Part of one field of a hit: its text (one line) and where the query's words are in it. */
 export interface SearchSnippet {
   readonly field: SearchField;
-  /** Plain text, not markup: control characters are spaces; "…" marks where it was cut. */
+  /** Plain text, not markup, trimmed: control characters are spaces; "…" marks where it was cut. */
   readonly text: string;
   /** Each matched word as [start, end) in UTF-16 code units of `text`, in order. */
   readonly matches: readonly (readonly [number, number])[];
@@ -169,6 +171,9 @@ function snippet(field: SearchField, text: string, terms: SearchTerms): SearchSn
   }
   const head = start > 0 ? '…' : '';
   const tail = end < text.length ? '…' : '';
+  // No blank at either end (a body's last new line), whether cut there or not.
+  while (start < end && BLANK.test(text[start]!)) start += 1;
+  while (end > start && BLANK.test(text[end - 1]!)) end -= 1;
   const shift = head.length - start;
   return {
     field,

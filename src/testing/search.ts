@@ -58,7 +58,7 @@ export function describeSearchContract(label: string, open: OpenStore): void {
             name: 'people/ada',
             description: 'Ada, who likes tea',
             updated,
-            snippets: [{ field: 'body', text: 'She prefers green tea. ', matches: [[12, 17]] }],
+            snippets: [{ field: 'body', text: 'She prefers green tea.', matches: [[12, 17]] }],
           },
         ]);
         expect(await names('engram')).toEqual(['projects/engram']);
@@ -272,7 +272,7 @@ export function describeSearchContract(label: string, open: OpenStore): void {
         expect(matchedTexts(hit ? [hit] : [])).toEqual(['needle']);
       });
 
-      it('are one line of plain text: markup stays as written, new lines and tabs are spaces', async () => {
+      it('are one line of plain text: markup stays as written, new lines and tabs are spaces, none at the ends', async () => {
         await write('topics/html', 'Markup', '<b>bold</b>\n\t<script>alert(1)</script>\n');
 
         const [hit] = await memory.search(alice, 'script');
@@ -280,7 +280,7 @@ export function describeSearchContract(label: string, open: OpenStore): void {
         expect(hit?.snippets).toEqual([
           {
             field: 'body',
-            text: '<b>bold</b>  <script>alert(1)</script> ',
+            text: '<b>bold</b>  <script>alert(1)</script>',
             matches: [
               [14, 20],
               [31, 37],

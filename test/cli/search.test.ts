@@ -28,10 +28,10 @@ describe('engram search', () => {
     const cli = await withEntries();
 
     expect(await ok(cli.run('search', 'tea'))).toBe(
-      'topics/tea: Drinks\npeople/ada: Ada, who likes tea\n  She prefers green tea. \n',
+      'topics/tea: Drinks\npeople/ada: Ada, who likes tea\n  She prefers green tea.\n',
     );
     expect(await ok(cli.run('search', 'green', 'te'))).toBe(
-      'people/ada: Ada, who likes tea\n  She prefers green tea. \n',
+      'people/ada: Ada, who likes tea\n  She prefers green tea.\n',
     );
     expect(await ok(cli.run('search', 'nothing'))).toBe('Nothing found for: nothing\n');
   });
@@ -47,7 +47,7 @@ describe('engram search', () => {
 
     expect(await main(['search', 'tea', ...at], io)).toBe(0);
 
-    expect(out.join('')).toBe(`people/ada: Likes ${ON}tea${OFF}\n  Green ${ON}tea${OFF}. \n`);
+    expect(out.join('')).toBe(`people/ada: Likes ${ON}tea${OFF}\n  Green ${ON}tea${OFF}.\n`);
   });
 
   it('never prints control characters or bidi overrides stored in memory, highlighted or not', async () => {
@@ -61,11 +61,11 @@ describe('engram search', () => {
     out.length = 0;
 
     expect(await main(['search', 'tea', ...at], io(false))).toBe(0);
-    expect(out.join('')).toBe('topics/evil: Evil\n  tea  ]0;owned   [2J tea\\u202e  \n');
+    expect(out.join('')).toBe('topics/evil: Evil\n  tea  ]0;owned   [2J tea\\u202e\n');
     out.length = 0;
 
     expect(await main(['search', 'tea', ...at], io(true))).toBe(0);
-    expect(out.join('')).toBe(`topics/evil: Evil\n  ${ON}tea${OFF}  ]0;owned   [2J ${ON}tea${OFF}\\u202e  \n`);
+    expect(out.join('')).toBe(`topics/evil: Evil\n  ${ON}tea${OFF}  ]0;owned   [2J ${ON}tea${OFF}\\u202e\n`);
   });
 
   it('answers --json with the hits as they are, and --limit', async () => {

@@ -124,9 +124,9 @@ describe('searchHit', () => {
     });
   });
 
-  it('keeps a short body whole, as one line: control characters are spaces, in place', () => {
+  it('keeps a short body whole, as one line: control characters are spaces, in place, none at the ends', () => {
     const [snippet] = searchHit(entry('a/b', 'x', 'one\n\ttwo\r\nthree\u0000'), ['two']).snippets;
-    expect(snippet).toEqual({ field: 'body', text: 'one  two  three ', matches: [[5, 8]] });
+    expect(snippet).toEqual({ field: 'body', text: 'one  two  three', matches: [[5, 8]] });
   });
 
   it('cuts a long body around the first match, at spaces, marked with "…", within SNIPPET_LENGTH', () => {

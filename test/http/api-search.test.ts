@@ -38,7 +38,7 @@ describe('GET /api/search', () => {
           updated: expect.any(String),
           snippets: [
             { field: 'description', text: 'Ada, who likes tea', matches: [[15, 18]] },
-            { field: 'body', text: 'Green <b>tea</b>. ', matches: [[9, 12]] },
+            { field: 'body', text: 'Green <b>tea</b>.', matches: [[9, 12]] },
           ],
         },
       ],
