@@ -67,6 +67,8 @@ export async function startOAuthServer(options: OAuthTestServerOptions = {}): Pr
       authorization: (urls) => new Authorization(store.grants, clients, urls),
       accounts,
     },
+    // The web UI's sign-in, whose session the consent page shares.
+    accounts,
     allowOrigins: options.allowOrigins ?? [],
     host: '127.0.0.1',
     port: 0,
