@@ -46,7 +46,7 @@ export interface Engram {
 }
 
 export interface EngramOptions {
-  readonly auth?: 'none' | 'token';
+  readonly auth?: 'none' | 'token' | 'oauth';
   /** A config file's content (caps, groups…). */
   readonly config?: unknown;
   /** PostgreSQL instead of a fresh SQLite file. */
