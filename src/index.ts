@@ -16,6 +16,7 @@ import type { Caller } from './core/caller.js';
 import type { Memory } from './core/memory.js';
 import { createToolHandler, type ToolResult } from './tools/handler.js';
 
+export type { ActivityItem, ActivityPage, ActorCount, MemoryChange } from './core/activity.js';
 export type { Caller } from './core/caller.js';
 export type { WriteRequest } from './core/edit.js';
 export { EngramError, type ErrorCode, isEngramError } from './core/errors.js';

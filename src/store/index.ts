@@ -1,13 +1,22 @@
 /**
  * `engram/store`: the Store port, for a backend of your own. Implement `Store` (the union
- * of EntryStore, RecoveryStore, DumpStore, SearchStore, with a TokenStore, an AccountStore
- * and a GrantStore beside them), persist what `applyChange` and `applyUndrop` return,
- * build each search hit with `searchHit` (words as `searchWords` reads them), keep each
- * user's history under WriteRules.historyCap with `Trim`, refuse with the errors below,
- * and prove it with `describeStoreContract` from `engram/testing`. Nothing here opens a
- * database: the backends are in the main entry.
+ * of EntryStore, RecoveryStore, DumpStore, SearchStore, ActivityStore, ChangeStore, with a
+ * TokenStore, an AccountStore and a GrantStore beside them), persist what `applyChange` and
+ * `applyUndrop` return, build each search hit with `searchHit` (words as `searchWords`
+ * reads them), keep each user's history under WriteRules.historyCap with `Trim`, tell
+ * watchers of changes with a `ChangeFeed`, refuse with the errors below, and prove it with
+ * `describeStoreContract` from `engram/testing`. Nothing here opens a database: the
+ * backends are in the main entry.
  */
 
+export type {
+  ActivityPosition,
+  ActivityQuery,
+  ActivityRecord,
+  ActorCount,
+  ChangeListener,
+  MemoryChange,
+} from '../core/activity.js';
 export {
   type AppliedChange,
   applyChange,
@@ -33,7 +42,9 @@ export { foldWord, searchText, searchWords } from '../core/search-words.js';
 export {
   type AccountRecord,
   type AccountStore,
+  type ActivityStore,
   type Change,
+  type ChangeStore,
   type ClientRecord,
   type Decide,
   type DecideAll,
@@ -70,4 +81,12 @@ export {
   type WriteRules,
 } from '../core/store.js';
 export { entryBytes, revisionBytes } from '../core/usage.js';
+export {
+  type ChangeDetails,
+  ChangeFeed,
+  type ChangeFeedOptions,
+  mutationDetails,
+  type ReadVersions,
+  recordingDecide,
+} from './change-feed.js';
 export { TRIM_BATCH, Trim } from './history-cap.js';

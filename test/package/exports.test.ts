@@ -28,6 +28,7 @@ describe('the package entries', () => {
     );
     expect(entries.engram).not.toContain('defaultDatabasePath');
     expect(entries['engram/store']).toEqual([
+      'ChangeFeed',
       'EngramError',
       'TRIM_BATCH',
       'Trim',
@@ -39,7 +40,9 @@ describe('the package entries', () => {
       'entryBytes',
       'foldWord',
       'isEngramError',
+      'mutationDetails',
       'notEmptyError',
+      'recordingDecide',
       'revisionBytes',
       'searchHit',
       'searchRank',
@@ -50,6 +53,7 @@ describe('the package entries', () => {
     expect(entries['engram/testing']).toEqual(
       expect.arrayContaining([
         'describeAccountContract',
+        'describeActivityContract',
         'describeGrantContract',
         'describeSearchContract',
         'describeStoreContract',
