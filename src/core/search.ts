@@ -166,8 +166,9 @@ function snippet(field: SearchField, text: string, terms: SearchTerms): SearchSn
     if (start > 0) start = spaceAfter(text, start, first.start);
     end = Math.min(text.length, start + room);
     if (end < text.length) end = spaceBefore(text, end, Math.min(first.end, end));
-    start = codePointBoundary(text, start);
-    end = codePointBoundary(text, end);
+    // A cut inside a pair of UTF-16 units leaves that character out, keeping the length.
+    if (insidePair(text, start)) start += 1;
+    if (insidePair(text, end)) end -= 1;
   }
   const head = start > 0 ? '…' : '';
   const tail = end < text.length ? '…' : '';
@@ -197,8 +198,8 @@ function spaceBefore(text: string, to: number, limit: number): number {
   return space === -1 ? to : limit + space;
 }
 
-/** `at`, moved back one if it would split a surrogate pair. */
-function codePointBoundary(text: string, at: number): number {
+/** Whether a cut at `at` would split a pair of UTF-16 units (a surrogate pair). */
+function insidePair(text: string, at: number): boolean {
   const code = text.charCodeAt(at);
-  return at > 0 && at < text.length && code >= 0xdc00 && code <= 0xdfff ? at - 1 : at;
+  return at > 0 && at < text.length && code >= 0xdc00 && code <= 0xdfff;
 }

@@ -18,6 +18,17 @@ import { foldWord, LONGEST_WORD, searchText, searchWords, wordsAt } from '../../
 
 const entry = (name: string, description: string, body: string) => ({ name, description, body, updated: 1 });
 
+/** The first snippet of a hit on `body` for `terms`, and its first match. */
+function firstOf(body: string, terms: string[]) {
+  const [snippet] = searchHit(entry('a/b', 'x', body), terms).snippets;
+  const [match] = snippet?.matches ?? [];
+  if (!snippet || !match) throw new Error('no snippet with a match');
+  return { text: snippet.text, start: match[0], end: match[1] };
+}
+
+/** A UTF-16 unit of a pair standing alone. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 describe('search words', () => {
   it('are runs of letters and digits, folded to lower case, Latin letters without accents', () => {
     expect(searchWords('Été à Paris: CAFÉ-crème, naïve 42nd e\u0301te\u0301')).toEqual([
@@ -130,32 +141,28 @@ describe('searchHit', () => {
   });
 
   it('cuts a long body around the first match, at spaces, marked with "…", within SNIPPET_LENGTH', () => {
-    const body = `${'word '.repeat(100)}target ${'more '.repeat(100)}`;
-    const [snippet] = searchHit(entry('a/b', 'x', body), ['target']).snippets;
+    const { text, start, end } = firstOf(`${'word '.repeat(100)}target ${'more '.repeat(100)}`, ['target']);
 
-    expect(snippet?.text.length).toBeLessThanOrEqual(SNIPPET_LENGTH);
-    expect(snippet?.text).toMatch(/^…word word .* target more .* more…$/);
-    const [[start, end]] = snippet?.matches as [number, number][];
-    expect(snippet?.text.slice(start, end)).toBe('target');
+    expect(text.length).toBeLessThanOrEqual(SNIPPET_LENGTH);
+    expect(text).toMatch(/^…word word .* target more .* more…$/);
+    expect(text.slice(start, end)).toBe('target');
     expect(start).toBeGreaterThanOrEqual(30);
     expect(start).toBeLessThanOrEqual(45);
   });
 
   it('keeps the end of a long body when the first match is near it, cut only at the start', () => {
-    const body = `${'word '.repeat(100)}target end`;
-    const [snippet] = searchHit(entry('a/b', 'x', body), ['target']).snippets;
+    const { text } = firstOf(`${'word '.repeat(100)}target end`, ['target']);
 
-    expect(snippet?.text.startsWith('…')).toBe(true);
-    expect(snippet?.text.endsWith('target end')).toBe(true);
+    expect(text.startsWith('…')).toBe(true);
+    expect(text.endsWith('target end')).toBe(true);
   });
 
   it('never splits a character of two UTF-16 units, and places matches after them right', () => {
-    const body = `${'😀'.repeat(100)} tea ${'😀'.repeat(100)}`;
-    const [snippet] = searchHit(entry('a/b', 'x', body), ['tea']).snippets;
-    const text = snippet?.text ?? '';
+    // Without spaces to cut at, both cuts would fall inside a pair (at units 163 and 320).
+    const { text, start, end } = firstOf(`ab${'😀'.repeat(100)}!tea!${'😀'.repeat(100)}`, ['tea']);
 
-    expect(text.isWellFormed()).toBe(true);
-    const [[start, end]] = snippet?.matches as [number, number][];
+    expect(text).not.toMatch(LONE_SURROGATE);
+    expect(text.length).toBeLessThanOrEqual(SNIPPET_LENGTH);
     expect(text.slice(start, end)).toBe('tea');
   });
 
@@ -164,5 +171,42 @@ describe('searchHit', () => {
     const found = snippet?.matches.map(([start, end]) => snippet.text.slice(start, end));
 
     expect(found).toEqual(['Tea', 'teapot', 'and', 'tea']);
+  });
+
+  it('holds for any body: at most SNIPPET_LENGTH, whole characters, every range a word of the query', () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const pieces = [
+      'tea',
+      'Teapot',
+      'TÉA',
+      'green',
+      ' ',
+      '  ',
+      '\n',
+      '\t',
+      '😀',
+      'é',
+      '-',
+      '.',
+      'x',
+      'longerword',
+      '日本',
+    ];
+    for (let round = 0; round < 300; round++) {
+      const length = Math.floor(random() * 400);
+      const body = Array.from({ length }, () => pieces[Math.floor(random() * pieces.length)]).join('');
+      for (const snippet of searchHit(entry('a/b', 'x', body), parseSearch('green te')).snippets) {
+        expect(snippet.text.length).toBeLessThanOrEqual(SNIPPET_LENGTH);
+        expect(snippet.text).not.toMatch(LONE_SURROGATE);
+        expect(snippet.text).not.toMatch(/\p{Cc}/u);
+        for (const [start, end] of snippet.matches) {
+          expect(['green', 'te'].some((term) => foldWord(snippet.text.slice(start, end)).startsWith(term))).toBe(true);
+        }
+      }
+    }
   });
 });
