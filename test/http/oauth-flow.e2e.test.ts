@@ -7,7 +7,8 @@
  * served by the test over HTTPS from the test CA), the person signing in and allowing,
  * the code exchanged, the tools called as the app (its name in `engram history`), a
  * refresh, and `engram token revoke` ending it: the next call gets 401 and the SDK cannot
- * refresh. On SQLite, and on PostgreSQL where one is available.
+ * refresh. With registration, on SQLite and on PostgreSQL where one is available; with a
+ * metadata document, on SQLite.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
