@@ -146,6 +146,7 @@ describe('an entry', () => {
     await alert.waitFor();
     expect(await alert.textContent()).toContain('has changed since you opened it');
     expect(await alert.textContent()).toContain('Matcha (from the model)');
+    await expect.poll(() => alert.locator('.diff').textContent()).toContain('+- Matcha (from the model)');
     expect(await ui.getByLabel('Body').inputValue()).toBe('- Green\n- Mine\n');
     await ui.getByRole('button', { name: 'Keep mine' }).click();
     await ui.getByRole('button', { name: 'Save' }).click();
