@@ -80,6 +80,7 @@ function connectHelp(
     `  llama.cpp WebUI: add the MCP server ${url}${tokens ? ' with the header Authorization: Bearer <token>' : ''}`,
     `  Claude Code:     claude mcp add --transport http engram ${url}${header}`,
     `  WebSocket:       ${server.origin.replace(/^http/, 'ws')}/ws${tokens ? '?access_token=<token>' : ''}`,
+    `  Web UI:          ${server.origin}/ (see and fix what your assistants remember)`,
     '  Stop with Ctrl-C.',
     '',
   ].join('\n');

@@ -68,6 +68,7 @@ describe('engram serve', () => {
     expect(served.banner).toContain(`llama.cpp WebUI: add the MCP server ${served.url}`);
     expect(served.banner).toContain(`Claude Code:     claude mcp add --transport http engram ${served.url}`);
     expect(served.banner).toContain(`WebSocket:       ${served.url.replace(/^http(.*)\/mcp$/, 'ws$1/ws')}\n`);
+    expect(served.banner).toContain(`Web UI:          ${served.url.replace(/\/mcp$/, '/')} (see and fix`);
 
     const session = await HTTP_CLIENTS[0]!.connect(served.url);
     expect(
