@@ -9,12 +9,34 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { tempDir } from '../helpers/engram.js';
-import { type Engram, launchChromium, mcpWrite, openPage, startEngram, type Watched } from './fixtures.js';
+import { createTestDatabase, findTestPostgres } from '../helpers/postgres.js';
+import {
+  type Engram,
+  type EngramOptions,
+  launchChromium,
+  mcpWrite,
+  openPage,
+  startEngram,
+  type Watched,
+} from './fixtures.js';
 
 let browser: Browser;
 let opened: Watched[] = [];
+const postgres = await findTestPostgres();
+
+const backends: [string, () => Promise<EngramOptions>][] = [['SQLite', async () => ({})]];
+if (postgres !== undefined) {
+  backends.push([
+    'PostgreSQL',
+    async () => {
+      const database = await createTestDatabase(postgres);
+      onTestFinished(database.drop);
+      return { databaseUrl: database.url };
+    },
+  ]);
+}
 
 beforeAll(async () => {
   browser = await launchChromium();
@@ -47,180 +69,195 @@ async function getJson(engram: Engram, path: string): Promise<any> {
   return (await fetch(`${engram.origin}${path}`)).json();
 }
 
-/** people/ada written three times by two assistants (the last with HTML in it); topics/tea once. */
-async function seeded(): Promise<Engram> {
-  const engram = await startEngram();
-  await mcpWrite(engram, { name: 'people/ada', description: 'Ada Lovelace', new: 'Wrote the first program.' });
-  await mcpWrite(engram, { name: 'people/ada', new: 'Born 1815.' }, { client: 'llama.cpp' });
-  await mcpWrite(engram, {
-    name: 'people/ada',
-    old: 'Born 1815.',
-    new: 'Born 1815 <img src=x onerror=alert(1)>.',
-    description: 'Ada Lovelace, mathematician',
-  });
-  await mcpWrite(engram, { name: 'topics/tea', description: 'Teas I like', new: 'Green.' }, { client: 'llama.cpp' });
-  return engram;
-}
+describe.each(backends)('on %s', (_, options) => {
+  /** people/ada written three times by two assistants (the last with HTML in it); topics/tea once. */
+  async function seeded(): Promise<Engram> {
+    const engram = await startEngram(await options());
+    await mcpWrite(engram, { name: 'people/ada', description: 'Ada Lovelace', new: 'Wrote the first program.' });
+    await mcpWrite(engram, { name: 'people/ada', new: 'Born 1815.' }, { client: 'llama.cpp' });
+    await mcpWrite(engram, {
+      name: 'people/ada',
+      old: 'Born 1815.',
+      new: 'Born 1815 <img src=x onerror=alert(1)>.',
+      description: 'Ada Lovelace, mathematician',
+    });
+    await mcpWrite(engram, { name: 'topics/tea', description: 'Teas I like', new: 'Green.' }, { client: 'llama.cpp' });
+    return engram;
+  }
 
-describe('history', () => {
-  it('lists every revision with who and what, diffs any two, and restores one as a new revision', async () => {
-    const engram = await seeded();
-    const ui = await page(engram, '/entries/people/ada');
-    await ui.getByRole('button', { name: 'History' }).click();
-    await ui.getByRole('heading', { name: 'History of people/ada' }).waitFor();
-    expect(new URL(ui.url()).pathname).toBe('/entries/people/ada/history');
-    const third = ui.getByRole('listitem', { name: 'Revision 3' });
-    await expect.poll(() => third.textContent()).toContain('claude-code');
-    expect(await ui.getByRole('listitem', { name: 'Revision 2' }).textContent()).toMatch(/append[\s\S]*llama\.cpp/);
-    // The latest change is shown at once: 2 → 3, the HTML as text.
-    const diff = ui.getByLabel('Differences');
-    await expect.poll(() => diff.textContent()).toContain('+Born 1815 <img src=x onerror=alert(1)>.');
-    expect(await diff.textContent()).toContain('-Born 1815.');
-    expect(await ui.locator('.diff img').count()).toBe(0);
-    expect(await ui.locator('.described').textContent()).toContain('Ada Lovelace → Ada Lovelace, mathematician');
-    await ui.getByLabel('From').selectOption('1');
-    await expect.poll(() => diff.textContent()).toContain('+Born 1815 <img');
-    expect(await diff.textContent()).not.toContain('-Born 1815.');
+  describe('history', () => {
+    it('lists every revision with who and what, diffs any two, and restores one as a new revision', async () => {
+      const engram = await seeded();
+      const ui = await page(engram, '/entries/people/ada');
+      await ui.getByRole('button', { name: 'History' }).click();
+      await ui.getByRole('heading', { name: 'History of people/ada' }).waitFor();
+      expect(new URL(ui.url()).pathname).toBe('/entries/people/ada/history');
+      const third = ui.getByRole('listitem', { name: 'Revision 3' });
+      await expect.poll(() => third.textContent()).toContain('claude-code');
+      expect(await ui.getByRole('listitem', { name: 'Revision 2' }).textContent()).toMatch(/append[\s\S]*llama\.cpp/);
+      // The latest change is shown at once: 2 → 3, the HTML as text.
+      const diff = ui.getByLabel('Differences');
+      await expect.poll(() => diff.textContent()).toContain('+Born 1815 <img src=x onerror=alert(1)>.');
+      expect(await diff.textContent()).toContain('-Born 1815.');
+      expect(await ui.locator('.diff img').count()).toBe(0);
+      expect(await ui.locator('.described').textContent()).toContain('Ada Lovelace → Ada Lovelace, mathematician');
+      await ui.getByLabel('From').selectOption('1');
+      await expect.poll(() => diff.textContent()).toContain('+Born 1815 <img');
+      expect(await diff.textContent()).not.toContain('-Born 1815.');
 
-    await ui.getByRole('listitem', { name: 'Revision 1' }).getByRole('button', { name: 'Restore' }).click();
-    await ui.getByRole('status').getByText('Restored revision 1 as revision 4.').waitFor();
-    expect(await ui.getByRole('listitem', { name: 'Revision 4' }).textContent()).toMatch(/restore[\s\S]*web/);
-    await ui.getByRole('link', { name: 'people/ada' }).click();
-    await ui.getByText('Wrote the first program.').waitFor();
-    expect(await ui.locator('.description').first().textContent()).toBe('Ada Lovelace');
-  });
-});
-
-describe('trash', () => {
-  it('drops an entry, finds it in the Trash with its purge date, undrops it, drops it again and purges it', async () => {
-    const engram = await seeded();
-    const ui = await page(engram, '/entries/topics/tea');
-    await ui.getByRole('button', { name: 'Drop' }).click();
-    await ui
-      .getByRole('status')
-      .getByText(/Dropped topics\/tea/)
-      .waitFor();
-    await ui.getByRole('link', { name: 'Trash' }).click();
-    const item = ui.getByRole('listitem', { name: 'topics/tea' });
-    await expect
-      .poll(() => item.textContent())
-      .toMatch(/Teas I like[\s\S]*dropped[\s\S]*by web[\s\S]*purged in 4 weeks/);
-    await item.getByRole('button', { name: 'Undrop' }).click();
-    await ui.getByRole('status').getByText('topics/tea is back.').waitFor();
-    await ui.getByText('The trash is empty.').waitFor();
-
-    await ui.goto(`${engram.origin}/entries/topics/tea`);
-    await ui.getByRole('button', { name: 'Drop' }).click();
-    await ui
-      .getByRole('status')
-      .getByText(/Dropped topics\/tea/)
-      .waitFor();
-    await ui.getByRole('link', { name: 'Trash' }).click();
-    await item.getByRole('button', { name: 'Purge' }).click();
-    const confirm = ui.getByRole('group', { name: 'Purge topics/tea?' });
-    await confirm.getByRole('button', { name: 'Cancel' }).click();
-    expect(await confirm.count()).toBe(0);
-    await item.getByRole('button', { name: 'Purge' }).click();
-    await confirm.getByRole('button', { name: 'Purge for good' }).click();
-    await ui.getByRole('status').getByText('topics/tea was purged for good.').waitFor();
-    await ui.getByText('The trash is empty.').waitFor();
-    const history = await fetch(`${engram.origin}/api/entries/topics/tea/history`);
-    expect(history.status).toBe(404);
-  });
-});
-
-describe('activity', () => {
-  it('shows which assistant wrote what, newest first, filtered by assistant', async () => {
-    const engram = await seeded();
-    const ui = await page(engram);
-    await ui.getByRole('link', { name: 'Activity' }).click();
-    await ui.getByRole('heading', { name: 'Activity' }).waitFor();
-    const rows = ui.locator('.timeline li');
-    await expect.poll(() => rows.count()).toBe(4);
-    expect(await rows.first().textContent()).toMatch(/llama\.cpp\s+created\s+topics\/tea/);
-    expect(await rows.nth(1).textContent()).toMatch(/claude-code\s+edited\s+people\/ada/);
-    await ui.getByLabel('Assistant').selectOption('llama.cpp');
-    await expect.poll(() => rows.count()).toBe(2);
-    expect(await rows.allTextContents()).toEqual([
-      expect.stringMatching(/llama\.cpp\s+created\s+topics\/tea/),
-      expect.stringMatching(/llama\.cpp\s+appended to\s+people\/ada/),
-    ]);
-    await rows.first().getByRole('link', { name: 'topics/tea' }).click();
-    await ui.getByRole('heading', { name: 'topics/tea' }).waitFor();
-  });
-});
-
-describe('import, export and wipe', () => {
-  it('exports the memory as a download', async () => {
-    const engram = await seeded();
-    const ui = await page(engram, '/transfer');
-    const [download] = await Promise.all([
-      ui.waitForEvent('download'),
-      ui.getByRole('button', { name: 'Export' }).click(),
-    ]);
-    expect(download.suggestedFilename()).toBe('engram-export.json');
-    const document = JSON.parse(readFileSync((await download.path()) ?? '', 'utf8'));
-    expect(document.format).toBe('engram-export');
-    expect(document.entries.map((entry: { name: string }) => entry.name)).toEqual(['people/ada', 'topics/tea']);
+      await ui.getByRole('listitem', { name: 'Revision 1' }).getByRole('button', { name: 'Restore' }).click();
+      await ui.getByRole('status').getByText('Restored revision 1 as revision 4.').waitFor();
+      expect(await ui.getByRole('listitem', { name: 'Revision 4' }).textContent()).toMatch(/restore[\s\S]*web/);
+      await ui.getByRole('link', { name: 'people/ada' }).click();
+      await ui.getByText('Wrote the first program.').waitFor();
+      expect(await ui.locator('.description').first().textContent()).toBe('Ada Lovelace');
+    });
   });
 
-  it('previews an import (added, changed, left) and merges it only when Import is pressed', async () => {
-    const engram = await seeded();
-    const file = tempDir().file('backup.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        format: 'engram-export',
-        version: 1,
-        entries: [
-          { name: 'topics/tea', description: 'Teas I like', body: 'Green.\n' },
-          { name: 'topics/coffee', description: 'Coffee', body: 'Flat white.\n' },
-          { name: 'people/ada', description: 'Someone else', body: '<script>alert(1)</script>\n' },
-        ],
-      }),
-    );
-    const ui = await page(engram, '/');
-    await ui.getByRole('link', { name: 'Import and export' }).click();
-    await ui.getByLabel('JSON file').setInputFiles(file);
-    const preview = ui.getByRole('region', { name: 'Import preview' });
-    await expect.poll(() => preview.textContent()).toContain('Would be added: 1');
-    const text = (await preview.textContent()) ?? '';
-    expect(text).toMatch(/Would be added: 1\s*topics\/coffee/);
-    expect(text).toMatch(/Conflicts, left as they are: 1\s*people\/ada/);
-    expect(text).toContain('Left as they are: 1');
-    const before = await getJson(engram, '/api/entries');
-    expect(before.entries.map((row: { name: string }) => row.name)).toEqual(['people/ada', 'topics/tea']);
+  describe('trash', () => {
+    it('drops an entry, finds it in the Trash with its purge date, undrops it, drops it again and purges it', async () => {
+      const engram = await seeded();
+      const ui = await page(engram, '/entries/topics/tea');
+      await ui.getByRole('button', { name: 'Drop' }).click();
+      await ui
+        .getByRole('status')
+        .getByText(/Dropped topics\/tea/)
+        .waitFor();
+      await ui.getByRole('link', { name: 'Trash' }).click();
+      const item = ui.getByRole('listitem', { name: 'topics/tea' });
+      await expect
+        .poll(() => item.textContent())
+        .toMatch(/Teas I like[\s\S]*dropped[\s\S]*by web[\s\S]*purged in 4 weeks/);
+      await item.getByRole('button', { name: 'Undrop' }).click();
+      await ui.getByRole('status').getByText('topics/tea is back.').waitFor();
+      await ui.getByText('The trash is empty.').waitFor();
 
-    await ui.getByLabel(/Overwrite entries that differ/).check();
-    await expect.poll(() => preview.textContent()).toMatch(/Would be changed: 1\s*people\/ada/);
-    await ui.getByLabel(/Overwrite entries that differ/).uncheck();
-    await expect.poll(() => preview.textContent()).toMatch(/Conflicts, left as they are: 1/);
-    await preview.getByRole('button', { name: 'Import' }).click();
-    await ui.getByRole('status').getByText('Imported backup.json: 1 added, 0 changed, 1 left as they were.').waitFor();
-    const after = await getJson(engram, '/api/entries');
-    expect(after.entries.map((row: { name: string }) => row.name)).toEqual([
-      'people/ada',
-      'topics/coffee',
-      'topics/tea',
-    ]);
-    const ada = await getJson(engram, '/api/entries/people/ada');
-    expect(ada.entry.description).toBe('Ada Lovelace, mathematician');
+      await ui.goto(`${engram.origin}/entries/topics/tea`);
+      await ui.getByRole('button', { name: 'Drop' }).click();
+      await ui
+        .getByRole('status')
+        .getByText(/Dropped topics\/tea/)
+        .waitFor();
+      await ui.getByRole('link', { name: 'Trash' }).click();
+      await item.getByRole('button', { name: 'Purge' }).click();
+      const confirm = ui.getByRole('group', { name: 'Purge topics/tea?' });
+      await confirm.getByRole('button', { name: 'Cancel' }).click();
+      expect(await confirm.count()).toBe(0);
+      await item.getByRole('button', { name: 'Purge' }).click();
+      await confirm.getByRole('button', { name: 'Purge for good' }).click();
+      await ui.getByRole('status').getByText('topics/tea was purged for good.').waitFor();
+      await ui.getByText('The trash is empty.').waitFor();
+      const history = await fetch(`${engram.origin}/api/entries/topics/tea/history`);
+      expect(history.status).toBe(404);
+    });
   });
 
-  it('wipes only once "wipe" is typed, dropping every entry to the trash', async () => {
-    const engram = await seeded();
-    const ui = await page(engram, '/transfer');
-    const button = ui.getByRole('button', { name: 'Wipe memory' });
-    await button.waitFor();
-    expect(await button.isDisabled()).toBe(true);
-    await ui.getByLabel('Type “wipe” to confirm').fill('wip');
-    expect(await button.isDisabled()).toBe(true);
-    await ui.getByLabel('Type “wipe” to confirm').fill('wipe');
-    await button.click();
-    await ui.getByRole('status').getByText('Wiped: 2 entries dropped to the trash.').waitFor();
-    expect((await getJson(engram, '/api/entries')).entries).toEqual([]);
-    await ui.getByRole('link', { name: 'Trash' }).click();
-    await ui.getByRole('listitem', { name: 'people/ada' }).waitFor();
-    await ui.getByRole('listitem', { name: 'topics/tea' }).waitFor();
+  describe('activity', () => {
+    it('shows which assistant wrote what, newest first, filtered by assistant', async () => {
+      const engram = await seeded();
+      const ui = await page(engram);
+      await ui.getByRole('link', { name: 'Activity' }).click();
+      await ui.getByRole('heading', { name: 'Activity' }).waitFor();
+      const rows = ui.locator('.timeline li');
+      await expect.poll(() => rows.count()).toBe(4);
+      expect(await rows.first().textContent()).toMatch(/llama\.cpp\s+created\s+topics\/tea/);
+      expect(await rows.nth(1).textContent()).toMatch(/claude-code\s+edited\s+people\/ada/);
+      await ui.getByLabel('Assistant').selectOption('llama.cpp');
+      await expect.poll(() => rows.count()).toBe(2);
+      expect(await rows.allTextContents()).toEqual([
+        expect.stringMatching(/llama\.cpp\s+created\s+topics\/tea/),
+        expect.stringMatching(/llama\.cpp\s+appended to\s+people\/ada/),
+      ]);
+      await rows.first().getByRole('link', { name: 'topics/tea' }).click();
+      await ui.getByRole('heading', { name: 'topics/tea' }).waitFor();
+    });
+
+    it('shows a change an assistant makes over MCP without a reload', async () => {
+      const engram = await seeded();
+      const ui = await page(engram, '/activity');
+      const rows = ui.locator('.timeline li');
+      await expect.poll(() => rows.count()).toBe(4);
+      await mcpWrite(engram, { name: 'topics/rain', description: 'Rain', new: 'Wet.' }, { client: 'chatgpt' });
+      await expect.poll(() => rows.count()).toBe(5);
+      expect(await rows.first().textContent()).toMatch(/chatgpt\s+created\s+topics\/rain/);
+    });
+  });
+
+  describe('import, export and wipe', () => {
+    it('exports the memory as a download', async () => {
+      const engram = await seeded();
+      const ui = await page(engram, '/transfer');
+      const [download] = await Promise.all([
+        ui.waitForEvent('download'),
+        ui.getByRole('button', { name: 'Export' }).click(),
+      ]);
+      expect(download.suggestedFilename()).toBe('engram-export.json');
+      const document = JSON.parse(readFileSync((await download.path()) ?? '', 'utf8'));
+      expect(document.format).toBe('engram-export');
+      expect(document.entries.map((entry: { name: string }) => entry.name)).toEqual(['people/ada', 'topics/tea']);
+    });
+
+    it('previews an import (added, changed, left) and merges it only when Import is pressed', async () => {
+      const engram = await seeded();
+      const file = tempDir().file('backup.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          format: 'engram-export',
+          version: 1,
+          entries: [
+            { name: 'topics/tea', description: 'Teas I like', body: 'Green.\n' },
+            { name: 'topics/coffee', description: 'Coffee', body: 'Flat white.\n' },
+            { name: 'people/ada', description: 'Someone else', body: '<script>alert(1)</script>\n' },
+          ],
+        }),
+      );
+      const ui = await page(engram, '/');
+      await ui.getByRole('link', { name: 'Import and export' }).click();
+      await ui.getByLabel('JSON file').setInputFiles(file);
+      const preview = ui.getByRole('region', { name: 'Import preview' });
+      await expect.poll(() => preview.textContent()).toContain('Would be added: 1');
+      const text = (await preview.textContent()) ?? '';
+      expect(text).toMatch(/Would be added: 1\s*topics\/coffee/);
+      expect(text).toMatch(/Conflicts, left as they are: 1\s*people\/ada/);
+      expect(text).toContain('Left as they are: 1');
+      const before = await getJson(engram, '/api/entries');
+      expect(before.entries.map((row: { name: string }) => row.name)).toEqual(['people/ada', 'topics/tea']);
+
+      await ui.getByLabel(/Overwrite entries that differ/).check();
+      await expect.poll(() => preview.textContent()).toMatch(/Would be changed: 1\s*people\/ada/);
+      await ui.getByLabel(/Overwrite entries that differ/).uncheck();
+      await expect.poll(() => preview.textContent()).toMatch(/Conflicts, left as they are: 1/);
+      await preview.getByRole('button', { name: 'Import' }).click();
+      await ui
+        .getByRole('status')
+        .getByText('Imported backup.json: 1 added, 0 changed, 1 left as they were.')
+        .waitFor();
+      const after = await getJson(engram, '/api/entries');
+      expect(after.entries.map((row: { name: string }) => row.name)).toEqual([
+        'people/ada',
+        'topics/coffee',
+        'topics/tea',
+      ]);
+      const ada = await getJson(engram, '/api/entries/people/ada');
+      expect(ada.entry.description).toBe('Ada Lovelace, mathematician');
+    });
+
+    it('wipes only once "wipe" is typed, dropping every entry to the trash', async () => {
+      const engram = await seeded();
+      const ui = await page(engram, '/transfer');
+      const button = ui.getByRole('button', { name: 'Wipe memory' });
+      await button.waitFor();
+      expect(await button.isDisabled()).toBe(true);
+      await ui.getByLabel('Type “wipe” to confirm').fill('wip');
+      expect(await button.isDisabled()).toBe(true);
+      await ui.getByLabel('Type “wipe” to confirm').fill('wipe');
+      await button.click();
+      await ui.getByRole('status').getByText('Wiped: 2 entries dropped to the trash.').waitFor();
+      expect((await getJson(engram, '/api/entries')).entries).toEqual([]);
+      await ui.getByRole('link', { name: 'Trash' }).click();
+      await ui.getByRole('listitem', { name: 'people/ada' }).waitFor();
+      await ui.getByRole('listitem', { name: 'topics/tea' }).waitFor();
+    });
   });
 });
