@@ -122,7 +122,13 @@ export class EventStreams {
     });
     this.streams.add(stream);
     this.startHeartbeat();
-    stop = this.memory.activity.watch(caller, (change) => send(stream, changeEvent(change)));
+    try {
+      stop = this.memory.activity.watch(caller, (change) => send(stream, changeEvent(change)));
+    } catch {
+      // The store is closing with the server: the browser reconnects once it is back.
+      stream.end();
+      return;
+    }
     // Changes made while no stream was open are not replayed: on `ready` the page fetches what it shows.
     send(stream, `retry: ${RECONNECT_MS}\nevent: ready\ndata: {}\n\n`);
   }
