@@ -1,8 +1,10 @@
 /**
  * The MCP server, built from the tool definitions and the tool handler: `tools/list`
- * serves the three tools exactly as specified, `tools/call` dispatches to the handler.
- * One factory serves every MCP era the SDK speaks (2025 handshake and 2026 per-request
- * envelopes), over stdio and over HTTP alike.
+ * serves the three tools exactly as specified, `tools/call` dispatches to the handler;
+ * the memory's resources (resources.ts) and prompts (prompts.ts) for clients that attach
+ * context; and the server's title and icon (identity.ts). One factory serves every MCP
+ * era the SDK speaks (2025 handshake and 2026 per-request envelopes), over stdio, HTTP
+ * and WebSocket alike.
  */
 
 import {
@@ -16,6 +18,9 @@ import type { Caller } from '../core/memory.js';
 import type { Policy } from '../core/policy.js';
 import { isToolName, mcpTools, TOOL_NAMES } from '../tools/definitions.js';
 import type { ToolHandler, ToolResult } from '../tools/handler.js';
+import { serverInfo } from './identity.js';
+import { completesWithNames, getPrompt, PROMPT_LIST } from './prompts.js';
+import { createMemoryResources, ENTRY_RESOURCE_TEMPLATE, ENTRY_TEMPLATE, INDEX_RESOURCE } from './resources.js';
 
 const SERVER_INSTRUCTIONS =
   "Engram is the user's persistent memory, shared by every assistant they use. " +
@@ -57,17 +62,39 @@ export function callToolResult(result: ToolResult) {
 
 export function createMcpServerFactory(options: McpServerOptions): McpServerFactory {
   const tools = mcpTools(options.policy);
+  const resources = createMemoryResources(options.handler);
   return (context) => {
-    const server = new Server(
-      { name: 'engram', version: options.version },
-      { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS },
-    );
+    const server = new Server(serverInfo(options.version), {
+      capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} },
+      instructions: SERVER_INSTRUCTIONS,
+    });
+    const callerOf = (envelope: Record<string, unknown> | undefined) =>
+      options.caller(clientNameOf(server, envelope), context.authInfo);
     server.setRequestHandler('tools/list', async () => ({ tools }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name, arguments: args } = request.params;
       if (!isToolName(name)) throw unknownToolError(name);
-      const caller = options.caller(clientNameOf(server, ctx.mcpReq.envelope), context.authInfo);
-      return callToolResult(await options.handler(caller, name, args));
+      return callToolResult(await options.handler(callerOf(ctx.mcpReq.envelope), name, args));
+    });
+    server.setRequestHandler('resources/list', async () => ({ resources: [INDEX_RESOURCE] }));
+    server.setRequestHandler('resources/templates/list', async () => ({
+      resourceTemplates: [ENTRY_RESOURCE_TEMPLATE],
+    }));
+    server.setRequestHandler('resources/read', async (request, ctx) =>
+      resources.read(callerOf(ctx.mcpReq.envelope), request.params.uri),
+    );
+    server.setRequestHandler('prompts/list', async () => ({ prompts: [...PROMPT_LIST] }));
+    server.setRequestHandler('prompts/get', async (request) =>
+      getPrompt(request.params.name, request.params.arguments),
+    );
+    server.setRequestHandler('completion/complete', async (request, ctx) => {
+      const { ref, argument } = request.params;
+      const names =
+        ref.type === 'ref/resource'
+          ? ref.uri === ENTRY_TEMPLATE && argument.name === 'name'
+          : completesWithNames(ref.name, argument.name);
+      if (!names) return { completion: { values: [] } };
+      return resources.completeName(callerOf(ctx.mcpReq.envelope), argument.value);
     });
     return server;
   };
