@@ -8,14 +8,25 @@
  *
  * The Memory service owns every rule and the clock: the policy given here holds on any
  * store. Nothing here reads the environment (the `engram` command does, in src/cli).
- * A backend of your own implements the port of `engram/store` and is tested with
- * `engram/testing`.
+ * In an OpenAI or Anthropic agent loop, `openAiToolMessages` / `anthropicToolResults`
+ * answer a whole assistant message's memory calls; `engram/ai-sdk` has the tools for the
+ * Vercel AI SDK. A backend of your own implements the port of `engram/store` and is
+ * tested with `engram/testing`.
  */
 
-import type { Caller } from './core/caller.js';
-import type { Memory } from './core/memory.js';
-import { createToolHandler, type ToolResult } from './tools/handler.js';
-
+export {
+  type AnthropicToolResult,
+  type AnthropicToolResults,
+  type AnthropicToolUse,
+  anthropicToolResults,
+} from './adapters/anthropic.js';
+export { type AdapterOptions, isMemoryTool, type MemoryCall } from './adapters/calls.js';
+export {
+  type OpenAiToolCall,
+  type OpenAiToolCallResults,
+  type OpenAiToolMessage,
+  openAiToolMessages,
+} from './adapters/openai.js';
 export type { ActivityItem, ActivityPage, ActorCount, MemoryChange } from './core/activity.js';
 export type { Caller } from './core/caller.js';
 export type { WriteRequest } from './core/edit.js';
@@ -28,6 +39,7 @@ export type { Store, StoredEntry } from './core/store.js';
 export { MemoryStore, openMemoryStore } from './store/memory/index.js';
 export { openPostgresStore, PostgresStore, type PostgresStoreOptions } from './store/postgres/index.js';
 export { openSqliteStore, SqliteStore, type SqliteStoreOptions } from './store/sqlite/index.js';
+export { handleToolCall } from './tools/call.js';
 export {
   anthropicTools,
   mcpTools,
@@ -36,24 +48,3 @@ export {
   openAiTools as toolDefinitions,
 } from './tools/definitions.js';
 export { createToolHandler, type ToolHandler, type ToolResult } from './tools/handler.js';
-
-const handlers = new WeakMap<Memory, ReturnType<typeof createToolHandler>>();
-
-/**
- * Runs one tool call (name and arguments as the model sent them: an object or a JSON
- * string) and returns the text for the model. Never throws; refusals have isError.
- * The caller defaults to the local user, recorded in history as `agent`.
- */
-export function handleToolCall(
-  memory: Memory,
-  name: string,
-  args: unknown,
-  caller: Caller = { user: 'local', label: 'agent' },
-): Promise<ToolResult> {
-  let handler = handlers.get(memory);
-  if (!handler) {
-    handler = createToolHandler(memory);
-    handlers.set(memory, handler);
-  }
-  return handler(caller, name, args);
-}
