@@ -65,7 +65,13 @@ it('an entry of hostile markup is shown as text, as Markdown and raw: nothing ru
   const requests: Request[] = [];
   watched.page.on('request', (request) => requests.push(request));
   const { page } = watched;
-  await page.goto(`${engram.origin}/`);
+  const answer = await page.goto(`${engram.origin}/`);
+  // The third lock, behind escaping and the sanitiser: the browser refuses inline script and foreign loads.
+  expect(answer?.headers()['content-security-policy']).toBe(
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; " +
+      "connect-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  );
+  expect(answer?.headers()['x-frame-options']).toBe('DENY');
   const row = page.locator('li', { has: page.getByRole('link', { name: 'topics/hostile' }) });
   await expect.poll(() => row.textContent()).toContain('<img src=x onerror=alert(5)> looks harmless');
 
