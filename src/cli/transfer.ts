@@ -2,9 +2,13 @@
 
 import { closeSync, fchmodSync, fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { type Command, Option } from 'commander';
-import type { ImportMode, ImportReport } from '../core/transfer.js';
+import { BRIDGE_KINDS, BRIDGES, type BridgeKind } from '../core/bridges/index.js';
+import { markdownExport } from '../core/bridges/markdown.js';
+import type { ImportReport } from '../core/transfer.js';
 import { type CommonOptions, cliCaller } from './context.js';
 import type { Run } from './entries.js';
+import { type ImportFromOptions, importFrom } from './import-from.js';
+import { writeMarkdownExport } from './markdown-export.js';
 import { UsageError } from './output.js';
 
 function readDocument(file: string): string {
@@ -48,49 +52,103 @@ function describeReport(report: ImportReport, purged: boolean): string {
 
 export function registerTransferCommands(program: Command, common: (command: Command) => Command, run: Run): void {
   common(program.command('export'))
-    .description('Write the whole memory as one JSON document (format: docs/export-format.md)')
+    .description(
+      'Write the whole memory as one JSON document (format: docs/export-format.md), or as a folder of Markdown files',
+    )
+    .argument('[dir]', 'with --format markdown: the folder to write (new, empty, or an earlier markdown export)')
+    .addOption(
+      new Option('--format <format>', 'json, or markdown: one group/slug.md file per entry and a README.md index')
+        .choices(['json', 'markdown'])
+        .default('json'),
+    )
     .option('--out <file>', 'write to a file (default: stdout)')
     .option('--with-history', 'include every revision and the trash')
-    .action((options: CommonOptions & { out?: string; withHistory?: boolean }) =>
-      run(
-        options,
-        async (context, output) => {
-          const caller = cliCaller(context);
-          const pieces = context.memory.transfer.exportText(caller, { withHistory: options.withHistory === true });
-          if (options.out) {
-            const count = (await context.memory.index(caller)).length;
-            await writePrivateFile(options.out, pieces);
-            output.note(`Exported ${count} entries to ${options.out}`);
-          } else {
-            for await (const piece of pieces) output.exact(piece);
-          }
-        },
-        'reads',
-      ),
+    .action(
+      (dir: string | undefined, options: CommonOptions & { format: string; out?: string; withHistory?: boolean }) =>
+        run(
+          options,
+          async (context, output) => {
+            const caller = cliCaller(context);
+            if (options.format === 'markdown') {
+              if (!dir)
+                throw new UsageError(
+                  '--format markdown writes a folder: name it, as in engram export --format markdown ./memory',
+                );
+              if (options.out || options.withHistory)
+                throw new UsageError('--out and --with-history are for the JSON export');
+              const { entries } = await context.memory.transfer.export(caller);
+              const removed = writeMarkdownExport(dir, markdownExport(entries));
+              const gone = removed > 0 ? ` (removed ${removed} file(s) of entries no longer in memory)` : '';
+              output.result(`Exported ${entries.length} entries to ${dir}${gone}`, {
+                dir,
+                entries: entries.length,
+                removed,
+              });
+              return;
+            }
+            if (dir)
+              throw new UsageError(
+                `a folder (${dir}) is for --format markdown; the JSON export goes to --out FILE or stdout`,
+              );
+            const pieces = context.memory.transfer.exportText(caller, { withHistory: options.withHistory === true });
+            if (options.out) {
+              const count = (await context.memory.index(caller)).length;
+              await writePrivateFile(options.out, pieces);
+              output.note(`Exported ${count} entries to ${options.out}`);
+            } else {
+              for await (const piece of pieces) output.exact(piece);
+            }
+          },
+          'reads',
+        ),
     );
 
   common(program.command('import'))
-    .description('Import an export document: merge (keep what exists, add what is new) or replace everything')
-    .argument('<file>', 'the JSON document ("-" for stdin)')
+    .description(
+      'Import an export document: merge (keep what exists, add what is new) or replace everything; ' +
+        'or, with --from, a memory kept by another system (docs/import.md)',
+    )
+    .argument('<file>', 'the JSON document ("-" for stdin), or with --from the file or folder to read')
+    .addOption(new Option('--from <kind>', 'import from another memory system (see below)').choices(BRIDGE_KINDS))
+    .option('--split', 'with --from: split an item over the entry cap into -2, -3 entries (else it is refused)')
+    .option(
+      '--map <type=group>',
+      'with --from server-memory: put entities of this entityType in this group (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
+      '--name <group/slug>',
+      'with --from chatgpt: the entry the memories go to (default topics/chatgpt-memories)',
+    )
     .addOption(new Option('--mode <mode>', 'merge or replace').choices(['merge', 'replace']).default('merge'))
     .option('--overwrite', 'in merge mode, overwrite entries whose content differs')
     .option('--dry-run', 'say what would happen, change nothing')
     .option('--all-groups', 'also import entries of groups the model cannot write (they are skipped otherwise)')
-    .action(
-      (
-        file: string,
-        options: CommonOptions & { mode: ImportMode; overwrite?: boolean; dryRun?: boolean; allGroups?: boolean },
-      ) =>
-        run(options, async (context, output) => {
-          const document = context.memory.transfer.parse(readDocument(file));
-          const report = await context.memory.transfer.import(cliCaller(context), document, {
-            mode: options.mode,
-            overwrite: options.overwrite === true,
-            dryRun: options.dryRun === true,
-            allGroups: options.allGroups === true,
-          });
-          output.result(describeReport(report, context.settings.policy.trashRetentionDays === 0), report);
-        }),
+    .action((file: string, options: CommonOptions & ImportFromOptions & { from?: BridgeKind }) =>
+      run(options, async (context, output) => {
+        if (options.from) return importFrom(context, output, options.from, file, options);
+        if (options.split || options.map || options.name)
+          throw new UsageError('--split, --map and --name go with --from');
+        const document = context.memory.transfer.parse(readDocument(file));
+        const report = await context.memory.transfer.import(cliCaller(context), document, {
+          mode: options.mode,
+          overwrite: options.overwrite === true,
+          dryRun: options.dryRun === true,
+          allGroups: options.allGroups === true,
+        });
+        output.result(describeReport(report, context.settings.policy.trashRetentionDays === 0), report);
+      }),
+    );
+
+  program.commands
+    .find((command) => command.name() === 'import')
+    ?.addHelpText(
+      'after',
+      `
+Import from another memory system (--from KIND PATH), in one transaction, history recorded as import:KIND;
+an entry that exists already is added to (markdown: a conflict, as above). Try --dry-run first.
+${BRIDGE_KINDS.map((kind) => `  ${kind.padEnd(18)}${BRIDGES[kind].summary}`).join('\n')}
+Where each file lives and what it becomes: docs/import.md.`,
     );
 
   common(program.command('wipe'))

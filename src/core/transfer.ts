@@ -13,7 +13,7 @@
 import { createRequire } from 'node:module';
 import type { z } from 'zod';
 import { assertWritable, type Caller } from './caller.js';
-import { assertNoNul, checkEntryCap, checkEntryCount, checkUserCap, cleanDescription } from './edit.js';
+import { appendText, assertNoNul, checkEntryCap, checkEntryCount, checkUserCap, cleanDescription } from './edit.js';
 import { EngramError } from './errors.js';
 import { isValidName, isWritableName, normalizeName } from './names.js';
 import type { Policy } from './policy.js';
@@ -83,6 +83,12 @@ export interface ImportOptions {
   readonly overwrite?: boolean;
   /** Report what would happen, change nothing. */
   readonly dryRun?: boolean;
+  /**
+   * In merge mode, append the imported body to an entry whose content differs (keeping its
+   * description), unless its body holds that text already: how a bridge from another memory
+   * system adds to what exists (core/bridges).
+   */
+  readonly append?: boolean;
 }
 
 export interface ImportReport {
@@ -95,6 +101,8 @@ export interface ImportReport {
   readonly dropped: string[];
   /** Entries of groups the model cannot write, left out (import them with allGroups). */
   readonly skipped: string[];
+  /** Entries the import appended to (only with the append option). */
+  readonly appended?: string[];
   readonly dryRun: boolean;
 }
 
@@ -143,6 +151,17 @@ function issuePath(path: readonly PropertyKey[]): string {
     '',
   );
 }
+
+/** An existing entry with an imported body appended, unless it holds that text already; its description kept. */
+function appendedEntry(found: StoredEntry, entry: ImportedEntry, policy: Policy): ImportedEntry {
+  const kept = { name: found.name, description: found.description };
+  if (entry.body === '' || found.body.includes(entry.body)) return { ...kept, body: found.body };
+  const body = appendText(found.body, entry.body);
+  checkEntryCap(entry.name, body, policy);
+  return { ...kept, body };
+}
+
+type ImportedEntry = { name: string; description: string; body: string };
 
 export class Transfer {
   constructor(
@@ -287,28 +306,39 @@ export class Transfer {
       conflicts: [],
       dropped: [],
       skipped,
+      ...(options.append ? { appended: [] } : {}),
       dryRun: options.dryRun === true,
     };
+    const append = options.append === true && options.mode === 'merge' && options.overwrite !== true;
     const overwrite = options.mode === 'replace' || options.overwrite === true;
     const decide: DecideAll = (existing, usage) => {
       // A store may run decide again when it retries the transaction: report that run alone.
-      for (const names of [report.created, report.updated, report.unchanged, report.conflicts, report.dropped]) {
+      for (const names of [
+        report.created,
+        report.updated,
+        report.unchanged,
+        report.conflicts,
+        report.dropped,
+        report.appended ?? [],
+      ]) {
         names.length = 0;
       }
       const current = new Map(existing.map((entry) => [entry.name, entry]));
       const changes: NamedChange[] = [];
       let total = usage.totalBytes;
-      for (const entry of incoming) {
-        const found = current.get(entry.name);
+      for (const incomingEntry of incoming) {
+        const found = current.get(incomingEntry.name);
+        const entry = found && append ? appendedEntry(found, incomingEntry, this.policy) : incomingEntry;
         if (found && found.body === entry.body && found.description === entry.description) {
           report.unchanged.push(entry.name);
           continue;
         }
-        if (found && !overwrite) {
+        if (found && append) report.appended?.push(entry.name);
+        if (found && !overwrite && !append) {
           report.conflicts.push(entry.name);
           continue;
         }
-        (found ? report.updated : report.created).push(entry.name);
+        if (!found || !append) (found ? report.updated : report.created).push(entry.name);
         total += entryBytes(entry.name, entry.description, utf8Bytes(entry.body));
         if (found) total -= entryBytes(found.name, found.description, found.size);
         changes.push({ name: entry.name, change: { kind: 'put', operation: 'import', ...entry } });

@@ -1,0 +1,130 @@
+/**
+ * `engram import --from KIND PATH`: brings in a memory kept by another system (core/bridges)
+ * through the same import as an export document — one transaction, the tools' names and
+ * caps, history recorded as `import:KIND` — and says, item by item, what was (or, with
+ * --dry-run, would be) created, appended, left as it was or left out, and why.
+ */
+
+import { BRIDGES, type BridgeKind, type BridgeOptions } from '../core/bridges/index.js';
+import { type ImportPlan, planDocument, tooLarge } from '../core/bridges/plan.js';
+import { EngramError } from '../core/errors.js';
+import type { ImportMode, ImportReport } from '../core/transfer.js';
+import { type Context, cliCaller } from './context.js';
+import type { Output } from './output.js';
+import { UsageError } from './output.js';
+import { readSource } from './source-files.js';
+
+export interface ImportFromOptions {
+  readonly mode: ImportMode;
+  readonly overwrite?: boolean;
+  readonly dryRun?: boolean;
+  readonly allGroups?: boolean;
+  readonly split?: boolean;
+  /** `--map TYPE=GROUP`, as given. */
+  readonly map?: readonly string[];
+  readonly name?: string;
+}
+
+/** `--map person=people` flags as a table; a flag without `=` is a usage error. */
+function mapTable(flags: readonly string[] = []): Record<string, string> {
+  const table: Record<string, string> = {};
+  for (const flag of flags) {
+    const equals = flag.indexOf('=');
+    if (equals <= 0 || equals === flag.length - 1) {
+      throw new UsageError(`--map ${flag}: expected TYPE=GROUP, for example --map person=people`);
+    }
+    table[flag.slice(0, equals).trim()] = flag.slice(equals + 1).trim();
+  }
+  return table;
+}
+
+/** What became of one name of the plan, from the import's report. */
+function actionOf(name: string, report: ImportReport): string {
+  if (report.created.includes(name)) return 'create';
+  if (report.appended?.includes(name)) return 'append';
+  if (report.updated.includes(name)) return 'replace';
+  if (report.unchanged.includes(name)) return 'unchanged';
+  if (report.conflicts.includes(name)) return 'conflict';
+  if (report.skipped.includes(name)) return 'skip';
+  return 'skip';
+}
+
+const PROBLEM_ACTION = { duplicate: 'duplicate', 'too-large': 'too large', 'not-an-entry': 'not an entry' } as const;
+
+function whyOf(action: string): string | undefined {
+  if (action === 'unchanged') return 'memory holds this already';
+  if (action === 'conflict') return 'an entry of this name differs: left as it is (--overwrite replaces it)';
+  if (action === 'skip') return 'its group is not one the model can write (--all-groups imports it)';
+  return undefined;
+}
+
+/** The report, item by item, as data and as lines for people. */
+function describe(plan: ImportPlan, report: ImportReport, purged: boolean) {
+  const items = plan.items.map((item) => {
+    const names = item.problem ? [] : item.names.map((name) => ({ name, action: actionOf(name, report) }));
+    const notes = [...item.notes, ...names.flatMap(({ action }) => whyOf(action) ?? [])];
+    return {
+      source: item.source,
+      names,
+      notes: [...new Set(notes)],
+      ...(item.problem ? { problem: item.problem } : {}),
+    };
+  });
+  const lines: string[] = [];
+  if (report.dryRun) lines.push('Dry run: nothing was changed.');
+  for (const item of items) {
+    const head = item.problem
+      ? `${PROBLEM_ACTION[item.problem]}: ${item.source}`
+      : `${item.names.map(({ action, name }) => `${action} ${name}`).join(', ')}  (from ${item.source})`;
+    lines.push(head, ...item.notes.map((note) => `    ${note}`));
+  }
+  if (report.dropped.length > 0) {
+    lines.push(`${purged ? 'dropped and purged for good' : 'dropped to the trash'}: ${report.dropped.join(', ')}`);
+  }
+  const count = (action: string) => items.flatMap((item) => item.names).filter((name) => name.action === action).length;
+  const summary = ['create', 'append', 'replace', 'unchanged', 'conflict', 'skip']
+    .map((action) => [action, count(action)] as const)
+    .filter(([, n]) => n > 0)
+    .map(([action, n]) => `${n} ${action}`);
+  const leftOut = items.filter((item) => item.problem).length;
+  if (leftOut > 0) summary.push(`${leftOut} left out`);
+  lines.push(`${report.dryRun ? 'Would import' : 'Imported'} from ${plan.kind}: ${summary.join(', ') || 'nothing'}.`);
+  return { text: lines.join('\n'), items };
+}
+
+export async function importFrom(
+  context: Context,
+  output: Output,
+  kind: BridgeKind,
+  path: string,
+  options: ImportFromOptions,
+): Promise<void> {
+  const bridge = BRIDGES[kind];
+  const bridgeOptions: BridgeOptions = {
+    split: options.split === true,
+    map: mapTable(options.map),
+    ...(options.name !== undefined ? { name: options.name } : {}),
+  };
+  const plan = bridge.parse(readSource(path, bridge.folder), context.settings.policy, bridgeOptions);
+  const unfit = tooLarge(plan);
+  if (unfit.length > 0 && !options.dryRun) {
+    throw new EngramError(
+      'TOO_LARGE',
+      `${unfit.length} item(s) are over the entry cap of ${context.settings.policy.entryCap.toLocaleString('en-US')} bytes: ` +
+        `${unfit.map((item) => item.source).join(', ')}. Pass --split to split them into -2, -3 entries ` +
+        '(--dry-run shows how); nothing was imported.',
+    );
+  }
+  const caller = { ...cliCaller(context), label: `import:${kind}` };
+  const report = await context.memory.transfer.import(caller, planDocument(plan), {
+    mode: options.mode,
+    overwrite: options.overwrite === true,
+    dryRun: options.dryRun === true,
+    allGroups: options.allGroups === true,
+    append: bridge.existing === 'append',
+  });
+  const { text, items } = describe(plan, report, context.settings.policy.trashRetentionDays === 0);
+  const refusal =
+    unfit.length > 0 ? `\nWithout --split, this import would be refused: ${unfit.length} item(s) are too large.` : '';
+  output.result(`${text}${refusal}`, { kind, dryRun: report.dryRun, items, report });
+}

@@ -1,0 +1,61 @@
+/**
+ * The front matter of a Markdown entry file: `---`, `description: "…"`, `---`, then the
+ * body byte for byte. The description is written as a JSON string, which is also a YAML
+ * double-quoted scalar, so any description (quotes, `#`, `---`, unicode) reads back the
+ * same in Engram and in any other Markdown tool. Reading also takes the plain and
+ * single-quoted scalars people write by hand.
+ */
+
+const FENCE = '---\n';
+
+/** An entry file's text: front matter holding the description, then the body as it is. */
+export function withFrontMatter(description: string, body: string): string {
+  // JSON leaves the line and paragraph separators raw; escaped, no reader can take them for line ends.
+  const quoted = JSON.stringify(description).replaceAll('\u2028', '\\u2028').replaceAll('\u2029', '\\u2029');
+  return `${FENCE}description: ${quoted}\n${FENCE}${body}`;
+}
+
+export interface FrontMatter {
+  /** The `description:` value, or undefined when there is none. */
+  readonly description: string | undefined;
+  readonly body: string;
+}
+
+/** A YAML scalar as people write it: "double" (JSON escapes), 'single' ('' for '), or plain. */
+function scalar(raw: string): string | undefined {
+  const value = raw.trim();
+  if (value.startsWith('"')) {
+    try {
+      const parsed: unknown = JSON.parse(value);
+      return typeof parsed === 'string' ? parsed : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  if (value.startsWith("'")) {
+    return value.endsWith("'") && value.length >= 2 ? value.slice(1, -1).replaceAll("''", "'") : undefined;
+  }
+  return value.replace(/\s+#.*$/, '');
+}
+
+/**
+ * Splits `text` (with `\n` line ends) into its front matter's description and the body.
+ * Text without front matter is all body. Returns an error message for front matter
+ * that is opened but never closed, or a description that cannot be read.
+ */
+export function readFrontMatter(text: string): FrontMatter | string {
+  if (!text.startsWith(FENCE)) return { description: undefined, body: text };
+  const end = text.indexOf(`\n${FENCE}`, FENCE.length - 1);
+  const close = end < 0 && text.endsWith('\n---') ? text.length - 4 : end;
+  if (close < 0) return 'its front matter (the lines after the first ---) is never closed by a --- line';
+  const lines = text.slice(FENCE.length, close + 1).split('\n');
+  const body = text.slice(Math.min(text.length, close + 1 + FENCE.length));
+  let description: string | undefined;
+  for (const line of lines) {
+    const match = /^description\s*:(.*)$/s.exec(line);
+    if (!match) continue;
+    description = scalar(match[1] ?? '');
+    if (description === undefined) return `its description (${line.trim()}) is not a readable YAML string`;
+  }
+  return { description, body };
+}

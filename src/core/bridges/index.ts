@@ -1,0 +1,42 @@
+/**
+ * The importers from other memory systems, by the kind `engram import --from KIND` names:
+ * each reads the files it is given into an import plan (plan.ts), and says how an entry
+ * that exists already is met — a Markdown export is Engram's own, so it conflicts as an
+ * export document does; a foreign memory adds to what exists.
+ */
+
+import type { Policy } from '../policy.js';
+import { parseMarkdown } from './markdown.js';
+import type { ImportPlan, PlanOptions, SourceFile } from './plan.js';
+
+export interface BridgeOptions extends PlanOptions {
+  /** server-memory: entity type → group, over the defaults. */
+  readonly map?: Readonly<Record<string, string>>;
+  /** chatgpt: the entry the memories go to. */
+  readonly name?: string;
+}
+
+export interface Bridge {
+  /** What the source is, for help texts. */
+  readonly summary: string;
+  /** Whether the source is a folder (else one file). */
+  readonly folder: boolean;
+  /** An entry that exists already: appended to (foreign memories) or a conflict (Engram's own files). */
+  readonly existing: 'append' | 'conflict';
+  parse(files: readonly SourceFile[], policy: Policy, options: BridgeOptions): ImportPlan;
+}
+
+/** The kinds, in the order help lists them. */
+export const BRIDGE_KINDS = ['markdown'] as const;
+
+export type BridgeKind = (typeof BRIDGE_KINDS)[number];
+
+export const BRIDGES: Readonly<Record<BridgeKind, Bridge>> = {
+  markdown: {
+    summary:
+      'a folder of group/slug.md files with a description in their front matter (engram export --format markdown)',
+    folder: true,
+    existing: 'conflict',
+    parse: parseMarkdown,
+  },
+};

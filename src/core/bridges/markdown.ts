@@ -1,0 +1,97 @@
+/**
+ * The Markdown folder, both ways: `engram export --format markdown` writes one file per
+ * live entry at `group/slug.md` (front matter holding the description, then the body
+ * byte for byte) and a README.md index; `engram import --from markdown` reads such a
+ * folder back. Exported and imported into an empty memory, it gives the same entries.
+ */
+
+import type { Policy } from '../policy.js';
+import type { StoredEntry } from '../store.js';
+import { normalizeNewlines, utf8Bytes } from '../text.js';
+import { readFrontMatter, withFrontMatter } from './front-matter.js';
+import {
+  badSource,
+  buildPlan,
+  type Draft,
+  type ImportPlan,
+  type PlanOptions,
+  type SourceFile,
+  textOf,
+} from './plan.js';
+
+/** The first line of the index file: how a later export knows the folder is one of its own. */
+export const MARKDOWN_INDEX_TITLE = '# Engram memory export';
+export const MARKDOWN_INDEX = 'README.md';
+
+export interface MarkdownFile {
+  readonly path: string;
+  readonly text: string;
+}
+
+type ExportedEntry = Pick<StoredEntry, 'name' | 'description' | 'body'>;
+
+/** The files of a Markdown export, in name order: each entry, then the README.md index. */
+export function markdownExport(entries: readonly ExportedEntry[]): MarkdownFile[] {
+  const sorted = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const files = sorted.map((entry) => ({
+    path: `${entry.name}.md`,
+    text: withFrontMatter(entry.description, entry.body),
+  }));
+  const lines = sorted.map(
+    (entry) => `- [${entry.name}](${entry.name}.md) (${utf8Bytes(entry.body)} bytes): ${entry.description}`,
+  );
+  const index = [
+    MARKDOWN_INDEX_TITLE,
+    '',
+    `${sorted.length} entries, one file each at group/slug.md: a front matter holding the description, then the body.`,
+    'Bring them back with `engram import --from markdown DIR`.',
+    '',
+    ...lines,
+    '',
+  ].join('\n');
+  return [...files, { path: MARKDOWN_INDEX, text: index }];
+}
+
+/** Reads a Markdown folder (files by their paths under it) into an import plan. */
+export function parseMarkdown(files: readonly SourceFile[], policy: Policy, options: PlanOptions = {}): ImportPlan {
+  const drafts: Draft[] = [];
+  const ignored: string[] = [];
+  for (const file of files) {
+    const parts = file.path.split('/');
+    if (parts.length !== 2 || !parts[1]?.toLowerCase().endsWith('.md')) {
+      ignored.push(file.path);
+      continue;
+    }
+    const [group = '', fileName = ''] = parts;
+    const read = readFrontMatter(normalizeNewlines(textOf(file)));
+    if (typeof read === 'string') throw badSource(`${file.path}: ${read}`);
+    const notes: string[] = [];
+    let description = read.description ?? '';
+    if (!description.trim()) {
+      const first = read.body.split('\n').find((line) => line.trim() !== '') ?? '';
+      description = first.replace(/^#+\s*/, '');
+      notes.push('no description in its front matter: took its first line');
+    }
+    drafts.push({
+      source: file.path,
+      group,
+      slug: fileName.slice(0, -'.md'.length),
+      description,
+      body: read.body,
+      notes,
+    });
+  }
+  if (drafts.length === 0) {
+    throw badSource(
+      `no group/slug.md file found${ignored.length > 0 ? ` (only ${ignored.slice(0, 3).join(', ')}${ignored.length > 3 ? ', …' : ''})` : ''}`,
+    );
+  }
+  const plan = buildPlan('markdown', drafts, policy, options);
+  const skipped = ignored.map((path) => ({
+    source: path,
+    names: [],
+    notes: [path === MARKDOWN_INDEX ? 'the index of an export: not an entry' : 'not at group/slug.md: left out'],
+    problem: 'not-an-entry' as const,
+  }));
+  return { ...plan, items: [...plan.items, ...skipped] };
+}

@@ -1,0 +1,238 @@
+/**
+ * What every importer from another memory system produces: an import plan. A source
+ * (a folder of Markdown, the MCP memory server's JSONL, …) is parsed by its bridge into
+ * drafts — a wanted name, a description and a body per item — and this file turns the
+ * drafts into entries that obey the tools' rules: names made valid slugs, collisions and
+ * duplicates resolved and reported, descriptions folded and within their cap, bodies
+ * within the entry cap (or split into `-2`, `-3` entries when asked). The plan's entries
+ * are then applied by Transfer.import, in one transaction, like an export document.
+ *
+ * Bridges are pure: they receive the files' bytes (reading them is the door's job) and
+ * refuse a file that is not what they read with an INVALID_ARGUMENT saying where.
+ */
+
+import { EngramError } from '../errors.js';
+import { isValidSegment } from '../names.js';
+import type { Policy } from '../policy.js';
+import { charLength, foldDescription, normalizeNewlines, utf8Bytes } from '../text.js';
+import { EXPORT_FORMAT, EXPORT_VERSION, type ExportDocument } from '../transfer.js';
+
+/** One file of the source, as the door read it: its path relative to what was named, `/`-separated. */
+export interface SourceFile {
+  readonly path: string;
+  readonly bytes: Uint8Array;
+}
+
+/** What an item of the source asks to become, before the rules are applied. */
+export interface Draft {
+  /** Where it came from, for the reader of the report: `people/ada.md`, `line 3`, `entity "Ada"`. */
+  readonly source: string;
+  /** The group, as the source names it (made a valid segment here). */
+  readonly group: string;
+  /** The slug, as the source names it (made a valid segment here). */
+  readonly slug: string;
+  readonly description: string;
+  readonly body: string;
+  /** What the bridge itself did to the item (a description it made up, …). */
+  readonly notes?: readonly string[];
+}
+
+export interface ImportEntry {
+  readonly name: string;
+  readonly description: string;
+  readonly body: string;
+}
+
+/** An item left out of the plan: a duplicate, too large to fit without --split, or a file that holds no entry. */
+export type PlanProblem = 'duplicate' | 'too-large' | 'not-an-entry';
+
+export interface PlanItem {
+  readonly source: string;
+  /** The entries it becomes: one, several when split, none when left out. */
+  readonly names: readonly string[];
+  /** Why it is named, shortened or split as it is, or why it is left out. */
+  readonly notes: readonly string[];
+  readonly problem?: PlanProblem;
+}
+
+export interface ImportPlan {
+  readonly kind: string;
+  readonly entries: readonly ImportEntry[];
+  readonly items: readonly PlanItem[];
+}
+
+export interface PlanOptions {
+  /** Split a body over the entry cap into `-2`, `-3` entries instead of leaving it out. */
+  readonly split?: boolean;
+}
+
+const FALLBACK_SLUG = 'entry';
+
+/**
+ * A valid segment (names.ts) from any text: accents dropped, lower case, every run of
+ * other characters one `-`, trimmed to 64 characters, alphanumeric at both ends.
+ */
+export function slugify(raw: string, fallback = FALLBACK_SLUG): string {
+  const slug = raw
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '')
+    .slice(0, 64)
+    .replace(/[^a-z0-9]+$/, '');
+  return slug || fallback;
+}
+
+/** `slug` with `-n` at its end, cut so that the whole stays within 64 characters. */
+function suffixed(slug: string, n: number): string {
+  const suffix = `-${n}`;
+  return `${slug.slice(0, 64 - suffix.length).replace(/[^a-z0-9]+$/, '')}${suffix}`;
+}
+
+/** Splits text into pieces of at most `cap` UTF-8 bytes, at line ends where it can. */
+export function splitBody(body: string, cap: number): string[] {
+  const pieces: string[] = [];
+  let current = '';
+  const flush = () => {
+    if (current) pieces.push(current);
+    current = '';
+  };
+  for (const line of body.split(/(?<=\n)/)) {
+    if (utf8Bytes(current) + utf8Bytes(line) <= cap) {
+      current += line;
+      continue;
+    }
+    flush();
+    if (utf8Bytes(line) <= cap) {
+      current = line;
+      continue;
+    }
+    // One line over the cap: cut it between characters.
+    for (const char of line) {
+      if (utf8Bytes(current) + utf8Bytes(char) > cap) flush();
+      current += char;
+    }
+  }
+  flush();
+  return pieces;
+}
+
+/** A description as stored: one line, within the cap (shortened with … if it is not). */
+function fitDescription(raw: string, policy: Policy, notes: string[]): string {
+  const folded = foldDescription(raw);
+  if (charLength(folded) <= policy.descriptionCap) return folded;
+  notes.push(`description shortened to ${policy.descriptionCap} characters`);
+  return `${[...folded].slice(0, policy.descriptionCap - 1).join('')}…`;
+}
+
+/** Turns the drafts of a source into a plan under the policy's names and caps. */
+export function buildPlan(
+  kind: string,
+  drafts: readonly Draft[],
+  policy: Policy,
+  options: PlanOptions = {},
+): ImportPlan {
+  const entries: ImportEntry[] = [];
+  const items: PlanItem[] = [];
+  /** Every name the plan gives out, with the source that has it and its content. */
+  const taken = new Map<string, { source: string; description: string; body: string }>();
+
+  const freeName = (group: string, slug: string, from: number): string => {
+    for (let n = from; ; n++) {
+      const name = `${group}/${n === 1 ? slug : suffixed(slug, n)}`;
+      if (!taken.has(name)) return name;
+    }
+  };
+
+  for (const draft of drafts) {
+    const notes = [...(draft.notes ?? [])];
+    const group = slugify(draft.group, 'topics');
+    const slug = slugify(draft.slug);
+    if (group !== draft.group.trim().toLowerCase()) {
+      notes.push(`group ${JSON.stringify(draft.group)} is not a valid group name: made ${group}`);
+    }
+    if (!isValidSegment(draft.slug.trim().toLowerCase())) {
+      notes.push(`${JSON.stringify(draft.slug)} is not a valid slug: made ${slug}`);
+    }
+    const body = normalizeNewlines(draft.body).replaceAll('\u0000', '');
+    const description = fitDescription(draft.description || slug, policy, notes);
+    const wanted = `${group}/${slug}`;
+    const holder = taken.get(wanted);
+    if (holder && holder.body === body && holder.description === description) {
+      items.push({
+        source: draft.source,
+        names: [],
+        notes: [...notes, `duplicate of ${holder.source}: left out`],
+        problem: 'duplicate',
+      });
+      continue;
+    }
+    const pieces = utf8Bytes(body) > policy.entryCap ? splitBody(body, policy.entryCap) : [body];
+    if (pieces.length > 1 && !options.split) {
+      items.push({
+        source: draft.source,
+        names: [wanted],
+        notes: [
+          ...notes,
+          `${formatBytes(utf8Bytes(body))} is over the entry cap of ${formatBytes(policy.entryCap)}: ` +
+            'split it with --split, or shorten it in the source',
+        ],
+        problem: 'too-large',
+      });
+      continue;
+    }
+    const first = freeName(group, slug, 1);
+    if (holder) notes.push(`${wanted} is taken by ${holder.source}: named ${first}`);
+    const names: string[] = [];
+    pieces.forEach((piece, index) => {
+      const name = index === 0 ? first : freeName(group, first.slice(group.length + 1), index + 1);
+      const partDescription =
+        pieces.length > 1
+          ? fitDescription(`${description} (part ${index + 1} of ${pieces.length})`, policy, [])
+          : description;
+      taken.set(name, { source: draft.source, description: partDescription, body: piece });
+      entries.push({ name, description: partDescription, body: piece });
+      names.push(name);
+    });
+    if (pieces.length > 1)
+      notes.push(`over the entry cap of ${formatBytes(policy.entryCap)}: split in ${pieces.length}`);
+    items.push({ source: draft.source, names, notes });
+  }
+  return { kind, entries, items };
+}
+
+function formatBytes(bytes: number): string {
+  return `${bytes.toLocaleString('en-US')} bytes`;
+}
+
+/** The plan's entries as the export document Transfer.import applies. */
+export function planDocument(plan: ImportPlan): ExportDocument {
+  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, entries: plan.entries.map((entry) => ({ ...entry })) };
+}
+
+/** The items of a plan left out because they do not fit (without --split). */
+export function tooLarge(plan: ImportPlan): PlanItem[] {
+  return plan.items.filter((item) => item.problem === 'too-large');
+}
+
+/** The text of a source file, or a refusal saying it is not UTF-8 text. */
+export function textOf(file: SourceFile): string {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(file.bytes);
+  } catch {
+    throw notText(file);
+  }
+  if (text.includes('\u0000')) throw notText(file);
+  return text.startsWith('\uFEFF') ? text.slice(1) : text;
+}
+
+function notText(file: SourceFile): EngramError {
+  return new EngramError('INVALID_ARGUMENT', `${file.path} is not UTF-8 text (a binary file?); nothing was imported.`);
+}
+
+/** A refusal of the whole source, saying where it is wrong. */
+export function badSource(message: string): EngramError {
+  return new EngramError('INVALID_ARGUMENT', `${message}; nothing was imported.`);
+}
