@@ -107,6 +107,21 @@ describe('the index', () => {
   });
 });
 
+describe('live', () => {
+  it('shows a write an assistant makes over MCP without a reload, in the index and in the open entry', async () => {
+    const engram = await seeded();
+    const index = await page(engram);
+    await index.getByRole('link', { name: 'people/ada' }).waitFor();
+    const entry = await page(engram, '/entries/topics/tea');
+    await entry.getByRole('button', { name: 'Edit' }).waitFor();
+    await mcpWrite(engram, { name: 'topics/tea', new: '- Matcha' }, { client: 'chatgpt' });
+    await mcpWrite(engram, { name: 'people/bob', description: 'Bob, a colleague', new: 'Compilers.' });
+    await index.getByRole('link', { name: 'people/bob' }).waitFor();
+    await expect.poll(() => index.locator('li', { hasText: 'topics/tea' }).textContent()).toContain('by chatgpt');
+    await expect.poll(() => entry.locator('.markdown').textContent()).toContain('Matcha');
+  });
+});
+
 describe('an entry', () => {
   it('opens as Markdown, and raw', async () => {
     const engram = await seeded();
