@@ -231,7 +231,7 @@ describe.each(backends)('on %s', (_, options) => {
       await preview.getByRole('button', { name: 'Import' }).click();
       await ui
         .getByRole('status')
-        .getByText('Imported backup.json: 1 added, 0 changed, 1 left as they were.')
+        .getByText('Imported backup.json: 1 added, 0 changed, 1 unchanged, 1 conflicting (left as it was).')
         .waitFor();
       const after = await getJson(engram, '/api/entries');
       expect(after.entries.map((row: { name: string }) => row.name)).toEqual([

@@ -55,6 +55,8 @@ export interface ImportOptions {
   readonly mode: 'merge' | 'replace';
   readonly overwrite: boolean;
   readonly dryRun: boolean;
+  /** Import entries of groups the model cannot write too (they are left out otherwise). */
+  readonly allGroups: boolean;
 }
 
 export interface TokenInfo {
@@ -96,6 +98,7 @@ export const pagesApi = {
     const query = new URLSearchParams({ mode: options.mode });
     if (options.overwrite) query.set('overwrite', '1');
     if (options.dryRun) query.set('dryRun', '1');
+    if (options.allGroups) query.set('allGroups', '1');
     return call<ImportReport>('POST', `/api/import?${query}`, document);
   },
   wipe: () => call<{ dropped: number }>('POST', '/api/wipe', { confirm: 'wipe' }),
