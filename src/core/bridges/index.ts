@@ -8,6 +8,7 @@
 import type { Policy } from '../policy.js';
 import { parseMarkdown } from './markdown.js';
 import type { ImportPlan, PlanOptions, SourceFile } from './plan.js';
+import { parseServerMemory } from './server-memory.js';
 
 export interface BridgeOptions extends PlanOptions {
   /** server-memory: entity type → group, over the defaults. */
@@ -27,7 +28,7 @@ export interface Bridge {
 }
 
 /** The kinds, in the order help lists them. */
-export const BRIDGE_KINDS = ['markdown'] as const;
+export const BRIDGE_KINDS = ['markdown', 'server-memory'] as const;
 
 export type BridgeKind = (typeof BRIDGE_KINDS)[number];
 
@@ -38,5 +39,11 @@ export const BRIDGES: Readonly<Record<BridgeKind, Bridge>> = {
     folder: true,
     existing: 'conflict',
     parse: parseMarkdown,
+  },
+  'server-memory': {
+    summary: 'the memory.jsonl of the official MCP memory server (@modelcontextprotocol/server-memory)',
+    folder: false,
+    existing: 'append',
+    parse: parseServerMemory,
   },
 };

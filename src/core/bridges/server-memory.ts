@@ -1,0 +1,119 @@
+/**
+ * The official MCP memory server's file (`@modelcontextprotocol/server-memory`,
+ * memory.jsonl): one JSON object a line, entities `{type:"entity", name, entityType,
+ * observations[]}` and relations `{type:"relation", from, to, relationType}`. Each entity
+ * becomes an entry: its group by entityType (person → people, project → areas, the rest →
+ * topics, or as `--map TYPE=GROUP` says), its observations the lines of the body, then its
+ * relations as `→ relationType target` lines; its description its name and type.
+ */
+
+import { groupList, type Policy } from '../policy.js';
+import type { BridgeOptions } from './index.js';
+import { badSource, buildPlan, type Draft, type ImportPlan, type PlanItem, type SourceFile, textOf } from './plan.js';
+
+const DEFAULT_MAP: Readonly<Record<string, string>> = { person: 'people', project: 'areas' };
+const OTHER_GROUP = 'topics';
+
+interface Entity {
+  readonly line: number;
+  readonly name: string;
+  readonly entityType: string;
+  readonly observations: string[];
+  readonly relations: string[];
+}
+
+const isString = (value: unknown): value is string => typeof value === 'string';
+
+/** The group of each entity type: the defaults, then the user's map (types compared without case). */
+function groupFor(map: Readonly<Record<string, string>>, policy: Policy): (entityType: string) => string {
+  const table = new Map(Object.entries(DEFAULT_MAP));
+  for (const [type, group] of Object.entries(map)) {
+    const wanted = group.trim().toLowerCase();
+    if (!Object.hasOwn(policy.groups, wanted)) {
+      throw badSource(
+        `--map ${type}=${group}: "${group}" is not a group of this memory (groups: ${groupList(policy)})`,
+      );
+    }
+    table.set(type.trim().toLowerCase(), wanted);
+  }
+  return (entityType) => table.get(entityType.trim().toLowerCase()) ?? OTHER_GROUP;
+}
+
+export function parseServerMemory(
+  files: readonly SourceFile[],
+  policy: Policy,
+  options: BridgeOptions = {},
+): ImportPlan {
+  const group = groupFor(options.map ?? {}, policy);
+  const entities: Entity[] = [];
+  const byName = new Map<string, Entity>();
+  const relations: { line: number; from: string; to: string; relationType: string }[] = [];
+  for (const file of files) {
+    const lines = textOf(file).split('\n');
+    lines.forEach((text, index) => {
+      if (text.trim() === '') return;
+      const line = index + 1;
+      const where = `${file.path} line ${line}`;
+      let record: Record<string, unknown>;
+      try {
+        record = JSON.parse(text) as Record<string, unknown>;
+      } catch (error) {
+        const last = lines.slice(index + 1).every((rest) => rest.trim() === '');
+        throw badSource(
+          `${where} is not JSON (${(error as Error).message})${last ? ': the file may be cut short' : ''}`,
+        );
+      }
+      if (record === null || typeof record !== 'object' || Array.isArray(record)) {
+        throw badSource(`${where} is not a JSON object`);
+      }
+      if (record.type === 'entity') {
+        const { name, entityType, observations } = record;
+        if (
+          !isString(name) ||
+          !name.trim() ||
+          !isString(entityType) ||
+          !Array.isArray(observations) ||
+          !observations.every(isString)
+        ) {
+          throw badSource(`${where}: an entity needs a name, an entityType and observations (a list of strings)`);
+        }
+        const entity: Entity = { line, name, entityType, observations: [...observations], relations: [] };
+        entities.push(entity);
+        if (!byName.has(name)) byName.set(name, entity);
+      } else if (record.type === 'relation') {
+        const { from, to, relationType } = record;
+        if (!isString(from) || !isString(to) || !isString(relationType)) {
+          throw badSource(`${where}: a relation needs from, to and relationType (strings)`);
+        }
+        relations.push({ line, from, to, relationType });
+      } else {
+        throw badSource(`${where}: type ${JSON.stringify(record.type)} is neither "entity" nor "relation"`);
+      }
+    });
+  }
+  const orphans: PlanItem[] = [];
+  for (const { line, from, to, relationType } of relations) {
+    const source = byName.get(from);
+    if (source) source.relations.push(`→ ${relationType} ${to}`);
+    else {
+      orphans.push({
+        source: `line ${line}: relation ${JSON.stringify(from)} ${relationType} ${JSON.stringify(to)}`,
+        names: [],
+        notes: [`the file has no entity named ${JSON.stringify(from)}: left out`],
+        problem: 'not-an-entry',
+      });
+    }
+  }
+  if (entities.length === 0) throw badSource('the file holds no entity (lines of {"type":"entity", …})');
+  const drafts = entities.map(
+    (entity): Draft => ({
+      source: `line ${entity.line}: entity ${JSON.stringify(entity.name)} (${entity.entityType})`,
+      group: group(entity.entityType),
+      slug: entity.name,
+      description: `${entity.name} (${entity.entityType})`,
+      body: [...entity.observations, ...entity.relations].map((text) => `${text}\n`).join(''),
+    }),
+  );
+  const plan = buildPlan('server-memory', drafts, policy, options);
+  return { ...plan, items: [...plan.items, ...orphans] };
+}

@@ -1,0 +1,173 @@
+/**
+ * `engram import --from KIND PATH` through the real CLI: the dry run says item by item what
+ * would be created, appended or left out and why, and changes nothing; --json gives the
+ * same as data; the import applies in one go with history recorded as import:KIND; and a
+ * bad file, a missing path or an empty folder imports nothing.
+ */
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { queryDatabase } from '../helpers/engram.js';
+import { writeServerMemory } from '../helpers/server-memory.js';
+import { cli } from './fixtures.js';
+
+/** Every entry's name, description and body, straight from the database. */
+function entries(db: string) {
+  return queryDatabase<{ name: string; description: string; body: string }>(
+    db,
+    'SELECT name, description, body FROM entries ORDER BY name',
+  );
+}
+
+function actors(db: string) {
+  return queryDatabase<{ actor: string; operation: string }>(
+    db,
+    'SELECT DISTINCT actor, operation FROM revisions ORDER BY actor',
+  );
+}
+
+describe('engram import --from server-memory', () => {
+  async function setup() {
+    const engram = cli();
+    const file = engram.dir.file('memory.jsonl');
+    await writeServerMemory(file, {
+      entities: [
+        { name: 'Ada Lovelace', entityType: 'person', observations: ['Wrote the first program'] },
+        { name: 'Engram', entityType: 'project', observations: ['TypeScript, Node 20'] },
+      ],
+      relations: [{ from: 'Ada Lovelace', to: 'Engram', relationType: 'advises' }],
+    });
+    await engram.run('write', 'areas/engram', '-d', 'The memory server', '--new', 'Three tools.');
+    return { engram, file };
+  }
+
+  it('dry run: says what would be created and appended, and why, changing nothing', async () => {
+    const { engram, file } = await setup();
+    const before = entries(engram.db);
+    const dry = await engram.run('import', '--from', 'server-memory', file, '--dry-run');
+    expect(dry).toEqual({
+      code: 0,
+      stdout:
+        'Dry run: nothing was changed.\n' +
+        'create people/ada-lovelace  (from line 1: entity "Ada Lovelace" (person))\n' +
+        '    "Ada Lovelace" is not a valid slug: made ada-lovelace\n' +
+        'append areas/engram  (from line 2: entity "Engram" (project))\n' +
+        'Would import from server-memory: 1 create, 1 append.\n',
+      stderr: '',
+    });
+    expect(entries(engram.db)).toEqual(before);
+  });
+
+  it('--json: the same, as data', async () => {
+    const { engram, file } = await setup();
+    const dry = await engram.run('import', '--from', 'server-memory', file, '--dry-run', '--json');
+    expect(JSON.parse(dry.stdout)).toMatchObject({
+      kind: 'server-memory',
+      dryRun: true,
+      items: [
+        {
+          source: 'line 1: entity "Ada Lovelace" (person)',
+          names: [{ name: 'people/ada-lovelace', action: 'create' }],
+        },
+        { source: 'line 2: entity "Engram" (project)', names: [{ name: 'areas/engram', action: 'append' }], notes: [] },
+      ],
+      report: { created: ['people/ada-lovelace'], appended: ['areas/engram'] },
+    });
+  });
+
+  it('imports in one go, recording import:server-memory in history; again, it finds nothing new', async () => {
+    const { engram, file } = await setup();
+    const done = await engram.run('import', '--from', 'server-memory', file);
+    expect(done.code).toBe(0);
+    expect(done.stdout).toMatch(/Imported from server-memory: 1 create, 1 append\.\n$/);
+    expect(entries(engram.db)).toEqual([
+      { name: 'areas/engram', description: 'The memory server', body: 'Three tools.\nTypeScript, Node 20\n' },
+      {
+        name: 'people/ada-lovelace',
+        description: 'Ada Lovelace (person)',
+        body: 'Wrote the first program\n→ advises Engram\n',
+      },
+    ]);
+    expect(actors(engram.db)).toEqual([
+      { actor: 'cli', operation: 'create' },
+      { actor: 'import:server-memory', operation: 'import' },
+    ]);
+    const again = await engram.run('import', '--from', 'server-memory', file);
+    expect(again.stdout).toMatch(/Imported from server-memory: 2 unchanged\.\n$/);
+  });
+
+  it('imports nothing from a truncated file, and says which line', async () => {
+    const { engram, file } = await setup();
+    writeFileSync(file, '{"type":"entity","name":"a","entityType":"x","observations":[]}\n{"type":"ent', { flag: 'w' });
+    const before = entries(engram.db);
+    const refused = await engram.run('import', '--from', 'server-memory', file);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^memory.jsonl line 2 is not JSON \(.*\): the file may be cut short; nothing was imported.\n$/,
+    );
+    expect(entries(engram.db)).toEqual(before);
+  });
+
+  it('refuses an over-cap entity without --split, importing nothing, and splits it with --split', async () => {
+    const engram = cli();
+    const file = engram.dir.file('memory.jsonl');
+    const observations = Array.from({ length: 400 }, (_, i) => `observation ${i} ${'x'.repeat(40)}`);
+    await writeServerMemory(file, {
+      entities: [
+        { name: 'small', entityType: 'topic', observations: ['fits'] },
+        { name: 'big', entityType: 'topic', observations },
+      ],
+    });
+    const refused = await engram.run('import', '--from', 'server-memory', file);
+    expect(refused).toMatchObject({ code: 1 });
+    expect(refused.stderr).toBe(
+      '1 item(s) are over the entry cap of 16,384 bytes: line 2: entity "big" (topic). ' +
+        'Pass --split to split them into -2, -3 entries (--dry-run shows how); nothing was imported.\n',
+    );
+    const dry = await engram.run('import', '--from', 'server-memory', file, '--dry-run');
+    expect(dry.stdout).toContain(
+      'too large: line 2: entity "big" (topic)\n    22,690 bytes is over the entry cap of 16,384 bytes: split it with --split',
+    );
+    expect(dry.stdout).toMatch(/Without --split, this import would be refused: 1 item\(s\) are too large.\n$/);
+    const split = await engram.run('import', '--from', 'server-memory', file, '--split');
+    expect(split.stdout).toContain('create topics/big, create topics/big-2  (from line 2: entity "big" (topic))');
+    expect(entries(engram.db).map((entry) => entry.name)).toEqual(['topics/big', 'topics/big-2', 'topics/small']);
+  });
+
+  it('refuses --map in the wrong shape as a usage error', async () => {
+    const { engram, file } = await setup();
+    const refused = await engram.run('import', '--from', 'server-memory', file, '--map', 'person');
+    expect(refused).toMatchObject({
+      code: 2,
+      stderr: 'engram: --map person: expected TYPE=GROUP, for example --map person=people\n',
+    });
+  });
+});
+
+describe('engram import --from: paths', () => {
+  it('refuses a path that does not exist, a file for a folder kind and an empty folder', async () => {
+    const engram = cli();
+    const missing = await engram.run('import', '--from', 'markdown', engram.dir.file('nowhere'));
+    expect(missing).toMatchObject({ code: 2, stderr: `engram: ${engram.dir.file('nowhere')} does not exist\n` });
+    writeFileSync(engram.dir.file('a.md'), 'x');
+    const file = await engram.run('import', '--from', 'markdown', engram.dir.file('a.md'));
+    expect(file.stderr).toBe(`engram: ${engram.dir.file('a.md')} is a file; this kind of import reads a folder\n`);
+    mkdirSync(engram.dir.file('empty'));
+    const empty = await engram.run('import', '--from', 'markdown', engram.dir.file('empty'));
+    expect(empty.stderr).toBe(`engram: ${engram.dir.file('empty')} is empty: there is nothing to import\n`);
+  });
+
+  it('refuses --split, --map and --name without --from', async () => {
+    const engram = cli();
+    writeFileSync(engram.dir.file('doc.json'), '{}');
+    const refused = await engram.run('import', engram.dir.file('doc.json'), '--split');
+    expect(refused).toMatchObject({ code: 2, stderr: 'engram: --split, --map and --name go with --from\n' });
+  });
+
+  it('lists every kind in --help', async () => {
+    const help = await cli().run('import', '--help');
+    expect(help.stdout).toContain('--from <kind>');
+    expect(help.stdout).toMatch(/server-memory\s+the memory.jsonl of the official MCP memory server/);
+    expect(help.stdout).toContain('docs/import.md');
+  });
+});
