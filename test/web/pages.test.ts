@@ -185,6 +185,33 @@ describe.each(backends)('on %s', (_, options) => {
     });
   });
 
+  describe('memory holding HTML', () => {
+    it('shows descriptions, bodies and assistant names as text in history, activity and the trash', async () => {
+      const engram = await startEngram(await options());
+      const html = '<img src=x onerror=alert(1)><b>bold</b>';
+      await mcpWrite(engram, { name: 'topics/html', description: html, new: html }, { client: '<i>agent</i>' });
+      await mcpWrite(engram, { name: 'topics/html', new: '<script>alert(2)</script>' }, { client: '<i>agent</i>' });
+      const ui = await page(engram, '/activity');
+      const main = ui.locator('main');
+      await expect.poll(() => main.textContent()).toContain(`<i>agent</i> created topics/html`);
+      expect(await main.textContent()).toContain(html);
+      expect(await main.locator('img, b, i, script').count()).toBe(0);
+      await ui.goto(`${engram.origin}/entries/topics/html/history`);
+      await expect.poll(() => ui.getByLabel('Differences').textContent()).toContain('+<script>alert(2)</script>');
+      expect(await main.textContent()).toContain(html);
+      expect(await main.locator('img, b, i, script').count()).toBe(0);
+      await ui.goto(`${engram.origin}/entries/topics/html`);
+      await ui.getByRole('button', { name: 'Drop' }).click();
+      await ui
+        .getByRole('status')
+        .getByText(/Dropped topics\/html/)
+        .waitFor();
+      await ui.getByRole('link', { name: 'Trash' }).click();
+      await expect.poll(() => main.textContent()).toContain(html);
+      expect(await main.locator('img, b, i, script').count()).toBe(0);
+    });
+  });
+
   describe('import, export and wipe', () => {
     it('exports the memory as a download', async () => {
       const engram = await seeded();
