@@ -7,6 +7,7 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { writeAnthropicMemory } from '../helpers/anthropic-memory.js';
 import { queryDatabase } from '../helpers/engram.js';
 import { writeServerMemory } from '../helpers/server-memory.js';
 import { cli } from './fixtures.js';
@@ -141,6 +142,44 @@ describe('engram import --from server-memory', () => {
       code: 2,
       stderr: 'engram: --map person: expected TYPE=GROUP, for example --map person=people\n',
     });
+  });
+});
+
+describe('engram import --from anthropic-memory', () => {
+  it('imports the /memories folder the SDK helper wrote, as import:anthropic-memory', async () => {
+    const engram = cli();
+    const folder = await writeAnthropicMemory(engram.dir.file('claude'), [
+      { command: 'create', path: '/memories/people/ada.md', file_text: '# Ada Lovelace\nWrote the first program.\n' },
+      { command: 'create', path: '/memories/progress.txt', file_text: 'Import done.\n' },
+    ]);
+    const dry = await engram.run('import', '--from', 'anthropic-memory', folder, '--dry-run');
+    expect(dry.stdout).toBe(
+      'Dry run: nothing was changed.\n' +
+        'create people/ada  (from people/ada.md)\n' +
+        'create topics/progress  (from progress.txt)\n' +
+        'Would import from anthropic-memory: 2 create.\n',
+    );
+    expect((await engram.run('import', '--from', 'anthropic-memory', folder)).code).toBe(0);
+    expect(entries(engram.db)).toEqual([
+      { name: 'people/ada', description: 'Ada Lovelace', body: '# Ada Lovelace\nWrote the first program.\n' },
+      { name: 'topics/progress', description: 'Import done.', body: 'Import done.\n' },
+    ]);
+    expect(actors(engram.db)).toEqual([{ actor: 'import:anthropic-memory', operation: 'import' }]);
+  });
+
+  it('imports nothing from a folder holding a binary file', async () => {
+    const engram = cli();
+    const folder = await writeAnthropicMemory(engram.dir.file('claude'), [
+      { command: 'create', path: '/memories/notes.md', file_text: 'Fine.\n' },
+    ]);
+    writeFileSync(`${folder}/photo.png`, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0x00]));
+    await engram.run('write', 'topics/me', '-d', 'Me', '--new', 'Hello.');
+    const refused = await engram.run('import', '--from', 'anthropic-memory', folder);
+    expect(refused).toMatchObject({
+      code: 1,
+      stderr: 'photo.png is not UTF-8 text (a binary file?); nothing was imported.\n',
+    });
+    expect(entries(engram.db).map((entry) => entry.name)).toEqual(['topics/me']);
   });
 });
 

@@ -6,6 +6,7 @@
  */
 
 import type { Policy } from '../policy.js';
+import { parseAnthropicMemory } from './anthropic-memory.js';
 import { parseMarkdown } from './markdown.js';
 import type { ImportPlan, PlanOptions, SourceFile } from './plan.js';
 import { parseServerMemory } from './server-memory.js';
@@ -28,7 +29,7 @@ export interface Bridge {
 }
 
 /** The kinds, in the order help lists them. */
-export const BRIDGE_KINDS = ['markdown', 'server-memory'] as const;
+export const BRIDGE_KINDS = ['markdown', 'server-memory', 'anthropic-memory'] as const;
 
 export type BridgeKind = (typeof BRIDGE_KINDS)[number];
 
@@ -45,5 +46,11 @@ export const BRIDGES: Readonly<Record<BridgeKind, Bridge>> = {
     folder: false,
     existing: 'append',
     parse: parseServerMemory,
+  },
+  'anthropic-memory': {
+    summary: 'an Anthropic memory-tool /memories folder: each file an entry, its first heading or line the description',
+    folder: true,
+    existing: 'append',
+    parse: parseAnthropicMemory,
   },
 };

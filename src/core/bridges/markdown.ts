@@ -8,6 +8,7 @@
 import type { Policy } from '../policy.js';
 import type { StoredEntry } from '../store.js';
 import { normalizeNewlines, utf8Bytes } from '../text.js';
+import { firstHeadingOrLine } from './first-line.js';
 import { readFrontMatter, withFrontMatter } from './front-matter.js';
 import {
   badSource,
@@ -68,9 +69,8 @@ export function parseMarkdown(files: readonly SourceFile[], policy: Policy, opti
     const notes: string[] = [];
     let description = read.description ?? '';
     if (!description.trim()) {
-      const first = read.body.split('\n').find((line) => line.trim() !== '') ?? '';
-      description = first.replace(/^#+\s*/, '');
-      notes.push('no description in its front matter: took its first line');
+      description = firstHeadingOrLine(read.body) ?? '';
+      notes.push('no description in its front matter: took its first heading or line');
     }
     drafts.push({
       source: file.path,

@@ -83,7 +83,7 @@ describe('parseMarkdown', () => {
       { name: 'people/john-smith-2', description: 'other', body: 'other\n' },
     ]);
     expect(plan.items[0]?.notes).toEqual([
-      'no description in its front matter: took its first line',
+      'no description in its front matter: took its first heading or line',
       '"John Smith" is not a valid slug: made john-smith',
     ]);
     expect(plan.items[1]?.notes).toContain(
