@@ -105,7 +105,7 @@ export async function importFrom(
     map: mapTable(options.map),
     ...(options.name !== undefined ? { name: options.name } : {}),
   };
-  const plan = bridge.parse(readSource(path, bridge.folder), context.settings.policy, bridgeOptions);
+  const plan = bridge.parse(readSource(path, bridge.folder, bridge.indexFile), context.settings.policy, bridgeOptions);
   const unfit = tooLarge(plan);
   if (unfit.length > 0 && !options.dryRun) {
     throw new EngramError(

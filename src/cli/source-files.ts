@@ -6,7 +6,7 @@
  */
 
 import { type Dirent, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { SourceFile } from '../core/bridges/plan.js';
 import { UsageError } from './output.js';
 
@@ -54,11 +54,14 @@ function walk(root: string): SourceFile[] {
 
 /**
  * The files of PATH for a bridge: a folder's files (folder bridges), or one file
- * (named by its base name). A missing path, the wrong kind of path, and an empty folder
+ * (named by its base name); a folder may be named by its index file. A missing path, the wrong kind of path, and an empty folder
  * are refused here, before anything is parsed.
  */
-export function readSource(path: string, folder: boolean): SourceFile[] {
-  if (!existsSync(path)) throw new UsageError(`${path} does not exist`);
+export function readSource(named: string, folder: boolean, indexFile?: string): SourceFile[] {
+  if (!existsSync(named)) throw new UsageError(`${named} does not exist`);
+  // A folder named by its index file (MEMORY.md): the folder is read.
+  const path =
+    folder && indexFile && basename(named) === indexFile && !statSync(named).isDirectory() ? dirname(named) : named;
   const isFolder = statSync(path).isDirectory();
   if (folder && !isFolder) throw new UsageError(`${path} is a file; this kind of import reads a folder`);
   if (!folder && isFolder) throw new UsageError(`${path} is a folder; this kind of import reads one file`);

@@ -118,7 +118,7 @@ export function registerTransferCommands(program: Command, common: (command: Com
     )
     .option(
       '--name <group/slug>',
-      'with --from chatgpt: the entry the memories go to (default topics/chatgpt-memories)',
+      'with --from chatgpt: the entry the memories go to (default topics/chatgpt-memories); with --from claude-code: the entry MEMORY.md becomes (default topics/claude-code-memory)',
     )
     .addOption(new Option('--mode <mode>', 'merge or replace').choices(['merge', 'replace']).default('merge'))
     .option('--overwrite', 'in merge mode, overwrite entries whose content differs')

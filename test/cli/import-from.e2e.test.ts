@@ -7,6 +7,7 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { CLAUDE_CODE_FOLDER } from '../core/bridges/fixtures.js';
 import { writeAnthropicMemory } from '../helpers/anthropic-memory.js';
 import { queryDatabase } from '../helpers/engram.js';
 import { writeServerMemory } from '../helpers/server-memory.js';
@@ -180,6 +181,26 @@ describe('engram import --from anthropic-memory', () => {
       stderr: 'photo.png is not UTF-8 text (a binary file?); nothing was imported.\n',
     });
     expect(entries(engram.db).map((entry) => entry.name)).toEqual(['topics/me']);
+  });
+});
+
+describe('engram import --from claude-code', () => {
+  it('reads the folder named by its MEMORY.md, as import:claude-code', async () => {
+    const engram = cli();
+    const folder = engram.dir.file('memory');
+    mkdirSync(folder);
+    for (const [name, text] of Object.entries(CLAUDE_CODE_FOLDER)) writeFileSync(`${folder}/${name}`, text);
+    const done = await engram.run('import', '--from', 'claude-code', `${folder}/MEMORY.md`, '--name', 'areas/shop');
+    expect(done.stdout).toContain('create areas/shop  (from MEMORY.md)\n');
+    expect(done.stdout).toContain('not an entry: gone.md\n    linked from MEMORY.md but not in the folder\n');
+    expect(done.stdout).toMatch(/Imported from claude-code: 4 create, 1 left out\.\n$/);
+    expect(entries(engram.db).map((entry) => entry.name)).toEqual([
+      'areas/deploy',
+      'areas/shop',
+      'topics/debugging',
+      'topics/user_role',
+    ]);
+    expect(actors(engram.db)).toEqual([{ actor: 'import:claude-code', operation: 'import' }]);
   });
 });
 

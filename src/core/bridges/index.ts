@@ -7,6 +7,7 @@
 
 import type { Policy } from '../policy.js';
 import { parseAnthropicMemory } from './anthropic-memory.js';
+import { CLAUDE_CODE_INDEX, parseClaudeCode } from './claude-code.js';
 import { parseMarkdown } from './markdown.js';
 import type { ImportPlan, PlanOptions, SourceFile } from './plan.js';
 import { parseServerMemory } from './server-memory.js';
@@ -14,7 +15,7 @@ import { parseServerMemory } from './server-memory.js';
 export interface BridgeOptions extends PlanOptions {
   /** server-memory: entity type → group, over the defaults. */
   readonly map?: Readonly<Record<string, string>>;
-  /** chatgpt: the entry the memories go to. */
+  /** chatgpt: the entry the memories go to; claude-code: the entry MEMORY.md becomes. */
   readonly name?: string;
 }
 
@@ -23,13 +24,15 @@ export interface Bridge {
   readonly summary: string;
   /** Whether the source is a folder (else one file). */
   readonly folder: boolean;
+  /** A folder bridge may also be named by this file in the folder (its index): the folder is read. */
+  readonly indexFile?: string;
   /** An entry that exists already: appended to (foreign memories) or a conflict (Engram's own files). */
   readonly existing: 'append' | 'conflict';
   parse(files: readonly SourceFile[], policy: Policy, options: BridgeOptions): ImportPlan;
 }
 
 /** The kinds, in the order help lists them. */
-export const BRIDGE_KINDS = ['markdown', 'server-memory', 'anthropic-memory'] as const;
+export const BRIDGE_KINDS = ['markdown', 'server-memory', 'anthropic-memory', 'claude-code'] as const;
 
 export type BridgeKind = (typeof BRIDGE_KINDS)[number];
 
@@ -52,5 +55,12 @@ export const BRIDGES: Readonly<Record<BridgeKind, Bridge>> = {
     folder: true,
     existing: 'append',
     parse: parseAnthropicMemory,
+  },
+  'claude-code': {
+    summary: 'a Claude Code memory folder (~/.claude/projects/<project>/memory): MEMORY.md and its topic files',
+    folder: true,
+    indexFile: CLAUDE_CODE_INDEX,
+    existing: 'append',
+    parse: parseClaudeCode,
   },
 };

@@ -22,3 +22,17 @@ export const AWKWARD_ENTRIES = [
   { name: 'topics/unicode', description: 'Ünïcödé 🙂 \u2028 notes', body: '日本語 — naïve café 👩‍👩‍👧\ttab\n' },
   { name: 'topics/yaml', description: 'description: nested: yes # not a comment', body: 'key: value\n# heading\n' },
 ];
+
+/** A Claude Code memory folder as Claude Code lays it out: MEMORY.md, linked topic files, front matter on some. */
+export const CLAUDE_CODE_FOLDER = {
+  'MEMORY.md':
+    '# Memory\n\n## Build commands\n- `npm run build` then `npm test`\n\n## Topics\n' +
+    '- [Debugging](debugging.md) — CORS errors in local are the Vite proxy\n' +
+    '- [Deploy](deploy.md)\n' +
+    '- [Old notes](gone.md)\n',
+  'debugging.md': '# Debugging\n\nCORS errors in local are always the Vite proxy.\n',
+  'deploy.md':
+    '---\nname: deploy\ndescription: How the site is deployed\ntype: project\n---\n\nDeploys take 4 minutes.\n',
+  'user_role.md':
+    '---\nname: user role\ndescription: "The user is a data scientist"\ntype: user\n---\nFocus on observability.\n',
+};
