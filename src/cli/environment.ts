@@ -1,7 +1,7 @@
 /**
  * Everything the `engram` command takes from its environment, read here and only here,
  * once per run (by main): ENGRAM_DB, ENGRAM_DATABASE_URL, ENGRAM_CONFIG, ENGRAM_USER,
- * and the default paths of the database and the config file. Nothing outside src/cli
+ * the default paths of the database and the config file, and a variable a flag names. Nothing outside src/cli
  * reads the environment: the library's stores are configured by their options alone.
  */
 
@@ -21,6 +21,8 @@ export interface Environment {
   readonly defaultDatabasePath: string;
   /** `${XDG_CONFIG_HOME:-~/.config}/engram/config.json`: the config file when nothing names one; may be absent. */
   readonly defaultConfigPath: string;
+  /** A variable the person named on the command line (`engram chat --api-key-env NAME`); empty counts as unset. */
+  variable(name: string): string | undefined;
 }
 
 /** Reads the environment once. Empty variables count as unset, but for ENGRAM_USER, which is checked as given. */
@@ -34,5 +36,6 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     user: env.ENGRAM_USER,
     defaultDatabasePath: join(env.XDG_DATA_HOME || join(home(), '.local', 'share'), 'engram', 'memory.db'),
     defaultConfigPath: join(env.XDG_CONFIG_HOME || join(home(), '.config'), 'engram', 'config.json'),
+    variable: (name) => set(env[name]),
   };
 }

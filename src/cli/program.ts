@@ -5,6 +5,7 @@
 
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { registerActivityCommand } from './activity.js';
+import { registerChatCommand } from './chat.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import { type Run, registerEntryCommands } from './entries.js';
 import { type Environment, readEnvironment } from './environment.js';
@@ -62,6 +63,7 @@ function buildProgram(run: Run, io: Io, environment: Environment): Command {
   registerActivityCommand(program, common, run);
   registerTransferCommands(program, common, run);
   registerMigrateCommand(program, environment);
+  registerChatCommand(program, common, run, environment);
   program.addHelpText(
     'after',
     `
@@ -70,6 +72,7 @@ Quick start:
   engram serve                      serve MCP over HTTP at http://127.0.0.1:8787/mcp (llama.cpp WebUI)
   engram write topics/me -d "Who I am" --new "Name: Ada."
   engram index                      what your assistants remember
+  engram chat --base-url http://127.0.0.1:8080/v1   chat with a local model that remembers
 
 Data lives in $ENGRAM_DB, else \${XDG_DATA_HOME:-~/.local/share}/engram/memory.db.`,
   );
