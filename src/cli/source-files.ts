@@ -14,11 +14,12 @@ import { UsageError } from './output.js';
 const MAX_SOURCE_BYTES = 256 * 1024 * 1024;
 const MAX_SOURCE_FILES = 20_000;
 
-function read(path: string): Buffer {
+/** A file's bytes; 0 is stdin. */
+function read(path: string | 0): Buffer {
   try {
     return readFileSync(path);
   } catch (error) {
-    throw new UsageError(`cannot read ${path}: ${(error as Error).message}`);
+    throw new UsageError(`cannot read ${path === 0 ? 'stdin' : path}: ${(error as Error).message}`);
   }
 }
 
@@ -54,10 +55,11 @@ function walk(root: string): SourceFile[] {
 
 /**
  * The files of PATH for a bridge: a folder's files (folder bridges), or one file
- * (named by its base name); a folder may be named by its index file. A missing path, the wrong kind of path, and an empty folder
+ * (named by its base name; "-" is stdin); a folder may be named by its index file. A missing path, the wrong kind of path, and an empty folder
  * are refused here, before anything is parsed.
  */
 export function readSource(named: string, folder: boolean, indexFile?: string): SourceFile[] {
+  if (named === '-' && !folder) return [{ path: 'stdin', bytes: read(0) }];
   if (!existsSync(named)) throw new UsageError(`${named} does not exist`);
   // A folder named by its index file (MEMORY.md): the folder is read.
   const path =

@@ -204,6 +204,35 @@ describe('engram import --from claude-code', () => {
   });
 });
 
+describe('engram import --from chatgpt', () => {
+  it('reads the list into the entry named, as import:chatgpt', async () => {
+    const engram = cli();
+    writeFileSync(engram.dir.file('memories.txt'), 'Lives in Lisbon.\nPrefers tea.\nLives in Lisbon.\n');
+    const done = await engram.run(
+      'import',
+      '--from',
+      'chatgpt',
+      engram.dir.file('memories.txt'),
+      '--name',
+      'people/me',
+    );
+    expect(done).toMatchObject({ code: 0, stderr: '' });
+    expect(done.stdout).toBe(
+      'create people/me  (from 2 memories)\n' +
+        'duplicate: line 3\n    the same memory as line 1: kept once\n' +
+        'Imported from chatgpt: 1 create, 1 left out.\n',
+    );
+    expect(entries(engram.db)).toEqual([
+      {
+        name: 'people/me',
+        description: 'What ChatGPT remembered about the user (2 memories)',
+        body: 'Lives in Lisbon.\nPrefers tea.\n',
+      },
+    ]);
+    expect(actors(engram.db)).toEqual([{ actor: 'import:chatgpt', operation: 'import' }]);
+  });
+});
+
 describe('engram import --from: paths', () => {
   it('refuses a path that does not exist, a file for a folder kind and an empty folder', async () => {
     const engram = cli();

@@ -7,6 +7,7 @@
 
 import type { Policy } from '../policy.js';
 import { parseAnthropicMemory } from './anthropic-memory.js';
+import { parseChatgpt } from './chatgpt.js';
 import { CLAUDE_CODE_INDEX, parseClaudeCode } from './claude-code.js';
 import { parseMarkdown } from './markdown.js';
 import type { ImportPlan, PlanOptions, SourceFile } from './plan.js';
@@ -32,7 +33,7 @@ export interface Bridge {
 }
 
 /** The kinds, in the order help lists them. */
-export const BRIDGE_KINDS = ['markdown', 'server-memory', 'anthropic-memory', 'claude-code'] as const;
+export const BRIDGE_KINDS = ['markdown', 'server-memory', 'anthropic-memory', 'claude-code', 'chatgpt'] as const;
 
 export type BridgeKind = (typeof BRIDGE_KINDS)[number];
 
@@ -62,5 +63,12 @@ export const BRIDGES: Readonly<Record<BridgeKind, Bridge>> = {
     indexFile: CLAUDE_CODE_INDEX,
     existing: 'append',
     parse: parseClaudeCode,
+  },
+  chatgpt: {
+    summary:
+      'ChatGPT\'s "Manage memories" list copied into a text file ("-" for stdin), one memory a line, into one entry (--name)',
+    folder: false,
+    existing: 'append',
+    parse: parseChatgpt,
   },
 };
