@@ -184,6 +184,7 @@ async function chat(context: Context, output: Output, options: ChatOptions, envi
   } finally {
     process.off('SIGINT', interrupt);
     lines.close();
+    if (terminal) output.exact('\n'); // the shell's prompt on a line of its own
   }
 }
 
