@@ -62,7 +62,7 @@ function subject(call: MemoryCall): string {
 }
 
 /** `⟡ memory_write topics/tea … ok`, or the refusal's code. */
-export function callLine(call: MemoryCall): string {
+function callLine(call: MemoryCall): string {
   const outcome = call.result.isError ? (call.result.code ?? 'refused') : 'ok';
   return `⟡ ${call.name} ${subject(call)} … ${outcome}`.replace(/ {2,}/g, ' ');
 }
