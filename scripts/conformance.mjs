@@ -1,7 +1,8 @@
 /**
  * `npm run conformance`: runs the official MCP conformance suite
  * (@modelcontextprotocol/conformance) against the built `engram serve`, for the server
- * scenarios that apply to a tools-only Streamable HTTP server (docs/conformance.md says
+ * scenarios that apply to a Streamable HTTP server of three tools, two resources and two
+ * prompts, none of them the suite's fixtures (docs/conformance.md says
  * which, and why the others do not). The suite needs Node 22, so it runs under the
  * `node@22` npm package through npx; Engram itself runs on the Node running this script.
  * Exits non-zero if any of those scenarios records a failure.
@@ -16,11 +17,14 @@ import { fileURLToPath } from 'node:url';
 const CONFORMANCE_PACKAGE = '@modelcontextprotocol/conformance@0.1.16';
 const NODE_22_PACKAGE = 'node@22.23.3';
 
-/** The server scenarios that apply to Engram: lifecycle, tools listing, utilities, HTTP transport. */
+/** The server scenarios that apply to Engram: lifecycle, listings, completion, utilities, HTTP transport. */
 const SCENARIOS = [
   'server-initialize',
   'ping',
   'tools-list',
+  'resources-list',
+  'prompts-list',
+  'completion-complete',
   'dns-rebinding-protection',
   'server-sse-multiple-streams',
   'server-sse-polling',
