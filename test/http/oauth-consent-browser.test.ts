@@ -11,8 +11,9 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { launchChromium } from '../helpers/chromium.js';
 import { startOAuthServer } from './oauth-fixtures.js';
 
 let app: Server;
@@ -33,7 +34,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
   callback = `http://localhost:${(app.address() as AddressInfo).port}/cb`;
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

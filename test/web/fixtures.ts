@@ -7,33 +7,34 @@
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { onTestFinished } from 'vitest';
 import { childEnv, ENGRAM_CLI, runEngram, tempDir } from '../helpers/engram.js';
 import { stopGroup } from '../helpers/process-group.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export { launchChromium } from '../helpers/chromium.js';
 
 if (!existsSync(new URL('../../dist/web/index.html', import.meta.url))) {
   throw new Error('dist/web is missing: build the web UI first with npm run build');
 }
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+/**
+ * Where the screenshot tests put their pictures: docs/screenshots (linked from the README)
+ * when ENGRAM_UPDATE_SCREENSHOTS=1, so that an ordinary test run leaves the checkout as it
+ * was; a folder under the system's temp otherwise, where they are still taken.
+ */
+export function screenshotFolder(): string {
+  const folder =
+    process.env.ENGRAM_UPDATE_SCREENSHOTS === '1'
+      ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
+      : join(tmpdir(), 'engram-screenshots/');
+  mkdirSync(folder, { recursive: true });
+  return folder;
 }
 
 export interface Engram {

@@ -1,23 +1,20 @@
 /**
- * The screenshots in docs/screenshots (linked from the README), made from a real
+ * The screenshots in docs/screenshots (linked from the README; see screenshotFolder), made from a real
  * `engram serve` in Chromium: the index and an entry, in light and dark, and at a phone's
  * width. A memory written by several assistants over MCP, as a person's would be.
  */
 
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Engram, launchChromium, mcpWrite, openPage, startEngram } from './fixtures.js';
+import { type Engram, launchChromium, mcpWrite, openPage, screenshotFolder, startEngram } from './fixtures.js';
 
-const FOLDER = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+const FOLDER = screenshotFolder();
 
 let browser: Browser;
 let engram: Engram;
 const undo: (() => void | Promise<void>)[] = [];
 
 beforeAll(async () => {
-  mkdirSync(FOLDER, { recursive: true });
   browser = await launchChromium();
   engram = await startEngram({ cleanup: (step) => undo.push(step) });
   const writes: [string, Record<string, string>][] = [
