@@ -29,7 +29,15 @@ describe('session ids', () => {
     const id = ids.issue('claude-code')!;
     const [nonce, , signature] = id.split('.');
     const forged = `${nonce}.${Buffer.from('someone-else').toString('base64url')}.${signature}`;
-    for (const bad of [undefined, '', 'abc', `${id}.x`, forged, `${id.slice(0, -1)}${id.endsWith('A') ? 'B' : 'A'}`, `${id}A`]) {
+    for (const bad of [
+      undefined,
+      '',
+      'abc',
+      `${id}.x`,
+      forged,
+      `${id.slice(0, -1)}${id.endsWith('A') ? 'B' : 'A'}`,
+      `${id}A`,
+    ]) {
       expect(ids.clientName(bad)).toBeUndefined();
     }
     expect(createSessionIds().clientName(id)).toBeUndefined();
