@@ -145,10 +145,15 @@ export function registerTransferCommands(program: Command, common: (command: Com
     ?.addHelpText(
       'after',
       `
-Import from another memory system (--from KIND PATH), in one transaction, history recorded as import:KIND;
-an entry that exists already is added to (markdown: a conflict, as above). Try --dry-run first.
+Import from another memory system: engram import --from KIND PATH [--dry-run] [--split]
+  One transaction, recorded in history as import:KIND. An entry that exists already gets the
+  imported text appended (markdown: a conflict, as above). Try --dry-run first.
 ${BRIDGE_KINDS.map((kind) => `  ${kind.padEnd(18)}${BRIDGES[kind].summary}`).join('\n')}
-Where each file lives and what it becomes: docs/import.md.`,
+
+Examples:
+  engram import --from server-memory memory.jsonl --dry-run
+  engram import --from chatgpt memories.txt --name topics/chatgpt-memories
+Where each file lives and what it becomes: docs/import.md`,
     );
 
   common(program.command('wipe'))

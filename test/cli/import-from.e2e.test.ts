@@ -256,7 +256,7 @@ describe('engram import --from: paths', () => {
   it('lists every kind in --help', async () => {
     const help = await cli().run('import', '--help');
     expect(help.stdout).toContain('--from <kind>');
-    expect(help.stdout).toMatch(/server-memory\s+the memory.jsonl of the official MCP memory server/);
+    expect(help.stdout).toMatch(/server-memory\s+memory.jsonl of the MCP memory server/);
     expect(help.stdout).toContain('docs/import.md');
   });
 });

@@ -39,34 +39,32 @@ export type BridgeKind = (typeof BRIDGE_KINDS)[number];
 
 export const BRIDGES: Readonly<Record<BridgeKind, Bridge>> = {
   markdown: {
-    summary:
-      'a folder of group/slug.md files with a description in their front matter (engram export --format markdown)',
+    summary: 'a folder of group/slug.md files (what engram export --format markdown writes)',
     folder: true,
     existing: 'conflict',
     parse: parseMarkdown,
   },
   'server-memory': {
-    summary: 'the memory.jsonl of the official MCP memory server (@modelcontextprotocol/server-memory)',
+    summary: 'memory.jsonl of the MCP memory server (@modelcontextprotocol/server-memory)',
     folder: false,
     existing: 'append',
     parse: parseServerMemory,
   },
   'anthropic-memory': {
-    summary: 'an Anthropic memory-tool /memories folder: each file an entry, its first heading or line the description',
+    summary: 'a Claude memory-tool /memories folder: each file an entry',
     folder: true,
     existing: 'append',
     parse: parseAnthropicMemory,
   },
   'claude-code': {
-    summary: 'a Claude Code memory folder (~/.claude/projects/<project>/memory): MEMORY.md and its topic files',
+    summary: 'a Claude Code memory folder (~/.claude/projects/<project>/memory) or its MEMORY.md',
     folder: true,
     indexFile: CLAUDE_CODE_INDEX,
     existing: 'append',
     parse: parseClaudeCode,
   },
   chatgpt: {
-    summary:
-      'ChatGPT\'s "Manage memories" list copied into a text file ("-" for stdin), one memory a line, into one entry (--name)',
+    summary: 'ChatGPT\'s "Manage memories" list pasted into a text file ("-": stdin), into one entry (--name)',
     folder: false,
     existing: 'append',
     parse: parseChatgpt,
