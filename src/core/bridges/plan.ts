@@ -156,7 +156,8 @@ export function buildPlan(
       notes.push(`${JSON.stringify(draft.slug)} is not a valid slug: made ${slug}`);
     }
     const body = normalizeNewlines(draft.body).replaceAll('\u0000', '');
-    const description = fitDescription(draft.description || slug, policy, notes);
+    // A description that folds to nothing (blank, control characters) would refuse the whole import.
+    const description = fitDescription(foldDescription(draft.description) || slug, policy, notes);
     const wanted = `${group}/${slug}`;
     const holder = taken.get(wanted);
     if (holder && holder.body === body && holder.description === description) {

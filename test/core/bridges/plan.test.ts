@@ -75,6 +75,11 @@ describe('buildPlan', () => {
     expect(plan.items[1]?.notes).toContain('description shortened to 200 characters');
   });
 
+  it('describes an item by its slug when its description folds to nothing', () => {
+    const plan = buildPlan('test', [draft('ada', 'x', { description: ' \n\u0007 ' })], DEFAULT_POLICY);
+    expect(plan.entries[0]?.description).toBe('ada');
+  });
+
   it('refuses a body over the entry cap without --split, and splits it at line ends with it', () => {
     const policy = { ...DEFAULT_POLICY, entryCap: 11 };
     const body = 'line one\nline two\nline three\n';

@@ -110,6 +110,17 @@ describe('parseServerMemory', () => {
     expect(entries[0]).toMatchObject({ description: 'Ada', body: 'Met in 2024.\nLikes tea\n' });
   });
 
+  it('imports nothing when the plan would take the memory past its entry cap', async () => {
+    const memory = newMemory({ maxEntries: 2 });
+    await seed(memory, { 'people/ada': ['Ada', 'Met in 2024.\n'] });
+    const before = await snapshot(memory);
+    const plan = parse(`${entity('b', 'x', ['1'])}${entity('c', 'x', ['2'])}`);
+    await expect(memory.transfer.import(CALLER, planDocument(plan), { mode: 'merge', append: true })).rejects.toThrow(
+      /would make 3 entries in this memory; the cap is 2/,
+    );
+    expect(await snapshot(memory)).toEqual(before);
+  });
+
   it.each([
     [
       'a truncated last line',
