@@ -233,6 +233,30 @@ describe('engram import --from chatgpt', () => {
   });
 });
 
+describe('engram import --from markdown', () => {
+  it('reports a differing entry as a conflict and a group the model cannot write as skipped, changing neither', async () => {
+    const engram = cli();
+    await engram.run('write', 'topics/me', '-d', 'Me', '--new', 'Hello.');
+    const folder = engram.dir.file('md');
+    mkdirSync(`${folder}/topics`, { recursive: true });
+    mkdirSync(`${folder}/archive`);
+    writeFileSync(`${folder}/topics/me.md`, '---\ndescription: "Me"\n---\nSomething else.\n');
+    writeFileSync(`${folder}/archive/old.md`, '---\ndescription: "Old"\n---\nOld.\n');
+    const done = await engram.run('import', '--from', 'markdown', folder);
+    expect(done.stdout).toBe(
+      'skip archive/old  (from archive/old.md)\n' +
+        '    its group is not one the model can write (--all-groups imports it)\n' +
+        'conflict topics/me  (from topics/me.md)\n' +
+        '    an entry of this name differs: left as it is (--overwrite replaces it)\n' +
+        'Imported from markdown: 1 conflict, 1 skip.\n',
+    );
+    expect(entries(engram.db)).toEqual([{ name: 'topics/me', description: 'Me', body: 'Hello.\n' }]);
+    const overwritten = await engram.run('import', '--from', 'markdown', folder, '--overwrite', '--all-groups');
+    expect(overwritten.stdout).toMatch(/Imported from markdown: 1 create, 1 replace\.\n$/);
+    expect(entries(engram.db).map((entry) => entry.body)).toEqual(['Old.\n', 'Something else.\n']);
+  });
+});
+
 describe('engram import --from: paths', () => {
   it('refuses a path that does not exist, a file for a folder kind and an empty folder', async () => {
     const engram = cli();
