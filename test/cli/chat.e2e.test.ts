@@ -7,8 +7,8 @@
  * clear line and exit code 1.
  */
 
-import { createServer } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { createServer, type Socket } from 'node:net';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { childEnv, queryDatabase, runEngram, tempDir } from '../helpers/engram.js';
 import { jsonReply, type ScriptedReply, scriptedEndpoint, streamReply } from '../helpers/scripted-endpoint.js';
 
@@ -124,6 +124,15 @@ describe('engram chat', () => {
     expect(run.code).toBe(0);
   });
 
+  it('takes a whole JSON reply from a server that does not stream', async () => {
+    const endpoint = await scriptedEndpoint([
+      jsonReply(new URL('../adapters/fixtures/openai-answer.json', import.meta.url)),
+    ]);
+    const run = await setup().chat('Weather?\n', '--base-url', endpoint.url, '--model', 'gpt-4.1');
+    expect(run.stdout).toBe('Noted: green tea, no sugar, at about 80 °C. It is sunny in Lisbon today.\n');
+    expect(run.code).toBe(0);
+  });
+
   describe('says in one line why the endpoint failed', () => {
     async function failing(reply: ScriptedReply, ...args: string[]) {
       const endpoint = await scriptedEndpoint([reply]);
@@ -139,6 +148,24 @@ describe('engram chat', () => {
       expect(run.code).toBe(1);
       expect(run.stderr.trim().split('\n').at(-1)).toBe(
         `engram: cannot connect to 127.0.0.1:${port}: connection refused. Is the server running?`,
+      );
+    });
+
+    it('an endpoint that stays silent past --timeout', async () => {
+      // Takes the connection and never answers.
+      const sockets: Socket[] = [];
+      const silent = createServer((socket) => sockets.push(socket));
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      onTestFinished(() => {
+        for (const socket of sockets) socket.destroy();
+        silent.close();
+      });
+      const { port } = silent.address() as { port: number };
+      const base = `http://127.0.0.1:${port}/v1`;
+      const run = await setup().chat('Hello\n', '--base-url', base, '--model', 'm', '--timeout', '1');
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim().split('\n').at(-1)).toBe(
+        `engram: ${base}/chat/completions did not answer for 1 s (--timeout)`,
       );
     });
 
