@@ -130,6 +130,7 @@ async function turn({ endpoint, context, output, options, model, messages, signa
 }
 
 async function chat(context: Context, output: Output, options: ChatOptions, environment: Environment): Promise<void> {
+  if (options.json) throw new UsageError('chat is a conversation for a person, with no JSON output: drop --json');
   const apiKey = options.apiKeyEnv === undefined ? undefined : environment.variable(options.apiKeyEnv);
   if (options.apiKeyEnv !== undefined && apiKey === undefined) {
     throw new UsageError(`--api-key-env ${options.apiKeyEnv}: that variable is not set`);

@@ -216,4 +216,10 @@ describe('engram chat', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--base-url must be an http:// or https:// URL');
   });
+
+  it('refuses --json as a usage error: a chat has no JSON output', async () => {
+    const run = await setup().chat('', '--base-url', 'http://127.0.0.1:9', '--json');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('drop --json');
+  });
 });
