@@ -2,8 +2,10 @@
  * HTTP: tool calls per second and latency at 1, 8 and 64 connections against `engram
  * serve` (SQLite, and PostgreSQL when a server is there): reads (memory_open of one
  * entry) and durable writes (append), beside a bare node:http server answering a fixed
- * body, byte for byte a read's answer — the ceiling for any server on this machine —
- * and the serial rate of raw durable commits, the limit for writes without group commit.
+ * body, byte for byte a read's answer — the ceiling for any server on this machine,
+ * measured at every N and shown beside every figure — and the serial rate of raw durable
+ * commits, the limit for writes without group commit. The load comes from a generator
+ * process of its own (load.ts), driven the same way for every row.
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -15,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { appendedLine, bodyOf, subject, subjects } from './content.js';
 import { ENGRAM_CLI, type EngramFiles, engramFiles, engramFlags, seedEngram } from './engram.js';
-import { type LoadResult, type LoadTarget, postOnce, runLoad } from './load.js';
+import { GENERATOR_WORKERS, type LoadResult, type LoadTarget, postOnce, runLoad } from './load.js';
 import { createBenchDatabase, findBenchPostgres, serialPostgresCommitRate } from './postgres.js';
 import type { Section, Table, Target } from './report.js';
 import { formatInteger, formatMs, formatRatio } from './stats.js';
@@ -25,6 +27,8 @@ export interface HttpOptions {
   readonly entries: number;
   readonly durationMs: number;
   readonly warmupMs: number;
+  /** How long each serial commit rate is measured. */
+  readonly serialMs: number;
 }
 
 export const DEFAULT_HTTP: HttpOptions = {
@@ -32,6 +36,16 @@ export const DEFAULT_HTTP: HttpOptions = {
   entries: 1_000,
   durationMs: 5_000,
   warmupMs: 1_000,
+  serialMs: 3_000,
+};
+
+/** `npm run bench -- --quick`: the same rows, briefly, for developing the benchmark. */
+export const QUICK_HTTP: HttpOptions = {
+  connections: [1, 64],
+  entries: 200,
+  durationMs: 1_000,
+  warmupMs: 300,
+  serialMs: 500,
 };
 
 const BARE_SERVER = fileURLToPath(new URL('./bare-server.js', import.meta.url));
@@ -77,13 +91,16 @@ function toolCall(serial: number, name: string, args: Record<string, unknown>): 
   return JSON.stringify({ jsonrpc: '2.0', id: serial, method: 'tools/call', params: { name, arguments: args } });
 }
 
+/** What every successful tool answer contains. */
+const TOOL_SUCCESS = '"isError":false';
+
 function checkToolAnswer(status: number, text: string): void {
-  if (status !== 200 || !text.includes('"isError":false')) {
+  if (status !== 200 || !text.includes(TOOL_SUCCESS)) {
     throw new Error(`engram serve refused a call during the benchmark (HTTP ${status}): ${text.slice(0, 300)}`);
   }
 }
 
-/** Serial raw durable commits per second: one 1 KiB row per transaction, WAL, synchronous=FULL. */
+/** Serial raw durable commits per second: one distinct 1 KiB row per transaction, WAL, synchronous=FULL. */
 function serialCommitRate(folder: string, durationMs: number): number {
   const db = new Database(join(folder, 'raw.db'));
   try {
@@ -95,7 +112,7 @@ function serialCommitRate(folder: string, durationMs: number): number {
     const end = performance.now() + durationMs;
     let commits = 0;
     while (performance.now() < end) {
-      insert.run(body);
+      insert.run(`${commits} ${body}`);
       commits++;
     }
     return commits / (durationMs / 1000);
@@ -115,8 +132,10 @@ interface Row {
   readonly connections: number;
   readonly workload: string;
   readonly result: LoadResult;
-  /** Reads: the share of the ceiling; writes: the multiple of the serial commit rate. */
-  readonly ratio: string;
+  /** The bare node:http ceiling measured at the same N, just before. */
+  readonly ceiling: number;
+  /** Writes: the multiple of the serial commit rate. */
+  readonly serial?: string;
 }
 
 export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Section> {
@@ -138,7 +157,7 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
       {
         label: 'SQLite',
         port: await start(engramFiles(folder)),
-        serialRate: serialCommitRate(folder, SERIAL_MS),
+        serialRate: serialCommitRate(folder, options.serialMs),
       },
     ];
     // The same server with every write in its own commit: what group commit brings.
@@ -154,41 +173,45 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
       backends.push({
         label: 'PostgreSQL',
         port: await start(engramFiles(mkdtempSync(join(folder, 'pg-')), database.url)),
-        serialRate: await serialPostgresCommitRate(database.url, bodyOf(subject(0)), SERIAL_MS),
+        serialRate: await serialPostgresCommitRate(database.url, bodyOf(subject(0)), options.serialMs),
       });
     }
     const pick = (serial: number) => subject((serial * 7919) % options.entries).name;
+    const serials = Array.from({ length: REQUEST_KINDS }, (_, serial) => serial);
     const reads = (port: number): LoadTarget => ({
       port,
       path: '/mcp',
       headers: MCP_HEADERS,
-      body: (serial) => toolCall(serial, 'memory_open', { names: [pick(serial)] }),
-      check: checkToolAnswer,
+      bodies: serials.map((serial) => toolCall(serial, 'memory_open', { names: [pick(serial)] })),
+      expect: TOOL_SUCCESS,
     });
+    // Every connection sends these in turn; an entry may receive the same line more than once, a distinct commit each time.
     const writes = (port: number): LoadTarget => ({
       ...reads(port),
-      body: (serial) => toolCall(serial, 'memory_write', { name: pick(serial), new: appendedLine(serial) }),
+      bodies: serials.map((serial) =>
+        toolCall(serial, 'memory_write', { name: pick(serial), new: appendedLine(serial) }),
+      ),
     });
     // The ceiling answers, byte for byte, what engram serve answers to a read.
-    const sample = await postOnce(reads(backends[0]!.port), reads(0).body(0));
+    const sample = await postOnce(reads(backends[0]!.port), reads(0).bodies[0]!);
     checkToolAnswer(sample.status, sample.text);
     const bare = await startServer([BARE_SERVER, sample.text], process.env, /listening (\d+)/);
     children.push(bare.child);
-    const ceiling: LoadTarget = { ...reads(bare.port), check: (status) => void (status === 200 || fail(status)) };
+    const ceilingTarget: LoadTarget = { ...reads(bare.port), expect: '' };
 
     const rows: Row[] = [];
     const measure = (target: LoadTarget, connections: number) =>
       runLoad(target, connections, options.durationMs, options.warmupMs);
     for (const connections of options.connections) {
-      const top = await measure(ceiling, connections);
-      rows.push({ connections, workload: 'bare node:http (ceiling)', result: top, ratio: '100%' });
+      const top = await measure(ceilingTarget, connections);
+      const ceiling = top.perSecond;
+      rows.push({ connections, workload: 'bare node:http (ceiling)', result: top, ceiling });
       for (const backend of backends) {
         const read = await measure(reads(backend.port), connections);
-        const share = `${Math.round((read.perSecond / top.perSecond) * 100)}% of ceiling`;
-        rows.push({ connections, workload: `${backend.label} reads`, result: read, ratio: share });
+        rows.push({ connections, workload: `${backend.label} reads`, result: read, ceiling });
         const write = await measure(writes(backend.port), connections);
-        const multiple = `${formatRatio(write.perSecond / backend.serialRate)} serial commits`;
-        rows.push({ connections, workload: `${backend.label} durable writes`, result: write, ratio: multiple });
+        const serial = `${formatRatio(write.perSecond / backend.serialRate)}`;
+        rows.push({ connections, workload: `${backend.label} durable writes`, result: write, ceiling, serial });
       }
     }
     return describe(options, rows, backends, postgres !== undefined);
@@ -199,12 +222,8 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
   }
 }
 
-/** How long each serial commit rate is measured. */
-const SERIAL_MS = 3_000;
-
-function fail(status: number): never {
-  throw new Error(`the bare server answered HTTP ${status}`);
-}
+/** Distinct requests per workload, each connection sending them in turn. */
+const REQUEST_KINDS = 500;
 
 function describe(
   options: HttpOptions,
@@ -212,42 +231,70 @@ function describe(
   backends: readonly Backend[],
   withPostgres: boolean,
 ): Section {
+  const share = (row: Row) => `${Math.round((row.result.perSecond / row.ceiling) * 100)}%`;
   const table: Table = {
     title: 'Tool calls per second and latency',
-    header: ['connections', 'workload', 'calls/s', 'p50', 'p99', 'against the limit'],
+    header: [
+      'connections',
+      'workload',
+      'calls/s',
+      'bare ceiling at this N',
+      'share of ceiling',
+      'mean latency',
+      'p99',
+      'writes / serial commits',
+    ],
     rows: rows.map((row) => [
       String(row.connections),
       row.workload,
       formatInteger(row.result.perSecond),
-      formatMs(row.result.latency.median),
-      formatMs(row.result.latency.p99),
-      row.ratio,
+      formatInteger(row.ceiling),
+      share(row),
+      formatMs(row.result.mean),
+      `${row.result.p99} ms`,
+      row.serial ?? '—',
     ]),
   };
   const most = Math.max(...options.connections);
-  const rate = (workload: string) =>
-    rows.find((row) => row.connections === most && row.workload === workload)?.result.perSecond ?? Number.NaN;
+  const rowOf = (workload: string) => rows.find((row) => row.connections === most && row.workload === workload);
+  const rate = (workload: string) => rowOf(workload)?.result.perSecond ?? Number.NaN;
   const ceiling = rate('bare node:http (ceiling)');
   const solo = 'SQLite without group commit';
+  const goals = {
+    SQLite: { reads: 0.6, writes: 0.4 },
+    PostgreSQL: { reads: 0.4, writes: undefined },
+  } as const;
   const targets: Target[] = backends
     .filter((backend) => backend.label !== solo)
     .flatMap((backend) => {
+      const goal = goals[backend.label as keyof typeof goals];
       const readShare = rate(`${backend.label} reads`) / ceiling;
+      const writeShare = rate(`${backend.label} durable writes`) / ceiling;
       const writeGain = rate(`${backend.label} durable writes`) / backend.serialRate;
-      return [
+      const list: Target[] = [
         {
           what: `${backend.label}: reads at ${most} connections / bare node:http`,
-          target: '≥ 50%',
+          target: `≥ ${goal.reads * 100}%`,
           measured: `${Math.round(readShare * 100)}%`,
-          met: readShare >= 0.5,
-        },
-        {
-          what: `${backend.label}: durable writes at ${most} connections / serial commits (${formatInteger(backend.serialRate)}/s)`,
-          target: '≥ 5x',
-          measured: formatRatio(writeGain),
-          met: writeGain >= 5,
+          met: readShare >= goal.reads,
         },
       ];
+      if (goal.writes !== undefined) {
+        list.push({
+          what: `${backend.label}: durable writes at ${most} connections / bare node:http`,
+          target: `≥ ${goal.writes * 100}%`,
+          measured: `${Math.round(writeShare * 100)}%`,
+          met: writeShare >= goal.writes,
+        });
+      } else {
+        list.push({
+          what: `${backend.label}: durable writes (one user) at ${most} connections / serial commits (${formatInteger(backend.serialRate)}/s)`,
+          target: '≥ 2x (the target is for many users; this run writes as one)',
+          measured: formatRatio(writeGain),
+          met: undefined,
+        });
+      }
+      return list;
     });
   const serialRates = backends.map((b) => `${b.label} ${formatInteger(b.serialRate)}/s`).join(', ');
   return {
@@ -258,13 +305,15 @@ function describe(
       (withPostgres
         ? ' and, in a second server, on PostgreSQL (a database created for the run on the local server)'
         : '') +
-      '. Each request is one stateless Streamable HTTP POST of a `tools/call`: reads open one entry, writes append a new ' +
-      'line to an entry (a durable commit each). The ceiling is a bare `node:http` server in its own process answering every ' +
-      'POST with a fixed body, byte for byte what Engram answers to a read. The load generator runs in the benchmark process: ' +
-      'N connections, one keep-alive socket each, each sending its next request when the previous answer has fully arrived, ' +
-      `${options.warmupMs / 1000} s of warm-up then ${options.durationMs / 1000} s counted, for each workload and each N in turn. ` +
-      'Servers and load generator share the machine’s cores, the same way for every row. ' +
-      'The serial commit rate is raw durable commits of one 1 KiB row each, one after another, on the same disk ' +
+      '. Each request is one stateless Streamable HTTP POST of a `tools/call`: reads open one entry, writes append a ' +
+      `line to an entry (a durable commit each); each connection sends ${REQUEST_KINDS} distinct requests in turn. The ceiling is a bare ` +
+      '`node:http` server in its own process answering every POST with a fixed body, byte for byte what Engram answers to ' +
+      'a read; it is measured at every N just before the rows it stands beside. The load comes from autocannon in a process ' +
+      `of its own (${GENERATOR_WORKERS} worker thread driving all N keep-alive connections, each sending its next request when ` +
+      'the previous answer has arrived; every answer checked), never from the benchmark process, the same way for every row: ' +
+      `${options.warmupMs / 1000} s of warm-up then ${options.durationMs / 1000} s counted. Servers and generator share the ` +
+      'machine’s cores. Mean latency is N / rate (a closed loop); p99 is autocannon’s, to the whole millisecond. ' +
+      'The serial commit rate is raw durable commits of one distinct 1 KiB row each, one after another, on the same disk ' +
       `(better-sqlite3 in WAL mode with synchronous=FULL; node-postgres on one connection): ${serialRates}.` +
       (withPostgres ? '' : ' No PostgreSQL server answered, so PostgreSQL was not measured.'),
     tables: [table],
@@ -277,16 +326,10 @@ function describe(
         .map((backend) => {
           const read = rate(`${backend.label} reads`);
           const write = rate(`${backend.label} durable writes`);
-          const writeGain = write / backend.serialRate;
-          const why =
-            writeGain >= 5
-              ? 'writes that arrive together share commits.'
-              : write >= 0.7 * read
-                ? 'writes run nearly as fast as reads, so the work each call costs the server, not the disk, is what caps both.'
-                : 'writes wait for commits of their own; group commit is what lifts them.';
           return (
-            `${backend.label}: at ${most} connections reads run at ${Math.round((read / ceiling) * 100)}% of the ceiling, ` +
-            `durable writes at ${formatRatio(writeGain)} the serial commit rate: ${why}`
+            `${backend.label}: at ${most} connections reads run at ${Math.round((read / ceiling) * 100)}% of the ceiling ` +
+            `(${formatInteger(ceiling)}/s), durable writes at ${Math.round((write / ceiling) * 100)}% of it and ` +
+            `${formatRatio(write / backend.serialRate)} the serial commit rate.`
           );
         }),
     ],

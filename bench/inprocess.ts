@@ -1,8 +1,10 @@
 /**
  * In-process: what memory_open() and memory_write cost inside one Node process on the
- * SQLite store, at 1k, 10k and 100k entries of about 1 KiB, against the physical limit
- * measured beside them — one raw better-sqlite3 durable commit (WAL, synchronous=FULL)
- * of a 1 KiB row in a table of as many rows, on the same disk.
+ * SQLite store, at 1k, 10k and 100k entries of about 1 KiB, against the physical limits
+ * measured beside them on the same disk, each raw better-sqlite3 durable commits (WAL,
+ * synchronous=FULL) of distinct bytes every time (SQLite skips a byte-identical rewrite):
+ * one 1 KiB row in a table of as many rows, and the fair floor for Engram's write, the
+ * same rows it must write (the entry, a revision holding the body, the user's usage).
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -33,6 +35,14 @@ export const DEFAULT_IN_PROCESS: InProcessOptions = {
   indexRounds: (entries) => (entries >= 100_000 ? 30 : 300),
 };
 
+/** `npm run bench -- --quick`: every row, briefly. */
+export const QUICK_IN_PROCESS: InProcessOptions = {
+  sizes: [1_000, 10_000],
+  writeRounds: 60,
+  openRounds: 100,
+  indexRounds: () => 20,
+};
+
 const caller = { user: 'local', label: 'bench' };
 
 function check(result: ToolResult, what: string): ToolResult {
@@ -40,19 +50,48 @@ function check(result: ToolResult, what: string): ToolResult {
   return result;
 }
 
-/** The raw limit: a table of 1 KiB rows, each write one durable commit of one row. */
-function openRawTable(path: string) {
+/**
+ * The raw limits, in a database of their own: `rows` holds 1 KiB rows, one updated per
+ * commit; `entries`, `revisions` and `usage` are the fair floor for Engram's write, the
+ * rows it must touch with nothing more (no secondary index, the body stored once, in the
+ * revision). Every commit writes bytes the row did not hold before.
+ */
+function openRawTables(path: string) {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
-  db.exec('CREATE TABLE rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL) STRICT');
-  const insert = db.prepare('INSERT INTO rows (id, body) VALUES (?, ?)');
-  const update = db.prepare('UPDATE rows SET body = ? WHERE id = ?');
+  db.exec(`
+    CREATE TABLE rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL) STRICT;
+    CREATE TABLE entries (id INTEGER PRIMARY KEY, name TEXT NOT NULL, head INTEGER NOT NULL, size INTEGER NOT NULL) STRICT;
+    CREATE TABLE revisions (id INTEGER PRIMARY KEY, entry_id INTEGER NOT NULL, at INTEGER NOT NULL,
+      actor TEXT NOT NULL, body TEXT NOT NULL) STRICT;
+    CREATE TABLE usage (user TEXT PRIMARY KEY, bytes INTEGER NOT NULL) STRICT;
+    INSERT INTO usage VALUES ('local', 0);
+  `);
+  const insertRow = db.prepare('INSERT INTO rows (id, body) VALUES (?, ?)');
+  const insertEntry = db.prepare('INSERT INTO entries (id, name, head, size) VALUES (?, ?, 0, ?)');
+  const updateRow = db.prepare('UPDATE rows SET body = ? WHERE id = ?');
+  const addRevision = db.prepare('INSERT INTO revisions (entry_id, at, actor, body) VALUES (?, ?, ?, ?)');
+  const moveHead = db.prepare('UPDATE entries SET head = ?, size = ? WHERE id = ?');
+  const addUsage = db.prepare('UPDATE usage SET bytes = bytes + ? WHERE user = ?');
+  let serial = 0;
+  /** A 1 KiB body never written before. */
+  const distinct = (id: number) => `${serial++} ${bodyOf(subject(id))}`;
   return {
     grow: db.transaction((from: number, to: number) => {
-      for (let index = from; index < to; index++) insert.run(index, bodyOf(subject(index)));
+      for (let index = from; index < to; index++) {
+        const body = bodyOf(subject(index));
+        insertRow.run(index, body);
+        insertEntry.run(index, subject(index).name, body.length);
+      }
     }),
-    commitOne: (id: number, body: string) => update.run(body, id),
+    commitOne: (id: number) => updateRow.run(distinct(id), id),
+    commitSameRows: db.transaction((id: number) => {
+      const body = distinct(id);
+      const revision = addRevision.run(id, Date.now(), 'bench', body).lastInsertRowid;
+      moveHead.run(revision, body.length, id);
+      addUsage.run(body.length, 'local');
+    }),
     close: () => db.close(),
   };
 }
@@ -61,7 +100,7 @@ interface SizeFigures {
   readonly entries: number;
   readonly indexBytes: number;
   readonly reads: Record<'index' | 'indexAfterWrite' | 'openOne' | 'openTen', Summary>;
-  readonly writes: Record<'raw' | 'append' | 'replace', Summary>;
+  readonly writes: Record<'raw' | 'floor' | 'append' | 'replace', Summary>;
 }
 
 export async function benchInProcess(options: InProcessOptions = DEFAULT_IN_PROCESS): Promise<Section> {
@@ -70,7 +109,7 @@ export async function benchInProcess(options: InProcessOptions = DEFAULT_IN_PROC
   const store = openSqliteStore({ path: join(folder, 'engram.db') });
   const memory = createMemory({ store, policy: { userCap: 2 ** 40, maxEntries: 2 ** 30, historyCap: 2 ** 40 } });
   const handler = createToolHandler(memory);
-  const raw = openRawTable(join(folder, 'raw.db'));
+  const raw = openRawTables(join(folder, 'raw.db'));
   const revisions = new Map<number, number>();
   const figures: SizeFigures[] = [];
   let serial = 0;
@@ -116,7 +155,8 @@ export async function benchInProcess(options: InProcessOptions = DEFAULT_IN_PROC
       const reads = { ...opens, index: indexCalls, indexAfterWrite: summarize(afterWrite) };
       const writes = await interleave(
         {
-          raw: (call) => raw.commitOne(pick(call, 11), bodyOf(subject(pick(call, 12)))),
+          raw: (call) => raw.commitOne(pick(call, 11)),
+          floor: (call) => raw.commitSameRows(pick(call, 12)),
           append: (call) =>
             handler(caller, 'memory_write', { name: subject(pick(call, 13)).name, new: appendedLine(serial++) }).then(
               (r) => check(r, 'append'),
@@ -166,42 +206,62 @@ function describe(figures: readonly SizeFigures[], options: InProcessOptions): S
     ]),
   };
   const writes: Table = {
-    title: 'Durable writes against the limit (median / p99)',
-    header: ['entries', 'raw commit (limit)', 'append', 'replace', 'append / raw', 'replace / raw'],
+    title: 'Durable writes against the limits (median / p99)',
+    header: [
+      'entries',
+      'raw one-row commit',
+      'raw commit of the same rows (floor)',
+      'append',
+      'replace',
+      'append / floor',
+      'replace / floor',
+      'append / one-row',
+      'replace / one-row',
+    ],
     rows: figures.map((f) => [
       count(f.entries),
       `${formatMs(f.writes.raw.median)} / ${formatMs(f.writes.raw.p99)}`,
+      `${formatMs(f.writes.floor.median)} / ${formatMs(f.writes.floor.p99)}`,
       `${formatMs(f.writes.append.median)} / ${formatMs(f.writes.append.p99)}`,
       `${formatMs(f.writes.replace.median)} / ${formatMs(f.writes.replace.p99)}`,
+      formatRatio(f.writes.append.median / f.writes.floor.median),
+      formatRatio(f.writes.replace.median / f.writes.floor.median),
       formatRatio(f.writes.append.median / f.writes.raw.median),
       formatRatio(f.writes.replace.median / f.writes.raw.median),
     ]),
   };
   const at10k = figures.find((f) => f.entries === 10_000);
-  const worstWrite = Math.max(
-    ...figures.flatMap((f) => [
-      f.writes.append.median / f.writes.raw.median,
-      f.writes.replace.median / f.writes.raw.median,
-    ]),
-  );
+  const worstAgainst = (limit: 'raw' | 'floor') =>
+    Math.max(
+      ...figures.flatMap((f) => [
+        f.writes.append.median / f.writes[limit].median,
+        f.writes.replace.median / f.writes[limit].median,
+      ]),
+    );
   const targets: Target[] = [
     {
       what: 'memory_open() index, 10,000 entries (median)',
-      target: '< 5 ms',
+      target: '< 2 ms',
       measured: at10k ? formatMs(at10k.reads.index.median) : 'n/a',
-      met: at10k ? at10k.reads.index.median < 5 : undefined,
+      met: at10k ? at10k.reads.index.median < 2 : undefined,
     },
     {
       what: 'memory_open() index right after a write, 10,000 entries (median)',
-      target: '< 5 ms',
+      target: '< 2 ms',
       measured: at10k ? formatMs(at10k.reads.indexAfterWrite.median) : 'n/a',
-      met: at10k ? at10k.reads.indexAfterWrite.median < 5 : undefined,
+      met: at10k ? at10k.reads.indexAfterWrite.median < 2 : undefined,
     },
     {
-      what: 'durable write (append, replace) / raw commit, worst size (median)',
-      target: '≤ 1.3x',
-      measured: formatRatio(worstWrite),
-      met: worstWrite <= 1.3,
+      what: 'durable write (append, replace) / raw commit of the same rows, worst size (median)',
+      target: '≤ 1.2x',
+      measured: formatRatio(worstAgainst('floor')),
+      met: worstAgainst('floor') <= 1.2,
+    },
+    {
+      what: 'durable write (append, replace) / raw one-row commit, worst size (median)',
+      target: '≤ 1.5x',
+      measured: formatRatio(worstAgainst('raw')),
+      met: worstAgainst('raw') <= 1.5,
     },
   ];
   const first = figures[0]!;
@@ -223,13 +283,14 @@ function describe(figures: readonly SizeFigures[], options: InProcessOptions): S
     targets,
     reading: [
       `From ${count(first.entries)} to ${count(last.entries)} entries: append ${growth((f) => f.writes.append)}, ` +
-        `replace ${growth((f) => f.writes.replace)}, the raw commit beside them ${growth((f) => f.writes.raw)}; ` +
+        `replace ${growth((f) => f.writes.replace)}, the raw commits beside them ${growth((f) => f.writes.raw)} (one row) ` +
+        `and ${growth((f) => f.writes.floor)} (the same rows); ` +
         `opening one entry ${growth((f) => f.reads.openOne)}, ten ${growth((f) => f.reads.openTen)}.`,
       `The index grows with the number of entries because its output does (${count(last.indexBytes)} bytes at ${count(last.entries)}); ` +
         'it reads the covering index only, never bodies.',
-      'A durable write is one commit and one fsync either way. The raw commit writes one row; an Engram write in the same ' +
-        'commit also records a revision (a second copy of the body), updates the covering index and the user’s usage, so it ' +
-        'writes several database pages to the WAL where the raw commit writes one or two.',
+      'A durable write is one commit and one fsync either way. The one-row commit writes one row; the floor writes the ' +
+        'three rows an Engram write needs; an Engram write today also stores the body a second time (in the entry and its ' +
+        'revision) and updates secondary indexes, so it writes more pages to the WAL than the floor.',
     ],
   };
 }

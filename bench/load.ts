@@ -1,29 +1,41 @@
 /**
- * A closed-loop HTTP load generator: N connections (one keep-alive socket each), each
- * sending its next request as soon as the previous answer has fully arrived, for a
- * fixed time. Reports completed requests per second and latency quantiles.
+ * HTTP load for the benchmarks: a closed loop of N keep-alive connections, each sending
+ * its next request as soon as the previous answer has arrived, for a fixed time. The
+ * requests are sent by load-generator.ts, a process of its own (autocannon, its
+ * connections in a worker thread), the same way for every row, so that the generator is
+ * never the benchmark process and never shares an event loop with what it measures.
  */
 
-import { Agent, request } from 'node:http';
-import { performance } from 'node:perf_hooks';
-import { type Summary, summarize } from './stats.js';
+import { execFile } from 'node:child_process';
+import { request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import type { GeneratorJob, GeneratorResult } from './load-generator.js';
 
 export interface LoadTarget {
   readonly port: number;
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
-  /** The body of request number `serial`. */
-  body(serial: number): string;
-  /** Throws if an answer is not the success it should be. */
-  check(status: number, text: string): void;
+  /** The request bodies, sent in turn by every connection. */
+  readonly bodies: readonly string[];
+  /** Text every answer must contain; an answer without it fails the run. */
+  readonly expect: string;
 }
 
 export interface LoadResult {
   readonly perSecond: number;
-  readonly latency: Summary;
+  /** Milliseconds, closed-loop mean: connections / rate. */
+  readonly mean: number;
+  /** Milliseconds, at autocannon's whole-millisecond resolution. */
+  readonly p99: number;
 }
 
-function send(agent: Agent | undefined, target: LoadTarget, body: string): Promise<{ status: number; text: string }> {
+/** Worker threads of the generator: one, whatever N, so every row is driven the same way. */
+export const GENERATOR_WORKERS = 1;
+
+const GENERATOR = fileURLToPath(new URL('./load-generator.js', import.meta.url));
+
+/** One request on its own connection: its status and the text of its answer. */
+export function postOnce(target: LoadTarget, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -31,7 +43,6 @@ function send(agent: Agent | undefined, target: LoadTarget, body: string): Promi
         port: target.port,
         path: target.path,
         method: 'POST',
-        agent,
         headers: { ...target.headers, 'Content-Length': Buffer.byteLength(body) },
       },
       (res) => {
@@ -46,37 +57,29 @@ function send(agent: Agent | undefined, target: LoadTarget, body: string): Promi
   });
 }
 
-/** One request on its own connection: its status and the text of its answer. */
-export function postOnce(target: LoadTarget, body: string): Promise<{ status: number; text: string }> {
-  return send(undefined, target, body);
-}
-
-/** Runs `connections` closed loops for `warmupMs` (not counted) then `durationMs`. */
-export async function runLoad(
+/** Runs `connections` closed loops for `warmupMs` (not counted) then `durationMs`, from the generator process. */
+export function runLoad(
   target: LoadTarget,
   connections: number,
   durationMs: number,
   warmupMs: number,
 ): Promise<LoadResult> {
-  let serial = 0;
-  const latencies: number[] = [];
-  const start = performance.now();
-  const measureFrom = start + warmupMs;
-  const end = measureFrom + durationMs;
-  const loop = async () => {
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    try {
-      while (performance.now() < end) {
-        const sent = performance.now();
-        const { status, text } = await send(agent, target, target.body(serial++));
-        const answered = performance.now();
-        target.check(status, text);
-        if (answered >= measureFrom && answered <= end) latencies.push(answered - sent);
+  const job: GeneratorJob = { ...target, connections, workers: GENERATOR_WORKERS, warmupMs, durationMs };
+  return new Promise((resolve, reject) => {
+    const child = execFile(process.execPath, [GENERATOR], { maxBuffer: 1 << 20 }, (error, stdout) => {
+      if (error) {
+        reject(error);
+        return;
       }
-    } finally {
-      agent.destroy();
-    }
-  };
-  await Promise.all(Array.from({ length: connections }, loop));
-  return { perSecond: latencies.length / (durationMs / 1000), latency: summarize(latencies) };
+      const result = JSON.parse(stdout) as GeneratorResult;
+      if (result.failures > 0) {
+        reject(
+          new Error(`${result.failures} requests to port ${target.port} failed or answered without "${target.expect}"`),
+        );
+        return;
+      }
+      resolve({ perSecond: result.perSecond, mean: (connections / result.perSecond) * 1000, p99: result.p99 });
+    });
+    child.stdin!.end(JSON.stringify(job));
+  });
 }

@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: runs every benchmark in turn, prints each section as it completes,
  * and writes docs/benchmarks.md. Pass benchmark names (inprocess, stdio, http) to run
- * only those; the document is written only by a full run.
+ * only those; the document is written only by a full run. `--quick` runs every row
+ * briefly at small sizes, for developing the benchmark (`npm run bench -- --quick`); it
+ * never writes the document.
  *
  * The benchmarks are compiled by tsconfig.bench.json into dist-bench/ and run with plain
  * node, so that no loader sits under the figures; `npm run bench` copies spec/ beside the
@@ -11,22 +13,25 @@
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { benchHttp } from './http.js';
-import { benchInProcess } from './inprocess.js';
+import { benchHttp, DEFAULT_HTTP, QUICK_HTTP } from './http.js';
+import { benchInProcess, DEFAULT_IN_PROCESS, QUICK_IN_PROCESS } from './inprocess.js';
 import { renderDocument, renderSection, type Section } from './report.js';
-import { benchStdio } from './stdio.js';
+import { benchStdio, DEFAULT_STDIO, QUICK_STDIO } from './stdio.js';
 
-const BENCHMARKS: Readonly<Record<string, () => Promise<Section[]>>> = {
-  inprocess: async () => [await benchInProcess()],
-  stdio: () => benchStdio(),
-  http: async () => [await benchHttp()],
+const BENCHMARKS: Readonly<Record<string, (quick: boolean) => Promise<Section[]>>> = {
+  inprocess: async (quick) => [await benchInProcess(quick ? QUICK_IN_PROCESS : DEFAULT_IN_PROCESS)],
+  stdio: (quick) => benchStdio(quick ? QUICK_STDIO : DEFAULT_STDIO),
+  http: async (quick) => [await benchHttp(quick ? QUICK_HTTP : DEFAULT_HTTP)],
 };
+
+const QUICK = '--quick';
 
 const DOCUMENT = new URL('../../docs/benchmarks.md', import.meta.url);
 const COMMAND = 'npm run bench';
 
 async function main(): Promise<void> {
-  const asked = process.argv.slice(2);
+  const quick = process.argv.includes(QUICK);
+  const asked = process.argv.slice(2).filter((arg) => arg !== QUICK);
   const unknown = asked.filter((name) => !(name in BENCHMARKS));
   if (unknown.length > 0) {
     throw new Error(`unknown benchmark ${unknown.join(', ')}: choose from ${Object.keys(BENCHMARKS).join(', ')}`);
@@ -38,12 +43,12 @@ async function main(): Promise<void> {
   const sections: Section[] = [];
   for (const name of chosen) {
     process.stderr.write(`bench: ${name}…\n`);
-    for (const section of await BENCHMARKS[name]!()) {
+    for (const section of await BENCHMARKS[name]!(quick)) {
       sections.push(section);
       process.stdout.write(`${renderSection(section)}\n\n`);
     }
   }
-  if (asked.length === 0) {
+  if (asked.length === 0 && !quick) {
     const seconds = (performance.now() - start) / 1000;
     writeFileSync(
       DOCUMENT,

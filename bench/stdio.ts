@@ -1,15 +1,18 @@
 /**
  * Through MCP stdio: `engram stdio` against `@modelcontextprotocol/server-memory` (the
  * official MCP memory server) holding the same content, both driven by the same MCP SDK
- * v1 client in the same run, call by call in turn: append (memory_write new /
- * add_observations), open one entry (memory_open names / open_nodes), and the index
- * (memory_open() / read_graph). Also what each index costs the model in bytes.
+ * v1 client in the same run, one call each in turn, both warm, then the same after
+ * idleness: append (memory_write new / add_observations), open one entry (memory_open
+ * names / open_nodes), and the index (memory_open() / read_graph). Beside them the floor:
+ * a bare JSON-RPC stdio server (no SDK) answering text of an open's size to the same
+ * client. Also what each index costs the model in bytes.
  */
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { appendedLine, peerGraphFile, subject, subjects } from './content.js';
@@ -24,12 +27,10 @@ export interface StdioOptions {
   readonly sizes: readonly number[];
   /** A size measured for Engram alone, to show its cost stays flat (the peer takes seconds per call there). */
   readonly engramOnlySize: number | undefined;
-  /** Rounds of calls made back to back; in each, the peer makes one call of each operation. */
+  /** Rounds of calls made back to back; in each, every server makes one call of each operation. */
   readonly rounds: number;
   /** Rounds of calls each made after a pause of `idleMs`. */
   readonly pausedRounds: number;
-  /** Engram's calls of each operation per round (more samples of its much cheaper calls). */
-  readonly engramRepeats: Readonly<Record<Operation, number>>;
   /**
    * The pause before every call of the paused rounds. A model thinks between calls, so each
    * of its calls finds both processes idle; on a virtual machine a call after a pause costs
@@ -41,14 +42,24 @@ export interface StdioOptions {
 export const DEFAULT_STDIO: StdioOptions = {
   sizes: [1_000, 5_000],
   engramOnlySize: 100_000,
-  rounds: 30,
-  pausedRounds: 15,
-  engramRepeats: { append: 5, open: 5, index: 2, ping: 5 },
+  rounds: 60,
+  pausedRounds: 30,
+  idleMs: 10,
+};
+
+/** `npm run bench -- --quick`: every row, briefly, at one small size. */
+export const QUICK_STDIO: StdioOptions = {
+  sizes: [1_000],
+  engramOnlySize: undefined,
+  rounds: 20,
+  pausedRounds: 10,
   idleMs: 10,
 };
 
 /** Back to back, or each call after a pause. */
 type Mode = 'hot' | 'paused';
+
+const BARE_SERVER = fileURLToPath(new URL('./bare-stdio-server.js', import.meta.url));
 
 const PEER_SCRIPT = join(
   dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-memory/package.json')),
@@ -101,15 +112,19 @@ function textOf(result: CallResult): string {
   return ((result.content ?? []) as { text?: string }[]).map((block) => block.text ?? '').join('');
 }
 
-type Figures = Readonly<Record<Mode, Readonly<Record<Operation, Summary>>>>;
+/** Each server measured: Engram, the official memory server (the peer), the bare JSON-RPC floor. */
+type Side = 'engram' | 'peer' | 'bare';
+
+type Figures = Readonly<Record<Mode, Readonly<Partial<Record<Operation, Summary>>>>>;
 
 interface SizeFigures {
   readonly entries: number;
-  readonly engram: Figures;
-  readonly peer: Figures | undefined;
+  readonly sides: Readonly<Partial<Record<Side, Figures>>>;
   /** Bytes of text the model reads from the index, and bytes of the whole JSON-RPC result. */
   readonly engramIndex: { readonly text: number; readonly result: number };
   readonly peerIndex: { readonly text: number; readonly result: number } | undefined;
+  /** Bytes of text in an Engram open of one entry, which the bare server answers with. */
+  readonly openText: number;
 }
 
 let serial = 0;
@@ -123,9 +138,9 @@ let serial = 0;
 const WARMUP_WRITES = 250;
 
 /** Each operation of one server, called with the number of its call. */
-type Operations = Readonly<Record<Operation, (call: number) => Promise<unknown>>>;
+type Operations = Readonly<Partial<Record<Operation, (call: number) => Promise<unknown>>>>;
 
-function engramOperations(engram: Session, entries: number, indexBytes: (result: CallResult) => void): Operations {
+function engramOperations(engram: Session, entries: number, indexBytes: (result: CallResult) => void) {
   const pick = (call: number, salt: number) => subject((call * 7919 + salt * 104_729) % entries).name;
   return {
     append: (call: number) => engram.call('memory_write', { name: pick(call, 1), new: appendedLine(serial++) }),
@@ -148,13 +163,37 @@ function peerOperations(peer: Session, entries: number, indexBytes: (result: Cal
   };
 }
 
+/** The bare floor answers an open (any tools/call, with text of an open's size) and a ping. */
+function bareOperations(bare: Session): Operations {
+  return { open: () => bare.call('open', {}), ping: () => bare.ping() };
+}
+
 const OPERATION_KEYS: readonly Operation[] = ['append', 'open', 'index', 'ping'];
 
-/** `{ engram: { open: x } }` -> `{ 'engram.open': x }`, so both servers' calls interleave in one run. */
-function prefixed<T>(sides: Readonly<Record<string, Readonly<Record<Operation, T>>>>): Record<string, T> {
+/** `{ engram: { open: x } }` -> `{ 'engram.open': x }`, so every server's calls interleave in one run, one each. */
+function prefixed<T>(sides: Readonly<Partial<Record<Side, Readonly<Partial<Record<Operation, T>>>>>>) {
   return Object.fromEntries(
-    OPERATION_KEYS.flatMap((key) => Object.entries(sides).map(([side, values]) => [`${side}.${key}`, values[key]])),
-  );
+    OPERATION_KEYS.flatMap((key) =>
+      Object.entries(sides).flatMap(([side, values]) => {
+        const value = values?.[key];
+        return value === undefined ? [] : [[`${side}.${key}`, value]];
+      }),
+    ),
+  ) as Record<string, T>;
+}
+
+/** `{ 'engram.open': x }` -> the figures of each side. */
+function bySide(hot: Record<string, Summary>, paused: Record<string, Summary>, sides: readonly Side[]) {
+  const pick = (summaries: Record<string, Summary>, side: Side) =>
+    Object.fromEntries(
+      OPERATION_KEYS.flatMap((key) => {
+        const summary = summaries[`${side}.${key}`];
+        return summary === undefined ? [] : [[key, summary]];
+      }),
+    ) as Partial<Record<Operation, Summary>>;
+  return Object.fromEntries(
+    sides.map((side) => [side, { hot: pick(hot, side), paused: pick(paused, side) }]),
+  ) as Partial<Record<Side, Figures>>;
 }
 
 function sizesOf(result: CallResult) {
@@ -176,33 +215,29 @@ async function measureSize(entries: number, withPeer: boolean, options: StdioOpt
       engramIndex = sizesOf(result);
     });
     for (let call = 0; call < WARMUP_WRITES; call++) await engramOps.append(call);
-    if (!withPeer) {
-      // One index call per round: at this size each takes most of a second.
-      const repeats = { ...options.engramRepeats, index: 1 };
-      const hot = await interleave(engramOps, options.rounds, { repeats });
-      const paused = await interleave(engramOps, options.pausedRounds, { repeats, idleMs: options.idleMs });
-      return { entries, engram: { hot, paused }, peer: undefined, engramIndex, peerIndex };
+    const openText = Buffer.byteLength(textOf((await engramOps.open(0)) as CallResult));
+    const bare = await connect(process.execPath, [BARE_SERVER, String(openText)], process.env);
+    sessions.push(bare);
+    const sides: Partial<Record<Side, Operations>> = { engram: engramOps, bare: bareOperations(bare) };
+    if (withPeer) {
+      const graphFile = join(folder, 'memory.jsonl');
+      writeFileSync(graphFile, peerGraphFile(list));
+      const peer = await connect(process.execPath, [PEER_SCRIPT], { ...process.env, MEMORY_FILE_PATH: graphFile });
+      sessions.push(peer);
+      sides.peer = peerOperations(peer, entries, (result) => {
+        peerIndex = sizesOf(result);
+      });
     }
-    const graphFile = join(folder, 'memory.jsonl');
-    writeFileSync(graphFile, peerGraphFile(list));
-    const peer = await connect(process.execPath, [PEER_SCRIPT], { ...process.env, MEMORY_FILE_PATH: graphFile });
-    sessions.push(peer);
-    const peerOps = peerOperations(peer, entries, (result) => {
-      peerIndex = sizesOf(result);
-    });
-    const operations = prefixed<(call: number) => Promise<unknown>>({ engram: engramOps, peer: peerOps });
-    const repeats = prefixed({ engram: options.engramRepeats });
-    const hot = await interleave(operations, options.rounds, { repeats });
-    const paused = await interleave(operations, options.pausedRounds, { repeats, idleMs: options.idleMs });
-    const side = (prefix: string): Figures => {
-      const pick = (summaries: Record<string, Summary>) =>
-        Object.fromEntries(OPERATION_KEYS.map((key) => [key, summaries[`${prefix}.${key}`]!])) as Record<
-          Operation,
-          Summary
-        >;
-      return { hot: pick(hot), paused: pick(paused) };
+    const operations = prefixed<(call: number) => Promise<unknown>>(sides);
+    const hot = await interleave(operations, options.rounds);
+    const paused = await interleave(operations, options.pausedRounds, { idleMs: options.idleMs });
+    return {
+      entries,
+      sides: bySide(hot, paused, Object.keys(sides) as Side[]),
+      engramIndex,
+      peerIndex,
+      openText,
     };
-    return { entries, engram: side('engram'), peer: side('peer'), engramIndex, peerIndex };
   } finally {
     for (const session of sessions) await session.close();
     rmSync(folder, { recursive: true, force: true });
@@ -218,94 +253,123 @@ export async function benchStdio(options: StdioOptions = DEFAULT_STDIO): Promise
 
 const OPERATIONS: readonly { key: Operation; engram: string; peer: string; target?: number }[] = [
   { key: 'append', engram: 'memory_write (new)', peer: 'add_observations', target: 40 },
-  { key: 'open', engram: 'memory_open([one name])', peer: 'open_nodes([one name])', target: 80 },
-  { key: 'index', engram: 'memory_open()', peer: 'read_graph', target: 20 },
-  { key: 'ping', engram: 'ping (the floor: one round trip)', peer: 'ping' },
+  { key: 'open', engram: 'memory_open([one name])', peer: 'open_nodes([one name])', target: 40 },
+  { key: 'index', engram: 'memory_open()', peer: 'read_graph', target: 40 },
+  { key: 'ping', engram: 'ping (one round trip)', peer: 'ping' },
 ];
+
+/** DESIGN §7: an open costs at most this multiple of the bare JSON-RPC floor's answer of the same size. */
+const FLOOR_TARGET = 1.3;
 
 function describeLatency(figures: readonly SizeFigures[], options: StdioOptions): Section {
   const count = (n: number) => n.toLocaleString('en-US');
-  const cell = (summary: Summary | undefined) => (summary ? formatMs(summary.median) : 'not run');
-  const ratio = (f: SizeFigures, mode: Mode, key: Operation) =>
-    f.peer ? formatRatio(f.peer[mode][key].median / f.engram[mode][key].median) : '—';
+  const median = (f: SizeFigures, side: Side, mode: Mode, key: Operation) => f.sides[side]?.[mode][key]?.median;
+  const cell = (value: number | undefined) => (value === undefined ? '—' : formatMs(value));
+  const ratio = (over: number | undefined, under: number | undefined) =>
+    over === undefined || under === undefined ? '—' : formatRatio(over / under);
+  const columns = (f: SizeFigures, mode: Mode, key: Operation) => {
+    const engram = median(f, 'engram', mode, key);
+    const bare = median(f, 'bare', mode, key);
+    const peer = median(f, 'peer', mode, key);
+    return [cell(engram), cell(bare), ratio(engram, bare), cell(peer), ratio(peer, engram)];
+  };
+  const idle = `after ${options.idleMs} ms idle`;
   const table: Table = {
     title: 'Round trip through MCP stdio, median',
     header: [
       'entries',
       'operation (Engram / peer)',
       'Engram',
+      'bare floor',
+      'Engram / floor',
       'peer',
       'peer / Engram',
-      `Engram, after ${options.idleMs} ms idle`,
-      `peer, after ${options.idleMs} ms idle`,
+      `Engram, ${idle}`,
+      `floor, ${idle}`,
+      'Engram / floor',
+      `peer, ${idle}`,
       'peer / Engram',
     ],
     rows: figures.flatMap((f) =>
       OPERATIONS.map(({ key, engram, peer }) => [
         count(f.entries),
         `${engram} / ${peer}`,
-        cell(f.engram.hot[key]),
-        cell(f.peer?.hot[key]),
-        ratio(f, 'hot', key),
-        cell(f.engram.paused[key]),
-        cell(f.peer?.paused[key]),
-        ratio(f, 'paused', key),
+        ...columns(f, 'hot', key),
+        ...columns(f, 'paused', key),
       ]),
     ),
   };
-  const at5k = figures.find((f) => f.entries === 5_000 && f.peer);
-  const targets: Target[] = OPERATIONS.flatMap(({ key, engram, target }) => {
+  const at5k = figures.find((f) => f.entries === 5_000 && f.sides.peer);
+  const peerTargets: Target[] = OPERATIONS.flatMap(({ key, engram, target }) => {
     if (target === undefined) return [];
-    const measured = (mode: Mode) =>
-      at5k?.peer ? at5k.peer[mode][key].median / at5k.engram[mode][key].median : Number.NaN;
+    const measured = (mode: Mode) => {
+      const peer = at5k && median(at5k, 'peer', mode, key);
+      const ours = at5k && median(at5k, 'engram', mode, key);
+      return peer === undefined || ours === undefined ? Number.NaN : peer / ours;
+    };
     return [
       {
-        what: `${engram} vs peer at 5,000 entries (back to back; after ${options.idleMs} ms idle)`,
+        what: `${engram} vs peer at 5,000 entries (both warm, back to back; after ${options.idleMs} ms idle)`,
         target: `≥ ${target}x faster`,
         measured: `${formatRatio(measured('hot'))}; ${formatRatio(measured('paused'))}`,
         met: Number.isNaN(measured('hot')) ? undefined : measured('hot') >= target,
       },
     ];
   });
+  const worstFloor = (mode: Mode) =>
+    Math.max(
+      ...figures.map((f) => (median(f, 'engram', mode, 'open') ?? Number.NaN) / (median(f, 'bare', mode, 'open') ?? 1)),
+    );
+  const targets: Target[] = [
+    ...peerTargets,
+    {
+      what: `memory_open([one name]) / bare JSON-RPC floor, worst size (back to back; after ${options.idleMs} ms idle)`,
+      target: `≤ ${FLOOR_TARGET}x`,
+      measured: `${formatRatio(worstFloor('hot'))}; ${formatRatio(worstFloor('paused'))}`,
+      met: Number.isNaN(worstFloor('hot')) ? undefined : worstFloor('hot') <= FLOOR_TARGET,
+    },
+  ];
   const first = figures[0]!;
   const last = figures[figures.length - 1]!;
-  const growth = (key: Operation) => describeGrowth(first.engram.hot[key].median, last.engram.hot[key].median);
-  const peerFirst = figures[0]?.peer;
-  const peerLast = [...figures].reverse().find((f) => f.peer);
-  const peerGrowth = (key: Operation) =>
-    peerFirst && peerLast?.peer ? describeGrowth(peerFirst.hot[key].median, peerLast.peer.hot[key].median) : 'n/a';
-  const floor = (f: SizeFigures, mode: Mode) => formatMs(f.engram[mode].ping.median);
+  const growthOf = (side: Side, from: SizeFigures, to: SizeFigures, key: Operation) => {
+    const before = median(from, side, 'hot', key);
+    const after = median(to, side, 'hot', key);
+    return before === undefined || after === undefined ? 'n/a' : describeGrowth(before, after);
+  };
+  const peerLast = [...figures].reverse().find((f) => f.sides.peer) ?? first;
   return {
-    title: 'MCP stdio: Engram against the official MCP memory server',
+    title: 'MCP stdio: Engram against the official MCP memory server and the bare floor',
     method:
-      '`engram stdio` (SQLite, durable writes) and `@modelcontextprotocol/server-memory` (a JSONL file it reads whole ' +
-      'and rewrites whole on every call), both started as child processes and driven by the same ' +
-      '`@modelcontextprotocol/sdk` v1 `Client` over stdio in the same run, their calls interleaved one by one: ' +
-      `${options.rounds} rounds of calls made back to back, then ${options.pausedRounds} rounds of calls each made after ` +
-      `${options.idleMs} ms of idleness, as a model’s calls come after it has thought (on this virtual machine, waking an ` +
-      'idle process costs some hundreds of microseconds). In each round the peer makes one call of each operation and Engram ' +
-      `${options.engramRepeats.append} appends, ${options.engramRepeats.open} opens, ${options.engramRepeats.index} index calls ` +
-      `and ${options.engramRepeats.ping} pings; each series starts with 10% unmeasured warm-up rounds. ` +
-      'A ping is one MCP round trip that does nothing: the floor under every call. ' +
-      'Both servers hold the same subjects: Engram entries of ~1 KiB in 8 lines, seeded with `engram import`; the peer one ' +
-      'entity per subject, its observations the description then the 8 lines, its JSONL file written directly. ' +
+      '`engram stdio` (SQLite, durable writes), `@modelcontextprotocol/server-memory` (a JSONL file it reads whole ' +
+      'and rewrites whole on every call) and a bare JSON-RPC stdio server (no SDK: it answers `initialize`, `ping`, and ' +
+      'every `tools/call` with a text of the size of an Engram open’s, the floor for that answer), all started as child ' +
+      'processes and driven by the same `@modelcontextprotocol/sdk` v1 `Client` over stdio in the same run. Their calls ' +
+      'are interleaved one each in turn — every server makes one call of each operation per round, so each is as warm as ' +
+      `the others — in ${options.rounds} rounds of calls made back to back, then ${options.pausedRounds} rounds of calls each ` +
+      `made after ${options.idleMs} ms of idleness, as a model’s calls come after it has thought (on a virtual machine, ` +
+      'waking an idle process costs some hundreds of microseconds); each series starts with 10% unmeasured warm-up rounds. ' +
+      'A ping is one MCP round trip that does nothing. ' +
+      'Engram and the peer hold the same subjects: Engram entries of ~1 KiB in 8 lines, seeded with `engram import`; the ' +
+      'peer one entity per subject, its observations the description then the 8 lines, its JSONL file written directly. ' +
       'Each append adds a new, distinct line to a different subject. ' +
       `Engram makes ${WARMUP_WRITES} unmeasured appends first, so that its WAL file has reached its working size, as in a ` +
       'server that has been running (a fresh WAL grows with every commit, which makes the first ~170 fsyncs dearer). ' +
       (options.engramOnlySize
-        ? `At ${count(options.engramOnlySize)} entries only Engram is measured (one index call per round): ` +
-          'the peer would take seconds per call.'
+        ? `At ${count(options.engramOnlySize)} entries the peer is not measured: it would take seconds per call.`
         : ''),
     tables: [table],
     targets,
     reading: [
-      `From ${count(first.entries)} to ${count(last.entries)} entries (back to back) Engram's append ${growth('append')} ` +
-        `and its open ${growth('open')}; its index ${growth('index')}, as its output does (one line per entry).`,
-      `From ${count(first.entries)} to ${count(peerLast?.entries ?? 0)} entries the peer's append ${peerGrowth('append')}, ` +
-        `its open ${peerGrowth('open')} and its read_graph ${peerGrowth('index')}: every call reads and parses the whole file, ` +
+      `From ${count(first.entries)} to ${count(last.entries)} entries (back to back) Engram's append ` +
+        `${growthOf('engram', first, last, 'append')} and its open ${growthOf('engram', first, last, 'open')}; its index ` +
+        `${growthOf('engram', first, last, 'index')}, as its output does (one line per entry).`,
+      `From ${count(first.entries)} to ${count(peerLast.entries)} entries the peer's append ` +
+        `${growthOf('peer', first, peerLast, 'append')}, its open ${growthOf('peer', first, peerLast, 'open')} and its ` +
+        `read_graph ${growthOf('peer', first, peerLast, 'index')}: every call reads and parses the whole file, ` +
         'and every write rewrites it whole (without fsync: its writes are not durable; Engram’s are).',
-      `An Engram open costs little more than the round trip itself: the ping floor is ${floor(first, 'hot')} back to back ` +
-        `and ${floor(first, 'paused')} after idleness, which is what narrows the ratios in the last columns.`,
+      `The bare floor answers an open’s ${formatInteger(first.openText)} bytes of text in ` +
+        `${cell(median(first, 'bare', 'hot', 'open'))} back to back and ${cell(median(first, 'bare', 'paused', 'open'))} ` +
+        'after idleness: what any stdio server pays for that answer to this client.',
       ...overLimit(figures),
     ],
   };
