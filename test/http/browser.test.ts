@@ -44,7 +44,7 @@ describe('a page on this computer (the llama.cpp WebUI) under --auth none', () =
     expect(response.status).toBe(204);
     expect(response.headers).toMatchObject({
       'access-control-allow-origin': WEBUI,
-      'access-control-allow-methods': 'POST, GET, DELETE, OPTIONS',
+      'access-control-allow-methods': 'POST, GET, PUT, DELETE, OPTIONS',
       'access-control-allow-headers':
         'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
       'access-control-expose-headers': 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate',
