@@ -9,7 +9,7 @@
  * JSON-RPC message: the SDK's own classifier must route the request to 2025-era serving
  * for want of a 2026 envelope claim, and the request must pass every check the SDK's
  * transport makes (Accept, Content-Type, protocol version) and carry nothing beyond the
- * fields read here. Anything else (initialize, notifications, batches, 2026 requests,
+ * fields hot-request.ts reads. Anything else (initialize, notifications, batches, 2026 requests,
  * malformed or unusual requests) is declined and goes to the SDK as before.
  */
 
@@ -17,9 +17,8 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { classifyInboundRequest, isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import type { Caller } from '../core/memory.js';
 import type { Policy } from '../core/policy.js';
-import { isToolName, mcpTools } from '../tools/definitions.js';
 import type { ToolHandler } from '../tools/handler.js';
-import { callToolResult, unknownToolError } from './server.js';
+import { createHotAnswerer, hotRequest } from './hot-request.js';
 
 export interface FastPathOptions<Who> {
   readonly handler: ToolHandler;
@@ -35,20 +34,6 @@ export type FastPath<Who> = (
   body: unknown,
   who: Who,
 ) => Promise<void> | undefined;
-
-type RequestId = string | number;
-
-type HotRequest =
-  | { readonly id: RequestId; readonly method: 'ping' | 'tools/list' }
-  | { readonly id: RequestId; readonly method: 'tools/call'; readonly name: string; readonly args: unknown };
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function hasOnlyKeys(value: Record<string, unknown>, allowed: readonly string[]): boolean {
-  return Object.keys(value).every((key) => allowed.includes(key));
-}
 
 /** The transport checks the SDK would make first; failing any of them, the SDK answers the refusal. */
 function passesTransportChecks(headers: IncomingHttpHeaders): boolean {
@@ -75,56 +60,13 @@ function isClaimless2025Request(headers: IncomingHttpHeaders, body: unknown): bo
   return outcome.kind === 'legacy' && outcome.reason === 'no-claim';
 }
 
-/** The request, when it is one the fast path answers exactly as the SDK would. */
-function hotRequest(body: unknown): HotRequest | undefined {
-  if (!isPlainObject(body) || !hasOnlyKeys(body, ['jsonrpc', 'id', 'method', 'params'])) return undefined;
-  const { jsonrpc, id, method, params } = body;
-  if (jsonrpc !== '2.0' || !(typeof id === 'string' || Number.isSafeInteger(id))) return undefined;
-  const requestId = id as RequestId;
-  if (method === 'ping' || method === 'tools/list') {
-    const noParams = params === undefined || (isPlainObject(params) && Object.keys(params).length === 0);
-    return noParams ? { id: requestId, method } : undefined;
-  }
-  if (method !== 'tools/call' || !isPlainObject(params) || !hasOnlyKeys(params, ['name', 'arguments'])) {
-    return undefined;
-  }
-  const { name, arguments: args } = params;
-  if (typeof name !== 'string' || !(args === undefined || isPlainObject(args))) return undefined;
-  return { id: requestId, method, name, args };
-}
-
-/** A JSON-RPC success, its members in the SDK's order. */
-function resultMessage(id: RequestId, resultJson: string): string {
-  return `{"result":${resultJson},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
-}
-
-/** A JSON-RPC error, its members in the SDK's order. */
-function errorMessage(id: RequestId, error: { readonly code: number; readonly message: string }): string {
-  return JSON.stringify({ jsonrpc: '2.0', id, error: { code: error.code, message: error.message } });
-}
-
 export function createFastPath<Who>(options: FastPathOptions<Who>): FastPath<Who> {
-  const toolList = JSON.stringify({ tools: mcpTools(options.policy) });
-
-  async function answer(request: HotRequest, who: Who): Promise<string> {
-    switch (request.method) {
-      case 'ping':
-        return resultMessage(request.id, '{}');
-      case 'tools/list':
-        return resultMessage(request.id, toolList);
-      case 'tools/call': {
-        if (!isToolName(request.name)) return errorMessage(request.id, unknownToolError(request.name));
-        const result = await options.handler(options.caller(who), request.name, request.args);
-        return resultMessage(request.id, JSON.stringify(callToolResult(result)));
-      }
-    }
-  }
-
+  const answer = createHotAnswerer(options.handler, options.policy);
   return (req, res, body, who) => {
     if (!passesTransportChecks(req.headers)) return undefined;
     const request = hotRequest(body);
     if (request === undefined || !isClaimless2025Request(req.headers, body)) return undefined;
-    return answer(request, who).then((json) => {
+    return answer(request, () => options.caller(who)).then((json) => {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json) });
       res.end(json);
     });

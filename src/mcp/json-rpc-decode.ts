@@ -18,8 +18,11 @@ export interface Refusal {
 /** What the transport calls one unit of text, in its refusals' words. */
 export type Unit = 'line' | 'message';
 
-/** The message a text carries, or why it is refused. */
-export function decodeMessage(text: string, unit: Unit): { readonly message: JSONRPCMessage } | Refusal {
+/** The message a text carries (and its JSON as written, before the SDK's parsing), or why it is refused. */
+export function decodeMessage(
+  text: string,
+  unit: Unit,
+): { readonly message: JSONRPCMessage; readonly json: unknown } | Refusal {
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     return {
       code: ProtocolErrorCode.InvalidRequest,
@@ -33,7 +36,7 @@ export function decodeMessage(text: string, unit: Unit): { readonly message: JSO
     return { code: ProtocolErrorCode.ParseError, message: `Parse error: the ${unit} is not valid JSON.` };
   }
   try {
-    return { message: parseJSONRPCMessage(json) };
+    return { message: parseJSONRPCMessage(json), json };
   } catch {
     return {
       code: ProtocolErrorCode.InvalidRequest,

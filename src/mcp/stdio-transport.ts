@@ -5,13 +5,15 @@
  * its buffer size. Here every line that cannot be served is answered with a JSON-RPC
  * error (id null: its id cannot be read), reported on stderr, and the next lines are
  * served; a line over the limit is discarded as it arrives. The SDK still does the
- * protocol: serveStdio runs over this transport.
+ * protocol: serveStdio runs over this transport, but for the hot requests a fast path
+ * (stdio-fast-path.ts), when given, answers directly.
  */
 
 import type { Readable, Writable } from 'node:stream';
 import { type JSONRPCMessage, ProtocolErrorCode, serializeMessage, type Transport } from '@modelcontextprotocol/server';
 import { decodeMessage, type Refusal, refusalAnswer } from './json-rpc-decode.js';
 import { LineReader } from './line-reader.js';
+import type { StdioFastPath } from './stdio-fast-path.js';
 
 /** Largest line read, in bytes: the body cap of MCP over HTTP, far above any real tool call. */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -38,7 +40,16 @@ export class StdioLineTransport implements Transport {
     private readonly stdin: Readable,
     private readonly stdout: Writable,
     private readonly report: (line: string) => void,
+    private readonly fastPath?: StdioFastPath,
   ) {}
+
+  /** How the fast path writes its answers: dropped once closed, as the SDK's are; failures reported. */
+  private readonly writeAnswer = (line: string): Promise<void> =>
+    this.closed ? Promise.resolve() : this.writeLine(line).catch((error: unknown) => this.fail(error));
+
+  private fail(error: unknown): void {
+    this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+  }
 
   private readonly onData = (chunk: Buffer) => this.reader.push(chunk);
   private readonly onInputError = (error: Error) => this.onerror?.(error);
@@ -60,6 +71,7 @@ export class StdioLineTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the stdio connection is closed'));
+    this.fastPath?.sent(message);
     return this.writeLine(serializeMessage(message));
   }
 
@@ -83,18 +95,17 @@ export class StdioLineTransport implements Transport {
       return;
     }
     try {
+      if (this.fastPath?.offer(decoded.json, decoded.message, this.writeAnswer)) return;
       this.onmessage?.(decoded.message);
     } catch (error) {
-      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      this.fail(error);
     }
   }
 
   private refuse({ code, message }: Refusal): void {
     if (this.closed) return;
     this.report(`stdio: refused a line (${code}): ${message}`);
-    this.writeLine(`${refusalAnswer({ code, message })}\n`).catch((error: unknown) =>
-      this.onerror?.(error instanceof Error ? error : new Error(String(error))),
-    );
+    this.writeLine(`${refusalAnswer({ code, message })}\n`).catch((error: unknown) => this.fail(error));
   }
 
   /** Resolves once stdout has taken the line, waiting for it to drain when it is full. */

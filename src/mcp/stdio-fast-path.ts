@@ -1,0 +1,135 @@
+/**
+ * The hot path of MCP over stdio, answered without the SDK: on a connection the SDK has
+ * pinned to the 2025 era (it opened with a plain `initialize` that the SDK answered with
+ * success), one `ping`, `tools/list` or `tools/call` in its simplest shape (hot-request.ts)
+ * is answered straight from the tool handler, byte for byte the line the SDK would write.
+ * The SDK's server costs several hundred microseconds per message on top of the call.
+ *
+ * Everything else goes to the SDK as before: the opening and any later `initialize`,
+ * resources, prompts, completions, notifications, responses, 2026 envelopes, anything
+ * unusual. Order is kept: a hot request takes the fast path only while no request handed
+ * to the SDK is still unanswered, so the tool handler is always entered in the order the
+ * requests arrived. A `notifications/cancelled` naming a fast request in flight silences
+ * its answer, as the SDK does for its own; the notification still reaches the SDK.
+ */
+
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import type { Caller } from '../core/memory.js';
+import type { Policy } from '../core/policy.js';
+import type { ToolHandler } from '../tools/handler.js';
+import { createHotAnswerer, hotRequest, type RequestId } from './hot-request.js';
+
+export interface StdioFastPathOptions {
+  readonly handler: ToolHandler;
+  readonly policy: Pick<Policy, 'groups'>;
+  /** Whom the tools act for, given the client name from the `initialize` handshake. */
+  readonly caller: (clientName: string) => Caller;
+}
+
+/** What the stdio transport asks of a fast path. */
+export interface StdioFastPath {
+  /**
+   * Answers the message itself, writing its answer line through `write`, and returns
+   * true; or returns false for the SDK to receive it. `json` is the message as the client
+   * wrote it, before the SDK's parsing.
+   */
+  offer(json: unknown, message: JSONRPCMessage, write: (line: string) => Promise<void>): boolean;
+  /** Sees every message the SDK sends to the client. */
+  sent(message: JSONRPCMessage): void;
+}
+
+/**
+ * opening: nothing received yet; initializing: the SDK holds the opening `initialize`;
+ * armed: the SDK answered it with success; off: this connection is the SDK's alone.
+ */
+type Phase =
+  | { readonly kind: 'opening' }
+  | { readonly kind: 'initializing'; readonly id: RequestId; readonly clientName: string }
+  | { readonly kind: 'armed'; readonly clientName: string }
+  | { readonly kind: 'off' };
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The request id a message carries when it is a request (a method and an id). */
+function requestId(message: JSONRPCMessage): RequestId | undefined {
+  return 'method' in message && 'id' in message ? (message.id as RequestId) : undefined;
+}
+
+/** The client's name, when `message` is a 2025-era `initialize` the SDK pins to that era (no envelope). */
+function plainInitialize(message: JSONRPCMessage): string | undefined {
+  if (!('method' in message) || message.method !== 'initialize' || !('id' in message)) return undefined;
+  const params = message.params;
+  if (!isObject(params) || '_meta' in params || !isObject(params.clientInfo)) return undefined;
+  return typeof params.clientInfo.name === 'string' ? params.clientInfo.name : undefined;
+}
+
+/** The SDK's answer to a request whose handler threw: the error's code when it has one, else Internal error. */
+function failureMessage(id: RequestId, error: unknown): string {
+  const { code, message } = (isObject(error) ? error : {}) as { code?: unknown; message?: unknown };
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: Number.isSafeInteger(code) ? code : -32603,
+      message: typeof message === 'string' ? message : 'Internal error',
+    },
+  });
+}
+
+export function createStdioFastPath(options: StdioFastPathOptions): StdioFastPath {
+  const answer = createHotAnswerer(options.handler, options.policy);
+  let phase: Phase = { kind: 'opening' };
+  /** Requests handed to the SDK and not yet answered. */
+  const sdkPending = new Set<RequestId>();
+  /** Fast requests in flight, each with whether it has been cancelled. */
+  const inFlight = new Map<RequestId, { cancelled: boolean }>();
+
+  function toSdk(message: JSONRPCMessage): false {
+    const id = requestId(message);
+    if (id !== undefined) sdkPending.add(id);
+    if ('method' in message && message.method === 'notifications/cancelled' && !('id' in message)) {
+      const cancelled = isObject(message.params) ? message.params.requestId : undefined;
+      const flight = inFlight.get(cancelled as RequestId);
+      if (flight) flight.cancelled = true;
+    }
+    return false;
+  }
+
+  return {
+    offer(json, message, write) {
+      if (phase.kind === 'opening') {
+        const clientName = plainInitialize(message);
+        phase =
+          clientName === undefined ? { kind: 'off' } : { kind: 'initializing', id: requestId(message)!, clientName };
+        return toSdk(message);
+      }
+      if (phase.kind !== 'armed') return toSdk(message);
+      if ('method' in message && message.method === 'initialize') {
+        phase = { kind: 'off' };
+        return toSdk(message);
+      }
+      const request = sdkPending.size === 0 ? hotRequest(json) : undefined;
+      if (request === undefined || inFlight.has(request.id)) return toSdk(message);
+      const flight = { cancelled: false };
+      inFlight.set(request.id, flight);
+      const clientName = phase.clientName;
+      void answer(request, () => options.caller(clientName))
+        .catch((error: unknown) => failureMessage(request.id, error))
+        .then((line) => {
+          inFlight.delete(request.id);
+          return flight.cancelled ? undefined : write(`${line}\n`);
+        });
+      return true;
+    },
+    sent(message) {
+      if ('method' in message || !('id' in message)) return;
+      const id = message.id as RequestId;
+      sdkPending.delete(id);
+      if (phase.kind === 'initializing' && id === phase.id) {
+        phase = 'result' in message ? { kind: 'armed', clientName: phase.clientName } : { kind: 'off' };
+      }
+    },
+  };
+}
