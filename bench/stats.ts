@@ -41,7 +41,9 @@ export async function timeOnce(operation: () => unknown): Promise<number> {
  * samples of each. An operation may run several times per round (`repeats`), each call
  * timed on its own, when it is much cheaper than its neighbours. `warmup` rounds are
  * run first and not kept. With `idleMs`, every call is made after that long a pause
- * (not timed), so that each finds the machine idle, as a call from a model does.
+ * (not timed), so that each finds the machine idle, as a call from a model does. With
+ * `order`, each round calls the operations in the order it gives for that round (so that
+ * no operation always follows the same neighbour and pays for its garbage).
  */
 export async function interleave<K extends string>(
   operations: Readonly<Record<K, (call: number) => unknown>>,
@@ -50,6 +52,7 @@ export async function interleave<K extends string>(
     readonly warmup?: number;
     readonly repeats?: Partial<Record<K, number>>;
     readonly idleMs?: number;
+    readonly order?: (round: number) => readonly K[];
   } = {},
 ): Promise<Record<K, Summary>> {
   const names = Object.keys(operations) as K[];
@@ -57,7 +60,7 @@ export async function interleave<K extends string>(
   const samples = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
   const calls = Object.fromEntries(names.map((name) => [name, 0])) as Record<K, number>;
   for (let round = 0; round < warmup + rounds; round++) {
-    for (const name of names) {
+    for (const name of options.order?.(round) ?? names) {
       for (let repeat = 0; repeat < (options.repeats?.[name] ?? 1); repeat++) {
         if (options.idleMs) await sleep(options.idleMs);
         const took = await timeOnce(() => operations[name](calls[name]++));

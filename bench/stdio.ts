@@ -112,8 +112,12 @@ function textOf(result: CallResult): string {
   return ((result.content ?? []) as { text?: string }[]).map((block) => block.text ?? '').join('');
 }
 
-/** Each server measured: Engram, the official memory server (the peer), the bare JSON-RPC floor. */
-type Side = 'engram' | 'peer' | 'bare';
+/**
+ * Each server measured: Engram, Engram with its stdio fast path switched off (every request
+ * through the SDK, ENGRAM_STDIO_FAST_PATH=0: the "before"), the official memory server (the
+ * peer), the bare JSON-RPC floor.
+ */
+type Side = 'engram' | 'sdkOnly' | 'peer' | 'bare';
 
 type Figures = Readonly<Record<Mode, Readonly<Partial<Record<Operation, Summary>>>>>;
 
@@ -218,7 +222,21 @@ async function measureSize(entries: number, withPeer: boolean, options: StdioOpt
     const openText = Buffer.byteLength(textOf((await engramOps.open(0)) as CallResult));
     const bare = await connect(process.execPath, [BARE_SERVER, String(openText)], process.env);
     sessions.push(bare);
-    const sides: Partial<Record<Side, Operations>> = { engram: engramOps, bare: bareOperations(bare) };
+    // The same server on a database of its own, seeded alike, with the fast path off.
+    const sdkFiles = engramFiles(mkdtempSync(join(folder, 'sdk-only-')));
+    seedEngram(sdkFiles, list);
+    const sdkOnly = await connect(process.execPath, [ENGRAM_CLI, 'stdio', ...engramFlags(sdkFiles)], {
+      ...sdkFiles.env,
+      ENGRAM_STDIO_FAST_PATH: '0',
+    });
+    sessions.push(sdkOnly);
+    const sdkOnlyOps = engramOperations(sdkOnly, entries, () => {});
+    for (let call = 0; call < WARMUP_WRITES; call++) await sdkOnlyOps.append(call);
+    const sides: Partial<Record<Side, Operations>> = {
+      engram: engramOps,
+      sdkOnly: sdkOnlyOps,
+      bare: bareOperations(bare),
+    };
     if (withPeer) {
       const graphFile = join(folder, 'memory.jsonl');
       writeFileSync(graphFile, peerGraphFile(list));
@@ -229,8 +247,15 @@ async function measureSize(entries: number, withPeer: boolean, options: StdioOpt
       });
     }
     const operations = prefixed<(call: number) => Promise<unknown>>(sides);
-    const hot = await interleave(operations, options.rounds);
-    const paused = await interleave(operations, options.pausedRounds, { idleMs: options.idleMs });
+    // Operation by operation, the servers' turns rotating each round: none always follows the same one.
+    const order = (round: number) =>
+      OPERATION_KEYS.flatMap((key) => {
+        const names = Object.keys(sides).filter((side) => `${side}.${key}` in operations);
+        const start = round % names.length;
+        return [...names.slice(start), ...names.slice(0, start)].map((side) => `${side}.${key}`);
+      });
+    const hot = await interleave(operations, options.rounds, { order });
+    const paused = await interleave(operations, options.pausedRounds, { idleMs: options.idleMs, order });
     return {
       entries,
       sides: bySide(hot, paused, Object.keys(sides) as Side[]),
@@ -248,7 +273,7 @@ export async function benchStdio(options: StdioOptions = DEFAULT_STDIO): Promise
   const figures: SizeFigures[] = [];
   for (const entries of options.sizes) figures.push(await measureSize(entries, true, options));
   if (options.engramOnlySize !== undefined) figures.push(await measureSize(options.engramOnlySize, false, options));
-  return [describeLatency(figures, options), describeTokens(figures)];
+  return [describeLatency(figures, options), describeFastPath(figures, options), describeTokens(figures)];
 }
 
 const OPERATIONS: readonly { key: Operation; engram: string; peer: string; target?: number }[] = [
@@ -372,6 +397,53 @@ function describeLatency(figures: readonly SizeFigures[], options: StdioOptions)
         'after idleness: what any stdio server pays for that answer to this client.',
       ...overLimit(figures),
     ],
+  };
+}
+
+/** Engram with and without its stdio fast path, from the same interleaved calls. */
+function describeFastPath(figures: readonly SizeFigures[], options: StdioOptions): Section {
+  const median = (f: SizeFigures, side: Side, mode: Mode, key: Operation) => f.sides[side]?.[mode][key]?.median;
+  const columns = (f: SizeFigures, mode: Mode, key: Operation) => {
+    const before = median(f, 'sdkOnly', mode, key);
+    const after = median(f, 'engram', mode, key);
+    return [
+      before === undefined ? '—' : formatMs(before),
+      after === undefined ? '—' : formatMs(after),
+      before === undefined || after === undefined ? '—' : formatRatio(before / after),
+    ];
+  };
+  const idle = `after ${options.idleMs} ms idle`;
+  return {
+    title: 'MCP stdio: the fast path, before and after',
+    method:
+      'The same `engram stdio`, twice in the same run on databases seeded alike: once as shipped, where `ping`, ' +
+      '`tools/list` and `tools/call` are answered straight from the tool handler (src/mcp/stdio-fast-path.ts), once with ' +
+      '`ENGRAM_STDIO_FAST_PATH=0`, where the SDK answers everything. Their calls are interleaved with the others above.',
+    tables: [
+      {
+        title: 'Round trip, median: SDK only (before) and with the fast path (after)',
+        header: [
+          'entries',
+          'operation',
+          'before',
+          'after',
+          'before / after',
+          `before, ${idle}`,
+          `after, ${idle}`,
+          'before / after',
+        ],
+        rows: figures.flatMap((f) =>
+          OPERATIONS.map(({ key, engram }) => [
+            f.entries.toLocaleString('en-US'),
+            engram,
+            ...columns(f, 'hot', key),
+            ...columns(f, 'paused', key),
+          ]),
+        ),
+      },
+    ],
+    targets: [],
+    reading: [],
   };
 }
 
