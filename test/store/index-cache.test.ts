@@ -1,14 +1,19 @@
 /**
  * The SQLite store keeps each user's last index while it is still the truth: it must
- * never serve a stale one, whether this connection or another process wrote.
+ * never serve a stale one, whether this connection or another process wrote. After its
+ * own writes it patches the kept rows instead of reading them all again: the patched
+ * index must be, row for row and in SQLite's order, what a fresh read gives.
  */
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { IndexRow } from '../../src/core/format.js';
 import type { Caller, Decide } from '../../src/core/store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
+import { compareNames, IndexCache } from '../../src/store/sqlite/index-cache.js';
 import { rules } from '../helpers/rules.js';
 
 const ada: Caller = { user: 'ada', label: 'cache-test' };
@@ -80,5 +85,79 @@ describe('SQLite index cache', () => {
     expect((await store.index('ada')).map((row) => row.name)).toEqual(['topics/a']);
     expect((await store.index('bob')).map((row) => row.name)).toEqual(['people/x']);
     expect((await store.index('ada')).map((row) => row.name)).toEqual(['topics/a']);
+  });
+
+  it('patches its own writes into the kept rows, the same rows a fresh read gives, in the same order', async () => {
+    const store = open();
+    const names = ['topics/a', 'topics/z', 'topics/ä', 'topics/\u{1F600}', 'topics/\uFF21', 'people/b', 'Topics'];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.constantFrom(...names), fc.constantFrom('put', 'drop', 'undrop', 'read')), {
+          maxLength: 30,
+        }),
+        async (steps) => {
+          for (const [name, step] of steps) {
+            if (step === 'read') await store.index('ada');
+            else if (step === 'put') await store.mutate(ada, name, put(`${name} ${Math.random()}\n`), rules);
+            else if (step === 'drop') await store.mutate(ada, name, () => ({ kind: 'drop' }), rules);
+            else await store.undrop(ada, name, rules);
+          }
+          const fresh = openSqliteStore({ path });
+          try {
+            expect(await store.index('ada')).toEqual(await fresh.index('ada'));
+          } finally {
+            await fresh.close();
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe('IndexCache', () => {
+  const row = (name: string, size = 1): IndexRow => ({ name, size, description: 'd' });
+
+  it('orders names as SQLite does: by UTF-8 bytes, not UTF-16 code units', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme' }), (a, b) => {
+        expect(Math.sign(compareNames(a, b))).toBe(Math.sign(Buffer.compare(Buffer.from(a), Buffer.from(b))));
+      }),
+    );
+    expect(compareNames('\u{1F600}', '\uFF21')).toBeGreaterThan(0);
+  });
+
+  it('patches what was committed, so a write rolled back leaves the kept rows as they were', () => {
+    const cache = new IndexCache(() => 1);
+    const committed = new Map([['a', row('a')]]);
+    const load = () => [...committed.values()];
+    const lookup = (name: string) => committed.get(name);
+    const first = cache.get('ada', load, lookup);
+    cache.touched('ada', 'b');
+    // The write of b was rolled back: the lookup finds nothing, the rows stay.
+    expect(cache.get('ada', () => [], lookup)).toEqual(first);
+    cache.touched('ada', 'b');
+    committed.set('b', row('b', 2));
+    cache.touched('ada', 'a');
+    committed.delete('a');
+    expect(cache.get('ada', () => [], lookup)).toEqual([row('b', 2)]);
+  });
+
+  it('reads the whole index again when another connection committed', () => {
+    let version = 1;
+    const cache = new IndexCache(() => version);
+    cache.get(
+      'ada',
+      () => [row('a')],
+      () => undefined,
+    );
+    version = 2;
+    expect(
+      cache.get(
+        'ada',
+        () => [row('x')],
+        () => undefined,
+      ),
+    ).toEqual([row('x')]);
   });
 });

@@ -1,8 +1,12 @@
 /**
- * The last index read of each user, kept while it is still the truth: until this
- * connection writes, or another connection (another process sharing the file) commits,
- * which SQLite reports through PRAGMA data_version. A model opens the index at the start
- * of every session; between writes, it then costs a lookup instead of a scan.
+ * The last index read of each user, kept while it is still the truth, and maintained
+ * rather than rebuilt after this connection's own writes: a write only names the entry
+ * it touched, and the next read re-reads those few rows (one indexed lookup each) and
+ * patches them into a copy of the kept rows, instead of building every row again. What
+ * it re-reads is what was committed, so a write rolled back leaves no trace here. The
+ * whole index is read again only when another connection (another process sharing the
+ * file) committed, which SQLite reports through PRAGMA data_version, when a change this
+ * cache cannot follow (a purge, a load) invalidates it, or when too many names changed.
  */
 
 import type { IndexRow } from '../../core/format.js';
@@ -10,32 +14,94 @@ import type { IndexRow } from '../../core/format.js';
 /** Users whose index is kept at once; the least recently read is let go first. */
 const MAX_USERS = 64;
 
+/** Past this many changed names, reading the whole index again is no dearer than patching. */
+const MAX_PATCHED = 256;
+
+/** SQLite's order of TEXT (BINARY: UTF-8 bytes, i.e. code points), not JavaScript's (UTF-16 code units). */
+export function compareNames(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let index = 0; index < length; index++) {
+    const x = a.charCodeAt(index);
+    const y = b.charCodeAt(index);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+/** Surrogates (code points past U+FFFF) sort after U+E000–U+FFFF in code point order. */
+function codePointRank(unit: number): number {
+  if (unit >= 0xe000) return unit - 0x800;
+  if (unit >= 0xd800) return unit + 0x2000;
+  return unit;
+}
+
+/** Where `name` is in `rows` (sorted by compareNames), or where it would go. */
+function position(rows: readonly IndexRow[], name: string): { readonly at: number; readonly found: boolean } {
+  let low = 0;
+  let high = rows.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareNames(rows[middle]!.name, name) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return { at: low, found: low < rows.length && rows[low]!.name === name };
+}
+
+interface Kept {
+  readonly rows: readonly IndexRow[];
+  /** Names this connection wrote since `rows` was read. */
+  readonly changed: Set<string>;
+}
+
 export class IndexCache {
-  private readonly rows = new Map<string, readonly IndexRow[]>();
+  private readonly kept = new Map<string, Kept>();
   private dataVersion = -1;
 
   constructor(private readonly readDataVersion: () => number) {}
 
-  /** The user's index, from the cache while valid, else from `load`. */
-  get(user: string, load: () => IndexRow[]): readonly IndexRow[] {
+  /**
+   * The user's index: kept, patched with the rows `lookup` reads for the names written
+   * since (undefined: no live entry of that name), or read whole by `load`.
+   */
+  get(user: string, load: () => IndexRow[], lookup: (name: string) => IndexRow | undefined): readonly IndexRow[] {
     const version = this.readDataVersion();
     if (version !== this.dataVersion) {
-      this.rows.clear();
+      this.kept.clear();
       this.dataVersion = version;
     }
-    let rows = this.rows.get(user);
-    if (rows) {
-      this.rows.delete(user);
+    const kept = this.kept.get(user);
+    let rows: readonly IndexRow[];
+    if (kept && kept.changed.size === 0) {
+      rows = kept.rows;
+      this.kept.delete(user);
     } else {
-      rows = Object.freeze(load());
-      if (this.rows.size >= MAX_USERS) this.rows.delete(this.rows.keys().next().value as string);
+      rows = Object.freeze(kept && kept.changed.size <= MAX_PATCHED ? patch(kept, lookup) : load());
+      this.kept.delete(user);
+      if (this.kept.size >= MAX_USERS) this.kept.delete(this.kept.keys().next().value as string);
     }
-    this.rows.set(user, rows);
+    this.kept.set(user, { rows, changed: new Set() });
     return rows;
   }
 
-  /** This connection changed something: no kept index can be trusted. */
-  invalidate(): void {
-    this.rows.clear();
+  /** This connection is writing the user's entry `name` (committed or not: the next read looks). */
+  touched(user: string, name: string): void {
+    this.kept.get(user)?.changed.add(name);
   }
+
+  /** This connection changed something it cannot name: no kept index can be trusted. */
+  invalidate(): void {
+    this.kept.clear();
+  }
+}
+
+function patch(kept: Kept, lookup: (name: string) => IndexRow | undefined): IndexRow[] {
+  const rows = kept.rows.slice();
+  for (const name of kept.changed) {
+    const row = lookup(name);
+    const { at, found } = position(rows, name);
+    if (row && found) rows[at] = row;
+    else if (row) rows.splice(at, 0, row);
+    else if (found) rows.splice(at, 1);
+  }
+  return rows;
 }
