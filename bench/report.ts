@@ -72,15 +72,25 @@ export interface RunFacts {
   readonly load: readonly [number, number];
 }
 
+/** A load average at the start at or above this share of the cores means other work was running beside the benchmark. */
+const BUSY_SHARE = 0.25;
+
 export function renderDocument(sections: readonly Section[], run: RunFacts): string {
   const load = `load average (1 min) ${run.load[0].toFixed(1)} at the start, ${run.load[1].toFixed(1)} at the end`;
+  // The load at the end is mostly the benchmark's own; the load at the start is other work's.
+  const shared =
+    run.load[0] >= BUSY_SHARE * availableParallelism()
+      ? `\n- **The machine was busy with other work when this run started** (load average ${run.load[0].toFixed(1)} on ` +
+        `${availableParallelism()} cores): every figure is noisier than on a quiet machine, the ratios between ` +
+        'neighbours (measured side by side) less so than the absolute times.'
+      : '';
   return [
     '# Benchmarks',
     'Every figure below comes from one run of the command shown, on the machine described; ' +
       'each comparison is between things measured side by side in that run (interleaved call by call), ' +
       'never against numbers from elsewhere. Latencies are medians unless marked p99. ' +
       'This file is written by the benchmark itself: rerun it rather than edit it.',
-    `## Machine and command\n\n${machineDescription()}\n- Run: ${run.startedAt.toISOString()}, took ${Math.round(run.seconds)} s; ${load}\n\n\`\`\`\n${run.command}\n\`\`\``,
+    `## Machine and command\n\n${machineDescription()}\n- Run: ${run.startedAt.toISOString()}, took ${Math.round(run.seconds)} s; ${load}${shared}\n\n\`\`\`\n${run.command}\n\`\`\``,
     ...sections.map(renderSection),
   ]
     .join('\n\n')
