@@ -11,6 +11,8 @@ declare module 'autocannon' {
     duration: number;
     /** In workers mode, the path of a CommonJS file exporting `(body: string) => boolean`. */
     verifyBody: string;
+    /** In workers mode, the path of a CommonJS file exporting `(client) => void`, called for each connection. */
+    setupClient: string;
   }
   interface Histogram {
     readonly average: number;

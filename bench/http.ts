@@ -178,7 +178,8 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
     }
     const pick = (serial: number) => subject((serial * 7919) % options.entries).name;
     const serials = Array.from({ length: REQUEST_KINDS }, (_, serial) => serial);
-    const reads = (port: number): LoadTarget => ({
+    const reads = (port: number, label: string): LoadTarget => ({
+      label,
       port,
       path: '/mcp',
       headers: MCP_HEADERS,
@@ -186,18 +187,18 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
       expect: TOOL_SUCCESS,
     });
     // Every connection sends these in turn; an entry may receive the same line more than once, a distinct commit each time.
-    const writes = (port: number): LoadTarget => ({
-      ...reads(port),
+    const writes = (port: number, label: string): LoadTarget => ({
+      ...reads(port, label),
       bodies: serials.map((serial) =>
         toolCall(serial, 'memory_write', { name: pick(serial), new: appendedLine(serial) }),
       ),
     });
     // The ceiling answers, byte for byte, what engram serve answers to a read.
-    const sample = await postOnce(reads(backends[0]!.port), reads(0).bodies[0]!);
+    const sample = await postOnce(reads(backends[0]!.port, 'a sample read'), reads(0, '').bodies[0]!);
     checkToolAnswer(sample.status, sample.text);
     const bare = await startServer([BARE_SERVER, sample.text], process.env, /listening (\d+)/);
     children.push(bare.child);
-    const ceilingTarget: LoadTarget = { ...reads(bare.port), expect: '' };
+    const ceilingTarget: LoadTarget = { ...reads(bare.port, 'the bare ceiling'), expect: '' };
 
     const rows: Row[] = [];
     const measure = (target: LoadTarget, connections: number) =>
@@ -207,9 +208,9 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
       const ceiling = top.perSecond;
       rows.push({ connections, workload: 'bare node:http (ceiling)', result: top, ceiling });
       for (const backend of backends) {
-        const read = await measure(reads(backend.port), connections);
+        const read = await measure(reads(backend.port, `${backend.label} reads`), connections);
         rows.push({ connections, workload: `${backend.label} reads`, result: read, ceiling });
-        const write = await measure(writes(backend.port), connections);
+        const write = await measure(writes(backend.port, `${backend.label} durable writes`), connections);
         const serial = `${formatRatio(write.perSecond / backend.serialRate)}`;
         rows.push({ connections, workload: `${backend.label} durable writes`, result: write, ceiling, serial });
       }

@@ -6,7 +6,7 @@
  * (connection errors, non-2xx answers, answers without the expected text).
  */
 
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -31,16 +31,50 @@ export interface GeneratorResult {
   readonly median: number;
   readonly p99: number;
   readonly failures: number;
+  /** The first answer without the expected text, cut short, when there was one. */
+  readonly sample?: string;
 }
+
+/** Where the body check keeps the first answer it refused. */
+const REFUSED = join(tmpdir(), `engram-bench-refused-${process.pid}.txt`);
 
 /** A worker thread loads its body check from a file; this writes one for the job's expected text. */
 function verifier(expect: string): string {
   const file = join(tmpdir(), `engram-bench-verify-${process.pid}.cjs`);
-  writeFileSync(file, `module.exports = (body) => body.includes(${JSON.stringify(expect)});\n`);
+  writeFileSync(
+    file,
+    `const { existsSync, writeFileSync } = require('node:fs');\n` +
+      `module.exports = (body) => {\n` +
+      `  const ok = body.includes(${JSON.stringify(expect)});\n` +
+      `  if (!ok && !existsSync(${JSON.stringify(REFUSED)})) writeFileSync(${JSON.stringify(REFUSED)}, body.slice(0, 500));\n` +
+      `  return ok;\n` +
+      `};\n`,
+  );
   return file;
 }
 
-function run(job: GeneratorJob, verifyBody: string, durationMs: number) {
+/**
+ * Each connection starts at its own place in the list of requests (connection k at k/N of
+ * it), so that N connections never send the same request at the same moment: writes go to
+ * different entries, as many clients' would. A worker thread loads this from a file too.
+ */
+function spreader(bodies: readonly string[], connections: number): string {
+  const list = join(tmpdir(), `engram-bench-bodies-${process.pid}.json`);
+  writeFileSync(list, JSON.stringify(bodies));
+  const file = join(tmpdir(), `engram-bench-spread-${process.pid}.cjs`);
+  writeFileSync(
+    file,
+    `const bodies = require(${JSON.stringify(list)});\n` +
+      `let next = 0;\n` +
+      `module.exports = (client) => {\n` +
+      `  const start = Math.floor(((next++ % ${connections}) * bodies.length) / ${connections});\n` +
+      `  client.setRequests([...bodies.slice(start), ...bodies.slice(0, start)].map((body) => ({ body })));\n` +
+      `};\n`,
+  );
+  return file;
+}
+
+function run(job: GeneratorJob, files: { verifyBody: string; setupClient: string }, durationMs: number) {
   return autocannon({
     url: `http://127.0.0.1:${job.port}${job.path}`,
     method: 'POST',
@@ -49,7 +83,7 @@ function run(job: GeneratorJob, verifyBody: string, durationMs: number) {
     connections: job.connections,
     workers: job.workers,
     duration: durationMs / 1000,
-    verifyBody,
+    ...files,
   });
 }
 
@@ -57,15 +91,21 @@ async function main(): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   const job = JSON.parse(Buffer.concat(chunks).toString('utf8')) as GeneratorJob;
-  const verifyBody = verifier(job.expect);
-  const result = await run(job, verifyBody, job.warmupMs)
-    .then(() => run(job, verifyBody, job.durationMs))
-    .finally(() => rmSync(verifyBody, { force: true }));
+  const files = { verifyBody: verifier(job.expect), setupClient: spreader(job.bodies, job.connections) };
+  const result = await run(job, files, job.warmupMs)
+    .then(() => run(job, files, job.durationMs))
+    .finally(() => {
+      for (const file of Object.values(files)) rmSync(file, { force: true });
+      rmSync(join(tmpdir(), `engram-bench-bodies-${process.pid}.json`), { force: true });
+    });
+  const sample = existsSync(REFUSED) ? readFileSync(REFUSED, 'utf8') : undefined;
+  rmSync(REFUSED, { force: true });
   const answer: GeneratorResult = {
     perSecond: result.requests.total / result.duration,
     median: result.latency.p50,
     p99: result.latency.p99,
     failures: result.errors + result.timeouts + result.non2xx + result.mismatches,
+    ...(sample === undefined ? {} : { sample }),
   };
   process.stdout.write(`${JSON.stringify(answer)}\n`);
 }

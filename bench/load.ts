@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import type { GeneratorJob, GeneratorResult } from './load-generator.js';
 
 export interface LoadTarget {
+  /** What is measured, in error messages. */
+  readonly label: string;
   readonly port: number;
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
