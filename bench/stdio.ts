@@ -213,10 +213,11 @@ async function measureSize(entries: number, withPeer: boolean, options: StdioOpt
     seedEngram(files, list);
     const engram = await connect(process.execPath, [ENGRAM_CLI, 'stdio', ...engramFlags(files)], files.env);
     sessions.push(engram);
-    let engramIndex = { text: 0, result: 0 };
-    let peerIndex: SizeFigures['peerIndex'];
+    // The last index each server answered, kept as it is: its size is counted after the timing, not inside it.
+    let engramIndex: CallResult | undefined;
+    let peerIndex: CallResult | undefined;
     const engramOps = engramOperations(engram, entries, (result) => {
-      engramIndex = sizesOf(result);
+      engramIndex = result;
     });
     for (let call = 0; call < WARMUP_WRITES; call++) await engramOps.append(call);
     const openText = Buffer.byteLength(textOf((await engramOps.open(0)) as CallResult));
@@ -243,7 +244,7 @@ async function measureSize(entries: number, withPeer: boolean, options: StdioOpt
       const peer = await connect(process.execPath, [PEER_SCRIPT], { ...process.env, MEMORY_FILE_PATH: graphFile });
       sessions.push(peer);
       sides.peer = peerOperations(peer, entries, (result) => {
-        peerIndex = sizesOf(result);
+        peerIndex = result;
       });
     }
     const operations = prefixed<(call: number) => Promise<unknown>>(sides);
@@ -259,8 +260,8 @@ async function measureSize(entries: number, withPeer: boolean, options: StdioOpt
     return {
       entries,
       sides: bySide(hot, paused, Object.keys(sides) as Side[]),
-      engramIndex,
-      peerIndex,
+      engramIndex: engramIndex ? sizesOf(engramIndex) : { text: 0, result: 0 },
+      peerIndex: peerIndex && sizesOf(peerIndex),
       openText,
     };
   } finally {
