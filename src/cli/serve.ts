@@ -176,10 +176,13 @@ async function serve(options: ServeOptions, environment: Environment): Promise<v
   if (options.auth === 'token' && (await context.access.list()).length === 0) {
     log('no tokens exist yet, so every request will be refused: create one with engram token create --user NAME');
   }
-  const oauthTokens = options.auth === 'oauth' ? context.oauth.tokens : undefined;
   const trashPurge = scheduleTrashPurge(context.memory, {
     log,
-    ...(oauthTokens === undefined ? {} : { purgeExpiredSecrets: () => oauthTokens.purgeExpired() }),
+    ...(clients === undefined
+      ? {}
+      : {
+          purgeOAuth: async () => ({ ...(await oauth.tokens.purgeExpired()), clients: await clients.removeUnused() }),
+        }),
   });
   process.stdout.write(
     options.json ? connectJson(server, options, context, publicUrl) : connectHelp(server, options, context, publicUrl),

@@ -116,6 +116,11 @@ export interface GrantStore {
   getClient(id: string): Promise<ClientRecord | undefined>;
   /** How many clients have registered (registration is capped). */
   countClients(): Promise<number>;
+  /**
+   * Deletes the clients that registered before `registeredBefore` and that no grant names
+   * (registration is open and capped, and some clients register anew each time); returns how many.
+   */
+  removeUnusedClients(registeredBefore: number): Promise<number>;
 
   /** Keeps a new grant together with its first secret (the authorization code), atomically. */
   addGrant(grant: GrantRecord, code: GrantSecretRecord): Promise<void>;
@@ -137,8 +142,19 @@ export interface GrantStore {
    * concurrent redemptions (across processes) sees `first: true`. Undefined when unknown.
    */
   redeem(hash: string, at: number): Promise<Redemption | undefined>;
-  /** Deletes secrets that expired at or before `now` (grants stay); returns how many. */
-  removeExpiredSecrets(now: number): Promise<number>;
+  /**
+   * Deletes the secrets that expired at or before `now` and, in the same atomic step, every
+   * grant left holding no secret (its code expired unexchanged, or all its tokens expired):
+   * such a grant can never be used again. A grant is added together with its code, so one
+   * being created is never caught without a secret. Returns how many of each were deleted.
+   */
+  removeExpired(now: number): Promise<ExpiredRemoval>;
+}
+
+/** What removeExpired deleted. */
+export interface ExpiredRemoval {
+  readonly secrets: number;
+  readonly grants: number;
 }
 
 /** What addSession, addClient and addGrant throw, on every backend, for a key already taken. */

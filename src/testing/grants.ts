@@ -50,6 +50,37 @@ export function describeGrantContract(label: string, open: OpenStore): void {
         expect(await grants.getClient('c1')).toEqual(client('c1'));
         expect(await grants.countClients()).toBe(1);
       });
+
+      it('that registered before a time and that no grant names are removed, counted; the others stay', async () => {
+        const grants = await grantStore();
+        const cutoff = START + 10_000;
+        await grants.addClient(client('c1', { created: cutoff - 1 }));
+        await grants.addClient(client('old', { created: cutoff - 1 }));
+        await grants.addClient(client('recent', { created: cutoff }));
+        await grants.addGrant(grant('g1'), grantSecret('k1', 'g1'));
+
+        expect(await grants.removeUnusedClients(cutoff)).toBe(1);
+        expect(await grants.removeUnusedClients(cutoff)).toBe(0);
+
+        expect(await grants.getClient('old')).toBeUndefined();
+        expect(await grants.getClient('c1')).toEqual(client('c1', { created: cutoff - 1 }));
+        expect(await grants.getClient('recent')).toEqual(client('recent', { created: cutoff }));
+        expect(await grants.countClients()).toBe(2);
+        expect(await grants.listGrants()).toEqual([grant('g1')]);
+      });
+
+      it('are removed once the last grant naming them is revoked', async () => {
+        const grants = await grantStore();
+        await grants.addClient(client('c1'));
+        await grants.addGrant(grant('g1'), grantSecret('k1', 'g1'));
+        await grants.addGrant(grant('g2'), grantSecret('k2', 'g2'));
+
+        await grants.revokeGrant('g1');
+        expect(await grants.removeUnusedClients(START + 1)).toBe(0);
+        await grants.revokeGrant('g2');
+        expect(await grants.removeUnusedClients(START + 1)).toBe(1);
+        expect(await grants.countClients()).toBe(0);
+      });
     });
 
     describe('grants', () => {
@@ -235,20 +266,44 @@ export function describeGrantContract(label: string, open: OpenStore): void {
         expect(await grants.findSecret(refresh.hash)).toEqual({ ...refresh, used });
       });
 
-      it('that expired at or before a time are deleted, counted; later ones and every grant stay', async () => {
+      it('that expired at or before a time are deleted, counted; later ones and their grant stay', async () => {
         const grants = await grantStore();
         const now = START + 10_000;
         const later = grantSecret('r1', 'g1', { kind: 'refresh', expires: now + 1 });
         await grants.addGrant(grant('g1'), grantSecret('c1', 'g1', { expires: now - 1 }));
         await grants.addSecrets('g1', [grantSecret('a1', 'g1', { kind: 'access', expires: now }), later]);
 
-        expect(await grants.removeExpiredSecrets(now)).toBe(2);
-        expect(await grants.removeExpiredSecrets(now)).toBe(0);
+        expect(await grants.removeExpired(now)).toEqual({ secrets: 2, grants: 0 });
+        expect(await grants.removeExpired(now)).toEqual({ secrets: 0, grants: 0 });
 
         expect(await grants.findSecret(grantSecret('c1', 'g1').hash)).toBeUndefined();
         expect(await grants.findSecret(grantSecret('a1', 'g1').hash)).toBeUndefined();
         expect(await grants.findSecret(later.hash)).toEqual(later);
         expect(await grants.listGrants()).toEqual([grant('g1')]);
+      });
+
+      it('that all expired take their grant along, in the same step, counted; a grant with a live secret stays', async () => {
+        const grants = await grantStore();
+        const now = START + 10_000;
+        // A code never exchanged; tokens that all expired (the code redeemed); one live refresh token among dead ones.
+        await grants.addGrant(grant('unexchanged'), grantSecret('c1', 'unexchanged', { expires: now - 1 }));
+        await grants.addGrant(grant('lapsed'), grantSecret('c2', 'lapsed', { expires: now - 1, used: START + 1 }));
+        await grants.addSecrets('lapsed', [
+          grantSecret('a2', 'lapsed', { kind: 'access', expires: now - 1 }),
+          grantSecret('r2', 'lapsed', { kind: 'refresh', expires: now }),
+        ]);
+        const live = grantSecret('r3', 'live', { kind: 'refresh', expires: now + 1 });
+        await grants.addGrant(grant('live', { created: START + 1 }), grantSecret('c3', 'live', { expires: now - 1 }));
+        await grants.addSecrets('live', [live]);
+
+        expect(await grants.removeExpired(now)).toEqual({ secrets: 5, grants: 2 });
+        expect(await grants.removeExpired(now)).toEqual({ secrets: 0, grants: 0 });
+
+        expect(await grants.getGrant('unexchanged')).toBeUndefined();
+        expect(await grants.getGrant('lapsed')).toBeUndefined();
+        expect(await grants.listGrants()).toEqual([grant('live', { created: START + 1 })]);
+        expect(await grants.findSecret(live.hash)).toEqual(live);
+        expect(await grants.addSecrets('lapsed', [grantSecret('a9', 'lapsed', { kind: 'access' })])).toBe(false);
       });
     });
   });

@@ -116,22 +116,26 @@ describe('scheduleTrashPurge', () => {
     expect(await trashNames(memory)).toEqual(['topics/old']);
   });
 
-  it('with --auth oauth, deletes expired codes and tokens at the same tick, and logs a failure to retry', async () => {
+  it('with --auth oauth, deletes expired codes and tokens, dead grants and unused clients at the same tick, and logs a failure to retry', async () => {
     const { memory, logs } = await setup();
-    const counts = [2, 1, 0];
-    const purgeExpiredSecrets = vi.fn(async () => {
-      const count = counts.shift();
-      if (count === undefined) throw new Error('database is locked');
-      return count;
+    const counts = [
+      { secrets: 2, grants: 1, clients: 3 },
+      { secrets: 1, grants: 0, clients: 1 },
+      { secrets: 0, grants: 0, clients: 0 },
+    ];
+    const purgeOAuth = vi.fn(async () => {
+      const purged = counts.shift();
+      if (purged === undefined) throw new Error('database is locked');
+      return purged;
     });
-    const purge = scheduleTrashPurge(memory, { log: (line) => logs.push(line), purgeExpiredSecrets });
+    const purge = scheduleTrashPurge(memory, { log: (line) => logs.push(line), purgeOAuth });
     await vi.advanceTimersByTimeAsync(TRASH_PURGE_INTERVAL_MS - 1);
-    expect(purgeExpiredSecrets).not.toHaveBeenCalled();
+    expect(purgeOAuth).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(3 * TRASH_PURGE_INTERVAL_MS + 1);
-    expect(purgeExpiredSecrets).toHaveBeenCalledTimes(4);
+    expect(purgeOAuth).toHaveBeenCalledTimes(4);
     expect(logs).toEqual([
-      'deleted 2 expired OAuth codes and tokens',
-      'deleted 1 expired OAuth code or token',
+      'deleted 2 expired OAuth codes and tokens, 1 grant left without any, 3 unused registered clients',
+      'deleted 1 expired OAuth code or token, 1 unused registered client',
       'deleting expired OAuth codes and tokens failed, will retry: database is locked',
     ]);
     await purge.stop();

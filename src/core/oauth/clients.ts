@@ -17,6 +17,12 @@ import { type OAuthClient, OAuthError } from './types.js';
 export const DEFAULT_MAX_REGISTRATIONS = 1_000;
 export const CLIENT_NAME_CAP = 100;
 export const REDIRECT_URIS_CAP = 10;
+/**
+ * How old a registered client no grant names must be before it is deleted: a day, long
+ * enough for a person to finish the consent page after their client registered (the
+ * client's id must still be known when they allow it and when it exchanges the code).
+ */
+export const UNUSED_CLIENT_AGE_MS = 24 * 60 * 60 * 1000;
 /** How long a fetched metadata document is trusted, and how many are kept. */
 const DOCUMENT_TTL_MS = 5 * 60_000;
 const DOCUMENT_CACHE_SIZE = 200;
@@ -171,7 +177,7 @@ export class OAuthClients {
   async register(metadata: unknown): Promise<ClientRegistration> {
     const checked = checkMetadata(metadata, (uris) => returnHost(uris[0]!), refuseRegistration);
     // Checked before adding, so concurrent registrations may pass the cap by a few: it bounds growth, not a count.
-    if ((await this.grants.countClients()) >= this.maxRegistrations) {
+    if (await this.full()) {
       throw new OAuthError(
         'temporarily_unavailable',
         `this server accepts no more registrations (it holds ${this.maxRegistrations}): ask its operator to list ` +
@@ -196,6 +202,17 @@ export class OAuthClients {
       metadata: JSON.stringify(registration),
     });
     return registration;
+  }
+
+  /** At the cap, clients that never got a grant make room first (some register anew each time); true if none did. */
+  private async full(): Promise<boolean> {
+    if ((await this.grants.countClients()) < this.maxRegistrations) return false;
+    return (await this.removeUnused()) === 0 || (await this.grants.countClients()) >= this.maxRegistrations;
+  }
+
+  /** Deletes registered clients no grant names that registered over a day ago; returns how many. */
+  removeUnused(): Promise<number> {
+    return this.grants.removeUnusedClients(this.now() - UNUSED_CLIENT_AGE_MS);
   }
 
   /** The client with this id: configured, registered, or described by the document at this URL. */

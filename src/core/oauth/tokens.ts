@@ -14,7 +14,7 @@
  */
 
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { GrantRecord, GrantSecretKind, GrantSecretRecord, GrantStore } from '../account-store.js';
+import type { ExpiredRemoval, GrantRecord, GrantSecretKind, GrantSecretRecord, GrantStore } from '../account-store.js';
 import type { Caller } from '../caller.js';
 import { canonicalResource, sameResource } from './resource.js';
 import { hashSecret, newSecret, SECRET_PREFIXES, sameHash } from './secrets.js';
@@ -343,8 +343,11 @@ export class OAuthTokens {
     return this.grants.revokeGrant(id.trim());
   }
 
-  /** Deletes codes and tokens past their expiry (their grants stay); returns how many. */
-  purgeExpired(): Promise<number> {
-    return this.grants.removeExpiredSecrets(this.now());
+  /**
+   * Deletes codes and tokens past their expiry, and the grants left holding none (they can
+   * never be used again, yet would stay listed as connected apps); returns how many of each.
+   */
+  purgeExpired(): Promise<ExpiredRemoval> {
+    return this.grants.removeExpired(this.now());
   }
 }

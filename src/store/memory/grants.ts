@@ -1,5 +1,6 @@
 /** The in-process backend's OAuth clients, grants and their secrets: maps, gone when the process ends. */
 
+import type { ExpiredRemoval } from '../../core/account-store.js';
 import {
   type ClientRecord,
   duplicateKeyError,
@@ -32,6 +33,15 @@ export class MemoryGrantStore implements GrantStore {
 
   async countClients(): Promise<number> {
     return this.clients.size;
+  }
+
+  async removeUnusedClients(registeredBefore: number): Promise<number> {
+    const named = new Set([...this.grants.values()].map((grant) => grant.clientId));
+    let removed = 0;
+    for (const [id, client] of this.clients) {
+      if (client.created < registeredBefore && !named.has(id)) removed += Number(this.clients.delete(id));
+    }
+    return removed;
   }
 
   async addGrant(grant: GrantRecord, code: GrantSecretRecord): Promise<void> {
@@ -86,12 +96,16 @@ export class MemoryGrantStore implements GrantStore {
     return { secret: used, first: true };
   }
 
-  async removeExpiredSecrets(now: number): Promise<number> {
-    let removed = 0;
+  async removeExpired(now: number): Promise<ExpiredRemoval> {
+    let secrets = 0;
+    const holding = new Set<string>();
     for (const [hash, secret] of this.secrets) {
-      if (secret.expires <= now) removed += Number(this.secrets.delete(hash));
+      if (secret.expires <= now) secrets += Number(this.secrets.delete(hash));
+      else holding.add(secret.grantId);
     }
-    return removed;
+    let grants = 0;
+    for (const id of this.grants.keys()) if (!holding.has(id)) grants += Number(this.grants.delete(id));
+    return { secrets, grants };
   }
 
   /** What dump() copies: every client, grant and secret, in the dump's order. */

@@ -10,6 +10,7 @@
 import {
   type ClientRecord,
   duplicateKeyError,
+  type ExpiredRemoval,
   type GrantRecord,
   type GrantSecretRecord,
   type GrantStore,
@@ -38,6 +39,9 @@ const SQL = {
   addClient: `INSERT INTO oauth_clients (${CLIENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5)`,
   getClient: `SELECT ${CLIENT_COLUMNS} FROM oauth_clients WHERE id = $1`,
   countClients: 'SELECT count(*)::integer AS count FROM oauth_clients',
+  removeUnusedClients: countDeleted(
+    'DELETE FROM oauth_clients c WHERE c.created < $1 AND NOT EXISTS (SELECT 1 FROM grants g WHERE g.client_id = c.id)',
+  ),
   addGrant: `INSERT INTO grants (${GRANT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
   getGrant: `SELECT ${GRANT_COLUMNS} FROM grants WHERE id = $1`,
   listGrants: `SELECT ${GRANT_COLUMNS} FROM grants ORDER BY created, id COLLATE "C"`,
@@ -50,6 +54,9 @@ const SQL = {
   findSecret: `SELECT ${SECRET_COLUMNS} FROM grant_secrets WHERE hash = $1`,
   markUsed: `UPDATE grant_secrets SET used = $2 WHERE hash = $1 AND used IS NULL RETURNING ${SECRET_COLUMNS}`,
   removeExpiredSecrets: countDeleted('DELETE FROM grant_secrets WHERE expires <= $1'),
+  // A grant that addSecrets holds (FOR SHARE) is skipped: its new secrets are not yet visible here.
+  removeGrantsWithoutSecrets: countDeleted(`DELETE FROM grants WHERE id IN (SELECT g.id FROM grants g
+       WHERE NOT EXISTS (SELECT 1 FROM grant_secrets s WHERE s.grant_id = g.id) FOR UPDATE SKIP LOCKED)`),
 } as const;
 
 function statement(key: keyof typeof SQL, ...values: unknown[]): Statement {
@@ -75,6 +82,10 @@ export class PostgresGrantStore implements GrantStore {
   async countClients(): Promise<number> {
     const [row] = await this.db.query<{ count: number }>(statement('countClients'));
     return row?.count ?? 0;
+  }
+
+  async removeUnusedClients(registeredBefore: number): Promise<number> {
+    return this.db.transaction(async (db) => count(db, statement('removeUnusedClients', registeredBefore)));
   }
 
   /** A taken grant id or code hash is refused, and neither is kept. */
@@ -139,11 +150,17 @@ export class PostgresGrantStore implements GrantStore {
     });
   }
 
-  async removeExpiredSecrets(now: number): Promise<number> {
-    return this.db.transaction(
-      async (db) => (await db.query<{ count: number }>(statement('removeExpiredSecrets', now))).rows[0]?.count ?? 0,
-    );
+  /** One transaction: the expired secrets, then the grants left without any. */
+  async removeExpired(now: number): Promise<ExpiredRemoval> {
+    return this.db.transaction(async (db) => {
+      const secrets = await count(db, statement('removeExpiredSecrets', now));
+      return { secrets, grants: await count(db, statement('removeGrantsWithoutSecrets')) };
+    });
   }
+}
+
+async function count(db: Queryable, query: Statement): Promise<number> {
+  return (await first<{ count: number }>(db, query))?.count ?? 0;
 }
 
 async function first<Row>(db: Queryable, query: Statement): Promise<Row | undefined> {

@@ -10,6 +10,7 @@ import type Database from 'better-sqlite3';
 import {
   type ClientRecord,
   duplicateKeyError,
+  type ExpiredRemoval,
   type GrantRecord,
   type GrantSecretRecord,
   type GrantStore,
@@ -48,6 +49,8 @@ const SQL = {
   addClient: `INSERT INTO oauth_clients (${CLIENT_COLUMNS}) VALUES (?, ?, ?, ?, ?)`,
   getClient: `SELECT ${CLIENT_COLUMNS} FROM oauth_clients WHERE id = ?`,
   countClients: 'SELECT count(*) AS count FROM oauth_clients',
+  removeUnusedClients:
+    'DELETE FROM oauth_clients WHERE created < ? AND NOT EXISTS (SELECT 1 FROM grants WHERE grants.client_id = oauth_clients.id)',
   addGrant: `INSERT INTO grants (${GRANT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   getGrant: `SELECT ${GRANT_COLUMNS} FROM grants WHERE id = ?`,
   listGrants: `SELECT ${GRANT_COLUMNS} FROM grants ORDER BY created, id`,
@@ -60,6 +63,8 @@ const SQL = {
   findSecret: `SELECT ${SECRET_COLUMNS} FROM grant_secrets WHERE hash = ?`,
   markUsed: 'UPDATE grant_secrets SET used = ? WHERE hash = ? AND used IS NULL',
   removeExpiredSecrets: 'DELETE FROM grant_secrets WHERE expires <= ?',
+  removeGrantsWithoutSecrets:
+    'DELETE FROM grants WHERE NOT EXISTS (SELECT 1 FROM grant_secrets WHERE grant_secrets.grant_id = grants.id)',
 } as const;
 
 export class SqliteGrantStore implements GrantStore {
@@ -67,6 +72,7 @@ export class SqliteGrantStore implements GrantStore {
   private readonly addGrantWithCode;
   private readonly addSecretsToGrant;
   private readonly redeemOnce;
+  private readonly removeExpiredWithGrants;
 
   constructor(
     db: Database.Database,
@@ -89,6 +95,12 @@ export class SqliteGrantStore implements GrantStore {
       const row = s.findSecret.get(hash) as SecretRow | undefined;
       return row ? { secret: toSecretRecord(row), first } : undefined;
     });
+    this.removeExpiredWithGrants = db.transaction(
+      (now: number): ExpiredRemoval => ({
+        secrets: s.removeExpiredSecrets.run(now).changes,
+        grants: s.removeGrantsWithoutSecrets.run().changes,
+      }),
+    );
   }
 
   async addClient(client: ClientRecord): Promise<void> {
@@ -110,6 +122,10 @@ export class SqliteGrantStore implements GrantStore {
 
   async countClients(): Promise<number> {
     return this.guard.read(() => (this.statements.countClients.get() as { count: number }).count);
+  }
+
+  async removeUnusedClients(registeredBefore: number): Promise<number> {
+    return this.guard.write(() => this.statements.removeUnusedClients.run(registeredBefore).changes);
   }
 
   /** A taken grant id or code hash is refused, and neither is kept. */
@@ -168,7 +184,8 @@ export class SqliteGrantStore implements GrantStore {
     return this.guard.write(() => this.redeemOnce.immediate(hash, at));
   }
 
-  async removeExpiredSecrets(now: number): Promise<number> {
-    return this.guard.write(() => this.statements.removeExpiredSecrets.run(now).changes);
+  /** One immediate transaction: no process sees the secrets gone and their grant still there. */
+  async removeExpired(now: number): Promise<ExpiredRemoval> {
+    return this.guard.write(() => this.removeExpiredWithGrants.immediate(now));
   }
 }

@@ -7,7 +7,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { OAuthClients } from '../../../src/core/oauth/clients.js';
+import { OAuthClients, UNUSED_CLIENT_AGE_MS } from '../../../src/core/oauth/clients.js';
 import { type OAuthClient, OAuthError, type OAuthErrorCode } from '../../../src/core/oauth/types.js';
 import { MemoryGrantStore } from '../../../src/store/memory/grants.js';
 
@@ -47,6 +47,23 @@ function setup(options: { documents?: Record<string, unknown>; maxRegistrations?
       : {}),
   });
   return { grants, clients, fetched, advance: (ms: number) => (clock += ms) };
+}
+
+/** A grant of ada's to the client `clientId`, as the consent step stores it. */
+async function grantTo(grants: MemoryGrantStore, clientId: string, id: string): Promise<void> {
+  await grants.addGrant(
+    {
+      id,
+      user: 'ada',
+      clientId,
+      clientName: 'Claude',
+      readOnly: false,
+      resource: 'https://e.example/mcp',
+      created: 0,
+      lastUsed: undefined,
+    },
+    { hash: id.padEnd(64, '0'), grantId: id, kind: 'code', created: 0, expires: 60_000, used: undefined, data: '' },
+  );
 }
 
 async function expectOAuthError(promise: Promise<unknown>, code: OAuthErrorCode, description: RegExp) {
@@ -219,6 +236,51 @@ describe('register', () => {
     await clients.register(CLAUDE);
     await expectOAuthError(clients.register(CLAUDE), 'temporarily_unavailable', /no more registrations \(it holds 2\)/);
     expect(await grants.countClients()).toBe(2);
+  });
+
+  it('at the cap, first removes the clients no grant names that registered over a day ago', async () => {
+    const { grants, clients, advance } = setup({ maxRegistrations: 2 });
+    const old = [await clients.register(CLAUDE), await clients.register(CLAUDE)];
+    advance(UNUSED_CLIENT_AGE_MS + 1);
+    const fresh = await clients.register(CLAUDE);
+    expect(await grants.countClients()).toBe(1);
+    expect(await grants.getClient(fresh.client_id)).toBeDefined();
+    for (const gone of old) expect(await grants.getClient(gone.client_id)).toBeUndefined();
+  });
+
+  it('at the cap, still refuses when every client has a grant, keeping them all', async () => {
+    const { grants, clients, advance } = setup({ maxRegistrations: 2 });
+    for (const [at, registration] of [await clients.register(CLAUDE), await clients.register(CLAUDE)].entries()) {
+      await grantTo(grants, registration.client_id, `g${at}`);
+    }
+    advance(UNUSED_CLIENT_AGE_MS + 1);
+    await expectOAuthError(clients.register(CLAUDE), 'temporarily_unavailable', /no more registrations \(it holds 2\)/);
+    expect(await grants.countClients()).toBe(2);
+  });
+
+  it('at the cap, still refuses when the unused clients registered less than a day ago', async () => {
+    const { grants, clients, advance } = setup({ maxRegistrations: 2 });
+    await clients.register(CLAUDE);
+    await clients.register(CLAUDE);
+    advance(UNUSED_CLIENT_AGE_MS);
+    await expectOAuthError(clients.register(CLAUDE), 'temporarily_unavailable', /no more registrations \(it holds 2\)/);
+    expect(await grants.countClients()).toBe(2);
+  });
+});
+
+describe('removeUnused', () => {
+  it('removes the clients no grant names that registered over a day ago, and no other', async () => {
+    const { grants, clients, advance } = setup();
+    const unused = await clients.register(CLAUDE);
+    const used = await clients.register(CLAUDE);
+    await grantTo(grants, used.client_id, 'g1');
+    advance(1);
+    const recent = await clients.register(CLAUDE);
+    advance(UNUSED_CLIENT_AGE_MS);
+    expect(await clients.removeUnused()).toBe(1);
+    expect(await grants.getClient(unused.client_id)).toBeUndefined();
+    expect(await grants.getClient(used.client_id)).toBeDefined();
+    expect(await grants.getClient(recent.client_id)).toBeDefined();
   });
 });
 

@@ -502,13 +502,18 @@ describe('connected apps', () => {
     expect((await tokens.listAppsOf('bob')).map((app) => app.id)).toEqual([bob.grantId]);
   });
 
-  it('purges codes and tokens past their expiry, keeping the grants', async () => {
+  it('purges codes and tokens past their expiry, and the grants left holding none', async () => {
     const { tokens, authorize, exchange, issued, advance } = setup();
-    const { grantId } = await authorize();
-    await exchange((await authorize()).code);
+    await authorize(); // Allowed twice (a double click): this code is never exchanged.
+    const used = await authorize();
+    await exchange(used.code);
     advance(3_600_000);
-    expect(await tokens.purgeExpired()).toBe(3);
+    expect(await tokens.purgeExpired()).toEqual({ secrets: 3, grants: 1 });
     expect(issued()).toBe(1);
-    expect((await tokens.listApps()).map((app) => app.id)).toContain(grantId);
+    expect((await tokens.listApps()).map((app) => app.id)).toEqual([used.grantId]);
+
+    advance(30 * 24 * 3_600_000);
+    expect(await tokens.purgeExpired()).toEqual({ secrets: 1, grants: 1 });
+    expect(await tokens.listApps()).toEqual([]);
   });
 });
