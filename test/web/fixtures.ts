@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { onTestFinished } from 'vitest';
 import { childEnv, ENGRAM_CLI, runEngram, tempDir } from '../helpers/engram.js';
+import { createTestDatabase, findTestPostgres } from '../helpers/postgres.js';
 import { stopGroup } from '../helpers/process-group.js';
 
 export { launchChromium } from '../helpers/chromium.js';
@@ -54,6 +55,27 @@ export interface EngramOptions {
   readonly databaseUrl?: string;
   /** Who owns the temporary folder and the process: the current test by default. */
   readonly cleanup?: (undo: () => void | Promise<void>) => void;
+}
+
+/**
+ * The backends a browser test runs each flow on, for describe.each: SQLite (a fresh file
+ * per server), and PostgreSQL when one is reachable (a database of its own per test,
+ * dropped when the test ends). Each gives the options that select it for startEngram.
+ */
+export async function webBackends(): Promise<[string, () => Promise<EngramOptions>][]> {
+  const backends: [string, () => Promise<EngramOptions>][] = [['SQLite', async () => ({})]];
+  const postgres = await findTestPostgres();
+  if (postgres !== undefined) {
+    backends.push([
+      'PostgreSQL',
+      async () => {
+        const database = await createTestDatabase(postgres);
+        onTestFinished(database.drop);
+        return { databaseUrl: database.url };
+      },
+    ]);
+  }
+  return backends;
 }
 
 /** Starts `engram serve --port 0 --json` and waits until it says where it listens. */
