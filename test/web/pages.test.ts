@@ -9,34 +9,13 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engram.js';
-import { createTestDatabase, findTestPostgres } from '../helpers/postgres.js';
-import {
-  type Engram,
-  type EngramOptions,
-  launchChromium,
-  mcpWrite,
-  openPage,
-  startEngram,
-  type Watched,
-} from './fixtures.js';
+import { type Engram, launchChromium, mcpWrite, openPage, startEngram, type Watched, webBackends } from './fixtures.js';
 
 let browser: Browser;
 let opened: Watched[] = [];
-const postgres = await findTestPostgres();
-
-const backends: [string, () => Promise<EngramOptions>][] = [['SQLite', async () => ({})]];
-if (postgres !== undefined) {
-  backends.push([
-    'PostgreSQL',
-    async () => {
-      const database = await createTestDatabase(postgres);
-      onTestFinished(database.drop);
-      return { databaseUrl: database.url };
-    },
-  ]);
-}
+const backends = await webBackends();
 
 beforeAll(async () => {
   browser = await launchChromium();

@@ -7,25 +7,24 @@
  */
 
 import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { createTestDatabase, findTestPostgres } from '../helpers/postgres.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   addUser,
   createToken,
   type Engram,
-  type EngramOptions,
   launchChromium,
   mcpWrite,
   openPage,
   startEngram,
   type Watched,
+  webBackends,
 } from './fixtures.js';
 
 const PASSWORD = 'correct horse battery staple';
 
 let browser: Browser;
 let opened: Watched[] = [];
-const postgres = await findTestPostgres();
+const backends = await webBackends();
 
 beforeAll(async () => {
   browser = await launchChromium();
@@ -50,18 +49,6 @@ async function open(engram: Engram) {
   opened.push(watched);
   await watched.page.goto(`${engram.origin}/`);
   return watched;
-}
-
-const backends: [string, () => Promise<EngramOptions>][] = [['SQLite', async () => ({})]];
-if (postgres !== undefined) {
-  backends.push([
-    'PostgreSQL',
-    async () => {
-      const database = await createTestDatabase(postgres);
-      onTestFinished(database.drop);
-      return { databaseUrl: database.url };
-    },
-  ]);
 }
 
 describe.each(backends)('on %s', (_, options) => {
