@@ -72,18 +72,19 @@ export interface RunFacts {
   readonly load: readonly [number, number];
 }
 
-/** A load average at the start at or above this share of the cores means other work was running beside the benchmark. */
+/** A load average at the start at or above this share of the cores (at the end, 1.5 per core, above the benchmark's own) means other work ran beside it. */
 const BUSY_SHARE = 0.25;
 
 export function renderDocument(sections: readonly Section[], run: RunFacts): string {
   const load = `load average (1 min) ${run.load[0].toFixed(1)} at the start, ${run.load[1].toFixed(1)} at the end`;
-  // The load at the end is mostly the benchmark's own; the load at the start is other work's.
-  const shared =
-    run.load[0] >= BUSY_SHARE * availableParallelism()
-      ? `\n- **The machine was busy with other work when this run started** (load average ${run.load[0].toFixed(1)} on ` +
-        `${availableParallelism()} cores): every figure is noisier than on a quiet machine, the ratios between ` +
-        'neighbours (measured side by side) less so than the absolute times.'
-      : '';
+  // At the start, load is other work's; at the end the benchmark's own is there too, about one per core at most.
+  const cores = availableParallelism();
+  const busy = run.load[0] >= BUSY_SHARE * cores || run.load[1] >= (1 + BUSY_SHARE * 2) * cores;
+  const shared = busy
+    ? `\n- **The machine was busy with other work during this run** (load average ${run.load[0].toFixed(1)} at the ` +
+      `start, ${run.load[1].toFixed(1)} at the end, on ${cores} cores): every figure is noisier than on a quiet ` +
+      'machine, the ratios between neighbours (measured side by side) less so than the absolute times.'
+    : '';
   return [
     '# Benchmarks',
     'Every figure below comes from one run of the command shown, on the machine described; ' +
