@@ -41,6 +41,8 @@ export interface OAuthTestServerOptions {
   readonly allowOrigins?: readonly string[];
   /** How the accounts service behind the consent page logs, throttles and tells time. */
   readonly accounts?: AccountsOptions;
+  /** Honour X-Forwarded-For, as behind a proxy (--trust-proxy). */
+  readonly trustProxy?: boolean;
 }
 
 /** Starts `engram serve --auth oauth` on a free port; it is stopped when the test ends. */
@@ -74,6 +76,7 @@ export async function startOAuthServer(options: OAuthTestServerOptions = {}): Pr
     port: 0,
     log: () => {},
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    ...(options.trustProxy ? { trustProxy: true } : {}),
   });
   onTestFinished(() => server.close());
   return { port: server.port, origin: server.origin, store, memory, access, tokens, clients, accounts };

@@ -1,7 +1,8 @@
 /**
  * POST /register (RFC 7591) over HTTP: a public client is registered and answered with
  * 201; every refusal has its status and OAuth error code (the body's type, its JSON, its
- * size, each limit of the registration, the cap on registrations) and registers nothing.
+ * size, each limit of the registration, the cap on registrations, one address registering
+ * on and on) and registers nothing.
  */
 
 import { describe, expect, it } from 'vitest';
@@ -127,6 +128,26 @@ describe('POST /register', () => {
         'file, or use a client metadata document URL as the client_id.',
     });
     expect(await server.store.grants.countClients()).toBe(1);
+  });
+
+  it('slows down one address that registers on and on (429, Retry-After), registering nothing, while others register', async () => {
+    const server = await startOAuthServer({ trustProxy: true });
+    const from = (address: string) => ({ 'X-Forwarded-For': address });
+    for (let i = 0; i < 10; i++) {
+      expect((await postJson(server.port, '/register', CLAUDE, from('203.0.113.7'))).status).toBe(201);
+    }
+    const refused = await postJson(server.port, '/register', CLAUDE, from('203.0.113.7'));
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toBe('60');
+    expect(JSON.parse(refused.body)).toEqual({
+      error: 'temporarily_unavailable',
+      error_description:
+        'too many registrations from this address: try again in 60 seconds, or register once and keep the ' +
+        'client_id (a client may also use the HTTPS URL of its metadata document as client_id).',
+    });
+    expect(await server.store.grants.countClients()).toBe(10);
+    expect((await postJson(server.port, '/register', CLAUDE, from('198.51.100.2'))).status).toBe(201);
+    expect(await server.store.grants.countClients()).toBe(11);
   });
 
   it('refuses GET with 405', async () => {

@@ -26,6 +26,12 @@ export const UNUSED_CLIENT_AGE_MS = 24 * 60 * 60 * 1000;
 /** How long a fetched metadata document is trusted, and how many are kept. */
 const DOCUMENT_TTL_MS = 5 * 60_000;
 const DOCUMENT_CACHE_SIZE = 200;
+/**
+ * Metadata documents fetched at once, at most. Anyone may name any https URL as a
+ * client_id on /authorize, so without a bound the server would open as many outgoing
+ * connections as it is sent requests (and could be made to call a third party on and on).
+ */
+export const MAX_DOCUMENT_FETCHES = 8;
 
 const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 const RESPONSE_TYPES = ['code'] as const;
@@ -249,6 +255,14 @@ export class OAuthClients {
     if (cached !== undefined && cached.expires > this.now()) return Promise.resolve(cached.client);
     const under = this.fetching.get(url);
     if (under !== undefined) return under;
+    if (this.fetching.size >= MAX_DOCUMENT_FETCHES) {
+      return Promise.reject(
+        new OAuthError(
+          'temporarily_unavailable',
+          `this server is fetching ${MAX_DOCUMENT_FETCHES} client metadata documents already: try again in a few seconds.`,
+        ),
+      );
+    }
     const fetched = this.fetchAndCheck(url, fetchDocument).finally(() => this.fetching.delete(url));
     this.fetching.set(url, fetched);
     return fetched;

@@ -6,8 +6,8 @@
  * exactly, a loopback http one on any port.
  */
 
-import { describe, expect, it } from 'vitest';
-import { OAuthClients, UNUSED_CLIENT_AGE_MS } from '../../../src/core/oauth/clients.js';
+import { describe, expect, it, vi } from 'vitest';
+import { MAX_DOCUMENT_FETCHES, OAuthClients, UNUSED_CLIENT_AGE_MS } from '../../../src/core/oauth/clients.js';
 import { type OAuthClient, OAuthError, type OAuthErrorCode } from '../../../src/core/oauth/types.js';
 import { MemoryGrantStore } from '../../../src/store/memory/grants.js';
 
@@ -334,6 +334,25 @@ describe('resolve', () => {
       const { clients, fetched } = setup({ documents: { [DOCUMENT_URL]: document } });
       await Promise.all([clients.resolve(DOCUMENT_URL), clients.resolve(DOCUMENT_URL)]);
       expect(fetched).toEqual([DOCUMENT_URL]);
+    });
+
+    it(`fetches at most ${MAX_DOCUMENT_FETCHES} documents at once, refusing more until one is done`, async () => {
+      const grants = new MemoryGrantStore();
+      const waiting: (() => void)[] = [];
+      const clients = new OAuthClients(grants, {
+        fetchDocument: (url: URL) =>
+          new Promise((resolve) => waiting.push(() => resolve({ ...document, client_id: url.href }))),
+      });
+      const url = (i: number) => `https://app${i}.example.com/client.json`;
+      const pending = Array.from({ length: MAX_DOCUMENT_FETCHES }, (_, i) => clients.resolve(url(i)));
+      await vi.waitFor(() => expect(waiting).toHaveLength(MAX_DOCUMENT_FETCHES));
+      await expectOAuthError(clients.resolve(url(99)), 'temporarily_unavailable', /try again in a few seconds/);
+      for (const finish of waiting) finish();
+      expect(await Promise.all(pending)).toHaveLength(MAX_DOCUMENT_FETCHES);
+      const later = clients.resolve(url(99));
+      await vi.waitFor(() => expect(waiting).toHaveLength(MAX_DOCUMENT_FETCHES + 1));
+      waiting.at(-1)?.();
+      expect((await later).id).toBe(url(99));
     });
 
     it('names the client after the host when the document gives no name', async () => {
