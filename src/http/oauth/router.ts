@@ -53,7 +53,10 @@ export function createOAuthRoutes(options: OAuthRoutesOptions): OAuthRoutes {
     ['/.well-known/oauth-protected-resource/mcp', resourceMetadata],
     ['/.well-known/oauth-authorization-server', serverMetadata],
     ['/.well-known/openid-configuration', serverMetadata],
-    ['/register', { allow: 'POST, OPTIONS', serve: serveRegister(options.clients, { trustProxy: options.trustProxy }) }],
+    [
+      '/register',
+      { allow: 'POST, OPTIONS', serve: serveRegister(options.clients, { trustProxy: options.trustProxy }) },
+    ],
     ['/token', { allow: 'POST, OPTIONS', serve: serveToken(options.tokens) }],
     ['/revoke', { allow: 'POST, OPTIONS', serve: serveRevoke(options.tokens) }],
   ]);
