@@ -7,8 +7,7 @@
  * from elsewhere, throw, or break the CSP.
  */
 
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../../src/store/postgres/index.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import {
@@ -16,41 +15,19 @@ import {
   createToken,
   type Engram,
   type EngramOptions,
-  launchChromium,
-  openPage,
   startEngram,
-  type Watched,
+  watchedPages,
   webBackends,
 } from './fixtures.js';
 
 const PASSWORD = 'correct horse battery staple';
 
-let browser: Browser;
-let opened: Watched[] = [];
+const openWatched = watchedPages();
 const backends = await webBackends();
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-
-afterEach(async () => {
-  for (const watched of opened) {
-    expect(watched.dialogs).toEqual([]);
-    expect(watched.foreignRequests).toEqual([]);
-    expect(watched.errors).toEqual([]);
-    await watched.context.close();
-  }
-  opened = [];
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
 
 /** A page signed in as `user` with the password, on the access page. */
 async function signedIn(engram: Engram, user: string) {
-  const watched = await openPage(browser, engram);
-  opened.push(watched);
+  const watched = await openWatched(engram);
   const { page } = watched;
   await page.goto(`${engram.origin}/`);
   await page.getByLabel('User').fill(user);

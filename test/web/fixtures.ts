@@ -13,12 +13,13 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { onTestFinished } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, onTestFinished } from 'vitest';
+import { launchChromium } from '../helpers/chromium.js';
 import { childEnv, ENGRAM_CLI, runEngram, tempDir } from '../helpers/engram.js';
 import { createTestDatabase, findTestPostgres } from '../helpers/postgres.js';
 import { stopGroup } from '../helpers/process-group.js';
 
-export { launchChromium } from '../helpers/chromium.js';
+export { launchChromium };
 
 if (!existsSync(new URL('../../dist/web/index.html', import.meta.url))) {
   throw new Error('dist/web is missing: build the web UI first with npm run build');
@@ -212,4 +213,35 @@ export async function openPage(
     }
   });
   return watched;
+}
+
+/**
+ * Registers in the calling test file one Chromium for its tests, and the checks every page
+ * must pass: after each test, no page it opened showed a dialog, sent a request off the
+ * server or raised an error. Returns how a test opens a watched page on `engram`.
+ */
+export function watchedPages(): (engram: Engram) => Promise<Watched> {
+  let browser: Browser | undefined;
+  let opened: Watched[] = [];
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterEach(async () => {
+    for (const watched of opened) {
+      expect(watched.dialogs).toEqual([]);
+      expect(watched.foreignRequests).toEqual([]);
+      expect(watched.errors).toEqual([]);
+      await watched.context.close();
+    }
+    opened = [];
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return async (engram) => {
+    if (browser === undefined) throw new Error('watchedPages() opens pages only inside the tests of its file');
+    const watched = await openPage(browser, engram);
+    opened.push(watched);
+    return watched;
+  };
 }

@@ -8,36 +8,15 @@
  */
 
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engram.js';
-import { type Engram, launchChromium, mcpWrite, openPage, startEngram, type Watched, webBackends } from './fixtures.js';
+import { type Engram, mcpWrite, startEngram, watchedPages, webBackends } from './fixtures.js';
 
-let browser: Browser;
-let opened: Watched[] = [];
+const openWatched = watchedPages();
 const backends = await webBackends();
 
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-
-afterEach(async () => {
-  for (const watched of opened) {
-    expect(watched.dialogs).toEqual([]);
-    expect(watched.foreignRequests).toEqual([]);
-    expect(watched.errors).toEqual([]);
-    await watched.context.close();
-  }
-  opened = [];
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
 async function page(engram: Engram, path = '/') {
-  const watched = await openPage(browser, engram);
-  opened.push(watched);
+  const watched = await openWatched(engram);
   await watched.page.goto(`${engram.origin}${path}`);
   return watched.page;
 }

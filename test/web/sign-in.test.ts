@@ -6,47 +6,16 @@
  * Run on SQLite, and on PostgreSQL when one is reachable.
  */
 
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  addUser,
-  createToken,
-  type Engram,
-  launchChromium,
-  mcpWrite,
-  openPage,
-  startEngram,
-  type Watched,
-  webBackends,
-} from './fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { addUser, createToken, type Engram, mcpWrite, startEngram, watchedPages, webBackends } from './fixtures.js';
 
 const PASSWORD = 'correct horse battery staple';
 
-let browser: Browser;
-let opened: Watched[] = [];
+const openWatched = watchedPages();
 const backends = await webBackends();
 
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-
-afterEach(async () => {
-  for (const watched of opened) {
-    expect(watched.dialogs).toEqual([]);
-    expect(watched.foreignRequests).toEqual([]);
-    expect(watched.errors).toEqual([]);
-    await watched.context.close();
-  }
-  opened = [];
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
 async function open(engram: Engram) {
-  const watched = await openPage(browser, engram);
-  opened.push(watched);
+  const watched = await openWatched(engram);
   await watched.page.goto(`${engram.origin}/`);
   return watched;
 }

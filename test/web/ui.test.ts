@@ -8,46 +8,16 @@
  * request anything from elsewhere, throw, or break the CSP.
  */
 
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { MCP_CLIENTS } from '../helpers/mcp-clients.js';
-import {
-  type Engram,
-  type EngramOptions,
-  launchChromium,
-  mcpWrite,
-  openPage,
-  startEngram,
-  type Watched,
-  webBackends,
-} from './fixtures.js';
+import { type Engram, type EngramOptions, mcpWrite, startEngram, watchedPages, webBackends } from './fixtures.js';
 
-let browser: Browser;
-let opened: Watched[] = [];
+const openWatched = watchedPages();
 const backends = await webBackends();
 const sdkV1 = MCP_CLIENTS.find((kind) => kind.label === 'SDK v1 client')!;
 
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-
-afterEach(async () => {
-  for (const watched of opened) {
-    expect(watched.dialogs).toEqual([]);
-    expect(watched.foreignRequests).toEqual([]);
-    expect(watched.errors).toEqual([]);
-    await watched.context.close();
-  }
-  opened = [];
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
 async function page(engram: Engram, path = '/') {
-  const watched = await openPage(browser, engram);
-  opened.push(watched);
+  const watched = await openWatched(engram);
   await watched.page.goto(`${engram.origin}${path}`);
   return watched.page;
 }
