@@ -5,10 +5,9 @@
  * --dry-run, would be) created, appended, left as it was or left out, and why.
  */
 
-import { BRIDGES, type BridgeKind, type BridgeOptions } from '../core/bridges/index.js';
-import { type ImportPlan, planDocument, tooLarge } from '../core/bridges/plan.js';
-import { EngramError } from '../core/errors.js';
-import type { ImportMode, ImportReport } from '../core/transfer.js';
+import { BRIDGES, type BridgeKind } from '../core/bridges/index.js';
+import { type ImportedItem, type ImportFromResult, importFromSource } from '../core/bridges/run.js';
+import type { ImportMode } from '../core/transfer.js';
 import { type Context, cliCaller } from './context.js';
 import type { Output } from './output.js';
 import { UsageError } from './output.js';
@@ -38,17 +37,6 @@ function mapTable(flags: readonly string[] = []): Record<string, string> {
   return table;
 }
 
-/** What became of one name of the plan, from the import's report. */
-function actionOf(name: string, report: ImportReport): string {
-  if (report.created.includes(name)) return 'create';
-  if (report.appended?.includes(name)) return 'append';
-  if (report.updated.includes(name)) return 'replace';
-  if (report.unchanged.includes(name)) return 'unchanged';
-  if (report.conflicts.includes(name)) return 'conflict';
-  // Left out by the import: its group is not one the model can write.
-  return 'skip';
-}
-
 const PROBLEM_ACTION = { duplicate: 'duplicate', 'too-large': 'too large', 'not-an-entry': 'not an entry' } as const;
 
 function whyOf(action: string): string | undefined {
@@ -58,18 +46,15 @@ function whyOf(action: string): string | undefined {
   return undefined;
 }
 
+/** The notes of an item, with how to act on what became of it. */
+function notesOf(item: ImportedItem): string[] {
+  const remedy = item.problem === 'too-large' ? ['split it with --split, or shorten it in the source'] : [];
+  return [...new Set([...item.notes, ...remedy, ...item.names.flatMap(({ action }) => whyOf(action) ?? [])])];
+}
+
 /** The report, item by item, as data and as lines for people. */
-function describe(plan: ImportPlan, report: ImportReport, purged: boolean) {
-  const items = plan.items.map((item) => {
-    const names = item.problem ? [] : item.names.map((name) => ({ name, action: actionOf(name, report) }));
-    const notes = [...item.notes, ...names.flatMap(({ action }) => whyOf(action) ?? [])];
-    return {
-      source: item.source,
-      names,
-      notes: [...new Set(notes)],
-      ...(item.problem ? { problem: item.problem } : {}),
-    };
-  });
+function describe({ kind, report, items: imported }: ImportFromResult, purged: boolean) {
+  const items = imported.map((item) => ({ ...item, notes: notesOf(item) }));
   const lines: string[] = [];
   if (report.dryRun) lines.push('Dry run: nothing was changed.');
   for (const item of items) {
@@ -88,7 +73,7 @@ function describe(plan: ImportPlan, report: ImportReport, purged: boolean) {
     .map(([action, n]) => `${n} ${action}`);
   const leftOut = items.filter((item) => item.problem).length;
   if (leftOut > 0) summary.push(`${leftOut} left out`);
-  lines.push(`${report.dryRun ? 'Would import' : 'Imported'} from ${plan.kind}: ${summary.join(', ') || 'nothing'}.`);
+  lines.push(`${report.dryRun ? 'Would import' : 'Imported'} from ${kind}: ${summary.join(', ') || 'nothing'}.`);
   return { text: lines.join('\n'), items };
 }
 
@@ -100,31 +85,18 @@ export async function importFrom(
   options: ImportFromOptions,
 ): Promise<void> {
   const bridge = BRIDGES[kind];
-  const bridgeOptions: BridgeOptions = {
-    split: options.split === true,
-    map: mapTable(options.map),
-    ...(options.name !== undefined ? { name: options.name } : {}),
-  };
-  const plan = bridge.parse(readSource(path, bridge.folder, bridge.indexFile), context.settings.policy, bridgeOptions);
-  const unfit = tooLarge(plan);
-  if (unfit.length > 0 && !options.dryRun) {
-    throw new EngramError(
-      'TOO_LARGE',
-      `${unfit.length} item(s) are over the entry cap of ${context.settings.policy.entryCap.toLocaleString('en-US')} bytes: ` +
-        `${unfit.map((item) => item.source).join(', ')}. Pass --split to split them into -2, -3 entries ` +
-        '(--dry-run shows how); nothing was imported.',
-    );
-  }
-  const caller = { ...cliCaller(context), label: `import:${kind}` };
-  const report = await context.memory.transfer.import(caller, planDocument(plan), {
+  const files = readSource(path, bridge.folder, bridge.indexFile);
+  const result = await importFromSource(context.memory, cliCaller(context), kind, files, {
     mode: options.mode,
     overwrite: options.overwrite === true,
     dryRun: options.dryRun === true,
     allGroups: options.allGroups === true,
-    append: bridge.existing === 'append',
+    split: options.split === true,
+    map: mapTable(options.map),
+    ...(options.name !== undefined ? { name: options.name } : {}),
   });
-  const { text, items } = describe(plan, report, context.settings.policy.trashRetentionDays === 0);
-  const refusal =
-    unfit.length > 0 ? `\nWithout --split, this import would be refused: ${unfit.length} item(s) are too large.` : '';
-  output.result(`${text}${refusal}`, { kind, dryRun: report.dryRun, items, report });
+  const { text, items } = describe(result, context.settings.policy.trashRetentionDays === 0);
+  const unfit = result.tooLarge.length;
+  const refusal = unfit > 0 ? `\nWithout --split, this import would be refused: ${unfit} item(s) are too large.` : '';
+  output.result(`${text}${refusal}`, { kind, dryRun: result.report.dryRun, items, report: result.report });
 }

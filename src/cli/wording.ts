@@ -53,6 +53,12 @@ export function cliMessage(error: EngramError): string {
       return `there is no user ${detail.user}: engram user list shows every user; engram user add ${detail.user} adds one.`;
     case 'drop-not-found':
       return `${detail.name} not found, nothing was dropped.${didYouMean(detail.suggestions)} engram index lists every entry.`;
+    case 'import-too-large':
+      return (
+        `${detail.sources.length} item(s) are over the entry cap of ${formatCount(detail.cap)} bytes: ` +
+        `${detail.sources.join(', ')}. Pass --split to split them into -2, -3 entries ` +
+        '(--dry-run shows how); nothing was imported.'
+      );
     default:
       return error.message;
   }

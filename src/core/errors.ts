@@ -85,6 +85,15 @@ export type ErrorDetail =
   | { readonly reason: 'entry-exists'; readonly name: string }
   /** A save based on revision `expected` of an entry now at revision `current`. */
   | { readonly reason: 'stale-revision'; readonly name: string; readonly expected: number; readonly current: number }
+  /** An import from another memory system with items over the entry cap (core/bridges/run.ts). */
+  | { readonly reason: 'import-too-large'; readonly sources: readonly string[]; readonly cap: number }
+  /** An entity type mapped to a group this memory does not have (core/bridges/server-memory.ts). */
+  | {
+      readonly reason: 'import-map-group';
+      readonly type: string;
+      readonly group: string;
+      readonly groups: readonly string[];
+    }
   /** A revision that is not kept. */
   | {
       readonly reason: 'no-such-revision';

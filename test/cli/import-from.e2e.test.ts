@@ -128,7 +128,8 @@ describe('engram import --from server-memory', () => {
     );
     const dry = await engram.run('import', '--from', 'server-memory', file, '--dry-run');
     expect(dry.stdout).toContain(
-      'too large: line 2: entity "big" (topic)\n    22,690 bytes is over the entry cap of 16,384 bytes: split it with --split',
+      'too large: line 2: entity "big" (topic)\n    22,690 bytes is over the entry cap of 16,384 bytes\n' +
+        '    split it with --split, or shorten it in the source\n',
     );
     expect(dry.stdout).toMatch(/Without --split, this import would be refused: 1 item\(s\) are too large.\n$/);
     const split = await engram.run('import', '--from', 'server-memory', file, '--split');

@@ -11,7 +11,7 @@
  * refuse a file that is not what they read with an INVALID_ARGUMENT saying where.
  */
 
-import { EngramError } from '../errors.js';
+import { EngramError, type ErrorDetail } from '../errors.js';
 import { isValidSegment } from '../names.js';
 import type { Policy } from '../policy.js';
 import { charLength, foldDescription, normalizeNewlines, utf8Bytes } from '../text.js';
@@ -176,8 +176,8 @@ export function buildPlan(
         names: [wanted],
         notes: [
           ...notes,
-          `${formatBytes(utf8Bytes(body))} is over the entry cap of ${formatBytes(policy.entryCap)}: ` +
-            'split it with --split, or shorten it in the source',
+          // Each door adds how to split it (--split, ?split=1).
+          `${formatBytes(utf8Bytes(body))} is over the entry cap of ${formatBytes(policy.entryCap)}`,
         ],
         problem: 'too-large',
       });
@@ -234,6 +234,6 @@ function notText(file: SourceFile): EngramError {
 }
 
 /** A refusal of the whole source, saying where it is wrong. */
-export function badSource(message: string): EngramError {
-  return new EngramError('INVALID_ARGUMENT', `${message}; nothing was imported.`);
+export function badSource(message: string, detail?: ErrorDetail): EngramError {
+  return new EngramError('INVALID_ARGUMENT', `${message}; nothing was imported.`, detail);
 }

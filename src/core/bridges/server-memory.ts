@@ -32,6 +32,7 @@ function groupFor(map: Readonly<Record<string, string>>, policy: Policy): (entit
     if (!Object.hasOwn(policy.groups, wanted)) {
       throw badSource(
         `--map ${type}=${group}: "${group}" is not a group of this memory (groups: ${groupList(policy)})`,
+        { reason: 'import-map-group', type, group, groups: Object.keys(policy.groups) },
       );
     }
     table.set(type.trim().toLowerCase(), wanted);

@@ -1,0 +1,91 @@
+/**
+ * An import from another memory system, the same through every door (`engram import
+ * --from KIND`, `POST /api/import?from=KIND`): the kind's bridge reads the files into a
+ * plan; a plan with items over the entry cap is refused, unless it is only a dry run that
+ * shows them; the plan is applied by Transfer.import in one transaction, history naming
+ * `import:KIND`; and what became of each item comes back as data, for each door to word.
+ */
+
+import { EngramError } from '../errors.js';
+import type { Caller, Memory } from '../memory.js';
+import { formatCount } from '../text.js';
+import type { ImportMode, ImportReport } from '../transfer.js';
+import { BRIDGES, type BridgeKind, type BridgeOptions } from './index.js';
+import { type ImportPlan, type PlanProblem, planDocument, type SourceFile, tooLarge } from './plan.js';
+
+export interface ImportFromOptions extends BridgeOptions {
+  readonly mode?: ImportMode;
+  readonly overwrite?: boolean;
+  readonly dryRun?: boolean;
+  readonly allGroups?: boolean;
+}
+
+/** What the import does (or, in a dry run, would do) to one name of the plan. */
+export type ItemAction = 'create' | 'append' | 'replace' | 'unchanged' | 'conflict' | 'skip';
+
+/** One item of the source, and what became of it. */
+export interface ImportedItem {
+  readonly source: string;
+  /** The names it becomes, with what happens to each; none when it is left out (`problem`). */
+  readonly names: readonly { readonly name: string; readonly action: ItemAction }[];
+  /** Why it is named, shortened, split or left out as it is. */
+  readonly notes: readonly string[];
+  readonly problem?: PlanProblem;
+}
+
+export interface ImportFromResult {
+  readonly kind: BridgeKind;
+  readonly plan: ImportPlan;
+  readonly report: ImportReport;
+  readonly items: readonly ImportedItem[];
+  /** The sources over the entry cap: a dry run shows them; without `split`, the import itself is refused. */
+  readonly tooLarge: readonly string[];
+}
+
+/** What became of one name of the plan, from the import's report. */
+function actionOf(name: string, report: ImportReport): ItemAction {
+  if (report.created.includes(name)) return 'create';
+  if (report.appended?.includes(name)) return 'append';
+  if (report.updated.includes(name)) return 'replace';
+  if (report.unchanged.includes(name)) return 'unchanged';
+  if (report.conflicts.includes(name)) return 'conflict';
+  // Left out by the import: its group is not one the model can write.
+  return 'skip';
+}
+
+export async function importFromSource(
+  memory: Memory,
+  caller: Caller,
+  kind: BridgeKind,
+  files: readonly SourceFile[],
+  options: ImportFromOptions = {},
+): Promise<ImportFromResult> {
+  const bridge = BRIDGES[kind];
+  const plan = bridge.parse(files, memory.policy, options);
+  const unfit = tooLarge(plan).map((item) => item.source);
+  if (unfit.length > 0 && !options.dryRun) {
+    const cap = memory.policy.entryCap;
+    throw new EngramError(
+      'TOO_LARGE',
+      `${unfit.length} item(s) are over the entry cap of ${formatCount(cap)} bytes: ${unfit.join(', ')}. ` +
+        'Split them into -2, -3 entries, or shorten them in the source; nothing was imported.',
+      { reason: 'import-too-large', sources: unfit, cap },
+    );
+  }
+  const report = await memory.transfer.import({ ...caller, label: `import:${kind}` }, planDocument(plan), {
+    mode: options.mode ?? 'merge',
+    overwrite: options.overwrite === true,
+    dryRun: options.dryRun === true,
+    allGroups: options.allGroups === true,
+    append: bridge.existing === 'append',
+  });
+  const items = plan.items.map(
+    (item): ImportedItem => ({
+      source: item.source,
+      names: item.problem ? [] : item.names.map((name) => ({ name, action: actionOf(name, report) })),
+      notes: item.notes,
+      ...(item.problem ? { problem: item.problem } : {}),
+    }),
+  );
+  return { kind, plan, report, items, tooLarge: unfit };
+}
