@@ -19,6 +19,8 @@ export interface GeneratorJob {
   readonly bodies: readonly string[];
   /** Text every answer must contain. */
   readonly expect: string;
+  /** Bearer tokens, connection k sending token k; absent, no Authorization header. */
+  readonly tokens?: readonly string[];
   readonly connections: number;
   readonly workers: number;
   readonly warmupMs: number;
@@ -56,19 +58,22 @@ function verifier(expect: string): string {
 /**
  * Each connection starts at its own place in the list of requests (connection k at k/N of
  * it), so that N connections never send the same request at the same moment: writes go to
- * different entries, as many clients' would. A worker thread loads this from a file too.
+ * different entries, as many clients' would; with tokens, connection k sends token k. A
+ * worker thread loads this from a file too.
  */
-function spreader(bodies: readonly string[], connections: number): string {
+function spreader(bodies: readonly string[], connections: number, tokens: readonly string[] | undefined): string {
   const list = join(tmpdir(), `engram-bench-bodies-${process.pid}.json`);
-  writeFileSync(list, JSON.stringify(bodies));
+  writeFileSync(list, JSON.stringify({ bodies, tokens: tokens ?? null }));
   const file = join(tmpdir(), `engram-bench-spread-${process.pid}.cjs`);
   writeFileSync(
     file,
-    `const bodies = require(${JSON.stringify(list)});\n` +
+    `const { bodies, tokens } = require(${JSON.stringify(list)});\n` +
       `let next = 0;\n` +
       `module.exports = (client) => {\n` +
-      `  const start = Math.floor(((next++ % ${connections}) * bodies.length) / ${connections});\n` +
-      `  client.setRequests([...bodies.slice(start), ...bodies.slice(0, start)].map((body) => ({ body })));\n` +
+      `  const k = next++ % ${connections};\n` +
+      `  const start = Math.floor((k * bodies.length) / ${connections});\n` +
+      `  const headers = tokens ? { authorization: 'Bearer ' + tokens[k % tokens.length] } : undefined;\n` +
+      `  client.setRequests([...bodies.slice(start), ...bodies.slice(0, start)].map((body) => ({ body, headers })));\n` +
       `};\n`,
   );
   return file;
@@ -91,7 +96,7 @@ async function main(): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   const job = JSON.parse(Buffer.concat(chunks).toString('utf8')) as GeneratorJob;
-  const files = { verifyBody: verifier(job.expect), setupClient: spreader(job.bodies, job.connections) };
+  const files = { verifyBody: verifier(job.expect), setupClient: spreader(job.bodies, job.connections, job.tokens) };
   const result = await run(job, files, job.warmupMs)
     .then(() => run(job, files, job.durationMs))
     .finally(() => {

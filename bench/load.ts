@@ -21,6 +21,8 @@ export interface LoadTarget {
   readonly bodies: readonly string[];
   /** Text every answer must contain; an answer without it fails the run. */
   readonly expect: string;
+  /** Bearer tokens: connection k sends token k (of a user of its own); none, no Authorization header. */
+  readonly tokens?: readonly string[];
 }
 
 export interface LoadResult {

@@ -1,0 +1,54 @@
+/**
+ * Many users at once, for the HTTP benchmark: one bearer token per connection, each of a
+ * user of its own, whose writes never wait on another's lock — the workload of a team
+ * server, which DESIGN §7 judges against the serial commit rate. The users, their tokens
+ * and their entries are made in-process through the store, before `engram serve --auth
+ * token` opens the same database.
+ */
+
+import { createAccess } from '../src/core/access.js';
+import { createMemory } from '../src/core/memory.js';
+import type { Store } from '../src/core/store.js';
+import { openPostgresStore } from '../src/store/postgres/index.js';
+import { openSqliteStore } from '../src/store/sqlite/index.js';
+import { appendedLine, bodyOf, subject } from './content.js';
+
+/** Entries each user holds, and appends to in turn. */
+export const USER_ENTRIES = 50;
+
+/** The name a user's request `serial` appends to. */
+export function userEntry(serial: number): string {
+  return subject(serial % USER_ENTRIES).name;
+}
+
+/** The arguments of a user's write `serial`: an append of a distinct line. */
+export function userWrite(serial: number): Record<string, unknown> {
+  return { name: userEntry(serial), new: appendedLine(serial) };
+}
+
+/**
+ * Makes `users` users in the database (SQLite file `db`, or PostgreSQL at `databaseUrl`),
+ * each with USER_ENTRIES entries and one token, and returns the tokens, one per user.
+ */
+export async function seedUsers(target: { db: string; databaseUrl?: string | undefined }, users: number) {
+  const store: Store = target.databaseUrl
+    ? await openPostgresStore({ connectionString: target.databaseUrl })
+    : await openSqliteStore({ path: target.db });
+  try {
+    const access = createAccess(store.tokens);
+    const memory = createMemory({ store });
+    return await Promise.all(
+      Array.from({ length: users }, async (_, at) => {
+        const user = `bench-user-${String(at).padStart(3, '0')}`;
+        const caller = { user, label: 'bench seed' };
+        for (let index = 0; index < USER_ENTRIES; index++) {
+          const { name, description } = subject(index);
+          await memory.write(caller, { name, description, new: bodyOf(subject(index)) });
+        }
+        return (await access.create({ user, label: `bench ${user}` })).token;
+      }),
+    );
+  } finally {
+    await store.close();
+  }
+}
