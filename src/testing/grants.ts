@@ -2,12 +2,16 @@
  * The grants part of the Store contract (GrantStore, as `store.grants`: OAuth clients,
  * grants and their codes and tokens), written once and run against every backend by
  * `describeStoreContract` (index.ts). Redeeming once is raced here within one process;
- * a backend shared by processes must hold it across them too. Nothing here may know
- * which backend it is testing.
+ * a backend shared by processes must hold it across them too. The token service's
+ * refresh, raced over the store, ends the file: what it needs of redeem and addSecrets.
+ * Nothing here may know which backend it is testing.
  */
 
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { GrantStore } from '../core/account-store.js';
+import { hashSecret, newSecret } from '../core/oauth/secrets.js';
+import { OAuthTokens, REFRESH_REUSE_GRACE_MS } from '../core/oauth/tokens.js';
 import { client, grant, grantSecret, type OpenStore, START, storesPerTest } from './setup.js';
 
 const DUPLICATE_CLIENT = 'another client has the same id or hash, so nothing was added.';
@@ -304,6 +308,59 @@ export function describeGrantContract(label: string, open: OpenStore): void {
         expect(await grants.listGrants()).toEqual([grant('live', { created: START + 1 })]);
         expect(await grants.findSecret(live.hash)).toEqual(live);
         expect(await grants.addSecrets('lapsed', [grantSecret('a9', 'lapsed', { kind: 'access' })])).toBe(false);
+      });
+    });
+
+    describe('under the token service', () => {
+      /** A grant connected through the token service (its code exchanged), on a clock the test moves. */
+      async function connected() {
+        const grants = await grantStore();
+        let clock = START;
+        const tokens = new OAuthTokens(grants, { now: () => clock });
+        const verifier = 'v'.repeat(43);
+        const code = newSecret('code');
+        const challenge = createHash('sha256').update(verifier).digest('base64url');
+        const data = JSON.stringify({ redirectUri: 'http://127.0.0.1/cb', codeChallenge: challenge });
+        await grants.addGrant(grant('g1'), {
+          ...grantSecret('c', 'g1', { expires: START + 60_000, data }),
+          hash: hashSecret(code),
+        });
+        const first = await tokens.exchangeCode({
+          code,
+          codeVerifier: verifier,
+          redirectUri: 'http://127.0.0.1/cb',
+          clientId: 'c1',
+        });
+        const refresh = (refreshToken: string) => tokens.refresh({ refreshToken, clientId: 'c1' });
+        return { grants, tokens, first, refresh, advance: (ms: number) => (clock += ms) };
+      }
+
+      it('answers refreshes racing with one refresh token with one same pair and keeps the grant', async () => {
+        const { grants, tokens, first, refresh } = await connected();
+
+        const answers = await Promise.all(Array.from({ length: 4 }, () => refresh(first.refresh_token)));
+
+        expect(answers.map((answer) => answer.refresh_token)).toEqual(Array(4).fill(answers[0]!.refresh_token));
+        expect(answers.map((answer) => answer.access_token)).toEqual(Array(4).fill(answers[0]!.access_token));
+        expect(await grants.getGrant('g1')).toEqual(grant('g1'));
+        expect(await tokens.authenticate(answers[0]!.access_token, grant('g1').resource)).toMatchObject({
+          user: 'alice',
+        });
+        expect((await refresh(answers[0]!.refresh_token)).token_type).toBe('Bearer');
+      });
+
+      it('revoke the grant on a repeat past the grace window, or of a token whose successor rotated too', async () => {
+        const late = await connected();
+        await late.refresh(late.first.refresh_token);
+        late.advance(REFRESH_REUSE_GRACE_MS);
+        await expect(late.refresh(late.first.refresh_token)).rejects.toMatchObject({ error: 'invalid_grant' });
+        expect(await late.grants.getGrant('g1')).toBeUndefined();
+
+        const older = await connected();
+        const second = await older.refresh(older.first.refresh_token);
+        await older.refresh(second.refresh_token);
+        await expect(older.refresh(older.first.refresh_token)).rejects.toMatchObject({ error: 'invalid_grant' });
+        expect(await older.grants.getGrant('g1')).toBeUndefined();
       });
     });
   });

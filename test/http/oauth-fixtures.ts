@@ -43,6 +43,8 @@ export interface OAuthTestServerOptions {
   readonly accounts?: AccountsOptions;
   /** Honour X-Forwarded-For, as behind a proxy (--trust-proxy). */
   readonly trustProxy?: boolean;
+  /** The token service's clock in milliseconds (Date.now unless told). */
+  readonly now?: () => number;
 }
 
 /** Starts `engram serve --auth oauth` on a free port; it is stopped when the test ends. */
@@ -50,7 +52,7 @@ export async function startOAuthServer(options: OAuthTestServerOptions = {}): Pr
   const store = openMemoryStore();
   const memory = createMemory({ store });
   const access = createAccess(store.tokens);
-  const tokens = new OAuthTokens(store.grants);
+  const tokens = new OAuthTokens(store.grants, options.now ? { now: options.now } : {});
   const clients = new OAuthClients(store.grants, {
     configured: options.configured ?? [],
     ...(options.maxRegistrations ? { maxRegistrations: options.maxRegistrations } : {}),

@@ -1,12 +1,14 @@
 /**
  * The token endpoint, /mcp with OAuth tokens and /revoke over HTTP: a code (stored as the
  * consent step stores it) is exchanged for tokens that call the tools as the app (its
- * name in history; a read-only grant cannot write); refresh rotates, and a reused refresh
- * token revokes the grant (401 from then on); /revoke ends the grant. Every malformed
+ * name in history; a read-only grant cannot write); refresh rotates, refreshes racing with
+ * one refresh token get one same pair, and a refresh token reused past the grace window
+ * revokes the grant (401 from then on); /revoke ends the grant. Every malformed
  * request is refused with RFC 6749 §5.2's JSON and issues nothing.
  */
 
 import { describe, expect, it } from 'vitest';
+import { REFRESH_REUSE_GRACE_MS } from '../../src/core/oauth/tokens.js';
 import { postRpc, type RawResponse, raw, rpc, rpcMessage } from './fixtures.js';
 import {
   authorizeDirectly,
@@ -89,8 +91,9 @@ describe('the code flow', () => {
     expect((await raw(server.port, { path: '/api/entries', headers: bearer(tokens.access_token) })).status).toBe(401);
   });
 
-  it('refresh rotates; the old refresh token used again revokes the grant, and its tokens get 401', async () => {
-    const server = await startOAuthServer();
+  it('refresh rotates; the old refresh token used again past the grace window revokes the grant, and its tokens get 401', async () => {
+    let clock = Date.now();
+    const server = await startOAuthServer({ now: () => clock });
     const { grantId, tokens } = await connect(server);
     const refresh = (token: string) =>
       postForm(server.port, '/token', { grant_type: 'refresh_token', refresh_token: token, client_id: CLIENT_ID });
@@ -100,6 +103,7 @@ describe('the code flow', () => {
     expect(second.refresh_token).not.toBe(tokens.refresh_token);
     expect((await postRpc(server.port, WRITE_ME, bearer(second.access_token))).status).toBe(200);
 
+    clock += REFRESH_REUSE_GRACE_MS;
     const reused = await refresh(tokens.refresh_token);
     expect(reused.status).toBe(400);
     expect(oauthError(reused)).toEqual({
@@ -113,6 +117,27 @@ describe('the code flow', () => {
     const after = await postRpc(server.port, call('memory_open'), bearer(second.access_token));
     expect(after.status).toBe(401);
     expect(after.headers['www-authenticate']).toMatch(/error="invalid_token"$/);
+  });
+
+  it('refreshes racing with one refresh token (a retry, two tabs) all get one same pair, and the grant stays', async () => {
+    const server = await startOAuthServer();
+    const { grantId, tokens } = await connect(server);
+    const refresh = () =>
+      postForm(server.port, '/token', {
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: CLIENT_ID,
+      });
+
+    const answers = await Promise.all([refresh(), refresh(), refresh()]);
+
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    const pairs = answers.map((answer) => JSON.parse(answer.body) as { access_token: string; refresh_token: string });
+    expect(new Set(pairs.map((pair) => `${pair.access_token} ${pair.refresh_token}`)).size).toBe(1);
+    expect(pairs[0]!.refresh_token).not.toBe(tokens.refresh_token);
+    expect(await server.store.grants.getGrant(grantId)).toBeDefined();
+    expect(issued(server)).toBe(4);
+    expect((await postRpc(server.port, WRITE_ME, bearer(pairs[0]!.access_token))).status).toBe(200);
   });
 
   it('a reused code revokes what it issued', async () => {

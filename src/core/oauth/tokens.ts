@@ -3,7 +3,11 @@
  * an authorization code is exchanged once, by the client it was issued to, with the
  * redirect URI and the PKCE verifier of its request; a refresh token rotates, and a
  * second use of either means it was stolen, so the whole grant (every token it holds)
- * is revoked. A code is good for exactly one attempt: any refused exchange ends its
+ * is revoked. One exception (RFC 9700 §4.14.2 leaves its detection to the server): the
+ * refresh token just rotated, presented again by its client within a few seconds, is a
+ * retry or a second tab racing the first, and gets the very pair the first use got
+ * (derived from the token and a stored seed, secrets.ts), so the chain never forks.
+ * A code is good for exactly one attempt: any refused exchange ends its
  * grant, which could never yield tokens afterwards. A refresh that is refused before it
  * is redeemed (wrong client, wider scope, other resource) costs the client nothing.
  *
@@ -16,8 +20,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ExpiredRemoval, GrantRecord, GrantSecretKind, GrantSecretRecord, GrantStore } from '../account-store.js';
 import type { Caller } from '../caller.js';
+import { EngramError } from '../errors.js';
 import { canonicalResource, sameResource } from './resource.js';
-import { hashSecret, newSecret, SECRET_PREFIXES, sameHash } from './secrets.js';
+import { hashSecret, newSecret, newSeed, SECRET_PREFIXES, sameHash, successorSecret } from './secrets.js';
 import { type CodeData, DEFAULT_TTLS, OAuthError, SCOPE_READ, SCOPE_WRITE, SCOPES, type Scope } from './types.js';
 
 export interface OAuthTokensOptions {
@@ -73,7 +78,26 @@ export interface AppInfo {
 interface TokenData {
   /** Space-separated scopes: the grant's, or fewer when a refresh narrowed them. */
   readonly scope: string;
+  /** A refresh token's: what its successor pair is derived from (successorSecret); absent on older tokens. */
+  readonly seed?: string;
 }
+
+/** An access and a refresh token issued together. */
+interface Pair {
+  readonly access: string;
+  readonly refresh: string;
+}
+
+/**
+ * How long after a refresh token was rotated its client may present it again and get the
+ * same successor pair instead of losing the grant. Honest repeats come within a round trip
+ * or two: two tabs (or processes) refreshing at once are milliseconds apart, and a client
+ * retrying a request whose answer was lost retries within a second or two; 5 s covers
+ * that on a slow link or a busy server. It is kept that short because it is also how long
+ * a copy of the token could be replayed unnoticed (the replay gets the same pair, never a
+ * chain of its own, and the next rotation still tells the two holders apart).
+ */
+export const REFRESH_REUSE_GRACE_MS = 5_000;
 
 /** RFC 7636 §4.1: 43-128 characters of the unreserved set. */
 const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
@@ -90,13 +114,17 @@ function scopeString(scopes: readonly Scope[]): string {
 
 /** The scopes a token allows (never more than its grant does). */
 function tokenScopes(secret: GrantSecretRecord, grant: GrantRecord): readonly Scope[] {
-  let scope = '';
-  try {
-    scope = (JSON.parse(secret.data) as TokenData).scope;
-  } catch {
-    return [SCOPE_READ];
-  }
+  const scope = tokenData(secret)?.scope;
+  if (scope === undefined) return [SCOPE_READ];
   return grantScopes(grant).filter((allowed) => scope.split(' ').includes(allowed));
+}
+
+function tokenData(secret: GrantSecretRecord): Partial<TokenData> | undefined {
+  try {
+    return JSON.parse(secret.data) as Partial<TokenData>;
+  } catch {
+    return undefined;
+  }
 }
 
 function s256(verifier: string): string {
@@ -194,7 +222,10 @@ export class OAuthTokens {
     return this.issue(grant, grantScopes(grant));
   }
 
-  /** The refresh_token grant (RFC 6749 §6) with rotation: the old refresh token is spent, a new pair issued. */
+  /**
+   * The refresh_token grant (RFC 6749 §6) with rotation: the old refresh token is spent, a
+   * new pair issued; within the grace window, the same pair again (REFRESH_REUSE_GRACE_MS).
+   */
   async refresh(request: RefreshRequest): Promise<TokenResponse> {
     checkResource(request.resource, undefined);
     const hash = hashSecret(request.refreshToken);
@@ -202,7 +233,7 @@ export class OAuthTokens {
     if (secret === undefined || secret.kind !== 'refresh') {
       throw invalidGrant('the refresh token is not known here: it is wrong or revoked. Authorize again.');
     }
-    if (secret.used !== undefined) await this.reused(secret);
+    if (secret.used !== undefined && !this.inGrace(secret)) await this.reused(secret);
     if (secret.expires <= this.now()) throw invalidGrant('the refresh token has expired. Authorize again.');
     const grant = await this.grants.getGrant(secret.grantId);
     if (grant === undefined) throw invalidGrant('the refresh token was revoked. Authorize again.');
@@ -213,8 +244,64 @@ export class OAuthTokens {
     const scopes = this.narrow(tokenScopes(secret, grant), request.scope);
     const redemption = await this.grants.redeem(hash, this.now());
     if (redemption === undefined) throw invalidGrant('the refresh token was revoked meanwhile. Authorize again.');
-    if (!redemption.first) await this.reused(secret);
-    return this.issue(grant, scopes);
+    if (!redemption.first && !this.inGrace(redemption.secret)) await this.reused(secret);
+    const seed = tokenData(redemption.secret)?.seed;
+    if (seed === undefined) return this.issue(grant, scopes);
+    const pair = {
+      access: successorSecret('access', request.refreshToken, seed),
+      refresh: successorSecret('refresh', request.refreshToken, seed),
+    };
+    if (!redemption.first) {
+      const again = await this.issued(secret, pair);
+      if (again !== undefined) return again;
+    }
+    return this.issueOnce(grant, scopes, secret, pair);
+  }
+
+  /** Whether a spent refresh token is the one just rotated: spent moments ago, with a successor that can be answered again. */
+  private inGrace(secret: GrantSecretRecord): boolean {
+    return (
+      secret.used !== undefined &&
+      tokenData(secret)?.seed !== undefined &&
+      this.now() - secret.used < REFRESH_REUSE_GRACE_MS
+    );
+  }
+
+  /** Issues the successor pair, or answers it as a concurrent twin of this request just issued it. */
+  private async issueOnce(
+    grant: GrantRecord,
+    scopes: readonly Scope[],
+    spent: GrantSecretRecord,
+    pair: Pair,
+  ): Promise<TokenResponse> {
+    try {
+      return await this.issue(grant, scopes, pair);
+    } catch (error) {
+      if (!(error instanceof EngramError && error.code === 'CONFLICT')) throw error;
+      const answer = await this.issued(spent, pair);
+      if (answer === undefined) throw invalidGrant('the grant was revoked meanwhile. Authorize again.');
+      return answer;
+    }
+  }
+
+  /**
+   * The successor pair as it was issued already, undefined if it was not (yet). When its
+   * refresh token was rotated in turn, the token presented is an older one: a replay.
+   */
+  private async issued(spent: GrantSecretRecord, pair: Pair): Promise<TokenResponse | undefined> {
+    const [access, refresh] = await Promise.all([
+      this.grants.findSecret(hashSecret(pair.access)),
+      this.grants.findSecret(hashSecret(pair.refresh)),
+    ]);
+    if (access === undefined || refresh === undefined) return undefined;
+    if (refresh.used !== undefined) await this.reused(spent);
+    return {
+      access_token: pair.access,
+      token_type: 'Bearer',
+      expires_in: Math.max(0, Math.floor((access.expires - this.now()) / 1000)),
+      refresh_token: pair.refresh,
+      scope: tokenData(refresh)?.scope ?? SCOPE_READ,
+    };
   }
 
   /** A spent refresh token presented again: it was copied, so the grant ends. */
@@ -245,32 +332,36 @@ export class OAuthTokens {
     return asked.includes(SCOPE_WRITE) ? SCOPES : [SCOPE_READ];
   }
 
-  /** A new access and refresh token for the grant; refused when the grant was revoked meanwhile. */
-  private async issue(grant: GrantRecord, scopes: readonly Scope[]): Promise<TokenResponse> {
+  /**
+   * A new access and refresh token for the grant (`pair`, or fresh random ones); refused
+   * when the grant was revoked meanwhile, CONFLICT when the pair was issued already.
+   */
+  private async issue(
+    grant: GrantRecord,
+    scopes: readonly Scope[],
+    pair: Pair = { access: newSecret('access'), refresh: newSecret('refresh') },
+  ): Promise<TokenResponse> {
     const now = this.now();
     const scope = scopeString(scopes);
-    const data = JSON.stringify({ scope } satisfies TokenData);
-    const secret = (kind: GrantSecretKind, value: string, ttl: number): GrantSecretRecord => ({
+    const secret = (kind: GrantSecretKind, value: string, ttl: number, data: TokenData): GrantSecretRecord => ({
       hash: hashSecret(value),
       grantId: grant.id,
       kind,
       created: now,
       expires: now + ttl,
       used: undefined,
-      data,
+      data: JSON.stringify(data),
     });
-    const accessToken = newSecret('access');
-    const refreshToken = newSecret('refresh');
     const added = await this.grants.addSecrets(grant.id, [
-      secret('access', accessToken, this.ttls.access),
-      secret('refresh', refreshToken, this.ttls.refresh),
+      secret('access', pair.access, this.ttls.access, { scope }),
+      secret('refresh', pair.refresh, this.ttls.refresh, { scope, seed: newSeed() }),
     ]);
     if (!added) throw invalidGrant('the grant was revoked meanwhile. Authorize again.');
     return {
-      access_token: accessToken,
+      access_token: pair.access,
       token_type: 'Bearer',
       expires_in: Math.floor(this.ttls.access / 1000),
-      refresh_token: refreshToken,
+      refresh_token: pair.refresh,
       scope,
     };
   }

@@ -1,7 +1,9 @@
 /**
  * The token service: a code is exchanged once, by its client, with its redirect URI and
  * PKCE verifier, for tokens kept only as hashes; a refresh rotates and may only narrow;
- * a second use of a code or refresh token revokes the whole grant; access tokens expire,
+ * a second use of a code or refresh token revokes the whole grant, except the refresh token
+ * just rotated, presented again by its client within the grace window, which gets the same
+ * pair; access tokens expire,
  * are bound to their resource and stop working when their grant is revoked. Every
  * refusal has its OAuth error code, and issues nothing.
  */
@@ -10,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { GrantRecord } from '../../../src/core/account-store.js';
 import { hashSecret, newSecret } from '../../../src/core/oauth/secrets.js';
-import { OAuthTokens } from '../../../src/core/oauth/tokens.js';
+import { OAuthTokens, REFRESH_REUSE_GRACE_MS } from '../../../src/core/oauth/tokens.js';
 import { type CodeData, OAuthError, type OAuthErrorCode } from '../../../src/core/oauth/types.js';
 import { MemoryGrantStore } from '../../../src/store/memory/grants.js';
 
@@ -296,9 +298,10 @@ describe('refresh', () => {
     expect(third.scope).toBe('memory:read memory:write');
   });
 
-  it('revokes the grant when a refresh token is used twice', async () => {
-    const { grants, tokens, grantId, response, refresh, issued } = await connected();
+  it('revokes the grant when a refresh token is used twice, the second time past the grace window', async () => {
+    const { grants, tokens, grantId, response, refresh, issued, advance } = await connected();
     const second = await refresh(response.refresh_token);
+    advance(REFRESH_REUSE_GRACE_MS);
     await refusal(
       refresh(response.refresh_token),
       'invalid_grant',
@@ -308,6 +311,78 @@ describe('refresh', () => {
     expect(issued()).toBe(0);
     expect(await tokens.authenticate(second.access_token, RESOURCE)).toBeUndefined();
     await refusal(refresh(second.refresh_token), 'invalid_grant', /not known here/);
+  });
+
+  it('answers refreshes racing with one refresh token (a retry, two tabs) with one same pair, keeping the grant', async () => {
+    const { grants, tokens, grantId, response, refresh, issued } = await connected();
+
+    const answers = await Promise.all([1, 2, 3].map(() => refresh(response.refresh_token)));
+
+    expect(new Set(answers.map((answer) => answer.refresh_token)).size).toBe(1);
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[2]).toEqual(answers[0]);
+    expect(answers[0]!.refresh_token).not.toBe(response.refresh_token);
+    expect(await grants.getGrant(grantId)).toBeDefined();
+    expect(issued()).toBe(4);
+    expect(await tokens.authenticate(answers[0]!.access_token, RESOURCE)).toMatchObject({ user: 'ada' });
+    expect((await refresh(answers[0]!.refresh_token)).token_type).toBe('Bearer');
+  });
+
+  it('answers the same pair to a repeat just inside the grace window, and revokes at its end', async () => {
+    const { grants, grantId, response, refresh, issued, advance } = await connected();
+    const first = await refresh(response.refresh_token, { scope: 'memory:read' });
+
+    advance(REFRESH_REUSE_GRACE_MS - 1);
+    // The scope asked again is not the one answered: the pair was issued already, narrowed.
+    expect(await refresh(response.refresh_token)).toEqual({ ...first, expires_in: 3595 });
+    expect(issued()).toBe(4);
+
+    advance(1);
+    await refusal(refresh(response.refresh_token), 'invalid_grant', /used before, so it may have been stolen/);
+    expect(await grants.getGrant(grantId)).toBeUndefined();
+  });
+
+  it('revokes the grant when an older refresh token comes back within the window: its successor rotated already', async () => {
+    const { grants, grantId, response, refresh, issued } = await connected();
+    const second = await refresh(response.refresh_token);
+    await refresh(second.refresh_token);
+
+    await refusal(refresh(response.refresh_token), 'invalid_grant', /used before, so it may have been stolen/);
+    expect(await grants.getGrant(grantId)).toBeUndefined();
+    expect(issued()).toBe(0);
+  });
+
+  it('refuses a repeat within the window from another client, keeping the grant', async () => {
+    const { grants, grantId, response, refresh } = await connected();
+    await refresh(response.refresh_token);
+
+    await refusal(
+      refresh(response.refresh_token, { clientId: 'client-evil' }),
+      'invalid_grant',
+      /issued to another client/,
+    );
+    expect(await grants.getGrant(grantId)).toBeDefined();
+  });
+
+  it('revokes at once on a repeat of a refresh token kept without a seed (issued before the grace window existed)', async () => {
+    const { grants, grantId, refresh, now } = await connected();
+    const legacy = newSecret('refresh');
+    await grants.addSecrets(grantId, [
+      {
+        hash: hashSecret(legacy),
+        grantId,
+        kind: 'refresh',
+        created: now(),
+        expires: now() + 60_000,
+        used: undefined,
+        data: JSON.stringify({ scope: 'memory:read memory:write' }),
+      },
+    ]);
+
+    const rotated = await refresh(legacy);
+    expect((await refresh(rotated.refresh_token)).token_type).toBe('Bearer');
+    await refusal(refresh(legacy), 'invalid_grant', /used before/);
+    expect(await grants.getGrant(grantId)).toBeUndefined();
   });
 
   it('revokes the grant when a spent refresh token comes back after it expired', async () => {
