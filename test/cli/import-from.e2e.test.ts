@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { CLAUDE_CODE_FOLDER } from '../core/bridges/fixtures.js';
 import { writeAnthropicMemory } from '../helpers/anthropic-memory.js';
 import { queryDatabase } from '../helpers/engram.js';
+import { webuiMemoryExport } from '../helpers/llama-webui.js';
 import { writeServerMemory } from '../helpers/server-memory.js';
 import { cli } from './fixtures.js';
 
@@ -234,6 +235,41 @@ describe('engram import --from chatgpt', () => {
   });
 });
 
+describe('engram import --from llama-webui', () => {
+  it('reads the WebUI memory export, as import:llama-webui; a file cut short imports nothing', async () => {
+    const engram = cli();
+    await engram.run('write', 'people/ada', '-d', 'Ada', '--new', 'Met in 2024.');
+    const file = engram.dir.file('llama_memory_2026-12-03.json');
+    const text = webuiMemoryExport([
+      { name: 'people/ada', description: 'Ada Lovelace', new_str: 'Likes tea' },
+      { name: 'areas/engram', description: 'The memory server', new_str: 'Three tools.' },
+      { name: 'recipes/bread', description: 'Bread', new_str: 'Flour.' },
+    ]);
+    writeFileSync(file, text.slice(0, -10));
+    const cut = await engram.run('import', '--from', 'llama-webui', file);
+    expect(cut.code).not.toBe(0);
+    expect(cut.stderr).toMatch(
+      /llama_memory_2026-12-03\.json is not JSON \(.*\): the file may be cut short; nothing was imported\.\n$/,
+    );
+    expect(entries(engram.db)).toEqual([{ name: 'people/ada', description: 'Ada', body: 'Met in 2024.\n' }]);
+    writeFileSync(file, text);
+    const done = await engram.run('import', '--from', 'llama-webui', file);
+    expect(done).toMatchObject({ code: 0, stderr: '' });
+    expect(done.stdout).toBe(
+      'create areas/engram  (from entry 1: "areas/engram")\n' +
+        'append people/ada  (from entry 2: "people/ada")\n' +
+        'skip recipes/bread  (from entry 3: "recipes/bread")\n' +
+        '    its group is not one the model can write (--all-groups imports it)\n' +
+        'Imported from llama-webui: 1 create, 1 append, 1 skip.\n',
+    );
+    expect(entries(engram.db)).toEqual([
+      { name: 'areas/engram', description: 'The memory server', body: 'Three tools.\n' },
+      { name: 'people/ada', description: 'Ada', body: 'Met in 2024.\nLikes tea\n' },
+    ]);
+    expect(actors(engram.db)).toContainEqual({ actor: 'import:llama-webui', operation: 'import' });
+  });
+});
+
 describe('engram import --from markdown', () => {
   it('reports a differing entry as a conflict and a group the model cannot write as skipped, changing neither', async () => {
     const engram = cli();
@@ -282,6 +318,7 @@ describe('engram import --from: paths', () => {
     const help = await cli().run('import', '--help');
     expect(help.stdout).toContain('--from <kind>');
     expect(help.stdout).toMatch(/server-memory\s+memory.jsonl of the MCP memory server/);
+    expect(help.stdout).toMatch(/llama-webui\s+the llama.cpp WebUI's memory export/);
     expect(help.stdout).toContain('docs/import.md');
   });
 });

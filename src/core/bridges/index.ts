@@ -9,6 +9,7 @@ import type { Policy } from '../policy.js';
 import { parseAnthropicMemory } from './anthropic-memory.js';
 import { parseChatgpt } from './chatgpt.js';
 import { CLAUDE_CODE_INDEX, parseClaudeCode } from './claude-code.js';
+import { parseLlamaWebui } from './llama-webui.js';
 import { parseMarkdown } from './markdown.js';
 import type { ImportPlan, PlanOptions, SourceFile } from './plan.js';
 import { parseServerMemory } from './server-memory.js';
@@ -33,7 +34,14 @@ export interface Bridge {
 }
 
 /** The kinds, in the order help lists them. */
-export const BRIDGE_KINDS = ['markdown', 'server-memory', 'anthropic-memory', 'claude-code', 'chatgpt'] as const;
+export const BRIDGE_KINDS = [
+  'markdown',
+  'server-memory',
+  'anthropic-memory',
+  'claude-code',
+  'chatgpt',
+  'llama-webui',
+] as const;
 
 export type BridgeKind = (typeof BRIDGE_KINDS)[number];
 
@@ -68,5 +76,11 @@ export const BRIDGES: Readonly<Record<BridgeKind, Bridge>> = {
     folder: false,
     existing: 'append',
     parse: parseChatgpt,
+  },
+  'llama-webui': {
+    summary: "the llama.cpp WebUI's memory export (llama_memory_DATE.json: settings, Memory, Export memory)",
+    folder: false,
+    existing: 'append',
+    parse: parseLlamaWebui,
   },
 };
