@@ -176,7 +176,7 @@ describe('POST /api/import', () => {
       'a misspelt dry run',
       importPath('?dry-run=1'),
       valid,
-      '?dry-run is not a parameter of POST /api/import: it takes ?mode, ?overwrite, ?dryRun, ?allGroups.',
+      '?dry-run is not a parameter of POST /api/import: it takes ?mode, ?overwrite, ?dryRun, ?allGroups, ?from, ?split.',
     ],
   ])('refuses %s with 400, changing nothing', async (_, path, body, message) => {
     const server = await seeded();

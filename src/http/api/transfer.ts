@@ -1,12 +1,14 @@
 /**
  * `/api/export` and `/api/import`: the whole memory as one document (docs/export-format.md),
- * downloaded (streamed as it is read) or brought back, merge or replace, with a dry run.
+ * downloaded (streamed as it is read) or brought back, merge or replace, with a dry run;
+ * `/api/import?from=KIND` brings in another system's memory instead (import-from.ts).
  * `/api/wipe` drops every entry to the trash, only when the body confirms it in words, so
  * no stray or mistyped call empties a memory.
  */
 
 import { EngramError } from '../../core/errors.js';
 import type { Memory } from '../../core/memory.js';
+import { bridgeKind, importFromRequest } from './import-from.js';
 import { choice, flag, jsonBody } from './request.js';
 import type { Route } from './route.js';
 
@@ -36,7 +38,7 @@ export function transferRoutes(memory: Memory): Route[] {
     {
       method: 'POST',
       template: '/api/import',
-      query: ['mode', 'overwrite', 'dryRun', 'allGroups'],
+      query: ['mode', 'overwrite', 'dryRun', 'allGroups', 'from', 'split'],
       body: 'document',
       handle: async ({ caller, query, body }) => {
         const options = {
@@ -45,6 +47,14 @@ export function transferRoutes(memory: Memory): Route[] {
           dryRun: flag(query, 'dryRun'),
           allGroups: flag(query, 'allGroups'),
         };
+        const from = query.get('from');
+        if (from !== null) {
+          const split = flag(query, 'split');
+          return importFromRequest(memory, caller, bridgeKind(from), body, { ...options, split });
+        }
+        if (query.has('split')) {
+          throw new EngramError('INVALID_ARGUMENT', '?split=1 goes with ?from=KIND; nothing was imported.');
+        }
         return { body: await memory.transfer.import(caller, memory.transfer.parse(body), options) };
       },
     },

@@ -55,6 +55,17 @@ export function apiMessage(error: EngramError): string {
       return 'Nothing to save: send the description, the body, or both.';
     case 'drop-not-found':
       return `${detail.name} not found, nothing was dropped.${didYouMean(detail.suggestions)} GET /api/entries lists every entry.`;
+    case 'import-too-large':
+      return (
+        `${detail.sources.length} item(s) are over the entry cap of ${formatCount(detail.cap)} bytes: ` +
+        `${detail.sources.join(', ')}. Send ?split=1 to split them into -2, -3 entries ` +
+        '(with ?dryRun=1 to see how); nothing was imported.'
+      );
+    case 'import-map-group':
+      return (
+        `options.map ${JSON.stringify({ [detail.type]: detail.group })}: "${detail.group}" is not a group of this memory ` +
+        `(groups: ${detail.groups.join(', ')}); nothing was imported.`
+      );
     default:
       return error.message;
   }

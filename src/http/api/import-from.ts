@@ -1,0 +1,146 @@
+/**
+ * `POST /api/import?from=KIND`: a memory kept by another system (core/bridges), sent as the
+ * files that hold it, `{"files": [{"path", "text"}], "options": {"map", "name"}}`, brought
+ * in by the import `engram import --from KIND` runs (core/bridges/run.ts). This file only
+ * reads the body into the bridge's files and options, and words the answer and the
+ * refusals for a REST client: what each item becomes, and how to call again.
+ */
+
+import { BRIDGE_KINDS, BRIDGES, type BridgeKind } from '../../core/bridges/index.js';
+import type { SourceFile } from '../../core/bridges/plan.js';
+import { type ImportedItem, type ImportFromOptions, importFromSource } from '../../core/bridges/run.js';
+import { EngramError, isEngramError } from '../../core/errors.js';
+import type { Caller, Memory } from '../../core/memory.js';
+import { STATUS_BY_CODE } from './errors.js';
+import { jsonBody } from './request.js';
+import type { ApiResult } from './route.js';
+import { apiMessage } from './wording.js';
+
+const EXAMPLE = '{"files": [{"path": "memory.jsonl", "text": "…"}], "options": {}}';
+
+/** The options only some kinds take, and which. */
+const OPTION_KINDS: Readonly<Record<'map' | 'name', readonly BridgeKind[]>> = {
+  map: ['server-memory'],
+  name: ['chatgpt', 'claude-code'],
+};
+
+/** `?from=KIND` as a kind, or a refusal naming them all. */
+export function bridgeKind(value: string): BridgeKind {
+  const kind = BRIDGE_KINDS.find((item) => item === value);
+  if (kind === undefined) {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `?from=${value} is not understood: use ${BRIDGE_KINDS.map((item) => `?from=${item}`).join(', ')}, ` +
+        'or leave it out to import an Engram export document; nothing was imported.',
+    );
+  }
+  return kind;
+}
+
+function refuse(message: string): never {
+  throw new EngramError('INVALID_ARGUMENT', `${message}: send ${EXAMPLE}; nothing was imported.`);
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function onlyKeys(value: Record<string, unknown>, keys: readonly string[], where: string): void {
+  const other = Object.keys(value).find((key) => !keys.includes(key));
+  if (other !== undefined) refuse(`${where} has ${JSON.stringify(other)}, which is not one of ${keys.join(', ')}`);
+}
+
+/** A path as the bridges read it: relative, `/`-separated, without `.` or `..` parts. */
+function checkPath(path: unknown, index: number): string {
+  if (typeof path !== 'string' || path === '') refuse(`files[${index}].path must be a non-empty string`);
+  const parts = path.split('/');
+  if (path.includes('\\') || parts.some((part) => part === '' || part === '.' || part === '..')) {
+    refuse(`files[${index}].path ${JSON.stringify(path)} must be relative, its folders separated by "/"`);
+  }
+  return path;
+}
+
+function readFiles(value: unknown, kind: BridgeKind): SourceFile[] {
+  if (!Array.isArray(value) || value.length === 0) refuse('the body needs "files", a list of at least one file');
+  const bridge = BRIDGES[kind];
+  if (!bridge.folder && value.length !== 1) {
+    refuse(`?from=${kind} reads one file, and the body has ${value.length}`);
+  }
+  const seen = new Set<string>();
+  const encoder = new TextEncoder();
+  return value.map((file, index) => {
+    if (!isObject(file)) refuse(`files[${index}] must be an object {"path", "text"}`);
+    onlyKeys(file, ['path', 'text'], `files[${index}]`);
+    const path = checkPath(file.path, index);
+    if (seen.has(path)) refuse(`files[${index}].path ${JSON.stringify(path)} is given twice`);
+    seen.add(path);
+    if (typeof file.text !== 'string') refuse(`files[${index}].text must be the file's text, a string`);
+    return { path, bytes: encoder.encode(file.text) };
+  });
+}
+
+function readOptions(value: unknown, kind: BridgeKind): Pick<ImportFromOptions, 'map' | 'name'> {
+  if (value === undefined) return {};
+  if (!isObject(value)) refuse('"options" must be an object');
+  onlyKeys(value, ['map', 'name'], '"options"');
+  for (const key of ['map', 'name'] as const) {
+    if (value[key] !== undefined && !OPTION_KINDS[key].includes(kind)) {
+      refuse(`options.${key} goes with ${OPTION_KINDS[key].map((item) => `?from=${item}`).join(' or ')}`);
+    }
+  }
+  const { map, name } = value;
+  if (map !== undefined && (!isObject(map) || !Object.values(map).every((group) => typeof group === 'string'))) {
+    refuse('options.map must map entity types to groups, as {"person": "people"}');
+  }
+  if (name !== undefined && (typeof name !== 'string' || name.trim() === '')) {
+    refuse('options.name must be the entry name, as "topics/chatgpt-memories"');
+  }
+  return {
+    ...(map !== undefined ? { map: map as Record<string, string> } : {}),
+    ...(name !== undefined ? { name: name.trim() } : {}),
+  };
+}
+
+/** How to act on what became of an item, in the API's words (the notes say what the source made it). */
+function hintOf(item: ImportedItem): string | undefined {
+  if (item.problem === 'too-large') return 'send ?split=1 to split it into -2, -3 entries, or shorten it in the source';
+  const actions = new Set(item.names.map(({ action }) => action));
+  if (actions.has('conflict')) return 'an entry of this name differs: left as it is (?overwrite=1 replaces it)';
+  if (actions.has('skip')) return 'its group is not one the model can write (?allGroups=1 imports it)';
+  if (actions.has('unchanged')) return 'memory holds this already';
+  return undefined;
+}
+
+/** A refusal with its data, for the client to act on (which items are too large, which groups there are). */
+function refusal(error: EngramError): ApiResult {
+  return {
+    status: STATUS_BY_CODE[error.code],
+    body: { error: { code: error.code, message: apiMessage(error), detail: error.detail } },
+  };
+}
+
+export async function importFromRequest(
+  memory: Memory,
+  caller: Caller,
+  kind: BridgeKind,
+  text: string,
+  options: Omit<ImportFromOptions, 'map' | 'name'>,
+): Promise<ApiResult> {
+  const body = jsonBody(text, EXAMPLE);
+  if (!isObject(body)) refuse('the body must be a JSON object');
+  onlyKeys(body, ['files', 'options'], 'the body');
+  const files = readFiles(body.files, kind);
+  try {
+    const result = await importFromSource(memory, caller, kind, files, {
+      ...options,
+      ...readOptions(body.options, kind),
+    });
+    const items = result.items.map((item) => {
+      const hint = hintOf(item);
+      return { ...item, ...(hint === undefined ? {} : { hint }) };
+    });
+    return { body: { kind, dryRun: result.report.dryRun, items, tooLarge: result.tooLarge, report: result.report } };
+  } catch (error) {
+    if (isEngramError(error) && error.detail !== undefined) return refusal(error);
+    throw error;
+  }
+}
