@@ -13,6 +13,8 @@ export interface ApiFailure {
   readonly code: string;
   readonly message: string;
   readonly current?: Entry;
+  /** What the refusal is about, for the page to word it (an import's items over the cap, …). */
+  readonly detail?: { readonly reason: string; readonly [key: string]: unknown };
 }
 
 export class ApiError extends Error {

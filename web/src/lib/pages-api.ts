@@ -59,6 +59,44 @@ export interface ImportOptions {
   readonly allGroups: boolean;
 }
 
+/** The other memories the import reads (docs/import.md), by the kind `?from=` names. */
+export type SourceKind = 'markdown' | 'server-memory' | 'anthropic-memory' | 'claude-code' | 'chatgpt';
+
+/** One file of such a source: its path inside the folder picked (`/`-separated), and its text. */
+export interface SourceText {
+  readonly path: string;
+  readonly text: string;
+}
+
+export interface ImportFromOptions {
+  readonly dryRun: boolean;
+  readonly split: boolean;
+  readonly overwrite: boolean;
+  readonly allGroups: boolean;
+  /** Entity type → group (server-memory). */
+  readonly map?: Record<string, string>;
+  /** The entry the memories go to (chatgpt, claude-code). */
+  readonly name?: string;
+}
+
+export type ItemAction = 'create' | 'append' | 'replace' | 'unchanged' | 'conflict' | 'skip';
+
+/** One item of the source, and what the import does (or would do) with it. */
+export interface ImportedItem {
+  readonly source: string;
+  readonly names: readonly { readonly name: string; readonly action: ItemAction }[];
+  readonly notes: readonly string[];
+  readonly problem?: 'duplicate' | 'too-large' | 'not-an-entry';
+}
+
+export interface ImportFromReport {
+  readonly kind: SourceKind;
+  readonly dryRun: boolean;
+  readonly items: readonly ImportedItem[];
+  /** Items over the entry cap: the import is refused unless they are split. */
+  readonly tooLarge: readonly string[];
+}
+
 export interface TokenInfo {
   readonly id: string;
   readonly label: string;
@@ -100,6 +138,16 @@ export const pagesApi = {
     if (options.dryRun) query.set('dryRun', '1');
     if (options.allGroups) query.set('allGroups', '1');
     return call<ImportReport>('POST', `/api/import?${query}`, document);
+  },
+  /** Another memory's files, as text: the server reads them as `engram import --from KIND` does. */
+  importFrom: (kind: SourceKind, files: readonly SourceText[], options: ImportFromOptions) => {
+    const query = new URLSearchParams({ from: kind });
+    for (const key of ['dryRun', 'split', 'overwrite', 'allGroups'] as const) if (options[key]) query.set(key, '1');
+    const chosen = {
+      ...(options.map === undefined ? {} : { map: options.map }),
+      ...(options.name === undefined ? {} : { name: options.name }),
+    };
+    return call<ImportFromReport>('POST', `/api/import?${query}`, { files, options: chosen });
   },
   wipe: () => call<{ dropped: number }>('POST', '/api/wipe', { confirm: 'wipe' }),
   tokens: () => call<{ tokens: TokenInfo[] }>('GET', '/api/tokens'),
