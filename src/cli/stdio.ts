@@ -40,6 +40,7 @@ export function registerStdioCommand(
       const server = serveMcpStdio(
         {
           handler,
+          memory: context.memory,
           policy: context.settings.policy,
           version: VERSION,
           caller: (clientName) => ({ user: context.user, label: actorLabel(clientName, 'mcp') }),

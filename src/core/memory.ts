@@ -24,6 +24,15 @@ export type { Caller, WriteRequest };
 /** Missing names of one memory_open that get "did you mean" suggestions; the rest are only reported. */
 const SUGGESTED_NAMES = 10;
 
+/** The most names one `names` call returns, however many match (a picker's worth). */
+export const MAX_LISTED_NAMES = 100;
+
+/** Entry names that matched what was typed: the first ones, and how many matched in all. */
+export interface NameList {
+  readonly names: readonly string[];
+  readonly total: number;
+}
+
 export interface WriteOutcome {
   readonly entry: StoredEntry;
   /** False when the write left the entry exactly as it was. */
@@ -76,6 +85,19 @@ export class Memory {
   /** One row per entry, sorted by name; never reads bodies. */
   index(caller: Caller): Promise<readonly IndexRow[]> {
     return this.store.index(caller.user);
+  }
+
+  /**
+   * Entry names for a picker (a client completing an entry's name): those starting with
+   * `typed`, or whose part after the `/` does, case folded; in index order, at most `limit`
+   * (never more than MAX_LISTED_NAMES), with how many matched. Never reads bodies.
+   */
+  async names(caller: Caller, typed = '', limit = MAX_LISTED_NAMES): Promise<NameList> {
+    const start = typed.trim().toLowerCase();
+    const matches = (await this.store.index(caller.user))
+      .map((row) => row.name)
+      .filter((name) => name.startsWith(start) || name.slice(name.indexOf('/') + 1).startsWith(start));
+    return { names: matches.slice(0, Math.max(0, Math.min(limit, MAX_LISTED_NAMES))), total: matches.length };
   }
 
   /** The index for people: each entry with when it last changed and who changed it; never reads bodies. */

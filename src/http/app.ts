@@ -131,6 +131,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const publicHost = options.publicUrl === undefined ? '' : `, ${options.publicUrl.host}`;
   const endpoint = createMcpHttpEndpoint({
     handler: options.handler,
+    memory: options.memory,
     policy: options.policy,
     version: options.version,
     onerror: (error) => log(`mcp: ${error.message}`),

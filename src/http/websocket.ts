@@ -23,6 +23,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { isEngramError } from '../core/errors.js';
 import type { Policy } from '../core/policy.js';
 import type { Authenticated } from '../mcp/http.js';
+import type { EntryNames } from '../mcp/resources.js';
 import { serveMcpWebSocket } from '../mcp/websocket.js';
 import type { ToolHandler } from '../tools/handler.js';
 import { retryAfterHeaders, STATUS_BY_CODE } from './api/errors.js';
@@ -56,6 +57,8 @@ export const DEFAULT_WEBSOCKET_LIMITS: WebSocketLimits = {
 
 export interface WebSocketOptions {
   readonly handler: ToolHandler;
+  /** Where completion takes entry names from (the Memory service the handler calls). */
+  readonly memory: EntryNames;
   readonly policy: Pick<Policy, 'groups'>;
   readonly version: string;
   readonly auth: AuthSettings;
@@ -201,6 +204,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
     });
     serveMcpWebSocket(socket, {
       handler: options.handler,
+      memory: options.memory,
       policy: options.policy,
       version: options.version,
       maxInFlight: limits.maxInFlight,

@@ -7,7 +7,8 @@
  *
  * Only the index is listed: listing every entry would hand clients a list as long as the
  * memory (thousands of items, each list a read of the whole index) to show in a picker.
- * Entries are reached through the template, whose `name` completes from the index.
+ * Entries are reached through the template, whose `name` completes from the Memory
+ * service's bounded list of names (Memory.names), never from the index's text.
  *
  * A name's `/` is percent-encoded in an entry URI (`memory://entry/topics%2Ftea`), as
  * RFC 6570 simple expansion — the SDK's UriTemplate and the clients that expand the
@@ -25,7 +26,7 @@ import {
   UriTemplate,
 } from '@modelcontextprotocol/server';
 import type { Caller } from '../core/caller.js';
-import { isValidName } from '../core/names.js';
+import type { Memory } from '../core/memory.js';
 import type { ToolHandler, ToolResult } from '../tools/handler.js';
 
 export const INDEX_URI = 'memory://index';
@@ -70,14 +71,6 @@ export function entryNameOf(uri: string): string | undefined {
   }
 }
 
-/** The entry names of an index as memory_open prints it (an empty memory's line names none). */
-function indexNames(index: string): string[] {
-  return index.split('\n').flatMap((line) => {
-    const name = line.slice(0, line.indexOf(' ('));
-    return isValidName(name) ? [name] : [];
-  });
-}
-
 /** A failure of the handler itself (never a refusal) is the server's internal error. */
 function internalError(result: ToolResult): ProtocolError {
   return new ProtocolError(ProtocolErrorCode.InternalError, result.text);
@@ -89,7 +82,10 @@ export interface MemoryResources {
   completeName(caller: Caller, value: string): Promise<CompleteResult>;
 }
 
-export function createMemoryResources(handler: ToolHandler): MemoryResources {
+/** What completion asks of the Memory service. */
+export type EntryNames = Pick<Memory, 'names'>;
+
+export function createMemoryResources(handler: ToolHandler, memory: EntryNames): MemoryResources {
   const open = (caller: Caller, names?: readonly string[]) =>
     handler(caller, 'memory_open', names === undefined ? {} : { names });
 
@@ -115,19 +111,18 @@ export function createMemoryResources(handler: ToolHandler): MemoryResources {
     },
 
     async completeName(caller, value) {
-      const index = await open(caller);
-      if (index.isError) throw internalError(index);
-      const typed = value.trim().toLowerCase();
-      const matches = indexNames(index.text).filter(
-        (name) => name.startsWith(typed) || name.slice(name.indexOf('/') + 1).startsWith(typed),
-      );
-      return {
-        completion: {
-          values: matches.slice(0, MAX_COMPLETIONS),
-          total: matches.length,
-          hasMore: matches.length > MAX_COMPLETIONS,
-        },
-      };
+      let listed: Awaited<ReturnType<EntryNames['names']>>;
+      try {
+        listed = await memory.names(caller, value, MAX_COMPLETIONS);
+      } catch {
+        // Never the failure's own words (a store's message): the client shows this in a menu.
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          'Completing the name failed because of an internal error. Try again.',
+        );
+      }
+      const { names, total } = listed;
+      return { completion: { values: [...names], total, hasMore: total > names.length } };
     },
   };
 }

@@ -20,7 +20,13 @@ import { isToolName, mcpTools, TOOL_NAMES } from '../tools/definitions.js';
 import type { ToolHandler, ToolResult } from '../tools/handler.js';
 import { serverInfo } from './identity.js';
 import { completesWithNames, getPrompt, PROMPT_LIST } from './prompts.js';
-import { createMemoryResources, ENTRY_RESOURCE_TEMPLATE, ENTRY_TEMPLATE, INDEX_RESOURCE } from './resources.js';
+import {
+  createMemoryResources,
+  ENTRY_RESOURCE_TEMPLATE,
+  ENTRY_TEMPLATE,
+  type EntryNames,
+  INDEX_RESOURCE,
+} from './resources.js';
 
 const SERVER_INSTRUCTIONS =
   "Engram is the user's persistent memory, shared by every assistant they use. " +
@@ -30,6 +36,8 @@ const SERVER_INSTRUCTIONS =
 
 export interface McpServerOptions {
   readonly handler: ToolHandler;
+  /** The Memory service the handler calls: where completion takes entry names from. */
+  readonly memory: EntryNames;
   readonly policy: Pick<Policy, 'groups'>;
   readonly version: string;
   /**
@@ -62,7 +70,7 @@ export function callToolResult(result: ToolResult) {
 
 export function createMcpServerFactory(options: McpServerOptions): McpServerFactory {
   const tools = mcpTools(options.policy);
-  const resources = createMemoryResources(options.handler);
+  const resources = createMemoryResources(options.handler, options.memory);
   return (context) => {
     const server = new Server(serverInfo(options.version), {
       capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} },

@@ -21,9 +21,10 @@ export type McpWebSocketOptions = Omit<McpServerOptions, 'caller'> &
   };
 
 export function serveMcpWebSocket(socket: WebSocket, options: McpWebSocketOptions): void {
-  const { handler, policy, version, who, onerror, ...wire } = options;
+  const { handler, memory, policy, version, who, onerror, ...wire } = options;
   const factory = createMcpServerFactory({
     handler,
+    memory,
     policy,
     version,
     caller: (clientName) => callerOf(who(), clientName),

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ErrorCode } from '../../src/core/errors.js';
 import { EMPTY_INDEX, formatIndex, indexLine } from '../../src/core/format.js';
-import { createMemory, type Memory, type WriteRequest } from '../../src/core/memory.js';
+import { createMemory, MAX_LISTED_NAMES, type Memory, type WriteRequest } from '../../src/core/memory.js';
 import type { Policy } from '../../src/core/policy.js';
 import { CALLER, expectRefused, newMemory, READ_ONLY, seed, snapshot } from './fixtures.js';
 
@@ -349,5 +349,30 @@ describe('suggestions', () => {
       'topics/qwentts',
       'areas/qwentts-cpp',
     ]);
+  });
+});
+
+describe('names', () => {
+  it('are those starting with what was typed, or whose slug does, case folded, in index order', async () => {
+    const memory = await seeded();
+    await seed(memory, { 'topics/allergies': ['Allergies', 'None.'] });
+    expect(await memory.names(CALLER, 'to')).toEqual({ names: ['topics/allergies', 'topics/preferences'], total: 2 });
+    expect(await memory.names(CALLER, ' AL')).toEqual({ names: ['people/allozaur', 'topics/allergies'], total: 2 });
+    expect(await memory.names(CALLER, 'areas/q')).toEqual({ names: ['areas/qwentts-cpp'], total: 1 });
+    expect(await memory.names(CALLER, 'zz')).toEqual({ names: [], total: 0 });
+    expect((await memory.names(CALLER)).total).toBe(4);
+    expect(await memory.names({ user: 'bob', label: 'test' }, '')).toEqual({ names: [], total: 0 });
+  });
+
+  it('are at most the limit asked, and never more than MAX_LISTED_NAMES, with how many matched', async () => {
+    const memory = newMemory();
+    const many = Array.from({ length: MAX_LISTED_NAMES + 5 }, (_, i) => `topics/n${String(i).padStart(3, '0')}`);
+    await seed(memory, Object.fromEntries(many.map((name) => [name, ['a note', 'x']])));
+    expect(await memory.names(CALLER, 'n', 3)).toEqual({ names: many.slice(0, 3), total: many.length });
+    expect(await memory.names(CALLER, 'n', 10_000)).toEqual({
+      names: many.slice(0, MAX_LISTED_NAMES),
+      total: many.length,
+    });
+    expect(await memory.names(CALLER, '')).toEqual({ names: many.slice(0, MAX_LISTED_NAMES), total: many.length });
   });
 });

@@ -35,6 +35,21 @@ describe.each(CONTEXT_CLIENTS)('$label over HTTP', (kind) => {
     await expectPrompts(await connect(server.url));
   });
 
+  it('completes an entry name with at most 100 names, saying how many matched', async () => {
+    const server = await startTestServer();
+    const names = Array.from({ length: 101 }, (_, i) => `topics/n${String(i).padStart(3, '0')}`);
+    const local = { user: 'local', label: 'test' };
+    for (const name of names) await server.memory.write(local, { name, description: 'A note', new: 'x' });
+    const client = await connect(server.url);
+
+    const completion = await client.complete({
+      ref: { type: 'ref/resource', uri: 'memory://entry/{name}' },
+      argument: { name: 'name', value: 'N' },
+    });
+
+    expect(completion.completion).toEqual({ values: names.slice(0, 100), total: 101, hasMore: true });
+  });
+
   it('reads with a read-only token, and never another user’s entries', async () => {
     const server = await startTestServer({ auth: 'token' });
     const alice = { user: 'alice', label: 'test' };

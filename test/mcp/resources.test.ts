@@ -1,13 +1,17 @@
 /**
  * Entry URIs round-trip through the SDK's UriTemplate for any name (a `/`, unicode, `%`),
  * and a failure of the tool handler itself is the server's internal error, never a
- * "not found" that would send the model hunting for another name.
+ * "not found" that would send the model hunting for another name. Names complete from
+ * the Memory service (Memory.names), not from the index's text; a failure there is an
+ * internal error that does not repeat the failure's own words.
  */
 
 import { ProtocolError, ResourceNotFoundError, UriTemplate } from '@modelcontextprotocol/server';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createMemory } from '../../src/core/memory.js';
 import { createMemoryResources, ENTRY_TEMPLATE, entryNameOf, entryUri } from '../../src/mcp/resources.js';
+import { openMemoryStore } from '../../src/store/memory/index.js';
 import type { ToolHandler } from '../../src/tools/handler.js';
 
 const caller = { user: 'ada', label: 'test' };
@@ -42,7 +46,8 @@ describe('a failing handler', () => {
     isError: true,
     code: 'INTERNAL',
   });
-  const resources = createMemoryResources(failing);
+  const memory = createMemory({ store: openMemoryStore() });
+  const resources = createMemoryResources(failing, memory);
 
   it.each(['memory://index', 'memory://entry/topics%2Ftea'])('is an internal error reading %s', async (uri) => {
     const error = await resources.read(caller, uri).catch((reason: unknown) => reason);
@@ -51,7 +56,39 @@ describe('a failing handler', () => {
     expect(error).toMatchObject({ code: -32603, message: expect.stringContaining('internal error') });
   });
 
-  it('is an internal error completing a name', async () => {
-    await expect(resources.completeName(caller, 'to')).rejects.toMatchObject({ code: -32603 });
+  it('is not asked to complete a name: the Memory service lists the names', async () => {
+    await memory.write(caller, { name: 'topics/tea', description: 'Tea', new: 'Green.' });
+    expect(await resources.completeName(caller, 'te')).toEqual({
+      completion: { values: ['topics/tea'], total: 1, hasMore: false },
+    });
+  });
+});
+
+describe('completing a name', () => {
+  const idle: ToolHandler = async () => expect.fail('completion went through the tool handler');
+
+  it('answers at most 100 names, with how many matched', async () => {
+    const names = Array.from({ length: 105 }, (_, i) => `notes/n${String(i).padStart(3, '0')}`);
+    const resources = createMemoryResources(idle, {
+      names: async (_caller, typed, limit = 100) => {
+        expect(typed).toBe('n');
+        return { names: names.slice(0, Math.min(limit, 100)), total: names.length };
+      },
+    });
+    expect(await resources.completeName(caller, 'n')).toEqual({
+      completion: { values: names.slice(0, 100), total: 105, hasMore: true },
+    });
+  });
+
+  it('is an internal error when the Memory service fails, without its words', async () => {
+    const resources = createMemoryResources(idle, {
+      names: async () => {
+        throw new Error('SQLITE_IOERR: disk I/O error at /home/ada/memory.db');
+      },
+    });
+    const error = await resources.completeName(caller, 'to').catch((reason: unknown) => reason);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect(error).toMatchObject({ code: -32603, message: expect.stringContaining('internal error') });
+    expect((error as Error).message).not.toMatch(/SQLITE|ada/);
   });
 });

@@ -39,8 +39,10 @@ class Twin {
   private readonly handle: ReturnType<typeof serveStdio>;
 
   constructor(fast: boolean) {
+    const memory = createMemory({ store: this.store });
     const options: McpServerOptions = {
-      handler: createToolHandler(createMemory({ store: this.store })),
+      handler: createToolHandler(memory),
+      memory,
       policy: DEFAULT_POLICY,
       version: '0.0.0-test',
       caller: (clientName) => ({ user: 'local', label: actorLabel(clientName, 'mcp') }),
