@@ -259,6 +259,11 @@ describe('POST /api/import?from=: refusals import nothing', () => {
     ['from=chatgpt', [], /^the body must be a JSON object: send /],
     ['from=chatgpt', { files: [{ path: 'a', text: 'x' }], extra: 1 }, /^the body has "extra", which is not one of/],
     ['from=chatgpt', body({ a: 'x', b: 'y' }), /^\?from=chatgpt reads one file, and the body has 2: send/],
+    [
+      'from=markdown',
+      { files: Array.from({ length: 20_001 }, (_, i) => ({ path: `${i}.md`, text: '' })) },
+      /^the body has 20,001 files, more than the 20,000 one import reads: send /,
+    ],
     ['from=markdown', body({ '../up.md': 'x' }), /^files\[0\]\.path "\.\.\/up\.md" must be relative/],
     ['from=markdown', { files: [{ path: 'a.md', text: 1 }] }, /^files\[0\]\.text must be the file's text, a string/],
     ['from=markdown', body({ 'a.md': 'x' }, { name: 'topics/a' }), /^options\.name goes with \?from=chatgpt or/],

@@ -11,10 +11,14 @@ import type { SourceFile } from '../../core/bridges/plan.js';
 import { type ImportedItem, type ImportFromOptions, importFromSource } from '../../core/bridges/run.js';
 import { EngramError, isEngramError } from '../../core/errors.js';
 import type { Caller, Memory } from '../../core/memory.js';
+import { formatCount } from '../../core/text.js';
 import { STATUS_BY_CODE } from './errors.js';
 import { jsonBody } from './request.js';
 import type { ApiResult } from './route.js';
 import { apiMessage } from './wording.js';
+
+/** Most files one import reads, as `engram import --from` (cli/source-files.ts): far more than any memory holds. */
+const MAX_FILES = 20_000;
 
 const EXAMPLE = '{"files": [{"path": "memory.jsonl", "text": "…"}], "options": {}}';
 
@@ -62,6 +66,8 @@ function checkPath(path: unknown, index: number): string {
 function readFiles(value: unknown, kind: BridgeKind): SourceFile[] {
   if (!Array.isArray(value) || value.length === 0) refuse('the body needs "files", a list of at least one file');
   const bridge = BRIDGES[kind];
+  if (value.length > MAX_FILES)
+    refuse(`the body has ${formatCount(value.length)} files, more than the ${formatCount(MAX_FILES)} one import reads`);
   if (!bridge.folder && value.length !== 1) {
     refuse(`?from=${kind} reads one file, and the body has ${value.length}`);
   }
