@@ -27,7 +27,7 @@ import { answerInternalError } from './internal-error.js';
 import { MAX_BODY_BYTES, readBody } from './limits.js';
 import { formatRequestLine, type RpcSummary, summarizeRpc } from './logging.js';
 import { createOAuthRoutes } from './oauth/router.js';
-import { forbiddenOriginMessage, isAllowedHost, originPolicy } from './origins.js';
+import { browserGate } from './origins.js';
 import { createWebRoutes } from './web.js';
 
 export interface HttpAppOptions {
@@ -127,8 +127,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     options.auth.mode === 'oauth'
       ? createOAuthRoutes({ ...options.auth, publicUrl, trustProxy: options.trustProxy ?? false })
       : undefined;
-  const originAllowed = originPolicy(options.auth.mode, options.allowOrigins ?? []);
-  const publicHost = options.publicUrl === undefined ? '' : `, ${options.publicUrl.host}`;
+  const gate = browserGate({ ...options, auth: options.auth.mode });
   const endpoint = createMcpHttpEndpoint({
     handler: options.handler,
     memory: options.memory,
@@ -218,21 +217,17 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       );
       return;
     }
-    if (options.loopbackOnly && !isAllowedHost(req.headers.host, options.publicUrl)) {
-      sendRefusal(
-        res,
-        path,
-        403,
-        'FORBIDDEN_HOST',
-        `Forbidden: this server answers only to localhost, 127.0.0.1${publicHost} and [::1], not to Host ${JSON.stringify(req.headers.host ?? '')}.`,
-      );
+    const wrongHost = gate.host(req.headers.host);
+    if (wrongHost !== undefined) {
+      sendRefusal(res, path, wrongHost.status, wrongHost.code, wrongHost.message);
       return;
     }
     if (oauth !== undefined && (await oauth(req, res, path))) return;
     const origin = req.headers.origin;
     if (origin !== undefined) {
-      if (!originAllowed(origin)) {
-        sendRefusal(res, path, 403, 'FORBIDDEN_ORIGIN', forbiddenOriginMessage(origin, options.auth.mode));
+      const foreign = gate.origin(origin);
+      if (foreign !== undefined) {
+        sendRefusal(res, path, foreign.status, foreign.code, foreign.message);
         return;
       }
       for (const [name, value] of Object.entries(corsHeaders(origin))) res.setHeader(name, value);

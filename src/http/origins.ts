@@ -107,6 +107,54 @@ export function originPolicy(auth: AuthMode, allowed: readonly string[]): (origi
   return (origin) => isLoopbackOrigin(origin) || listed.has(origin);
 }
 
+/** A request refused for the name it was sent to (Host) or the page that sent it (Origin). */
+export interface GateRefusal {
+  readonly status: 403;
+  readonly code: 'FORBIDDEN_HOST' | 'FORBIDDEN_ORIGIN';
+  readonly message: string;
+}
+
+export interface BrowserGateOptions {
+  readonly auth: AuthMode;
+  /** Origins allowed besides the defaults (originPolicy). */
+  readonly allowOrigins?: readonly string[] | undefined;
+  /** The server listens on loopback only: a request by any other name (but the public URL's) is refused. */
+  readonly loopbackOnly: boolean;
+  readonly publicUrl?: URL | undefined;
+}
+
+export interface BrowserGate {
+  /** The refusal of a request by a name this server does not answer to (DNS rebinding); undefined to go on. */
+  host(hostHeader: string | undefined): GateRefusal | undefined;
+  /** The refusal of a page whose origin may not call; undefined to go on (no Origin: not a page). */
+  origin(origin: string | undefined): GateRefusal | undefined;
+}
+
+/**
+ * The Host and Origin rules, as every door applies them: HTTP (app.ts) and the WebSocket
+ * upgrade (websocket.ts) ask this one gate, so the two cannot drift apart.
+ */
+export function browserGate(options: BrowserGateOptions): BrowserGate {
+  const originAllowed = originPolicy(options.auth, options.allowOrigins ?? []);
+  const { publicUrl } = options;
+  // A loopback public URL (the listening origin, say) is already among the names the message gives.
+  const publicHost = publicUrl === undefined || isAllowedHost(publicUrl.host) ? '' : `, ${publicUrl.host}`;
+  return {
+    host(hostHeader) {
+      if (!options.loopbackOnly || isAllowedHost(hostHeader, publicUrl)) return undefined;
+      return {
+        status: 403,
+        code: 'FORBIDDEN_HOST',
+        message: `Forbidden: this server answers only to localhost, 127.0.0.1${publicHost} and [::1], not to Host ${JSON.stringify(hostHeader ?? '')}.`,
+      };
+    },
+    origin(origin) {
+      if (origin === undefined || originAllowed(origin)) return undefined;
+      return { status: 403, code: 'FORBIDDEN_ORIGIN', message: forbiddenOriginMessage(origin, options.auth) };
+    },
+  };
+}
+
 /** Refuses to listen beyond this computer without authentication. */
 export function assertSafeBinding(host: string, auth: AuthMode): void {
   if (auth === 'none' && !isLoopbackHostname(host)) {

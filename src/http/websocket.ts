@@ -30,7 +30,7 @@ import { retryAfterHeaders, STATUS_BY_CODE } from './api/errors.js';
 import { type AuthSettings, createAuthenticate } from './auth.js';
 import { clientAddress } from './client-address.js';
 import { formatRequestLine, formatSocketClose } from './logging.js';
-import { forbiddenOriginMessage, isAllowedHost, originPolicy } from './origins.js';
+import { browserGate } from './origins.js';
 
 /** The path of MCP over WebSocket. */
 export const WEBSOCKET_PATH = '/ws';
@@ -140,10 +140,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
   const { log } = options;
   const limits = { ...DEFAULT_WEBSOCKET_LIMITS, ...options.limits };
   const authenticate = createAuthenticate(options.auth, options.publicUrl);
-  const originAllowed = originPolicy(options.auth.mode, options.allowOrigins ?? []);
-  // The public URL defaults to the listening origin, whose loopback host the message already names.
-  const publicHost =
-    options.publicUrl === undefined || isAllowedHost(options.publicUrl.host) ? '' : `, ${options.publicUrl.host}`;
+  const gate = browserGate({ ...options, auth: options.auth.mode });
   const sockets = new Set<WebSocket>();
   /** How to refuse each upgrade in progress, for the refusals ws makes itself (a bad key or version). */
   const refusers = new WeakMap<IncomingMessage, (status: number, message: string) => void>();
@@ -268,16 +265,9 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
       refuse(400, `Bad request: the ${repeated} header is sent more than once; send it once.`);
       return;
     }
-    if (options.loopbackOnly && !isAllowedHost(req.headers.host, options.publicUrl)) {
-      refuse(
-        403,
-        `Forbidden: this server answers only to localhost, 127.0.0.1${publicHost} and [::1], not to Host ${JSON.stringify(req.headers.host ?? '')}.`,
-      );
-      return;
-    }
-    const origin = req.headers.origin;
-    if (origin !== undefined && !originAllowed(origin)) {
-      refuse(403, forbiddenOriginMessage(origin, options.auth.mode));
+    const refused = gate.host(req.headers.host) ?? gate.origin(req.headers.origin);
+    if (refused !== undefined) {
+      refuse(refused.status, refused.message);
       return;
     }
     if (path !== WEBSOCKET_PATH) {

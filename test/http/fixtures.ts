@@ -38,6 +38,8 @@ export interface TestServerOptions {
   readonly auth?: 'none' | 'token';
   readonly allowOrigins?: readonly string[];
   readonly host?: string;
+  /** --public-url. */
+  readonly publicUrl?: URL;
   readonly timeouts?: Partial<Timeouts>;
   readonly maxBodyBytes?: number;
   readonly maxImportBytes?: number;
@@ -73,6 +75,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     host,
     port: 0,
     log: (line) => logs.push(line),
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.maxImportBytes ? { maxImportBytes: options.maxImportBytes } : {}),
