@@ -1,9 +1,10 @@
 /**
  * Group commit: writes that arrive together share one transaction and one fsync.
  * One durable commit per write caps a process at the disk's fsync rate; batching lifts
- * that under concurrency. Each write still runs in its own savepoint, so one refused
- * write does not fail its neighbours, and every write is acknowledged (its promise
- * settles) only after the shared COMMIT is durable. While another process holds the
+ * that under concurrency. In a batch of several, each write runs in its own savepoint, so
+ * one refused write does not fail its neighbours; a write alone runs as a plain
+ * transaction (a savepoint would only cost). Every write is acknowledged (its promise
+ * settles) only after its COMMIT is durable. While another process holds the
  * write lock, the batch waits on a timer (never on the event loop) and is tried again
  * whole, joined by the writes that arrived meanwhile; a write still waiting past the
  * deadline is refused with the busy error.
@@ -36,11 +37,30 @@ export class GroupCommit {
   private scheduled = false;
   /** Tries in a row that found the database busy. */
   private busyTries = 0;
+  /** One write: a transaction on its own, a savepoint inside the batch's (better-sqlite3 nests them so). */
+  private readonly one: Database.Transaction<(work: () => unknown) => unknown>;
+  /** Several writes, each in its own savepoint, their outcomes pushed in order. */
+  private readonly several: Database.Transaction<(batch: readonly Pending[], outcomes: Outcome[]) => void>;
 
   constructor(
     private readonly db: Database.Database,
     private readonly options: GroupCommitOptions,
-  ) {}
+  ) {
+    this.one = db.transaction((work: () => unknown) => work());
+    this.several = db.transaction((batch: readonly Pending[], outcomes: Outcome[]) => {
+      for (const { work } of batch) {
+        try {
+          outcomes.push({ ok: true, value: this.one(work) });
+        } catch (error) {
+          // Some failures (disk full, I/O error) roll back the whole transaction, not just
+          // the savepoint: the writes before were undone, and the ones after must not run
+          // on their own, so the batch fails as a whole.
+          if (!this.db.inTransaction) throw error;
+          outcomes.push({ ok: false, error });
+        }
+      }
+    });
+  }
 
   /** Runs `work` (synchronous, inside the shared transaction) and settles after the commit. */
   run<T>(work: () => T): Promise<T> {
@@ -61,8 +81,12 @@ export class GroupCommit {
     try {
       outcomes = this.commit(batch);
     } catch (error) {
-      if (isBusy(error)) this.waitForLock(batch, error);
-      else for (const pending of batch) pending.reject(error);
+      if (isBusy(error)) {
+        this.waitForLock(batch, error);
+        return;
+      }
+      this.busyTries = 0;
+      for (const pending of batch) pending.reject(error);
       return;
     }
     this.busyTries = 0;
@@ -73,26 +97,15 @@ export class GroupCommit {
     });
   }
 
-  /** One try of the whole batch in one immediate transaction; throws when it cannot begin or commit. */
+  /**
+   * One try of the whole batch in one immediate transaction; throws when it cannot begin or
+   * commit. A write alone fails with its transaction, so what it throws is thrown here.
+   */
   private commit(batch: readonly Pending[]): Outcome[] {
     this.options.beforeBatch();
+    if (batch.length === 1) return [{ ok: true, value: this.one.immediate((batch[0] as Pending).work) }];
     const outcomes: Outcome[] = [];
-    this.db
-      .transaction(() => {
-        for (const { work } of batch) {
-          try {
-            // A transaction function called inside another runs as a savepoint.
-            outcomes.push({ ok: true, value: this.db.transaction(work)() });
-          } catch (error) {
-            // Some failures (disk full, I/O error) roll back the whole transaction, not just
-            // the savepoint: the writes before were undone, and the ones after must not run
-            // on their own, so the batch fails as a whole.
-            if (!this.db.inTransaction) throw error;
-            outcomes.push({ ok: false, error });
-          }
-        }
-      })
-      .immediate();
+    this.several.immediate(batch, outcomes);
     return outcomes;
   }
 
