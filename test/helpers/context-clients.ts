@@ -70,50 +70,55 @@ function requestInit(token: string | undefined): { requestInit?: RequestInit } {
   return token === undefined ? {} : { requestInit: { headers: { Authorization: `Bearer ${token}` } } };
 }
 
+/** How an SDK's client connects: over `engram stdio`'s pipes, or over Streamable HTTP. */
+interface Wires<Client> {
+  stdio(client: Client, parameters: ReturnType<typeof stdioParameters>): Promise<void>;
+  http(client: Client, url: URL, init: { requestInit?: RequestInit }): Promise<void>;
+}
+
+const V1_WIRES: Wires<ClientV1> = {
+  stdio: (client, parameters) => client.connect(new StdioTransportV1(parameters)),
+  http: (client, url, init) => client.connect(new HttpTransportV1(url, init)),
+};
+
+const V2_WIRES: Wires<ClientV2> = {
+  stdio: (client, parameters) => client.connect(new StdioTransportV2(parameters)),
+  http: (client, url, init) => client.connect(new HttpTransportV2(url, init)),
+};
+
+/** A client kind from its label, a new client of it, its wires, and a look at the client once connected. */
+function kind<Client>(
+  label: string,
+  client: () => Client,
+  wires: Wires<Client>,
+  check: (connected: Client) => void = () => {},
+): ContextClientKind {
+  const connected = async (connect: (fresh: Client) => Promise<void>) => {
+    const fresh = client();
+    await connect(fresh);
+    check(fresh);
+    return fresh as unknown as ContextClient;
+  };
+  return {
+    label,
+    stdio: (server) => connected((fresh) => wires.stdio(fresh, stdioParameters(server))),
+    http: (url, token) => connected((fresh) => wires.http(fresh, new URL(url), requestInit(token))),
+  };
+}
+
 const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' as const } } };
 
-const v1: ContextClientKind = {
-  label: 'SDK v1 client',
-  async stdio(server) {
-    const client = new ClientV1({ name: 'context-v1', version: '1.0.0' });
-    await client.connect(new StdioTransportV1(stdioParameters(server)));
-    return client as unknown as ContextClient;
-  },
-  async http(url, token) {
-    const client = new ClientV1({ name: 'context-v1', version: '1.0.0' });
-    await client.connect(new HttpTransportV1(new URL(url), requestInit(token)));
-    return client as unknown as ContextClient;
-  },
-};
+function modernEra(client: ClientV2): void {
+  if (client.getProtocolEra() !== 'modern') throw new Error('the v2 client did not negotiate the 2026 era');
+}
 
-const v2: ContextClientKind = {
-  label: 'SDK v2 client (2025 handshake)',
-  async stdio(server) {
-    const client = new ClientV2({ name: 'context-v2', version: '2.0.0' });
-    await client.connect(new StdioTransportV2(stdioParameters(server)));
-    return client as unknown as ContextClient;
-  },
-  async http(url, token) {
-    const client = new ClientV2({ name: 'context-v2', version: '2.0.0' });
-    await client.connect(new HttpTransportV2(new URL(url), requestInit(token)));
-    return client as unknown as ContextClient;
-  },
-};
-
-const v2Modern: ContextClientKind = {
-  label: 'SDK v2 client (2026-07-28 envelope)',
-  async stdio(server) {
-    const client = new ClientV2({ name: 'context-v2-modern', version: '2.0.0' }, MODERN);
-    await client.connect(new StdioTransportV2(stdioParameters(server)));
-    if (client.getProtocolEra() !== 'modern') throw new Error('the v2 client did not negotiate the 2026 era');
-    return client as unknown as ContextClient;
-  },
-  async http(url, token) {
-    const client = new ClientV2({ name: 'context-v2-modern', version: '2.0.0' }, MODERN);
-    await client.connect(new HttpTransportV2(new URL(url), requestInit(token)));
-    if (client.getProtocolEra() !== 'modern') throw new Error('the v2 client did not negotiate the 2026 era');
-    return client as unknown as ContextClient;
-  },
-};
-
-export const CONTEXT_CLIENTS: readonly ContextClientKind[] = [v1, v2, v2Modern];
+export const CONTEXT_CLIENTS: readonly ContextClientKind[] = [
+  kind('SDK v1 client', () => new ClientV1({ name: 'context-v1', version: '1.0.0' }), V1_WIRES),
+  kind('SDK v2 client (2025 handshake)', () => new ClientV2({ name: 'context-v2', version: '2.0.0' }), V2_WIRES),
+  kind(
+    'SDK v2 client (2026-07-28 envelope)',
+    () => new ClientV2({ name: 'context-v2-modern', version: '2.0.0' }, MODERN),
+    V2_WIRES,
+    modernEra,
+  ),
+];
