@@ -45,6 +45,7 @@ import { SqliteGrantStore } from './grants.js';
 import { GroupCommit } from './group-commit.js';
 import { Guard } from './guard.js';
 import { IndexCache } from './index-cache.js';
+import { SearchBacklog } from './search-backlog.js';
 import { prepareStatements, type Statements, searchMatch } from './statements.js';
 import { SqliteTokenStore } from './tokens.js';
 
@@ -94,6 +95,7 @@ export class SqliteStore implements Store {
   private readonly undropOne;
   private readonly purgeRows;
   private readonly indexCache: IndexCache;
+  private readonly searchBacklog: SearchBacklog;
   private readonly feed: ChangeFeed;
   readonly tokens: SqliteTokenStore;
   readonly accounts: SqliteAccountStore;
@@ -105,6 +107,7 @@ export class SqliteStore implements Store {
     this.db = db;
     this.guard = new Guard(file, context);
     this.statements = prepareStatements(this.db);
+    this.searchBacklog = new SearchBacklog(this.db, this.guard);
     this.tokens = new SqliteTokenStore(this.db, this.guard);
     this.accounts = new SqliteAccountStore(this.db, this.guard);
     this.grants = new SqliteGrantStore(this.db, this.guard);
@@ -149,9 +152,13 @@ export class SqliteStore implements Store {
           history: -this.deleteCopy(row.id),
         });
       }
-      // The search index keeps the words of what it stopped indexing (a drop, an edit) in
-      // its structure until merged: merged now, so that no word of a purged entry remains.
-      if (rows.length > 0) this.statements.optimizeSearch.run();
+      // Their words leave the search index now, not in a later catch-up; and the index keeps
+      // the words of what it stopped indexing (a drop, an edit) in its structure until
+      // merged: merged now, so that no word of a purged entry remains.
+      if (rows.length > 0) {
+        this.searchBacklog.catchUp(rows.map((row) => row.id));
+        this.statements.optimizeSearch.run();
+      }
       return rows.length;
     });
   }
@@ -205,12 +212,14 @@ export class SqliteStore implements Store {
       : await this.guard.write(() => this.mutateOne.immediate(caller, name, recording.decide, rules));
     const details = mutationDetails(name, recording.decided(), result);
     if (details) this.feed.committed(caller.user, details);
+    this.searchBacklog.wrote();
     return result;
   }
 
   async mutateAll(caller: Caller, decide: DecideAll, rules: WriteRules): Promise<void> {
     await this.guard.write(() => this.mutateEvery.immediate(caller, decide, rules));
     this.feed.committed(caller.user);
+    this.searchBacklog.wrote();
   }
 
   async history(user: string, name: string): Promise<RevisionRecord[]> {
@@ -228,6 +237,7 @@ export class SqliteStore implements Store {
   async undrop(caller: Caller, name: string, rules: WriteRules, check?: UndropCheck): Promise<UndropResult> {
     const result = await this.guard.write(() => this.undropOne.immediate(caller, name, rules, check));
     if (result.status === 'restored') {
+      this.searchBacklog.wrote();
       this.feed.committed(caller.user, { name, revision: result.entry.revision, operation: 'undrop' });
     }
     return result;
@@ -269,8 +279,9 @@ export class SqliteStore implements Store {
     return this.feed.watch(user, listener);
   }
 
-  /** By the FTS5 index entries_search, which triggers keep in every write's transaction (migrations.ts, step 7). */
+  /** By the FTS5 index entries_search, first brought up to date with every write (search-backlog.ts). */
   async search(user: string, terms: SearchTerms, options: { readonly limit: number }): Promise<SearchHit[]> {
+    await this.guard.explained(this.searchBacklog.drain());
     return this.guard.read(() => {
       const rows = this.statements.search.all({
         user,
@@ -295,10 +306,12 @@ export class SqliteStore implements Store {
     this.indexCache.invalidate();
     await this.guard.write(() => loadDatabase(this.db, dump, options));
     this.feed.committedSome();
+    this.searchBacklog.wrote();
   }
 
   async close(): Promise<void> {
     this.feed.close();
+    this.searchBacklog.close();
     if (this.db.open) this.db.close();
   }
 

@@ -1,0 +1,90 @@
+/**
+ * The search index (FTS5 entries_search) follows the entries in batches rather than inside
+ * every write: indexing an entry's words in its own write's transaction cost most of that
+ * write's CPU and two thirds of the pages it wrote, where a batch of entries shares one
+ * new segment. A write marks its entry in search_pending, by a trigger in its own
+ * transaction (migrations.ts, step 9), so no write path can miss it and a crash loses no
+ * mark; the index catches up: before every search (a search sees every write
+ * acknowledged before it began), inside a purge (no word of a purged entry remains), and
+ * on its own shortly after writes. Each catch-up is one transaction of at most
+ * SEARCH_BATCH entries, so the event loop is never held long however many wait.
+ */
+
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type Database from 'better-sqlite3';
+import type { Guard } from './guard.js';
+
+/** Entries indexed per transaction: a few milliseconds of work. */
+const SEARCH_BATCH = 64;
+
+/** How long after a write the index catches up on its own, in ms: writes that come together are indexed together. */
+const CATCH_UP_DELAY_MS = 100;
+
+const SQL = {
+  anyPending: 'SELECT EXISTS (SELECT 1 FROM search_pending)',
+  oldestPending: 'SELECT entry_id FROM search_pending ORDER BY entry_id LIMIT ?',
+  // Deleting a row the index does not hold (an entry created since) changes nothing.
+  unindex: 'DELETE FROM entries_search WHERE rowid = ?',
+  index: `INSERT INTO entries_search (rowid, name, description, body)
+     SELECT id, name, description, body FROM entries WHERE id = ? AND dropped_at IS NULL`,
+  done: 'DELETE FROM search_pending WHERE entry_id = ?',
+} as const;
+
+export class SearchBacklog {
+  private readonly statements: { readonly [K in keyof typeof SQL]: Database.Statement };
+  /** One batch in one immediate transaction; true when more entries wait. */
+  private readonly batch: Database.Transaction<() => boolean>;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly guard: Guard,
+  ) {
+    this.statements = {
+      anyPending: db.prepare(SQL.anyPending).pluck(),
+      oldestPending: db.prepare(SQL.oldestPending).pluck(),
+      unindex: db.prepare(SQL.unindex),
+      index: db.prepare(SQL.index),
+      done: db.prepare(SQL.done),
+    };
+    this.batch = db.transaction(() => {
+      const ids = this.statements.oldestPending.all(SEARCH_BATCH) as number[];
+      this.catchUp(ids);
+      return ids.length === SEARCH_BATCH;
+    });
+  }
+
+  /** Indexes the entries `ids` as they are now (a dropped or deleted one: none of its words), inside the caller's transaction. */
+  catchUp(ids: readonly number[]): void {
+    const s = this.statements;
+    for (const id of ids) {
+      s.unindex.run(id);
+      s.index.run(id);
+      s.done.run(id);
+    }
+  }
+
+  /** Every marked entry indexed, a batch per transaction, the event loop free between them. */
+  async drain(): Promise<void> {
+    if (!this.statements.anyPending.get()) return;
+    while (await this.guard.write(() => this.batch.immediate())) await nextTurn();
+  }
+
+  /**
+   * A write marked an entry: the index catches up a little later, on a timer that keeps no
+   * process alive. What fails there is left for the next search, which catches up itself
+   * and reports the failure to its caller.
+   */
+  wrote(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.db.open) this.drain().catch(() => {});
+    }, CATCH_UP_DELAY_MS).unref();
+  }
+
+  close(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The SQLite search index follows writes in batches (search-backlog.ts): a write only marks
+ * its entry, in its own transaction; a search first indexes every marked entry, whichever
+ * connection wrote it, and the store catches up on its own shortly after writes; a
+ * database at schema 8, whose index triggers kept up to date, keeps its index on
+ * upgrading and follows the writes after. The store's timers are faked (not its
+ * setImmediate), so that what a write leaves marked is seen before the catch-up it schedules.
+ */
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createMemory } from '../../src/core/memory.js';
+import type { Caller, Store } from '../../src/core/store.js';
+import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { bytes, drop, put } from '../../src/testing/setup.js';
+import { rules } from '../helpers/rules.js';
+
+const alice: Caller = { user: 'alice', label: 'search-backlog-test' };
+
+async function found(store: Store, query: string): Promise<string[]> {
+  return (await createMemory({ store }).search(alice, query)).map((hit) => hit.name);
+}
+
+/** The ids of the entries marked for the index, read by a connection of its own. */
+function marked(path: string): number[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.prepare('SELECT entry_id FROM search_pending ORDER BY entry_id').pluck().all() as number[];
+  } finally {
+    db.close();
+  }
+}
+
+describe('SQLite search backlog', () => {
+  let folder: string;
+  let path: string;
+
+  beforeEach(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'engram-search-backlog-'));
+    path = join(folder, 'memory.db');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  });
+
+  afterEach(async () => {
+    vi.useRealTimers();
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it('marks each written entry once in its write, and a search indexes them all before it looks', async () => {
+    const store = openSqliteStore({ path });
+    try {
+      await store.mutate(alice, 'topics/a', put('alpha words\n'), rules);
+      await store.mutate(alice, 'topics/a', put('alpha beta\n'), rules);
+      await store.mutate(alice, 'topics/b', put('gamma\n'), rules);
+      await store.mutate(alice, 'topics/c', put('beta too\n'), rules);
+      await store.mutate(alice, 'topics/c', drop, rules);
+      expect(marked(path)).toEqual([1, 2, 3]);
+
+      expect(await found(store, 'beta')).toEqual(['topics/a']);
+      expect(await found(store, 'words')).toEqual([]);
+      expect(marked(path)).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("indexes what another connection wrote before this one's search", async () => {
+    const writer = openSqliteStore({ path });
+    const reader = openSqliteStore({ path });
+    try {
+      expect(await found(reader, 'delta')).toEqual([]);
+      await writer.mutate(alice, 'topics/d', put('delta\n'), rules);
+      expect(await found(reader, 'delta')).toEqual(['topics/d']);
+      await writer.purge('alice', 'topics/d', { includeLive: true });
+      expect(await found(reader, 'delta')).toEqual([]);
+    } finally {
+      await writer.close();
+      await reader.close();
+    }
+  });
+
+  it('catches up on its own a while after writes', async () => {
+    const store = openSqliteStore({ path });
+    try {
+      await store.mutate(alice, 'topics/e', put('epsilon\n'), rules);
+      expect(marked(path)).toEqual([1]);
+      await vi.runOnlyPendingTimersAsync();
+      await vi.waitFor(() => expect(marked(path)).toEqual([]));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('many marks are indexed batch by batch, none left out', async () => {
+    const store = openSqliteStore({ path });
+    try {
+      for (let i = 0; i < 150; i++) await store.mutate(alice, `topics/n${i}`, put(`common word${i}\n`), rules);
+      expect(marked(path)).toHaveLength(150);
+      const all = await createMemory({ store }).search(alice, 'common', { limit: 50 });
+      expect(all).toHaveLength(50);
+      expect(await found(store, 'word149')).toEqual(['topics/n149']);
+      expect(marked(path)).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('SQLite: a database at schema version 8, its index kept by triggers', () => {
+  let folder: string;
+  let path: string;
+
+  beforeEach(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'engram-search-backlog-upgrade-'));
+    path = join(folder, 'memory.db');
+    const db = new Database(path);
+    try {
+      for (const step of MIGRATIONS.slice(0, 8)) db.exec(step);
+      db.exec('CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (8)');
+      const addEntry = db.prepare(`INSERT INTO entries
+        (user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by)
+        VALUES ('alice', ?, ?, ?, ?, 1, 1, 1, ?, ?)`);
+      addEntry.run('topics/tea', 'Tea', bytes('Green tea.\n'), 'Green tea.\n', null, null);
+      addEntry.run('topics/gone', 'Gone', bytes('Green but dropped.\n'), 'Green but dropped.\n', 2, 'cli');
+    } finally {
+      db.close();
+    }
+  });
+
+  afterEach(async () => {
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it('keeps the index it had, marks nothing, and follows every write after', async () => {
+    const store = openSqliteStore({ path });
+    try {
+      expect(marked(path)).toEqual([]);
+      expect(await found(store, 'green')).toEqual(['topics/tea']);
+      await store.mutate(alice, 'topics/tea', put('Oolong.\n', 'Tea'), rules);
+      await store.undrop(alice, 'topics/gone', rules);
+      expect(await found(store, 'green')).toEqual(['topics/gone']);
+      expect(await found(store, 'oolong')).toEqual(['topics/tea']);
+    } finally {
+      await store.close();
+    }
+  });
+});
