@@ -270,16 +270,27 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
       refuse(refused.status, refused.message);
       return;
     }
+    if (req.headers.upgrade?.toLowerCase() !== 'websocket') {
+      // Node 20 hands every request that asks to upgrade here, its parser already detached: one that
+      // asks for anything but WebSocket (curl --http2 asking for h2c) cannot be served as plain
+      // HTTP/1.1 any more, so it is told plainly to ask again without Upgrade (docs/websocket.md).
+      refuse(
+        400,
+        `Bad request: Engram does not switch protocols (Upgrade: ${req.headers.upgrade ?? ''}); send the request ` +
+          'again without Upgrade (with curl, --http1.1 instead of --http2). MCP over WebSocket is at ' +
+          `${WEBSOCKET_PATH} (Upgrade: websocket).`,
+      );
+      return;
+    }
     if (path !== WEBSOCKET_PATH) {
-      // Node hands every request that asks to upgrade here (say, curl --http2 asking for h2c): only /ws upgrades.
       refuse(
         404,
-        `Not found: ${path} takes no protocol upgrade (Upgrade: ${req.headers.upgrade ?? ''}); send the request ` +
+        `Not found: ${path} takes no protocol upgrade (Upgrade: ${req.headers.upgrade}); send the request ` +
           `without asking to upgrade. Engram serves MCP over WebSocket at ${WEBSOCKET_PATH}.`,
       );
       return;
     }
-    if (req.method !== 'GET' || req.headers.upgrade?.toLowerCase() !== 'websocket') {
+    if (req.method !== 'GET') {
       refuse(400, `Bad request: ${WEBSOCKET_PATH} takes a WebSocket upgrade (GET with Upgrade: websocket).`);
       return;
     }

@@ -359,17 +359,28 @@ describe('MCP over WebSocket: refused before the socket opens', () => {
     );
   });
 
-  it('a POST to /mcp that asks to upgrade to h2c (curl --http2 on http://): 404 saying to send it plainly', async () => {
-    const server = await startTestServer();
-    const body = rpc('tools/list');
-    const answer = await sendUntilClosed(
-      server.port,
-      'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n' +
-        `HTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
-    );
-    expect(answer.status).toBe(404);
-    expect(answer.text).toContain('Not found: /mcp takes no protocol upgrade (Upgrade: h2c)');
-  });
+  it.each([
+    ['a POST to /mcp', 'POST /mcp', rpc('tools/list')],
+    ['a GET of /healthz', 'GET /healthz', ''],
+    ['a GET of /ws', 'GET /ws', ''],
+  ])(
+    '%s that asks to upgrade to h2c (curl --http2 on http://): 400 saying to send it without Upgrade, never 404',
+    async (_, line, body) => {
+      const server = await startTestServer();
+      const answer = await sendUntilClosed(
+        server.port,
+        `${line} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n` +
+          `HTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+      expect(answer.status).toBe(400);
+      expect(answer.headers.connection).toBe('close');
+      expect(answer.text).toContain(
+        '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad request: Engram does not switch protocols (Upgrade: h2c); ' +
+          'send the request again without Upgrade (with curl, --http1.1 instead of --http2). ' +
+          'MCP over WebSocket is at /ws (Upgrade: websocket)."},"id":null}',
+      );
+    },
+  );
 });
 
 describe('MCP over WebSocket: an open socket', () => {
