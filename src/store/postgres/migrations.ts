@@ -181,6 +181,9 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX revisions_activity ON revisions (user_id, at, entry_id, revision);
   CREATE INDEX revisions_actor ON revisions (user_id, actor, at, entry_id, revision);
   `,
+  // 6: the grants of one OAuth client, by index: forgetting unused clients (grants.ts) asks
+  // of every old client whether any grant still names it.
+  'CREATE INDEX grants_client ON grants (client_id);',
 ];
 
 /** Rows per batch of the search vectors' backfill. */
