@@ -51,8 +51,9 @@ const SQL = {
      DELETE FROM oauth_clients;`,
   addEntry: `INSERT INTO entries (id, user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by)
      VALUES (@id, @user, @name, @description, @size, @body, @created, @updated, @revision, @droppedAt, @droppedBy)`,
+  // in_trash is no longer read (schema 10).
   addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
-     VALUES (@user, @entryId, @revision, @operation, @actor, @at, @description, @body, @inTrash)`,
+     VALUES (@user, @entryId, @revision, @operation, @actor, @at, @description, @body, 0)`,
   addUser: `INSERT INTO users (user_id, total_bytes, entries, history_bytes)
      VALUES (@user, @totalBytes, @entries, @historyBytes)`,
   addToken: `INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES (@id, @user, @label, @readOnly, @hash, @created, @lastUsed)`,
@@ -100,10 +101,7 @@ export function loadDatabase(db: Database.Database, dump: StoreDump, options: Lo
     db.exec(SQL.clear);
     for (const [index, { revisions, ...entry }] of dump.entries.entries()) {
       add.entry.run(entry);
-      for (const record of revisions) {
-        const inTrash = entry.droppedAt !== null && record.revision === entry.revision ? 1 : 0;
-        add.revision.run({ user: entry.user, entryId: entry.id, ...record, inTrash });
-      }
+      for (const record of revisions) add.revision.run({ user: entry.user, entryId: entry.id, ...record });
       if ((index + 1) % PROGRESS_EVERY === 0) options.onProgress?.(index + 1);
     }
     for (const usage of dump.users) add.user.run(usage);

@@ -235,6 +235,15 @@ export const MIGRATIONS: readonly string[] = [
     INSERT OR IGNORE INTO search_pending (entry_id) VALUES (old.id);
   END;
   `,
+  // 10: one index fewer to write with every revision: the history cap finds its candidates by
+  // revisions_activity (the same order, the trash's latest revisions skipped as every
+  // entry's latest is), so revisions_age goes, and with it every use of in_trash (left in
+  // place, no longer kept: dropping a column rewrites every revision). Clients no grant
+  // names are found by an index of grants' client_id, not by reading every grant.
+  `
+  DROP INDEX revisions_age;
+  CREATE INDEX grants_client ON grants (client_id);
+  `,
 ];
 
 /** The schema version the database records, read without taking the write lock. */

@@ -78,17 +78,16 @@ export const SQL = {
   undrop: 'UPDATE entries SET dropped_at = NULL, dropped_by = NULL, revision = @revision WHERE id = @id',
   deleteEntry: 'DELETE FROM entries WHERE id = ?',
   deleteRevisions: `DELETE FROM revisions WHERE entry_id = ? RETURNING ${REVISION_BYTES} AS bytes`,
-  // in_trash: the revision a drop records stays the latest of its entry while the entry is in the trash.
+  // in_trash is no longer read (schema 10): 0 for every new revision.
   addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
-       VALUES (@user, @id, @revision, @operation, @actor, @at, @description, @body, @operation = 'drop')`,
-  leaveTrash: 'UPDATE revisions SET in_trash = 0 WHERE entry_id = @id AND revision = @revision',
+       VALUES (@user, @id, @revision, @operation, @actor, @at, @description, @body, 0)`,
   trimRevisions: `DELETE FROM revisions WHERE entry_id = @id AND revision <= @through RETURNING ${REVISION_BYTES} AS bytes`,
   // The history cap's candidates, oldest first: revisions that are not the latest of their
   // entry, then dropped entries whole. Both walk an index of the user's rows in that order;
-  // the first skips only the latest revisions of live entries (the trash is not in its index).
+  // the first skips the latest revision of each entry, live or in the trash.
   olderRevisions: `SELECT r.rowid AS id, length(CAST(r.description AS BLOB)) + length(CAST(r.body AS BLOB)) AS bytes
-       FROM revisions r INDEXED BY revisions_age JOIN entries e ON e.id = r.entry_id
-       WHERE r.user_id = ? AND r.in_trash = 0 AND r.revision < e.revision
+       FROM revisions r INDEXED BY revisions_activity JOIN entries e ON e.id = r.entry_id
+       WHERE r.user_id = ? AND r.revision < e.revision
        ORDER BY r.at, r.entry_id, r.revision LIMIT ?`,
   deleteRevision: 'DELETE FROM revisions WHERE rowid = ?',
   oldestTrash: `SELECT id, (SELECT coalesce(sum(${REVISION_BYTES}), 0)

@@ -417,10 +417,7 @@ export class SqliteStore implements Store {
       if (id === undefined) throw new Error(`no row to ${applied.kind} for ${entry.name}`);
       rowId = id;
       if (applied.kind === 'drop') s.drop.run({ id, at: record.at, actor: record.actor, revision: entry.revision });
-      else {
-        s.undrop.run({ id, revision: entry.revision });
-        s.leaveTrash.run({ id, revision: entry.revision - 1 });
-      }
+      else s.undrop.run({ id, revision: entry.revision });
     }
     s.addRevision.run({ user, id: rowId, ...record });
     const trimmed =
