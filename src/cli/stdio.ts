@@ -28,19 +28,21 @@ export function registerStdioCommand(
       const handleTool = createToolHandler(context.memory, { onUnexpectedError: logInternalError });
       // One client, one connection: its tool calls are applied in the order they arrived, so
       // a read sent right after a write sees it even when the client did not wait for the
-      // write's answer. Only tool calls wait; the rest of the protocol is answered at once.
-      // The chain's end is also what must settle before the store closes.
+      // write's answer. Only tool calls and name completions wait; the rest of the protocol
+      // is answered at once. The chain's end is also what must settle before the store closes.
       let lastCall: Promise<unknown> = Promise.resolve();
-      const handler: typeof handleTool = (caller, tool, args) => {
-        const call = lastCall.then(() => handleTool(caller, tool, args));
+      const inOrder = <T>(work: () => Promise<T>): Promise<T> => {
+        const call = lastCall.then(work);
         lastCall = call.catch(() => {});
         return call;
       };
+      const handler: typeof handleTool = (caller, tool, args) => inOrder(() => handleTool(caller, tool, args));
+      const names = (...args: Parameters<typeof context.memory.names>) => inOrder(() => context.memory.names(...args));
       const finishCalls = () => lastCall;
       const server = serveMcpStdio(
         {
           handler,
-          memory: context.memory,
+          memory: { names },
           policy: context.settings.policy,
           version: VERSION,
           caller: (clientName) => ({ user: context.user, label: actorLabel(clientName, 'mcp') }),

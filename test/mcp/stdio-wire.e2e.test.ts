@@ -2,7 +2,7 @@
  * `engram stdio` against what a clumsy or hostile client writes on the wire: a line that
  * is not JSON, a line far over the limit, JSON nested too deep, JSON that is not JSON-RPC.
  * Each gets a JSON-RPC error and a line on stderr, and the server goes on serving. And a
- * client that pipelines a read right behind a write, without waiting, reads the write.
+ * client that pipelines a read (or a completion) right behind a write, without waiting, reads the write.
  * One process serves all of it, as one client's connection would.
  */
 
@@ -150,6 +150,14 @@ describe('engram stdio on a hostile wire', () => {
     const open = await opened;
     expect(open.result).toMatchObject({ isError: false });
     expect(textOf(open)).toContain('sent blind');
+
+    // So does completing an entry's name.
+    const completed = wire.answer(10);
+    wire.write(
+      `${toolCall(9, 'memory_write', { name: 'topics/blind', description: 'Blind', new: 'also blind' })}\n` +
+        `${line(10, 'completion/complete', { ref: { type: 'ref/resource', uri: 'memory://entry/{name}' }, argument: { name: 'name', value: 'blind' } })}\n`,
+    );
+    expect((await completed).result).toEqual({ completion: { values: ['topics/blind'], total: 1, hasMore: false } });
 
     expect(wire.exitCode).toBeUndefined();
     expect(await wire.end()).toBe(0);
