@@ -246,6 +246,21 @@ describe('POST /api/import?from= each folder and text kind', () => {
   });
 });
 
+describe('POST /api/import?from=llama-webui', () => {
+  it("the WebUI's memory export, each entry kept with its name and description, as import:llama-webui", async () => {
+    const server = await startTestServer();
+    const exported = {
+      entries: [{ name: 'people/ada', description: 'Ada Lovelace', body: 'Wrote the first program.\n', updated: 1 }],
+    };
+    const done = await post(server, 'from=llama-webui', body({ 'llama_memory.json': JSON.stringify(exported) }));
+    expect(done.status).toBe(200);
+    expect(await contents(server.memory)).toEqual([
+      { name: 'people/ada', description: 'Ada Lovelace', body: 'Wrote the first program.\n' },
+    ]);
+    expect(await actors(server, 'people/ada')).toEqual(['import:llama-webui']);
+  });
+});
+
 describe('POST /api/import?from=: refusals import nothing', () => {
   it.each([
     [

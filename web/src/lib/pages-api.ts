@@ -60,7 +60,7 @@ export interface ImportOptions {
 }
 
 /** The other memories the import reads (docs/import.md), by the kind `?from=` names. */
-export type SourceKind = 'markdown' | 'server-memory' | 'anthropic-memory' | 'claude-code' | 'chatgpt';
+export type SourceKind = 'markdown' | 'server-memory' | 'anthropic-memory' | 'claude-code' | 'chatgpt' | 'llama-webui';
 
 /** One file of such a source: its path inside the folder picked (`/`-separated), and its text. */
 export interface SourceText {
