@@ -18,31 +18,41 @@ export interface Refusal {
 /** What the transport calls one unit of text, in its refusals' words. */
 export type Unit = 'line' | 'message';
 
-/** The message a text carries (and its JSON as written, before the SDK's parsing), or why it is refused. */
-export function decodeMessage(
-  text: string,
-  unit: Unit,
-): { readonly message: JSONRPCMessage; readonly json: unknown } | Refusal {
+/**
+ * The JSON a text carries, nesting checked first, or why it is refused. The first half of
+ * decodeMessage, for a transport that can answer some messages from the JSON alone (the
+ * stdio fast path) without the SDK's parsing.
+ */
+export function parseText(text: string, unit: Unit): { readonly json: unknown } | Refusal {
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     return {
       code: ProtocolErrorCode.InvalidRequest,
       message: `Invalid request: the JSON is nested more than ${MAX_JSON_DEPTH} levels deep.`,
     };
   }
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    return { json: JSON.parse(text) };
   } catch {
     return { code: ProtocolErrorCode.ParseError, message: `Parse error: the ${unit} is not valid JSON.` };
   }
+}
+
+/** The JSON-RPC message `json` is, by the SDK's parsing, or why it is refused. The second half of decodeMessage. */
+export function parseMessage(json: unknown, unit: Unit): { readonly message: JSONRPCMessage } | Refusal {
   try {
-    return { message: parseJSONRPCMessage(json), json };
+    return { message: parseJSONRPCMessage(json) };
   } catch {
     return {
       code: ProtocolErrorCode.InvalidRequest,
       message: `Invalid request: the ${unit} is JSON but not a JSON-RPC 2.0 message.`,
     };
   }
+}
+
+/** The message a text carries, or why it is refused. */
+export function decodeMessage(text: string, unit: Unit): { readonly message: JSONRPCMessage } | Refusal {
+  const parsed = parseText(text, unit);
+  return 'code' in parsed ? parsed : parseMessage(parsed.json, unit);
 }
 
 /** The JSON-RPC error answering a refused text. */

@@ -21,9 +21,14 @@ export class LineReader {
     let start = 0;
     for (;;) {
       const newline = chunk.indexOf(NEWLINE, start);
-      this.take(chunk.subarray(start, newline === -1 ? chunk.length : newline));
-      if (newline === -1) return;
-      this.endLine();
+      if (newline !== -1 && this.size === 0 && !this.discarding && newline - start <= this.maxBytes) {
+        // A whole line in this chunk, the usual case: handed on as it lies, without a copy.
+        this.onLine(chunk.subarray(start, newline));
+      } else {
+        this.take(chunk.subarray(start, newline === -1 ? chunk.length : newline));
+        if (newline === -1) return;
+        this.endLine();
+      }
       start = newline + 1;
     }
   }

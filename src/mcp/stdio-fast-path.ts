@@ -3,7 +3,9 @@
  * pinned to the 2025 era (it opened with a plain `initialize` that the SDK answered with
  * success), one `ping`, `tools/list` or `tools/call` in its simplest shape (hot-request.ts)
  * is answered straight from the tool handler, byte for byte the line the SDK would write.
- * The SDK's server costs several hundred microseconds per message on top of the call.
+ * The SDK's server costs several hundred microseconds per message on top of the call, and
+ * even its parsing of a message costs more than the rest of the answer: a line is offered
+ * here as plain JSON first, and parsed for the SDK only when it is not taken.
  *
  * Everything else goes to the SDK as before: the opening and any later `initialize`,
  * resources, prompts, completions, notifications, responses, 2026 envelopes, anything
@@ -29,23 +31,27 @@ export interface StdioFastPathOptions {
 /** What the stdio transport asks of a fast path. */
 export interface StdioFastPath {
   /**
-   * Answers the message itself, writing its answer line through `write`, and returns
-   * true; or returns false for the SDK to receive it. `json` is the message as the client
-   * wrote it, before the SDK's parsing.
+   * Answers a hot request itself, from its JSON as the client wrote it, writing the
+   * answer line through `write`, and returns true; or returns false, and the transport
+   * parses the message for the SDK. Offered every message first, before the SDK's
+   * parsing: that costs more than the whole answer, and a hot request always passes it.
    */
-  offer(json: unknown, message: JSONRPCMessage, write: (line: string) => Promise<void>): boolean;
+  take(json: unknown, write: (line: string) => void): boolean;
+  /** Sees every message handed to the SDK. */
+  given(message: JSONRPCMessage): void;
   /** Sees every message the SDK sends to the client. */
   sent(message: JSONRPCMessage): void;
 }
 
 /**
  * opening: nothing received yet; initializing: the SDK holds the opening `initialize`;
- * armed: the SDK answered it with success; off: this connection is the SDK's alone.
+ * armed: the SDK answered it with success (the caller, which the client name alone
+ * decides, is worked out once); off: this connection is the SDK's alone.
  */
 type Phase =
   | { readonly kind: 'opening' }
   | { readonly kind: 'initializing'; readonly id: RequestId; readonly clientName: string }
-  | { readonly kind: 'armed'; readonly clientName: string }
+  | { readonly kind: 'armed'; readonly caller: () => Caller }
   | { readonly kind: 'off' };
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -86,49 +92,48 @@ export function createStdioFastPath(options: StdioFastPathOptions): StdioFastPat
   /** Fast requests in flight, each with whether it has been cancelled. */
   const inFlight = new Map<RequestId, { cancelled: boolean }>();
 
-  function toSdk(message: JSONRPCMessage): false {
-    const id = requestId(message);
-    if (id !== undefined) sdkPending.add(id);
-    if ('method' in message && message.method === 'notifications/cancelled' && !('id' in message)) {
-      const cancelled = isObject(message.params) ? message.params.requestId : undefined;
-      const flight = inFlight.get(cancelled as RequestId);
-      if (flight) flight.cancelled = true;
-    }
-    return false;
+  function armed(clientName: string): Phase {
+    let caller: Caller | undefined;
+    return { kind: 'armed', caller: () => (caller ??= options.caller(clientName)) };
   }
 
   return {
-    offer(json, message, write) {
+    take(json, write) {
+      if (phase.kind !== 'armed' || sdkPending.size !== 0) return false;
+      const request = hotRequest(json);
+      if (request === undefined || inFlight.has(request.id)) return false;
+      const flight = { cancelled: false };
+      inFlight.set(request.id, flight);
+      const caller = phase.caller;
+      const finish = (line: string) => {
+        inFlight.delete(request.id);
+        if (!flight.cancelled) write(`${line}\n`);
+      };
+      answer(request, caller).then(finish, (error: unknown) => finish(failureMessage(request.id, error)));
+      return true;
+    },
+    given(message) {
       if (phase.kind === 'opening') {
         const clientName = plainInitialize(message);
         phase =
           clientName === undefined ? { kind: 'off' } : { kind: 'initializing', id: requestId(message)!, clientName };
-        return toSdk(message);
-      }
-      if (phase.kind !== 'armed') return toSdk(message);
-      if ('method' in message && message.method === 'initialize') {
+      } else if (phase.kind === 'armed' && 'method' in message && message.method === 'initialize') {
         phase = { kind: 'off' };
-        return toSdk(message);
       }
-      const request = sdkPending.size === 0 ? hotRequest(json) : undefined;
-      if (request === undefined || inFlight.has(request.id)) return toSdk(message);
-      const flight = { cancelled: false };
-      inFlight.set(request.id, flight);
-      const clientName = phase.clientName;
-      void answer(request, () => options.caller(clientName))
-        .catch((error: unknown) => failureMessage(request.id, error))
-        .then((line) => {
-          inFlight.delete(request.id);
-          return flight.cancelled ? undefined : write(`${line}\n`);
-        });
-      return true;
+      const id = requestId(message);
+      if (id !== undefined) sdkPending.add(id);
+      if ('method' in message && message.method === 'notifications/cancelled' && !('id' in message)) {
+        const cancelled = isObject(message.params) ? message.params.requestId : undefined;
+        const flight = inFlight.get(cancelled as RequestId);
+        if (flight) flight.cancelled = true;
+      }
     },
     sent(message) {
       if ('method' in message || !('id' in message)) return;
       const id = message.id as RequestId;
       sdkPending.delete(id);
       if (phase.kind === 'initializing' && id === phase.id) {
-        phase = 'result' in message ? { kind: 'armed', clientName: phase.clientName } : { kind: 'off' };
+        phase = 'result' in message ? armed(phase.clientName) : { kind: 'off' };
       }
     },
   };

@@ -5,13 +5,14 @@
  * its buffer size. Here every line that cannot be served is answered with a JSON-RPC
  * error (id null: its id cannot be read), reported on stderr, and the next lines are
  * served; a line over the limit is discarded as it arrives. The SDK still does the
- * protocol: serveStdio runs over this transport, but for the hot requests a fast path
- * (stdio-fast-path.ts), when given, answers directly.
+ * protocol: serveStdio runs over this transport, but a fast path (stdio-fast-path.ts),
+ * when given, is offered each message's JSON first, before the SDK's parsing, and answers
+ * the hot requests directly.
  */
 
 import type { Readable, Writable } from 'node:stream';
 import { type JSONRPCMessage, ProtocolErrorCode, serializeMessage, type Transport } from '@modelcontextprotocol/server';
-import { decodeMessage, type Refusal, refusalAnswer } from './json-rpc-decode.js';
+import { parseMessage, parseText, type Refusal, refusalAnswer } from './json-rpc-decode.js';
 import { LineReader } from './line-reader.js';
 import type { StdioFastPath } from './stdio-fast-path.js';
 
@@ -22,6 +23,8 @@ const TOO_LARGE: Refusal = {
   code: ProtocolErrorCode.InvalidRequest,
   message: `Request too large: the limit is ${MAX_LINE_BYTES} bytes per line. Send smaller writes; an entry holds at most a few KiB.`,
 };
+
+const CARRIAGE_RETURN = 0x0d;
 
 export class StdioLineTransport implements Transport {
   onclose?: () => void;
@@ -43,9 +46,13 @@ export class StdioLineTransport implements Transport {
     private readonly fastPath?: StdioFastPath,
   ) {}
 
-  /** How the fast path writes its answers: dropped once closed, as the SDK's are; failures reported. */
-  private readonly writeAnswer = (line: string): Promise<void> =>
-    this.closed ? Promise.resolve() : this.writeLine(line).catch((error: unknown) => this.fail(error));
+  /**
+   * How the fast path writes its answers: dropped once closed, as the SDK's are. Nothing
+   * waits for them to drain, and a failure is the stream's error, which onOutputError reports.
+   */
+  private readonly writeAnswer = (line: string): void => {
+    if (!this.closed) this.stdout.write(line);
+  };
 
   private fail(error: unknown): void {
     this.onerror?.(error instanceof Error ? error : new Error(String(error)));
@@ -87,15 +94,21 @@ export class StdioLineTransport implements Transport {
   }
 
   private receive(line: Buffer): void {
-    const text = line.toString('utf8').replace(/\r$/, '');
+    const text = line.toString('utf8', 0, line.at(-1) === CARRIAGE_RETURN ? line.length - 1 : line.length);
     if (text.trim() === '') return;
-    const decoded = decodeMessage(text, 'line');
-    if ('code' in decoded) {
-      this.refuse(decoded);
+    const parsed = parseText(text, 'line');
+    if ('code' in parsed) {
+      this.refuse(parsed);
       return;
     }
     try {
-      if (this.fastPath?.offer(decoded.json, decoded.message, this.writeAnswer)) return;
+      if (this.fastPath?.take(parsed.json, this.writeAnswer)) return;
+      const decoded = parseMessage(parsed.json, 'line');
+      if ('code' in decoded) {
+        this.refuse(decoded);
+        return;
+      }
+      this.fastPath?.given(decoded.message);
       this.onmessage?.(decoded.message);
     } catch (error) {
       this.fail(error);

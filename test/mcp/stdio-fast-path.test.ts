@@ -51,11 +51,12 @@ class Twin {
     if (fast) {
       const inner = createStdioFastPath({ ...options, caller: (name) => options.caller(name, undefined) });
       fastPath = {
-        offer: (json, message, write) => {
-          const taken = inner.offer(json, message, write);
+        take: (json, write) => {
+          const taken = inner.take(json, write);
           if (taken) this.answeredFast++;
           return taken;
         },
+        given: (message) => inner.given(message),
         sent: (message) => inner.sent(message),
       };
     }
@@ -136,6 +137,19 @@ const FOR_THE_SDK: readonly string[] = [
   rpc('nonsense/method', undefined, 'n1'),
 ];
 
+/**
+ * Lines near the hot shapes that are not JSON-RPC: the fast path, offered them before the
+ * SDK's parsing, must leave them to be refused as before.
+ */
+const NOT_JSON_RPC: readonly string[] = [
+  '{"jsonrpc":"2.0","id":20,"method":"ping","params":[]}',
+  '{"jsonrpc":"1.0","id":21,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":2.5,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":null,"method":"tools/list"}',
+  '{"jsonrpc":"2.0","id":23,"method":"tools/call","params":"memory_open"}',
+  '{"jsonrpc":"2.0","id":24,"method":5}',
+];
+
 /** Sends each message to both twins, one at a time, and expects the same line back from each. */
 async function expectSameAnswers(fast: Twin, sdk: Twin, messages: readonly string[]): Promise<string[]> {
   const answers: string[] = [];
@@ -168,6 +182,9 @@ describe('the stdio fast path answers as the SDK does', () => {
       expect(sdk.answeredFast).toBe(0);
       await expectSameAnswers(fast, sdk, FOR_THE_SDK);
       expect(fast.answeredFast).toBe(HOT.length);
+      const refusals = await expectSameAnswers(fast, sdk, NOT_JSON_RPC);
+      expect(fast.answeredFast).toBe(HOT.length);
+      for (const refusal of refusals) expect(JSON.parse(refusal)).toMatchObject({ id: null, error: { code: -32600 } });
 
       // The script reached every kind of answer.
       expect(answers[0]).toBe('{"result":{},"jsonrpc":"2.0","id":1}');
