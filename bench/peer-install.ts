@@ -69,14 +69,22 @@ async function install(): Promise<PeerInstall> {
       'npm',
       ['install', '--omit=optional', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'],
       { cwd: PEERS_FOLDER, timeout: 600_000, maxBuffer: 1 << 24 },
-      (error, _stdout, stderr) =>
-        error ? reject(new Error(`${error.message.split('\n')[0]} ${stderr.trim()}`)) : resolve(),
+      (error, _stdout, stderr) => (error ? reject(new Error(npmFailure(stderr, error))) : resolve()),
     );
   });
   mkdirSync(dirname(target), { recursive: true });
   copyFileSync(sqlite.binary, target);
   writeFileSync(ready, manifest);
   return { ok: true, folder: PEERS_FOLDER, sqliteVersion: sqlite.version };
+}
+
+/** npm's reason in one line: its error's own line (e.g. "FetchError: request to … failed"), else its first two. */
+function npmFailure(stderr: string, error: Error): string {
+  const lines = stderr
+    .split('\n')
+    .map((line) => line.replace(/^npm (error|ERR!)/, '').trim())
+    .filter(Boolean);
+  return lines.find((line) => /Error\b/.test(line)) ?? (lines.slice(0, 2).join('; ') || error.message);
 }
 
 /** The installed file of a peer package, e.g. its server script. */
