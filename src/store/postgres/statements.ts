@@ -34,6 +34,39 @@ export function searchQuery(terms: readonly string[], weight = ''): string {
     .join(' & ');
 }
 
+/**
+ * The parts of a save (saveOver, saveNew): one statement that writes an entry, records its
+ * revision, trims its revisions past historyLimit and moves the user's counters — and
+ * does all of it only while the user's change counter is still $2, the value the change
+ * was decided on (NULL: decided under the user's lock, nothing to check). Another
+ * writer's commit in between moves the counter, and the statement writes nothing: it
+ * returns no row. Parameters: $1 user, $2 change counter or NULL, $3 $4 $5 the deltas of
+ * total bytes, entries and history bytes, $6 description, $7 body, $8 size, $9 time,
+ * $10 revision, $11 $12 $13 the words of name, description and body (search-words.ts),
+ * $14 operation, $15 actor, $16 the entry's id (saveOver) or name (saveNew), $17 the
+ * revision to trim through (0: none). A write's revision records the entry as written
+ * (apply.ts), so its text is sent once. If historyLimit trims the new revision too, it is
+ * not recorded and its bytes leave the history delta again.
+ */
+const saveParts = (trimmed: string) => ({
+  counted: `u AS (
+       UPDATE users SET total_bytes = total_bytes + $3::bigint, entries = entries + $4::integer,
+         history_bytes = history_bytes + $5::bigint - ${trimmed}
+           - CASE WHEN $10::integer <= $17::integer THEN $5::bigint ELSE 0 END,
+         changes = changes + 1
+       WHERE user_id = $1::text AND ($2::bigint IS NULL OR changes = $2::bigint) RETURNING history_bytes, entries)`,
+  recorded: `r AS (
+       INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
+       SELECT $1, e.id, $10, $14::text, $15::text, $9, $6, $7, false FROM e WHERE $10 > $17)`,
+});
+
+const SAVE_OVER = saveParts(
+  `(SELECT coalesce(sum(${REVISION_BYTES}), 0)::bigint FROM revisions
+             WHERE user_id = $1 AND entry_id = $16::bigint AND revision <= $17)`,
+);
+
+const SAVE_NEW = saveParts('0');
+
 export const SQL = {
   index: 'SELECT name, size, description FROM entries WHERE user_id = $1 AND dropped_at IS NULL ORDER BY name',
   overview: `SELECT e.name, e.size, e.description, e.updated, e.revision, r.actor FROM entries e
@@ -53,7 +86,11 @@ export const SQL = {
      ORDER BY dropped_at DESC, id DESC`,
   // The users row is the lock that serialises every write of one user, across servers.
   ensureUser: 'INSERT INTO users (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING',
-  lockUser: 'SELECT total_bytes AS "totalBytes", entries FROM users WHERE user_id = $1 FOR UPDATE',
+  lockUser: 'SELECT total_bytes AS "totalBytes", entries, changes FROM users WHERE user_id = $1 FOR UPDATE',
+  // A write decided without the lock: the user's counters and the live entry (or NULLs), from one snapshot.
+  readForWrite: `SELECT u.changes, u.total_bytes AS "totalBytes", u.entries, u.history_bytes, ${ENTRY_COLUMNS}
+     FROM users u LEFT JOIN entries e ON e.user_id = u.user_id AND e.name = $2 AND e.dropped_at IS NULL
+     WHERE u.user_id = $1`,
   usage: 'SELECT total_bytes AS "totalBytes", entries FROM users WHERE user_id = $1',
   users: `SELECT user_id AS "user", total_bytes AS "totalBytes", entries, history_bytes AS "historyBytes"
      FROM users WHERE entries > 0 OR history_bytes > 0 ORDER BY user_id COLLATE "C"`,
@@ -78,12 +115,23 @@ export const SQL = {
      ORDER BY r.at DESC, r.entry_id DESC, r.revision DESC LIMIT $5`,
   actors: `SELECT actor, count(*)::integer AS changes, max(at) AS last FROM revisions WHERE user_id = $1
      GROUP BY actor ORDER BY changes DESC, actor COLLATE "C"`,
-  // $8, $9, $10: the words of the name, description and body (search-words.ts searchText).
-  insert: `INSERT INTO entries (user_id, name, description, body, size, created, updated, revision, search)
-     VALUES ($1, $2, $3, $4, $5, $6, $6, $7, ${searchVector('$8', '$9', '$10')}) RETURNING id`,
-  update: `UPDATE entries SET description = $3, body = $4, size = $5, updated = $6, revision = $7,
-       search = ${searchVector('$8', '$9', '$10')}
-     WHERE user_id = $1 AND id = $2`,
+  // A write over the live entry $16, or of a new entry named $16 (see saveParts).
+  saveOver: `WITH ${SAVE_OVER.counted},
+     e AS (
+       UPDATE entries SET description = $6, body = $7, size = $8, updated = $9, revision = $10,
+         search = ${searchVector('$11::text', '$12::text', '$13::text')}
+       WHERE user_id = $1 AND id = $16 AND EXISTS (SELECT FROM u) RETURNING id),
+     ${SAVE_OVER.recorded},
+     t AS (DELETE FROM revisions WHERE user_id = $1 AND entry_id = $16 AND revision <= $17 AND EXISTS (SELECT FROM u))
+     SELECT e.id, u.history_bytes, u.entries FROM u, e`,
+  saveNew: `WITH ${SAVE_NEW.counted},
+     e AS (
+       INSERT INTO entries (user_id, name, description, body, size, created, updated, revision, search)
+       SELECT $1, $16::text, $6::text, $7::text, $8::integer, $9::bigint, $9::bigint, $10::integer,
+         ${searchVector('$11::text', '$12::text', '$13::text')}
+       FROM u RETURNING id),
+     ${SAVE_NEW.recorded}
+     SELECT e.id, u.history_bytes, u.entries FROM u, e`,
   drop: 'UPDATE entries SET dropped_at = $3, dropped_by = $4, revision = $5 WHERE user_id = $1 AND id = $2',
   undrop: 'UPDATE entries SET dropped_at = NULL, dropped_by = NULL, revision = $3 WHERE user_id = $1 AND id = $2',
   // in_trash: the revision a drop records stays the latest of its entry while the entry is in the trash.

@@ -1,9 +1,14 @@
 /**
  * The store for teams: one PostgreSQL database behind any number of stateless Engram
- * servers. Every write is one transaction that first locks the user's `users` row
- * (SELECT … FOR UPDATE), so writers of one user queue up across servers and no update
- * is lost; other users' writes run in parallel. Same data model as SQLite: live and
- * dropped entries in one `entries` table, usage in `users`, revisions per entry.
+ * servers. A write is decided on one read of the user's counters and entry, then saved by
+ * one statement that commits on its own, only if the user's change counter has not moved
+ * since (statements.ts, saveParts): two round trips, no lock held between them. When it
+ * has moved (another writer came first), or the write is not a plain write of an entry,
+ * it runs as one transaction that first locks the user's `users` row (SELECT … FOR
+ * UPDATE), so writers of one user queue up across servers and no update is lost; other
+ * users' writes run in parallel. Within one process a user's writes go one at a time
+ * (UserQueue), so they never race each other for the counter. Same data model as SQLite:
+ * live and dropped entries in one `entries` table, usage in `users`, revisions per entry.
  */
 
 import type { ActivityQuery, ActivityRecord, ActorCount, ChangeListener } from '../../core/activity.js';
@@ -43,6 +48,7 @@ import { createPool, type Pool, type PoolOptions, type Queryable, type Statement
 import { searchQuery, statement } from './statements.js';
 import { PostgresTokenStore } from './tokens.js';
 import { callDecide, Runner } from './transaction.js';
+import { UserQueue } from './user-queue.js';
 
 /** The connection and its pool; the clock and the history limits come with each write (WriteRules). */
 export type PostgresStoreOptions = PoolOptions;
@@ -61,6 +67,7 @@ const NEWEST = { at: Number.MAX_SAFE_INTEGER, entry: Number.MAX_SAFE_INTEGER, re
 export class PostgresStore implements Store {
   private closed = false;
   private readonly feed: ChangeFeed;
+  private readonly writers = new UserQueue();
   readonly tokens: PostgresTokenStore;
   readonly accounts: PostgresAccountStore;
   readonly grants: PostgresGrantStore;
@@ -118,21 +125,70 @@ export class PostgresStore implements Store {
 
   async mutate(caller: Caller, name: string, decide: Decide, rules: WriteRules): Promise<MutationResult> {
     const recording = recordingDecide(decide);
-    const result = await this.db.transaction(async (db) => {
-      const usage = await lockUser(db, caller.user);
-      const row = await first<EntryRow>(db, statement('live', caller.user, name));
-      const before = row && toEntry(row);
-      const change = callDecide(() => recording.decide(before, usage));
-      return { before, after: await this.apply(db, caller, name, row, change, rules) };
+    const result = await this.writers.run(caller.user, async () => {
+      const attempt = await this.mutateAtOnce(caller, name, recording.decide, rules);
+      if (attempt && 'after' in attempt) return attempt;
+      return this.db.transaction(async (db) => {
+        const { usage, changes } = await lockUser(db, caller.user);
+        // Nothing committed since the decision was made: it stands, on the rows it was made on.
+        if (attempt && changes === attempt.changes) {
+          return {
+            before: attempt.before,
+            after: await this.apply(db, caller, name, attempt.row, attempt.change, rules),
+          };
+        }
+        if (attempt?.lost) throw this.db.mayHaveCommitted();
+        const row = await first<EntryRow>(db, statement('live', caller.user, name));
+        const before = row && toEntry(row);
+        const change = callDecide(() => recording.decide(before, usage));
+        return { before, after: await this.apply(db, caller, name, row, change, rules) };
+      });
     });
     const details = mutationDetails(name, recording.decided(), result);
     if (details) this.feed.committed(caller.user, details);
     return result;
   }
 
+  /**
+   * A write decided on one snapshot and saved by one statement if the user's change
+   * counter is still what it read. Otherwise the decision, for the lock to take over: a
+   * drop, a write that takes the history over its cap (trimming reads the user's oldest
+   * rows), a counter that moved in between, or a connection lost while saving (`lost`:
+   * whether the save committed is known only by the counter). Undefined for a user not
+   * yet known. What decide throws reaches the caller as is.
+   */
+  private async mutateAtOnce(
+    caller: Caller,
+    name: string,
+    decide: Decide,
+    rules: WriteRules,
+  ): Promise<MutationResult | Decision | undefined> {
+    const [seen] = await this.db.query<SeenRow>(statement('readForWrite', caller.user, name));
+    if (!seen) return undefined;
+    const row = seen.id === null ? undefined : (seen as EntryRow);
+    const before = row && toEntry(row);
+    const change = decide(before, { totalBytes: seen.totalBytes, entries: seen.entries });
+    if (change.kind === 'none') return { before, after: before };
+    const decision = { changes: seen.changes, row, before, change, lost: false };
+    if (change.kind !== 'put') return decision;
+    refuseNul(name, change.description, change.body);
+    const applied = applyChange({
+      name,
+      current: before,
+      change,
+      caller,
+      at: rules.now(),
+      historyLimit: rules.historyLimit,
+    });
+    if (!applied || Trim.of(seen.history_bytes + applied.usage.historyBytes, rules.historyCap)) return decision;
+    const saved = await this.db.commit<SavedRow>(save(caller.user, seen.changes, row?.id, applied));
+    if (saved === 'lost') return { ...decision, lost: true };
+    return saved.length === 1 ? { before, after: applied.entry } : decision;
+  }
+
   async mutateAll(caller: Caller, decide: DecideAll, rules: WriteRules): Promise<void> {
     await this.db.transaction(async (db) => {
-      const usage = await lockUser(db, caller.user);
+      const { usage } = await lockUser(db, caller.user);
       const rows = (await db.query<EntryRow>(statement('allLive', caller.user))).rows;
       const byName = new Map(rows.map((row) => [row.name, row]));
       const changes = callDecide(() => decide(rows.map(toEntry), usage));
@@ -159,7 +215,7 @@ export class PostgresStore implements Store {
 
   private undropCopy(caller: Caller, name: string, rules: WriteRules, check?: UndropCheck): Promise<UndropResult> {
     return this.db.transaction(async (db): Promise<UndropResult> => {
-      const usage = await lockUser(db, caller.user);
+      const { usage } = await lockUser(db, caller.user);
       const row = await first<EntryRow>(db, statement('latestTrashed', caller.user, name));
       if (!row) return { status: 'missing' };
       if (await first(db, statement('live', caller.user, name))) return { status: 'taken' };
@@ -268,7 +324,8 @@ export class PostgresStore implements Store {
   /**
    * Persists what applyChange or applyUndrop returned on the row `id` (a new row when
    * undefined): the entry, its revision, the revisions past historyLimit deleted, the
-   * user's counters moved (one statement), then their history kept within the cap.
+   * user's counters moved (a write: all in one statement, save), then their history kept
+   * within the cap.
    */
   private async persist(
     db: Queryable,
@@ -278,32 +335,25 @@ export class PostgresStore implements Store {
     rules: WriteRules,
   ): Promise<void> {
     const { entry, record } = applied;
-    let rowId: number;
     if (applied.kind === 'write') {
-      const values = [entry.description, entry.body, entry.size, entry.updated, entry.revision];
-      const words = [searchText(entry.name), searchText(entry.description), searchText(entry.body)];
-      if (id === undefined) {
-        const inserted = await first<{ id: number }>(db, statement('insert', user, entry.name, ...values, ...words));
-        rowId = inserted!.id;
-      } else {
-        rowId = id;
-        await db.query(statement('update', user, id, ...values, ...words));
-      }
+      const saved = await first<SavedRow>(db, save(user, null, id, applied));
+      if (!saved) throw new Error(`the save of ${entry.name} under the user's lock wrote nothing`);
+      const trim = Trim.of(saved.history_bytes, rules.historyCap);
+      if (trim) await this.trimHistory(db, user, trim, saved.entries);
+      return;
+    }
+    if (id === undefined) throw new Error(`no row to ${applied.kind} for ${entry.name}`);
+    if (applied.kind === 'drop') {
+      await db.query(statement('drop', user, id, record.at, record.actor, entry.revision));
     } else {
-      if (id === undefined) throw new Error(`no row to ${applied.kind} for ${entry.name}`);
-      rowId = id;
-      if (applied.kind === 'drop') {
-        await db.query(statement('drop', user, id, record.at, record.actor, entry.revision));
-      } else {
-        await db.query(statement('undrop', user, id, entry.revision));
-        await db.query(statement('leaveTrash', user, id, entry.revision - 1));
-      }
+      await db.query(statement('undrop', user, id, entry.revision));
+      await db.query(statement('leaveTrash', user, id, entry.revision - 1));
     }
     const { revision, operation, actor, at, description, body } = record;
-    await db.query(statement('addRevision', user, rowId, revision, operation, actor, at, description, body));
+    await db.query(statement('addRevision', user, id, revision, operation, actor, at, description, body));
     let trimmed = 0;
     if (applied.trimThrough > 0) {
-      const { rows } = await db.query<{ bytes: number }>(statement('trimRevisions', user, rowId, applied.trimThrough));
+      const { rows } = await db.query<{ bytes: number }>(statement('trimRevisions', user, id, applied.trimThrough));
       trimmed = rows.reduce((sum, row) => sum + row.bytes, 0);
     }
     const { usage } = applied;
@@ -343,6 +393,65 @@ export class PostgresStore implements Store {
   }
 }
 
+/** A change decided without the lock, on the rows as they were when the user's change counter was `changes`. */
+interface Decision {
+  readonly changes: number;
+  readonly row: EntryRow | undefined;
+  readonly before: StoredEntry | undefined;
+  readonly change: Change;
+  /** The connection was lost while saving it: it may have committed. */
+  readonly lost: boolean;
+}
+
+/** What readForWrite reads: the user's counters, and their live entry's columns (NULLs when there is none). */
+type SeenRow = { changes: number; totalBytes: number; entries: number; history_bytes: number } & (
+  | EntryRow
+  | { id: null }
+);
+
+/** What a save returns when it wrote: the entry's id and the user's history and live entries after it. */
+interface SavedRow {
+  id: number;
+  history_bytes: number;
+  entries: number;
+}
+
+/**
+ * The statement that saves a write (statements.ts, saveParts): over the live row `id`, or
+ * as a new row; only while the user's change counter is `changes` (null: under the lock).
+ */
+function save(user: string, changes: number | null, id: number | undefined, applied: AppliedChange): Statement {
+  const { entry, record, usage } = applied;
+  if (
+    record.revision !== entry.revision ||
+    record.at !== entry.updated ||
+    record.description !== entry.description ||
+    record.body !== entry.body
+  ) {
+    throw new Error(`the revision of a write of ${entry.name} does not record the entry as written`);
+  }
+  const values = [
+    user,
+    changes,
+    usage.totalBytes,
+    usage.entries,
+    usage.historyBytes,
+    entry.description,
+    entry.body,
+    entry.size,
+    entry.updated,
+    entry.revision,
+    searchText(entry.name),
+    searchText(entry.description),
+    searchText(entry.body),
+    record.operation,
+    record.actor,
+  ];
+  return id === undefined
+    ? statement('saveNew', ...values, entry.name, applied.trimThrough)
+    : statement('saveOver', ...values, id, applied.trimThrough);
+}
+
 /** A copy deleted by purge, with the bytes its revisions took. */
 interface PurgedRow {
   name: string;
@@ -352,10 +461,19 @@ interface PurgedRow {
   history: number;
 }
 
-/** Takes the lock that serialises the user's writes (creating their row on first write) and reads their usage. */
-async function lockUser(db: Queryable, user: string): Promise<Usage> {
-  await db.query(statement('ensureUser', user));
-  return (await first<Usage>(db, statement('lockUser', user))) ?? { totalBytes: 0, entries: 0 };
+/**
+ * Takes the lock that serialises the user's writes (creating their row on first write) and
+ * reads their usage and change counter.
+ */
+async function lockUser(db: Queryable, user: string): Promise<{ usage: Usage; changes: number }> {
+  type Locked = Usage & { changes: number };
+  let locked = await first<Locked>(db, statement('lockUser', user));
+  if (!locked) {
+    await db.query(statement('ensureUser', user));
+    locked = await first<Locked>(db, statement('lockUser', user));
+  }
+  const { totalBytes, entries, changes } = locked ?? { totalBytes: 0, entries: 0, changes: 0 };
+  return { usage: { totalBytes, entries }, changes };
 }
 
 async function first<Row>(db: Queryable, query: Statement): Promise<Row | undefined> {

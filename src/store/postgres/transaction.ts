@@ -1,6 +1,7 @@
 /**
  * How the PostgreSQL store talks to the pool: every write as one transaction (BEGIN …
- * COMMIT, ROLLBACK on any failure), and every statement or transaction tried again with
+ * COMMIT, ROLLBACK on any failure, or one statement that commits on its own), and every
+ * statement or transaction tried again with
  * backoff when the failure is transient — a serialization failure, a deadlock, no free
  * connection slot, or the connection lost while the server restarts and the pool
  * reconnects. What still fails is put in words (errors.ts). What the caller's decide
@@ -54,6 +55,27 @@ export class Runner {
     return this.retrying(async () => (await this.pool.query<Row>(statement)).rows);
   }
 
+  /**
+   * One statement that writes and commits on its own (its own transaction, no BEGIN or
+   * COMMIT round trip). Tried again only while it cannot have reached the server; a
+   * connection lost once it was sent may or may not have committed it: `lost`.
+   */
+  async commit<Row>(statement: Statement): Promise<Row[] | 'lost'> {
+    const connection = await this.retrying(() => this.connect());
+    try {
+      const { rows } = await connection.query<Row>(statement);
+      connection.release();
+      return rows;
+    } catch (error) {
+      if (!isConnectionError(error)) {
+        connection.release();
+        throw explainFailure(error, this.address);
+      }
+      connection.release(error instanceof Error ? error : new Error(String(error)));
+      return 'lost';
+    }
+  }
+
   /** `work` in one transaction on one connection: committed whole, or not at all. */
   transaction<T>(work: (connection: Queryable) => Promise<T>): Promise<T> {
     return this.retrying(() => this.attempt(work));
@@ -71,16 +93,19 @@ export class Runner {
       return result;
     } catch (error) {
       await rollBack(connection, error);
-      if (committing && isConnectionError(error)) {
-        // The server may have committed before the connection broke: running the work again
-        // could apply it twice, so say so instead.
-        throw new EngramError(
-          'STORE_UNAVAILABLE',
-          `lost the connection to PostgreSQL at ${this.address} while committing, so the change may or may not have been saved. Read the entry again before repeating the change.`,
-        );
-      }
+      // The server may have committed before the connection broke: running the work again
+      // could apply it twice, so say so instead.
+      if (committing && isConnectionError(error)) throw this.mayHaveCommitted();
       throw error;
     }
+  }
+
+  /** What a change whose commit was cut off is reported as: it may or may not have been saved. */
+  mayHaveCommitted(): EngramError {
+    return new EngramError(
+      'STORE_UNAVAILABLE',
+      `lost the connection to PostgreSQL at ${this.address} while committing, so the change may or may not have been saved. Read the entry again before repeating the change.`,
+    );
   }
 
   private async connect(): Promise<Connection> {
