@@ -18,7 +18,7 @@ import { classifyInboundRequest, isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS 
 import type { Caller } from '../core/memory.js';
 import type { Policy } from '../core/policy.js';
 import type { ToolHandler } from '../tools/handler.js';
-import { createHotAnswerer, hotRequest } from './hot-request.js';
+import { createHotAnswerer, type HotRequest, hotRequest } from './hot-request.js';
 
 export interface FastPathOptions<Who> {
   readonly handler: ToolHandler;
@@ -49,23 +49,42 @@ function passesTransportChecks(headers: IncomingHttpHeaders): boolean {
   );
 }
 
-/** Whether the SDK would serve this body as 2025-era traffic for want of any envelope claim. */
-function isClaimless2025Request(headers: IncomingHttpHeaders, body: unknown): boolean {
-  const version = headers['mcp-protocol-version'];
-  const outcome = classifyInboundRequest({
-    httpMethod: 'POST',
-    ...(typeof version === 'string' ? { protocolVersionHeader: version } : {}),
-    body,
-  });
-  return outcome.kind === 'legacy' && outcome.reason === 'no-claim';
+/**
+ * Whether the SDK would serve a hot request as 2025-era traffic for want of any envelope
+ * claim. A hot request (hot-request.ts) is a well-formed JSON-RPC request whose params
+ * hold no `_meta`, so it carries no claim, and the SDK's classifier decides from the
+ * protocol version header and the method alone: its answer for one representative body
+ * per header and method is the answer for every such request. It is asked once for each
+ * (a few supported versions times three methods), not on every request, where its Zod
+ * schemas cost a tenth of the request.
+ */
+function createEraCheck(): (version: string | undefined, method: HotRequest['method']) => boolean {
+  const known = new Map<string, boolean>();
+  return (version, method) => {
+    const key = `${version ?? ''} ${method}`;
+    let claimless = known.get(key);
+    if (claimless === undefined) {
+      const outcome = classifyInboundRequest({
+        httpMethod: 'POST',
+        ...(version === undefined ? {} : { protocolVersionHeader: version }),
+        body: { jsonrpc: '2.0', id: 0, method, params: {} },
+      });
+      claimless = outcome.kind === 'legacy' && outcome.reason === 'no-claim';
+      known.set(key, claimless);
+    }
+    return claimless;
+  };
 }
 
 export function createFastPath<Who>(options: FastPathOptions<Who>): FastPath<Who> {
   const answer = createHotAnswerer(options.handler, options.policy);
+  const isClaimless2025Request = createEraCheck();
   return (req, res, body, who) => {
     if (!passesTransportChecks(req.headers)) return undefined;
     const request = hotRequest(body);
-    if (request === undefined || !isClaimless2025Request(req.headers, body)) return undefined;
+    const version = req.headers['mcp-protocol-version'];
+    const era = typeof version === 'string' ? version : undefined;
+    if (request === undefined || !isClaimless2025Request(era, request.method)) return undefined;
     return answer(request, () => options.caller(who)).then((json) => {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json) });
       res.end(json);
