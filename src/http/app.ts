@@ -109,8 +109,17 @@ function sendRefusal(res: ServerResponse, path: string, status: number, code: Ap
   else sendError(res, status, REFUSED, message);
 }
 
+/**
+ * A request target that is a plain path (letters, digits, `_`, `-`, `/`, not `//` first:
+ * no dot segment, escape or authority for the URL parser to rewrite), with an optional
+ * query: its path is itself, as `new URL` would find it at a tenth of the cost.
+ */
+const PLAIN_TARGET = /^(\/(?!\/)[\w/-]*)(?:\?.*)?$/s;
+
 /** The request's path without its query; `?` when it cannot be parsed. */
 function pathOf(req: IncomingMessage): string {
+  const plain = PLAIN_TARGET.exec(req.url ?? '/');
+  if (plain !== null) return plain[1]!;
   try {
     return new URL(req.url ?? '/', 'http://engram').pathname;
   } catch {
