@@ -88,9 +88,35 @@ export function reportFailure(error: unknown, json: boolean, io: Io = processIo)
   return EXIT_REFUSED;
 }
 
+/** A log line as written: prefixed, and safe for a terminal. */
+function logText(line: string): string {
+  return forTerminal(`engram: ${line}\n`);
+}
+
 /** What a serving command reports, one line on stderr: stdout carries the protocol (stdio) or the connection help (serve). */
 export function log(line: string): void {
-  process.stderr.write(forTerminal(`engram: ${line}\n`));
+  process.stderr.write(logText(line));
+}
+
+/**
+ * `log` for a busy server, which logs a line per request: the lines of one turn of the
+ * event loop go out together in one write as it ends, since each write to stderr (a file
+ * or a pipe) is a system call that holds the event loop. Lines still pending when the
+ * process exits are written first.
+ */
+export function createBatchedLog(): (line: string) => void {
+  let pending = '';
+  const flush = () => {
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
+    process.stderr.write(text);
+  };
+  process.on('exit', flush);
+  return (line) => {
+    if (pending === '') setImmediate(flush);
+    pending += logText(line);
+  };
 }
 
 /** A tool call that failed unexpectedly: its stack, for whoever runs the server (never arguments or bodies). */

@@ -14,7 +14,7 @@ import { createToolHandler } from '../tools/handler.js';
 import { loadSettings } from './config.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import type { Environment } from './environment.js';
-import { EXIT_REFUSED, log, logInternalError, reportFailure } from './output.js';
+import { createBatchedLog, EXIT_REFUSED, logInternalError, reportFailure } from './output.js';
 import { readTlsFiles, type TlsFiles } from './tls-files.js';
 import { scheduleTrashPurge } from './trash-purge.js';
 
@@ -115,6 +115,7 @@ async function serve(options: ServeOptions, environment: Environment): Promise<v
     process.exitCode = reportFailure(error, false);
     return;
   }
+  const log = createBatchedLog();
   // Loaded only for OAuth: the guarded fetch of client metadata documents (an SSRF door).
   const clients =
     options.auth === 'oauth'
