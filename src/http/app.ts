@@ -28,6 +28,7 @@ import { MAX_BODY_BYTES, readBody } from './limits.js';
 import { formatRequestLine, type RpcSummary, summarizeRpc } from './logging.js';
 import { createOAuthRoutes } from './oauth/router.js';
 import { browserGate } from './origins.js';
+import { repeatedHeader } from './repeated-header.js';
 import { createWebRoutes } from './web.js';
 
 export interface HttpAppOptions {
@@ -84,11 +85,6 @@ const INVALID_REQUEST = -32600;
 const INTERNAL_ERROR = -32603;
 
 const TOO_DEEP = `Invalid request: the JSON is nested more than ${MAX_JSON_DEPTH} levels deep.`;
-/**
- * Headers that decide who may call, refused when sent twice: Node reads the first copy,
- * and a proxy in front may have acted on another.
- */
-const SINGLE_HEADERS = ['Host', 'Origin', 'Authorization'] as const;
 
 /** Every refusal is a JSON-RPC error object, which MCP clients show to their user. */
 function sendError(
@@ -215,7 +211,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   }
 
   async function route(req: IncomingMessage, res: ServerResponse, path: string, exchange: Exchange): Promise<void> {
-    const repeated = SINGLE_HEADERS.find((name) => (req.headersDistinct[name.toLowerCase()]?.length ?? 0) > 1);
+    const repeated = repeatedHeader(req);
     if (repeated !== undefined) {
       sendRefusal(
         res,

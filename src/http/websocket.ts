@@ -31,6 +31,7 @@ import { type AuthSettings, createAuthenticate } from './auth.js';
 import { clientAddress } from './client-address.js';
 import { formatRequestLine, formatSocketClose } from './logging.js';
 import { browserGate } from './origins.js';
+import { repeatedHeader } from './repeated-header.js';
 
 /** The path of MCP over WebSocket. */
 export const WEBSOCKET_PATH = '/ws';
@@ -86,8 +87,6 @@ export interface WebSocketEndpoint {
 
 /** JSON-RPC's "server error" code: refusals are JSON-RPC error objects, as on /mcp. */
 const REFUSED = -32000;
-/** Headers that decide who may call, refused when sent twice (as app.ts does). */
-const SINGLE_HEADERS = ['Host', 'Origin', 'Authorization'] as const;
 
 const INTERNAL_ERROR_MESSAGE =
   'Internal error: the server failed to answer. Try again; if it fails again, tell its owner.';
@@ -260,7 +259,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
       refuse(503, 'Service unavailable: the server is shutting down.');
       return;
     }
-    const repeated = SINGLE_HEADERS.find((name) => (req.headersDistinct[name.toLowerCase()]?.length ?? 0) > 1);
+    const repeated = repeatedHeader(req);
     if (repeated !== undefined) {
       refuse(400, `Bad request: the ${repeated} header is sent more than once; send it once.`);
       return;
