@@ -1,8 +1,10 @@
 /**
  * The row shapes of the schema both SQL backends (SQLite and PostgreSQL) share, and how a
  * row becomes a core record. The two schemas are the same table for table and column for
- * column; the one difference in what a row holds is tokens.read_only, a boolean in
- * PostgreSQL and an integer 0 or 1 in SQLite, which the SQLite backend converts itself.
+ * column; the differences in what a row holds are tokens.read_only, a boolean in
+ * PostgreSQL and an integer 0 or 1 in SQLite, which the SQLite backend converts itself,
+ * and entries.body, which SQLite leaves NULL where the entry's latest revision holds the
+ * text (its statements read it from there, so EntryRow is the same).
  * Everything else of a backend (its SQL, transactions, quirks) stays in its own folder.
  */
 

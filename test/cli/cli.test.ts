@@ -63,7 +63,10 @@ describe('engram write', () => {
     writeFileSync(engram.dir.file('new.txt'), 'from a file');
     await ok(engram.run('write', 'topics/editor', '--new-file', engram.dir.file('new.txt')));
     await ok(engram.pipe('stdin again', 'write', 'topics/editor', '--new-file', '-'));
-    const [entry] = queryDatabase(engram.db, "SELECT body FROM entries WHERE name = 'topics/editor'");
+    const [entry] = queryDatabase(
+      engram.db,
+      "SELECT r.body FROM entries e JOIN revisions r ON r.entry_id = e.id AND r.revision = e.revision WHERE e.name = 'topics/editor'",
+    );
     expect(entry).toEqual({ body: 'Uses Helix.\nfrom stdin\nfrom a file\nstdin again\n' });
   });
 

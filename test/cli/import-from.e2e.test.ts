@@ -18,7 +18,8 @@ import { cli } from './fixtures.js';
 function entries(db: string) {
   return queryDatabase<{ name: string; description: string; body: string }>(
     db,
-    'SELECT name, description, body FROM entries ORDER BY name',
+    `SELECT e.name, e.description, r.body FROM entries e JOIN revisions r ON r.entry_id = e.id AND r.revision = e.revision
+      ORDER BY e.name`,
   );
 }
 

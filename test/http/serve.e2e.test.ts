@@ -84,7 +84,7 @@ describe('engram serve', () => {
     expect(served.stderr()).toMatch(/user=local POST \/mcp method=tools\/call tool=memory_write status=200/);
     expect(served.stderr()).toContain('SIGTERM: finishing requests in flight, then stopping');
     expect(served.stderr()).not.toContain('Name: Ada.');
-    expect(queryDatabase<{ body: string }>(db, 'SELECT body FROM entries')).toEqual([{ body: 'Name: Ada.\n' }]);
+    expect(queryDatabase<{ body: string }>(db, 'SELECT body FROM revisions')).toEqual([{ body: 'Name: Ada.\n' }]);
   });
 
   it('stops on SIGINT (Ctrl-C) too', async () => {

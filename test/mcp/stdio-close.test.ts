@@ -33,7 +33,7 @@ describe('engram stdio when stdin closes', () => {
     expect(
       queryDatabase<{ body: string; actor: string }>(
         db,
-        "SELECT e.body, r.actor FROM entries e JOIN revisions r ON r.entry_id = e.id WHERE e.name = 'topics/piped'",
+        "SELECT r.body, r.actor FROM entries e JOIN revisions r ON r.entry_id = e.id WHERE e.name = 'topics/piped'",
       ),
     ).toEqual([{ body: 'arrived\n', actor: 'piped-script' }]);
   });

@@ -97,7 +97,8 @@ function sharedServer(setup: Setup): () => Promise<Server> {
 /** The body as stored, read from the database itself (final newline included). */
 async function storedBody(server: Server, name: string): Promise<string | undefined> {
   const rows = await server.database.query<{ body: string }>(
-    'SELECT body FROM entries WHERE name = ? AND dropped_at IS NULL',
+    `SELECT r.body FROM entries e JOIN revisions r ON r.entry_id = e.id AND r.revision = e.revision
+      WHERE e.name = ? AND e.dropped_at IS NULL`,
     name,
   );
   return rows[0]?.body;

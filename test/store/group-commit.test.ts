@@ -72,7 +72,10 @@ describe('SQLite group commit', () => {
       // Queued, not yet committed: nothing is visible from outside.
       expect(reader.prepare("SELECT count(*) AS n FROM entries WHERE name = 'topics/a'").get()).toEqual({ n: 0 });
       await pending;
-      const row = reader.prepare("SELECT body, revision FROM entries WHERE name = 'topics/a'").get() as {
+      const row = reader
+        .prepare(`SELECT r.body, e.revision FROM entries e JOIN revisions r ON r.entry_id = e.id AND r.revision = e.revision
+          WHERE e.name = 'topics/a'`)
+        .get() as {
         body: string;
         revision: number;
       };

@@ -198,7 +198,7 @@ describe('SqliteStore', () => {
       );
 
       expect(schemaVersions(path)).toEqual([newer]);
-      expect(inspect(path, (db) => db.prepare('SELECT body FROM entries').all())).toEqual([{ body: 'precious\n' }]);
+      expect(inspect(path, (db) => db.prepare('SELECT body FROM revisions').all())).toEqual([{ body: 'precious\n' }]);
     });
   });
 

@@ -25,6 +25,7 @@ import {
 } from '../sql-account-rows.js';
 import { type DumpedEntryRow, type RevisionRow, TOKEN_COLUMNS, toDumpedEntries } from '../sql-rows.js';
 import { fromSqliteGrantRow, type SqliteGrantRow, sqliteGrantValues } from './grants.js';
+import { bodyOf } from './statements.js';
 import { duplicateTokenOf, fromSqliteTokenRow, type SqliteTokenRow, toSqliteTokenParameters } from './tokens.js';
 
 /** Entries between two progress reports. */
@@ -34,7 +35,8 @@ const SQL = {
   isEmpty: `SELECT NOT EXISTS (SELECT 1 FROM entries) AND NOT EXISTS (SELECT 1 FROM users)
      AND NOT EXISTS (SELECT 1 FROM tokens) AND NOT EXISTS (SELECT 1 FROM accounts)
      AND NOT EXISTS (SELECT 1 FROM oauth_clients) AND NOT EXISTS (SELECT 1 FROM grants) AS empty`,
-  entries: `SELECT id, user_id, name, description, body, size, created, updated, revision, dropped_at, dropped_by
+  entries: `SELECT id, user_id, name, description, ${bodyOf('entries')} AS body, size, created, updated, revision,
+       dropped_at, dropped_by
      FROM entries ORDER BY id`,
   revisions:
     'SELECT entry_id, revision, operation, actor, at, description, body FROM revisions ORDER BY entry_id, revision',
@@ -54,6 +56,9 @@ const SQL = {
   // in_trash is no longer read (schema 10).
   addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
      VALUES (@user, @entryId, @revision, @operation, @actor, @at, @description, @body, 0)`,
+  // Each body stored once (migrations.ts, step 11): an entry keeps its own only where its latest revision does not hold it.
+  bodiesOnce: `UPDATE entries SET body = NULL
+     WHERE body = (SELECT r.body FROM revisions r WHERE r.entry_id = entries.id AND r.revision = entries.revision)`,
   addUser: `INSERT INTO users (user_id, total_bytes, entries, history_bytes)
      VALUES (@user, @totalBytes, @entries, @historyBytes)`,
   addToken: `INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES (@id, @user, @label, @readOnly, @hash, @created, @lastUsed)`,
@@ -104,6 +109,7 @@ export function loadDatabase(db: Database.Database, dump: StoreDump, options: Lo
       for (const record of revisions) add.revision.run({ user: entry.user, entryId: entry.id, ...record });
       if ((index + 1) % PROGRESS_EVERY === 0) options.onProgress?.(index + 1);
     }
+    db.exec(SQL.bodiesOnce);
     for (const usage of dump.users) add.user.run(usage);
     try {
       for (const token of dump.tokens) add.token.run(toSqliteTokenParameters(token));

@@ -13,6 +13,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import type { Guard } from './guard.js';
+import { bodyOf } from './statements.js';
 
 /** Entries indexed per transaction: a few milliseconds of work. */
 const SEARCH_BATCH = 64;
@@ -26,7 +27,7 @@ const SQL = {
   // Deleting a row the index does not hold (an entry created since) changes nothing.
   unindex: 'DELETE FROM entries_search WHERE rowid = ?',
   index: `INSERT INTO entries_search (rowid, name, description, body)
-     SELECT id, name, description, body FROM entries WHERE id = ? AND dropped_at IS NULL`,
+     SELECT id, name, description, ${bodyOf('entries')} FROM entries WHERE id = ? AND dropped_at IS NULL`,
   done: 'DELETE FROM search_pending WHERE entry_id = ?',
 } as const;
 

@@ -4,7 +4,19 @@
  */
 
 import type Database from 'better-sqlite3';
-import { ENTRY_COLUMNS } from '../sql-rows.js';
+
+/**
+ * An entry's body (schema 11): its latest revision's, which holds it, unless the entry row
+ * holds one of its own (an entry no revision of which has its text: written by hand or by
+ * an older Engram, or past a history limit of 0).
+ */
+export function bodyOf(entry: string): string {
+  return `coalesce(${entry}.body, (SELECT head.body FROM revisions head
+       WHERE head.entry_id = ${entry}.id AND head.revision = ${entry}.revision))`;
+}
+
+/** The columns an entry is read by, in the order of EntryRow (sql-rows.ts). */
+const ENTRY_COLUMNS = `id, name, description, ${bodyOf('entries')} AS body, size, created, updated, revision`;
 
 /** What a revision takes against the history cap, as usage.ts's revisionBytes: UTF-8 bytes of description and body. */
 const REVISION_BYTES = 'length(CAST(description AS BLOB)) + length(CAST(body AS BLOB))';
@@ -29,7 +41,7 @@ export const SQL = {
        WHERE e.user_id = ? AND e.dropped_at IS NULL ORDER BY e.name`,
   // The live entries (entries_search holds only those) with every term anywhere, then ranked:
   // every term in the name, then in the description (searchMatch), then the latest first.
-  search: `SELECT e.name, e.description, e.body, e.updated FROM entries_search JOIN entries e ON e.id = entries_search.rowid
+  search: `SELECT e.name, e.description, ${bodyOf('e')} AS body, e.updated FROM entries_search JOIN entries e ON e.id = entries_search.rowid
        WHERE entries_search MATCH @anywhere AND e.user_id = @user AND e.dropped_at IS NULL
        ORDER BY e.id IN (SELECT rowid FROM entries_search WHERE entries_search MATCH @inName) DESC,
          e.id IN (SELECT rowid FROM entries_search WHERE entries_search MATCH @inDescription) DESC,
@@ -74,8 +86,9 @@ export const SQL = {
        VALUES (@user, @name, @description, @body, @size, @at, @at, @revision)`,
   update: `UPDATE entries SET description = @description, body = @body, size = @size, updated = @at, revision = @revision
        WHERE id = @id`,
-  drop: 'UPDATE entries SET dropped_at = @at, dropped_by = @actor, revision = @revision WHERE id = @id',
-  undrop: 'UPDATE entries SET dropped_at = NULL, dropped_by = NULL, revision = @revision WHERE id = @id',
+  // @body: null where the revision written with the entry holds it (store.ts, persist).
+  drop: 'UPDATE entries SET dropped_at = @at, dropped_by = @actor, body = @body, revision = @revision WHERE id = @id',
+  undrop: 'UPDATE entries SET dropped_at = NULL, dropped_by = NULL, body = @body, revision = @revision WHERE id = @id',
   deleteEntry: 'DELETE FROM entries WHERE id = ?',
   deleteRevisions: `DELETE FROM revisions WHERE entry_id = ? RETURNING ${REVISION_BYTES} AS bytes`,
   // in_trash is no longer read (schema 10): 0 for every new revision.

@@ -398,15 +398,18 @@ export class SqliteStore implements Store {
   /**
    * Persists what applyChange or applyUndrop returned on the row `id` (a new row when
    * undefined): the entry, its revision, the revisions past historyLimit deleted, the
-   * user's counters moved (one statement), then their history kept within the cap.
+   * user's counters moved (one statement), then their history kept within the cap. The
+   * body is stored once, in the revision (migrations.ts, step 11); in the entry row only
+   * when that revision is trimmed at once (a history limit of 0).
    */
   private persist(user: string, id: number | undefined, applied: AppliedChange, rules: WriteRules): void {
     const s = this.statements;
     const { entry, record } = applied;
     this.indexCache.touched(user, entry.name);
+    const body = applied.trimThrough >= entry.revision ? entry.body : null;
     let rowId: number;
     if (applied.kind === 'write') {
-      const values = { description: entry.description, body: entry.body, size: entry.size, at: entry.updated };
+      const values = { description: entry.description, body, size: entry.size, at: entry.updated };
       if (id === undefined) {
         rowId = Number(s.insert.run({ user, name: entry.name, ...values, revision: entry.revision }).lastInsertRowid);
       } else {
@@ -416,8 +419,9 @@ export class SqliteStore implements Store {
     } else {
       if (id === undefined) throw new Error(`no row to ${applied.kind} for ${entry.name}`);
       rowId = id;
-      if (applied.kind === 'drop') s.drop.run({ id, at: record.at, actor: record.actor, revision: entry.revision });
-      else s.undrop.run({ id, revision: entry.revision });
+      if (applied.kind === 'drop') {
+        s.drop.run({ id, at: record.at, actor: record.actor, body, revision: entry.revision });
+      } else s.undrop.run({ id, body, revision: entry.revision });
     }
     s.addRevision.run({ user, id: rowId, ...record });
     const trimmed =

@@ -1,0 +1,183 @@
+/**
+ * Upgrading a SQLite database to schema 11, where each body is stored once, in its
+ * revision: every byte of every entry and revision is kept (an entry no revision of which
+ * holds its text keeps its own), no revision goes with the rebuilt entries table, and
+ * writes after the upgrade read and keep the bodies as before.
+ */
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Caller } from '../../src/core/store.js';
+import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { appendLine, bytes } from '../../src/testing/setup.js';
+import { rules } from '../helpers/rules.js';
+
+const alice: Caller = { user: 'alice', label: 'body-once-test' };
+
+/**
+ * What the old database holds: entries whose latest revision holds their body (live and
+ * dropped), one with no revision at all, and one whose only revision holds other text.
+ */
+const ENTRIES = [
+  {
+    user: 'alice',
+    name: 'topics/a',
+    body: 'one\ntwo\n',
+    revision: 2,
+    droppedAt: null,
+    revisions: [
+      { revision: 1, operation: 'create', body: 'one\n' },
+      { revision: 2, operation: 'append', body: 'one\ntwo\n' },
+    ],
+  },
+  {
+    user: 'alice',
+    name: 'topics/gone',
+    body: 'bye ✓\n',
+    revision: 2,
+    droppedAt: 5,
+    revisions: [
+      { revision: 1, operation: 'create', body: 'bye ✓\n' },
+      { revision: 2, operation: 'drop', body: 'bye ✓\n' },
+    ],
+  },
+  { user: 'bob', name: 'people/eva', body: 'ünï\n', revision: 1, droppedAt: null, revisions: [] },
+  {
+    user: 'alice',
+    name: 'topics/odd',
+    body: 'by hand\n',
+    revision: 1,
+    droppedAt: null,
+    revisions: [{ revision: 1, operation: 'create', body: 'as written\n' }],
+  },
+] as const;
+
+const ENTRY_ROWS = 'SELECT id, user_id, name, description, size, created, updated, revision, dropped_at, dropped_by';
+
+function read<T>(path: string, query: (db: Database.Database) => T): T {
+  const db = new Database(path, { readonly: true });
+  try {
+    return query(db);
+  } finally {
+    db.close();
+  }
+}
+
+describe('SQLite: a database at schema version 10, bodies stored twice', () => {
+  let folder: string;
+  let path: string;
+  let entriesBefore: unknown[];
+  let revisionsBefore: unknown[];
+
+  beforeEach(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'engram-body-once-'));
+    path = join(folder, 'memory.db');
+    const db = new Database(path);
+    try {
+      for (const step of MIGRATIONS.slice(0, 10)) db.exec(step);
+      db.exec('CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (10)');
+      const addEntry = db.prepare(`INSERT INTO entries
+        (user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by)
+        VALUES (?, ?, 'about it', ?, ?, 1, 2, ?, ?, ?)`);
+      const addRevision = db.prepare(`INSERT INTO revisions
+        (user_id, entry_id, revision, operation, actor, at, description, body, in_trash) VALUES (?, ?, ?, ?, 'cli', ?, 'about it', ?, 0)`);
+      for (const e of ENTRIES) {
+        const { lastInsertRowid } = addEntry.run(
+          e.user,
+          e.name,
+          bytes(e.body),
+          e.body,
+          e.revision,
+          e.droppedAt,
+          e.droppedAt === null ? null : 'cli',
+        );
+        for (const r of e.revisions)
+          addRevision.run(e.user, lastInsertRowid, r.revision, r.operation, r.revision, r.body);
+      }
+      entriesBefore = db.prepare(`${ENTRY_ROWS}, body FROM entries ORDER BY id`).all();
+      revisionsBefore = db.prepare('SELECT * FROM revisions ORDER BY rowid').all();
+    } finally {
+      db.close();
+    }
+  });
+
+  afterEach(async () => {
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it('keeps every byte: each body once in its revision, and in the entry only where no revision holds it', async () => {
+    const store = openSqliteStore({ path });
+    await store.close();
+
+    read(path, (db) => {
+      expect(db.pragma('integrity_check')).toEqual([{ integrity_check: 'ok' }]);
+      expect(db.pragma('foreign_key_check')).toEqual([]);
+      expect(db.prepare('SELECT * FROM revisions ORDER BY rowid').all()).toEqual(revisionsBefore);
+      expect(db.prepare(`SELECT name, body FROM entries ORDER BY id`).raw().all()).toEqual([
+        ['topics/a', null],
+        ['topics/gone', null],
+        ['people/eva', 'ünï\n'],
+        ['topics/odd', 'by hand\n'],
+      ]);
+    });
+
+    const reopened = openSqliteStore({ path });
+    try {
+      const dump = await reopened.dump();
+      expect(
+        dump.entries.map(({ id, user, name, description, size, created, updated, revision, droppedAt, droppedBy }) => ({
+          id,
+          user_id: user,
+          name,
+          description,
+          size,
+          created,
+          updated,
+          revision,
+          dropped_at: droppedAt,
+          dropped_by: droppedBy,
+        })),
+      ).toEqual(read(path, (db) => db.prepare(`${ENTRY_ROWS} FROM entries ORDER BY id`).all()));
+      expect(dump.entries.map((entry) => entry.body)).toEqual(
+        (entriesBefore as Array<{ body: string }>).map((row) => row.body),
+      );
+      expect((await reopened.trash('alice')).map((entry) => entry.body)).toEqual(['bye ✓\n']);
+      expect((await reopened.get('alice', ['topics/a', 'topics/odd'])).map((entry) => entry.body)).toEqual([
+        'one\ntwo\n',
+        'by hand\n',
+      ]);
+
+      // Written after the upgrade: the new revision holds the body, the entry no longer does.
+      await reopened.mutate(alice, 'topics/odd', appendLine('more'), rules);
+      await reopened.mutate({ user: 'bob', label: 'body-once-test' }, 'people/eva', appendLine('more'), rules);
+      await reopened.undrop(alice, 'topics/gone', rules);
+      expect((await reopened.get('alice', ['topics/gone', 'topics/odd'])).map((entry) => entry.body)).toEqual([
+        'bye ✓\n',
+        'by hand\nmore\n',
+      ]);
+      expect((await reopened.get('bob', ['people/eva']))[0]?.body).toBe('ünï\nmore\n');
+      expect((await reopened.history('alice', 'topics/odd')).map((record) => record.body)).toEqual([
+        'as written\n',
+        'by hand\nmore\n',
+      ]);
+    } finally {
+      await reopened.close();
+    }
+    expect(read(path, (db) => db.prepare('SELECT count(*) FROM entries WHERE body IS NOT NULL').pluck().get())).toBe(0);
+  });
+
+  it('keeps a body in its entry when a history limit of 0 trims the revision that held it', async () => {
+    const store = openSqliteStore({ path });
+    try {
+      await store.mutate(alice, 'topics/a', appendLine('three'), { ...rules, historyLimit: 0 });
+      expect(await store.history('alice', 'topics/a')).toEqual([]);
+      expect((await store.get('alice', ['topics/a']))[0]?.body).toBe('one\ntwo\nthree\n');
+    } finally {
+      await store.close();
+    }
+  });
+});
