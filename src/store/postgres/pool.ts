@@ -41,6 +41,7 @@ export interface PoolOptions {
 }
 
 const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+const DEFAULT_POOL_SIZE = 10;
 const CONNECT_TIMEOUT_MS = 5_000;
 
 /** Reads bigint columns (times in ms, ids, totals) as numbers: they stay far below 2^53. */
@@ -50,11 +51,16 @@ function numberTypes(): pg.CustomTypesConfig {
   return types;
 }
 
+/** How many connections the pool opens at most. */
+export function poolSize(options: PoolOptions): number {
+  return options.max ?? DEFAULT_POOL_SIZE;
+}
+
 export function createPool(options: PoolOptions): Pool {
   const statementTimeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString: options.connectionString,
-    max: options.max ?? 10,
+    max: poolSize(options),
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     application_name: 'engram',
     types: numberTypes(),

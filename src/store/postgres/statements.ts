@@ -67,6 +67,14 @@ const SAVE_OVER = saveParts(
 
 const SAVE_NEW = saveParts('0');
 
+/** ENTRY_COLUMNS of the entries aliased `e`. */
+const E_COLUMNS = ENTRY_COLUMNS.split(', ')
+  .map((column) => `e.${column}`)
+  .join(', ');
+
+/** The (user, name) pairs of a batch of reads (batch.ts): $1 the users, $2 the names, pair by pair. */
+const WANTED = 'unnest($1::text[], $2::text[]) AS k (user_id, name)';
+
 export const SQL = {
   index: 'SELECT name, size, description FROM entries WHERE user_id = $1 AND dropped_at IS NULL ORDER BY name',
   overview: `SELECT e.name, e.size, e.description, e.updated, e.revision, r.actor FROM entries e
@@ -77,7 +85,9 @@ export const SQL = {
      WHERE user_id = $1 AND dropped_at IS NULL AND search @@ $2::tsquery
      ORDER BY search @@ $3::tsquery DESC, search @@ $4::tsquery DESC, updated DESC, name LIMIT $5`,
   live: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = $1 AND name = $2 AND dropped_at IS NULL`,
-  liveAmong: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = $1 AND name = ANY ($2::text[]) AND dropped_at IS NULL`,
+  // The live entries of several users' names at once (a batch of reads), each by entries_live.
+  liveOf: `SELECT k.user_id AS "user", ${E_COLUMNS} FROM ${WANTED}
+     JOIN entries e ON e.user_id = k.user_id AND e.name = k.name AND e.dropped_at IS NULL`,
   allLive: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = $1 AND dropped_at IS NULL ORDER BY name`,
   // Locked, so that purging expired trash cannot delete it while it is being restored.
   latestTrashed: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = $1 AND name = $2 AND dropped_at IS NOT NULL
@@ -87,10 +97,12 @@ export const SQL = {
   // The users row is the lock that serialises every write of one user, across servers.
   ensureUser: 'INSERT INTO users (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING',
   lockUser: 'SELECT total_bytes AS "totalBytes", entries, changes FROM users WHERE user_id = $1 FOR UPDATE',
-  // A write decided without the lock: the user's counters and the live entry (or NULLs), from one snapshot.
-  readForWrite: `SELECT u.changes, u.total_bytes AS "totalBytes", u.entries, u.history_bytes, ${ENTRY_COLUMNS}
-     FROM users u LEFT JOIN entries e ON e.user_id = u.user_id AND e.name = $2 AND e.dropped_at IS NULL
-     WHERE u.user_id = $1`,
+  // Writes decided without the lock (a batch of them): each user's counters and the live entry of
+  // the name (or NULLs), from one snapshot; a user not yet known has no row.
+  readForWrite: `SELECT k.user_id AS "user", k.name AS wanted, u.changes, u.total_bytes AS "totalBytes", u.entries,
+       u.history_bytes, ${E_COLUMNS}
+     FROM ${WANTED} JOIN users u ON u.user_id = k.user_id
+       LEFT JOIN entries e ON e.user_id = k.user_id AND e.name = k.name AND e.dropped_at IS NULL`,
   usage: 'SELECT total_bytes AS "totalBytes", entries FROM users WHERE user_id = $1',
   users: `SELECT user_id AS "user", total_bytes AS "totalBytes", entries, history_bytes AS "historyBytes"
      FROM users WHERE entries > 0 OR history_bytes > 0 ORDER BY user_id COLLATE "C"`,

@@ -41,10 +41,19 @@ import { ChangeFeed, mutationDetails, recordingDecide } from '../change-feed.js'
 import { TRIM_BATCH, Trim } from '../history-cap.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
 import { PostgresAccountStore } from './accounts.js';
+import { Batcher } from './batch.js';
 import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
 import { PostgresGrantStore } from './grants.js';
 import { migrate } from './migrations.js';
-import { createPool, type Pool, type PoolOptions, type Queryable, type Statement, serverAddress } from './pool.js';
+import {
+  createPool,
+  type Pool,
+  type PoolOptions,
+  poolSize,
+  type Queryable,
+  type Statement,
+  serverAddress,
+} from './pool.js';
 import { searchQuery, statement } from './statements.js';
 import { PostgresTokenStore } from './tokens.js';
 import { callDecide, Runner } from './transaction.js';
@@ -68,6 +77,10 @@ export class PostgresStore implements Store {
   private closed = false;
   private readonly feed: ChangeFeed;
   private readonly writers = new UserQueue();
+  /** Live entries by (user, name), read in batches. */
+  private readonly reads: Batcher<string, StoredEntry | undefined>;
+  /** What writes are decided on (readForWrite), read in batches. */
+  private readonly seen: Batcher<string, SeenRow | undefined>;
   readonly tokens: PostgresTokenStore;
   readonly accounts: PostgresAccountStore;
   readonly grants: PostgresGrantStore;
@@ -82,14 +95,29 @@ export class PostgresStore implements Store {
       await pool.end().catch(() => {});
       throw error;
     }
-    return new PostgresStore(pool, db);
+    return new PostgresStore(pool, db, poolSize(options));
   }
 
   private constructor(
     private readonly pool: Pool,
     private readonly db: Runner,
+    connections: number,
   ) {
-    this.tokens = new PostgresTokenStore(db);
+    // Each kind of read alone on at most half the pool's connections; the rest wait and go together.
+    const alone = Math.max(1, Math.floor(connections / 2));
+    this.reads = new Batcher(async (keys) => {
+      const rows = await db.query<EntryRow & { user: string }>(statement('liveOf', ...pairs(keys)));
+      const found = new Map(rows.map((row) => [pairKey(row.user, row.name), toEntry(row)]));
+      return (key) => found.get(key);
+    }, alone);
+    this.seen = new Batcher(async (keys) => {
+      const rows = await db.query<SeenRow & { user: string; wanted: string }>(
+        statement('readForWrite', ...pairs(keys)),
+      );
+      const found = new Map(rows.map((row) => [pairKey(row.user, row.wanted), row]));
+      return (key): SeenRow | undefined => found.get(key);
+    }, alone);
+    this.tokens = new PostgresTokenStore(db, alone);
     this.accounts = new PostgresAccountStore(db);
     this.grants = new PostgresGrantStore(db);
     this.feed = new ChangeFeed({
@@ -119,8 +147,8 @@ export class PostgresStore implements Store {
   }
 
   async get(user: string, names: readonly string[]): Promise<StoredEntry[]> {
-    if (names.length === 0) return [];
-    return (await this.db.query<EntryRow>(statement('liveAmong', user, names))).map(toEntry);
+    const entries = await Promise.all([...new Set(names)].map((name) => this.reads.load(pairKey(user, name))));
+    return entries.filter((entry) => entry !== undefined);
   }
 
   async mutate(caller: Caller, name: string, decide: Decide, rules: WriteRules): Promise<MutationResult> {
@@ -163,7 +191,7 @@ export class PostgresStore implements Store {
     decide: Decide,
     rules: WriteRules,
   ): Promise<MutationResult | Decision | undefined> {
-    const [seen] = await this.db.query<SeenRow>(statement('readForWrite', caller.user, name));
+    const seen = await this.seen.load(pairKey(caller.user, name));
     if (!seen) return undefined;
     const row = seen.id === null ? undefined : (seen as EntryRow);
     const before = row && toEntry(row);
@@ -391,6 +419,17 @@ export class PostgresStore implements Store {
     }
     if (trim.freed > 0) await db.query(statement('addUsage', user, 0, 0, -trim.freed));
   }
+}
+
+/** A batch's key for one user's name: unambiguous whatever either holds. */
+function pairKey(user: string, name: string): string {
+  return JSON.stringify([user, name]);
+}
+
+/** The users and the names of a batch's keys, pair by pair: $1 and $2 of its statement. */
+function pairs(keys: readonly string[]): [string[], string[]] {
+  const decoded = keys.map((key) => JSON.parse(key) as [string, string]);
+  return [decoded.map(([user]) => user), decoded.map(([, name]) => name)];
 }
 
 /** A change decided without the lock, on the rows as they were when the user's change counter was `changes`. */

@@ -7,13 +7,15 @@
 import type { EngramError } from '../../core/errors.js';
 import { duplicateTokenError, type TokenRecord, type TokenStore } from '../../core/store.js';
 import { TOKEN_COLUMNS, type TokenRow, toTokenRecord } from '../sql-rows.js';
+import { Batcher } from './batch.js';
 import type { Statement } from './pool.js';
 import type { Runner } from './transaction.js';
 
 const SQL = {
   add: `INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
   list: `SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created, id`,
-  findByHash: `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE hash = $1`,
+  // Several requests' tokens at once (a batch, batch.ts).
+  findByHash: `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE hash = ANY ($1::text[])`,
   revoke: 'DELETE FROM tokens WHERE id = $1 RETURNING id',
   touch: 'UPDATE tokens SET last_used = $2 WHERE id = $1',
 } as const;
@@ -29,7 +31,20 @@ export function tokenValues(token: TokenRecord): unknown[] {
 }
 
 export class PostgresTokenStore implements TokenStore {
-  constructor(private readonly db: Runner) {}
+  /** Live tokens by hash, looked up in batches: every request with a token asks. */
+  private readonly byHash: Batcher<string, TokenRecord | undefined>;
+
+  constructor(
+    private readonly db: Runner,
+    /** Lookups sent alone at once; more wait and go together. */
+    alone: number,
+  ) {
+    this.byHash = new Batcher(async (hashes) => {
+      const rows = await db.query<TokenRow>(statement('findByHash', hashes));
+      const found = new Map(rows.map((row) => [row.hash, toTokenRecord(row)]));
+      return (hash) => found.get(hash);
+    }, alone);
+  }
 
   /**
    * In a transaction, so that a connection lost at commit is reported rather than retried
@@ -48,8 +63,7 @@ export class PostgresTokenStore implements TokenStore {
   }
 
   async findByHash(hash: string): Promise<TokenRecord | undefined> {
-    const [row] = await this.db.query<TokenRow>(statement('findByHash', hash));
-    return row ? toTokenRecord(row) : undefined;
+    return this.byHash.load(hash);
   }
 
   async revoke(id: string): Promise<boolean> {
