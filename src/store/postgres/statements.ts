@@ -54,7 +54,7 @@ const saveParts = (trimmed: string) => ({
          history_bytes = history_bytes + $5::bigint - ${trimmed}
            - CASE WHEN $10::integer <= $17::integer THEN $5::bigint ELSE 0 END,
          changes = changes + 1
-       WHERE user_id = $1::text AND ($2::bigint IS NULL OR changes = $2::bigint) RETURNING history_bytes, entries)`,
+       WHERE user_id = $1::text AND ($2::bigint IS NULL OR changes = $2::bigint) RETURNING total_bytes, history_bytes, entries)`,
   recorded: `r AS (
        INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
        SELECT $1, e.id, $10, $14::text, $15::text, $9, $6, $7, false FROM e WHERE $10 > $17)`,
@@ -135,7 +135,7 @@ export const SQL = {
        WHERE user_id = $1 AND id = $16 AND EXISTS (SELECT FROM u) RETURNING id),
      ${SAVE_OVER.recorded},
      t AS (DELETE FROM revisions WHERE user_id = $1 AND entry_id = $16 AND revision <= $17 AND EXISTS (SELECT FROM u))
-     SELECT e.id, u.history_bytes, u.entries FROM u, e`,
+     SELECT e.id, u.total_bytes, u.history_bytes, u.entries FROM u, e`,
   saveNew: `WITH ${SAVE_NEW.counted},
      e AS (
        INSERT INTO entries (user_id, name, description, body, size, created, updated, revision, search)
@@ -143,7 +143,7 @@ export const SQL = {
          ${searchVector('$11::text', '$12::text', '$13::text')}
        FROM u RETURNING id),
      ${SAVE_NEW.recorded}
-     SELECT e.id, u.history_bytes, u.entries FROM u, e`,
+     SELECT e.id, u.total_bytes, u.history_bytes, u.entries FROM u, e`,
   drop: 'UPDATE entries SET dropped_at = $3, dropped_by = $4, revision = $5 WHERE user_id = $1 AND id = $2',
   undrop: 'UPDATE entries SET dropped_at = NULL, dropped_by = NULL, revision = $3 WHERE user_id = $1 AND id = $2',
   // in_trash: the revision a drop records stays the latest of its entry while the entry is in the trash.

@@ -1,8 +1,9 @@
 /**
  * The store for teams: one PostgreSQL database behind any number of stateless Engram
- * servers. A write is decided on one read of the user's counters and entry, then saved by
- * one statement that commits on its own, only if the user's change counter has not moved
- * since (statements.ts, saveParts): two round trips, no lock held between them. When it
+ * servers. A write is decided on one read of the user's counters and entry (or on what
+ * this process knows of them already, write-cache.ts), then saved by one statement that
+ * commits on its own, only if the user's change counter has not moved since
+ * (statements.ts, saveParts): two round trips at most, no lock held between them. When it
  * has moved (another writer came first), or the write is not a plain write of an entry,
  * it runs as one transaction that first locks the user's `users` row (SELECT … FOR
  * UPDATE), so writers of one user queue up across servers and no update is lost; other
@@ -58,6 +59,7 @@ import { searchQuery, statement } from './statements.js';
 import { PostgresTokenStore } from './tokens.js';
 import { callDecide, Runner } from './transaction.js';
 import { UserQueue } from './user-queue.js';
+import { type Known, WriteCache } from './write-cache.js';
 
 /** The connection and its pool; the clock and the history limits come with each write (WriteRules). */
 export type PostgresStoreOptions = PoolOptions;
@@ -70,6 +72,9 @@ export type PostgresStoreOptions = PoolOptions;
  */
 const WATCH_POLL_MS = 500;
 
+/** Most bytes of bodies the write cache (write-cache.ts) holds. */
+const KNOWN_BYTES = 16 * 1024 * 1024;
+
 /** A position after every one of activity's (newest-first) order; a revision is an integer column. */
 const NEWEST = { at: Number.MAX_SAFE_INTEGER, entry: Number.MAX_SAFE_INTEGER, revision: 2 ** 31 - 1 };
 
@@ -77,6 +82,7 @@ export class PostgresStore implements Store {
   private closed = false;
   private readonly feed: ChangeFeed;
   private readonly writers = new UserQueue();
+  private readonly known = new WriteCache(KNOWN_BYTES);
   /** Live entries by (user, name), read in batches. */
   private readonly reads: Batcher<string, StoredEntry | undefined>;
   /** What writes are decided on (readForWrite), read in batches. */
@@ -191,14 +197,15 @@ export class PostgresStore implements Store {
     decide: Decide,
     rules: WriteRules,
   ): Promise<MutationResult | Decision | undefined> {
-    const seen = await this.seen.load(pairKey(caller.user, name));
-    if (!seen) return undefined;
-    const row = seen.id === null ? undefined : (seen as EntryRow);
+    const { user } = caller;
+    const known = this.known.get(user, name) ?? (await this.readKnown(user, name));
+    if (!known) return undefined;
+    const { row } = known;
     const before = row && toEntry(row);
-    const change = decide(before, { totalBytes: seen.totalBytes, entries: seen.entries });
+    const change = decide(before, known.usage);
     if (change.kind === 'none') return { before, after: before };
-    const decision = { changes: seen.changes, row, before, change, lost: false };
-    if (change.kind !== 'put') return decision;
+    const decision = { changes: known.changes, row, before, change, lost: false };
+    if (change.kind !== 'put') return this.underLock(user, decision);
     refuseNul(name, change.description, change.body);
     const applied = applyChange({
       name,
@@ -208,10 +215,40 @@ export class PostgresStore implements Store {
       at: rules.now(),
       historyLimit: rules.historyLimit,
     });
-    if (!applied || Trim.of(seen.history_bytes + applied.usage.historyBytes, rules.historyCap)) return decision;
-    const saved = await this.db.commit<SavedRow>(save(caller.user, seen.changes, row?.id, applied));
-    if (saved === 'lost') return { ...decision, lost: true };
-    return saved.length === 1 ? { before, after: applied.entry } : decision;
+    if (!applied || Trim.of(known.historyBytes + applied.usage.historyBytes, rules.historyCap)) {
+      return this.underLock(user, decision);
+    }
+    const saved = await this.db.commit<SavedRow>(save(user, known.changes, row?.id, applied));
+    if (saved === 'lost') return this.underLock(user, { ...decision, lost: true });
+    const [after] = saved;
+    if (!after) return this.underLock(user, decision);
+    this.known.saved(user, name, {
+      changes: known.changes + 1,
+      usage: { totalBytes: after.total_bytes, entries: after.entries },
+      historyBytes: after.history_bytes,
+      row: { id: after.id, ...applied.entry },
+    });
+    return { before, after: applied.entry };
+  }
+
+  /** A decision left to the lock: the user's counter moves, or may have moved, in ways this process does not follow. */
+  private underLock(user: string, decision: Decision): Decision {
+    this.known.forget(user);
+    return decision;
+  }
+
+  /** The user's state and `name`'s live entry, read (in a batch) and remembered; undefined for a user not yet known. */
+  private async readKnown(user: string, name: string): Promise<Known | undefined> {
+    const seen = await this.seen.load(pairKey(user, name));
+    if (!seen) return undefined;
+    const known = {
+      changes: seen.changes,
+      usage: { totalBytes: seen.totalBytes, entries: seen.entries },
+      historyBytes: seen.history_bytes,
+      row: seen.id === null ? undefined : (seen as EntryRow),
+    };
+    this.known.remember(user, name, known);
+    return known;
   }
 
   async mutateAll(caller: Caller, decide: DecideAll, rules: WriteRules): Promise<void> {
@@ -222,6 +259,7 @@ export class PostgresStore implements Store {
       const changes = callDecide(() => decide(rows.map(toEntry), usage));
       for (const { name, change } of changes) await this.apply(db, caller, name, byName.get(name), change, rules);
     });
+    this.known.forget(caller.user);
     this.feed.committed(caller.user);
   }
 
@@ -235,6 +273,7 @@ export class PostgresStore implements Store {
 
   async undrop(caller: Caller, name: string, rules: WriteRules, check?: UndropCheck): Promise<UndropResult> {
     const result = await this.undropCopy(caller, name, rules, check);
+    this.known.forget(caller.user);
     if (result.status === 'restored') {
       this.feed.committed(caller.user, { name, revision: result.entry.revision, operation: 'undrop' });
     }
@@ -274,6 +313,7 @@ export class PostgresStore implements Store {
       if (rows.length > 0) await db.query(statement('addUsage', user, -bytes, -live.length, -history));
       return rows.length;
     });
+    this.known.forget(user);
     if (purged > 0) this.feed.committed(user, { name });
     return purged;
   }
@@ -284,6 +324,7 @@ export class PostgresStore implements Store {
       await db.query(statement('lockExpiredUsers', cutoff));
       return (await first<{ purged: number }>(db, statement('purgeExpired', cutoff)))?.purged ?? 0;
     });
+    this.known.clear();
     if (purged > 0) this.feed.committedSome();
     return purged;
   }
@@ -323,6 +364,7 @@ export class PostgresStore implements Store {
 
   async load(dump: StoreDump, options: LoadOptions): Promise<void> {
     await loadDatabase(this.db, dump, options);
+    this.known.clear();
     this.feed.committedSome();
   }
 
@@ -451,6 +493,7 @@ type SeenRow = { changes: number; totalBytes: number; entries: number; history_b
 /** What a save returns when it wrote: the entry's id and the user's history and live entries after it. */
 interface SavedRow {
   id: number;
+  total_bytes: number;
   history_bytes: number;
   entries: number;
 }
