@@ -45,9 +45,14 @@ export function markerOf(index: number, revision: number): string {
   return `marker-${index}-r${revision}`;
 }
 
+/** The name of subject `index`, without building the rest of it (cheap enough to call inside a timed call). */
+export function subjectName(index: number): string {
+  return `${GROUPS[index % GROUPS.length]}/subject-${String(index).padStart(6, '0')}`;
+}
+
 export function subject(index: number): Subject {
   const next = random(index + 1);
-  const name = `${GROUPS[index % GROUPS.length]}/subject-${String(index).padStart(6, '0')}`;
+  const name = subjectName(index);
   const description = `Subject ${index}: ${sentence(next, 48)}`;
   const lines = [`${markerOf(index, 0)} ${sentence(next, 100)}`];
   while (lines.length < BODY_LINES) lines.push(sentence(next, 120));

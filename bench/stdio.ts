@@ -17,7 +17,7 @@ import { bodyOf, subjects } from './content.js';
 import { ENGRAM_CLI, engramFiles, engramFlags, seedEngram } from './engram.js';
 import { type CallResult, connect, type Session, textOf } from './mcp-client.js';
 import { PEERS_FOLDER } from './peer-install.js';
-import { creations, nextLine, type Operation, type Operations, PEERS, type PeerSide, pickSubject } from './peers.js';
+import { creations, nextLine, type Operation, type Operations, PEERS, type PeerSide, pickName } from './peers.js';
 import type { Section } from './report.js';
 import { interleave, type Summary } from './stats.js';
 import {
@@ -90,9 +90,8 @@ function engramOperations(engram: Session, entries: number, indexed: (result: Ca
       const item = created();
       return engram.call('memory_write', { name: item.name, description: item.description, new: bodyOf(item) });
     },
-    append: (call: number) =>
-      engram.call('memory_write', { name: pickSubject(entries, call, 1).name, new: nextLine() }),
-    open: (call: number) => engram.call('memory_open', { names: [pickSubject(entries, call, 2).name] }),
+    append: (call: number) => engram.call('memory_write', { name: pickName(entries, call, 1), new: nextLine() }),
+    open: (call: number) => engram.call('memory_open', { names: [pickName(entries, call, 2)] }),
     index: () => engram.call('memory_open', {}).then(indexed),
     ping: () => engram.ping(),
   };
