@@ -290,8 +290,10 @@ function describe(figures: readonly SizeFigures[], options: InProcessOptions): S
         'the store keeps it between calls and, after a write, patches the written row into it rather than reading every ' +
         'row again; what remains right after a write is mostly building the text, one line per entry.',
       'A durable write is one commit and one fsync either way. The one-row commit writes one row; the floor writes the ' +
-        'three rows an Engram write needs; an Engram write today also stores the body a second time (in the entry and its ' +
-        'revision) and updates secondary indexes, so it writes more pages to the WAL than the floor.',
+        'three rows an Engram write needs. An Engram write stores its body once (in its revision) but also updates the ' +
+        'revision indexes history and activity are read by, the index line and a search mark (the search index itself ' +
+        'catches up in batches after writes): measured ~9.5 WAL pages per write against the floor’s ~3.7, with ~90 µs ' +
+        'of CPU (append) against ~35 µs.',
     ],
   };
 }
