@@ -1,19 +1,22 @@
 /**
  * The config file: absent is fine (defaults), anything wrong is a clear startup error
- * that names the field. Each test uses its own temporary folder.
+ * that names the field. Each test uses its own temporary folder, removed when it ends.
  */
 
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { loadSettings, parseConfig } from '../../src/cli/config.js';
 import { readEnvironment } from '../../src/cli/environment.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { expectEngramError } from '../core/fixtures.js';
 
+/** A folder of the running test's own, removed when it finishes. */
 function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'engram-config-'));
+  const folder = mkdtempSync(join(tmpdir(), 'engram-config-'));
+  onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+  return folder;
 }
 
 /** Writes `content` (text, or JSON for anything else) to a config file and returns its path. */
