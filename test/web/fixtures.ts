@@ -245,3 +245,19 @@ export function watchedPages(): (engram: Engram) => Promise<Watched> {
     return watched;
   };
 }
+
+/** watchedPages, each page opened at `path` on the server (the index by default). */
+export function watchedPagesAt(): (engram: Engram, path?: string) => Promise<Page> {
+  const openWatched = watchedPages();
+  return async (engram, path = '/') => {
+    const watched = await openWatched(engram);
+    await watched.page.goto(`${engram.origin}${path}`);
+    return watched.page;
+  };
+}
+
+/** What the REST API answers at `path`, read as the page would. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answers
+export async function getJson(engram: Engram, path: string): Promise<any> {
+  return (await fetch(`${engram.origin}${path}`)).json();
+}

@@ -10,22 +10,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engram.js';
-import { type Engram, mcpWrite, startEngram, watchedPages, webBackends } from './fixtures.js';
+import { type Engram, getJson, mcpWrite, startEngram, watchedPagesAt, webBackends } from './fixtures.js';
 
-const openWatched = watchedPages();
+const page = watchedPagesAt();
 const backends = await webBackends();
-
-async function page(engram: Engram, path = '/') {
-  const watched = await openWatched(engram);
-  await watched.page.goto(`${engram.origin}${path}`);
-  return watched.page;
-}
-
-/** What the REST API answers at `path`, read as the page would. */
-// biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answers
-async function getJson(engram: Engram, path: string): Promise<any> {
-  return (await fetch(`${engram.origin}${path}`)).json();
-}
 
 describe.each(backends)('on %s', (_, options) => {
   /** people/ada written three times by two assistants (the last with HTML in it); topics/tea once. */

@@ -10,17 +10,11 @@
 
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { MCP_CLIENTS } from '../helpers/mcp-clients.js';
-import { type Engram, type EngramOptions, mcpWrite, startEngram, watchedPages, webBackends } from './fixtures.js';
+import { type Engram, type EngramOptions, mcpWrite, startEngram, watchedPagesAt, webBackends } from './fixtures.js';
 
-const openWatched = watchedPages();
+const page = watchedPagesAt();
 const backends = await webBackends();
 const sdkV1 = MCP_CLIENTS.find((kind) => kind.label === 'SDK v1 client')!;
-
-async function page(engram: Engram, path = '/') {
-  const watched = await openWatched(engram);
-  await watched.page.goto(`${engram.origin}${path}`);
-  return watched.page;
-}
 
 describe.each(backends)('on %s', (_, options: () => Promise<EngramOptions>) => {
   async function seeded(): Promise<Engram> {
