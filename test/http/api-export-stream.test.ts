@@ -137,6 +137,58 @@ describe('POST /api/import, gated', () => {
     expect((await api(server.port, 'POST', '/api/import', { body: document([]) })).status).toBe(200);
   });
 
+  it("refuses a third user's import while two others run, with 429 and Retry-After, and takes it once one ends", async () => {
+    const server = await startTestServer({ auth: 'token' });
+    const [ada, bob, cy] = await Promise.all(
+      ['ada', 'bob', 'cy'].map(async (user) => (await server.access.create({ user, label: user })).token),
+    );
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered = 0;
+    let bothIn: () => void = () => {};
+    const twoRunning = new Promise<void>((resolve) => {
+      bothIn = resolve;
+    });
+    const original = server.memory.transfer.import.bind(server.memory.transfer);
+    server.memory.transfer.import = async (...args) => {
+      if (++entered === 2) bothIn();
+      await held;
+      return original(...args);
+    };
+    const running = [ada, bob].map((token) =>
+      api(server.port, 'POST', '/api/import', {
+        token,
+        body: document([{ name: 'topics/a', description: 'A', body: 'a\n' }]),
+      }),
+    );
+    await twoRunning;
+
+    const third = await api(server.port, 'POST', '/api/import', {
+      token: cy,
+      body: document([{ name: 'topics/c', description: 'C', body: 'c\n' }]),
+    });
+    expect(third.status).toBe(429);
+    expect(third.headers['retry-after']).toBe('5');
+    expect(third.json).toEqual(
+      apiError(
+        'BUSY',
+        'The server is already running as many imports as it takes at once; nothing was imported. Try again in a moment.',
+      ),
+    );
+    expect(await server.memory.index({ user: 'cy', label: 'test' })).toEqual([]);
+
+    release();
+    expect((await Promise.all(running)).map((response) => response.status)).toEqual([200, 200]);
+    const again = await api(server.port, 'POST', '/api/import', {
+      token: cy,
+      body: document([{ name: 'topics/c', description: 'C', body: 'c\n' }]),
+    });
+    expect(again.status).toBe(200);
+    expect(again.json).toMatchObject({ created: ['topics/c'] });
+  });
+
   it('leaves out entries of groups the model cannot write unless allGroups is asked', async () => {
     const server = await startTestServer();
     const entries = [
