@@ -279,6 +279,15 @@ describe('POST /api/wipe', () => {
     ]);
   });
 
+  it('says the entries were purged for good when the trash keeps nothing (trashRetentionDays 0)', async () => {
+    const server = await seeded({ policy: { trashRetentionDays: 0 } });
+    const response = await api(server.port, 'POST', '/api/wipe', { body: { confirm: 'wipe' } });
+    expect(response.status).toBe(200);
+    expect(response.json).toEqual({ dropped: 2, purged: true });
+    expect(await contents(server.memory)).toEqual([]);
+    expect(await server.memory.recovery.trash(LOCAL)).toEqual([]);
+  });
+
   it('refuses without the confirmation in words, dropping nothing', async () => {
     const server = await seeded();
     const before = await contents(server.memory);

@@ -12,7 +12,7 @@ import { onTestFinished } from 'vitest';
 import { type Access, createAccess } from '../../src/core/access.js';
 import { type Accounts, createAccounts } from '../../src/core/accounts.js';
 import { createMemory, type Memory } from '../../src/core/memory.js';
-import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import type { Policy } from '../../src/core/policy.js';
 import type { Timeouts } from '../../src/http/limits.js';
 import { startHttpServer } from '../../src/http/server.js';
 import type { WebSocketLimits } from '../../src/http/websocket.js';
@@ -46,6 +46,8 @@ export interface TestServerOptions {
   readonly webSocketLimits?: Partial<WebSocketLimits>;
   /** Reuse the database file of an earlier server. */
   readonly db?: string;
+  /** The memory's policy, over the defaults (caps, trash retention). */
+  readonly policy?: Partial<Policy>;
 }
 
 /** A fresh folder removed when the current test finishes. */
@@ -59,7 +61,7 @@ export function testFolder(): string {
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const db = options.db ?? join(testFolder(), 'memory.db');
   const store = openSqliteStore({ path: db });
-  const memory = createMemory({ store });
+  const memory = createMemory({ store, ...(options.policy ? { policy: options.policy } : {}) });
   const access = createAccess(store.tokens);
   const accounts = createAccounts(store);
   const logs: string[] = [];
@@ -67,7 +69,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const server = await startHttpServer({
     handler: createToolHandler(memory),
     memory,
-    policy: DEFAULT_POLICY,
+    policy: memory.policy,
     version: '0.0.0-test',
     auth: options.auth === 'token' ? { mode: 'token', access } : { mode: 'none', user: 'local' },
     accounts,

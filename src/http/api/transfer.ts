@@ -3,7 +3,8 @@
  * downloaded (streamed as it is read) or brought back, merge or replace, with a dry run;
  * `/api/import?from=KIND` brings in another system's memory instead (import-from.ts).
  * `/api/wipe` drops every entry to the trash, only when the body confirms it in words, so
- * no stray or mistyped call empties a memory.
+ * no stray or mistyped call empties a memory; without trash retention it says they were
+ * purged, as `engram wipe --json` does.
  */
 
 import { EngramError } from '../../core/errors.js';
@@ -64,7 +65,8 @@ export function transferRoutes(memory: Memory): Route[] {
       body: 'json',
       handle: async ({ caller, body }) => {
         confirmWipe(jsonBody(body, WIPE_EXAMPLE));
-        return { body: { dropped: await memory.transfer.wipe(caller) } };
+        const dropped = await memory.transfer.wipe(caller);
+        return { body: memory.policy.trashRetentionDays === 0 ? { dropped, purged: true } : { dropped } };
       },
     },
   ];
