@@ -1,12 +1,15 @@
 /**
- * The screenshots of the history and activity pages in docs/screenshots (linked from
- * docs/web-ui.md), made from a real `engram serve` in Chromium: an entry's history with
- * the diff of its last change, and the activity of a memory several assistants wrote, in
+ * The screenshots of the history, activity and import pages in docs/screenshots (linked
+ * from the README and docs/web-ui.md), made from a real `engram serve` in Chromium: an
+ * entry's history with the diff of its last change, the activity of a memory several
+ * assistants wrote, and the preview of importing the MCP memory server's memory.jsonl, in
  * light and dark, and at a phone's width.
  */
 
+import { writeFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { tempDir } from '../helpers/engram.js';
 import { type Engram, launchChromium, mcpWrite, openPage, screenshotFolder, startEngram } from './fixtures.js';
 
 const FOLDER = screenshotFolder();
@@ -64,6 +67,41 @@ it.each([
   await page.getByRole('link', { name: 'Activity' }).click();
   await page.locator('.timeline li').nth(5).waitFor();
   await page.screenshot({ path: `${FOLDER}activity-${label}.png` });
+  expect(watched.dialogs).toEqual([]);
+  expect(watched.foreignRequests).toEqual([]);
+  expect(watched.errors).toEqual([]);
+  await watched.context.close();
+});
+
+/** An MCP memory server's memory.jsonl: two people, a project, and a relation between them. */
+const MEMORY_JSONL = [
+  { type: 'entity', name: 'Ada Lovelace', entityType: 'person', observations: ['Wrote the first program, 1843'] },
+  { type: 'entity', name: 'Charles Babbage', entityType: 'person', observations: ['Designed the Analytical Engine'] },
+  { type: 'entity', name: 'QwenTTS', entityType: 'project', observations: ['Vocoder in progress'] },
+  { type: 'relation', from: 'Ada Lovelace', to: 'Charles Babbage', relationType: 'worked with' },
+]
+  .map((line) => JSON.stringify(line))
+  .join('\n');
+
+it.each([
+  ['light', 'light', 1100, 720],
+  ['dark', 'dark', 1100, 720],
+  ['phone', 'light', 390, 760],
+] as const)('the import preview, %s', async (label, colorScheme, width, height) => {
+  const file = tempDir().file('memory.jsonl');
+  writeFileSync(file, `${MEMORY_JSONL}\n`);
+  const watched = await openPage(browser, engram, { colorScheme, width, height });
+  const { page } = watched;
+  await page.goto(`${engram.origin}/transfer`);
+  await page.getByLabel('Source').selectOption('server-memory');
+  await page.getByLabel('memory.jsonl file').setInputFiles(file);
+  await page.getByRole('button', { name: 'Preview' }).click();
+  await page
+    .getByRole('region', { name: 'Import preview' })
+    .getByText('people/ada-lovelace', { exact: true })
+    .waitFor();
+  // The whole page: the source, its options, the preview and Import, as a person scrolls it.
+  await page.screenshot({ path: `${FOLDER}import-${label}.png`, fullPage: true });
   expect(watched.dialogs).toEqual([]);
   expect(watched.foreignRequests).toEqual([]);
   expect(watched.errors).toEqual([]);
