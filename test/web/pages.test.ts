@@ -177,7 +177,7 @@ describe.each(backends)('on %s', (_, options) => {
       expect(document.entries.map((entry: { name: string }) => entry.name)).toEqual(['people/ada', 'topics/tea']);
     });
 
-    it('previews an import (added, changed, left) and merges it only when Import is pressed', async () => {
+    it('previews an import (added, changed, left) for merge or replace, and merges it only when Import is pressed', async () => {
       const engram = await seeded();
       const file = tempDir().file('backup.json');
       writeFileSync(
@@ -207,6 +207,12 @@ describe.each(backends)('on %s', (_, options) => {
       await ui.getByLabel(/Overwrite entries that differ/).check();
       await expect.poll(() => preview.textContent()).toMatch(/Would be changed: 1\s*people\/ada/);
       await ui.getByLabel(/Overwrite entries that differ/).uncheck();
+      await expect.poll(() => preview.textContent()).toMatch(/Conflicts, left as they are: 1/);
+      // Replace would make memory equal to the file: people/ada changed, not left.
+      await ui.getByLabel(/Replace: make memory equal to the file/).check();
+      await expect.poll(() => preview.textContent()).toMatch(/Would be changed: 1\s*people\/ada/);
+      expect(await preview.textContent()).not.toContain('Conflicts');
+      await ui.getByLabel(/Merge: keep what is here/).check();
       await expect.poll(() => preview.textContent()).toMatch(/Conflicts, left as they are: 1/);
       await preview.getByRole('button', { name: 'Import' }).click();
       await ui

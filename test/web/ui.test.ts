@@ -4,13 +4,21 @@
  * who); a write made over MCP, by the server itself or by another process (`engram stdio`
  * on the same database), shows without a reload, with who made it; an entry opens as
  * Markdown and raw; edit and save; a save over a model's newer write is refused, shown,
- * and loses nothing; a new entry; drop and undo; the keyboard. No page may open a dialog,
- * request anything from elsewhere, throw, or break the CSP.
+ * and loses nothing; Cancel saves nothing; a new entry; drop and undo; the keyboard. No
+ * page may open a dialog, request anything from elsewhere, throw, or break the CSP.
  */
 
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { MCP_CLIENTS } from '../helpers/mcp-clients.js';
-import { type Engram, type EngramOptions, mcpWrite, startEngram, watchedPagesAt, webBackends } from './fixtures.js';
+import {
+  type Engram,
+  type EngramOptions,
+  getJson,
+  mcpWrite,
+  startEngram,
+  watchedPagesAt,
+  webBackends,
+} from './fixtures.js';
 
 const page = watchedPagesAt();
 const backends = await webBackends();
@@ -44,6 +52,10 @@ describe.each(backends)('on %s', (_, options: () => Promise<EngramOptions>) => {
       expect(text).toContain('36 bytes');
       expect(text).toContain('claude-code');
       expect(await row.locator('time').getAttribute('title')).toMatch(/\d{4}/);
+      // The bar of its size against the entry cap.
+      const bar = row.getByRole('meter', { name: 'Size of people/ada against the entry cap' });
+      expect(await bar.getAttribute('value')).toBe('36');
+      expect(Number(await bar.getAttribute('max'))).toBe((await getJson(engram, '/api/entries')).limits.entryCap);
       expect(await ui.locator('li', { hasText: 'topics/tea' }).textContent()).toContain('llama.cpp');
       expect(await ui.locator('.total').textContent()).toMatch(/2\s+entries,\s+\d+ bytes of 4 MB/);
     });
@@ -156,6 +168,29 @@ describe.each(backends)('on %s', (_, options: () => Promise<EngramOptions>) => {
       const reloaded = await page(engram, '/entries/topics/tea');
       await reloaded.getByText('Teas I drink').waitFor();
       expect(await reloaded.getByText(/revision 2/).count()).toBe(1);
+    });
+
+    it('leaves an edit and a new entry unsaved on Cancel', async () => {
+      const engram = await seeded();
+      const ui = await page(engram, '/entries/topics/tea');
+      await ui.getByRole('button', { name: 'Edit' }).click();
+      await ui.getByLabel('Description').fill('Not saved');
+      await ui.getByLabel('Body').fill('Not saved either.');
+      await ui.getByRole('button', { name: 'Cancel' }).click();
+      await ui.getByRole('button', { name: 'Edit' }).waitFor();
+      expect(await ui.locator('.markdown').textContent()).toContain('Oolong');
+      expect(await ui.getByText('Not saved').count()).toBe(0);
+
+      await ui.getByRole('link', { name: 'Engram', exact: true }).click();
+      await ui.getByRole('button', { name: 'New entry' }).click();
+      await ui.getByLabel('Name').fill('topics/draft');
+      await ui.getByLabel('Body').fill('A draft.');
+      await ui.getByRole('button', { name: 'Cancel' }).click();
+      await ui.getByRole('link', { name: 'topics/tea' }).waitFor();
+      expect(await ui.getByRole('link', { name: 'topics/draft' }).count()).toBe(0);
+      const tea = await getJson(engram, '/api/entries/topics/tea');
+      expect(tea.entry).toMatchObject({ description: 'Teas I like', body: '- Green\n- Oolong\n' });
+      expect((await getJson(engram, '/api/entries')).entries).toHaveLength(2);
     });
 
     it('refuses a save over a model’s newer write, shows it, and loses nothing', async () => {
