@@ -1,8 +1,9 @@
 /**
  * Signing in to the web UI of `engram serve --auth token` in Chromium: a user added with
  * `engram user add --password-stdin` signs in with their password (a wrong one is told
- * so), sees their memory and only theirs, lists their signed-in browsers and signs out;
- * a pasted token works for the tab; the session cookie is HttpOnly, SameSite=Strict.
+ * so), sees their memory and only theirs, lists their signed-in browsers, signs another
+ * one out, and signs out; a pasted token works for the tab; the session cookie is
+ * HttpOnly, SameSite=Strict.
  * Run on SQLite, and on PostgreSQL when one is reachable.
  */
 
@@ -32,7 +33,7 @@ describe.each(backends)('on %s', (_, options) => {
     return engram;
   }
 
-  it('signs in with a password (a wrong one is told so), shows only their memory, lists sessions, signs out', async () => {
+  it('signs in with a password (a wrong one is told so), shows only their memory, lists sessions, revokes one, signs out', async () => {
     const engram = await server();
     const { page, context } = await open(engram);
     await page.getByRole('heading', { name: 'Sign in to Engram' }).waitFor();
@@ -54,8 +55,23 @@ describe.each(backends)('on %s', (_, options) => {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText(/revision 2/).waitFor();
 
+    // Signed in in another browser too: listed beside this one, and signed out from here.
+    const other = await open(engram);
+    await other.page.getByLabel('User').fill('alice');
+    await other.page.getByLabel('Password').fill(PASSWORD);
+    await other.page.getByRole('button', { name: 'Sign in' }).click();
+    await other.page.getByRole('link', { name: 'topics/tea' }).waitFor();
     await page.getByRole('link', { name: 'Sessions' }).click();
     await page.getByText('this browser').waitFor();
+    const sessions = page.locator('.sessions li');
+    await expect.poll(() => sessions.count()).toBe(2);
+    await sessions
+      .filter({ hasNotText: 'this browser' })
+      .getByRole('button', { name: /^Sign out/ })
+      .click();
+    await expect.poll(() => sessions.count()).toBe(1);
+    await other.page.reload();
+    await other.page.getByRole('heading', { name: 'Sign in to Engram' }).waitFor();
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('heading', { name: 'Sign in to Engram' }).waitFor();
     await page.reload();
