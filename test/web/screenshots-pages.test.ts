@@ -3,7 +3,8 @@
  * from the README and docs/web-ui.md), made from a real `engram serve` in Chromium: an
  * entry's history with the diff of its last change, the activity of a memory several
  * assistants wrote, and the preview of importing the MCP memory server's memory.jsonl, in
- * light and dark, and at a phone's width.
+ * light and dark, and at a phone's width, none wider than the window (nothing to scroll
+ * sideways).
  */
 
 import { writeFileSync } from 'node:fs';
@@ -64,9 +65,11 @@ it.each([
   await page.goto(`${engram.origin}/entries/areas/qwentts-cpp/history`);
   await page.getByLabel('Differences').getByText('+Target: 24 kHz. Tokenizer done; vocoder in progress.').waitFor();
   await page.screenshot({ path: `${FOLDER}history-${label}.png` });
+  expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(width);
   await page.getByRole('link', { name: 'Activity' }).click();
   await page.locator('.timeline li').nth(5).waitFor();
   await page.screenshot({ path: `${FOLDER}activity-${label}.png` });
+  expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(width);
   expect(watched.dialogs).toEqual([]);
   expect(watched.foreignRequests).toEqual([]);
   expect(watched.errors).toEqual([]);
@@ -102,6 +105,7 @@ it.each([
     .waitFor();
   // The whole page: the source, its options, the preview and Import, as a person scrolls it.
   await page.screenshot({ path: `${FOLDER}import-${label}.png`, fullPage: true });
+  expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(width);
   expect(watched.dialogs).toEqual([]);
   expect(watched.foreignRequests).toEqual([]);
   expect(watched.errors).toEqual([]);

@@ -1,7 +1,8 @@
 /**
  * The screenshots in docs/screenshots (linked from the README; see screenshotFolder), made from a real
  * `engram serve` in Chromium: the index and an entry, in light and dark, and at a phone's
- * width. A memory written by several assistants over MCP, as a person's would be.
+ * width, none wider than the window (nothing to scroll sideways). A memory written by
+ * several assistants over MCP, as a person's would be.
  */
 
 import type { Browser } from 'playwright-core';
@@ -69,9 +70,11 @@ it.each([
   await page.goto(`${engram.origin}/`);
   await page.getByRole('link', { name: 'areas/qwentts-cpp' }).waitFor();
   await page.screenshot({ path: `${FOLDER}index-${label}.png` });
+  expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(width);
   await page.getByRole('link', { name: 'areas/qwentts-cpp' }).click();
   await page.getByRole('heading', { name: 'Status' }).waitFor();
   await page.screenshot({ path: `${FOLDER}entry-${label}.png` });
+  expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(width);
   expect(watched.dialogs).toEqual([]);
   expect(watched.foreignRequests).toEqual([]);
   expect(watched.errors).toEqual([]);
