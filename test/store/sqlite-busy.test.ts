@@ -118,14 +118,14 @@ describe.each([
     expect(entry?.revision).toBe(6);
   });
 
-  it.runIf(groupCommit)(
-    'retries the waiting batch whole, joined by later writes, in their order of arrival',
-    async () => {
+  // Only a group commit has a waiting batch: declared in that variant alone, so that no run reports it skipped.
+  if (groupCommit) {
+    it('retries the waiting batch whole, joined by later writes, in their order of arrival', async () => {
       const store = open();
       await appendSixWhileLocked(store);
       expect((await store.get('alice', ['topics/log']))[0]?.body).toBe(sixLines.map((line) => `${line}\n`).join(''));
-    },
-  );
+    });
+  }
 
   it('refuses a write still waiting at the deadline with STORE_BUSY, changing nothing', async () => {
     const store = open({ busyTimeoutMs: 300 });
