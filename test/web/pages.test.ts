@@ -32,7 +32,7 @@ describe.each(backends)('on %s', (_, options) => {
   }
 
   describe('history', () => {
-    it('lists every revision with who and what, diffs any two, and restores one as a new revision', async () => {
+    it('lists every revision with who, when and what, diffs any two, and restores one as a new revision', async () => {
       const engram = await seeded();
       const ui = await page(engram, '/entries/people/ada');
       await ui.getByRole('button', { name: 'History' }).click();
@@ -40,6 +40,9 @@ describe.each(backends)('on %s', (_, options) => {
       expect(new URL(ui.url()).pathname).toBe('/entries/people/ada/history');
       const third = ui.getByRole('listitem', { name: 'Revision 3' });
       await expect.poll(() => third.textContent()).toContain('claude-code');
+      // When: relative, the exact time on hover.
+      expect(await third.locator('time').textContent()).toMatch(/(ago|now)$/);
+      expect(await third.locator('time').getAttribute('title')).toMatch(/\d{4}/);
       expect(await ui.getByRole('listitem', { name: 'Revision 2' }).textContent()).toMatch(/append[\s\S]*llama\.cpp/);
       // The latest change is shown at once: 2 → 3, the HTML as text.
       const diff = ui.getByLabel('Differences');

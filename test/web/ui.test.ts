@@ -78,6 +78,10 @@ describe.each(backends)('on %s', (_, options: () => Promise<EngramOptions>) => {
       await expect
         .poll(() => ui.getByRole('link', { name: /^(people|topics)\// }).allTextContents())
         .toEqual(['people/ada', 'topics/tea']);
+      await ui.getByRole('combobox', { name: 'Sort' }).selectOption('updated');
+      await expect
+        .poll(() => ui.getByRole('link', { name: /^(people|topics)\// }).allTextContents())
+        .toEqual(['topics/tea', 'people/ada']);
     });
 
     it('searches bodies too as you type, the words found highlighted', async () => {
