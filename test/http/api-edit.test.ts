@@ -58,6 +58,39 @@ describe('POST /api/entries', () => {
   });
 });
 
+describe('the caps of a memory, over REST', () => {
+  it('refuses a new entry past the entry cap and a save past the byte cap with 413, changing nothing', async () => {
+    // Names and descriptions count: topics/a and topics/b take 8 + 1 + 2 bytes each.
+    const server = await startTestServer({ policy: { maxEntries: 2, userCap: 40 } });
+    for (const name of ['topics/a', 'topics/b']) {
+      const created = await api(server.port, 'POST', '/api/entries', { body: { name, description: 'X', body: 'x' } });
+      expect(created.status).toBe(201);
+    }
+    const before = await contents(server.memory);
+
+    const third = await api(server.port, 'POST', '/api/entries', {
+      body: { name: 'topics/c', description: 'C', body: 'c' },
+    });
+    expect(third.status).toBe(413);
+    expect(third.json).toEqual(
+      apiError(
+        'TOO_MANY_ENTRIES',
+        'topics/c would make 3 entries in this memory; the cap is 2. Make room first: drop entries that are ' +
+          'no longer needed (GET /api/entries lists them), then try again.',
+      ),
+    );
+    const longer = await api(server.port, 'PUT', '/api/entries/topics/a', {
+      body: { description: 'A description long enough to pass the cap', body: 'x' },
+    });
+    expect(longer.status).toBe(413);
+    expect(longer.json.error.code).toBe('TOO_LARGE');
+    expect(longer.json.error.message).toMatch(
+      /^topics\/a would bring this memory to 61 bytes \(names, descriptions and bodies\); the cap is 40\./,
+    );
+    expect(await contents(server.memory)).toEqual(before);
+  });
+});
+
 describe('PUT /api/entries/{group}/{slug}', () => {
   it('saves the whole body and description over the revision it names', async () => {
     const server = await startTestServer();
