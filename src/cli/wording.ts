@@ -1,8 +1,9 @@
 /**
  * Refusals in the command line's own words. Core words a refusal for the model ("call
- * memory_write with name, description and new"); a person at the terminal calls with
- * flags instead, so every refusal that says how to call again is worded here from its
- * detail. The others keep core's message.
+ * memory_write with name, description and new"), and its recovery refusals in no door's
+ * words; a person at the terminal calls with flags and commands instead, so every
+ * refusal that says how to call again is worded here from its detail. The others keep
+ * core's message.
  */
 
 import type { EngramError } from '../core/errors.js';
@@ -53,6 +54,22 @@ export function cliMessage(error: EngramError): string {
       return `there is no user ${detail.user}: engram user list shows every user; engram user add ${detail.user} adds one.`;
     case 'drop-not-found':
       return `${detail.name} not found, nothing was dropped.${didYouMean(detail.suggestions)} engram index lists every entry.`;
+    case 'restore-in-trash':
+      return `${detail.name} is in the trash: run engram undrop ${detail.name} first, then restore.`;
+    case 'undrop-taken':
+      return (
+        `${detail.name} cannot be undropped: a live entry has taken the name since. Rename or drop the live one first ` +
+        `(engram open ${detail.name} shows it), then undrop again.`
+      );
+    case 'undrop-missing':
+      return `${detail.name} is not in the trash. engram trash lists what is.`;
+    case 'purge-live':
+      return `${detail.name} is a live entry: drop it first, or pass --force to purge it and all its history now.`;
+    case 'no-such-revision':
+      return (
+        `${detail.name} has no revision ${detail.revision}; the revisions kept are ${keptRange(detail.first, detail.last)}. ` +
+        `engram history ${detail.name} lists them.`
+      );
     case 'import-too-large':
       return (
         `${detail.sources.length} item(s) are over the entry cap of ${formatCount(detail.cap)} bytes: ` +
@@ -62,4 +79,9 @@ export function cliMessage(error: EngramError): string {
     default:
       return error.message;
   }
+}
+
+/** The revisions kept, as "3" or "1 to 3". */
+function keptRange(first: number, last: number): string {
+  return `${first}${first === last ? '' : ` to ${last}`}`;
 }

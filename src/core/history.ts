@@ -1,6 +1,9 @@
 /**
  * Recovery: every change can be seen and undone, and "forget" really forgets. History,
- * one revision, diffs, restore, the trash, undrop and purge, over the Store port.
+ * one revision, diffs, restore, the trash, undrop and purge, over the Store port. Its
+ * refusals name no command or route: each front door that offers recovery (the command
+ * line, the REST API) words how to act from their detail, and a library user reads
+ * them as they are.
  */
 
 import { createTwoFilesPatch } from 'diff';
@@ -61,7 +64,7 @@ export class Recovery {
     const target = pickRevision(name, await this.revisionsOf(caller, name), revision);
     const decide: Decide = (current, usage) => {
       if (!current) {
-        throw new EngramError('NOT_FOUND', `${name} is in the trash: run engram undrop ${name} first, then restore.`, {
+        throw new EngramError('NOT_FOUND', `${name} is in the trash: undrop it first, then restore.`, {
           reason: 'restore-in-trash',
           name,
         });
@@ -91,12 +94,12 @@ export class Recovery {
     if (result.status === 'taken') {
       throw new EngramError(
         'CONFLICT',
-        `${name} cannot be undropped: a live entry has taken the name since. Rename or drop the live one first ` +
-          `(engram open ${name} shows it), then undrop again.`,
+        `${name} cannot be undropped: a live entry has taken the name since. Rename or drop the live one first, ` +
+          'then undrop again.',
         { reason: 'undrop-taken', name },
       );
     }
-    throw new EngramError('NOT_FOUND', `${name} is not in the trash. engram trash lists what is.`, {
+    throw new EngramError('NOT_FOUND', `${name} is not in the trash; nothing was undropped.`, {
       reason: 'undrop-missing',
       name,
     });
@@ -110,7 +113,7 @@ export class Recovery {
     if (live && !options.force) {
       throw new EngramError(
         'CONFLICT',
-        `${name} is a live entry: drop it first, or pass --force to purge it and all its history now.`,
+        `${name} is a live entry: drop it first, or purge it with force to remove it and all its history now.`,
         { reason: 'purge-live', name },
       );
     }
@@ -158,8 +161,7 @@ function pickRevision(name: string, revisions: readonly RevisionRecord[], revisi
     const last = revisions.at(-1)?.revision;
     throw new EngramError(
       'NOT_FOUND',
-      `${name} has no revision ${revision}; the revisions kept are ${first}${first === last ? '' : ` to ${last}`}. ` +
-        `engram history ${name} lists them.`,
+      `${name} has no revision ${revision}; the revisions kept are ${first}${first === last ? '' : ` to ${last}`}.`,
       { reason: 'no-such-revision', name, revision, first: first ?? 0, last: last ?? 0 },
     );
   }

@@ -1,7 +1,8 @@
 /**
  * Refusals in the command line's words (issue #10, item 2): a person at the terminal is
  * told the flags to use (`-d`, `--new`, `--old`, `engram index`), never the model's
- * tool calls; the same refusals still reach the model in its own words.
+ * tool calls; the same refusals still reach the model in its own words, and the
+ * recovery refusals leave core in no door's words (a library user reads them so).
  */
 
 import { describe, expect, it } from 'vitest';
@@ -74,6 +75,54 @@ describe('refusals at the command line', () => {
       const text = await worded(work);
       expect(text).toBe(message);
       expect(text).not.toMatch(/memory_(open|write|drop)/);
+    }
+  });
+
+  it('name the command for every recovery refusal, which core words for no door', async () => {
+    const memory = newMemory();
+    await memory.write(CALLER, { name: 'topics/gone', description: 'Gone', new: 'one' });
+    await memory.write(CALLER, { name: 'topics/gone', new: 'two' });
+    await memory.drop(CALLER, 'topics/gone');
+    await memory.write(CALLER, { name: 'topics/live', description: 'Live', new: 'one' });
+    await memory.drop(CALLER, 'topics/live');
+    await memory.write(CALLER, { name: 'topics/live', description: 'Live again', new: 'new' });
+    const cases: Array<[() => Promise<unknown>, string, string]> = [
+      [
+        () => memory.recovery.restore(CALLER, 'topics/gone', 1),
+        'topics/gone is in the trash: undrop it first, then restore.',
+        'topics/gone is in the trash: run engram undrop topics/gone first, then restore.',
+      ],
+      [
+        () => memory.recovery.undrop(CALLER, 'topics/live'),
+        'topics/live cannot be undropped: a live entry has taken the name since. Rename or drop the live one first, then undrop again.',
+        'topics/live cannot be undropped: a live entry has taken the name since. Rename or drop the live one first ' +
+          '(engram open topics/live shows it), then undrop again.',
+      ],
+      [
+        () => memory.recovery.undrop(CALLER, 'topics/none'),
+        'topics/none is not in the trash; nothing was undropped.',
+        'topics/none is not in the trash. engram trash lists what is.',
+      ],
+      [
+        () => memory.recovery.purge(CALLER, 'topics/live', { force: false }),
+        'topics/live is a live entry: drop it first, or purge it with force to remove it and all its history now.',
+        'topics/live is a live entry: drop it first, or pass --force to purge it and all its history now.',
+      ],
+      [
+        () => memory.recovery.revision(CALLER, 'topics/gone', 9),
+        'topics/gone has no revision 9; the revisions kept are 1 to 3.',
+        'topics/gone has no revision 9; the revisions kept are 1 to 3. engram history topics/gone lists them.',
+      ],
+    ];
+    for (const [work, core, cli] of cases) {
+      const error = await work().then(
+        () => expect.unreachable('expected a refusal'),
+        (refusal: unknown) => refusal,
+      );
+      if (!(error instanceof EngramError)) throw error;
+      expect(error.message).toBe(core);
+      expect(error.message).not.toMatch(/engram |--|\/api|memory_(open|write|drop)/);
+      expect(cliMessage(error)).toBe(cli);
     }
   });
 

@@ -163,7 +163,7 @@ describe('revision', () => {
     await expectEngramError(
       () => memory.recovery.revision(CLI, 'topics/editor', 9),
       'NOT_FOUND',
-      'topics/editor has no revision 9; the revisions kept are 1 to 3. engram history topics/editor lists them.',
+      'topics/editor has no revision 9; the revisions kept are 1 to 3.',
     );
   });
 
@@ -174,7 +174,7 @@ describe('revision', () => {
     await expectEngramError(
       () => memory.recovery.revision(CLI, 'topics/one', 2),
       'NOT_FOUND',
-      'topics/one has no revision 2; the revisions kept are 1. engram history topics/one lists them.',
+      'topics/one has no revision 2; the revisions kept are 1.',
     );
   });
 
@@ -186,7 +186,7 @@ describe('revision', () => {
     await expectEngramError(
       () => limited.recovery.revision(CLI, 'topics/log', 1),
       'NOT_FOUND',
-      'topics/log has no revision 1; the revisions kept are 2 to 3. engram history topics/log lists them.',
+      'topics/log has no revision 1; the revisions kept are 2 to 3.',
     );
   });
 });
@@ -305,7 +305,7 @@ describe('restore', () => {
       ['topics/editor'],
       () => memory.recovery.restore(CLI, 'topics/editor', 1),
       'NOT_FOUND',
-      'topics/editor is in the trash: run engram undrop topics/editor first, then restore.',
+      'topics/editor is in the trash: undrop it first, then restore.',
     );
   });
 
@@ -317,7 +317,7 @@ describe('restore', () => {
       ['topics/editor'],
       () => memory.recovery.restore(CLI, 'topics/editor', 4),
       'NOT_FOUND',
-      'topics/editor has no revision 4; the revisions kept are 1 to 3. engram history topics/editor lists them.',
+      'topics/editor has no revision 4; the revisions kept are 1 to 3.',
     );
   });
 });
@@ -438,8 +438,8 @@ describe('undrop', () => {
       ['topics/editor'],
       () => memory.recovery.undrop(CLI, 'topics/editor'),
       'CONFLICT',
-      'topics/editor cannot be undropped: a live entry has taken the name since. Rename or drop the live one first ' +
-        '(engram open topics/editor shows it), then undrop again.',
+      'topics/editor cannot be undropped: a live entry has taken the name since. Rename or drop the live one first, ' +
+        'then undrop again.',
     );
   });
 
@@ -451,7 +451,7 @@ describe('undrop', () => {
       ['topics/editor'],
       () => memory.recovery.undrop(CLI, 'topics/editor'),
       'NOT_FOUND',
-      'topics/editor is not in the trash. engram trash lists what is.',
+      'topics/editor is not in the trash; nothing was undropped.',
     );
   });
 });
@@ -488,7 +488,7 @@ describe('purge', () => {
       ['topics/editor'],
       () => memory.recovery.purge(CLI, 'topics/editor', { force: false }),
       'CONFLICT',
-      'topics/editor is a live entry: drop it first, or pass --force to purge it and all its history now.',
+      'topics/editor is a live entry: drop it first, or purge it with force to remove it and all its history now.',
     );
   });
 

@@ -1,8 +1,8 @@
 /**
  * Refusals in the REST API's own words. Core words a refusal for the model, and the
- * recovery refusals for a person at the command line ("run engram undrop …"); a script
- * or the web UI calling /api reads neither, so every refusal that says how to call again
- * is worded here, by route, from its detail. The others keep core's message.
+ * recovery refusals in no door's words; a script or the web UI calling /api is told the
+ * route to call, so every refusal that says how to call again is worded here, by route,
+ * from its detail. The others keep core's message.
  */
 
 import type { EngramError } from '../../core/errors.js';
