@@ -1,14 +1,15 @@
 /**
  * A memory written by a model must not drive the user's terminal: escape sequences, other
  * control characters and bidi overrides in descriptions, bodies, actors and token labels
- * reach people escaped and visible, while --json and export keep the exact strings.
+ * reach people escaped and visible, while --json, export and a body piped in on stdin keep
+ * the exact strings.
  */
 
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { forTerminal, jsonForTerminal } from '../../src/cli/terminal.js';
 import type { EngramRun } from '../helpers/engram.js';
-import { inProcessCli, ok } from './fixtures.js';
+import { cli, inProcessCli, ok } from './fixtures.js';
 
 /** Sets the window title, clears the screen, starts a C1 CSI, reverses the text after it. */
 const HOSTILE = '\x1b]0;pwned\x07\x1b[2J\x9b31m\u202etxt.exe';
@@ -130,6 +131,12 @@ describe('exact output of stored escapes', () => {
     const { stdout } = await engram.run('open', 'topics/\u202eevil', '--json');
     expect(rawControls(stdout)).toEqual([]);
     expect(JSON.parse(stdout).error.message).toContain('"topics/\u202eevil"');
+  });
+
+  it('a body piped in on stdin is stored as it came, escapes included', async () => {
+    const engram = cli();
+    await ok(engram.pipe(BODY, 'write', 'topics/piped', '-d', 'Piped', '-'));
+    expect(await jsonOf(engram.run('open', 'topics/piped', '--json'))).toMatchObject({ found: [{ body: BODY }] });
   });
 
   it('engram export writes the document byte for byte', async () => {
