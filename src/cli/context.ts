@@ -129,6 +129,8 @@ export async function openContext(
     // Expired trash waits for the next start; the command itself can still run.
     log(`expired trash not purged this time: ${(error as Error).message}`);
   }
+  // Which client ids the token endpoint still knows; telling fetches nothing.
+  const knownClients = new OAuthClients(store.grants, { now: memory.rules.now, configured: settings.clients ?? [] });
   return {
     settings,
     memory,
@@ -145,6 +147,7 @@ export async function openContext(
       tokens: new OAuthTokens(store.grants, {
         now: memory.rules.now,
         onTouchError: (error) => log(`could not record when an app was last used: ${(error as Error).message}`),
+        isKnownClient: (clientId) => knownClients.isKnown(clientId),
       }),
       clients: (fetchDocument) =>
         new OAuthClients(store.grants, {

@@ -37,6 +37,7 @@ export interface OAuthTestServer {
 export interface OAuthTestServerOptions {
   readonly publicUrl?: URL;
   readonly maxRegistrations?: number;
+  /** The clients of the config file (by default the one authorizeDirectly grants to). */
   readonly configured?: readonly OAuthClient[];
   readonly allowOrigins?: readonly string[];
   /** How the accounts service behind the consent page logs, throttles and tells time. */
@@ -52,10 +53,13 @@ export async function startOAuthServer(options: OAuthTestServerOptions = {}): Pr
   const store = openMemoryStore();
   const memory = createMemory({ store });
   const access = createAccess(store.tokens);
-  const tokens = new OAuthTokens(store.grants, options.now ? { now: options.now } : {});
   const clients = new OAuthClients(store.grants, {
-    configured: options.configured ?? [],
+    configured: options.configured ?? [CLAUDE],
     ...(options.maxRegistrations ? { maxRegistrations: options.maxRegistrations } : {}),
+  });
+  const tokens = new OAuthTokens(store.grants, {
+    ...(options.now ? { now: options.now } : {}),
+    isKnownClient: (clientId) => clients.isKnown(clientId),
   });
   const accounts = createAccounts(store, options.accounts);
   const server = await startHttpServer({
@@ -88,6 +92,8 @@ export const VERIFIER = 'a-verifier.of_enough~length-43-characters-or-more';
 export const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
 export const REDIRECT_URI = 'https://claude.ai/api/mcp/auth_callback';
 export const CLIENT_ID = 'client-claude';
+/** The client of authorizeDirectly, configured unless a test configures its own. */
+const CLAUDE: OAuthClient = { id: CLIENT_ID, kind: 'configured', name: 'Claude', redirectUris: [REDIRECT_URI] };
 
 /** What the consent step stores when `user` allows: a grant of CLIENT_ID ("Claude") and its code, good for `codeTtlMs` (a minute). */
 export async function authorizeDirectly(

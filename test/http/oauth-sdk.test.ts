@@ -2,11 +2,13 @@
  * The MCP SDK's own OAuth client (v1 `auth()` behind StreamableHTTPClientTransport)
  * against `--auth oauth`: it discovers the server from the 401, registers (DCR), is sent
  * to /authorize, exchanges the code, calls the tools as the app, refreshes, and is
- * refused once the app is revoked. The consent step is played by the test, writing the
- * grant and code as the consent page does, for the challenge and redirect URI the SDK sent.
+ * refused once the app is revoked; and, when it comes back after its registration was
+ * forgotten, it is told so (401 invalid_client) and registers again. The consent step is
+ * played by the test, writing the grant and code as the consent page does, for the
+ * challenge and redirect URI the SDK sent.
  */
 
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type {
@@ -21,15 +23,17 @@ import { type OAuthTestServer, startOAuthServer } from './oauth-fixtures.js';
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
+interface Kept {
+  client?: OAuthClientInformationMixed;
+  tokens?: SdkTokens;
+  verifier?: string;
+  code?: string;
+  authorizationUrl?: URL;
+}
+
 /** An SDK client provider that keeps everything in memory, and plays the user allowing the request. */
 function provider(server: OAuthTestServer) {
-  const kept: {
-    client?: OAuthClientInformationMixed;
-    tokens?: SdkTokens;
-    verifier?: string;
-    code?: string;
-    authorizationUrl?: URL;
-  } = {};
+  const kept: Kept = {};
   const sdkProvider: OAuthClientProvider = {
     get redirectUrl() {
       return REDIRECT;
@@ -55,6 +59,12 @@ function provider(server: OAuthTestServer) {
       kept.verifier = verifier;
     },
     codeVerifier: () => kept.verifier ?? '',
+    // What a client forgets when the server says its tokens, or its registration, are no good.
+    invalidateCredentials: (scope) => {
+      if (scope === 'all' || scope === 'client') kept.client = undefined;
+      if (scope === 'all' || scope === 'tokens') kept.tokens = undefined;
+      if (scope === 'all' || scope === 'verifier') kept.verifier = undefined;
+    },
     async redirectToAuthorization(url) {
       kept.authorizationUrl = url;
       // What the consent page records when the user allows: a grant and its code.
@@ -102,10 +112,8 @@ async function connect(server: OAuthTestServer, sdkProvider: OAuthClientProvider
   return client;
 }
 
-it('discovers, registers, authorizes, calls tools as the app, refreshes, and is refused once revoked', async () => {
-  const server = await startOAuthServer();
-  const { sdkProvider, kept } = provider(server);
-
+/** The SDK's first connection: refused, it registers and is sent to authorize; the person allows; it gets tokens. */
+async function authorizeFirst(server: OAuthTestServer, sdkProvider: OAuthClientProvider, kept: Kept) {
   const first = new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), { authProvider: sdkProvider });
   await expect(new Client({ name: 'sdk-test', version: '1.0.0' }).connect(first)).rejects.toThrow(/Unauthorized/);
   expect(kept.client).toMatchObject({ client_name: 'SDK test app', token_endpoint_auth_method: 'none' });
@@ -121,6 +129,12 @@ it('discovers, registers, authorizes, calls tools as the app, refreshes, and is 
 
   await first.finishAuth(kept.code!);
   expect(kept.tokens).toMatchObject({ token_type: 'Bearer', scope: 'memory:read memory:write' });
+}
+
+it('discovers, registers, authorizes, calls tools as the app, refreshes, and is refused once revoked', async () => {
+  const server = await startOAuthServer();
+  const { sdkProvider, kept } = provider(server);
+  await authorizeFirst(server, sdkProvider, kept);
 
   const client = await connect(server, sdkProvider);
   const written = await client.callTool({
@@ -142,4 +156,39 @@ it('discovers, registers, authorizes, calls tools as the app, refreshes, and is 
   expect(app).toMatchObject({ name: 'SDK test app', user: 'ada' });
   await server.tokens.revokeApp(app!.id);
   await expect(again.callTool({ name: 'memory_open', arguments: {} })).rejects.toThrow();
+});
+
+it('registers again when it comes back after its registration was forgotten (revoked, then purged a day later)', async () => {
+  const server = await startOAuthServer();
+  const { sdkProvider, kept } = provider(server);
+  await authorizeFirst(server, sdkProvider, kept);
+  const forgotten = kept.client!.client_id;
+  const [app] = await server.tokens.listApps();
+  await server.tokens.revokeApp(app!.id);
+  // The hourly purge forgets a registered client that no grant names, once a day old.
+  expect(await server.store.grants.removeUnusedClients(Date.now() + 1)).toBe(1);
+
+  // Its refresh is answered 401 invalid_client, so the SDK forgets its client id and registers anew.
+  const refresh = await fetch(`${server.origin}/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: kept.tokens!.refresh_token!,
+      client_id: forgotten,
+    }),
+  });
+  expect(refresh.status).toBe(401);
+  expect(await refresh.json()).toEqual({
+    error: 'invalid_client',
+    error_description: `the client ${JSON.stringify(forgotten)} is not registered here (any more): register again.`,
+  });
+  expect(await auth(sdkProvider, { serverUrl: `${server.origin}/mcp` })).toBe('REDIRECT');
+  expect(kept.client!.client_id).not.toBe(forgotten);
+  expect(kept.authorizationUrl!.searchParams.get('client_id')).toBe(kept.client!.client_id);
+  expect(await auth(sdkProvider, { serverUrl: `${server.origin}/mcp`, authorizationCode: kept.code! })).toBe(
+    'AUTHORIZED',
+  );
+  const client = await connect(server, sdkProvider);
+  expect((await client.callTool({ name: 'memory_open', arguments: {} })).isError).toBeFalsy();
 });

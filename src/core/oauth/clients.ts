@@ -221,6 +221,17 @@ export class OAuthClients {
     return this.grants.removeUnusedClients(this.now() - UNUSED_CLIENT_AGE_MS);
   }
 
+  /**
+   * Whether `clientId` still names a client, fetching nothing: configured, registered here,
+   * or a metadata document URL (checked when it authorizes). A registered client no grant
+   * names is forgotten after a day (removeUnused), so an app may come back with an id that
+   * is gone; the token endpoint asks this to tell it to register again.
+   */
+  async isKnown(clientId: string): Promise<boolean> {
+    if (this.configured.has(clientId) || isDocumentUrl(clientId)) return true;
+    return (await this.grants.getClient(clientId)) !== undefined;
+  }
+
   /** The client with this id: configured, registered, or described by the document at this URL. */
   async resolve(clientId: string): Promise<OAuthClient> {
     const configured = this.configured.get(clientId);

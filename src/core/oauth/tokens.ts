@@ -10,6 +10,10 @@
  * A code is good for exactly one attempt: any refused exchange ends its
  * grant, which could never yield tokens afterwards. A refresh that is refused before it
  * is redeemed (wrong client, wider scope, other resource) costs the client nothing.
+ * A code or refresh token that is not known, sent by a client that is not known either
+ * (its registration was forgotten once no grant named it), is answered invalid_client,
+ * RFC 6749 §5.2's word for an unknown client, on which apps register again; with
+ * invalid_grant they would send the person to authorize as a client no one knows.
  *
  * Every secret is kept only as its SHA-256 (secrets.ts); access tokens are short-lived
  * and bound to the grant's resource, checked on every MCP request against the store, so
@@ -32,6 +36,8 @@ export interface OAuthTokensOptions {
   readonly ttls?: Partial<Record<keyof typeof DEFAULT_TTLS, number>>;
   /** Told when recording a grant's "last used" time failed; the request went on regardless. */
   readonly onTouchError?: (error: unknown) => void;
+  /** Whether a client id still names a client (OAuthClients.isKnown); every id does without it. */
+  readonly isKnownClient?: (clientId: string) => Promise<boolean>;
 }
 
 /** A successful token response (RFC 6749 §5.1). */
@@ -156,6 +162,7 @@ export class OAuthTokens {
   private readonly now: () => number;
   private readonly ttls: { readonly access: number; readonly refresh: number };
   private readonly onTouchError: (error: unknown) => void;
+  private readonly isKnownClient: (clientId: string) => Promise<boolean>;
   /** Grants whose "last used" is being written: one write at a time per grant. */
   private readonly touching = new Set<string>();
 
@@ -167,6 +174,7 @@ export class OAuthTokens {
       refresh: options.ttls?.refresh ?? DEFAULT_TTLS.refresh,
     };
     this.onTouchError = options.onTouchError ?? (() => {});
+    this.isKnownClient = options.isKnownClient ?? (() => Promise.resolve(true));
   }
 
   /** The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6): a code for an access and a refresh token. */
@@ -182,6 +190,7 @@ export class OAuthTokens {
     const hash = hashSecret(request.code);
     const found = await this.grants.findSecret(hash);
     if (found === undefined || found.kind !== 'code') {
+      await this.checkClientKnown(request.clientId);
       throw invalidGrant('the authorization code is not known here: it is wrong, expired or revoked. Authorize again.');
     }
     const redemption = await this.grants.redeem(hash, this.now());
@@ -222,6 +231,15 @@ export class OAuthTokens {
     return this.issue(grant, grantScopes(grant));
   }
 
+  /** Refuses a client whose registration is gone with invalid_client, so that it registers again. */
+  private async checkClientKnown(clientId: string): Promise<void> {
+    if (await this.isKnownClient(clientId)) return;
+    throw new OAuthError(
+      'invalid_client',
+      `the client ${JSON.stringify(clientId)} is not registered here (any more): register again.`,
+    );
+  }
+
   /**
    * The refresh_token grant (RFC 6749 §6) with rotation: the old refresh token is spent, a
    * new pair issued; within the grace window, the same pair again (REFRESH_REUSE_GRACE_MS).
@@ -231,6 +249,7 @@ export class OAuthTokens {
     const hash = hashSecret(request.refreshToken);
     const secret = await this.grants.findSecret(hash);
     if (secret === undefined || secret.kind !== 'refresh') {
+      await this.checkClientKnown(request.clientId);
       throw invalidGrant('the refresh token is not known here: it is wrong or revoked. Authorize again.');
     }
     if (secret.used !== undefined && !this.inGrace(secret)) await this.reused(secret);

@@ -284,6 +284,21 @@ describe('removeUnused', () => {
   });
 });
 
+describe('isKnown', () => {
+  it('knows configured and registered clients and document URLs, fetching nothing; not one forgotten as unused', async () => {
+    const { clients, fetched, advance } = setup({ documents: {} });
+    const registered = await clients.register(CLAUDE);
+    expect(await clients.isKnown('my-script')).toBe(true);
+    expect(await clients.isKnown(registered.client_id)).toBe(true);
+    expect(await clients.isKnown(DOCUMENT_URL)).toBe(true);
+    expect(await clients.isKnown('nobody')).toBe(false);
+    expect(fetched).toEqual([]);
+    advance(UNUSED_CLIENT_AGE_MS + 1);
+    expect(await clients.removeUnused()).toBe(1);
+    expect(await clients.isKnown(registered.client_id)).toBe(false);
+  });
+});
+
 describe('resolve', () => {
   it('finds a configured client first', async () => {
     const { clients } = setup();

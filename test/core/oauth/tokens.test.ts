@@ -457,6 +457,35 @@ describe('refresh', () => {
     await refusal(refresh(response.refresh_token), 'invalid_grant', /not known here/);
     expect(issued()).toBe(0);
   });
+
+  it('answers invalid_client to an unknown refresh token or code from a client no longer known, so it registers again', async () => {
+    const { grants, response, issued } = await connected();
+    const asked: string[] = [];
+    const tokens = new OAuthTokens(grants, {
+      now: () => START,
+      isKnownClient: async (clientId) => {
+        asked.push(clientId);
+        return clientId === 'client-claude';
+      },
+    });
+    const gone = /^the client "gone" is not registered here \(any more\): register again\.$/;
+    await refusal(tokens.refresh({ refreshToken: newSecret('refresh'), clientId: 'gone' }), 'invalid_client', gone);
+    await refusal(
+      tokens.exchangeCode({ code: newSecret('code'), codeVerifier: VERIFIER, redirectUri: REDIRECT, clientId: 'gone' }),
+      'invalid_client',
+      gone,
+    );
+    // A client that is known still hears that its token is not.
+    await refusal(
+      tokens.refresh({ refreshToken: newSecret('refresh'), clientId: 'client-claude' }),
+      'invalid_grant',
+      /refresh token is not known here/,
+    );
+    expect(issued()).toBe(2);
+    // A token that is known is redeemed without asking.
+    await tokens.refresh({ refreshToken: response.refresh_token, clientId: 'client-claude' });
+    expect(asked).toEqual(['gone', 'gone', 'client-claude']);
+  });
 });
 
 describe('revoke', () => {
