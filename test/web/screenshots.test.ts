@@ -1,8 +1,8 @@
 /**
  * The screenshots in docs/screenshots (linked from the README; see screenshotFolder), made from a real
  * `engram serve` in Chromium: the index and an entry, in light and dark, and at a phone's
- * width, none wider than the window (nothing to scroll sideways). A memory written by
- * several assistants over MCP, as a person's would be.
+ * width, none wider than the window (nothing to scroll sideways), dark when the system
+ * is. A memory written by several assistants over MCP, as a person's would be.
  */
 
 import type { Browser } from 'playwright-core';
@@ -69,6 +69,13 @@ it.each([
   const { page } = watched;
   await page.goto(`${engram.origin}/`);
   await page.getByRole('link', { name: 'areas/qwentts-cpp' }).waitFor();
+  // The system's light or dark setting is followed: the page's background is light or dark with it.
+  const background = String(await page.evaluate('getComputedStyle(document.documentElement).backgroundColor'));
+  const channels = (background.match(/\d+/g) ?? []).slice(0, 3).map(Number);
+  const lightness = channels.reduce((sum, channel) => sum + channel, 0) / 3;
+  expect(channels).toHaveLength(3);
+  if (colorScheme === 'dark') expect(lightness).toBeLessThan(64);
+  else expect(lightness).toBeGreaterThan(192);
   await page.screenshot({ path: `${FOLDER}index-${label}.png` });
   expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(width);
   await page.getByRole('link', { name: 'areas/qwentts-cpp' }).click();
