@@ -76,6 +76,8 @@ export function cliMessage(error: EngramError): string {
         `${detail.sources.join(', ')}. Pass --split to split them into -2, -3 entries ` +
         '(--dry-run shows how); nothing was imported.'
       );
+    case 'import-engram-export':
+      return `${detail.path} is an Engram export: import it with engram import FILE, without --from; nothing was imported.`;
     default:
       return error.message;
   }

@@ -87,6 +87,8 @@ export type ErrorDetail =
   | { readonly reason: 'stale-revision'; readonly name: string; readonly expected: number; readonly current: number }
   /** An import from another memory system with items over the entry cap (core/bridges/run.ts). */
   | { readonly reason: 'import-too-large'; readonly sources: readonly string[]; readonly cap: number }
+  /** An Engram export given as another memory system's file (core/bridges/llama-webui.ts). */
+  | { readonly reason: 'import-engram-export'; readonly path: string }
   /** An entity type mapped to a group this memory does not have (core/bridges/server-memory.ts). */
   | {
       readonly reason: 'import-map-group';

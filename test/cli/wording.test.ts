@@ -5,6 +5,7 @@
  * recovery refusals leave core in no door's words (a library user reads them so).
  */
 
+import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { cliMessage } from '../../src/cli/wording.js';
 import { EngramError } from '../../src/core/errors.js';
@@ -140,6 +141,18 @@ describe('refusals at the command line', () => {
     expect(asJson.code).toBe(1);
     expect(JSON.parse(asJson.stdout)).toEqual({
       error: { code: 'NOT_FOUND', message: 'topics/nothing not found.\nengram index lists every entry.' },
+    });
+  });
+
+  it("say how to import an Engram export given as another memory system's file", async () => {
+    const engram = inProcessCli();
+    const engramExport = engram.dir.file('memory.json');
+    writeFileSync(engramExport, JSON.stringify({ format: 'engram-export', version: 1, entries: [] }));
+    expect(await engram.run('import', '--from', 'llama-webui', engramExport)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'memory.json is an Engram export: import it with engram import FILE, without --from; nothing was imported.\n',
     });
   });
 

@@ -297,6 +297,21 @@ describe('POST /api/import?from=: refusals import nothing', () => {
     expect(await contents(server.memory)).toEqual([]);
   });
 
+  it('refuses an Engram export sent as a llama.cpp WebUI export, saying to send it without ?from=: 400', async () => {
+    const server = await startTestServer();
+    const engramExport = JSON.stringify({ format: 'engram-export', version: 1, entries: [] });
+    const response = await post(server, 'from=llama-webui', body({ 'memory.json': engramExport }));
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({
+      error: {
+        code: 'INVALID_ARGUMENT',
+        message: 'memory.json is an Engram export: send it to POST /api/import, without ?from=; nothing was imported.',
+        detail: { reason: 'import-engram-export', path: 'memory.json' },
+      },
+    });
+    expect(await contents(server.memory)).toEqual([]);
+  });
+
   it('refuses a body over the import cap with 413, and a read-only token with 403', async () => {
     const small = await startTestServer({ maxImportBytes: 1000 });
     const big = await post(small, 'from=chatgpt', body({ pasted: 'x'.repeat(2000) }));

@@ -106,6 +106,17 @@ describe.each(backends)('on %s', (_, options) => {
     await ui.getByLabel('Entity types to groups').fill('drink');
     await ui.getByRole('button', { name: 'Preview' }).click();
     await ui.getByRole('alert').getByText('“drink” is not TYPE=GROUP', { exact: false }).waitFor();
+    const engramExport = tempDir().file('memory.json');
+    writeFileSync(engramExport, JSON.stringify({ format: 'engram-export', version: 1, entries: [] }));
+    await ui.getByLabel('Source').selectOption('llama-webui');
+    await ui.getByLabel('Memory export file').setInputFiles(engramExport);
+    await ui.getByRole('button', { name: 'Preview' }).click();
+    await ui
+      .getByRole('alert')
+      .getByText(
+        'memory.json is an Engram export: choose “Engram export (JSON)” as the source to import it. Nothing was imported.',
+      )
+      .waitFor();
     expect(await names(engram)).toEqual([]);
   });
 });

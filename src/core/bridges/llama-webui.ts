@@ -51,7 +51,10 @@ function entriesOf(file: SourceFile): WebuiEntry[] {
   }
   const record = data as Record<string, unknown>;
   if (record.format === EXPORT_FORMAT) {
-    throw badSource(`${file.path} is an Engram export: import it with engram import FILE, without --from`);
+    throw badSource(`${file.path} is an Engram export: import it as one, not as another memory system's file`, {
+      reason: 'import-engram-export',
+      path: file.path,
+    });
   }
   if ('version' in record) {
     throw badSource(

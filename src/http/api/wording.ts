@@ -66,6 +66,8 @@ export function apiMessage(error: EngramError): string {
         `options.map ${JSON.stringify({ [detail.type]: detail.group })}: "${detail.group}" is not a group of this memory ` +
         `(groups: ${detail.groups.join(', ')}); nothing was imported.`
       );
+    case 'import-engram-export':
+      return `${detail.path} is an Engram export: send it to POST /api/import, without ?from=; nothing was imported.`;
     default:
       return error.message;
   }

@@ -177,7 +177,7 @@ describe('parseLlamaWebui', () => {
     [
       "Engram's own export",
       JSON.stringify({ format: 'engram-export', version: 1, entries: [] }),
-      /is an Engram export: import it with engram import FILE, without --from; nothing was imported\.$/,
+      /is an Engram export: import it as one, not as another memory system's file; nothing was imported\.$/,
     ],
     [
       "the WebUI's settings export",
