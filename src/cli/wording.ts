@@ -26,7 +26,10 @@ export function cliMessage(error: EngramError): string {
         `To create it: engram write ${detail.name} -d "what it covers" --new TEXT (without --old).`
       );
     case 'create-without-description':
-      return `${detail.name} does not exist yet: to create it, pass -d "one line on what it covers" together with --new.`;
+      return (
+        `${detail.name} does not exist yet: to create it, pass -d "one line on what it covers" together with its ` +
+        'text (--new TEXT, or - to read it from stdin).'
+      );
     case 'empty-description':
       return (
         `-d is empty once white space is folded: give one line on what ${detail.name} covers, ` +

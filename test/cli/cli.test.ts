@@ -152,7 +152,8 @@ describe('refused operations: exit 1, the message on stderr, the database unchan
     await expectRefused(
       engram,
       ['write', 'topics/keyboard', '--new', 'Moonlander'],
-      'topics/keyboard does not exist yet: to create it, pass -d "one line on what it covers" together with --new.',
+      'topics/keyboard does not exist yet: to create it, pass -d "one line on what it covers" together with its ' +
+        'text (--new TEXT, or - to read it from stdin).',
     );
     await expectRefused(
       engram,

@@ -35,7 +35,8 @@ describe('refusals at the command line', () => {
       ],
       [
         () => memory.write(CALLER, { name: 'topics/new', new: 'x' }),
-        'topics/new does not exist yet: to create it, pass -d "one line on what it covers" together with --new.',
+        'topics/new does not exist yet: to create it, pass -d "one line on what it covers" together with its ' +
+          'text (--new TEXT, or - to read it from stdin).',
       ],
       [
         () => memory.write(CALLER, { name: 'topics/editor', old: 'Vim', new: 'x' }),
