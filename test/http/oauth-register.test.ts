@@ -37,10 +37,26 @@ describe('POST /register', () => {
     expect(await server.clients.resolve(registration.client_id)).toMatchObject({ name: 'Claude', kind: 'registered' });
   });
 
+  it.each(['client_secret_post', 'client_secret_basic'])(
+    'registers a client that asks for %s as a public one, and says so: no secret, method none',
+    async (method) => {
+      const server = await startOAuthServer();
+      const response = await postJson(server.port, '/register', { ...CLAUDE, token_endpoint_auth_method: method });
+      expect(response.status).toBe(201);
+      const registration = JSON.parse(response.body);
+      expect(registration.token_endpoint_auth_method).toBe('none');
+      expect(registration).not.toHaveProperty('client_secret');
+      expect(await server.clients.resolve(registration.client_id)).toMatchObject({
+        name: 'Claude',
+        kind: 'registered',
+      });
+    },
+  );
+
   it.each([
     [
-      'a client secret method',
-      { ...CLAUDE, token_endpoint_auth_method: 'client_secret_post' },
+      'a client authentication method other than a secret',
+      { ...CLAUDE, token_endpoint_auth_method: 'private_key_jwt' },
       400,
       'invalid_client_metadata',
       /public clients only/,

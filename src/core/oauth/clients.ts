@@ -96,8 +96,25 @@ function returnHost(uri: string): string {
   return url.host || url.protocol.slice(0, -1);
 }
 
-/** Checks what a registration or a metadata document says about a client. */
-function checkMetadata(metadata: unknown, defaultName: (uris: readonly string[]) => string, refuse: Refuse) {
+/**
+ * The client-secret methods a registration may ask for and be given `none` instead (RFC 7591
+ * §3.2.1 lets the server replace a requested value; the answer says what was registered).
+ * Clients built from the MCP SDK's examples ask for client_secret_post; with no secret issued,
+ * they authenticate as public clients, which PKCE and the exact redirect URI protect.
+ */
+const REPLACEABLE_AUTH_METHODS: ReadonlySet<unknown> = new Set(['client_secret_post', 'client_secret_basic']);
+
+/**
+ * Checks what a registration or a metadata document says about a client. A registration's
+ * client-secret method is replaced by `none`; a metadata document is the client's own
+ * statement of how it authenticates, so there anything but `none` is refused.
+ */
+function checkMetadata(
+  metadata: unknown,
+  defaultName: (uris: readonly string[]) => string,
+  refuse: Refuse,
+  origin: 'registration' | 'document',
+) {
   if (!isObject(metadata)) throw refuse('invalid_client_metadata', 'the client metadata must be a JSON object.');
   const uris = metadata.redirect_uris;
   if (!Array.isArray(uris) || uris.length === 0 || uris.length > REDIRECT_URIS_CAP) {
@@ -112,7 +129,8 @@ function checkMetadata(metadata: unknown, defaultName: (uris: readonly string[])
   }
   const redirectUris = [...new Set(uris as string[])];
   const method = metadata.token_endpoint_auth_method;
-  if (method !== undefined && method !== 'none') {
+  const replaced = origin === 'registration' && REPLACEABLE_AUTH_METHODS.has(method);
+  if (method !== undefined && method !== 'none' && !replaced) {
     throw refuse(
       'invalid_client_metadata',
       `token_endpoint_auth_method ${JSON.stringify(method)} is not supported: this server has public clients only ` +
@@ -181,7 +199,7 @@ export class OAuthClients {
 
   /** Dynamic Client Registration (RFC 7591): checks the metadata, keeps the client, answers its registration. */
   async register(metadata: unknown): Promise<ClientRegistration> {
-    const checked = checkMetadata(metadata, (uris) => returnHost(uris[0]!), refuseRegistration);
+    const checked = checkMetadata(metadata, (uris) => returnHost(uris[0]!), refuseRegistration, 'registration');
     // Checked before adding, so concurrent registrations may pass the cap by a few: it bounds growth, not a count.
     if (await this.full()) {
       throw new OAuthError(
@@ -295,7 +313,7 @@ export class OAuthClients {
         `its client_id ${JSON.stringify(document.client_id)} must be exactly the URL it is served from.`,
       );
     }
-    const checked = checkMetadata(document, () => new URL(url).host, refuse);
+    const checked = checkMetadata(document, () => new URL(url).host, refuse, 'document');
     const client: OAuthClient = {
       id: url,
       kind: 'metadata-document',

@@ -119,6 +119,15 @@ describe('register', () => {
     expect(native.client_name).toBe('com.example.app');
   });
 
+  it('registers a client asking for a client secret as a public client: method none, no secret (RFC 7591 lets it replace)', async () => {
+    const { clients } = setup();
+    for (const method of ['client_secret_post', 'client_secret_basic']) {
+      const registration = await clients.register({ ...CLAUDE, token_endpoint_auth_method: method });
+      expect(registration.token_endpoint_auth_method).toBe('none');
+      expect(registration).not.toHaveProperty('client_secret');
+    }
+  });
+
   it('folds the name to one line and ignores metadata it does not know', async () => {
     const { clients } = setup();
     const registration = await clients.register({ ...CLAUDE, client_name: 'Claude\n\u202eCode', logo_uri: 'x' });
@@ -176,8 +185,8 @@ describe('register', () => {
     ['a space', { redirect_uris: ['https://a.example/c b'] }, 'invalid_redirect_uri', /percent-encode/],
     ['a newline', { redirect_uris: ['https://a.example/cb\n'] }, 'invalid_redirect_uri', /percent-encode/],
     [
-      'a client secret method',
-      { ...CLAUDE, token_endpoint_auth_method: 'client_secret_basic' },
+      'a private key method',
+      { ...CLAUDE, token_endpoint_auth_method: 'private_key_jwt' },
       'invalid_client_metadata',
       /public clients only.*"none"/,
     ],
@@ -384,7 +393,12 @@ describe('resolve', () => {
       ],
       ['no client_id', { ...document, client_id: undefined }, /client_id undefined must be exactly/],
       ['a bad redirect URI', { ...document, redirect_uris: ['http://app.example.com/cb'] }, /use https/],
-      ['a client secret method', { ...document, token_endpoint_auth_method: 'private_key_jwt' }, /public clients only/],
+      ['a private key method', { ...document, token_endpoint_auth_method: 'private_key_jwt' }, /public clients only/],
+      [
+        'a client secret method',
+        { ...document, token_endpoint_auth_method: 'client_secret_post' },
+        /public clients only/,
+      ],
       ['not an object', 'hello', /must be a JSON object/],
     ])('refuses a document with %s, and does not cache it', async (_, body, description) => {
       const { clients, fetched } = setup({ documents: { [DOCUMENT_URL]: body } });
