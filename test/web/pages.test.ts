@@ -244,9 +244,21 @@ describe.each(backends)('on %s', (_, options) => {
       await button.click();
       await ui.getByRole('status').getByText('Wiped: 2 entries dropped to the trash.').waitFor();
       expect((await getJson(engram, '/api/entries')).entries).toEqual([]);
-      await ui.getByRole('link', { name: 'Trash' }).click();
+      // The index's Trash button, beside New entry, leads to the same page as the header's link.
+      await ui.goto(`${engram.origin}/`);
+      await ui.getByRole('button', { name: 'Trash' }).click();
       await ui.getByRole('listitem', { name: 'people/ada' }).waitFor();
       await ui.getByRole('listitem', { name: 'topics/tea' }).waitFor();
+    });
+
+    it('says a wipe purged for good when the server keeps no trash (trashRetentionDays 0)', async () => {
+      const engram = await startEngram({ ...(await options()), config: { trashRetentionDays: 0 } });
+      await mcpWrite(engram, { name: 'topics/tea', description: 'Teas I like', new: 'Green.' });
+      const ui = await page(engram, '/transfer');
+      await ui.getByLabel('Type “wipe” to confirm').fill('wipe');
+      await ui.getByRole('button', { name: 'Wipe memory' }).click();
+      await ui.getByRole('status').getByText('Wiped: 1 entry purged for good.').waitFor();
+      expect((await getJson(engram, '/api/trash')).trash).toEqual([]);
     });
   });
 });

@@ -149,7 +149,7 @@ export const pagesApi = {
     };
     return call<ImportFromReport>('POST', `/api/import?${query}`, { files, options: chosen });
   },
-  wipe: () => call<{ dropped: number }>('POST', '/api/wipe', { confirm: 'wipe' }),
+  wipe: () => call<{ dropped: number; purged?: true }>('POST', '/api/wipe', { confirm: 'wipe' }),
   tokens: () => call<{ tokens: TokenInfo[] }>('GET', '/api/tokens'),
   createToken: (label: string, readOnly: boolean) =>
     call<{ token: TokenInfo; secret: string }>(
