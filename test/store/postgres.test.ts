@@ -30,6 +30,21 @@ const server = await findTestPostgres();
 
 const alice: Caller = { user: 'alice', label: 'postgres-test' };
 
+/**
+ * Empties every table of the connection's schema but schema_version and restarts its
+ * identities, in one statement: DELETE with foreign keys unchecked (every table is emptied),
+ * three times cheaper on these small tables than TRUNCATE, which makes new files.
+ */
+const EMPTY_SCHEMA = `DO $$ DECLARE name text; BEGIN
+  SET LOCAL session_replication_role = replica;
+  FOR name IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'schema_version' LOOP
+    EXECUTE 'DELETE FROM ' || quote_ident(name);
+  END LOOP;
+  FOR name IN SELECT sequencename FROM pg_sequences WHERE schemaname = current_schema() LOOP
+    EXECUTE 'ALTER SEQUENCE ' || quote_ident(name) || ' RESTART';
+  END LOOP;
+END $$`;
+
 /** An error as node-postgres reports it: a message and a code (SQLSTATE or system error). */
 function failure(code: string, message: string): Error {
   return Object.assign(new Error(message), { code });
@@ -143,13 +158,25 @@ describe('Runner, the retry rules (on a fake pool)', () => {
 });
 
 describe.skipIf(!server)('PostgreSQL', () => {
-  /** The contract tests share one database of this file, each test in a schema of its own. */
+  /**
+   * The contract tests share one database of this file and a few schemas in it. A schema
+   * is created (and migrated by the store that opens it) only when no emptied one is free;
+   * when its test ends, every table but schema_version is emptied, identities restarted,
+   * and the schema waits for the next test: the new, empty, migrated store the contract
+   * asks for, without a migration per test (most of each test's time).
+   */
   let contractDatabase: Promise<TestDatabase> | undefined;
+  const emptiedSchemas: string[] = [];
 
   async function openInFreshSchema() {
     contractDatabase ??= createTestDatabase(server!);
-    const schema = await createTestSchema(await contractDatabase);
-    return { store: await openPostgresStore({ connectionString: schema.url }), cleanup: schema.drop };
+    const url = emptiedSchemas.pop() ?? (await createTestSchema(await contractDatabase)).url;
+    const store = await openPostgresStore({ connectionString: url });
+    const cleanup = async () => {
+      await queryPostgres(url, EMPTY_SCHEMA);
+      emptiedSchemas.push(url);
+    };
+    return { store, cleanup };
   }
 
   afterAll(async () => {
