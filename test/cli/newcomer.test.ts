@@ -91,9 +91,12 @@ describe('a command that only reads never creates a database', () => {
     ['history', 'topics/me'],
     ['show', 'topics/me', '--rev', '1'],
     ['diff', 'topics/me', '--rev', '1'],
+    ['search', 'tea'],
     ['trash'],
+    ['activity'],
     ['export'],
     ['token', 'list'],
+    ['user', 'list'],
   ];
 
   it.each(READERS)('engram %s on a path with no database: exit 1, says so, creates nothing', async (...args) => {
