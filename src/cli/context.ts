@@ -16,7 +16,7 @@ import { normalizeUser, USER_CAP } from '../core/users.js';
 import { type Backend, describeBackend, openBackend } from './backend.js';
 import { loadSettings, type Settings } from './config.js';
 import type { Environment } from './environment.js';
-import { assertMemoryExists, type Opening } from './existing-memory.js';
+import { assertMemoryExists, type Opening, previewBackend } from './existing-memory.js';
 import { log, UsageError } from './output.js';
 
 export interface CommonOptions {
@@ -47,6 +47,8 @@ export interface Context {
   readonly user: string;
   /** The database in use, as a person reads it ("SQLite /path", "PostgreSQL postgres://…"). */
   readonly database: string;
+  /** A dry run found no database at `database`, so it previews against an empty memory and creates nothing. */
+  readonly absent: boolean;
   close(): Promise<void>;
 }
 
@@ -110,7 +112,8 @@ export function chooseUser(options: CommonOptions, settings: Settings, environme
 /**
  * Opens the configured store and the services over it, and purges trash past its
  * retention period (at every start, so expired entries never linger). A command that
- * only `reads` is refused when there is no database, rather than creating one.
+ * only `reads` is refused when there is no database, rather than creating one; one that
+ * `previews` (a dry run) then runs on an empty memory created nowhere.
  */
 export async function openContext(
   options: CommonOptions,
@@ -119,8 +122,9 @@ export async function openContext(
 ): Promise<Context> {
   const settings = loadSettings(options.config, environment);
   const user = chooseUser(options, settings, environment);
-  const backend = chooseBackend(options, settings, environment);
-  if (opening === 'reads') assertMemoryExists(backend);
+  const chosen = chooseBackend(options, settings, environment);
+  if (opening === 'reads') assertMemoryExists(chosen);
+  const { backend, absent } = opening === 'previews' ? previewBackend(chosen) : { backend: chosen, absent: false };
   const store = await openBackend(backend, { groupCommit: settings.groupCommit });
   const memory = createMemory({ store, policy: settings.policy });
   try {
@@ -158,7 +162,8 @@ export async function openContext(
       authorization: (clients, server) =>
         new Authorization(store.grants, clients, { now: memory.rules.now, ...server }),
     },
-    database: describeBackend(backend),
+    database: describeBackend(chosen),
+    absent,
     user,
     close: () => store.close(),
   };

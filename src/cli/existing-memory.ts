@@ -1,15 +1,20 @@
 /**
  * A command that only reads opens a memory that exists and never creates one: a typo in
  * --db must not make folders and an empty database, then say "Memory is empty", which
- * looks like lost memory. Writing commands, stdio and serve create the database.
+ * looks like lost memory. A dry run (import --dry-run), which promises to change nothing,
+ * previews against an empty memory held in memory when there is no database yet. Writing
+ * commands, stdio and serve create the database.
  */
 
 import { existsSync } from 'node:fs';
 import { EngramError } from '../core/errors.js';
 import type { Backend } from './backend.js';
 
-/** Whether a command may create the database it opens, or only reads one that exists. */
-export type Opening = 'creates' | 'reads';
+/**
+ * Whether a command may create the database it opens, only reads one that exists, or
+ * previews a change (a dry run): on one that exists, or else on an empty one it does not create.
+ */
+export type Opening = 'creates' | 'reads' | 'previews';
 
 /** Refuses a SQLite path with no database file (a PostgreSQL database is never created by Engram). */
 export function assertMemoryExists(backend: Backend): void {
@@ -20,4 +25,12 @@ export function assertMemoryExists(backend: Backend): void {
       'nothing. Check the path (--db, ENGRAM_DB or "db" in the config file); to start a memory there, write its ' +
       'first entry with the same settings, for example: engram write topics/me -d "Who I am" --new "Name: Ada."',
   );
+}
+
+/** What a dry run opens: the database when it exists, else an empty SQLite memory held in memory, created nowhere. */
+export function previewBackend(backend: Backend): { readonly backend: Backend; readonly absent: boolean } {
+  if (backend.kind !== 'sqlite' || backend.path === ':memory:' || existsSync(backend.path)) {
+    return { backend, absent: false };
+  }
+  return { backend: { kind: 'sqlite', path: ':memory:' }, absent: true };
 }

@@ -125,19 +125,29 @@ export function registerTransferCommands(program: Command, common: (command: Com
     .option('--dry-run', 'say what would happen, change nothing')
     .option('--all-groups', 'also import entries of groups the model cannot write (they are skipped otherwise)')
     .action((file: string, options: CommonOptions & ImportFromOptions & { from?: BridgeKind }) =>
-      run(options, async (context, output) => {
-        if (options.from) return importFrom(context, output, options.from, file, options);
-        if (options.split || options.map || options.name)
-          throw new UsageError('--split, --map and --name go with --from');
-        const document = context.memory.transfer.parse(readDocument(file));
-        const report = await context.memory.transfer.import(cliCaller(context), document, {
-          mode: options.mode,
-          overwrite: options.overwrite === true,
-          dryRun: options.dryRun === true,
-          allGroups: options.allGroups === true,
-        });
-        output.result(describeReport(report, context.settings.policy.trashRetentionDays === 0), report);
-      }),
+      run(
+        options,
+        async (context, output) => {
+          if (context.absent) {
+            output.note(
+              `${context.database} does not exist yet: this dry run previews the import into an empty memory and creates nothing.`,
+            );
+          }
+          if (options.from) return importFrom(context, output, options.from, file, options);
+          if (options.split || options.map || options.name)
+            throw new UsageError('--split, --map and --name go with --from');
+          const document = context.memory.transfer.parse(readDocument(file));
+          const report = await context.memory.transfer.import(cliCaller(context), document, {
+            mode: options.mode,
+            overwrite: options.overwrite === true,
+            dryRun: options.dryRun === true,
+            allGroups: options.allGroups === true,
+          });
+          output.result(describeReport(report, context.settings.policy.trashRetentionDays === 0), report);
+        },
+        // A dry run changes nothing, so it creates no database either.
+        options.dryRun ? 'previews' : 'creates',
+      ),
     );
 
   program.commands

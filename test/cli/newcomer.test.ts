@@ -5,7 +5,7 @@
  * that a flag which cannot apply is a usage error (exit 2).
  */
 
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/program.js';
 import { childEnv, type EngramRun, runEngram, tempDir } from '../helpers/engram.js';
@@ -120,6 +120,25 @@ describe('a command that only reads never creates a database', () => {
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'STORE_UNAVAILABLE' } });
     expect(existsSync(dir.file('x.db'))).toBe(false);
+  });
+
+  it('import --dry-run on a path with no database previews into an empty memory, and creates nothing', async () => {
+    const { dir, engram } = setup();
+    const typo = dir.file('typo/x.db');
+    const document = dir.file('memory.json');
+    const entry = { name: 'topics/tea', description: 'Tea', body: 'Green.\n' };
+    writeFileSync(document, JSON.stringify({ format: 'engram-export', version: 1, entries: [entry] }));
+    const memories = dir.file('memories.txt');
+    writeFileSync(memories, 'Likes green tea.\n');
+    const note = `SQLite ${typo} does not exist yet: this dry run previews the import into an empty memory and creates nothing.\n`;
+
+    const plain = await engram('import', document, '--dry-run', '--db', typo);
+    expect({ code: plain.code, stderr: plain.stderr }).toEqual({ code: 0, stderr: note });
+    expect(plain.stdout).toMatch(/^Dry run: nothing was changed\./);
+    expect(plain.stdout).toContain('topics/tea');
+    const from = await engram('import', '--from', 'chatgpt', memories, '--dry-run', '--db', typo);
+    expect({ code: from.code, stderr: from.stderr }).toEqual({ code: 0, stderr: note });
+    expect(existsSync(dir.file('typo'))).toBe(false);
   });
 
   it('a writing command creates it, and then the reading ones read it', async () => {
