@@ -8,14 +8,13 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { openPostgresStore } from '../../src/store/postgres/index.js';
-import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import {
   addUser,
   createToken,
   type Engram,
   type EngramOptions,
   startEngram,
+  storeOf,
   watchedPages,
   webBackends,
 } from './fixtures.js';
@@ -40,14 +39,6 @@ async function signedIn(engram: Engram, user: string) {
 
 const entriesWith = (engram: Engram, token: string) =>
   fetch(`${engram.origin}/api/entries`, { headers: { Authorization: `Bearer ${token}` } });
-
-/** The store behind a running server, opened through the store API on the same database. */
-async function storeOf(engram: Engram) {
-  const setting = (flag: string) => engram.storeArgs[engram.storeArgs.indexOf(flag) + 1] ?? '';
-  return engram.storeArgs.includes('--db')
-    ? openSqliteStore({ path: setting('--db') })
-    : await openPostgresStore({ connectionString: setting('--database-url') });
-}
 
 describe.each(backends)('on %s', (_, options: () => Promise<EngramOptions>) => {
   describe('tokens', () => {

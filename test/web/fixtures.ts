@@ -3,7 +3,8 @@
  * its own database) whose UI is the one `npm run build` made, Debian's Chromium driven by
  * playwright-core (never a downloaded browser), pages that fail the test on any dialog,
  * any request leaving the server, any script error or CSP violation, and MCP writes made
- * the way an assistant makes them.
+ * the way an assistant makes them. Users and tokens a test starts with are made in this
+ * process, on the server's database: a child process each cost more than the test's page.
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -14,8 +15,13 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, onTestFinished } from 'vitest';
+import { createAccounts } from '../../src/core/accounts.js';
+import type { Store } from '../../src/core/store.js';
+import { openPostgresStore } from '../../src/store/postgres/index.js';
+import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { runInProcess } from '../cli/fixtures.js';
 import { launchChromium } from '../helpers/chromium.js';
-import { childEnv, ENGRAM_CLI, runEngram, tempDir } from '../helpers/engram.js';
+import { childEnv, ENGRAM_CLI, tempDir } from '../helpers/engram.js';
 import { createTestDatabase, findTestPostgres } from '../helpers/postgres.js';
 import { stopGroup } from '../helpers/process-group.js';
 
@@ -119,19 +125,32 @@ export async function startEngram(options: EngramOptions = {}): Promise<Engram> 
   return { origin: new URL(url).origin, storeArgs: [...storeArgs, ...config], env, stop };
 }
 
-/** Adds a user with a password, as the owner of a server does. */
-export async function addUser(engram: Engram, user: string, password: string): Promise<void> {
-  const run = await runEngram(
-    ['user', 'add', user, '--password-stdin', ...engram.storeArgs],
-    engram.env,
-    `${password}\n`,
-  );
-  if (run.code !== 0) throw new Error(`engram user add failed: ${run.stderr}`);
+/** The store behind a running server, opened through the store API on the same database; the caller closes it. */
+export async function storeOf(engram: Engram): Promise<Store> {
+  const setting = (flag: string) => engram.storeArgs[engram.storeArgs.indexOf(flag) + 1] ?? '';
+  return engram.storeArgs.includes('--db')
+    ? openSqliteStore({ path: setting('--db') })
+    : await openPostgresStore({ connectionString: setting('--database-url') });
 }
 
-/** Creates a token for `user` and returns it. */
+/**
+ * Adds a user with a password, as the owner of a server does with `engram user add`:
+ * through the Accounts service on the server's database, in this process (the command,
+ * which reads the password from stdin, has its own tests in test/cli; a child process
+ * here cost each browser test a second or more).
+ */
+export async function addUser(engram: Engram, user: string, password: string): Promise<void> {
+  const store = await storeOf(engram);
+  try {
+    await createAccounts(store).create(user, password);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Creates a token for `user` with `engram token create`, run in this process, and returns it. */
 export async function createToken(engram: Engram, user: string): Promise<string> {
-  const run = await runEngram(['token', 'create', '--user', user, '--json', ...engram.storeArgs], engram.env);
+  const run = await runInProcess(['token', 'create', '--user', user, '--json', ...engram.storeArgs], engram.env);
   if (run.code !== 0) throw new Error(`engram token create failed: ${run.stderr}`);
   return (JSON.parse(run.stdout) as { token: string }).token;
 }
