@@ -1,6 +1,8 @@
 /**
  * The memory operations for humans: index, open, write, drop. Same Memory service and
- * same messages as the tools the model sees; --json gives scripts the structured data.
+ * the same answers as the tools the model sees, but where the model is told how to call
+ * (an empty index, a refusal) the person is told the command; --json gives scripts the
+ * structured data.
  */
 
 import { readFileSync } from 'node:fs';
@@ -10,6 +12,11 @@ import { formatDropped, formatIndex, formatMissing, formatOpened, indexLine } fr
 import { type CommonOptions, type Context, cliCaller } from './context.js';
 import type { Opening } from './existing-memory.js';
 import { type Output, UsageError } from './output.js';
+
+/** What `engram index` says of an empty memory: the command to start one (the model is told memory_write's arguments). */
+const EMPTY_INDEX =
+  'Memory is empty. Create the first entry with engram write, for example: ' +
+  'engram write topics/preferences -d "What I prefer" --new "Green tea, no sugar."';
 
 /** Opens the context, runs the command's body, reports and closes; `reads` never creates a database. */
 export type Run = (
@@ -49,7 +56,7 @@ export function registerEntryCommands(program: Command, common: (command: Comman
         options,
         async (context, output) => {
           const rows = await context.memory.index(cliCaller(context));
-          output.result(formatIndex(rows), rows);
+          output.result(rows.length === 0 ? EMPTY_INDEX : formatIndex(rows), rows);
         },
         'reads',
       ),

@@ -24,7 +24,10 @@ describe('engram index', () => {
     // index only reads, so the memory must exist: its first entry, dropped, leaves it empty.
     await ok(engram.run('write', 'topics/first', '-d', 'First', '--new', 'x'));
     await ok(engram.run('drop', 'topics/first'));
-    expect(await ok(engram.run('index'))).toMatch(/^Memory is empty\. Create the first entry/);
+    expect(await ok(engram.run('index'))).toBe(
+      'Memory is empty. Create the first entry with engram write, for example: ' +
+        'engram write topics/preferences -d "What I prefer" --new "Green tea, no sugar."\n',
+    );
     await ok(engram.run('write', 'topics/zebra', '-d', 'Last', '--new', 'z'));
     await ok(engram.run('write', 'areas/engram', '--description', 'This project', '--new', 'a'));
     expect(await ok(engram.run('index'))).toBe('areas/engram (2 bytes): This project\ntopics/zebra (2 bytes): Last\n');
