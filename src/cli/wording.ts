@@ -79,6 +79,11 @@ export function cliMessage(error: EngramError): string {
         `${detail.sources.join(', ')}. Pass --split to split them into -2, -3 entries ` +
         '(--dry-run shows how); nothing was imported.'
       );
+    case 'too-many-names':
+      return (
+        `engram open takes at most ${detail.max} names at once; ${detail.given} were given. ` +
+        'Open the entries you need most first, then the rest with another engram open.'
+      );
     case 'import-engram-export':
       return `${detail.path} is an Engram export: import it with engram import FILE, without --from; nothing was imported.`;
     default:

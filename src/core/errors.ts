@@ -63,6 +63,8 @@ export type ErrorDetail =
   | { readonly reason: 'user-cap'; readonly name: string; readonly totalAfter: number; readonly cap: number }
   /** Past the user's entry cap. */
   | { readonly reason: 'entry-cap'; readonly name: string; readonly entriesAfter: number; readonly cap: number }
+  /** More names in one memory_open than the policy's maxNames. */
+  | { readonly reason: 'too-many-names'; readonly given: number; readonly max: number }
   /** A drop of a name that does not exist. */
   | { readonly reason: 'drop-not-found'; readonly name: string; readonly suggestions: readonly string[] }
   /** A change by a read-only caller. */

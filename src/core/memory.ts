@@ -126,6 +126,7 @@ export class Memory {
         'INVALID_ARGUMENT',
         `memory_open takes at most ${this.policy.maxNames} names per call; ${names.length} were given. ` +
           'Open the entries you need most first, then the rest in another call.',
+        { reason: 'too-many-names', given: names.length, max: this.policy.maxNames },
       );
     }
     const rows = await this.store.get(caller.user, names);

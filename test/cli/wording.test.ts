@@ -25,7 +25,7 @@ async function worded(work: () => Promise<unknown>): Promise<string> {
 
 describe('refusals at the command line', () => {
   it('name flags and commands, never tool calls, for every write refusal that says how to call again', async () => {
-    const memory = newMemory({ userCap: 60, maxEntries: 2 });
+    const memory = newMemory({ userCap: 60, maxEntries: 2, maxNames: 2 });
     await memory.write(CALLER, { name: 'topics/editor', description: 'Editor', new: 'Uses Helix.' });
     await memory.write(CALLER, { name: 'topics/empty', description: 'Empty', new: '' });
     const cases: Array<[() => Promise<unknown>, string]> = [
@@ -67,6 +67,11 @@ describe('refusals at the command line', () => {
         () => memory.write(CALLER, { name: 'topics/third', description: 'T', new: 't' }),
         'topics/third would make 3 entries in this memory; the cap is 2. Make room first: merge related entries into one, ' +
           'or drop entries that are no longer needed (engram index lists them), then run again.',
+      ],
+      [
+        () => memory.open(CALLER, ['topics/a', 'topics/b', 'topics/c']),
+        'engram open takes at most 2 names at once; 3 were given. ' +
+          'Open the entries you need most first, then the rest with another engram open.',
       ],
       [
         () => memory.drop(CALLER, 'topics/edtor'),
