@@ -49,11 +49,15 @@ export function checkPasswordRules(password: string): void {
   }
 }
 
-/** The encoded hash of `password`: `scrypt$N=32768,r=8,p=1$<salt, base64>$<hash, base64>`. */
-export async function hashPassword(password: string): Promise<string> {
+/**
+ * The encoded hash of `password`: `scrypt$N=32768,r=8,p=1$<salt, base64>$<hash, base64>`.
+ * `cost` is a test seam (AccountsOptions.passwordCost, which no front door sets): every
+ * hash Engram makes uses the parameters above.
+ */
+export async function hashPassword(password: string, cost: PasswordCost = COST): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
-  const key = await derive(password, salt, KEY_BYTES, COST);
-  return `scrypt$N=${COST.N},r=${COST.r},p=${COST.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+  const key = await derive(password, salt, KEY_BYTES, cost);
+  return `scrypt$N=${cost.N},r=${cost.r},p=${cost.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
 /**
@@ -68,13 +72,14 @@ export async function verifyPassword(password: string, encoded: string): Promise
   return timingSafeEqual(key, parsed.key);
 }
 
-interface Cost {
+/** scrypt's parameters: CPU and memory cost, block size, parallelism. */
+export interface PasswordCost {
   readonly N: number;
   readonly r: number;
   readonly p: number;
 }
 
-function parseEncoded(encoded: string): { cost: Cost; salt: Buffer; key: Buffer } | undefined {
+function parseEncoded(encoded: string): { cost: PasswordCost; salt: Buffer; key: Buffer } | undefined {
   const match = ENCODED.exec(encoded);
   if (!match) return undefined;
   const [N, r, p] = [Number(match[1]), Number(match[2]), Number(match[3])];
@@ -87,11 +92,11 @@ function parseEncoded(encoded: string): { cost: Cost; salt: Buffer; key: Buffer 
 }
 
 /** What scrypt allocates for these parameters, in bytes. */
-function memoryOf(cost: Cost): number {
+function memoryOf(cost: PasswordCost): number {
   return 128 * cost.N * cost.r * cost.p;
 }
 
-function derive(password: string, salt: Buffer, length: number, cost: Cost): Promise<Buffer> {
+function derive(password: string, salt: Buffer, length: number, cost: PasswordCost): Promise<Buffer> {
   // Node refuses to allocate past maxmem (32 MiB by default, exactly what N=32768, r=8 needs): leave room.
   const options: ScryptOptions = { ...cost, maxmem: 2 * memoryOf(cost) };
   return new Promise((resolve, reject) => {
