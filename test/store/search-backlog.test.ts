@@ -95,6 +95,22 @@ describe('SQLite search backlog', () => {
     }
   });
 
+  it('runs one catch-up at a time: searches that come while one runs wait for it, then look again', async () => {
+    const store = openSqliteStore({ path });
+    try {
+      for (let i = 0; i < 200; i++) await store.mutate(alice, `topics/n${i}`, put(`common word${i}\n`), rules);
+      // Each search starts a catch-up whose first batch (64 entries) runs before it returns;
+      // the second and third wait for that one, so only one batch is done here, not three.
+      const searches = [0, 1, 2].map(() => store.search('alice', ['word199'], { limit: 1 }));
+      expect(marked(path)).toHaveLength(200 - 64);
+      const results = await Promise.all(searches);
+      expect(results.map((hits) => hits.map((hit) => hit.name))).toEqual(Array(3).fill(['topics/n199']));
+      expect(marked(path)).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('many marks are indexed batch by batch, none left out', async () => {
     const store = openSqliteStore({ path });
     try {

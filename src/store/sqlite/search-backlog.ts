@@ -36,6 +36,8 @@ export class SearchBacklog {
   /** One batch in one immediate transaction; true when more entries wait. */
   private readonly batch: Database.Transaction<() => boolean>;
   private timer: NodeJS.Timeout | undefined;
+  /** The catch-up running now, if any. */
+  private running: Promise<void> | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -65,9 +67,26 @@ export class SearchBacklog {
     }
   }
 
-  /** Every marked entry indexed, a batch per transaction, the event loop free between them. */
+  /**
+   * Every marked entry indexed, a batch per transaction, the event loop free between them.
+   * One catch-up runs at a time: a timer or a search that comes while one runs waits for it,
+   * then indexes what it left (marks made after its last batch). Several at once each took
+   * a batch in every turn of the event loop, and more of them started with every write:
+   * after an import of 100,000 entries a call waited seconds.
+   */
   async drain(): Promise<void> {
+    while (this.running) await this.running.catch(() => {});
     if (!this.statements.anyPending.get()) return;
+    const run = this.catchUpAll();
+    this.running = run;
+    try {
+      await run;
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  private async catchUpAll(): Promise<void> {
     while (await this.guard.write(() => this.batch.immediate())) await nextTurn();
   }
 
