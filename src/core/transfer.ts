@@ -7,7 +7,9 @@
  * An export is read a few entries at a time and can be written out as it is read
  * (exportText), so what a server holds for it stays bounded whatever the memory's size.
  * An import follows the same rules as the model's writes: names, caps, and the groups
- * that can be written (unless the owner asks for every group).
+ * that can be written (unless the owner asks for every group). A server reads a document
+ * as it arrives and hands each entry to a DocumentCheck, which refuses it at the first
+ * wrong entry or as soon as a cap is passed, so no document is ever held whole.
  */
 
 import { createRequire } from 'node:module';
@@ -163,6 +165,118 @@ function appendedEntry(found: StoredEntry, entry: ImportedEntry, policy: Policy)
 
 type ImportedEntry = { name: string; description: string; body: string };
 
+/** The refusal of a document that is not JSON, `reason` saying how (as JSON.parse does). */
+export function notJson(reason: string): EngramError {
+  return new EngramError('INVALID_ARGUMENT', `the import file is not valid JSON (${reason}); nothing was imported.`);
+}
+
+/** The schema of the whole document, built the first time one is checked. */
+function schema() {
+  documentSchema ??= buildDocumentSchema((createRequire(import.meta.url)('zod') as typeof import('zod')).z);
+  return documentSchema;
+}
+
+/** `value` as `type` reads it, or a refusal saying where it is wrong (`where`: the path to `value` in the document). */
+function checked<T>(type: z.ZodType<T>, value: unknown, where: readonly PropertyKey[] = []): T {
+  const parsed = type.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const path = issuePath([...where, ...(issue?.path ?? [])]) || 'the document';
+  throw new EngramError(
+    'INVALID_ARGUMENT',
+    `the import file is not an Engram export: at ${path}: ${issue?.message ?? 'invalid'}; nothing was imported.`,
+  );
+}
+
+/**
+ * The entries of a document, checked one at a time against the names and caps: normalised
+ * and kept, or left out because their group cannot be written (unless allGroups).
+ */
+class EntryChecks {
+  readonly entries: ImportedEntry[] = [];
+  readonly skipped: string[] = [];
+  private readonly seen = new Set<string>();
+  private total = 0;
+
+  constructor(
+    private readonly policy: Policy,
+    private readonly options: ImportOptions,
+  ) {}
+
+  add(entry: ExportedEntry, index: number): void {
+    const where = `entries[${index}]`;
+    const name = normalizeName(entry.name);
+    const refuse = (message: string) =>
+      new EngramError('INVALID_ARGUMENT', `${where}: ${message}; nothing was imported.`);
+    if (!isValidName(name)) throw refuse(`${JSON.stringify(entry.name)} is not a valid name (<group>/<slug>)`);
+    if (this.seen.has(name)) throw refuse(`${name} appears twice`);
+    this.seen.add(name);
+    if (!this.options.allGroups && !isWritableName(name, this.policy)) {
+      this.skipped.push(name);
+      return;
+    }
+    const body = normalizeNewlines(entry.body);
+    let description: string;
+    try {
+      assertNoNul({ description: entry.description, body });
+      description = cleanDescription(name, entry.description, this.policy);
+      checkEntryCap(name, body, this.policy);
+    } catch (error) {
+      if (error instanceof EngramError) throw refuse(error.message.replace(/\.$/, ''));
+      throw error;
+    }
+    if (!description) throw refuse('the description is empty');
+    this.total += entryBytes(name, description, utf8Bytes(body));
+    this.entries.push({ name, description, body });
+  }
+
+  /** Refuses entries over the user's byte cap or entry cap: both only grow as entries are added. */
+  checkCaps(): void {
+    checkUserCap('the import', this.total, this.policy);
+    checkEntryCount('the import', this.entries.length, this.policy);
+  }
+}
+
+/**
+ * An export document checked as a reader produces it (the REST import streams it): each
+ * element of `entries` and `trash` as it is read, refused at the first wrong one or as soon
+ * as the caps are passed, then the rest of the document (its other keys, with the arrays
+ * already read given as empty). Only the entries to import are kept; `Transfer.import` takes it.
+ */
+export class DocumentCheck {
+  private readonly checks: EntryChecks;
+  private entryCount = 0;
+  private trashCount = 0;
+  private done = false;
+
+  constructor(policy: Policy, options: ImportOptions) {
+    this.checks = new EntryChecks(policy, options);
+  }
+
+  entry(value: unknown): void {
+    const index = this.entryCount++;
+    this.checks.add(checked(schema().shape.entries.element, value, ['entries', index]), index);
+    this.checks.checkCaps();
+  }
+
+  trashEntry(value: unknown): void {
+    const index = this.trashCount++;
+    checked(schema().shape.trash.unwrap().element, value, ['trash', index]);
+  }
+
+  /** The document without the elements already read: its `entries` (and `trash`) as []. */
+  finish(rest: unknown): void {
+    checked(schema(), rest);
+    this.done = true;
+  }
+
+  /** What to import, once the whole document was checked. */
+  result(): { entries: ImportedEntry[]; skipped: string[] } {
+    if (!this.done) throw new Error('DocumentCheck.result() before finish()');
+    return { entries: this.checks.entries, skipped: this.checks.skipped };
+  }
+}
+
 export class Transfer {
   constructor(
     private readonly store: Store,
@@ -236,69 +350,36 @@ export class Transfer {
     try {
       json = JSON.parse(text);
     } catch (error) {
-      throw new EngramError(
-        'INVALID_ARGUMENT',
-        `the import file is not valid JSON (${(error as Error).message}); nothing was imported.`,
-      );
+      throw notJson((error as Error).message);
     }
-    documentSchema ??= buildDocumentSchema((createRequire(import.meta.url)('zod') as typeof import('zod')).z);
-    const parsed = documentSchema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue ? issuePath(issue.path) || 'the document' : 'the document';
-      throw new EngramError(
-        'INVALID_ARGUMENT',
-        `the import file is not an Engram export: at ${where}: ${issue?.message ?? 'invalid'}; nothing was imported.`,
-      );
-    }
-    return parsed.data;
+    return checked(schema(), json);
   }
 
-  /**
-   * Checks every entry against the names and caps; returns them normalised, and the names
-   * left out because their group cannot be written (unless allGroups).
-   */
+  /** Checks every entry against the names and caps, then the caps on them all. */
   private checkEntries(
     document: ExportDocument,
     options: ImportOptions,
-  ): { entries: { name: string; description: string; body: string }[]; skipped: string[] } {
-    const seen = new Set<string>();
-    const skipped: string[] = [];
-    let total = 0;
-    const entries = document.entries.flatMap((entry, index) => {
-      const where = `entries[${index}]`;
-      const name = normalizeName(entry.name);
-      const refuse = (message: string) =>
-        new EngramError('INVALID_ARGUMENT', `${where}: ${message}; nothing was imported.`);
-      if (!isValidName(name)) throw refuse(`${JSON.stringify(entry.name)} is not a valid name (<group>/<slug>)`);
-      if (seen.has(name)) throw refuse(`${name} appears twice`);
-      seen.add(name);
-      if (!options.allGroups && !isWritableName(name, this.policy)) {
-        skipped.push(name);
-        return [];
-      }
-      const body = normalizeNewlines(entry.body);
-      let description: string;
-      try {
-        assertNoNul({ description: entry.description, body });
-        description = cleanDescription(name, entry.description, this.policy);
-        checkEntryCap(name, body, this.policy);
-      } catch (error) {
-        if (error instanceof EngramError) throw refuse(error.message.replace(/\.$/, ''));
-        throw error;
-      }
-      if (!description) throw refuse('the description is empty');
-      total += entryBytes(name, description, utf8Bytes(body));
-      return [{ name, description, body }];
-    });
-    checkUserCap('the import', total, this.policy);
-    checkEntryCount('the import', entries.length, this.policy);
-    return { entries, skipped };
+  ): { entries: ImportedEntry[]; skipped: string[] } {
+    const checks = new EntryChecks(this.policy, options);
+    for (const [index, entry] of document.entries.entries()) checks.add(entry, index);
+    checks.checkCaps();
+    return { entries: checks.entries, skipped: checks.skipped };
   }
 
-  async import(caller: Caller, document: ExportDocument, options: ImportOptions): Promise<ImportReport> {
+  /** A check for a document read as it arrives, with the options the import will be given. */
+  check(options: ImportOptions): DocumentCheck {
+    return new DocumentCheck(this.policy, options);
+  }
+
+  /** Imports a parsed document, or one a DocumentCheck has read (made with the same options). */
+  async import(
+    caller: Caller,
+    document: ExportDocument | DocumentCheck,
+    options: ImportOptions,
+  ): Promise<ImportReport> {
     assertWritable(caller);
-    const { entries: incoming, skipped } = this.checkEntries(document, options);
+    const { entries: incoming, skipped } =
+      document instanceof DocumentCheck ? document.result() : this.checkEntries(document, options);
     const report: ImportReport = {
       created: [],
       updated: [],

@@ -13,7 +13,7 @@ import { EngramError, isEngramError } from '../../core/errors.js';
 import type { Caller, Memory } from '../../core/memory.js';
 import { formatCount } from '../../core/text.js';
 import { STATUS_BY_CODE } from './errors.js';
-import { jsonBody } from './request.js';
+import { type BodySource, bodyTooLarge, readJsonStream, refusedWhileReading } from './import-stream.js';
 import type { ApiResult } from './route.js';
 import { apiMessage } from './wording.js';
 
@@ -63,25 +63,48 @@ function checkPath(path: unknown, index: number): string {
   return path;
 }
 
-function readFiles(value: unknown, kind: BridgeKind): SourceFile[] {
-  if (!Array.isArray(value) || value.length === 0) refuse('the body needs "files", a list of at least one file');
-  const bridge = BRIDGES[kind];
-  if (value.length > MAX_FILES)
-    refuse(`the body has ${formatCount(value.length)} files, more than the ${formatCount(MAX_FILES)} one import reads`);
-  if (!bridge.folder && value.length !== 1) {
-    refuse(`?from=${kind} reads one file, and the body has ${value.length}`);
-  }
+/** One file of the body, checked as it arrives (its text kept as bytes, the form the bridges read). */
+function readFile(file: unknown, index: number, seen: Set<string>): SourceFile {
+  if (!isObject(file)) refuse(`files[${index}] must be an object {"path", "text"}`);
+  onlyKeys(file, ['path', 'text'], `files[${index}]`);
+  const path = checkPath(file.path, index);
+  if (seen.has(path)) refuse(`files[${index}].path ${JSON.stringify(path)} is given twice`);
+  seen.add(path);
+  if (typeof file.text !== 'string') refuse(`files[${index}].text must be the file's text, a string`);
+  return { path, bytes: new TextEncoder().encode(file.text) };
+}
+
+/**
+ * The body's files and options, read as they arrive: each file checked as it comes, the
+ * body never held whole. Files past the most the kind reads are only counted, for the refusal.
+ */
+async function readBody(
+  source: BodySource,
+  kind: BridgeKind,
+): Promise<ApiResult | { files: SourceFile[]; options: unknown }> {
+  const most = BRIDGES[kind].folder ? MAX_FILES : 1;
+  const files: SourceFile[] = [];
   const seen = new Set<string>();
-  const encoder = new TextEncoder();
-  return value.map((file, index) => {
-    if (!isObject(file)) refuse(`files[${index}] must be an object {"path", "text"}`);
-    onlyKeys(file, ['path', 'text'], `files[${index}]`);
-    const path = checkPath(file.path, index);
-    if (seen.has(path)) refuse(`files[${index}].path ${JSON.stringify(path)} is given twice`);
-    seen.add(path);
-    if (typeof file.text !== 'string') refuse(`files[${index}].text must be the file's text, a string`);
-    return { path, bytes: encoder.encode(file.text) };
+  let count = 0;
+  const read = await readJsonStream(source, {
+    arrays: ['files'],
+    whole: ['options'],
+    item: (_, value, index) => {
+      count++;
+      if (index < most) files.push(readFile(value, index, seen));
+    },
   });
+  if (read.kind === 'too-large') return bodyTooLarge(source.maxBytes);
+  if (read.kind === 'invalid')
+    throw new EngramError('INVALID_ARGUMENT', `the request body is not valid JSON: send ${EXAMPLE}.`);
+  const body = read.top;
+  if (!isObject(body)) refuse('the body must be a JSON object');
+  onlyKeys(body, ['files', 'options'], 'the body');
+  if (!Array.isArray(body.files) || count === 0) refuse('the body needs "files", a list of at least one file');
+  if (count > MAX_FILES)
+    refuse(`the body has ${formatCount(count)} files, more than the ${formatCount(MAX_FILES)} one import reads`);
+  if (count > most) refuse(`?from=${kind} reads one file, and the body has ${count}`);
+  return { files, options: body.options };
 }
 
 function readOptions(value: unknown, kind: BridgeKind): Pick<ImportFromOptions, 'map' | 'name'> {
@@ -128,13 +151,18 @@ export async function importFromRequest(
   memory: Memory,
   caller: Caller,
   kind: BridgeKind,
-  text: string,
+  source: BodySource,
   options: Omit<ImportFromOptions, 'map' | 'name'>,
 ): Promise<ApiResult> {
-  const body = jsonBody(text, EXAMPLE);
-  if (!isObject(body)) refuse('the body must be a JSON object');
-  onlyKeys(body, ['files', 'options'], 'the body');
-  const files = readFiles(body.files, kind);
+  let body: Awaited<ReturnType<typeof readBody>>;
+  try {
+    body = await readBody(source, kind);
+  } catch (error) {
+    if (isEngramError(error)) return refusedWhileReading(error, source);
+    throw error;
+  }
+  if (!('files' in body)) return body;
+  const { files } = body;
   try {
     const result = await importFromSource(memory, caller, kind, files, {
       ...options,

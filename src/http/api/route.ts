@@ -6,6 +6,7 @@
 
 import type { ServerResponse } from 'node:http';
 import type { Caller } from '../../core/memory.js';
+import type { BodySource } from './import-stream.js';
 
 export interface ApiRequest {
   readonly caller: Caller;
@@ -16,8 +17,10 @@ export interface ApiRequest {
   readonly id: string;
   /** The caller sent a bearer token (a script, or a token pasted into the web UI), not a signed-in browser's cookie. */
   readonly bearer: boolean;
-  /** The request body, for routes that read one; empty otherwise. */
+  /** The request body, for routes that read a `json` one; empty otherwise. */
   readonly body: string;
+  /** The body of a `document` route, unread: the route reads it as it arrives (import-stream.ts). */
+  readonly document?: BodySource;
   /** The If-Match header as sent: the revision a save is based on (entries.ts). */
   readonly ifMatch: string | undefined;
 }
@@ -43,7 +46,7 @@ export interface Route {
   readonly template: string;
   /** Query parameters the route takes; any other is refused, so a typo never goes unnoticed. */
   readonly query?: readonly string[];
-  /** `json`: a small JSON body; `document`: an export document, under the larger import cap. */
+  /** `json`: a small JSON body, read whole; `document`: an import, under the larger import cap, read by the route as it arrives. */
   readonly body?: 'json' | 'document';
   handle(request: ApiRequest): Promise<ApiResult>;
 }

@@ -179,22 +179,33 @@ export function createApi(options: ApiOptions): Api {
         sendApiError(res, 415, 'UNSUPPORTED_MEDIA_TYPE', message);
         return;
       }
+    }
+    if (route.body === 'json') {
       const read = await readBody(req, bodyCap(route));
       if (read.kind === 'too-large') {
-        const what = route.body === 'document' ? '; nothing was imported' : '';
-        const message = `Request body too large: ${route.template} takes at most ${formatCount(bodyCap(route))} bytes${what}.`;
+        const message = `Request body too large: ${route.template} takes at most ${formatCount(bodyCap(route))} bytes.`;
         sendApiError(res, 413, 'TOO_LARGE', message, { Connection: 'close' });
         return;
       }
       body = read.text;
     }
+    const document = route.body === 'document' ? { req, maxBytes: bodyCap(route) } : undefined;
     const captures = (pattern.exec(path) ?? []).slice(1).map(pathSegment);
     const byId = route.template.includes('{id}');
     const [group, slug] = byId ? [] : captures;
     const name = group === undefined || slug === undefined ? '' : `${group}/${slug}`;
     const id = byId ? (captures[0] ?? '') : '';
     const ifMatch = req.headers['if-match'];
-    const result = await route.handle({ caller, name, id, query, body, ifMatch, bearer });
+    const result = await route.handle({
+      caller,
+      name,
+      id,
+      query,
+      body,
+      ...(document ? { document } : {}),
+      ifMatch,
+      bearer,
+    });
     if (result.respond) return result.respond(res, async () => (await authenticate(req)).ok);
     if (result.stream) await sendJsonStream(res, result.status ?? 200, result.stream, result.headers);
     else sendJson(res, result.status ?? 200, result.body, result.headers);

@@ -1,6 +1,7 @@
 /**
  * `/api/export` and `/api/import`: the whole memory as one document (docs/export-format.md),
- * downloaded (streamed as it is read) or brought back, merge or replace, with a dry run;
+ * downloaded (streamed as it is read) or brought back (read as it arrives, import-document.ts),
+ * merge or replace, with a dry run;
  * `/api/import?from=KIND` brings in another system's memory instead (import-from.ts).
  * `/api/wipe` drops every entry to the trash, only when the body confirms it in words, so
  * no stray or mistyped call empties a memory; without trash retention it says they were
@@ -9,6 +10,7 @@
 
 import { EngramError } from '../../core/errors.js';
 import type { Memory } from '../../core/memory.js';
+import { importDocument } from './import-document.js';
 import { bridgeKind, importFromRequest } from './import-from.js';
 import { choice, flag, jsonBody } from './request.js';
 import type { Route } from './route.js';
@@ -41,7 +43,8 @@ export function transferRoutes(memory: Memory): Route[] {
       template: '/api/import',
       query: ['mode', 'overwrite', 'dryRun', 'allGroups', 'from', 'split'],
       body: 'document',
-      handle: async ({ caller, query, body }) => {
+      handle: async ({ caller, query, document }) => {
+        if (!document) throw new Error('POST /api/import is read as a document');
         const options = {
           mode: choice(query, 'mode', ['merge', 'replace']),
           overwrite: flag(query, 'overwrite'),
@@ -51,12 +54,12 @@ export function transferRoutes(memory: Memory): Route[] {
         const from = query.get('from');
         if (from !== null) {
           const split = flag(query, 'split');
-          return importFromRequest(memory, caller, bridgeKind(from), body, { ...options, split });
+          return importFromRequest(memory, caller, bridgeKind(from), document, { ...options, split });
         }
         if (query.has('split')) {
           throw new EngramError('INVALID_ARGUMENT', '?split=1 goes with ?from=KIND; nothing was imported.');
         }
-        return { body: await memory.transfer.import(caller, memory.transfer.parse(body), options) };
+        return importDocument(memory, caller, document, options);
       },
     },
     {

@@ -1,0 +1,34 @@
+/**
+ * `POST /api/import` of an Engram export document, read as it arrives (import-stream.ts):
+ * core's DocumentCheck takes each entry as it is parsed and refuses the import at the
+ * first wrong one or as soon as a cap is passed, so a document of any size is never held
+ * whole nor checked in one stretch; then the entries are imported in one transaction.
+ */
+
+import { isEngramError } from '../../core/errors.js';
+import type { Caller, Memory } from '../../core/memory.js';
+import { type ImportOptions, notJson } from '../../core/transfer.js';
+import { type BodySource, bodyTooLarge, readJsonStream, refusedWhileReading } from './import-stream.js';
+import type { ApiResult } from './route.js';
+
+export async function importDocument(
+  memory: Memory,
+  caller: Caller,
+  source: BodySource,
+  options: ImportOptions,
+): Promise<ApiResult> {
+  const check = memory.transfer.check(options);
+  try {
+    const read = await readJsonStream(source, {
+      arrays: ['entries', 'trash'],
+      item: (array, value) => (array === 'entries' ? check.entry(value) : check.trashEntry(value)),
+    });
+    if (read.kind === 'too-large') return bodyTooLarge(source.maxBytes);
+    if (read.kind === 'invalid') throw notJson(read.reason);
+    check.finish(read.top);
+  } catch (error) {
+    if (isEngramError(error)) return refusedWhileReading(error, source);
+    throw error;
+  }
+  return { body: await memory.transfer.import(caller, check, options) };
+}

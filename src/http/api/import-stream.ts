@@ -1,0 +1,162 @@
+/**
+ * The body of `POST /api/import` read as it arrives, never held whole (issue #9, class 11):
+ * a streaming JSON parser hands over each element of the top-level arrays that hold a
+ * document's items (`entries`, `trash`; `files` with `?from=`) and drops it; every other
+ * top-level value is kept only as its kind (`[]`, `{}`, or the number or string itself),
+ * unless asked for whole. The event loop gets a turn between slices of the body, so no
+ * import holds it for long whatever its size; reading stops at the byte cap, or at the
+ * first refusal of an item, leaving the rest of the body unread.
+ */
+
+import type { IncomingMessage } from 'node:http';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { JSONParser, type ParsedTokenInfo, TokenType } from '@streamparser/json';
+import type { EngramError } from '../../core/errors.js';
+import { formatCount } from '../../core/text.js';
+import { declaredTooLarge } from '../limits.js';
+import { retryAfterHeaders, STATUS_BY_CODE } from './errors.js';
+import type { ApiResult } from './route.js';
+import { apiMessage } from './wording.js';
+
+/** Bytes parsed between two turns of the event loop: a few milliseconds of parsing and checking. */
+const SLICE_BYTES = 64 * 1024;
+
+/** A body not yet read, and how many bytes it may have. */
+export interface BodySource {
+  readonly req: IncomingMessage;
+  readonly maxBytes: number;
+}
+
+export type StreamedJson =
+  /** `top`: the document, its items taken out (an array of them is `[]`). */
+  | { readonly kind: 'read'; readonly top: unknown }
+  | { readonly kind: 'too-large' }
+  /** Not JSON: `reason` says how, as JSON.parse would. */
+  | { readonly kind: 'invalid'; readonly reason: string };
+
+export interface StreamedItems {
+  /** The top-level arrays whose elements go to `item`, one at a time. */
+  readonly arrays: readonly string[];
+  /** The top-level values wanted whole (small ones, as the options of an import). */
+  readonly whole?: readonly string[];
+  /** Takes one element of `array` (throw to refuse the body: reading stops there). */
+  item(array: string, value: unknown, index: number): void;
+}
+
+const NO_ROOT = Symbol('no root');
+
+/** The top-level value as far as the tokens show it: its kind, and an object's members by kind. */
+class TopLevel {
+  root: unknown = NO_ROOT;
+  private depth = 0;
+  private key: string | undefined;
+  private expectKey = false;
+
+  token({ token, value }: ParsedTokenInfo): void {
+    if (this.depth === 0) this.root = standIn(token, value);
+    else if (this.depth === 1 && isRecord(this.root)) {
+      if (token === TokenType.COMMA) this.expectKey = true;
+      else if (this.expectKey) {
+        if (token === TokenType.STRING) this.key = String(value);
+        this.expectKey = false;
+      } else if (token !== TokenType.COLON && token !== TokenType.RIGHT_BRACE && this.key !== undefined) {
+        this.set(this.key, standIn(token, value));
+      }
+    }
+    if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
+      this.depth++;
+      if (this.depth === 1) this.expectKey = token === TokenType.LEFT_BRACE;
+    } else if (token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) this.depth--;
+  }
+
+  /** Sets a member (defineProperty: a key such as `__proto__` stays a plain key, as JSON.parse keeps it). */
+  set(key: string, value: unknown): void {
+    if (isRecord(this.root))
+      Object.defineProperty(this.root, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function standIn(token: TokenType, value: unknown): unknown {
+  if (token === TokenType.LEFT_BRACE) return {};
+  if (token === TokenType.LEFT_BRACKET) return [];
+  return value;
+}
+
+/**
+ * Reads `source` through the parser, handing items to `items` as they complete. A refusal
+ * thrown by `items.item` ends the reading and is thrown on.
+ */
+export async function readJsonStream(source: BodySource, items: StreamedItems): Promise<StreamedJson> {
+  const { req, maxBytes } = source;
+  if (declaredTooLarge(req, maxBytes)) return { kind: 'too-large' };
+  const paths = [...items.arrays.map((key) => `$.${key}.*`), ...(items.whole ?? []).map((key) => `$.${key}`)];
+  const parser = new JSONParser({ paths, keepStack: false });
+  const top = new TopLevel();
+  parser.onToken = (token) => top.token(token);
+  let refusal: unknown;
+  parser.onValue = ({ value, key, stack }) => {
+    if (stack.length === 1 && typeof key === 'string') top.set(key, value);
+    const array = stack[1]?.key;
+    // Members of a top-level object that should have been an array are dropped: `top` says what it was.
+    if (stack.length !== 2 || typeof key !== 'number' || typeof array !== 'string') return;
+    try {
+      items.item(array, value, key);
+    } catch (error) {
+      refusal = error;
+      throw error;
+    }
+  };
+  /** Feeds the parser (or ends it): the reason the body is not JSON, if it is not. */
+  const parse = (bytes?: Buffer): string | undefined => {
+    try {
+      if (bytes) parser.write(bytes);
+      else if (!parser.isEnded) parser.end();
+      return undefined;
+    } catch (error) {
+      if (refusal !== undefined) throw refusal;
+      const message = error instanceof Error ? error.message : String(error);
+      return /ended in (mid-parsing|the middle)/.test(message) ? 'Unexpected end of JSON input' : message;
+    }
+  };
+  let received = 0;
+  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+    received += chunk.byteLength;
+    if (received > maxBytes) {
+      req.pause();
+      return { kind: 'too-large' };
+    }
+    for (let start = 0; start < chunk.byteLength; start += SLICE_BYTES) {
+      const reason = parse(chunk.subarray(start, start + SLICE_BYTES));
+      if (reason !== undefined) return { kind: 'invalid', reason };
+      await nextTurn();
+    }
+  }
+  const reason = parse();
+  if (reason !== undefined) return { kind: 'invalid', reason };
+  if (top.root === NO_ROOT) return { kind: 'invalid', reason: 'Unexpected end of JSON input' };
+  return { kind: 'read', top: top.root };
+}
+
+/** The refusal of a body over the import cap (the rest of it is never read). */
+export function bodyTooLarge(maxBytes: number): ApiResult {
+  const message = `Request body too large: /api/import takes at most ${formatCount(maxBytes)} bytes; nothing was imported.`;
+  return { status: 413, headers: { Connection: 'close' }, body: { error: { code: 'TOO_LARGE', message } } };
+}
+
+/**
+ * A refusal made while the body was read, as the router would send it, closing the
+ * connection when the rest of the body was left unread.
+ */
+export function refusedWhileReading(error: EngramError, source: BodySource): ApiResult {
+  return {
+    status: STATUS_BY_CODE[error.code],
+    headers: {
+      ...retryAfterHeaders(error.code, error.detail),
+      ...(source.req.complete ? {} : { Connection: 'close' }),
+    },
+    body: { error: { code: error.code, message: apiMessage(error) } },
+  };
+}
