@@ -111,6 +111,20 @@ describe('SQLite search backlog', () => {
     }
   });
 
+  it('indexes what is marked before its store closes, leaving nothing to the next process', async () => {
+    const store = openSqliteStore({ path });
+    for (let i = 0; i < 100; i++) await store.mutate(alice, `topics/n${i}`, put(`common word${i}\n`), rules);
+    expect(marked(path)).toHaveLength(100);
+    await store.close();
+    expect(marked(path)).toEqual([]);
+    const reopened = openSqliteStore({ path });
+    try {
+      expect(await found(reopened, 'word42')).toEqual(['topics/n42']);
+    } finally {
+      await reopened.close();
+    }
+  });
+
   it('many marks are indexed batch by batch, none left out', async () => {
     const store = openSqliteStore({ path });
     try {

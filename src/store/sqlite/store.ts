@@ -311,7 +311,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     this.feed.close();
-    this.searchBacklog.close();
+    await this.searchBacklog.close();
     if (this.db.open) this.db.close();
   }
 
