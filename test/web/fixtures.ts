@@ -22,7 +22,7 @@ import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { runInProcess } from '../cli/fixtures.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { childEnv, ENGRAM_CLI, tempDir } from '../helpers/engram.js';
-import { createTestDatabase, findTestPostgres } from '../helpers/postgres.js';
+import { createTestDatabase, createTestSchema, findTestPostgres, type TestDatabase } from '../helpers/postgres.js';
 import { stopGroup } from '../helpers/process-group.js';
 
 export { launchChromium };
@@ -66,19 +66,26 @@ export interface EngramOptions {
 
 /**
  * The backends a browser test runs each flow on, for describe.each: SQLite (a fresh file
- * per server), and PostgreSQL when one is reachable (a database of its own per test,
- * dropped when the test ends). Each gives the options that select it for startEngram.
+ * per server), and PostgreSQL when one is reachable (a schema of its own per test, dropped
+ * when the test ends, in a database of the calling file's, dropped after its tests: a
+ * database per test cost each test about half a second more). Each gives the options that
+ * select it for startEngram. Called at the top level of a test file.
  */
 export async function webBackends(): Promise<[string, () => Promise<EngramOptions>][]> {
   const backends: [string, () => Promise<EngramOptions>][] = [['SQLite', async () => ({})]];
   const postgres = await findTestPostgres();
   if (postgres !== undefined) {
+    let database: Promise<TestDatabase> | undefined;
+    afterAll(async () => {
+      await (await database)?.drop();
+    });
     backends.push([
       'PostgreSQL',
       async () => {
-        const database = await createTestDatabase(postgres);
-        onTestFinished(database.drop);
-        return { databaseUrl: database.url };
+        database ??= createTestDatabase(postgres);
+        const schema = await createTestSchema(await database);
+        onTestFinished(schema.drop);
+        return { databaseUrl: schema.url };
       },
     ]);
   }
