@@ -8,13 +8,13 @@
 
 import type { Policy } from '../policy.js';
 import { firstHeadingOrLine } from './first-line.js';
-import { buildPlan, type Draft, type ImportPlan, type PlanOptions, type SourceFile, textOf } from './plan.js';
+import { buildPlan, type Draft, type ImportFile, type ImportPlan, type PlanOptions, textOf } from './plan.js';
 
 const OTHER_GROUP = 'topics';
 const TEXT_ENDING = /\.(md|markdown|txt)$/i;
 
 export function parseAnthropicMemory(
-  files: readonly SourceFile[],
+  files: readonly ImportFile[],
   policy: Policy,
   options: PlanOptions = {},
 ): ImportPlan {

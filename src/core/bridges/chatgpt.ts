@@ -9,12 +9,12 @@
 import type { Policy } from '../policy.js';
 import { normalizeNewlines } from '../text.js';
 import type { BridgeOptions } from './index.js';
-import { badSource, buildPlan, type ImportPlan, type PlanItem, type SourceFile, textOf } from './plan.js';
+import { badSource, buildPlan, type ImportFile, type ImportPlan, type PlanItem, textOf } from './plan.js';
 
 const DEFAULT_NAME = 'topics/chatgpt-memories';
 const BULLET = /^\s*(?:[-*•·]|\d+[.)])\s+/;
 
-export function parseChatgpt(files: readonly SourceFile[], policy: Policy, options: BridgeOptions = {}): ImportPlan {
+export function parseChatgpt(files: readonly ImportFile[], policy: Policy, options: BridgeOptions = {}): ImportPlan {
   const seen = new Map<string, number>();
   const duplicates: PlanItem[] = [];
   for (const file of files) {

@@ -13,7 +13,7 @@ import { normalizeNewlines } from '../text.js';
 import { firstHeadingOrLine } from './first-line.js';
 import { readFrontMatter } from './front-matter.js';
 import type { BridgeOptions } from './index.js';
-import { badSource, buildPlan, type Draft, type ImportPlan, type PlanItem, type SourceFile, textOf } from './plan.js';
+import { badSource, buildPlan, type Draft, type ImportFile, type ImportPlan, type PlanItem, textOf } from './plan.js';
 
 export const CLAUDE_CODE_INDEX = 'MEMORY.md';
 const DEFAULT_NAME = 'topics/claude-code-memory';
@@ -45,7 +45,7 @@ function splitName(name: string): { group: string; slug: string } {
   return slash < 0 ? { group: 'topics', slug: name } : { group: name.slice(0, slash), slug: name.slice(slash + 1) };
 }
 
-export function parseClaudeCode(files: readonly SourceFile[], policy: Policy, options: BridgeOptions = {}): ImportPlan {
+export function parseClaudeCode(files: readonly ImportFile[], policy: Policy, options: BridgeOptions = {}): ImportPlan {
   const indexFile = files.find((file) => file.path === CLAUDE_CODE_INDEX);
   if (!indexFile) throw badSource(`no ${CLAUDE_CODE_INDEX} in the folder: name a Claude Code memory folder (…/memory)`);
   const index = normalizeNewlines(textOf(indexFile));

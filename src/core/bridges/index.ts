@@ -11,7 +11,7 @@ import { parseChatgpt } from './chatgpt.js';
 import { CLAUDE_CODE_INDEX, parseClaudeCode } from './claude-code.js';
 import { parseLlamaWebui } from './llama-webui.js';
 import { parseMarkdown } from './markdown.js';
-import type { ImportPlan, PlanOptions, SourceFile } from './plan.js';
+import type { ImportFile, ImportPlan, PlanOptions } from './plan.js';
 import { parseServerMemory } from './server-memory.js';
 
 export interface BridgeOptions extends PlanOptions {
@@ -30,7 +30,7 @@ export interface Bridge {
   readonly indexFile?: string;
   /** An entry that exists already: appended to (foreign memories) or a conflict (Engram's own files). */
   readonly existing: 'append' | 'conflict';
-  parse(files: readonly SourceFile[], policy: Policy, options: BridgeOptions): ImportPlan;
+  parse(files: readonly ImportFile[], policy: Policy, options: BridgeOptions): ImportPlan;
 }
 
 /** The kinds, in the order help lists them. */

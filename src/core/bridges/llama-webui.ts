@@ -15,9 +15,9 @@ import {
   badSource,
   buildPlan,
   type Draft,
+  type ImportFile,
   type ImportPlan,
   type PlanOptions,
-  type SourceFile,
   textOf,
 } from './plan.js';
 
@@ -29,7 +29,7 @@ interface WebuiEntry {
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 
-function parseJson(file: SourceFile): unknown {
+function parseJson(file: ImportFile): unknown {
   const text = textOf(file);
   try {
     return JSON.parse(text);
@@ -44,7 +44,7 @@ function parseJson(file: SourceFile): unknown {
 }
 
 /** The entries of one export file, checked as the WebUI's own import checks them. */
-function entriesOf(file: SourceFile): WebuiEntry[] {
+function entriesOf(file: ImportFile): WebuiEntry[] {
   const data = parseJson(file);
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw badSource(`${file.path} is not a llama.cpp WebUI memory export (a JSON object with "entries")`);
@@ -89,7 +89,7 @@ function entriesOf(file: SourceFile): WebuiEntry[] {
   });
 }
 
-export function parseLlamaWebui(files: readonly SourceFile[], policy: Policy, options: PlanOptions = {}): ImportPlan {
+export function parseLlamaWebui(files: readonly ImportFile[], policy: Policy, options: PlanOptions = {}): ImportPlan {
   const drafts: Draft[] = [];
   for (const file of files) {
     entriesOf(file).forEach(({ name, description, body }, index) => {

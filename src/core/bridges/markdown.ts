@@ -14,9 +14,9 @@ import {
   badSource,
   buildPlan,
   type Draft,
+  type ImportFile,
   type ImportPlan,
   type PlanOptions,
-  type SourceFile,
   textOf,
 } from './plan.js';
 
@@ -54,7 +54,7 @@ export function markdownExport(entries: readonly ExportedEntry[]): MarkdownFile[
 }
 
 /** Reads a Markdown folder (files by their paths under it) into an import plan. */
-export function parseMarkdown(files: readonly SourceFile[], policy: Policy, options: PlanOptions = {}): ImportPlan {
+export function parseMarkdown(files: readonly ImportFile[], policy: Policy, options: PlanOptions = {}): ImportPlan {
   const drafts: Draft[] = [];
   const ignored: string[] = [];
   for (const file of files) {

@@ -23,6 +23,9 @@ export interface SourceFile {
   readonly bytes: Uint8Array;
 }
 
+/** A file of the source: read from disk (bytes), or sent as text in a JSON body (REST), never encoded and decoded again. */
+export type ImportFile = SourceFile | { readonly path: string; readonly text: string };
+
 /** What an item of the source asks to become, before the rules are applied. */
 export interface Draft {
   /** Where it came from, for the reader of the report: `people/ada.md`, `line 3`, `entity "Ada"`. */
@@ -218,10 +221,10 @@ export function tooLarge(plan: ImportPlan): PlanItem[] {
 }
 
 /** The text of a source file, or a refusal saying it is not UTF-8 text. */
-export function textOf(file: SourceFile): string {
+export function textOf(file: ImportFile): string {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(file.bytes);
+    text = 'text' in file ? file.text : new TextDecoder('utf-8', { fatal: true }).decode(file.bytes);
   } catch {
     throw notText(file);
   }
@@ -229,7 +232,7 @@ export function textOf(file: SourceFile): string {
   return text.startsWith('\uFEFF') ? text.slice(1) : text;
 }
 
-function notText(file: SourceFile): EngramError {
+function notText(file: ImportFile): EngramError {
   return new EngramError('INVALID_ARGUMENT', `${file.path} is not UTF-8 text (a binary file?); nothing was imported.`);
 }
 

@@ -11,7 +11,7 @@ import type { Caller, Memory } from '../memory.js';
 import { formatCount } from '../text.js';
 import type { ImportMode, ImportReport } from '../transfer.js';
 import { BRIDGES, type BridgeKind, type BridgeOptions } from './index.js';
-import { type ImportPlan, type PlanProblem, planDocument, type SourceFile, tooLarge } from './plan.js';
+import { type ImportFile, type ImportPlan, type PlanProblem, planDocument, tooLarge } from './plan.js';
 
 export interface ImportFromOptions extends BridgeOptions {
   readonly mode?: ImportMode;
@@ -57,7 +57,7 @@ export async function importFromSource(
   memory: Memory,
   caller: Caller,
   kind: BridgeKind,
-  files: readonly SourceFile[],
+  files: readonly ImportFile[],
   options: ImportFromOptions = {},
 ): Promise<ImportFromResult> {
   const bridge = BRIDGES[kind];

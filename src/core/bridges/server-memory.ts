@@ -4,12 +4,14 @@
  * observations[]}` and relations `{type:"relation", from, to, relationType}`. Each entity
  * becomes an entry: its group by entityType (person → people, project → areas, the rest →
  * topics, or as `--map TYPE=GROUP` says), its observations the lines of the body, then its
- * relations as `→ relationType target` lines; its description its name and type.
+ * relations as `→ relationType target` lines; its description its name and type. A file
+ * of more entities than the entry cap is refused as soon as that is known.
  */
 
+import { checkEntryCount } from '../edit.js';
 import { groupList, type Policy } from '../policy.js';
 import type { BridgeOptions } from './index.js';
-import { badSource, buildPlan, type Draft, type ImportPlan, type PlanItem, type SourceFile, textOf } from './plan.js';
+import { badSource, buildPlan, type Draft, type ImportFile, type ImportPlan, type PlanItem, textOf } from './plan.js';
 
 const DEFAULT_MAP: Readonly<Record<string, string>> = { person: 'people', project: 'areas' };
 const OTHER_GROUP = 'topics';
@@ -41,7 +43,7 @@ function groupFor(map: Readonly<Record<string, string>>, policy: Policy): (entit
 }
 
 export function parseServerMemory(
-  files: readonly SourceFile[],
+  files: readonly ImportFile[],
   policy: Policy,
   options: BridgeOptions = {},
 ): ImportPlan {
@@ -50,16 +52,20 @@ export function parseServerMemory(
   const byName = new Map<string, Entity>();
   const relations: { line: number; from: string; to: string; relationType: string }[] = [];
   for (const file of files) {
-    const lines = textOf(file).split('\n');
-    lines.forEach((text, index) => {
-      if (text.trim() === '') return;
-      const line = index + 1;
+    const source = textOf(file);
+    // Line by line as the file is read, not split first: a file of more entities than the cap is refused at the first one over it.
+    for (let start = 0, line = 1; start <= source.length; line++) {
+      const newline = source.indexOf('\n', start);
+      const end = newline === -1 ? source.length : newline;
+      const text = source.slice(start, end);
+      start = end + 1;
+      if (text.trim() === '') continue;
       const where = `${file.path} line ${line}`;
       let record: Record<string, unknown>;
       try {
         record = JSON.parse(text) as Record<string, unknown>;
       } catch (error) {
-        const last = lines.slice(index + 1).every((rest) => rest.trim() === '');
+        const last = source.slice(start).trim() === '';
         throw badSource(
           `${where} is not JSON (${(error as Error).message})${last ? ': the file may be cut short' : ''}`,
         );
@@ -81,6 +87,8 @@ export function parseServerMemory(
         const entity: Entity = { line, name, entityType, observations: [...observations], relations: [] };
         entities.push(entity);
         if (!byName.has(name)) byName.set(name, entity);
+        // Each entity name becomes an entry of its own: past the entry cap, the import is refused whatever follows.
+        if (byName.size > policy.maxEntries) checkEntryCount('the import', byName.size, policy);
       } else if (record.type === 'relation') {
         const { from, to, relationType } = record;
         if (!isString(from) || !isString(to) || !isString(relationType)) {
@@ -90,7 +98,7 @@ export function parseServerMemory(
       } else {
         throw badSource(`${where}: type ${JSON.stringify(record.type)} is neither "entity" nor "relation"`);
       }
-    });
+    }
   }
   const orphans: PlanItem[] = [];
   for (const { line, from, to, relationType } of relations) {

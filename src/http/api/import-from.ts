@@ -7,7 +7,7 @@
  */
 
 import { BRIDGE_KINDS, BRIDGES, type BridgeKind } from '../../core/bridges/index.js';
-import type { SourceFile } from '../../core/bridges/plan.js';
+import type { ImportFile } from '../../core/bridges/plan.js';
 import { type ImportedItem, type ImportFromOptions, importFromSource } from '../../core/bridges/run.js';
 import { EngramError, isEngramError } from '../../core/errors.js';
 import type { Caller, Memory } from '../../core/memory.js';
@@ -63,15 +63,15 @@ function checkPath(path: unknown, index: number): string {
   return path;
 }
 
-/** One file of the body, checked as it arrives (its text kept as bytes, the form the bridges read). */
-function readFile(file: unknown, index: number, seen: Set<string>): SourceFile {
+/** One file of the body, checked as it arrives. */
+function readFile(file: unknown, index: number, seen: Set<string>): ImportFile {
   if (!isObject(file)) refuse(`files[${index}] must be an object {"path", "text"}`);
   onlyKeys(file, ['path', 'text'], `files[${index}]`);
   const path = checkPath(file.path, index);
   if (seen.has(path)) refuse(`files[${index}].path ${JSON.stringify(path)} is given twice`);
   seen.add(path);
   if (typeof file.text !== 'string') refuse(`files[${index}].text must be the file's text, a string`);
-  return { path, bytes: new TextEncoder().encode(file.text) };
+  return { path, text: file.text };
 }
 
 /**
@@ -81,9 +81,9 @@ function readFile(file: unknown, index: number, seen: Set<string>): SourceFile {
 async function readBody(
   source: BodySource,
   kind: BridgeKind,
-): Promise<ApiResult | { files: SourceFile[]; options: unknown }> {
+): Promise<ApiResult | { files: ImportFile[]; options: unknown }> {
   const most = BRIDGES[kind].folder ? MAX_FILES : 1;
-  const files: SourceFile[] = [];
+  const files: ImportFile[] = [];
   const seen = new Set<string>();
   let count = 0;
   const read = await readJsonStream(source, {

@@ -93,7 +93,8 @@ export async function readJsonStream(source: BodySource, items: StreamedItems): 
   const { req, maxBytes } = source;
   if (declaredTooLarge(req, maxBytes)) return { kind: 'too-large' };
   const paths = [...items.arrays.map((key) => `$.${key}.*`), ...(items.whole ?? []).map((key) => `$.${key}`)];
-  const parser = new JSONParser({ paths, keepStack: false });
+  // Long strings (a file's text) are gathered 64 KB at a time, not a piece per escaped character.
+  const parser = new JSONParser({ paths, keepStack: false, stringBufferSize: SLICE_BYTES });
   const top = new TopLevel();
   parser.onToken = (token) => top.token(token);
   let refusal: unknown;
