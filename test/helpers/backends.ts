@@ -1,13 +1,13 @@
 /**
  * The databases an end-to-end test can point `engram` at, behind one small interface, so
  * a suite runs unchanged on SQLite (a file in the test's folder) and on PostgreSQL (a
- * database of the test's own, dropped when the test ends): the flags that select it, and
+ * schema of the test's own, dropped when the test ends): the flags that select it, and
  * a direct look into it behind every front door.
  */
 
-import { onTestFinished } from 'vitest';
+import { afterAll, onTestFinished } from 'vitest';
 import { type Cleanup, queryDatabase, type TempDir } from './engram.js';
-import { createTestDatabase, queryPostgres } from './postgres.js';
+import { createTestDatabase, createTestSchema, queryPostgres, type TestDatabase } from './postgres.js';
 
 export interface EngramDatabase {
   /** The flags that point `engram` at it: `--db PATH` or `--database-url URL`. */
@@ -30,12 +30,22 @@ export const SQLITE_BACKEND: TestBackend = {
   },
 };
 
-/** PostgreSQL on the server at `serverUrl` (see findTestPostgres): a database per test. */
+/**
+ * PostgreSQL on the server at `serverUrl` (see findTestPostgres): a schema per test (or per
+ * whoever `cleanup` serves), reached through the URL's search_path, in one database for the
+ * calling file, dropped after its tests — a database per test cost ten times as much to
+ * create and drop. Called at the top level of a test file.
+ */
 export function postgresBackend(serverUrl: string): TestBackend {
+  let fileDatabase: Promise<TestDatabase> | undefined;
+  afterAll(async () => {
+    await (await fileDatabase)?.drop();
+  });
   return {
     label: 'PostgreSQL',
     async create(_dir, cleanup = onTestFinished) {
-      const database = await createTestDatabase(serverUrl);
+      fileDatabase ??= createTestDatabase(serverUrl);
+      const database = await createTestSchema(await fileDatabase);
       cleanup(() => database.drop());
       return {
         args: ['--database-url', database.url],
