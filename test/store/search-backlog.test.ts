@@ -125,6 +125,20 @@ describe('SQLite search backlog', () => {
     }
   });
 
+  it('leaves the marks to the writer when it only read: a read-only command does not pay for them', async () => {
+    const writer = openSqliteStore({ path });
+    try {
+      for (let i = 0; i < 3; i++) await writer.mutate(alice, `topics/n${i}`, put(`common word${i}\n`), rules);
+      const reader = openSqliteStore({ path });
+      expect((await reader.index('alice')).map((row) => row.name)).toHaveLength(3);
+      await reader.close();
+      expect(marked(path)).toHaveLength(3);
+    } finally {
+      await writer.close();
+    }
+    expect(marked(path)).toEqual([]);
+  });
+
   it('many marks are indexed batch by batch, none left out', async () => {
     const store = openSqliteStore({ path });
     try {

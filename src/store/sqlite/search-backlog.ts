@@ -38,6 +38,8 @@ export class SearchBacklog {
   private timer: NodeJS.Timeout | undefined;
   /** The catch-up running now, if any. */
   private running: Promise<void> | undefined;
+  /** This process wrote through the store (wrote() was called). */
+  private hasWritten = false;
 
   constructor(
     private readonly db: Database.Database,
@@ -96,6 +98,7 @@ export class SearchBacklog {
    * and reports the failure to its caller.
    */
   wrote(): void {
+    this.hasWritten = true;
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
@@ -104,14 +107,15 @@ export class SearchBacklog {
   }
 
   /**
-   * The process is letting the file go: what is marked is indexed now, not left to the next
-   * process that opens it (after an import of 100,000 entries, `engram stdio` spent its
-   * first half minute catching up, each call waiting behind a batch). What fails is left
-   * marked, for whoever writes or searches next.
+   * The process is letting the file go: when it wrote, what is marked is indexed now, not
+   * left to the next process that opens it (after an import of 100,000 entries, `engram
+   * stdio` spent its first half minute catching up, each call waiting behind a batch); a
+   * process that only read leaves the marks to the writers. What fails is left marked, for
+   * whoever writes or searches next.
    */
   async close(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.db.open) await this.drain().catch(() => {});
+    if (this.hasWritten && this.db.open) await this.drain().catch(() => {});
   }
 }
