@@ -7,12 +7,15 @@
  * within the entry cap (or split into `-2`, `-3` entries when asked). The plan's entries
  * are then applied by Transfer.import, in one transaction, like an export document.
  *
- * Bridges are pure: they receive the files' bytes (reading them is the door's job) and
- * refuse a file that is not what they read with an INVALID_ARGUMENT saying where.
+ * Bridges are pure: they receive the files' bytes, or their text when a door was sent
+ * text (reading them is the door's job), and refuse a file that is not what they read
+ * with an INVALID_ARGUMENT saying where. A plan that would make more entries than the
+ * entry cap is refused as soon as it gives out the first name too many.
  */
 
+import { checkEntryCount } from '../edit.js';
 import { EngramError, type ErrorDetail } from '../errors.js';
-import { isValidSegment } from '../names.js';
+import { isValidSegment, isWritableName } from '../names.js';
 import type { Policy } from '../policy.js';
 import { charLength, foldDescription, normalizeNewlines, utf8Bytes } from '../text.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportDocument } from '../transfer.js';
@@ -140,6 +143,7 @@ export function buildPlan(
   const items: PlanItem[] = [];
   /** Every name the plan gives out, with the source that has it and its content. */
   const taken = new Map<string, { source: string; description: string; body: string }>();
+  let writable = 0;
 
   const freeName = (group: string, slug: string, from: number): string => {
     for (let n = from; ; n++) {
@@ -198,6 +202,9 @@ export function buildPlan(
       taken.set(name, { source: draft.source, description: partDescription, body: piece });
       entries.push({ name, description: partDescription, body: piece });
       names.push(name);
+      // Each name the plan gives out in a writable group is an entry after the import: past the cap, it is refused whatever follows.
+      if (isWritableName(name, policy) && ++writable > policy.maxEntries)
+        checkEntryCount('the import', writable, policy);
     });
     if (pieces.length > 1)
       notes.push(`over the entry cap of ${formatBytes(policy.entryCap)}: split in ${pieces.length}`);
