@@ -43,8 +43,8 @@ function parseJson(file: ImportFile): unknown {
   }
 }
 
-/** The entries of one export file, checked as the WebUI's own import checks them. */
-function entriesOf(file: ImportFile): WebuiEntry[] {
+/** The list of entries of one export file, each checked only when it is planned (entryOf). */
+function entriesOf(file: ImportFile): unknown[] {
   const data = parseJson(file);
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw badSource(`${file.path} is not a llama.cpp WebUI memory export (a JSON object with "entries")`);
@@ -65,45 +65,53 @@ function entriesOf(file: ImportFile): WebuiEntry[] {
   if (!Array.isArray(record.entries)) {
     throw badSource(`${file.path} has no "entries" list: not a llama.cpp WebUI memory export`);
   }
-  return record.entries.map((entry, index) => {
-    const where = `${file.path} entry ${index + 1}`;
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
-      throw badSource(`${where} is not a JSON object`);
-    }
-    const { name, description, body, updated } = entry as Record<string, unknown>;
-    if (
-      !isString(name) ||
-      !isString(description) ||
-      !isString(body) ||
-      typeof updated !== 'number' ||
-      !Number.isFinite(updated)
-    ) {
-      throw badSource(
-        `${where}: an entry needs a name, a description and a body (strings) and updated (a time in milliseconds)`,
-      );
-    }
-    if (name.trim().split('/').length !== 2) {
-      throw badSource(`${where}: the name ${JSON.stringify(name)} is not <group>/<slug>`);
-    }
-    return { name: name.trim(), description, body };
-  });
+  return record.entries;
+}
+
+/** One entry of an export file, checked as the WebUI's own import checks it. */
+function entryOf(file: ImportFile, entry: unknown, index: number): WebuiEntry {
+  const where = `${file.path} entry ${index + 1}`;
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
+    throw badSource(`${where} is not a JSON object`);
+  }
+  const { name, description, body, updated } = entry as Record<string, unknown>;
+  if (
+    !isString(name) ||
+    !isString(description) ||
+    !isString(body) ||
+    typeof updated !== 'number' ||
+    !Number.isFinite(updated)
+  ) {
+    throw badSource(
+      `${where}: an entry needs a name, a description and a body (strings) and updated (a time in milliseconds)`,
+    );
+  }
+  if (name.trim().split('/').length !== 2) {
+    throw badSource(`${where}: the name ${JSON.stringify(name)} is not <group>/<slug>`);
+  }
+  return { name: name.trim(), description, body };
 }
 
 export function parseLlamaWebui(files: readonly ImportFile[], policy: Policy, options: PlanOptions = {}): ImportPlan {
-  const drafts: Draft[] = [];
-  for (const file of files) {
-    entriesOf(file).forEach(({ name, description, body }, index) => {
-      const [group = '', slug = ''] = name.split('/');
-      drafts.push({
-        source: `entry ${index + 1}: ${JSON.stringify(name)}`,
-        group,
-        slug,
-        description,
-        body,
-        notes: description.trim() === '' ? ['no description: described by its name'] : [],
-      });
-    });
+  const lists = files.map((file) => ({ file, entries: entriesOf(file) }));
+  if (lists.every(({ entries }) => entries.length === 0))
+    throw badSource('the file holds no entry ("entries" is empty)');
+  // Drafted one at a time as the plan takes them: a file of more entries than the cap is refused at the first one over it.
+  function* drafts(): Generator<Draft> {
+    for (const { file, entries } of lists) {
+      for (const [index, entry] of entries.entries()) {
+        const { name, description, body } = entryOf(file, entry, index);
+        const [group = '', slug = ''] = name.split('/');
+        yield {
+          source: `entry ${index + 1}: ${JSON.stringify(name)}`,
+          group,
+          slug,
+          description,
+          body,
+          notes: description.trim() === '' ? ['no description: described by its name'] : [],
+        };
+      }
+    }
   }
-  if (drafts.length === 0) throw badSource('the file holds no entry ("entries" is empty)');
-  return buildPlan('llama-webui', drafts, policy, options);
+  return buildPlan('llama-webui', drafts(), policy, options);
 }

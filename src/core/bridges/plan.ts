@@ -135,7 +135,7 @@ function fitDescription(raw: string, policy: Policy, notes: string[]): string {
 /** Turns the drafts of a source into a plan under the policy's names and caps. */
 export function buildPlan(
   kind: string,
-  drafts: readonly Draft[],
+  drafts: Iterable<Draft>,
   policy: Policy,
   options: PlanOptions = {},
 ): ImportPlan {
