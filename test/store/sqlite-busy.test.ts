@@ -37,10 +37,36 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
   );
 }
 
-describe.each([
+const VARIANTS = [
   { label: 'with group commit', groupCommit: true },
   { label: 'without group commit', groupCommit: false },
-])('SqliteStore, $label, while another process holds the write lock', ({ groupCommit }) => {
+];
+
+/** Every write path of the store, on a store holding one live and one dropped entry, a token, an account with a session, and a grant with its code. */
+const WRITES: Record<string, (store: Store) => Promise<unknown>> = {
+  mutateAll: (store) =>
+    store.mutateAll(alice, (entries) => entries.map(({ name }) => ({ name, change: { kind: 'drop' } })), rules),
+  undrop: (store) => store.undrop(alice, 'topics/dropped', rules),
+  purge: (store) => store.purge('alice', 'topics/dropped', { includeLive: false }),
+  purgeTrash: (store) => store.purgeTrash(Number.MAX_SAFE_INTEGER),
+  load: (store) =>
+    store.load(
+      { entries: [], users: [], tokens: [], accounts: [], clients: [], grants: [], grantSecrets: [] },
+      { replace: true },
+    ),
+  'tokens.add': (store) => store.tokens.add(token('t2')),
+  'tokens.revoke': (store) => store.tokens.revoke('t1'),
+  'tokens.touch': (store) => store.tokens.touch('t1', 42),
+  'accounts.put': (store) => store.accounts.put(account('bob')),
+  'accounts.remove': (store) => store.accounts.remove('alice'),
+  'accounts.addSession': (store) => store.accounts.addSession(session('s2')),
+  'grants.addGrant': (store) => store.grants.addGrant(grant('g2'), grantSecret('c2', 'g2')),
+  'grants.addSecrets': (store) => store.grants.addSecrets('g1', [grantSecret('a1', 'g1', { kind: 'access' })]),
+  'grants.redeem': (store) => store.grants.redeem(grantSecret('c1', 'g1').hash, 42),
+  'grants.revokeGrant': (store) => store.grants.revokeGrant('g1'),
+};
+
+describe.each(VARIANTS)('SqliteStore, $label, while another process holds the write lock', ({ groupCommit }) => {
   let folder: string;
   let path: string;
   let other: Database.Database;
@@ -146,37 +172,26 @@ describe.each([
     other.exec('COMMIT');
     expect(await store.get('alice', ['topics/a'])).toEqual([expect.objectContaining({ body: 'one\n', revision: 1 })]);
   });
+});
 
+describe.each(VARIANTS)('SqliteStore, $label, while another process holds the write lock', ({ groupCommit }) => {
   describe('refuses past the deadline, with STORE_BUSY and changing nothing:', () => {
     /**
-     * Every write path of the store, on a store holding one live and one dropped entry, a
-     * token, an account with a session, and a grant with its code.
+     * Each write path (WRITES) waits out a deadline longer than HELD_LOOP_MS, or a loop held
+     * until the deadline would go unseen; each on a database and a lock holder of its own, so
+     * that the tests wait at once.
      */
-    const writes: Record<string, (store: Store) => Promise<unknown>> = {
-      mutateAll: (store) =>
-        store.mutateAll(alice, (entries) => entries.map(({ name }) => ({ name, change: { kind: 'drop' } })), rules),
-      undrop: (store) => store.undrop(alice, 'topics/dropped', rules),
-      purge: (store) => store.purge('alice', 'topics/dropped', { includeLive: false }),
-      purgeTrash: (store) => store.purgeTrash(Number.MAX_SAFE_INTEGER),
-      load: (store) =>
-        store.load(
-          { entries: [], users: [], tokens: [], accounts: [], clients: [], grants: [], grantSecrets: [] },
-          { replace: true },
-        ),
-      'tokens.add': (store) => store.tokens.add(token('t2')),
-      'tokens.revoke': (store) => store.tokens.revoke('t1'),
-      'tokens.touch': (store) => store.tokens.touch('t1', 42),
-      'accounts.put': (store) => store.accounts.put(account('bob')),
-      'accounts.remove': (store) => store.accounts.remove('alice'),
-      'accounts.addSession': (store) => store.accounts.addSession(session('s2')),
-      'grants.addGrant': (store) => store.grants.addGrant(grant('g2'), grantSecret('c2', 'g2')),
-      'grants.addSecrets': (store) => store.grants.addSecrets('g1', [grantSecret('a1', 'g1', { kind: 'access' })]),
-      'grants.redeem': (store) => store.grants.redeem(grantSecret('c1', 'g1').hash, 42),
-      'grants.revokeGrant': (store) => store.grants.revokeGrant('g1'),
-    };
-
-    it.each(Object.keys(writes))('%s', async (operation) => {
-      const store = open({ busyTimeoutMs: 300 });
+    it.concurrent.for(Object.keys(WRITES))('%s', async (operation, { expect, onTestFinished }) => {
+      const folder = await mkdtemp(join(tmpdir(), 'engram-sqlite-busy-'));
+      const path = join(folder, 'memory.db');
+      const other = new Database(path);
+      const store = openSqliteStore({ path, groupCommit, busyTimeoutMs: 300 });
+      onTestFinished(async () => {
+        if (other.inTransaction) other.exec('ROLLBACK');
+        other.close();
+        await store.close();
+        await rm(folder, { recursive: true, force: true });
+      });
       await store.mutate(alice, 'topics/live', put('live\n'), rules);
       await store.mutate(alice, 'topics/dropped', put('dropped\n'), rules);
       await store.mutate(alice, 'topics/dropped', drop, rules);
@@ -190,7 +205,7 @@ describe.each([
 
       let refusal: unknown;
       const { maxDelayMs: delay } = await withEventLoopDelay(async () => {
-        refusal = await writes[operation]!(store).catch((error: unknown) => error);
+        refusal = await WRITES[operation]!(store).catch((error: unknown) => error);
       });
 
       expect(refusal).toMatchObject({ code: 'STORE_BUSY', message: expect.stringMatching(BUSY_MESSAGE) });
