@@ -185,7 +185,9 @@ export function describeLatency(figures: readonly SizeFigures[], settings: Setti
       'Their calls are interleaved one each in turn — every server makes one call of each operation per round, so each ' +
       `is as warm as the others — in ${settings.rounds} rounds of calls made back to back, then ${settings.pausedRounds} ` +
       `rounds of calls each made after ${settings.idleMs} ms of idleness, as a model’s calls come after it has thought ` +
-      '(on a virtual machine, waking an idle process costs some hundreds of microseconds); each series starts with 10% ' +
+      '(on a virtual machine, waking an idle process costs some hundreds of microseconds). The whole index is timed in ' +
+      'rounds of its own, after the other operations’ rounds: an answer of megabytes leaves the one client process ' +
+      'parsing and collecting garbage, which would land on the calls after it. Each series starts with 10% ' +
       'unmeasured warm-up rounds. A peer’s operation leaves a series once its measured calls have taken ' +
       `${settings.peerBudgetMs / 1000} s (and number ${settings.minPeerSamples} at least; in the warm-up rounds, once ` +
       'they have taken 1 s): some take a second or more per call; its cell then says how many calls its median is of. ' +
