@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { type CopyProgress, type CopySummary, copyStore } from '../core/migration.js';
 import type { Store } from '../core/store.js';
-import { formatCount } from '../core/text.js';
+import { countOf, formatCount } from '../core/text.js';
 import { type Backend, backendOf, describeBackend, openBackend } from './backend.js';
 import { loadSettings } from './config.js';
 import type { Environment } from './environment.js';
@@ -74,13 +74,13 @@ function progressOnStderr(): (progress: CopyProgress) => void {
 
 function describeSummary(from: string, to: string, summary: CopySummary): string {
   const counts = [
-    `${summary.users} users`,
-    `${summary.entries} entries`,
-    `${summary.trash} in the trash`,
-    `${summary.revisions} revisions`,
-    `${summary.tokens} tokens`,
-    `${summary.accounts} accounts`,
-    `${summary.apps} connected apps`,
+    countOf(summary.users, 'user'),
+    countOf(summary.entries, 'entry', 'entries'),
+    `${formatCount(summary.trash)} in the trash`,
+    countOf(summary.revisions, 'revision'),
+    countOf(summary.tokens, 'token'),
+    countOf(summary.accounts, 'account'),
+    countOf(summary.apps, 'connected app'),
   ].join(', ');
   return `Copied ${from} to ${to}${summary.replaced ? ', replacing what it held' : ''}: ${counts}.`;
 }

@@ -6,7 +6,7 @@
 
 import type { Command } from 'commander';
 import { type AccountSummary, checkUserName, type RemovedUser, userNotFound } from '../core/accounts.js';
-import { formatCount } from '../core/text.js';
+import { countOf, formatCount } from '../core/text.js';
 import type { CommonOptions, Context } from './context.js';
 import type { Run } from './entries.js';
 import { UsageError } from './output.js';
@@ -29,10 +29,6 @@ show in ps and in shell history. At a terminal it is asked for twice, without ec
 Otherwise it is read from stdin, whole, without one trailing newline (\\n or \\r\\n):
   printf '%s\\n' 'correct horse battery staple' | engram user ${command} alice
   engram user ${command} alice --password-stdin < password.txt`;
-}
-
-function plural(count: number, one: string, many = `${one}s`): string {
-  return `${formatCount(count)} ${count === 1 ? one : many}`;
 }
 
 /** One aligned row per user; the counts right-aligned. */
@@ -62,12 +58,12 @@ function userTable(users: readonly AccountSummary[]): string {
 
 function removedText(user: string, removed: RemovedUser, purged: boolean): string {
   const ended = [
-    `${plural(removed.sessions, 'browser session')} ended`,
-    `${plural(removed.tokens, 'token')} revoked`,
-    `${plural(removed.apps, 'connected app')} revoked`,
+    `${countOf(removed.sessions, 'browser session')} ended`,
+    `${countOf(removed.tokens, 'token')} revoked`,
+    `${countOf(removed.apps, 'connected app')} revoked`,
   ].join(', ');
   const memory = purged
-    ? `${plural(removed.entries, 'entry', 'entries')} erased for good, with their history and trash.`
+    ? `${countOf(removed.entries, 'entry', 'entries')} erased for good, with their history and trash.`
     : `Their memory stays; to erase it for good: engram user remove ${user} --purge --yes-i-am-sure`;
   return `Removed user ${user}: ${ended}.\n${memory}`;
 }

@@ -55,3 +55,8 @@ export function withFinalNewline(text: string): string {
 export function formatCount(value: number): string {
   return value.toLocaleString('en-US');
 }
+
+/** (1, 'entry', 'entries') -> "1 entry"; (2, 'token') -> "2 tokens". */
+export function countOf(count: number, one: string, many = `${one}s`): string {
+  return `${formatCount(count)} ${count === 1 ? one : many}`;
+}

@@ -137,7 +137,7 @@ describe('engram migrate, SQLite files', () => {
 
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toBe(
-      `Copied SQLite ${source} to SQLite ${target}: 2 users, 3 entries, 1 in the trash, 8 revisions, 2 tokens, 1 accounts, 1 connected apps.\n`,
+      `Copied SQLite ${source} to SQLite ${target}: 2 users, 3 entries, 1 in the trash, 8 revisions, 2 tokens, 1 account, 1 connected app.\n`,
     );
     expect(original.accounts).toHaveLength(1);
     expect(original.grantSecrets).toHaveLength(2);
