@@ -259,6 +259,16 @@ export class DocumentCheck {
     this.checks.checkCaps();
   }
 
+  /**
+   * One revision of the entry (of `entries` or `trash`) being read, before the entry itself:
+   * checked and let go, so an entry of any history is never held whole (the entry then comes
+   * with its revisions as []). Imports keep no revisions.
+   */
+  revision(list: 'entries' | 'trash', value: unknown, index: number): void {
+    const entry = list === 'entries' ? this.entryCount : this.trashCount;
+    checked(schema().shape.entries.element.shape.revisions.unwrap().element, value, [list, entry, 'revisions', index]);
+  }
+
   trashEntry(value: unknown): void {
     const index = this.trashCount++;
     checked(schema().shape.trash.unwrap().element, value, ['trash', index]);

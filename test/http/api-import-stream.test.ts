@@ -29,10 +29,10 @@ function attackDocument(): Buffer {
   return Buffer.from(`{"format":"engram-export","version":1,"entries":[${entries.join(',')}]}`);
 }
 
-/** A document the server must read to its end (its trash is checked, never imported): about 60 MB. */
+/** A document the server must read to its end (its trash is checked, never imported): about 30 MB. */
 function longTrashDocument(): Buffer {
   const entries = Array.from(
-    { length: 200_000 },
+    { length: 100_000 },
     (_, i) =>
       `{"name":"topics/n${i}","description":"${LONG_DESCRIPTION}","body":"",` +
       '"droppedAt":"2026-01-01T00:00:00.000Z","droppedBy":"test"}',
@@ -46,16 +46,31 @@ function longTrashDocument(): Buffer {
 /**
  * What two imports in flight may hold here, whatever the documents' size: a slice of each
  * body, the parser's state, the entries kept (16 MB measured, garbage not yet collected
- * included). Before the fix, each held its 60 MB document several times over.
+ * included). Before the fix, each held its 30 MB document several times over.
  */
 const HELD_HEAP_BYTES = 48 * 1024 * 1024;
 
+/** One entry of a history no server keeps, about 25 MB: before the fix its revisions were checked in one stretch. */
+function longHistoryDocument(): Buffer {
+  const revisions = Array.from(
+    { length: 100_000 },
+    (_, i) =>
+      `{"revision":${i + 1},"operation":"replace","actor":"test","at":"2026-01-01T00:00:00.000Z",` +
+      `"description":"${LONG_DESCRIPTION}","body":""}`,
+  );
+  return Buffer.from(
+    '{"format":"engram-export","version":1,"entries":[{"name":"topics/long","description":"Long",' +
+      `"body":"x","revisions":[${revisions.join(',')}]}]}`,
+  );
+}
+
 /**
- * The same attack as another memory system's file: a 60 MB memory.jsonl of 220,000 entities,
- * sent to `?from=server-memory`. Before the fix its lines were parsed and planned whole (10 s).
+ * The same attack as another memory system's file: a 31 MB memory.jsonl of 110,000 entities,
+ * sent to `?from=server-memory`. Before the fix its lines were parsed and planned whole (5 s;
+ * 10 s at 60 MB).
  */
 function attackMemoryJsonl(): Buffer {
-  const lines = Array.from({ length: 220_000 }, (_, i) =>
+  const lines = Array.from({ length: 110_000 }, (_, i) =>
     JSON.stringify({ type: 'entity', name: `n${i}`, entityType: 'thing', observations: [LONG_DESCRIPTION] }),
   );
   return Buffer.from(JSON.stringify({ files: [{ path: 'memory.jsonl', text: lines.join('\n') }] }));
@@ -155,7 +170,7 @@ describe('POST /api/import of a document of many megabytes', () => {
     expect(await contents(server.memory)).toEqual(before);
   });
 
-  it('reads a 60 MB document to its end a slice at a time, holding the event loop under the bound', async () => {
+  it('reads a 30 MB document to its end a slice at a time, holding the event loop under the bound', async () => {
     const server = await startTestServer();
     const document = longTrashDocument();
     collectGarbage();
@@ -163,6 +178,40 @@ describe('POST /api/import of a document of many megabytes', () => {
     expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
     expect(result.status).toBe(200);
     expect(result.json.created).toEqual(['topics/kept']);
+  });
+
+  it('reads an entry of 100,000 revisions one revision at a time, holding the event loop under the bound', async () => {
+    const server = await startTestServer();
+    const document = longHistoryDocument();
+    collectGarbage();
+    const { result, maxDelayMs } = await withEventLoopDelay(() => postImport(server.port, document));
+    expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
+    expect(result.status).toBe(200);
+    expect(result.json.created).toEqual(['topics/long']);
+  });
+
+  it('says which revision of which entry is wrong, as before', async () => {
+    const server = await startTestServer();
+    const revision = { revision: 1, operation: 'create', actor: 'test', at: 'yesterday', description: 'A', body: 'a' };
+    const document = {
+      format: 'engram-export',
+      version: 1,
+      entries: [
+        { name: 'topics/a', description: 'A', body: 'a' },
+        {
+          name: 'topics/b',
+          description: 'B',
+          body: 'b',
+          revisions: [{ ...revision, at: '2026-01-01T00:00:00Z' }, revision],
+        },
+      ],
+    };
+    const result = await postImport(server.port, Buffer.from(JSON.stringify(document)));
+    expect(result.status).toBe(400);
+    expect(result.json.error.message).toMatch(
+      /^the import file is not an Engram export: at entries\[1\]\.revisions\[1\]\.at: .+; nothing was imported\.$/,
+    );
+    expect(await contents(server.memory)).toEqual([]);
   });
 
   it('holds a few MB for two such imports at once, not the documents', async () => {
@@ -173,11 +222,11 @@ describe('POST /api/import of a document of many megabytes', () => {
       Promise.all(tokens.map(({ token }) => postImport(server.port, document, token))),
     );
     expect(result.map((answer) => answer.status)).toEqual([200, 200]);
-    // Each document is 60 MB; read whole, each import held it several times over.
+    // Each document is 30 MB; read whole, each import held it several times over.
     expect(peakBytes).toBeLessThan(HELD_HEAP_BYTES);
   });
 
-  it('refuses a 60 MB memory.jsonl of 220,000 entities at the entry cap, holding the event loop under the bound', async () => {
+  it('refuses a 31 MB memory.jsonl of 110,000 entities at the entry cap, holding the event loop under the bound', async () => {
     const server = await startTestServer();
     const document = attackMemoryJsonl();
     collectGarbage();

@@ -1,7 +1,7 @@
 /**
  * `POST /api/import` of an Engram export document, read as it arrives (import-stream.ts):
- * core's DocumentCheck takes each entry as it is parsed and refuses the import at the
- * first wrong one or as soon as a cap is passed, so a document of any size is never held
+ * core's DocumentCheck takes each entry (and each of its revisions, before it) as it is
+ * parsed and refuses the import at the first wrong one or as soon as a cap is passed, so a document of any size is never held
  * whole nor checked in one stretch; then the entries are imported in one transaction.
  */
 
@@ -20,8 +20,12 @@ export async function importDocument(
   const check = memory.transfer.check(options);
   try {
     const read = await readJsonStream(source, {
-      arrays: ['entries', 'trash'],
-      item: (array, value) => (array === 'entries' ? check.entry(value) : check.trashEntry(value)),
+      arrays: ['entries', 'trash', 'entries.*.revisions', 'trash.*.revisions'],
+      item: (array, value, index) => {
+        if (array === 'entries') check.entry(value);
+        else if (array === 'trash') check.trashEntry(value);
+        else check.revision(array === 'entries.*.revisions' ? 'entries' : 'trash', value, index);
+      },
     });
     if (read.kind === 'too-large') return bodyTooLarge(source.maxBytes);
     if (read.kind === 'invalid') throw notJson(read.reason);

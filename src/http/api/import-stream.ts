@@ -35,7 +35,10 @@ export type StreamedJson =
   | { readonly kind: 'invalid'; readonly reason: string };
 
 export interface StreamedItems {
-  /** The top-level arrays whose elements go to `item`, one at a time. */
+  /**
+   * The arrays whose elements go to `item`, one at a time, by their path: a top-level key
+   * (`entries`), or inside each element of one (`entries.*.revisions`, before the element itself).
+   */
   readonly arrays: readonly string[];
   /** The top-level values wanted whole (small ones, as the options of an import). */
   readonly whole?: readonly string[];
@@ -98,17 +101,22 @@ export async function readJsonStream(source: BodySource, items: StreamedItems): 
   const top = new TopLevel();
   parser.onToken = (token) => top.token(token);
   let refusal: unknown;
-  parser.onValue = ({ value, key, stack }) => {
+  parser.onValue = ({ value, key, parent, stack }) => {
     if (stack.length === 1 && typeof key === 'string') top.set(key, value);
-    const array = stack[1]?.key;
-    // Members of a top-level object that should have been an array are dropped: `top` says what it was.
-    if (stack.length !== 2 || typeof key !== 'number' || typeof array !== 'string') return;
+    // The array's path, its indices as `*`; members of an object where an array belongs are left to the checks.
+    const array = stack
+      .slice(1)
+      .map((level) => (typeof level.key === 'number' ? '*' : level.key))
+      .join('.');
+    if (typeof key !== 'number' || !items.arrays.includes(array)) return;
     try {
       items.item(array, value, key);
     } catch (error) {
       refusal = error;
       throw error;
     }
+    // The parser drops a top-level array's elements itself; a nested one's (inside an element still being read) is dropped here.
+    if (stack.length > 2 && Array.isArray(parent)) parent.length = 0;
   };
   /** Feeds the parser (or ends it): the reason the body is not JSON, if it is not. */
   const parse = (bytes?: Buffer): string | undefined => {
