@@ -20,7 +20,11 @@ export function parseAnthropicMemory(
 ): ImportPlan {
   // Named the folder above /memories (the helper's base path): read what is under memories/.
   const underMemories = files.every((file) => file.path.startsWith('memories/'));
-  const drafts = files.map((file): Draft => {
+  // Drafted one at a time as the plan takes them: a folder of more files than the entry cap is refused at the first one over it.
+  function* drafts(): Generator<Draft> {
+    for (const file of files) yield draftOf(file);
+  }
+  const draftOf = (file: ImportFile): Draft => {
     const path = underMemories ? file.path.slice('memories/'.length) : file.path;
     const text = textOf(file);
     const parts = path.replace(TEXT_ENDING, '').split('/');
@@ -36,6 +40,6 @@ export function parseAnthropicMemory(
       body: text,
       notes: description === undefined ? ['the file is empty: described by its name'] : [],
     };
-  });
-  return buildPlan('anthropic-memory', drafts, policy, options);
+  };
+  return buildPlan('anthropic-memory', drafts(), policy, options);
 }

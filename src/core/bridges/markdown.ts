@@ -55,38 +55,33 @@ export function markdownExport(entries: readonly ExportedEntry[]): MarkdownFile[
 
 /** Reads a Markdown folder (files by their paths under it) into an import plan. */
 export function parseMarkdown(files: readonly ImportFile[], policy: Policy, options: PlanOptions = {}): ImportPlan {
-  const drafts: Draft[] = [];
-  const ignored: string[] = [];
-  for (const file of files) {
-    const parts = file.path.split('/');
-    if (parts.length !== 2 || !parts[1]?.toLowerCase().endsWith('.md')) {
-      ignored.push(file.path);
-      continue;
-    }
-    const [group = '', fileName = ''] = parts;
-    const read = readFrontMatter(normalizeNewlines(textOf(file)));
-    if (typeof read === 'string') throw badSource(`${file.path}: ${read}`);
-    const notes: string[] = [];
-    let description = read.description ?? '';
-    if (!description.trim()) {
-      description = firstHeadingOrLine(read.body) ?? '';
-      notes.push('no description in its front matter: took its first heading or line');
-    }
-    drafts.push({
-      source: file.path,
-      group,
-      slug: fileName.slice(0, -'.md'.length),
-      description,
-      body: read.body,
-      notes,
-    });
-  }
-  if (drafts.length === 0) {
+  const isEntry = (path: string) => {
+    const parts = path.split('/');
+    return parts.length === 2 && (parts[1]?.toLowerCase().endsWith('.md') ?? false);
+  };
+  const entries = files.filter((file) => isEntry(file.path));
+  const ignored = files.filter((file) => !isEntry(file.path)).map((file) => file.path);
+  if (entries.length === 0) {
     throw badSource(
       `no group/slug.md file found${ignored.length > 0 ? ` (only ${ignored.slice(0, 3).join(', ')}${ignored.length > 3 ? ', …' : ''})` : ''}`,
     );
   }
-  const plan = buildPlan('markdown', drafts, policy, options);
+  // Drafted one at a time as the plan takes them: a folder of more files than the entry cap is refused at the first one over it.
+  function* drafts(): Generator<Draft> {
+    for (const file of entries) {
+      const [group = '', fileName = ''] = file.path.split('/');
+      const read = readFrontMatter(normalizeNewlines(textOf(file)));
+      if (typeof read === 'string') throw badSource(`${file.path}: ${read}`);
+      const notes: string[] = [];
+      let description = read.description ?? '';
+      if (!description.trim()) {
+        description = firstHeadingOrLine(read.body) ?? '';
+        notes.push('no description in its front matter: took its first heading or line');
+      }
+      yield { source: file.path, group, slug: fileName.slice(0, -'.md'.length), description, body: read.body, notes };
+    }
+  }
+  const plan = buildPlan('markdown', drafts(), policy, options);
   const skipped = ignored.map((path) => ({
     source: path,
     names: [],
