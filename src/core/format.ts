@@ -4,6 +4,9 @@
  */
 
 import { createHash } from 'node:crypto';
+import { indexLine, keptIndexText } from './index-lines.js';
+
+export { indexLine };
 
 export interface IndexRow {
   readonly name: string;
@@ -24,20 +27,10 @@ export const EMPTY_INDEX =
   'Memory is empty. Create the first entry with memory_write: name such as "topics/preferences", ' +
   'a one-line description, and new with the text to remember.';
 
-export function indexLine(row: IndexRow): string {
-  return `${row.name} (${row.size} bytes): ${row.description}`;
-}
-
-/** Texts of frozen index arrays: a store that hands out the same frozen rows again gets the same text back. */
-const formattedIndexes = new WeakMap<readonly IndexRow[], string>();
-
+/** The whole index: a kept index's text (index-lines.ts) when the rows are one's, else every line joined. */
 export function formatIndex(rows: readonly IndexRow[]): string {
-  let text = formattedIndexes.get(rows);
-  if (text === undefined) {
-    text = rows.length === 0 ? EMPTY_INDEX : rows.map(indexLine).join('\n');
-    if (Object.isFrozen(rows)) formattedIndexes.set(rows, text);
-  }
-  return text;
+  if (rows.length === 0) return EMPTY_INDEX;
+  return keptIndexText(rows) ?? rows.map(indexLine).join('\n');
 }
 
 /** ` Did you mean a, b?` to follow a "not found", or nothing when no name is close. */

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { IndexRow } from '../../src/core/format.js';
+import { EMPTY_INDEX, formatIndex, type IndexRow, indexLine } from '../../src/core/format.js';
 import type { Caller, Decide } from '../../src/core/store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import { compareNames, IndexCache } from '../../src/store/sqlite/index-cache.js';
@@ -20,6 +20,15 @@ const ada: Caller = { user: 'ada', label: 'cache-test' };
 const put =
   (body: string): Decide =>
   () => ({ kind: 'put', operation: 'create', description: 'd', body });
+/** The entry, if live, one line longer; nothing written otherwise. */
+const grow: Decide = (current) =>
+  current
+    ? { kind: 'put', operation: 'append', description: current.description, body: `${current.body}more\n` }
+    : { kind: 'none' };
+const describeAs =
+  (description: string): Decide =>
+  (current) =>
+    current ? { kind: 'put', operation: 'describe', description, body: current.body } : { kind: 'none' };
 
 describe('SQLite index cache', () => {
   let folder: string;
@@ -87,29 +96,30 @@ describe('SQLite index cache', () => {
     expect((await store.index('ada')).map((row) => row.name)).toEqual(['topics/a']);
   });
 
-  it('patches its own writes into the kept rows, the same rows a fresh read gives, in the same order', async () => {
+  it('patches its own writes into the kept index, the same rows and text a fresh read gives, in the same order', async () => {
     const store = open();
     const names = ['topics/a', 'topics/z', 'topics/ä', 'topics/\u{1F600}', 'topics/\uFF21', 'people/b', 'Topics'];
+    const steps = fc.constantFrom('create', 'append', 'describe', 'drop', 'undrop', 'purge', 'read');
     await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.tuple(fc.constantFrom(...names), fc.constantFrom('put', 'drop', 'undrop', 'read')), {
-          maxLength: 30,
-        }),
-        async (steps) => {
-          for (const [name, step] of steps) {
-            if (step === 'read') await store.index('ada');
-            else if (step === 'put') await store.mutate(ada, name, put(`${name} ${Math.random()}\n`), rules);
-            else if (step === 'drop') await store.mutate(ada, name, () => ({ kind: 'drop' }), rules);
-            else await store.undrop(ada, name, rules);
-          }
-          const fresh = openSqliteStore({ path });
-          try {
-            expect(await store.index('ada')).toEqual(await fresh.index('ada'));
-          } finally {
-            await fresh.close();
-          }
-        },
-      ),
+      fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom(...names), steps), { maxLength: 30 }), async (plan) => {
+        for (const [name, step] of plan) {
+          if (step === 'read') formatIndex(await store.index('ada'));
+          else if (step === 'create') await store.mutate(ada, name, put(`${name} ${Math.random()}\n`), rules);
+          else if (step === 'append') await store.mutate(ada, name, grow, rules);
+          else if (step === 'describe') await store.mutate(ada, name, describeAs(`d ${Math.random()}`), rules);
+          else if (step === 'drop') await store.mutate(ada, name, () => ({ kind: 'drop' }), rules);
+          else if (step === 'undrop') await store.undrop(ada, name, rules);
+          else await store.purge('ada', name, { includeLive: Math.random() < 0.5 });
+        }
+        const fresh = openSqliteStore({ path });
+        try {
+          const [kept, read] = [await store.index('ada'), await fresh.index('ada')];
+          expect(kept).toEqual(read);
+          expect(formatIndex(kept)).toBe(read.length === 0 ? EMPTY_INDEX : read.map(indexLine).join('\n'));
+        } finally {
+          await fresh.close();
+        }
+      }),
       { numRuns: 40 },
     );
   });

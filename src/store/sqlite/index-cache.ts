@@ -2,7 +2,8 @@
  * The last index read of each user, kept while it is still the truth, and maintained
  * rather than rebuilt after this connection's own writes: a write only names the entry
  * it touched, and the next read re-reads those few rows (one indexed lookup each) and
- * patches them into a copy of the kept rows, instead of building every row again. What
+ * patches them into the kept index (core/index-lines.ts: only the chunk of lines that
+ * holds a changed row is joined again), instead of building every row and line again. What
  * it re-reads is what was committed, so a write rolled back leaves no trace here. The
  * whole index is read again only when another connection (another process sharing the
  * file) committed, which SQLite reports through PRAGMA data_version, when a change this
@@ -10,6 +11,7 @@
  */
 
 import type { IndexRow } from '../../core/format.js';
+import { KeptIndex } from '../../core/index-lines.js';
 
 /** Users whose index is kept at once; the least recently read is let go first. */
 const MAX_USERS = 64;
@@ -35,21 +37,9 @@ function codePointRank(unit: number): number {
   return unit;
 }
 
-/** Where `name` is in `rows` (sorted by compareNames), or where it would go. */
-function position(rows: readonly IndexRow[], name: string): { readonly at: number; readonly found: boolean } {
-  let low = 0;
-  let high = rows.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (compareNames(rows[middle]!.name, name) < 0) low = middle + 1;
-    else high = middle;
-  }
-  return { at: low, found: low < rows.length && rows[low]!.name === name };
-}
-
 interface Kept {
-  readonly rows: readonly IndexRow[];
-  /** Names this connection wrote since `rows` was read. */
+  readonly index: KeptIndex;
+  /** Names this connection wrote since `index` was read. */
   readonly changed: Set<string>;
 }
 
@@ -70,17 +60,23 @@ export class IndexCache {
       this.dataVersion = version;
     }
     const kept = this.kept.get(user);
-    let rows: readonly IndexRow[];
+    let index: KeptIndex;
     if (kept && kept.changed.size === 0) {
-      rows = kept.rows;
+      index = kept.index;
       this.kept.delete(user);
     } else {
-      rows = Object.freeze(kept && kept.changed.size <= MAX_PATCHED ? patch(kept, lookup) : load());
+      index =
+        kept && kept.changed.size <= MAX_PATCHED
+          ? kept.index.patched(
+              Array.from(kept.changed, (name) => ({ name, row: lookup(name) })),
+              compareNames,
+            )
+          : KeptIndex.of(load());
       this.kept.delete(user);
       if (this.kept.size >= MAX_USERS) this.kept.delete(this.kept.keys().next().value as string);
     }
-    this.kept.set(user, { rows, changed: new Set() });
-    return rows;
+    this.kept.set(user, { index, changed: new Set() });
+    return index.rows;
   }
 
   /** This connection is writing the user's entry `name` (committed or not: the next read looks). */
@@ -92,16 +88,4 @@ export class IndexCache {
   invalidate(): void {
     this.kept.clear();
   }
-}
-
-function patch(kept: Kept, lookup: (name: string) => IndexRow | undefined): IndexRow[] {
-  const rows = kept.rows.slice();
-  for (const name of kept.changed) {
-    const row = lookup(name);
-    const { at, found } = position(rows, name);
-    if (row && found) rows[at] = row;
-    else if (row) rows.splice(at, 0, row);
-    else if (found) rows.splice(at, 1);
-  }
-  return rows;
 }
