@@ -5,7 +5,6 @@
  * process holds the lock, and their failures put in words.
  */
 
-import type Database from 'better-sqlite3';
 import {
   type AccountRecord,
   type AccountStore,
@@ -22,6 +21,7 @@ import {
   toAccountRecord,
   toSessionRecord,
 } from '../sql-account-rows.js';
+import type { Database } from './driver.js';
 import { isDuplicateKey } from './errors.js';
 import type { Guard } from './guard.js';
 import { type Prepared, prepareAll } from './statements.js';
@@ -48,7 +48,7 @@ export class SqliteAccountStore implements AccountStore {
   private readonly removeAccount;
 
   constructor(
-    db: Database.Database,
+    db: Database,
     private readonly guard: Guard,
   ) {
     this.statements = prepareAll(db, SQL);

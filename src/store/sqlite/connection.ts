@@ -7,15 +7,16 @@
  * timers instead (busy.ts). A file that cannot be opened is explained (errors.ts).
  */
 
-import Database from 'better-sqlite3';
+import BetterSqlite3 from 'better-sqlite3';
 import { BUSY_TIMEOUT_MS } from './busy.js';
+import type { Database } from './driver.js';
 import { explainFailure, type FailureContext } from './errors.js';
 import { prepareDatabaseFile } from './file.js';
 import { FileIdentity } from './file-identity.js';
 import { migrate } from './migrations.js';
 
 export interface OpenedDatabase {
-  readonly db: Database.Database;
+  readonly db: Database;
   /** The file that was opened, to check before every write that the path still names it. */
   readonly file: FileIdentity;
 }
@@ -24,10 +25,10 @@ export function openDatabase(
   context: FailureContext,
   onWarning: ((message: string) => void) | undefined,
 ): OpenedDatabase {
-  let db: Database.Database | undefined;
+  let db: Database | undefined;
   try {
     prepareDatabaseFile(context.path);
-    db = new Database(context.path, { timeout: context.busyDeadlineMs });
+    db = new BetterSqlite3(context.path, { timeout: context.busyDeadlineMs });
     const file = new FileIdentity(context.path, onWarning);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');

@@ -5,7 +5,6 @@
  * or not at all.
  */
 
-import type Database from 'better-sqlite3';
 import type { LoadOptions, StoreDump, UserUsage } from '../../core/store.js';
 import { notEmptyError } from '../../core/store.js';
 import {
@@ -24,6 +23,7 @@ import {
   toSecretRecord,
 } from '../sql-account-rows.js';
 import { type DumpedEntryRow, type RevisionRow, TOKEN_COLUMNS, toDumpedEntries } from '../sql-rows.js';
+import type { Database } from './driver.js';
 import { fromSqliteGrantRow, type SqliteGrantRow, sqliteGrantValues } from './grants.js';
 import { bodyOf } from './statements.js';
 import { duplicateTokenOf, fromSqliteTokenRow, type SqliteTokenRow, toSqliteTokenParameters } from './tokens.js';
@@ -68,11 +68,11 @@ const SQL = {
   addGrantSecret: `INSERT INTO grant_secrets (${SECRET_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 } as const;
 
-export function isEmpty(db: Database.Database): boolean {
+export function isEmpty(db: Database): boolean {
   return (db.prepare(SQL.isEmpty).get() as { empty: number }).empty === 1;
 }
 
-export function dumpDatabase(db: Database.Database): StoreDump {
+export function dumpDatabase(db: Database): StoreDump {
   return db.transaction((): StoreDump => {
     const revisions = db.prepare(SQL.revisions).all() as RevisionRow[];
     const entries = toDumpedEntries(db.prepare(SQL.entries).all() as DumpedEntryRow[], revisions);
@@ -89,7 +89,7 @@ export function dumpDatabase(db: Database.Database): StoreDump {
   })();
 }
 
-export function loadDatabase(db: Database.Database, dump: StoreDump, options: LoadOptions): void {
+export function loadDatabase(db: Database, dump: StoreDump, options: LoadOptions): void {
   const add = {
     entry: db.prepare(SQL.addEntry),
     revision: db.prepare(SQL.addRevision),

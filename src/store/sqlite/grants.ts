@@ -6,7 +6,6 @@
  * redeems a code or refresh token first. A grant's secrets go with it (ON DELETE CASCADE).
  */
 
-import type Database from 'better-sqlite3';
 import {
   type ClientRecord,
   duplicateKeyError,
@@ -30,6 +29,7 @@ import {
   toGrantRecord,
   toSecretRecord,
 } from '../sql-account-rows.js';
+import type { Database } from './driver.js';
 import { isDuplicateKey } from './errors.js';
 import type { Guard } from './guard.js';
 import { type Prepared, prepareAll } from './statements.js';
@@ -75,7 +75,7 @@ export class SqliteGrantStore implements GrantStore {
   private readonly removeExpiredWithGrants;
 
   constructor(
-    db: Database.Database,
+    db: Database,
     private readonly guard: Guard,
   ) {
     const s = prepareAll(db, SQL);

@@ -11,8 +11,8 @@
  */
 
 import { performance } from 'node:perf_hooks';
-import type Database from 'better-sqlite3';
 import { isBusy, retryDelayMs } from './busy.js';
+import type { Database, Transaction } from './driver.js';
 
 interface Pending {
   readonly work: () => unknown;
@@ -38,12 +38,12 @@ export class GroupCommit {
   /** Tries in a row that found the database busy. */
   private busyTries = 0;
   /** One write: a transaction on its own, a savepoint inside the batch's (better-sqlite3 nests them so). */
-  private readonly one: Database.Transaction<(work: () => unknown) => unknown>;
+  private readonly one: Transaction<(work: () => unknown) => unknown>;
   /** Several writes, each in its own savepoint, their outcomes pushed in order. */
-  private readonly several: Database.Transaction<(batch: readonly Pending[], outcomes: Outcome[]) => void>;
+  private readonly several: Transaction<(batch: readonly Pending[], outcomes: Outcome[]) => void>;
 
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: Database,
     private readonly options: GroupCommitOptions,
   ) {
     this.one = db.transaction((work: () => unknown) => work());

@@ -5,7 +5,7 @@
  * append a new one.
  */
 
-import type Database from 'better-sqlite3';
+import type { Database } from './driver.js';
 
 export const MIGRATIONS: readonly string[] = [
   // 1: entries (live and dropped), per-user usage, and every revision.
@@ -309,7 +309,7 @@ export const MIGRATIONS: readonly string[] = [
 ];
 
 /** The schema version the database records, read without taking the write lock. */
-function recordedVersion(db: Database.Database): number | undefined {
+function recordedVersion(db: Database): number | undefined {
   const table = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_version'").get();
   if (!table) return undefined;
   return (db.prepare('SELECT version FROM schema_version').get() as { version: number } | undefined)?.version;
@@ -320,7 +320,7 @@ function recordedVersion(db: Database.Database): number | undefined {
  * already at the newest schema is only read, so opening it never waits for another
  * process's write lock.
  */
-export function migrate(db: Database.Database): void {
+export function migrate(db: Database): void {
   if (recordedVersion(db) === MIGRATIONS.length) return;
   db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
   // Foreign keys off while migrating (they cannot be switched inside the transaction): a step
@@ -334,7 +334,7 @@ export function migrate(db: Database.Database): void {
   }
 }
 
-function upgrade(db: Database.Database): void {
+function upgrade(db: Database): void {
   db.transaction(() => {
     const row = db.prepare('SELECT version FROM schema_version').get() as { version: number } | undefined;
     const current = row?.version ?? 0;

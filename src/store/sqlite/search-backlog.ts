@@ -11,7 +11,7 @@
  */
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type Database from 'better-sqlite3';
+import type { Database, Statement, Transaction } from './driver.js';
 import type { Guard } from './guard.js';
 import { bodyOf } from './statements.js';
 
@@ -32,9 +32,9 @@ const SQL = {
 } as const;
 
 export class SearchBacklog {
-  private readonly statements: { readonly [K in keyof typeof SQL]: Database.Statement };
+  private readonly statements: { readonly [K in keyof typeof SQL]: Statement };
   /** One batch in one immediate transaction; true when more entries wait. */
-  private readonly batch: Database.Transaction<() => boolean>;
+  private readonly batch: Transaction<() => boolean>;
   private timer: NodeJS.Timeout | undefined;
   /** The catch-up running now, if any. */
   private running: Promise<void> | undefined;
@@ -42,7 +42,7 @@ export class SearchBacklog {
   private hasWritten = false;
 
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: Database,
     private readonly guard: Guard,
   ) {
     this.statements = {

@@ -3,7 +3,7 @@
  * keyed by user; the index reads only the covering index, never bodies.
  */
 
-import type Database from 'better-sqlite3';
+import type { Database, Statement } from './driver.js';
 
 /**
  * An entry's body (schema 11): its latest revision's, which holds it, unless the entry row
@@ -114,12 +114,12 @@ export const SQL = {
 export type Statements = Prepared<typeof SQL>;
 
 /** Each statement of `sql`, prepared on `db`, under its key. */
-export type Prepared<T> = { readonly [K in keyof T]: Database.Statement };
+export type Prepared<T> = { readonly [K in keyof T]: Statement };
 
-export function prepareAll<T extends Record<string, string>>(db: Database.Database, sql: T): Prepared<T> {
+export function prepareAll<T extends Record<string, string>>(db: Database, sql: T): Prepared<T> {
   return Object.fromEntries(Object.entries(sql).map(([key, text]) => [key, db.prepare(text)])) as Prepared<T>;
 }
 
-export function prepareStatements(db: Database.Database): Statements {
+export function prepareStatements(db: Database): Statements {
   return prepareAll(db, SQL);
 }

@@ -8,7 +8,6 @@
  * overwritten, not merely unlinked. Every failure of the file is a store error in words.
  */
 
-import type Database from 'better-sqlite3';
 import type { ActivityQuery, ActivityRecord, ActorCount, ChangeListener } from '../../core/activity.js';
 import { type AppliedChange, applyChange, applyUndrop, entryAfter } from '../../core/apply.js';
 import { EngramError } from '../../core/errors.js';
@@ -40,6 +39,7 @@ import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-ro
 import { SqliteAccountStore } from './accounts.js';
 import { DEFAULT_BUSY_DEADLINE_MS, retryUntil } from './busy.js';
 import { openDatabase } from './connection.js';
+import type { Database } from './driver.js';
 import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
 import { SqliteGrantStore } from './grants.js';
 import { GroupCommit } from './group-commit.js';
@@ -86,7 +86,7 @@ interface CopyRow {
 }
 
 export class SqliteStore implements Store {
-  private readonly db: Database.Database;
+  private readonly db: Database;
   private readonly guard: Guard;
   private readonly statements: Statements;
   private readonly groupCommit: GroupCommit | undefined;

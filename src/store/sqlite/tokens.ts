@@ -4,10 +4,10 @@
  * token from its next request on. Statements run through the store's guard, as entries do.
  */
 
-import type Database from 'better-sqlite3';
 import type { EngramError } from '../../core/errors.js';
 import { duplicateTokenError, type TokenRecord, type TokenStore } from '../../core/store.js';
 import { TOKEN_COLUMNS, type TokenRow, toTokenRecord } from '../sql-rows.js';
+import type { Database } from './driver.js';
 import type { Guard } from './guard.js';
 
 /** SQLite has no boolean: read_only is stored as 0 or 1. */
@@ -26,7 +26,7 @@ export class SqliteTokenStore implements TokenStore {
   private readonly statements;
 
   constructor(
-    db: Database.Database,
+    db: Database,
     private readonly guard: Guard,
   ) {
     this.statements = {
