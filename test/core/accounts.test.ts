@@ -15,6 +15,7 @@ import { EngramError } from '../../src/core/errors.js';
 import { type Caller, createMemory } from '../../src/core/memory.js';
 import type { GrantRecord } from '../../src/core/store.js';
 import { openMemoryStore } from '../../src/store/memory/index.js';
+import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
 import { expectEngramError } from './fixtures.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -24,18 +25,17 @@ const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 const WRONG = 'wrong user name or password';
 
-/**
- * scrypt parameters 32 times cheaper than production's, for every test but the one that
- * checks what production keeps: these tests hash and check passwords by the dozen.
- */
-const TEST_COST = { N: 1024, r: 8, p: 1 };
-
 function setup(options: AccountsOptions = {}) {
   let clock = START;
   const now = () => clock;
   const store = openMemoryStore();
   const lines: string[] = [];
-  const accounts = createAccounts(store, { now, log: (line) => lines.push(line), passwordCost: TEST_COST, ...options });
+  const accounts = createAccounts(store, {
+    now,
+    log: (line) => lines.push(line),
+    passwordCost: TEST_PASSWORD_COST,
+    ...options,
+  });
   const memory = createMemory({ store, now });
   const access = createAccess(store.tokens, { now });
   return {
@@ -99,7 +99,7 @@ async function expectThrottled(accounts: Setup['accounts'], user: string, from: 
 
 describe('create', () => {
   it('adds an account under the normalised name, keeping only an scrypt hash of the password', async () => {
-    // Production's scrypt parameters, not TEST_COST: the hash this test checks is the one a real account keeps.
+    // Production's scrypt parameters, not TEST_PASSWORD_COST: the hash this test checks is the one a real account keeps.
     const { store, accounts } = setup({ passwordCost: undefined });
     await accounts.create('  Alice ', PASSWORD);
     const account = await store.accounts.get('alice');

@@ -18,6 +18,7 @@ import { startHttpServer } from '../../src/http/server.js';
 import type { WebSocketLimits } from '../../src/http/websocket.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import { createToolHandler } from '../../src/tools/handler.js';
+import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
 
 export interface TestServer {
   /** The MCP endpoint, e.g. http://127.0.0.1:40123/mcp. */
@@ -63,7 +64,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const store = openSqliteStore({ path: db });
   const memory = createMemory({ store, ...(options.policy ? { policy: options.policy } : {}) });
   const access = createAccess(store.tokens);
-  const accounts = createAccounts(store);
+  const accounts = createAccounts(store, { passwordCost: TEST_PASSWORD_COST });
   const logs: string[] = [];
   const host = options.host ?? '127.0.0.1';
   const server = await startHttpServer({

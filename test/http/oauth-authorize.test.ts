@@ -13,6 +13,7 @@ import type { Accounts, AccountsOptions } from '../../src/core/accounts.js';
 import type { OAuthClient } from '../../src/core/oauth/types.js';
 import { hashPassword } from '../../src/core/passwords.js';
 import type { MemoryStore } from '../../src/store/memory/index.js';
+import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
 import { postRpc, type RawResponse, raw, rpc, rpcMessage } from './fixtures.js';
 import {
   CHALLENGE as CLAUDE_CHALLENGE,
@@ -63,7 +64,7 @@ async function reset(options: { throttle?: AccountsOptions['throttle']; publicUr
 }
 
 beforeAll(async () => {
-  passwordHash = await hashPassword(PASSWORD);
+  passwordHash = await hashPassword(PASSWORD, TEST_PASSWORD_COST);
 });
 beforeEach(() => reset());
 

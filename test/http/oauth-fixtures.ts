@@ -19,6 +19,7 @@ import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { startHttpServer } from '../../src/http/server.js';
 import { type MemoryStore, openMemoryStore } from '../../src/store/memory/index.js';
 import { createToolHandler } from '../../src/tools/handler.js';
+import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
 import { type RawResponse, raw } from './fixtures.js';
 
 export interface OAuthTestServer {
@@ -61,7 +62,7 @@ export async function startOAuthServer(options: OAuthTestServerOptions = {}): Pr
     ...(options.now ? { now: options.now } : {}),
     isKnownClient: (clientId) => clients.isKnown(clientId),
   });
-  const accounts = createAccounts(store, options.accounts);
+  const accounts = createAccounts(store, { passwordCost: TEST_PASSWORD_COST, ...options.accounts });
   const server = await startHttpServer({
     handler: createToolHandler(memory),
     memory,
