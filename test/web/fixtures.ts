@@ -22,6 +22,7 @@ import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { runInProcess } from '../cli/fixtures.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { childEnv, ENGRAM_CLI, tempDir } from '../helpers/engram.js';
+import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
 import { createTestDatabase, createTestSchema, findTestPostgres, type TestDatabase } from '../helpers/postgres.js';
 import { stopGroup } from '../helpers/process-group.js';
 
@@ -144,12 +145,13 @@ export async function storeOf(engram: Engram): Promise<Store> {
  * Adds a user with a password, as the owner of a server does with `engram user add`:
  * through the Accounts service on the server's database, in this process (the command,
  * which reads the password from stdin, has its own tests in test/cli; a child process
- * here cost each browser test a second or more).
+ * here cost each browser test a second or more), hashed with the tests' cheaper scrypt
+ * parameters, which the server's sign-in then checks with.
  */
 export async function addUser(engram: Engram, user: string, password: string): Promise<void> {
   const store = await storeOf(engram);
   try {
-    await createAccounts(store).create(user, password);
+    await createAccounts(store, { passwordCost: TEST_PASSWORD_COST }).create(user, password);
   } finally {
     await store.close();
   }
