@@ -8,9 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EngramError } from '../../src/core/errors.js';
 import type { Caller } from '../../src/core/store.js';
+import type { Connection, Pool } from '../../src/store/postgres/driver.js';
 import { explainFailure } from '../../src/store/postgres/errors.js';
 import { openPostgresStore } from '../../src/store/postgres/index.js';
-import type { Connection, Pool } from '../../src/store/postgres/pool.js';
 import { Runner } from '../../src/store/postgres/transaction.js';
 import { appendLine } from '../../src/testing/setup.js';
 import { createTestDatabase, findTestPostgres, queryPostgres, type TestDatabase } from '../helpers/postgres.js';

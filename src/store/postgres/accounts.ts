@@ -21,8 +21,8 @@ import {
   toAccountRecord,
   toSessionRecord,
 } from '../sql-account-rows.js';
+import type { Statement } from './driver.js';
 import { isDuplicateKey } from './errors.js';
-import type { Statement } from './pool.js';
 import { countDeleted } from './statements.js';
 import type { Runner } from './transaction.js';
 

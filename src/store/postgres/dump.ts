@@ -36,7 +36,7 @@ import {
   toDumpedEntries,
   toTokenRecord,
 } from '../sql-rows.js';
-import type { Queryable } from './pool.js';
+import type { Queryable } from './driver.js';
 import { searchVector } from './statements.js';
 import { duplicateTokenOf, tokenValues } from './tokens.js';
 import type { Runner } from './transaction.js';

@@ -30,8 +30,8 @@ import {
   toGrantRecord,
   toSecretRecord,
 } from '../sql-account-rows.js';
+import type { Queryable, Statement } from './driver.js';
 import { isDuplicateKey } from './errors.js';
-import type { Queryable, Statement } from './pool.js';
 import { countDeleted } from './statements.js';
 import type { Runner } from './transaction.js';
 

@@ -10,7 +10,7 @@
 
 import { EngramError } from '../../core/errors.js';
 import { searchText } from '../../core/search-words.js';
-import type { Queryable } from './pool.js';
+import type { Queryable } from './driver.js';
 import { searchVector } from './statements.js';
 
 /** One step: SQL, or work that needs this program too (the words search-words.ts makes). */

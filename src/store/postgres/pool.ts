@@ -1,32 +1,11 @@
 /**
  * The connection to PostgreSQL: a node-postgres pool configured for Engram (pool size,
- * statement timeout, bigint columns read as numbers), typed as the small slice of `pg`
- * the store uses, and how to name the server in messages.
+ * statement timeout, bigint columns read as numbers), wrapped in the small slice of `pg`
+ * the store uses (driver.ts), and how to name the server in messages.
  */
 
 import pg from 'pg';
-
-/** One SQL statement; a `name` makes PostgreSQL prepare it once per connection. */
-export interface Statement {
-  readonly name?: string;
-  readonly text: string;
-  readonly values?: readonly unknown[];
-}
-
-/** What runs statements: the pool itself, or one connection holding a transaction. */
-export interface Queryable {
-  query<Row>(statement: Statement): Promise<{ readonly rows: Row[]; readonly rowCount: number | null }>;
-}
-
-export interface Connection extends Queryable {
-  /** Gives the connection back to the pool; with an error, the pool discards it instead. */
-  release(error?: Error): void;
-}
-
-export interface Pool extends Queryable {
-  connect(): Promise<Connection>;
-  end(): Promise<void>;
-}
+import type { Pool, Statement } from './driver.js';
 
 export interface PoolOptions {
   /** `postgres://user:password@host:port/database`, as node-postgres reads it. */
@@ -72,8 +51,7 @@ export function createPool(options: PoolOptions): Pool {
   // reopened on demand; without a listener the 'error' event would end the process.
   pool.on('error', () => {});
   return {
-    query: <Row>(statement: Statement) =>
-      pool.query(statement as pg.QueryConfig) as Promise<pg.QueryResult<Row & pg.QueryResultRow>>,
+    query: <Row>(statement: Statement) => pool.query<Row & pg.QueryResultRow>(statement as pg.QueryConfig),
     connect: async () => {
       const client = await pool.connect();
       // While checked out, a connection the server drops fails its statements (and the
@@ -81,8 +59,7 @@ export function createPool(options: PoolOptions): Pool {
       const ignore = () => {};
       client.on('error', ignore);
       return {
-        query: <Row>(statement: Statement) =>
-          client.query(statement as pg.QueryConfig) as Promise<pg.QueryResult<Row & pg.QueryResultRow>>,
+        query: <Row>(statement: Statement) => client.query<Row & pg.QueryResultRow>(statement as pg.QueryConfig),
         release: (error?: Error) => {
           client.removeListener('error', ignore);
           client.release(error);

@@ -5,7 +5,7 @@
  */
 
 import { ENTRY_COLUMNS } from '../sql-rows.js';
-import type { Statement } from './pool.js';
+import type { Statement } from './driver.js';
 
 /** What a revision takes against the history cap, as usage.ts's revisionBytes: UTF-8 bytes of description and body. */
 const REVISION_BYTES = 'octet_length(description) + octet_length(body)';

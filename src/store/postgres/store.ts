@@ -43,18 +43,11 @@ import { TRIM_BATCH, Trim } from '../history-cap.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
 import { PostgresAccountStore } from './accounts.js';
 import { Batcher } from './batch.js';
+import type { Pool, Queryable, Statement } from './driver.js';
 import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
 import { PostgresGrantStore } from './grants.js';
 import { migrate } from './migrations.js';
-import {
-  createPool,
-  type Pool,
-  type PoolOptions,
-  poolSize,
-  type Queryable,
-  type Statement,
-  serverAddress,
-} from './pool.js';
+import { createPool, type PoolOptions, poolSize, serverAddress } from './pool.js';
 import { searchQuery, statement } from './statements.js';
 import { PostgresTokenStore } from './tokens.js';
 import { callDecide, Runner } from './transaction.js';

@@ -8,7 +8,7 @@ import type { EngramError } from '../../core/errors.js';
 import { duplicateTokenError, type TokenRecord, type TokenStore } from '../../core/store.js';
 import { TOKEN_COLUMNS, type TokenRow, toTokenRecord } from '../sql-rows.js';
 import { Batcher } from './batch.js';
-import type { Statement } from './pool.js';
+import type { Statement } from './driver.js';
 import type { Runner } from './transaction.js';
 
 const SQL = {

@@ -10,8 +10,8 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EngramError } from '../../core/errors.js';
+import type { Connection, Pool, Queryable, Statement } from './driver.js';
 import { explainFailure, isConnectionError, NO_CONNECTION_SLOT, unavailable } from './errors.js';
-import type { Connection, Pool, Queryable, Statement } from './pool.js';
 
 const ATTEMPTS = 6;
 const FIRST_DELAY_MS = 50;
