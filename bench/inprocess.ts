@@ -288,7 +288,9 @@ function describe(figures: readonly SizeFigures[], options: InProcessOptions): S
         `opening one entry ${growth((f) => f.reads.openOne)}, ten ${growth((f) => f.reads.openTen)}.`,
       `The index grows with the number of entries because its output does (${count(last.indexBytes)} bytes at ${count(last.entries)}); ` +
         'the store keeps it between calls and, after a write, patches the written row into it rather than reading every ' +
-        'row again; what remains right after a write is mostly building the text, one line per entry.',
+        'row again, and keeps its text in chunks of 64 lines, so a write re-joins only the chunk that holds its line; ' +
+        'what remains right after a write is the check that no other connection wrote (PRAGMA data_version), the ' +
+        'written row read back, and copying the array of rows (most of it at 100,000 entries).',
       'A durable write is one commit and one fsync either way. The one-row commit writes one row; the floor writes the ' +
         'three rows an Engram write needs. An Engram write stores its body once (in its revision) but also updates the ' +
         'revision indexes history and activity are read by, the index line and a search mark (the search index itself ' +
