@@ -3,7 +3,7 @@
  * very line memory_write returns and the index lists), the index, and opened entries.
  */
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { indexLine, keptIndexText } from './index-lines.js';
 
 export { indexLine };
@@ -49,11 +49,12 @@ export function formatMissing(missing: MissingEntry): string {
  * contains it without finding a SHA-256 fixed point.
  */
 function boundaryTag(found: readonly OpenedEntry[]): string {
-  const seed = createHash('sha256');
-  for (const entry of found) seed.update(`${entry.name}\u0000${entry.description}\u0000${entry.body}\u0000`);
-  const digest = seed.digest('hex');
+  let content = '';
+  for (const entry of found) content += `${entry.name}\u0000${entry.description}\u0000${entry.body}\u0000`;
+  // One one-shot hash in the common case (a Hash object and a second hash cost twice as much).
+  const digest = hash('sha256', content, 'hex');
   for (let attempt = 0; ; attempt++) {
-    const tag = createHash('sha256').update(`${digest}:${attempt}`).digest('hex').slice(0, 12);
+    const tag = (attempt === 0 ? digest : hash('sha256', `${digest}:${attempt}`, 'hex')).slice(0, 12);
     if (!found.some((entry) => entry.body.includes(tag))) return tag;
   }
 }
