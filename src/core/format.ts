@@ -3,7 +3,7 @@
  * very line memory_write returns and the index lists), the index, and opened entries.
  */
 
-import { hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { indexLine, keptIndexText } from './index-lines.js';
 
 export { indexLine };
@@ -48,13 +48,18 @@ export function formatMissing(missing: MissingEntry): string {
  * body can produce a boundary line. A body cannot carry the tag of an answer that
  * contains it without finding a SHA-256 fixed point.
  */
+function sha256(text: string): string {
+  // Not crypto.hash: Node 20 has it only from 20.12, and package.json says Node 20.
+  return createHash('sha256').update(text).digest('hex');
+}
+
 function boundaryTag(found: readonly OpenedEntry[]): string {
   let content = '';
   for (const entry of found) content += `${entry.name}\u0000${entry.description}\u0000${entry.body}\u0000`;
-  // One one-shot hash in the common case (a Hash object and a second hash cost twice as much).
-  const digest = hash('sha256', content, 'hex');
+  // One hash in the common case; another only when a body holds the tag it gives.
+  const digest = sha256(content);
   for (let attempt = 0; ; attempt++) {
-    const tag = (attempt === 0 ? digest : hash('sha256', `${digest}:${attempt}`, 'hex')).slice(0, 12);
+    const tag = (attempt === 0 ? digest : sha256(`${digest}:${attempt}`)).slice(0, 12);
     if (!found.some((entry) => entry.body.includes(tag))) return tag;
   }
 }
