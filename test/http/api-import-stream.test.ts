@@ -76,6 +76,26 @@ function attackMemoryJsonl(): Buffer {
   return Buffer.from(JSON.stringify({ files: [{ path: 'memory.jsonl', text: lines.join('\n') }] }));
 }
 
+/** One export entry of the llama.cpp WebUI, as it stores it. */
+const webuiEntry = (i: number, description: string, body: string) => ({
+  body,
+  description,
+  name: `topics/n${i}`,
+  updated: 1_764_000_000_000 + i,
+});
+
+/**
+ * The attack as a llama.cpp WebUI export: 220,000 entries, a 60 MB file sent to
+ * `?from=llama-webui` (a 64 MB body, its quotes escaped). Before the fix the bridge parsed
+ * the file's text with one JSON.parse (0.25 to 0.4 s of event loop), after a pass over all
+ * of it for NUL characters.
+ */
+function attackWebuiExport(): Buffer {
+  const entries = Array.from({ length: 220_000 }, (_, i) => webuiEntry(i, `${LONG_DESCRIPTION}, said again`, ''));
+  const text = JSON.stringify({ entries });
+  return Buffer.from(JSON.stringify({ files: [{ path: 'llama_memory_2026-12-03.json', text }] }));
+}
+
 interface Answer {
   readonly status: number;
   // biome-ignore lint/suspicious/noExplicitAny: the test reads whatever JSON the route answers
@@ -237,5 +257,45 @@ describe('POST /api/import of a document of many megabytes', () => {
     expect(result.status).toBe(413);
     expect(result.json.error.code).toBe('TOO_MANY_ENTRIES');
     expect(await contents(server.memory)).toEqual([]);
+  });
+
+  it('refuses a 60 MB llama.cpp WebUI export of 220,000 entries at the entry cap, holding the event loop under the bound', async () => {
+    const server = await startTestServer();
+    const document = attackWebuiExport();
+    expect(document.length).toBeGreaterThan(60_000_000);
+    collectGarbage();
+    const { result, maxDelayMs } = await withEventLoopDelay(() =>
+      postImport(server.port, document, undefined, '/api/import?from=llama-webui'),
+    );
+    expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
+    expect(result.status).toBe(413);
+    expect(result.json.error.code).toBe('TOO_MANY_ENTRIES');
+    expect(result.json.error.message).toMatch(
+      /^the import would make 1,001 entries in this memory; the cap is 1,000\./,
+    );
+    expect(await contents(server.memory)).toEqual([]);
+  });
+
+  it('imports a llama.cpp WebUI export of many slices exactly, entry by entry', async () => {
+    const server = await startTestServer();
+    const entries = Array.from({ length: 900 }, (_, i) =>
+      webuiEntry(i, `Entry ${i}, "quoted" 🙂`, `${'text, naïve café 🙂\n'.repeat(40)}${i}\n`),
+    );
+    const text = JSON.stringify({ entries }, null, 2);
+    const body = Buffer.from(JSON.stringify({ files: [{ path: 'llama_memory_2026-12-03.json', text }] }));
+    const result = await postImport(server.port, body, undefined, '/api/import?from=llama-webui');
+    expect(result.status).toBe(200);
+    expect(result.json.report.created).toHaveLength(900);
+    // Opened 50 at a time, the most memory_open takes.
+    for (let start = 0; start < entries.length; start += 50) {
+      const wanted = entries.slice(start, start + 50);
+      const { found } = await server.memory.open(
+        LOCAL,
+        wanted.map(({ name }) => name),
+      );
+      expect(found.map(({ name, description, body }) => ({ name, description, body }))).toEqual(
+        wanted.map(({ name, description, body }) => ({ name, description, body })),
+      );
+    }
   });
 });

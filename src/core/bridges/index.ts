@@ -9,7 +9,7 @@ import type { Policy } from '../policy.js';
 import { parseAnthropicMemory } from './anthropic-memory.js';
 import { parseChatgpt } from './chatgpt.js';
 import { CLAUDE_CODE_INDEX, parseClaudeCode } from './claude-code.js';
-import { parseLlamaWebui } from './llama-webui.js';
+import { parseLlamaWebui, readLlamaWebui } from './llama-webui.js';
 import { parseMarkdown } from './markdown.js';
 import type { ImportFile, ImportPlan, PlanOptions } from './plan.js';
 import { parseServerMemory } from './server-memory.js';
@@ -31,6 +31,16 @@ export interface Bridge {
   /** An entry that exists already: appended to (foreign memories) or a conflict (Engram's own files). */
   readonly existing: 'append' | 'conflict';
   parse(files: readonly ImportFile[], policy: Policy, options: BridgeOptions): ImportPlan;
+  /**
+   * The same plan read a slice at a time, `pause` awaited between slices, for a kind whose
+   * one file can be large enough to hold the event loop when parsed whole.
+   */
+  read?(
+    files: readonly ImportFile[],
+    policy: Policy,
+    options: BridgeOptions,
+    pause: () => Promise<void>,
+  ): Promise<ImportPlan>;
 }
 
 /** The kinds, in the order help lists them. */
@@ -82,5 +92,6 @@ export const BRIDGES: Readonly<Record<BridgeKind, Bridge>> = {
     folder: false,
     existing: 'append',
     parse: parseLlamaWebui,
+    read: readLlamaWebui,
   },
 };

@@ -7,8 +7,15 @@
  * starts at the import). Format read from ggml-org/llama.cpp tools/ui (memory.service.ts,
  * MemoryService.exportEntries, commit 22249cf997b78f8e30257efe8bd3b367ea3bf69e); it carries
  * no version, so a file that names one, or is not of this shape, is refused whole.
+ *
+ * A door that must not hold the event loop (REST) reads the file in slices instead
+ * (readLlamaWebui): a streaming parser hands over its entries one at a time, each planned
+ * as it comes and let go, with a pause the door gives between slices; what it refuses, and
+ * how, is what the whole-file parse refuses (a file wrong in two ways may be refused for
+ * the one met first).
  */
 
+import { JSONParser, type ParsedTokenInfo, TokenType } from '@streamparser/json';
 import type { Policy } from '../policy.js';
 import { EXPORT_FORMAT } from '../transfer.js';
 import {
@@ -17,6 +24,8 @@ import {
   type Draft,
   type ImportFile,
   type ImportPlan,
+  notText,
+  PlanBuilder,
   type PlanOptions,
   textOf,
 } from './plan.js';
@@ -29,8 +38,7 @@ interface WebuiEntry {
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 
-function parseJson(file: ImportFile): unknown {
-  const text = textOf(file);
+function parseJson(file: ImportFile, text = textOf(file)): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -50,6 +58,15 @@ function entriesOf(file: ImportFile): unknown[] {
     throw badSource(`${file.path} is not a llama.cpp WebUI memory export (a JSON object with "entries")`);
   }
   const record = data as Record<string, unknown>;
+  checkMembers(file, record);
+  if (!Array.isArray(record.entries)) {
+    throw badSource(`${file.path} has no "entries" list: not a llama.cpp WebUI memory export`);
+  }
+  return record.entries;
+}
+
+/** The top-level members that make a file another kind of export (an Engram one, a versioned one). */
+function checkMembers(file: ImportFile, record: Record<string, unknown>): void {
   if (record.format === EXPORT_FORMAT) {
     throw badSource(`${file.path} is an Engram export: import it as one, not as another memory system's file`, {
       reason: 'import-engram-export',
@@ -62,10 +79,6 @@ function entriesOf(file: ImportFile): unknown[] {
         'known here has (its export carries no version)',
     );
   }
-  if (!Array.isArray(record.entries)) {
-    throw badSource(`${file.path} has no "entries" list: not a llama.cpp WebUI memory export`);
-  }
-  return record.entries;
 }
 
 /** One entry of an export file, checked as the WebUI's own import checks it. */
@@ -92,26 +105,136 @@ function entryOf(file: ImportFile, entry: unknown, index: number): WebuiEntry {
   return { name: name.trim(), description, body };
 }
 
+/** The draft of a checked entry. */
+function draftOf({ name, description, body }: WebuiEntry, index: number): Draft {
+  const [group = '', slug = ''] = name.split('/');
+  return {
+    source: `entry ${index + 1}: ${JSON.stringify(name)}`,
+    group,
+    slug,
+    description,
+    body,
+    notes: description.trim() === '' ? ['no description: described by its name'] : [],
+  };
+}
+
+const NO_ENTRIES = 'the file holds no entry ("entries" is empty)';
+
 export function parseLlamaWebui(files: readonly ImportFile[], policy: Policy, options: PlanOptions = {}): ImportPlan {
   const lists = files.map((file) => ({ file, entries: entriesOf(file) }));
-  if (lists.every(({ entries }) => entries.length === 0))
-    throw badSource('the file holds no entry ("entries" is empty)');
+  if (lists.every(({ entries }) => entries.length === 0)) throw badSource(NO_ENTRIES);
   // Drafted one at a time as the plan takes them: a file of more entries than the cap is refused at the first one over it.
   function* drafts(): Generator<Draft> {
     for (const { file, entries } of lists) {
-      for (const [index, entry] of entries.entries()) {
-        const { name, description, body } = entryOf(file, entry, index);
-        const [group = '', slug = ''] = name.split('/');
-        yield {
-          source: `entry ${index + 1}: ${JSON.stringify(name)}`,
-          group,
-          slug,
-          description,
-          body,
-          notes: description.trim() === '' ? ['no description: described by its name'] : [],
-        };
-      }
+      for (const [index, entry] of entries.entries()) yield draftOf(entryOf(file, entry, index), index);
     }
   }
   return buildPlan('llama-webui', drafts(), policy, options);
+}
+
+/** Characters of the file parsed between two pauses: a millisecond or two of parsing and planning. */
+const SLICE_CHARS = 16 * 1024;
+
+/** The top-level shape of a file as its tokens show it: the root's kind, and the kind of its "entries". */
+class Shape {
+  root: 'object' | 'other' | undefined;
+  entries: 'array' | 'other' | undefined;
+  private depth = 0;
+  private key: string | undefined;
+  private expectKey = false;
+
+  token({ token, value }: ParsedTokenInfo): void {
+    if (this.depth === 0 && this.root === undefined) this.root = token === TokenType.LEFT_BRACE ? 'object' : 'other';
+    else if (this.depth === 1 && this.root === 'object') {
+      if (token === TokenType.COMMA) this.expectKey = true;
+      else if (this.expectKey) {
+        this.key = String(value);
+        this.expectKey = false;
+      } else if (token !== TokenType.COLON && token !== TokenType.RIGHT_BRACE && this.key === 'entries') {
+        this.entries = token === TokenType.LEFT_BRACKET ? 'array' : 'other';
+      }
+    }
+    if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
+      this.depth++;
+      if (this.depth === 1) this.expectKey = token === TokenType.LEFT_BRACE;
+    } else if (token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) this.depth--;
+  }
+}
+
+/**
+ * Reads one file a slice at a time into the plan, pausing between slices: its entries are
+ * planned as the parser hands them over. Returns how many entries it holds.
+ */
+async function readFileInSlices(file: ImportFile, builder: PlanBuilder, pause: () => Promise<void>): Promise<number> {
+  const text = 'text' in file ? file.text : textOf(file);
+  const parser = new JSONParser({ paths: ['$.format', '$.version', '$.entries.*'], keepStack: false });
+  const shape = new Shape();
+  const members: Record<string, unknown> = {};
+  let count = 0;
+  let refusal: unknown;
+  parser.onToken = (token) => shape.token(token);
+  parser.onValue = ({ value, key, stack }) => {
+    if (stack.length === 1 && typeof key === 'string') members[key] = value;
+    if (stack.length !== 2 || typeof key !== 'number') return;
+    try {
+      // Members met before the entries refuse the file first, as they do when it is parsed whole.
+      checkMembers(file, members);
+      builder.add(draftOf(entryOf(file, value, key), key));
+      count++;
+    } catch (error) {
+      refusal = error;
+      throw error;
+    }
+  };
+  let valid = true;
+  const feed = (write: () => void): void => {
+    if (!valid) return;
+    try {
+      write();
+    } catch {
+      if (refusal !== undefined) throw refusal;
+      valid = false;
+    }
+  };
+  const start = text.startsWith('\uFEFF') ? 1 : 0;
+  for (let at = start; at < text.length; at += SLICE_CHARS) {
+    const slice = text.slice(at, at + SLICE_CHARS);
+    // Checked as it comes, and to the end even once the JSON is wrong: a binary file is refused as one.
+    if (slice.includes('\u0000')) throw notText(file);
+    feed(() => parser.write(slice));
+    await pause();
+  }
+  feed(() => {
+    if (!parser.isEnded) parser.end();
+  });
+  if (!valid) {
+    // Not JSON: parsed whole once more, for the same words as JSON.parse gives.
+    parseJson(file, text.slice(start));
+    throw badSource(`${file.path} is not JSON`);
+  }
+  if (shape.root !== 'object') {
+    throw badSource(`${file.path} is not a llama.cpp WebUI memory export (a JSON object with "entries")`);
+  }
+  checkMembers(file, members);
+  if (shape.entries !== 'array') {
+    throw badSource(`${file.path} has no "entries" list: not a llama.cpp WebUI memory export`);
+  }
+  return count;
+}
+
+/**
+ * The plan of an export read a slice at a time, `pause` awaited between slices (a door
+ * gives the event loop a turn there): the same plan, and the same refusals, as parseLlamaWebui.
+ */
+export async function readLlamaWebui(
+  files: readonly ImportFile[],
+  policy: Policy,
+  options: PlanOptions,
+  pause: () => Promise<void>,
+): Promise<ImportPlan> {
+  const builder = new PlanBuilder('llama-webui', policy, options);
+  let count = 0;
+  for (const file of files) count += await readFileInSlices(file, builder, pause);
+  if (count === 0) throw badSource(NO_ENTRIES);
+  return builder.plan();
 }

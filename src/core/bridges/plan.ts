@@ -132,27 +132,32 @@ function fitDescription(raw: string, policy: Policy, notes: string[]): string {
   return `${[...folded].slice(0, policy.descriptionCap - 1).join('')}…`;
 }
 
-/** Turns the drafts of a source into a plan under the policy's names and caps. */
-export function buildPlan(
-  kind: string,
-  drafts: Iterable<Draft>,
-  policy: Policy,
-  options: PlanOptions = {},
-): ImportPlan {
-  const entries: ImportEntry[] = [];
-  const items: PlanItem[] = [];
+/**
+ * A plan built one draft at a time, as the source hands them over (a file read as it
+ * arrives): each draft is placed as it comes, and the first name past the entry cap refuses.
+ */
+export class PlanBuilder {
+  private readonly entries: ImportEntry[] = [];
+  private readonly items: PlanItem[] = [];
   /** Every name the plan gives out, with the source that has it and its content. */
-  const taken = new Map<string, { source: string; description: string; body: string }>();
-  let writable = 0;
+  private readonly taken = new Map<string, { source: string; description: string; body: string }>();
+  private writable = 0;
 
-  const freeName = (group: string, slug: string, from: number): string => {
+  constructor(
+    private readonly kind: string,
+    private readonly policy: Policy,
+    private readonly options: PlanOptions = {},
+  ) {}
+
+  private freeName(group: string, slug: string, from: number): string {
     for (let n = from; ; n++) {
       const name = `${group}/${n === 1 ? slug : suffixed(slug, n)}`;
-      if (!taken.has(name)) return name;
+      if (!this.taken.has(name)) return name;
     }
-  };
+  }
 
-  for (const draft of drafts) {
+  add(draft: Draft): void {
+    const { policy, taken } = this;
     const notes = [...(draft.notes ?? [])];
     const group = slugify(draft.group, 'topics');
     const slug = slugify(draft.slug);
@@ -168,17 +173,17 @@ export function buildPlan(
     const wanted = `${group}/${slug}`;
     const holder = taken.get(wanted);
     if (holder && holder.body === body && holder.description === description) {
-      items.push({
+      this.items.push({
         source: draft.source,
         names: [],
         notes: [...notes, `duplicate of ${holder.source}: left out`],
         problem: 'duplicate',
       });
-      continue;
+      return;
     }
     const pieces = utf8Bytes(body) > policy.entryCap ? splitBody(body, policy.entryCap) : [body];
-    if (pieces.length > 1 && !options.split) {
-      items.push({
+    if (pieces.length > 1 && !this.options.split) {
+      this.items.push({
         source: draft.source,
         names: [wanted],
         notes: [
@@ -188,29 +193,44 @@ export function buildPlan(
         ],
         problem: 'too-large',
       });
-      continue;
+      return;
     }
-    const first = freeName(group, slug, 1);
+    const first = this.freeName(group, slug, 1);
     if (holder) notes.push(`${wanted} is taken by ${holder.source}: named ${first}`);
     const names: string[] = [];
     pieces.forEach((piece, index) => {
-      const name = index === 0 ? first : freeName(group, first.slice(group.length + 1), index + 1);
+      const name = index === 0 ? first : this.freeName(group, first.slice(group.length + 1), index + 1);
       const partDescription =
         pieces.length > 1
           ? fitDescription(`${description} (part ${index + 1} of ${pieces.length})`, policy, [])
           : description;
       taken.set(name, { source: draft.source, description: partDescription, body: piece });
-      entries.push({ name, description: partDescription, body: piece });
+      this.entries.push({ name, description: partDescription, body: piece });
       names.push(name);
       // Each name the plan gives out in a writable group is an entry after the import: past the cap, it is refused whatever follows.
-      if (isWritableName(name, policy) && ++writable > policy.maxEntries)
-        checkEntryCount('the import', writable, policy);
+      if (isWritableName(name, policy) && ++this.writable > policy.maxEntries)
+        checkEntryCount('the import', this.writable, policy);
     });
     if (pieces.length > 1)
       notes.push(`over the entry cap of ${formatBytes(policy.entryCap)}: split in ${pieces.length}`);
-    items.push({ source: draft.source, names, notes });
+    this.items.push({ source: draft.source, names, notes });
   }
-  return { kind, entries, items };
+
+  plan(): ImportPlan {
+    return { kind: this.kind, entries: this.entries, items: this.items };
+  }
+}
+
+/** Turns the drafts of a source into a plan under the policy's names and caps. */
+export function buildPlan(
+  kind: string,
+  drafts: Iterable<Draft>,
+  policy: Policy,
+  options: PlanOptions = {},
+): ImportPlan {
+  const builder = new PlanBuilder(kind, policy, options);
+  for (const draft of drafts) builder.add(draft);
+  return builder.plan();
 }
 
 function formatBytes(bytes: number): string {
@@ -239,7 +259,8 @@ export function textOf(file: ImportFile): string {
   return text.startsWith('\uFEFF') ? text.slice(1) : text;
 }
 
-function notText(file: ImportFile): EngramError {
+/** The refusal of a file that is not UTF-8 text. */
+export function notText(file: ImportFile): EngramError {
   return new EngramError('INVALID_ARGUMENT', `${file.path} is not UTF-8 text (a binary file?); nothing was imported.`);
 }
 

@@ -18,6 +18,8 @@ export interface ImportFromOptions extends BridgeOptions {
   readonly overwrite?: boolean;
   readonly dryRun?: boolean;
   readonly allGroups?: boolean;
+  /** Awaited between slices of a large file by a bridge that reads in slices (a door's turn of the event loop). */
+  readonly pause?: () => Promise<void>;
 }
 
 /** What the import does (or, in a dry run, would do) to one name of the plan. */
@@ -61,7 +63,10 @@ export async function importFromSource(
   options: ImportFromOptions = {},
 ): Promise<ImportFromResult> {
   const bridge = BRIDGES[kind];
-  const plan = bridge.parse(files, memory.policy, options);
+  const plan =
+    options.pause && bridge.read
+      ? await bridge.read(files, memory.policy, options, options.pause)
+      : bridge.parse(files, memory.policy, options);
   const unfit = tooLarge(plan).map((item) => item.source);
   if (unfit.length > 0 && !options.dryRun) {
     const cap = memory.policy.entryCap;

@@ -6,6 +6,7 @@
  * refusals for a REST client: what each item becomes, and how to call again.
  */
 
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { BRIDGE_KINDS, BRIDGES, type BridgeKind } from '../../core/bridges/index.js';
 import type { ImportFile } from '../../core/bridges/plan.js';
 import { type ImportedItem, type ImportFromOptions, importFromSource } from '../../core/bridges/run.js';
@@ -167,6 +168,10 @@ export async function importFromRequest(
     const result = await importFromSource(memory, caller, kind, files, {
       ...options,
       ...readOptions(body.options, kind),
+      // A large file is planned a slice at a time, the event loop served between slices.
+      pause: async () => {
+        await nextTurn();
+      },
     });
     const items = result.items.map((item) => {
       const hint = hintOf(item);
