@@ -208,7 +208,8 @@ async function readFileInSlices(file: ImportFile, builder: PlanBuilder, pause: (
     if (!parser.isEnded) parser.end();
   });
   if (!valid) {
-    // Not JSON: parsed whole once more, for the same words as JSON.parse gives.
+    // Not JSON: parsed whole once more, for the same words as JSON.parse gives (it refuses
+    // all the streaming parser refuses; should it ever take such a file, the file is still refused).
     parseJson(file, text.slice(start));
     throw badSource(`${file.path} is not JSON`);
   }
