@@ -141,6 +141,12 @@ export class PlanBuilder {
   private readonly items: PlanItem[] = [];
   /** Every name the plan gives out, with the source that has it and its content. */
   private readonly taken = new Map<string, { source: string; description: string; body: string }>();
+  /**
+   * For a name asked for again, the suffix below which every one is taken: the next search
+   * starts there, so entries that all want one name (nothing caps those of groups the model
+   * cannot write) are named in linear time, not quadratic.
+   */
+  private readonly firstFree = new Map<string, number>();
   private writable = 0;
 
   constructor(
@@ -149,10 +155,16 @@ export class PlanBuilder {
     private readonly options: PlanOptions = {},
   ) {}
 
+  /** The first name `group/slug`, `-2`, `-3`, … from suffix `from` that the plan has not given out. */
   private freeName(group: string, slug: string, from: number): string {
-    for (let n = from; ; n++) {
+    const base = `${group}/${slug}`;
+    const known = this.firstFree.get(base) ?? 1;
+    for (let n = Math.max(from, known); ; n++) {
       const name = `${group}/${n === 1 ? slug : suffixed(slug, n)}`;
-      if (!this.taken.has(name)) return name;
+      if (this.taken.has(name)) continue;
+      // Every suffix from `known` to n was taken (names are never given back): the next search starts at n.
+      if (from <= known) this.firstFree.set(base, n);
+      return name;
     }
   }
 
