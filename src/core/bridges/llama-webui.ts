@@ -161,6 +161,9 @@ class Shape {
   }
 }
 
+/** Past this many characters, a file that is not JSON is not parsed whole again to word why. */
+const WHOLE_PARSE_CHARS = 1024 * 1024;
+
 /**
  * Reads one file a slice at a time into the plan, pausing between slices: its entries are
  * planned as the parser hands them over. Returns how many entries it holds.
@@ -187,13 +190,15 @@ async function readFileInSlices(file: ImportFile, builder: PlanBuilder, pause: (
     }
   };
   let valid = true;
+  let parseError = '';
   const feed = (write: () => void): void => {
     if (!valid) return;
     try {
       write();
-    } catch {
+    } catch (error) {
       if (refusal !== undefined) throw refusal;
       valid = false;
+      parseError = error instanceof Error ? error.message : String(error);
     }
   };
   const start = text.startsWith('\uFEFF') ? 1 : 0;
@@ -204,14 +209,19 @@ async function readFileInSlices(file: ImportFile, builder: PlanBuilder, pause: (
     feed(() => parser.write(slice));
     await pause();
   }
+  let cutShort = false;
   feed(() => {
+    cutShort = true; // a refusal here means the text ended before the JSON did
     if (!parser.isEnded) parser.end();
+    cutShort = false;
   });
   if (!valid) {
-    // Not JSON: parsed whole once more, for the same words as JSON.parse gives (it refuses
-    // all the streaming parser refuses; should it ever take such a file, the file is still refused).
-    parseJson(file, text.slice(start));
-    throw badSource(`${file.path} is not JSON`);
+    // Not JSON: a file of a few slices is parsed whole once more, for the same words as
+    // JSON.parse gives (it refuses all the streaming parser refuses; should it ever take such
+    // a file, the file is still refused). A larger one is not: that parse would hold the
+    // event loop as long as the slices were meant to avoid, so the streaming parser says why.
+    if (text.length - start <= WHOLE_PARSE_CHARS) parseJson(file, text.slice(start));
+    throw badSource(`${file.path} is not JSON (${parseError})${cutShort ? ': the file may be cut short' : ''}`);
   }
   if (shape.root !== 'object') {
     throw badSource(`${file.path} is not a llama.cpp WebUI memory export (a JSON object with "entries")`);

@@ -124,6 +124,19 @@ describe('readLlamaWebui, a slice at a time, as parseLlamaWebui whole', () => {
     expect(outcome).toEqual(expected);
   });
 
+  it('refuses a file over 1 MB that is not JSON without parsing it whole again: the streaming parser says why', async () => {
+    // Valid until its last characters: JSON.parse of it all would hold the event loop as long as the slices avoid.
+    const entries = Array.from({ length: 900 }, (_, i) => stored(`topics/n${i}`, 'N', `${'n'.repeat(1_200)}\n`));
+    const text = `${exportOf(...entries).slice(0, -3)}x]}`;
+    expect(text.length).toBeGreaterThan(1024 * 1024);
+    const outcome = await sliced(text);
+    expect(outcome).toMatchObject({ error: { code: 'INVALID_ARGUMENT' } });
+    expect('error' in outcome && outcome.error.message).toMatch(new RegExp(`^${PATH} is not JSON \\(.+\\)`));
+    expect(whole(text)).toMatchObject({ error: { code: 'INVALID_ARGUMENT' } });
+    const cut = await sliced(text.slice(0, 1_100_000));
+    expect('error' in cut && cut.error.message).toMatch(/is not JSON \(.+\): the file may be cut short/);
+  });
+
   it('refuses a file of more entries than the cap at the first one over it, the rest never read', async () => {
     const entries = Array.from({ length: 20_000 }, (_, i) => stored(`topics/n${i}`, 'N', 'n\n'));
     const text = exportOf(...entries);
