@@ -1,0 +1,89 @@
+/**
+ * An import read as it arrives (import-stream.ts) holds the values it is still inside of:
+ * the streaming parser keeps a frame of some 250 bytes for each level of nesting, so a body
+ * of nothing but `[` made the server hold some 250 times what it read (4 MB of `[`: 270 MB
+ * measured; at the 64 MiB import cap, more than the heap, and the server dies). Every other
+ * JSON door refuses nesting deeper than MAX_JSON_DEPTH; an import does too, as soon as it
+ * is passed, with nothing imported. Measured as heap, never wall time.
+ */
+
+import { request } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { contents } from './api-client.js';
+import { startTestServer } from './fixtures.js';
+
+/** About a million levels: what a 4 MB body can open. */
+const LEVELS = 1_000_000;
+
+/** What reading such a body may hold: a slice of it and the parser's first levels (before the fix: some 250 MB). */
+const HELD_HEAP_BYTES = 32 * 1024 * 1024;
+
+interface Answer {
+  readonly status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: the test reads whatever JSON the route answers
+  readonly json: any;
+}
+
+/** POSTs `body`, resolving with the answer, which may come (and the connection close) before the whole body was sent. */
+function post(port: number, path: string, body: Buffer): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const outgoing = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path,
+        headers: { Host: `127.0.0.1:${port}`, 'Content-Type': 'application/json', 'Content-Length': body.length },
+      },
+      (res) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString()) }),
+        );
+      },
+    );
+    // Writing on after the server answered and closed fails; the answer is what counts.
+    outgoing.on('error', (error) => setTimeout(() => answered || reject(error), 1_000));
+    outgoing.end(body);
+  });
+}
+
+/** Runs `work` and returns it with the highest heap in use meanwhile, over the heap held before it. */
+async function withHeapPeak<T>(work: () => Promise<T>): Promise<{ result: T; peakBytes: number }> {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+  const before = process.memoryUsage().heapUsed;
+  let peak = before;
+  const sample = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().heapUsed);
+  }, 5);
+  try {
+    const result = await work();
+    return { result, peakBytes: peak - before };
+  } finally {
+    clearInterval(sample);
+  }
+}
+
+describe('POST /api/import of JSON nested a million levels deep', () => {
+  it.each([
+    ['an Engram export', '/api/import', '{"format":"engram-export","version":1,"entries":['],
+    ['a file of another system', '/api/import?from=markdown', '{"files":[{"path":"a/b.md","text":"x"}],"options":'],
+  ])('refuses %s at the 65th level, holding a few MB, and imports nothing', async (_, path, start) => {
+    const server = await startTestServer();
+    const body = Buffer.from(start + '['.repeat(LEVELS));
+    const { result, peakBytes } = await withHeapPeak(() => post(server.port, path, body));
+    expect(result.status).toBe(400);
+    expect(result.json.error.code).toBe('INVALID_ARGUMENT');
+    expect(result.json.error.message).toBe(
+      'the request body is JSON nested more than 64 levels deep; nothing was imported.',
+    );
+    expect(peakBytes).toBeLessThan(HELD_HEAP_BYTES);
+    expect(await contents(server.memory)).toEqual([]);
+  });
+});
