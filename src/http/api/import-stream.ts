@@ -4,15 +4,17 @@
  * document's items (`entries`, `trash`; `files` with `?from=`) and drops it; every other
  * top-level value is kept only as its kind (`[]`, `{}`, or the number or string itself),
  * unless asked for whole. The event loop gets a turn between slices of the body, so no
- * import holds it for long whatever its size; reading stops at the byte cap, or at the
- * first refusal of an item, leaving the rest of the body unread.
+ * import holds it for long whatever its size; reading stops at the byte cap, past
+ * MAX_JSON_DEPTH levels of nesting (the parser holds a frame per level), or at the first
+ * refusal of an item, leaving the rest of the body unread.
  */
 
 import type { IncomingMessage } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { JSONParser, type ParsedTokenInfo, TokenType } from '@streamparser/json';
-import type { EngramError } from '../../core/errors.js';
+import { EngramError } from '../../core/errors.js';
 import { formatCount } from '../../core/text.js';
+import { MAX_JSON_DEPTH } from '../../mcp/json-nesting.js';
 import { declaredTooLarge } from '../limits.js';
 import { retryAfterHeaders, STATUS_BY_CODE } from './errors.js';
 import type { ApiResult } from './route.js';
@@ -54,7 +56,8 @@ const NO_ROOT = Symbol('no root');
 /** The top-level value as far as the tokens show it: its kind, and an object's members by kind. */
 class TopLevel {
   root: unknown = NO_ROOT;
-  private depth = 0;
+  /** How many arrays and objects the tokens so far are inside. */
+  depth = 0;
   private key: string | undefined;
   private expectKey = false;
 
@@ -102,8 +105,18 @@ export async function readJsonStream(source: BodySource, items: StreamedItems): 
   // Long strings (a file's text) are gathered 64 KB at a time, not a piece per escaped character.
   const parser = new JSONParser({ paths, keepStack: false, stringBufferSize: STRING_BUFFER_BYTES });
   const top = new TopLevel();
-  parser.onToken = (token) => top.token(token);
   let refusal: unknown;
+  parser.onToken = (token) => {
+    top.token(token);
+    // The parser holds a frame of some 250 bytes per level: a body of `[` would hold 250 times its size.
+    if (top.depth > MAX_JSON_DEPTH) {
+      refusal = new EngramError(
+        'INVALID_ARGUMENT',
+        `the request body is JSON nested more than ${MAX_JSON_DEPTH} levels deep; nothing was imported.`,
+      );
+      throw refusal;
+    }
+  };
   parser.onValue = ({ value, key, parent, stack }) => {
     if (stack.length === 1 && typeof key === 'string') top.set(key, value);
     // The array's path, its indices as `*`; members of an object where an array belongs are left to the checks.
