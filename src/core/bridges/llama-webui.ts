@@ -139,7 +139,8 @@ const SLICE_CHARS = 16 * 1024;
 class Shape {
   root: 'object' | 'other' | undefined;
   entries: 'array' | 'other' | undefined;
-  private depth = 0;
+  /** How many arrays and objects the tokens so far are inside. */
+  depth = 0;
   private key: string | undefined;
   private expectKey = false;
 
@@ -161,6 +162,9 @@ class Shape {
   }
 }
 
+/** Deepest nesting read (an export nests 3 levels); deeper, the file is refused as it is read. */
+const MAX_NESTING = 64;
+
 /** Past this many characters, a file that is not JSON is not parsed whole again to word why. */
 const WHOLE_PARSE_CHARS = 1024 * 1024;
 
@@ -175,7 +179,16 @@ async function readFileInSlices(file: ImportFile, builder: PlanBuilder, pause: (
   const members: Record<string, unknown> = {};
   let count = 0;
   let refusal: unknown;
-  parser.onToken = (token) => shape.token(token);
+  parser.onToken = (token) => {
+    shape.token(token);
+    // The parser holds a frame of some 250 bytes per level: a file of `[` would hold 250 times its size.
+    if (shape.depth > MAX_NESTING) {
+      refusal = badSource(
+        `${file.path} is JSON nested more than ${MAX_NESTING} levels deep, which no llama.cpp WebUI memory export is`,
+      );
+      throw refusal;
+    }
+  };
   parser.onValue = ({ value, key, stack }) => {
     if (stack.length === 1 && typeof key === 'string') members[key] = value;
     if (stack.length !== 2 || typeof key !== 'number') return;

@@ -124,6 +124,21 @@ describe('readLlamaWebui, a slice at a time, as parseLlamaWebui whole', () => {
     expect(outcome).toEqual(expected);
   });
 
+  it('refuses a file nested more than 64 levels deep as it reads it, holding no frame per level', async () => {
+    const text = `{"entries": [${'['.repeat(1_000_000)}`;
+    const before = process.memoryUsage().heapUsed;
+    const outcome = await sliced(text);
+    expect(outcome).toMatchObject({
+      error: {
+        code: 'INVALID_ARGUMENT',
+        message: `${PATH} is JSON nested more than 64 levels deep, which no llama.cpp WebUI memory export is; nothing was imported.`,
+      },
+    });
+    // A frame of some 250 bytes per level would be 250 MB here; refused at level 65, it is nothing.
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(64 * 1024 * 1024);
+    expect(outcome.pauses).toBeLessThan(3);
+  });
+
   it('refuses a file over 1 MB that is not JSON without parsing it whole again: the streaming parser says why', async () => {
     // Valid until its last characters: JSON.parse of it all would hold the event loop as long as the slices avoid.
     const entries = Array.from({ length: 900 }, (_, i) => stored(`topics/n${i}`, 'N', `${'n'.repeat(1_200)}\n`));
