@@ -1,5 +1,6 @@
 /**
- * An import read as it arrives (import-stream.ts) holds the values it is still inside of:
+ * An import read as it arrives (import-stream.ts) holds the values it is still inside of,
+ * and the top-level members it has met (each as its kind, until the document's checks):
  * the streaming parser keeps a frame of some 250 bytes for each level of nesting, so a body
  * of nothing but `[` made the server hold some 250 times what it read (4 MB of `[`: 270 MB
  * measured; at the 64 MiB import cap, more than the heap, and the server dies). Every other
@@ -83,6 +84,26 @@ describe('POST /api/import of JSON nested a million levels deep', () => {
     expect(result.json.error.message).toBe(
       'the request body is JSON nested more than 64 levels deep; nothing was imported.',
     );
+    expect(peakBytes).toBeLessThan(HELD_HEAP_BYTES);
+    expect(await contents(server.memory)).toEqual([]);
+  });
+});
+
+describe('POST /api/import of a body with 200,000 top-level members', () => {
+  it.each([
+    ['an Engram export', '/api/import', '{"format":"engram-export","version":1,'],
+    ['a file of another system', '/api/import?from=markdown', '{"files":[{"path":"a/b.md","text":"x"}],'],
+  ])('refuses %s at the 33rd member, holding a few MB, and imports nothing', async (_, path, start) => {
+    const server = await startTestServer();
+    const keys = Array.from({ length: 200_000 }, (_, i) => `"k${i}":0`).join(',');
+    const body = Buffer.from(`${start}${keys},"entries":[]}`);
+    const { result, peakBytes } = await withHeapPeak(() => post(server.port, path, body));
+    expect(result.status).toBe(400);
+    expect(result.json.error).toEqual({
+      code: 'INVALID_ARGUMENT',
+      message:
+        'the request body has more than 32 top-level members, which no import document has; nothing was imported.',
+    });
     expect(peakBytes).toBeLessThan(HELD_HEAP_BYTES);
     expect(await contents(server.memory)).toEqual([]);
   });

@@ -23,6 +23,9 @@ import { apiMessage } from './wording.js';
 /** Bytes parsed between two turns of the event loop: a millisecond or two of parsing and checking (some 60 entries). */
 const SLICE_BYTES = 16 * 1024;
 
+/** Most members a body's top-level object may have: an export has six at most, a `?from` body two. */
+const MAX_TOP_LEVEL_MEMBERS = 32;
+
 /** How much of a long string the parser gathers before joining it to the rest. */
 const STRING_BUFFER_BYTES = 64 * 1024;
 
@@ -58,6 +61,8 @@ class TopLevel {
   root: unknown = NO_ROOT;
   /** How many arrays and objects the tokens so far are inside. */
   depth = 0;
+  /** How many distinct members the top-level object has shown so far. */
+  members = 0;
   private key: string | undefined;
   private expectKey = false;
 
@@ -80,8 +85,9 @@ class TopLevel {
 
   /** Sets a member (defineProperty: a key such as `__proto__` stays a plain key, as JSON.parse keeps it). */
   set(key: string, value: unknown): void {
-    if (isRecord(this.root))
-      Object.defineProperty(this.root, key, { value, enumerable: true, writable: true, configurable: true });
+    if (!isRecord(this.root)) return;
+    if (!Object.hasOwn(this.root, key)) this.members++;
+    Object.defineProperty(this.root, key, { value, enumerable: true, writable: true, configurable: true });
   }
 }
 
@@ -113,6 +119,15 @@ export async function readJsonStream(source: BodySource, items: StreamedItems): 
       refusal = new EngramError(
         'INVALID_ARGUMENT',
         `the request body is JSON nested more than ${MAX_JSON_DEPTH} levels deep; nothing was imported.`,
+      );
+      throw refusal;
+    }
+    // Each member is kept (as its kind) until the document's checks: a body of a million keys would be held whole.
+    if (top.members > MAX_TOP_LEVEL_MEMBERS) {
+      refusal = new EngramError(
+        'INVALID_ARGUMENT',
+        `the request body has more than ${MAX_TOP_LEVEL_MEMBERS} top-level members, which no import document has; ` +
+          'nothing was imported.',
       );
       throw refusal;
     }
