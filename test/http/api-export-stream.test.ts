@@ -7,9 +7,8 @@
  */
 
 import { request } from 'node:http';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { collectGarbage } from '../helpers/heap.js';
 import { rules } from '../helpers/rules.js';
 import { api, apiError, LOCAL } from './api-client.js';
 import { startTestServer } from './fixtures.js';
@@ -59,8 +58,7 @@ function startDownload(port: number, path: string): Promise<Download> {
 
 /** The heap in use once garbage is collected: what the process really holds. */
 function retainedHeap(): number {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
+  collectGarbage();
   return process.memoryUsage().heapUsed;
 }
 

@@ -9,9 +9,8 @@
  */
 
 import { request } from 'node:http';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { withHeapPeak } from '../helpers/heap.js';
 import { contents } from './api-client.js';
 import { startTestServer } from './fixtures.js';
 
@@ -52,23 +51,6 @@ function post(port: number, path: string, body: Buffer): Promise<Answer> {
     outgoing.on('error', (error) => setTimeout(() => answered || reject(error), 1_000));
     outgoing.end(body);
   });
-}
-
-/** Runs `work` and returns it with the highest heap in use meanwhile, over the heap held before it. */
-async function withHeapPeak<T>(work: () => Promise<T>): Promise<{ result: T; peakBytes: number }> {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
-  const before = process.memoryUsage().heapUsed;
-  let peak = before;
-  const sample = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().heapUsed);
-  }, 5);
-  try {
-    const result = await work();
-    return { result, peakBytes: peak - before };
-  } finally {
-    clearInterval(sample);
-  }
 }
 
 describe('POST /api/import of JSON nested a million levels deep', () => {

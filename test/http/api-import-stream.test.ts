@@ -7,10 +7,9 @@
  */
 
 import { request } from 'node:http';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { HELD_LOOP_MS, withEventLoopDelay } from '../helpers/event-loop.js';
+import { collectGarbage, withHeapPeak } from '../helpers/heap.js';
 import { contents, LOCAL } from './api-client.js';
 import { startTestServer } from './fixtures.js';
 
@@ -147,28 +146,6 @@ function postImport(port: number, body: Buffer, token?: string, path = '/api/imp
     };
     pump();
   });
-}
-
-/** Collects garbage: what the test built before (the documents) is not counted, nor its collection timed. */
-function collectGarbage(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
-}
-
-/** Runs `work` and returns it with the highest heap in use meanwhile, over the heap held before it. */
-async function withHeapPeak<T>(work: () => Promise<T>): Promise<{ result: T; peakBytes: number }> {
-  collectGarbage();
-  const before = process.memoryUsage().heapUsed;
-  let peak = before;
-  const sample = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().heapUsed);
-  }, 5);
-  try {
-    const result = await work();
-    return { result, peakBytes: peak - before };
-  } finally {
-    clearInterval(sample);
-  }
 }
 
 describe('POST /api/import of a document of many megabytes', () => {
