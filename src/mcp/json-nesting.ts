@@ -7,8 +7,9 @@
  * text costs no more than its first levels.
  */
 
-/** Deepest nesting of arrays and objects accepted; an MCP request needs fewer than 10. */
-export const MAX_JSON_DEPTH = 64;
+import { MAX_JSON_DEPTH } from '../core/json-top-level.js';
+
+export { MAX_JSON_DEPTH };
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

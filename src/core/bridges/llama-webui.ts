@@ -15,7 +15,8 @@
  * the one met first).
  */
 
-import { JSONParser, type ParsedTokenInfo, TokenType } from '@streamparser/json';
+import { JSONParser } from '@streamparser/json';
+import { isRecord, MAX_JSON_DEPTH, TopLevel } from '../json-top-level.js';
 import type { Policy } from '../policy.js';
 import { EXPORT_FORMAT } from '../transfer.js';
 import {
@@ -135,36 +136,6 @@ export function parseLlamaWebui(files: readonly ImportFile[], policy: Policy, op
 /** Characters of the file parsed between two pauses: a millisecond or two of parsing and planning. */
 const SLICE_CHARS = 16 * 1024;
 
-/** The top-level shape of a file as its tokens show it: the root's kind, and the kind of its "entries". */
-class Shape {
-  root: 'object' | 'other' | undefined;
-  entries: 'array' | 'other' | undefined;
-  /** How many arrays and objects the tokens so far are inside. */
-  depth = 0;
-  private key: string | undefined;
-  private expectKey = false;
-
-  token({ token, value }: ParsedTokenInfo): void {
-    if (this.depth === 0 && this.root === undefined) this.root = token === TokenType.LEFT_BRACE ? 'object' : 'other';
-    else if (this.depth === 1 && this.root === 'object') {
-      if (token === TokenType.COMMA) this.expectKey = true;
-      else if (this.expectKey) {
-        this.key = String(value);
-        this.expectKey = false;
-      } else if (token !== TokenType.COLON && token !== TokenType.RIGHT_BRACE && this.key === 'entries') {
-        this.entries = token === TokenType.LEFT_BRACKET ? 'array' : 'other';
-      }
-    }
-    if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
-      this.depth++;
-      if (this.depth === 1) this.expectKey = token === TokenType.LEFT_BRACE;
-    } else if (token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) this.depth--;
-  }
-}
-
-/** Deepest nesting read (an export nests 3 levels); deeper, the file is refused as it is read. */
-const MAX_NESTING = 64;
-
 /** Past this many characters, a file that is not JSON is not parsed whole again to word why. */
 const WHOLE_PARSE_CHARS = 1024 * 1024;
 
@@ -175,16 +146,17 @@ const WHOLE_PARSE_CHARS = 1024 * 1024;
 async function readFileInSlices(file: ImportFile, builder: PlanBuilder, pause: () => Promise<void>): Promise<number> {
   const text = 'text' in file ? file.text : textOf(file);
   const parser = new JSONParser({ paths: ['$.format', '$.version', '$.entries.*'], keepStack: false });
-  const shape = new Shape();
+  // Only the kind of "entries" is kept: a file of a million other members holds none of them.
+  const top = new TopLevel((key) => key === 'entries');
   const members: Record<string, unknown> = {};
   let count = 0;
   let refusal: unknown;
   parser.onToken = (token) => {
-    shape.token(token);
+    top.token(token);
     // The parser holds a frame of some 250 bytes per level: a file of `[` would hold 250 times its size.
-    if (shape.depth > MAX_NESTING) {
+    if (top.depth > MAX_JSON_DEPTH) {
       refusal = badSource(
-        `${file.path} is JSON nested more than ${MAX_NESTING} levels deep, which no llama.cpp WebUI memory export is`,
+        `${file.path} is JSON nested more than ${MAX_JSON_DEPTH} levels deep, which no llama.cpp WebUI memory export is`,
       );
       throw refusal;
     }
@@ -236,11 +208,11 @@ async function readFileInSlices(file: ImportFile, builder: PlanBuilder, pause: (
     if (text.length - start <= WHOLE_PARSE_CHARS) parseJson(file, text.slice(start));
     throw badSource(`${file.path} is not JSON (${parseError})${cutShort ? ': the file may be cut short' : ''}`);
   }
-  if (shape.root !== 'object') {
+  if (!isRecord(top.root)) {
     throw badSource(`${file.path} is not a llama.cpp WebUI memory export (a JSON object with "entries")`);
   }
   checkMembers(file, members);
-  if (shape.entries !== 'array') {
+  if (!Array.isArray(top.root.entries)) {
     throw badSource(`${file.path} has no "entries" list: not a llama.cpp WebUI memory export`);
   }
   return count;

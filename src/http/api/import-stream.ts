@@ -11,10 +11,10 @@
 
 import type { IncomingMessage } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { JSONParser, type ParsedTokenInfo, TokenType } from '@streamparser/json';
+import { JSONParser } from '@streamparser/json';
 import { EngramError } from '../../core/errors.js';
+import { MAX_JSON_DEPTH, NO_ROOT, TopLevel } from '../../core/json-top-level.js';
 import { formatCount } from '../../core/text.js';
-import { MAX_JSON_DEPTH } from '../../mcp/json-nesting.js';
 import { declaredTooLarge } from '../limits.js';
 import { retryAfterHeaders, STATUS_BY_CODE } from './errors.js';
 import type { ApiResult } from './route.js';
@@ -52,52 +52,6 @@ export interface StreamedItems {
   readonly whole?: readonly string[];
   /** Takes one element of `array` (throw to refuse the body: reading stops there). */
   item(array: string, value: unknown, index: number): void;
-}
-
-const NO_ROOT = Symbol('no root');
-
-/** The top-level value as far as the tokens show it: its kind, and an object's members by kind. */
-class TopLevel {
-  root: unknown = NO_ROOT;
-  /** How many arrays and objects the tokens so far are inside. */
-  depth = 0;
-  /** How many distinct members the top-level object has shown so far. */
-  members = 0;
-  private key: string | undefined;
-  private expectKey = false;
-
-  token({ token, value }: ParsedTokenInfo): void {
-    if (this.depth === 0) this.root = standIn(token, value);
-    else if (this.depth === 1 && isRecord(this.root)) {
-      if (token === TokenType.COMMA) this.expectKey = true;
-      else if (this.expectKey) {
-        if (token === TokenType.STRING) this.key = String(value);
-        this.expectKey = false;
-      } else if (token !== TokenType.COLON && token !== TokenType.RIGHT_BRACE && this.key !== undefined) {
-        this.set(this.key, standIn(token, value));
-      }
-    }
-    if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
-      this.depth++;
-      if (this.depth === 1) this.expectKey = token === TokenType.LEFT_BRACE;
-    } else if (token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) this.depth--;
-  }
-
-  /** Sets a member (defineProperty: a key such as `__proto__` stays a plain key, as JSON.parse keeps it). */
-  set(key: string, value: unknown): void {
-    if (!isRecord(this.root)) return;
-    if (!Object.hasOwn(this.root, key)) this.members++;
-    Object.defineProperty(this.root, key, { value, enumerable: true, writable: true, configurable: true });
-  }
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-function standIn(token: TokenType, value: unknown): unknown {
-  if (token === TokenType.LEFT_BRACE) return {};
-  if (token === TokenType.LEFT_BRACKET) return [];
-  return value;
 }
 
 /**
