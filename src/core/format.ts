@@ -42,17 +42,17 @@ export function formatMissing(missing: MissingEntry): string {
   return `${missing.name} not found.${didYouMean(missing.suggestions)}`;
 }
 
+function sha256(text: string): string {
+  // Not crypto.hash: Node 20 has it only from 20.12, and package.json says Node 20.
+  return createHash('sha256').update(text).digest('hex');
+}
+
 /**
  * The tag of an answer's entry boundaries: derived from what the answer holds (so the
  * same entries give the same text), and checked to occur in none of the bodies, so no
  * body can produce a boundary line. A body cannot carry the tag of an answer that
  * contains it without finding a SHA-256 fixed point.
  */
-function sha256(text: string): string {
-  // Not crypto.hash: Node 20 has it only from 20.12, and package.json says Node 20.
-  return createHash('sha256').update(text).digest('hex');
-}
-
 function boundaryTag(found: readonly OpenedEntry[]): string {
   let content = '';
   for (const entry of found) content += `${entry.name}\u0000${entry.description}\u0000${entry.body}\u0000`;
