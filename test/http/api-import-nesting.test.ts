@@ -8,50 +8,17 @@
  * is passed, with nothing imported. Measured as heap, never wall time.
  */
 
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { withHeapPeak } from '../helpers/heap.js';
 import { contents } from './api-client.js';
 import { startTestServer } from './fixtures.js';
+import { postImport } from './import-client.js';
 
 /** About a million levels: what a 4 MB body can open. */
 const LEVELS = 1_000_000;
 
 /** What reading such a body may hold: a slice of it and the parser's first levels (before the fix: some 250 MB). */
 const HELD_HEAP_BYTES = 32 * 1024 * 1024;
-
-interface Answer {
-  readonly status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: the test reads whatever JSON the route answers
-  readonly json: any;
-}
-
-/** POSTs `body`, resolving with the answer, which may come (and the connection close) before the whole body was sent. */
-function post(port: number, path: string, body: Buffer): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    const outgoing = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path,
-        headers: { Host: `127.0.0.1:${port}`, 'Content-Type': 'application/json', 'Content-Length': body.length },
-      },
-      (res) => {
-        answered = true;
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString()) }),
-        );
-      },
-    );
-    // Writing on after the server answered and closed fails; the answer is what counts.
-    outgoing.on('error', (error) => setTimeout(() => answered || reject(error), 1_000));
-    outgoing.end(body);
-  });
-}
 
 describe('POST /api/import of JSON nested a million levels deep', () => {
   it.each([
@@ -60,7 +27,7 @@ describe('POST /api/import of JSON nested a million levels deep', () => {
   ])('refuses %s at the 65th level, holding a few MB, and imports nothing', async (_, path, start) => {
     const server = await startTestServer();
     const body = Buffer.from(start + '['.repeat(LEVELS));
-    const { result, peakBytes } = await withHeapPeak(() => post(server.port, path, body));
+    const { result, peakBytes } = await withHeapPeak(() => postImport(server.port, body, undefined, path));
     expect(result.status).toBe(400);
     expect(result.json.error.code).toBe('INVALID_ARGUMENT');
     expect(result.json.error.message).toBe(
@@ -79,7 +46,7 @@ describe('POST /api/import of a body with 200,000 top-level members', () => {
     const server = await startTestServer();
     const keys = Array.from({ length: 200_000 }, (_, i) => `"k${i}":0`).join(',');
     const body = Buffer.from(`${start}${keys},"entries":[]}`);
-    const { result, peakBytes } = await withHeapPeak(() => post(server.port, path, body));
+    const { result, peakBytes } = await withHeapPeak(() => postImport(server.port, body, undefined, path));
     expect(result.status).toBe(400);
     expect(result.json.error).toEqual({
       code: 'INVALID_ARGUMENT',

@@ -6,12 +6,12 @@
  * does not grow with the document. Measured as event-loop delay and heap, never wall time.
  */
 
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { HELD_LOOP_MS, withEventLoopDelay } from '../helpers/event-loop.js';
 import { collectGarbage, withHeapPeak } from '../helpers/heap.js';
 import { contents, LOCAL } from './api-client.js';
 import { startTestServer } from './fixtures.js';
+import { postImport } from './import-client.js';
 
 const LONG_DESCRIPTION = 'A long description that says little, over and over. '.repeat(4).slice(0, 190);
 
@@ -93,59 +93,6 @@ function attackWebuiExport(): Buffer {
   const entries = Array.from({ length: 220_000 }, (_, i) => webuiEntry(i, `${LONG_DESCRIPTION}, said again`, ''));
   const text = JSON.stringify({ entries });
   return Buffer.from(JSON.stringify({ files: [{ path: 'llama_memory_2026-12-03.json', text }] }));
-}
-
-interface Answer {
-  readonly status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: the test reads whatever JSON the route answers
-  readonly json: any;
-}
-
-/**
- * POSTs `body` a MiB at a time, as a client on a fast link would, and resolves with the
- * answer, which may come (and the connection close) before the whole body was sent.
- */
-function postImport(port: number, body: Buffer, token?: string, path = '/api/import'): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    const outgoing = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path,
-        headers: {
-          Host: `127.0.0.1:${port}`,
-          'Content-Type': 'application/json',
-          'Content-Length': body.length,
-          ...(token ? { Authorization: `Bearer ${token}` } : {}),
-        },
-      },
-      (res) => {
-        answered = true;
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString()) }),
-        );
-      },
-    );
-    // Writing on after the server answered and closed fails; the answer is what counts.
-    outgoing.on('error', (error) => setTimeout(() => answered || reject(error), 1_000));
-    let offset = 0;
-    const pump = () => {
-      while (offset < body.length) {
-        const piece = body.subarray(offset, offset + 1024 * 1024);
-        offset += piece.length;
-        if (!outgoing.write(piece)) {
-          outgoing.once('drain', pump);
-          return;
-        }
-      }
-      outgoing.end();
-    };
-    pump();
-  });
 }
 
 describe('POST /api/import of a document of many megabytes', () => {
