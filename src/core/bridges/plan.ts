@@ -220,8 +220,7 @@ export class PlanBuilder {
       this.entries.push({ name, description: partDescription, body: piece });
       names.push(name);
       // Each name the plan gives out in a writable group is an entry after the import: past the cap, it is refused whatever follows.
-      if (isWritableName(name, policy) && ++this.writable > policy.maxEntries)
-        checkEntryCount('the import', this.writable, policy);
+      if (isWritableName(name, policy)) checkEntryCount('the import', ++this.writable, policy);
     });
     if (pieces.length > 1)
       notes.push(`over the entry cap of ${formatBytes(policy.entryCap)}: split in ${pieces.length}`);
