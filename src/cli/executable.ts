@@ -1,5 +1,8 @@
 #!/usr/bin/env node
-/** The `engram` executable. */
+/**
+ * The `engram` executable. npm run build bundles it, from tsc's dist/cli/executable.js,
+ * into dist/cli/main.js (scripts/bundle-cli.mjs): that bundle is what `engram` runs.
+ */
 
 import { main } from './program.js';
 

@@ -1,0 +1,42 @@
+/**
+ * Bundles the `engram` executable, tsc's dist/cli/executable.js, into dist/cli/main.js and
+ * a few chunks beside it: node spent most of a start loading some 330 separate ES modules
+ * (zod alone is 96 of them, the MCP SDK brings it), each looked up, read, parsed and linked.
+ * The bundle takes `engram serve` and `engram stdio` to their first answer in some 0.55x
+ * the CPU, and the tests spawn them hundreds of times.
+ *
+ * The files stay in dist/cli/, where tsc put the modules, so every path a module takes
+ * relative to import.meta.url (package.json, spec/, dist/web) still resolves. What is
+ * loaded on demand (the HTTP stack, the SDK, PostgreSQL, OAuth) stays a chunk of its own
+ * behind its import(). better-sqlite3 (native) and pg stay in node_modules. The library's
+ * entry points (dist/index.js, ...) are tsc's files, not bundled.
+ */
+
+import { readdirSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { rolldown } from 'rolldown';
+
+const cliDir = fileURLToPath(new URL('../dist/cli/', import.meta.url));
+const CHUNK = /\.chunk\.js(\.map)?$/;
+
+const bundle = await rolldown({
+  input: `${cliDir}executable.js`,
+  platform: 'node',
+  external: [/^node:/, /^better-sqlite3(\/|$)/, /^pg(\/|$)/],
+  checks: { bundlerTimings: false },
+});
+const { output } = await bundle.write({
+  dir: cliDir,
+  format: 'esm',
+  entryFileNames: 'main.js',
+  chunkFileNames: '[name]-[hash].chunk.js',
+  sourcemap: true,
+});
+await bundle.close();
+
+// Chunks of an earlier build have other hashes: removed after this build is written, so a
+// build running beside it never finds its own chunks gone.
+const written = new Set(output.map((file) => file.fileName));
+for (const file of readdirSync(cliDir)) {
+  if (CHUNK.test(file) && !written.has(file) && !written.has(file.replace(/\.map$/, ''))) rmSync(cliDir + file);
+}
