@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { isEngramError } from '../core/errors.js';
 import type { Memory } from '../core/memory.js';
 import type { Policy } from '../core/policy.js';
-import { createMcpHttpEndpoint } from '../mcp/http.js';
+import type { McpHttpEndpoint } from '../mcp/http.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../mcp/json-nesting.js';
 import type { ToolHandler } from '../tools/handler.js';
 import { applyAnswerHeaders } from './answer-headers.js';
@@ -133,13 +133,21 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       ? createOAuthRoutes({ ...options.auth, publicUrl, trustProxy: options.trustProxy ?? false })
       : undefined;
   const gate = browserGate({ ...options, auth: options.auth.mode });
-  const endpoint = createMcpHttpEndpoint({
-    handler: options.handler,
-    memory: options.memory,
-    policy: options.policy,
-    version: options.version,
-    onerror: (error) => log(`mcp: ${error.message}`),
-  });
+  // The MCP SDK (a third of a start's CPU) loads with the first request to /mcp: a server
+  // used only through /api and the web UI never needs it.
+  let endpoint: Promise<McpHttpEndpoint> | undefined;
+  const mcpEndpoint = (): Promise<McpHttpEndpoint> => {
+    endpoint ??= import('../mcp/http.js').then(({ createMcpHttpEndpoint }) =>
+      createMcpHttpEndpoint({
+        handler: options.handler,
+        memory: options.memory,
+        policy: options.policy,
+        version: options.version,
+        onerror: (error) => log(`mcp: ${error.message}`),
+      }),
+    );
+    return endpoint;
+  };
   // The web UI's cookie and CSRF rules (api/browser-auth.ts); nobody signs in without auth.
   const accounts = options.auth.mode === 'none' ? undefined : options.accounts;
   const ownOrigins = new Set([publicUrl.origin, new URL(options.listeningOrigin).origin]);
@@ -207,7 +215,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       return;
     }
     Object.assign(exchange, summarizeRpc(message));
-    await endpoint.handle(req, res, message, auth.caller, auth.anonymous);
+    await (await mcpEndpoint()).handle(req, res, message, auth.caller, auth.anonymous);
   }
 
   async function route(req: IncomingMessage, res: ServerResponse, path: string, exchange: Exchange): Promise<void> {
@@ -305,6 +313,6 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       return isApiPath(path) ? api.maxBodyBytesFor(path) : maxBodyBytes;
     },
     endStreams: () => api.closeStreams(),
-    close: () => endpoint.close(),
+    close: async () => (await endpoint)?.close(),
   };
 }

@@ -24,7 +24,7 @@ import { isEngramError } from '../core/errors.js';
 import type { Policy } from '../core/policy.js';
 import type { Authenticated } from '../mcp/http.js';
 import type { EntryNames } from '../mcp/resources.js';
-import { serveMcpWebSocket } from '../mcp/websocket.js';
+import type { serveMcpWebSocket } from '../mcp/websocket.js';
 import type { ToolHandler } from '../tools/handler.js';
 import { retryAfterHeaders, STATUS_BY_CODE } from './api/errors.js';
 import { type AuthSettings, createAuthenticate } from './auth.js';
@@ -157,7 +157,13 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
     else socket.destroy();
   });
 
-  function open(socket: WebSocket, first: Authenticated, authorization: string | undefined, client: string): void {
+  function open(
+    serve: typeof serveMcpWebSocket,
+    socket: WebSocket,
+    first: Authenticated,
+    authorization: string | undefined,
+    client: string,
+  ): void {
     const opened = performance.now();
     let who = first;
     let messages = 0;
@@ -198,7 +204,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
         }),
       );
     });
-    serveMcpWebSocket(socket, {
+    serve(socket, {
       handler: options.handler,
       memory: options.memory,
       policy: options.policy,
@@ -305,8 +311,9 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
       refuse(400, credentials.refusal);
       return;
     }
-    authenticate(credentials.authorization)
-      .then((outcome) => {
+    // The MCP SDK loads with the first upgrade (see app.ts), beside the token check.
+    Promise.all([authenticate(credentials.authorization), import('../mcp/websocket.js')])
+      .then(([outcome, mcp]) => {
         if (!outcome.ok) {
           refuse(401, outcome.message, { 'WWW-Authenticate': outcome.challenge });
           return;
@@ -321,7 +328,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
         server.handleUpgrade(req, socket, head, (webSocket) => {
           socket.off('error', onEarlyError);
           logLine(101);
-          open(webSocket, outcome, credentials.authorization, client);
+          open(mcp.serveMcpWebSocket, webSocket, outcome, credentials.authorization, client);
         });
       })
       .catch((error: unknown) => {
