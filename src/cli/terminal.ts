@@ -30,8 +30,13 @@ function hex(char: string, digits: number): string {
   return char.charCodeAt(0).toString(16).padStart(digits, '0');
 }
 
+/** Anything but printable ASCII, tab and newline: text without it has nothing to escape. */
+const NOT_PLAIN = /[^\x20-\x7e\t\n]/;
+
 /** Text for people, safe to print: every unsafe character but tab and newline shown escaped. */
 export function forTerminal(text: string): string {
+  // A server's log line per request is plain ASCII: a quick test spares it the Unicode scan.
+  if (!NOT_PLAIN.test(text)) return text;
   return text.replace(UNSAFE, (char) => {
     if (char === '\n' || char === '\t') return char;
     return char < '\u0100' ? `\\x${hex(char, 2)}` : `\\u${hex(char, 4)}`;
