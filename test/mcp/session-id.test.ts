@@ -4,7 +4,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { createSessionIds } from '../../src/mcp/session-id.js';
+import { createSessionIds, REMEMBERED_IDS } from '../../src/mcp/session-id.js';
 
 describe('session ids', () => {
   it('carry the client name back, each id its own, in visible ASCII only', () => {
@@ -41,5 +41,18 @@ describe('session ids', () => {
       expect(ids.clientName(bad)).toBeUndefined();
     }
     expect(createSessionIds().clientName(id)).toBeUndefined();
+  });
+
+  it('answer the same when asked again, past the ids they remember, and still refuse what they did not sign', () => {
+    const ids = createSessionIds();
+    const issued = Array.from({ length: REMEMBERED_IDS + 10 }, (_, k) => ids.issue(`client-${k}`)!);
+    for (let round = 0; round < 2; round++) {
+      for (const [k, id] of issued.entries()) expect(ids.clientName(id)).toBe(`client-${k}`);
+    }
+    const [nonce, , signature] = issued[0]!.split('.');
+    expect(
+      ids.clientName(`${nonce}.${Buffer.from('someone-else').toString('base64url')}.${signature}`),
+    ).toBeUndefined();
+    expect(ids.clientName(`${issued[1]}A`)).toBeUndefined();
   });
 });
