@@ -1,6 +1,7 @@
 /**
- * The SQLite search index follows writes in batches (search-backlog.ts): a write only marks
- * its entry, in its own transaction; a search first indexes every marked entry, whichever
+ * The SQLite search index follows writes in batches (search-backlog.ts): a write only leaves
+ * its entry waiting (a revision past the watermark, or a mark where that cannot show it), in
+ * its own transaction; a search first indexes every waiting entry, whichever
  * connection wrote it, and the store catches up on its own shortly after writes; a
  * database at schema 8, whose index triggers kept up to date, keeps its index on
  * upgrading and follows the writes after. The store's timers are faked (not its
@@ -25,11 +26,18 @@ async function found(store: Store, query: string): Promise<string[]> {
   return (await createMemory({ store }).search(alice, query)).map((hit) => hit.name);
 }
 
-/** The ids of the entries marked for the index, read by a connection of its own. */
+/**
+ * The ids of the entries waiting for the index, read by a connection of its own: those
+ * marked, and those of the revisions past the watermark (schema 14).
+ */
 function marked(path: string): number[] {
   const db = new Database(path, { readonly: true });
   try {
-    return db.prepare('SELECT entry_id FROM search_pending ORDER BY entry_id').pluck().all() as number[];
+    return db
+      .prepare(`SELECT entry_id FROM search_pending UNION
+        SELECT entry_id FROM revisions WHERE rowid > (SELECT revision FROM search_watermark) ORDER BY entry_id`)
+      .pluck()
+      .all() as number[];
   } finally {
     db.close();
   }
@@ -148,6 +156,59 @@ describe('SQLite search backlog', () => {
       expect(all).toHaveLength(50);
       expect(await found(store, 'word149')).toEqual(['topics/n149']);
       expect(marked(path)).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('marks a write whose revision takes a rowid again, after the newest revisions were purged', async () => {
+    const store = openSqliteStore({ path });
+    try {
+      await store.mutate(alice, 'topics/a', put('apple\n'), rules);
+      await store.mutate(alice, 'topics/b', put('banana\n'), rules);
+      expect(await found(store, 'banana')).toEqual(['topics/b']);
+      await store.purge('alice', 'topics/b', { includeLive: true });
+      // The purged revision's rowid, behind the watermark, is the next one given out.
+      await store.mutate(alice, 'topics/a', put('cherry\n'), rules);
+      expect(marked(path)).toEqual([1]);
+      expect(await found(store, 'cherry')).toEqual(['topics/a']);
+      expect(await found(store, 'apple')).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('marks a write whose revision a history limit of 0 trims at once', async () => {
+    const store = openSqliteStore({ path });
+    try {
+      await store.mutate(alice, 'topics/a', put('apple\n'), rules);
+      expect(await found(store, 'apple')).toEqual(['topics/a']);
+      await store.mutate(alice, 'topics/a', put('cherry\n'), { ...rules, historyLimit: 0 });
+      expect(marked(path)).toEqual([1]);
+      expect(await found(store, 'cherry')).toEqual(['topics/a']);
+      expect(await found(store, 'apple')).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('forgets the words of a dropped entry the history cap deletes before the index caught up', async () => {
+    const store = openSqliteStore({ path });
+    try {
+      await store.mutate(alice, 'topics/a', put('apple\n'), rules);
+      expect(await found(store, 'apple')).toEqual(['topics/a']);
+      await store.mutate(alice, 'topics/a', drop, rules);
+      // A cap of one byte deletes the trash whole, with the drop's revision, in the next write.
+      await store.mutate(alice, 'topics/b', put('banana\n'), { ...rules, historyCap: 1 });
+      expect(await store.trash('alice')).toEqual([]);
+      expect(marked(path)).toContain(1);
+      expect(await found(store, 'apple')).toEqual([]);
+      const db = new Database(path, { readonly: true });
+      try {
+        expect(db.prepare('SELECT rowid FROM entries_search ORDER BY rowid').pluck().all()).toEqual([2]);
+      } finally {
+        db.close();
+      }
     } finally {
       await store.close();
     }

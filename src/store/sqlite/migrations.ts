@@ -318,6 +318,19 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX revisions_activity;
   CREATE INDEX revisions_activity ON revisions (user_id, at, entry_id, revision, actor);
   `,
+  // 14: a change to an entry no longer marks it in search_pending: every such change adds a
+  // revision, and the search index catches up from a watermark on the revisions' rowids
+  // (search-backlog.ts), where the mark was a row of another table written with every
+  // write: one WAL page of some nine fewer. New and deleted entries are still marked by
+  // their triggers (a load, a purge or a trim deletes revisions with them), and a write
+  // whose revision the watermark cannot show (a rowid taken again after the newest
+  // revisions were deleted, or a revision trimmed at once) marks its entry itself. The
+  // index is up to date with every revision stored here, so the watermark starts at the last.
+  `
+  CREATE TABLE search_watermark (revision INTEGER NOT NULL) STRICT;
+  INSERT INTO search_watermark (revision) SELECT coalesce(max(rowid), 0) FROM revisions;
+  DROP TRIGGER search_pending_update;
+  `,
 ];
 
 /** The schema version the database records, read without taking the write lock. */

@@ -2,12 +2,16 @@
  * The search index (FTS5 entries_search) follows the entries in batches rather than inside
  * every write: indexing an entry's words in its own write's transaction cost most of that
  * write's CPU and two thirds of the pages it wrote, where a batch of entries shares one
- * new segment. A write marks its entry in search_pending, by a trigger in its own
- * transaction (migrations.ts, step 9), so no write path can miss it and a crash loses no
- * mark; the index catches up: before every search (a search sees every write
- * acknowledged before it began), inside a purge (no word of a purged entry remains), on
- * its own shortly after writes, and as the store closes. Each catch-up is one transaction
- * of at most SEARCH_BATCH entries, so the event loop is never held long however many wait.
+ * new segment. Every change to an entry adds a revision in its own transaction, and the
+ * index catches up from a watermark on the revisions' rowids (migrations.ts, step 14): the
+ * entries of every revision past it are indexed again, so a write writes no mark of its
+ * own and a crash loses none. What the watermark cannot show is marked in search_pending:
+ * new and deleted entries (by triggers, so no load, purge or trim can miss one) and a
+ * write's entry whose revision is not past it (`revised`). The index catches up: before
+ * every search (a search sees every write acknowledged before it began), inside a purge
+ * (no word of a purged entry remains), on its own shortly after writes, and as the store
+ * closes. Each catch-up is one transaction of at most SEARCH_BATCH marks and as many
+ * revisions, so the event loop is never held long however many wait.
  */
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -22,8 +26,16 @@ const SEARCH_BATCH = 64;
 const CATCH_UP_DELAY_MS = 100;
 
 const SQL = {
-  anyPending: 'SELECT EXISTS (SELECT 1 FROM search_pending)',
+  anyPending: `SELECT EXISTS (SELECT 1 FROM search_pending)
+     OR EXISTS (SELECT 1 FROM revisions WHERE rowid > (SELECT revision FROM search_watermark))`,
   oldestPending: 'SELECT entry_id FROM search_pending ORDER BY entry_id LIMIT ?',
+  // [rowid, entry id] of the revisions past the watermark, oldest first.
+  newerRevisions: `SELECT rowid, entry_id FROM revisions WHERE rowid > (SELECT revision FROM search_watermark)
+     ORDER BY rowid LIMIT ?`,
+  lastRevision: 'SELECT coalesce(max(rowid), 0) FROM revisions',
+  watermark: 'SELECT revision FROM search_watermark',
+  setWatermark: 'UPDATE search_watermark SET revision = @revision WHERE revision IS NOT @revision',
+  mark: 'INSERT OR IGNORE INTO search_pending (entry_id) VALUES (?)',
   // Deleting a row the index does not hold (an entry created since) changes nothing.
   unindex: 'DELETE FROM entries_search WHERE rowid = ?',
   index: `INSERT INTO entries_search (rowid, name, description, body)
@@ -48,15 +60,38 @@ export class SearchBacklog {
     this.statements = {
       anyPending: db.prepare(SQL.anyPending).pluck(),
       oldestPending: db.prepare(SQL.oldestPending).pluck(),
+      newerRevisions: db.prepare(SQL.newerRevisions).raw(),
+      lastRevision: db.prepare(SQL.lastRevision).pluck(),
+      watermark: db.prepare(SQL.watermark).pluck(),
+      setWatermark: db.prepare(SQL.setWatermark),
+      mark: db.prepare(SQL.mark),
       unindex: db.prepare(SQL.unindex),
       index: db.prepare(SQL.index),
       done: db.prepare(SQL.done),
     };
     this.batch = db.transaction(() => {
-      const ids = this.statements.oldestPending.all(SEARCH_BATCH) as number[];
-      this.catchUp(ids);
-      return ids.length === SEARCH_BATCH;
+      const s = this.statements;
+      const ids = s.oldestPending.all(SEARCH_BATCH) as number[];
+      const newer = s.newerRevisions.all(SEARCH_BATCH) as Array<[number, number]>;
+      this.catchUp([...new Set([...ids, ...newer.map(([, entry]) => entry)])]);
+      // Past the last revision read; when every one past the watermark was read, at the last
+      // there is, which is lower when the newest were deleted (their rowids are taken again).
+      const last =
+        newer.length === SEARCH_BATCH ? (newer[SEARCH_BATCH - 1] as [number, number])[0] : s.lastRevision.get();
+      s.setWatermark.run({ revision: last });
+      return ids.length === SEARCH_BATCH || newer.length === SEARCH_BATCH;
     });
+  }
+
+  /**
+   * A write added revision `rowid` of entry `id`, in the caller's transaction: a catch-up
+   * finds it past the watermark, unless its rowid is not past it (taken again after the
+   * newest revisions were deleted) or it is not `kept` (trimmed at once by a history limit
+   * of 0): then the entry is marked.
+   */
+  revised(id: number, rowid: number, kept: boolean): void {
+    const s = this.statements;
+    if (!kept || rowid <= (s.watermark.get() as number)) s.mark.run(id);
   }
 
   /** Indexes the entries `ids` as they are now (a dropped or deleted one: none of its words), inside the caller's transaction. */

@@ -423,7 +423,8 @@ export class SqliteStore implements Store {
         s.drop.run({ id, at: record.at, actor: record.actor, body, revision: entry.revision });
       } else s.undrop.run({ id, body, revision: entry.revision });
     }
-    s.addRevision.run({ user, id: rowId, ...record });
+    const revision = Number(s.addRevision.run({ user, id: rowId, ...record }).lastInsertRowid);
+    this.searchBacklog.revised(rowId, revision, applied.trimThrough < entry.revision);
     const trimmed =
       applied.trimThrough > 0 ? sumBytes(s.trimRevisions.all({ id: rowId, through: applied.trimThrough })) : 0;
     const { usage } = applied;
