@@ -2,7 +2,8 @@
  * `engram migrate --from A --to B [--force]`: copies a whole database — every user's
  * entries, trash, revisions, usage and tokens, accounts and connected apps — from a SQLite file to PostgreSQL, back,
  * or between two of a kind, through the core's copyStore. A big copy reports progress on
- * stderr; the summary goes to stdout (JSON with --json).
+ * stderr; the summary goes to stdout (JSON with --json). It writes through the `Io` it is
+ * given and hands back its exit code, so tests can run it in-process like the other commands.
  */
 
 import { existsSync, realpathSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { countOf, formatCount } from '../core/text.js';
 import { type Backend, backendOf, describeBackend, openBackend } from './backend.js';
 import { loadSettings } from './config.js';
 import type { Environment } from './environment.js';
-import { createOutput, reportFailure, UsageError } from './output.js';
+import { createOutput, EXIT_OK, type Io, reportFailure, UsageError } from './output.js';
 
 interface MigrateOptions {
   readonly from: string;
@@ -57,14 +58,14 @@ function sameDatabase(from: Backend, to: Backend): boolean {
 }
 
 /** Prints a line on stderr at each tenth of a big copy. */
-function progressOnStderr(): (progress: CopyProgress) => void {
+function progressOnStderr(io: Io): (progress: CopyProgress) => void {
   let lastTenth = -1;
   return ({ entriesWritten, entriesTotal }) => {
     if (entriesTotal < BIG_COPY) return;
     const tenth = Math.floor((entriesWritten * 10) / entriesTotal);
     if (tenth === lastTenth) return;
     lastTenth = tenth;
-    process.stderr.write(
+    io.stderr(
       entriesWritten === 0
         ? `engram: read ${formatCount(entriesTotal)} entries; writing them in one transaction\n`
         : `engram: wrote ${formatCount(entriesWritten)} of ${formatCount(entriesTotal)} entries (${tenth * 10}%)\n`,
@@ -85,8 +86,8 @@ function describeSummary(from: string, to: string, summary: CopySummary): string
   return `Copied ${from} to ${to}${summary.replaced ? ', replacing what it held' : ''}: ${counts}.`;
 }
 
-async function migrate(options: MigrateOptions, environment: Environment): Promise<void> {
-  const output = createOutput(options.json === true);
+async function migrate(options: MigrateOptions, environment: Environment, io: Io): Promise<number> {
+  const output = createOutput(options.json === true, io);
   const opened: Store[] = [];
   try {
     const from = backendFor(options.from, '--from');
@@ -102,17 +103,23 @@ async function migrate(options: MigrateOptions, environment: Environment): Promi
       force: options.force === true,
       target: names.to,
       policy,
-      onProgress: progressOnStderr(),
+      onProgress: progressOnStderr(io),
     });
     output.result(describeSummary(names.from, names.to, summary), { ...names, ...summary });
+    return EXIT_OK;
   } catch (error) {
-    process.exitCode = reportFailure(error, output.json);
+    return reportFailure(error, output.json, io);
   } finally {
     for (const store of opened) await store.close();
   }
 }
 
-export function registerMigrateCommand(program: Command, environment: Environment): void {
+export function registerMigrateCommand(
+  program: Command,
+  environment: Environment,
+  io: Io,
+  finish: (exitCode: number) => void,
+): void {
   program
     .command('migrate')
     .description(
@@ -128,5 +135,5 @@ export function registerMigrateCommand(program: Command, environment: Environmen
       ),
     )
     .option('--json', 'print JSON for scripts')
-    .action((options: MigrateOptions) => migrate(options, environment));
+    .action(async (options: MigrateOptions) => finish(await migrate(options, environment, io)));
 }

@@ -42,7 +42,7 @@ function common(command: Command): Command {
     .option('--json', 'print JSON for scripts');
 }
 
-function buildProgram(run: Run, io: Io, environment: Environment): Command {
+function buildProgram(run: Run, io: Io, environment: Environment, finish: (exitCode: number) => void): Command {
   const program = new Command('engram')
     .version(VERSION)
     .description('Engram: one persistent memory shared by every LLM assistant you use.')
@@ -62,7 +62,7 @@ function buildProgram(run: Run, io: Io, environment: Environment): Command {
   registerRecoveryCommands(program, common, run);
   registerActivityCommand(program, common, run);
   registerTransferCommands(program, common, run);
-  registerMigrateCommand(program, environment);
+  registerMigrateCommand(program, environment, io, finish);
   registerChatCommand(program, common, run, environment);
   program.addHelpText(
     'after',
@@ -80,8 +80,9 @@ Data lives in $ENGRAM_DB, else \${XDG_DATA_HOME:-~/.local/share}/engram/memory.d
 }
 
 /**
- * Runs the CLI and returns the exit code. Commands that use `run` write to `io` and leave
- * process.exitCode alone, so tests can run them in-process; serve and stdio use the process.
+ * Runs the CLI and returns the exit code. Commands that use `run`, and migrate, write to
+ * `io` and leave process.exitCode alone, so tests can run them in-process; serve and stdio
+ * use the process.
  * `env` is read once, here (environment.ts), and is the only environment any command sees.
  */
 export async function main(
@@ -104,7 +105,9 @@ export async function main(
       await context?.close();
     }
   };
-  const program = buildProgram(run, io, environment);
+  const program = buildProgram(run, io, environment, (code) => {
+    exitCode = code;
+  });
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {

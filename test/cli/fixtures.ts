@@ -65,7 +65,7 @@ export function runInProcess(args: readonly string[], env: NodeJS.ProcessEnv): P
 /**
  * The CLI's main() in this process, on a temporary database and the given config file
  * (passed as --db and --config after the arguments): as fast as a function call, for
- * tests that run many commands. No stdin; serve, stdio and migrate need a real process (runEngram).
+ * tests that run many commands. No stdin; serve and stdio need a real process (runEngram).
  */
 export function inProcessCli(config: unknown = {}): Omit<Cli, 'pipe'> {
   const dir = tempDir();

@@ -1,10 +1,13 @@
 /**
- * `engram migrate`, run as a person runs it (the built CLI as a child process): a copy is
- * proved lossless by comparing dumps of source and target (entries, trash, every
+ * `engram migrate`, run as a person runs it: a copy is proved lossless by comparing dumps of source and target (entries, trash, every
  * revision, usage, tokens, accounts, OAuth clients, connected apps and their secrets),
  * and the accounts and apps copied still work; a target that holds something is refused, unchanged, unless
  * --force; mistakes in the arguments are usage errors. The PostgreSQL round trip
  * (SQLite → PostgreSQL → SQLite) is skipped, with a notice, where no server is available.
+ *
+ * The first copy runs the built CLI as a child process, as a person does; the others run
+ * main() in this process (a spawn costs some 0.3 s of CPU), each PostgreSQL test in a
+ * schema of its own in one database for the file.
  */
 
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,8 +16,15 @@ import { openPostgresStore } from '../../src/store/postgres/index.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { account, client, grant, grantSecret, session } from '../../src/testing/setup.js';
 import { childEnv, runEngram, tempDir } from '../helpers/engram.js';
-import { createTestDatabase, findTestPostgres, type TestDatabase } from '../helpers/postgres.js';
+import {
+  createTestDatabase,
+  createTestSchema,
+  findTestPostgres,
+  type TestDatabase,
+  type TestSchema,
+} from '../helpers/postgres.js';
 import { rules } from '../helpers/rules.js';
+import { runInProcess } from './fixtures.js';
 
 const server = await findTestPostgres();
 
@@ -123,6 +133,9 @@ async function filledSqlite(path: string): Promise<StoreDump> {
   });
 }
 
+/** `engram ARGS` in this process (main(), its output captured), with `env` as its environment. */
+const engram = (args: readonly string[], env: NodeJS.ProcessEnv) => runInProcess(args, env);
+
 function setup() {
   const dir = tempDir();
   return { dir, env: childEnv(dir.path), source: dir.file('source.db'), target: dir.file('target.db') };
@@ -150,7 +163,7 @@ describe('engram migrate, SQLite files', () => {
     const { env, source, target } = setup();
     await filledSqlite(source);
 
-    const run = await runEngram(['migrate', '--from', source, '--to', target, '--json'], env);
+    const run = await engram(['migrate', '--from', source, '--to', target, '--json'], env);
 
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({
@@ -175,7 +188,7 @@ describe('engram migrate, SQLite files', () => {
       return store.dump();
     });
 
-    const refused = await runEngram(['migrate', '--from', source, '--to', target], env);
+    const refused = await engram(['migrate', '--from', source, '--to', target], env);
 
     expect(refused).toMatchObject({ code: 1, stdout: '' });
     expect(refused.stderr).toBe(
@@ -184,7 +197,7 @@ describe('engram migrate, SQLite files', () => {
     );
     expect(await withSqlite(target, dumpOf)).toEqual(held);
 
-    const forced = await runEngram(['migrate', '--from', source, '--to', target, '--force'], env);
+    const forced = await engram(['migrate', '--from', source, '--to', target, '--force'], env);
 
     expect(forced.code).toBe(0);
     expect(forced.stdout).toContain(`to SQLite ${target}, replacing what it held: 2 users, 3 entries`);
@@ -196,7 +209,7 @@ describe('engram migrate, SQLite files', () => {
     await filledSqlite(source);
     const config = dir.config({ maxEntries: 1 });
 
-    const refused = await runEngram(['migrate', '--from', source, '--to', target, '--config', config], env);
+    const refused = await engram(['migrate', '--from', source, '--to', target, '--config', config], env);
 
     expect(refused).toMatchObject({ code: 1, stdout: '' });
     expect(refused.stderr).toMatch(
@@ -224,7 +237,7 @@ describe('engram migrate, SQLite files', () => {
       ),
     );
 
-    const run = await runEngram(['migrate', '--from', source, '--to', target, '--config', config], env);
+    const run = await engram(['migrate', '--from', source, '--to', target, '--config', config], env);
 
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('engram: read 1,500 entries; writing them in one transaction\n');
@@ -236,17 +249,17 @@ describe('engram migrate, SQLite files', () => {
     const { dir, env, source } = setup();
     await filledSqlite(source);
 
-    const missing = await runEngram(['migrate', '--from', dir.file('nope.db'), '--to', dir.file('t.db')], env);
+    const missing = await engram(['migrate', '--from', dir.file('nope.db'), '--to', dir.file('t.db')], env);
     expect(missing).toMatchObject({ code: 2, stdout: '' });
     expect(missing.stderr).toBe(
       `engram: --from ${dir.file('nope.db')}: no such file. Give the path of an Engram SQLite database or a postgres:// URL.\n`,
     );
 
-    const itself = await runEngram(['migrate', '--from', source, '--to', `${dir.path}/./source.db`, '--force'], env);
+    const itself = await engram(['migrate', '--from', source, '--to', `${dir.path}/./source.db`, '--force'], env);
     expect(itself).toMatchObject({ code: 2, stdout: '' });
     expect(itself.stderr).toBe('engram: --from and --to name the same database: copy into another one.\n');
 
-    const incomplete = await runEngram(['migrate', '--from', source], env);
+    const incomplete = await engram(['migrate', '--from', source], env);
     expect(incomplete.code).toBe(2);
     expect(incomplete.stderr).toContain("required option '--to <database>' not specified");
   });
@@ -255,7 +268,7 @@ describe('engram migrate, SQLite files', () => {
     const { env, source } = setup();
     const original = await filledSqlite(source);
 
-    const run = await runEngram(['migrate', '--from', source, '--to', 'postgres://postgres@127.0.0.1:1/engram'], env);
+    const run = await engram(['migrate', '--from', source, '--to', 'postgres://postgres@127.0.0.1:1/engram'], env);
 
     expect(run).toMatchObject({ code: 1, stdout: '' });
     expect(run.stderr).toMatch(/^cannot reach PostgreSQL at 127\.0\.0\.1:1: connect ECONNREFUSED/);
@@ -265,16 +278,20 @@ describe('engram migrate, SQLite files', () => {
 });
 
 describe.skipIf(!server)('engram migrate through PostgreSQL', () => {
-  const databases: TestDatabase[] = [];
+  /** One database for the file, each test in a schema of its own: cheaper than a database each. */
+  let shared: Promise<TestDatabase> | undefined;
+  const schemas: TestSchema[] = [];
 
-  async function database(): Promise<TestDatabase> {
-    const created = await createTestDatabase(server!);
-    databases.push(created);
+  async function database(): Promise<TestSchema> {
+    shared ??= createTestDatabase(server!);
+    const created = await createTestSchema(await shared);
+    schemas.push(created);
     return created;
   }
 
   afterAll(async () => {
-    for (const created of databases) await created.drop();
+    for (const created of schemas) await created.drop();
+    await (await shared)?.drop();
   });
 
   it('SQLite → PostgreSQL → SQLite gives back the identical memory: entries, trash, revisions, usage, tokens, accounts, apps', async () => {
@@ -283,8 +300,8 @@ describe.skipIf(!server)('engram migrate through PostgreSQL', () => {
     const postgres = await database();
     const back = dir.file('back.db');
 
-    const there = await runEngram(['migrate', '--from', source, '--to', postgres.url], env);
-    const again = await runEngram(['migrate', '--from', postgres.url, '--to', back], env);
+    const there = await engram(['migrate', '--from', source, '--to', postgres.url], env);
+    const again = await engram(['migrate', '--from', postgres.url, '--to', back], env);
 
     expect(there).toMatchObject({ code: 0, stderr: '' });
     expect(there.stdout).toContain(`to PostgreSQL ${postgres.url}: 2 users, 3 entries, 1 in the trash`);
@@ -307,7 +324,7 @@ describe.skipIf(!server)('engram migrate through PostgreSQL', () => {
       return store.dump();
     });
 
-    const refused = await runEngram(['migrate', '--from', source, '--to', postgres.url], env);
+    const refused = await engram(['migrate', '--from', source, '--to', postgres.url], env);
 
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
@@ -316,7 +333,7 @@ describe.skipIf(!server)('engram migrate through PostgreSQL', () => {
     );
     expect(await withPostgres(postgres.url, dumpOf)).toEqual(held);
 
-    const forced = await runEngram(['migrate', '--from', source, '--to', postgres.url, '--force'], env);
+    const forced = await engram(['migrate', '--from', source, '--to', postgres.url, '--force'], env);
 
     expect(forced.code).toBe(0);
     expect(await withPostgres(postgres.url, dumpOf)).toEqual(original);
