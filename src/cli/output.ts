@@ -5,6 +5,7 @@
  */
 
 import { isEngramError } from '../core/errors.js';
+import type { PasswordSource } from './password-input.js';
 import { forTerminal, highlighted, jsonForTerminal } from './terminal.js';
 import { cliMessage } from './wording.js';
 
@@ -20,6 +21,8 @@ export interface Io {
   stderr(text: string): void;
   /** Whether stdout is a terminal: marked text (search matches) is highlighted only there. */
   readonly terminal?: boolean;
+  /** Where user add and set-password read a password: the process's stdin unless a test brings its own. */
+  readonly passwords?: PasswordSource;
 }
 
 export const processIo: Io = {

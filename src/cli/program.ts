@@ -11,6 +11,7 @@ import { type Run, registerEntryCommands } from './entries.js';
 import { type Environment, readEnvironment } from './environment.js';
 import { registerMigrateCommand } from './migrate.js';
 import { createOutput, EXIT_OK, EXIT_USAGE, type Io, processIo, reportFailure } from './output.js';
+import { processPasswordSource } from './password-input.js';
 import { registerRecoveryCommands } from './recovery.js';
 import { registerSearchCommand } from './search.js';
 import { registerServeCommand } from './serve.js';
@@ -56,7 +57,7 @@ function buildProgram(run: Run, io: Io, environment: Environment, finish: (exitC
   registerStdioCommand(program, common, environment);
   registerServeCommand(program, common, environment);
   registerTokenCommands(program, common, run);
-  registerUserCommands(program, common, run);
+  registerUserCommands(program, common, run, io.passwords ?? processPasswordSource);
   registerEntryCommands(program, common, run);
   registerSearchCommand(program, common, run);
   registerRecoveryCommands(program, common, run);

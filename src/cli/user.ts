@@ -10,7 +10,7 @@ import { countOf, formatCount } from '../core/text.js';
 import type { CommonOptions, Context } from './context.js';
 import type { Run } from './entries.js';
 import { UsageError } from './output.js';
-import { readNewPassword } from './password-input.js';
+import { type PasswordSource, readNewPassword } from './password-input.js';
 
 interface PasswordOptions extends CommonOptions {
   readonly passwordStdin?: boolean;
@@ -73,7 +73,12 @@ async function known(context: Context, user: string): Promise<boolean> {
   return (await context.accounts.list()).some((summary) => summary.user === user);
 }
 
-export function registerUserCommands(program: Command, common: (command: Command) => Command, run: Run): void {
+export function registerUserCommands(
+  program: Command,
+  common: (command: Command) => Command,
+  run: Run,
+  passwords: PasswordSource,
+): void {
   const user = program
     .command('user')
     .description('Manage users and their passwords (to sign in to the consent page of ChatGPT, Claude and other apps)')
@@ -99,7 +104,10 @@ engram user set-password sets one. Their memory is theirs either way.`,
     .action((name: string, options: PasswordOptions) =>
       run(options, async (context, output) => {
         const user = checkUserName(name);
-        const password = await readNewPassword({ user, fromStdin: options.passwordStdin === true, optional: true });
+        const password = await readNewPassword(
+          { user, fromStdin: options.passwordStdin === true, optional: true },
+          passwords,
+        );
         await context.accounts.create(user, password);
         const text =
           password === undefined
@@ -121,7 +129,10 @@ engram user set-password sets one. Their memory is theirs either way.`,
           const user = checkUserName(name);
           // Asking for a password only to refuse it afterwards would waste the person's typing.
           if (!(await known(context, user))) throw userNotFound(user);
-          const password = await readNewPassword({ user, fromStdin: options.passwordStdin === true, optional: false });
+          const password = await readNewPassword(
+            { user, fromStdin: options.passwordStdin === true, optional: false },
+            passwords,
+          );
           await context.accounts.setPassword(user, password ?? '');
           output.result(`Set the password of ${user}; browsers signed in as ${user} were signed out.`, { user });
         },

@@ -38,9 +38,10 @@ let previousRun: Promise<unknown> = Promise.resolve();
 
 /**
  * main(args) in this process with process.env set to `env` for the run (the CLI reads
- * ENGRAM_* and XDG_CONFIG_HOME there), restored afterwards.
+ * ENGRAM_* and XDG_CONFIG_HOME there), restored afterwards. `input` is what a password is
+ * read from, as from a piped stdin (runEngram's `input`): empty unless given.
  */
-export function runInProcess(args: readonly string[], env: NodeJS.ProcessEnv): Promise<EngramRun> {
+export function runInProcess(args: readonly string[], env: NodeJS.ProcessEnv, input = ''): Promise<EngramRun> {
   const run = previousRun.then(async () => {
     const saved = { ...process.env };
     const setAll = (values: NodeJS.ProcessEnv) => {
@@ -49,7 +50,15 @@ export function runInProcess(args: readonly string[], env: NodeJS.ProcessEnv): P
     };
     const stdout: string[] = [];
     const stderr: string[] = [];
-    const io = { stdout: (text: string) => stdout.push(text), stderr: (text: string) => stderr.push(text) };
+    const io = {
+      stdout: (text: string) => stdout.push(text),
+      stderr: (text: string) => stderr.push(text),
+      passwords: {
+        interactive: false,
+        readAll: () => input,
+        ask: () => Promise.reject(new Error('no terminal in an in-process run')),
+      },
+    };
     setAll(env);
     try {
       const code = await main(args, io);
@@ -65,7 +74,7 @@ export function runInProcess(args: readonly string[], env: NodeJS.ProcessEnv): P
 /**
  * The CLI's main() in this process, on a temporary database and the given config file
  * (passed as --db and --config after the arguments): as fast as a function call, for
- * tests that run many commands. No stdin; serve and stdio need a real process (runEngram).
+ * tests that run many commands. No stdin but a password's; serve and stdio need a real process (runEngram).
  */
 export function inProcessCli(config: unknown = {}): Omit<Cli, 'pipe'> {
   const dir = tempDir();
