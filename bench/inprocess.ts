@@ -297,9 +297,10 @@ function describe(figures: readonly SizeFigures[], options: InProcessOptions): S
         'written row read back, and copying the array of rows (most of it at 100,000 entries).',
       'A durable write is one commit and one fsync either way. The one-row commit writes one row; the floor writes the ' +
         'three rows an Engram write needs. An Engram write stores its body once (in its revision) but also updates the ' +
-        'revision indexes history and activity are read by, the index line and a search mark (the search index itself ' +
-        'catches up in batches after writes): measured ~9.5 WAL pages per write against the floor’s ~3.7, with ~90 µs ' +
-        'of CPU (append) against ~35 µs.',
+        'two revision indexes history and activity are read by and the index line; the search index catches up after ' +
+        'writes, in batches, from the revisions themselves: measured ~7.4 WAL pages per append against the floor’s ~3.9 ' +
+        '(~8.8 with the catch-up’s share; 9.5 before schemas 13 and 14), and ~2.9x the floor’s CPU per write (3.3x ' +
+        'before; median user + system time of appends interleaved with the floor, on tmpfs).',
     ],
   };
 }
