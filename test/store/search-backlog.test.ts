@@ -192,6 +192,32 @@ describe('SQLite search backlog', () => {
     }
   });
 
+  it('indexes every loaded entry, one without any revision too', async () => {
+    const source = openSqliteStore({ path: ':memory:' });
+    let dump: Awaited<ReturnType<Store['dump']>>;
+    try {
+      await source.mutate(alice, 'topics/a', put('apple\n'), rules);
+      await source.mutate(alice, 'topics/b', put('banana\n'), rules);
+      const dumped = await source.dump();
+      // As an older Engram could leave it: an entry no revision of which is kept.
+      dump = {
+        ...dumped,
+        entries: dumped.entries.map((entry, at) => (at === 1 ? { ...entry, revisions: [] } : entry)),
+      };
+    } finally {
+      await source.close();
+    }
+    const store = openSqliteStore({ path });
+    try {
+      await store.load(dump, { replace: false });
+      expect(marked(path)).toEqual([1, 2]);
+      expect(await found(store, 'apple')).toEqual(['topics/a']);
+      expect(await found(store, 'banana')).toEqual(['topics/b']);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('forgets the words of a dropped entry the history cap deletes before the index caught up', async () => {
     const store = openSqliteStore({ path });
     try {

@@ -59,6 +59,8 @@ const SQL = {
   // Each body stored once (migrations.ts, step 11): an entry keeps its own only where its latest revision does not hold it.
   bodiesOnce: `UPDATE entries SET body = NULL
      WHERE body = (SELECT r.body FROM revisions r WHERE r.entry_id = entries.id AND r.revision = entries.revision)`,
+  // Every loaded entry waits for the search index (search-backlog.ts): some have no revision to show it.
+  markLoaded: 'INSERT OR IGNORE INTO search_pending (entry_id) SELECT id FROM entries',
   addUser: `INSERT INTO users (user_id, total_bytes, entries, history_bytes)
      VALUES (@user, @totalBytes, @entries, @historyBytes)`,
   addToken: `INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES (@id, @user, @label, @readOnly, @hash, @created, @lastUsed)`,
@@ -110,6 +112,7 @@ export function loadDatabase(db: Database, dump: StoreDump, options: LoadOptions
       if ((index + 1) % PROGRESS_EVERY === 0) options.onProgress?.(index + 1);
     }
     db.exec(SQL.bodiesOnce);
+    db.exec(SQL.markLoaded);
     for (const usage of dump.users) add.user.run(usage);
     try {
       for (const token of dump.tokens) add.token.run(toSqliteTokenParameters(token));

@@ -331,6 +331,13 @@ export const MIGRATIONS: readonly string[] = [
   INSERT INTO search_watermark (revision) SELECT coalesce(max(rowid), 0) FROM revisions;
   DROP TRIGGER search_pending_update;
   `,
+  // 15: a new entry is no longer marked by a trigger either: Engram creates every entry with
+  // its first revision, which the watermark shows (or marks, where it cannot); a load, the
+  // one path that inserts entries without one, marks what it loaded (dump.ts). One page
+  // fewer for every entry created. A deleted entry keeps its trigger.
+  `
+  DROP TRIGGER search_pending_insert;
+  `,
 ];
 
 /** The schema version the database records, read without taking the write lock. */

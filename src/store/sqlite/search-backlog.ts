@@ -3,15 +3,16 @@
  * every write: indexing an entry's words in its own write's transaction cost most of that
  * write's CPU and two thirds of the pages it wrote, where a batch of entries shares one
  * new segment. Every change to an entry adds a revision in its own transaction, and the
- * index catches up from a watermark on the revisions' rowids (migrations.ts, step 14): the
- * entries of every revision past it are indexed again, so a write writes no mark of its
- * own and a crash loses none. What the watermark cannot show is marked in search_pending:
- * new and deleted entries (by triggers, so no load, purge or trim can miss one) and a
- * write's entry whose revision is not past it (`revised`). The index catches up: before
- * every search (a search sees every write acknowledged before it began), inside a purge
- * (no word of a purged entry remains), on its own shortly after writes, and as the store
- * closes. Each catch-up is one transaction of at most SEARCH_BATCH marks and as many
- * revisions, so the event loop is never held long however many wait.
+ * index catches up from a watermark on the revisions' rowids (migrations.ts, steps 14 and
+ * 15): the entries of every revision past it are indexed again, so a write writes no mark
+ * of its own and a crash loses none. What the watermark cannot show is marked in
+ * search_pending: deleted entries (by a trigger, so no purge or trim can miss one), loaded
+ * ones (by the load, dump.ts) and a write's entry whose revision is not past it
+ * (`revised`). The index catches up: before every search (a search sees every write
+ * acknowledged before it began), inside a purge (no word of a purged entry remains), on
+ * its own shortly after writes, and as the store closes. Each catch-up is one transaction
+ * of at most SEARCH_BATCH marks and as many revisions, so the event loop is never held
+ * long however many wait.
  */
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
