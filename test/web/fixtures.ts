@@ -213,64 +213,115 @@ export interface Watched {
   readonly errors: string[];
 }
 
-export async function openPage(
+/** A page in a context of its own, whose listeners record into `watched` for the server at `origin`. */
+interface Tab {
+  watched: Watched;
+  origin: string;
+}
+
+async function openTab(
   browser: Browser,
-  engram: Engram,
+  origin: string,
   options: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {},
-): Promise<Watched> {
+): Promise<Tab> {
   const context = await browser.newContext({
     colorScheme: options.colorScheme ?? 'light',
     viewport: { width: options.width ?? 1100, height: options.height ?? 800 },
     deviceScaleFactor: 1,
   });
   const page = await context.newPage();
-  const watched: Watched = { page, context, dialogs: [], foreignRequests: [], errors: [] };
+  const tab: Tab = { watched: { page, context, dialogs: [], foreignRequests: [], errors: [] }, origin };
   page.on('dialog', (dialog) => {
-    watched.dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+    tab.watched.dialogs.push(`${dialog.type()}: ${dialog.message()}`);
     void dialog.dismiss();
   });
   page.on('request', (request) => {
     const url = request.url();
-    if (!url.startsWith(`${engram.origin}/`) && !url.startsWith('data:')) watched.foreignRequests.push(url);
+    if (!url.startsWith(`${tab.origin}/`) && !url.startsWith('data:')) tab.watched.foreignRequests.push(url);
   });
-  page.on('pageerror', (error) => watched.errors.push(error.message));
+  page.on('pageerror', (error) => tab.watched.errors.push(error.message));
   page.on('console', (message) => {
     // A refusal the page shows (412, 401…) is logged by Chromium as a failed load: not an error of the page.
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
-      watched.errors.push(message.text());
+      tab.watched.errors.push(message.text());
     }
   });
-  return watched;
+  return tab;
+}
+
+/** A watched page in a fresh context on `engram`; the caller closes its context. */
+export async function openPage(
+  browser: Browser,
+  engram: Engram,
+  options: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {},
+): Promise<Watched> {
+  return (await openTab(browser, engram.origin, options)).watched;
+}
+
+/**
+ * Leaves a tab as a fresh context would be for the next test: its origin's storage, its
+ * cookies (kept per host, whatever the port) and permissions gone, on about:blank, so the
+ * page holds no connection to the server. False when the tab could not be reset.
+ */
+async function resetTab(tab: Tab): Promise<boolean> {
+  const { page, context } = tab.watched;
+  try {
+    if (page.url().startsWith('http')) {
+      await page.evaluate('sessionStorage.clear(); localStorage.clear()');
+    }
+    await page.goto('about:blank');
+    await context.clearCookies();
+    await context.clearPermissions();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
  * Registers in the calling test file one Chromium for its tests, and the checks every page
  * must pass: after each test, no page it opened showed a dialog, sent a request off the
- * server or raised an error. Returns how a test opens a watched page on `engram`.
+ * server or raised an error. Returns how a test opens a watched page on `engram`: each in
+ * a context of its own, as a fresh one would be. The contexts are kept from test to test
+ * and reset between (resetTab): a new one started a renderer process, about 2 s of CPU
+ * here, most of what opening a page cost; a page that cannot be reset is closed instead.
  */
 export function watchedPages(): (engram: Engram) => Promise<Watched> {
   let browser: Browser | undefined;
-  let opened: Watched[] = [];
+  let idle: Tab[] = [];
+  let opened: Tab[] = [];
   beforeAll(async () => {
     browser = await launchChromium();
   });
   afterEach(async () => {
-    for (const watched of opened) {
-      expect(watched.dialogs).toEqual([]);
-      expect(watched.foreignRequests).toEqual([]);
-      expect(watched.errors).toEqual([]);
-      await watched.context.close();
-    }
+    const used = opened;
     opened = [];
+    try {
+      for (const tab of used) {
+        expect(tab.watched.dialogs).toEqual([]);
+        expect(tab.watched.foreignRequests).toEqual([]);
+        expect(tab.watched.errors).toEqual([]);
+      }
+    } finally {
+      for (const tab of used) {
+        if (await resetTab(tab)) idle.push(tab);
+        else await tab.watched.context.close().catch(() => {});
+      }
+    }
   });
   afterAll(async () => {
+    idle = [];
     await browser?.close();
   });
   return async (engram) => {
     if (browser === undefined) throw new Error('watchedPages() opens pages only inside the tests of its file');
-    const watched = await openPage(browser, engram);
-    opened.push(watched);
-    return watched;
+    const kept = idle.pop();
+    const tab = kept ?? (await openTab(browser, engram.origin));
+    const { page, context } = tab.watched;
+    tab.watched = { page, context, dialogs: [], foreignRequests: [], errors: [] };
+    tab.origin = engram.origin;
+    opened.push(tab);
+    return tab.watched;
   };
 }
 
