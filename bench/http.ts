@@ -384,7 +384,7 @@ function describe(
         'an opened entry; Engram’s routing, checks, fast path, JSON and log line share the rest, none of them a tenth. ' +
         'With a token, its hash and lookup on every request (not cached: a revoke from the CLI must take effect at ' +
         'once). For durable writes the event loop is busy, not waiting: the store’s CPU per write (its statements, and ' +
-        'the search index catching up, about a third of the loop’s time at 64 connections), so moving the fsync off the ' +
+        'the search index catching up, about a third of the loop’s time at 64 connections with schema 13), so moving the fsync off the ' +
         'loop was measured to gain nothing (0.98x); and group commit can only spare the fsyncs, which on this disk are a ' +
         'small part of a write (the serial commit rate, fsync included, is several times the write rate), so with and ' +
         'without it differ by little either way. PostgreSQL: about 0.9 ms of Node and 0.75 ms of PostgreSQL CPU per write ' +
