@@ -69,19 +69,13 @@ export const SQL = {
        RETURNING history_bytes`,
   version: 'SELECT changes FROM users WHERE user_id = ?',
   // A user's revisions newest first (after a position: no position is after every one), by
-  // revisions_activity, which holds each one's actor too (schema 13); sizes from the bodies' lengths.
+  // revisions_activity; sizes from the bodies' lengths. One actor's, and the actors, are read
+  // from it a stretch at a time (activity-walk.ts).
   activity: `SELECT r.at, r.entry_id AS entry, r.revision, e.name, r.operation, r.actor, r.description,
          octet_length(r.body) AS size
        FROM revisions r INDEXED BY revisions_activity JOIN entries e ON e.id = r.entry_id
        WHERE r.user_id = @user AND (r.at, r.entry_id, r.revision) < (@at, @entry, @revision)
        ORDER BY r.at DESC, r.entry_id DESC, r.revision DESC LIMIT @limit`,
-  activityOf: `SELECT r.at, r.entry_id AS entry, r.revision, e.name, r.operation, r.actor, r.description,
-         octet_length(r.body) AS size
-       FROM revisions r INDEXED BY revisions_activity JOIN entries e ON e.id = r.entry_id
-       WHERE r.user_id = @user AND r.actor = @actor AND (r.at, r.entry_id, r.revision) < (@at, @entry, @revision)
-       ORDER BY r.at DESC, r.entry_id DESC, r.revision DESC LIMIT @limit`,
-  actors: `SELECT actor, count(*) AS changes, max(at) AS last FROM revisions INDEXED BY revisions_activity
-       WHERE user_id = ? GROUP BY actor ORDER BY changes DESC, actor`,
   insert: `INSERT INTO entries (user_id, name, description, body, size, created, updated, revision)
        VALUES (@user, @name, @description, @body, @size, @at, @at, @revision)`,
   update: `UPDATE entries SET description = @description, body = @body, size = @size, updated = @at, revision = @revision

@@ -37,6 +37,7 @@ import { ChangeFeed, mutationDetails, recordingDecide } from '../change-feed.js'
 import { TRIM_BATCH, Trim } from '../history-cap.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
 import { SqliteAccountStore } from './accounts.js';
+import { ActivityWalk, NEWEST } from './activity-walk.js';
 import { DEFAULT_BUSY_DEADLINE_MS, retryUntil } from './busy.js';
 import { openDatabase } from './connection.js';
 import type { Database } from './driver.js';
@@ -72,9 +73,6 @@ export interface SqliteStoreOptions {
  */
 const WATCH_POLL_MS = 250;
 
-/** A position after every one of activity's (newest-first) order. */
-const NEWEST = { at: Number.MAX_SAFE_INTEGER, entry: Number.MAX_SAFE_INTEGER, revision: Number.MAX_SAFE_INTEGER };
-
 /** The columns purging needs. */
 interface CopyRow {
   id: number;
@@ -96,6 +94,7 @@ export class SqliteStore implements Store {
   private readonly purgeRows;
   private readonly indexCache: IndexCache;
   private readonly searchBacklog: SearchBacklog;
+  private readonly activityWalk: ActivityWalk;
   private readonly feed: ChangeFeed;
   readonly tokens: SqliteTokenStore;
   readonly accounts: SqliteAccountStore;
@@ -108,6 +107,7 @@ export class SqliteStore implements Store {
     this.guard = new Guard(file, context);
     this.statements = prepareStatements(this.db);
     this.searchBacklog = new SearchBacklog(this.db, this.guard);
+    this.activityWalk = new ActivityWalk(this.db, this.guard);
     this.tokens = new SqliteTokenStore(this.db, this.guard);
     this.accounts = new SqliteAccountStore(this.db, this.guard);
     this.grants = new SqliteGrantStore(this.db, this.guard);
@@ -260,19 +260,17 @@ export class SqliteStore implements Store {
     );
   }
 
+  /** One actor's is read a stretch of the history at a time (activity-walk.ts): it may be a rare one among millions. */
   async activity(user: string, query: ActivityQuery): Promise<ActivityRecord[]> {
     const { actor, limit } = query;
-    const params = { user, limit, ...(query.before ?? NEWEST) };
-    return this.guard.read(
-      () =>
-        (actor === undefined
-          ? this.statements.activity.all(params)
-          : this.statements.activityOf.all({ ...params, actor })) as ActivityRecord[],
-    );
+    const before = query.before ?? NEWEST;
+    if (actor !== undefined) return this.activityWalk.activityOf(user, actor, before, limit);
+    return this.guard.read(() => this.statements.activity.all({ user, limit, ...before }) as ActivityRecord[]);
   }
 
+  /** Read a stretch of the history at a time (activity-walk.ts), as one actor's activity is. */
   async actors(user: string): Promise<ActorCount[]> {
-    return this.guard.read(() => this.statements.actors.all(user) as ActorCount[]);
+    return this.activityWalk.actors(user);
   }
 
   watch(user: string, listener: ChangeListener): () => void {
