@@ -178,6 +178,28 @@ describe('SQLite search backlog', () => {
     }
   });
 
+  it('marks a rowid taken again when another connection moved the watermark, and then loses nothing', async () => {
+    const searcher = openSqliteStore({ path });
+    const writer = openSqliteStore({ path });
+    try {
+      await writer.mutate(alice, 'topics/a', put('apple\n'), rules);
+      await writer.mutate(alice, 'topics/b', put('banana\n'), rules);
+      // The searcher's catch-up sets the watermark at the writer's last revision.
+      expect(await found(searcher, 'banana')).toEqual(['topics/b']);
+      await writer.purge('alice', 'topics/b', { includeLive: true });
+      await writer.mutate(alice, 'topics/a', put('cherry\n'), rules);
+      await writer.mutate(alice, 'topics/c', put('damson\n'), rules);
+      expect(marked(path)).toEqual([1, 2]);
+      expect(await found(searcher, 'cherry')).toEqual(['topics/a']);
+      expect(await found(searcher, 'damson')).toEqual(['topics/c']);
+      expect(await found(searcher, 'apple')).toEqual([]);
+      expect(await found(searcher, 'banana')).toEqual([]);
+    } finally {
+      await writer.close();
+      await searcher.close();
+    }
+  });
+
   it('marks a write whose revision a history limit of 0 trims at once', async () => {
     const store = openSqliteStore({ path });
     try {
@@ -275,6 +297,50 @@ describe('SQLite: a database at schema version 8, its index kept by triggers', (
       await store.undrop(alice, 'topics/gone', rules);
       expect(await found(store, 'green')).toEqual(['topics/gone']);
       expect(await found(store, 'oolong')).toEqual(['topics/tea']);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('SQLite: a database at schema version 13, an entry still marked for the index', () => {
+  let folder: string;
+  let path: string;
+
+  beforeEach(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'engram-search-backlog-13-'));
+    path = join(folder, 'memory.db');
+    const db = new Database(path);
+    try {
+      for (const step of MIGRATIONS.slice(0, 13)) db.exec(step);
+      db.exec('CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (13)');
+      db.exec(`INSERT INTO entries (id, user_id, name, description, size, body, created, updated, revision)
+        VALUES (1, 'alice', 'topics/a', 'Apple', 6, NULL, 1, 1, 1), (2, 'alice', 'topics/b', 'Banana', 7, NULL, 1, 1, 1)`);
+      db.exec(`INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
+        VALUES ('alice', 1, 1, 'create', 'cli', 1, 'Apple', 'apple\n', 0), ('alice', 2, 1, 'create', 'cli', 1, 'Banana', 'banana\n', 0)`);
+      // As schema 13 leaves it: topics/a indexed, topics/b written and marked, not indexed yet.
+      db.exec(`INSERT INTO entries_search (rowid, name, description, body) VALUES (1, 'topics/a', 'Apple', 'apple\n');
+        DELETE FROM search_pending WHERE entry_id = 1`);
+      expect(db.prepare('SELECT entry_id FROM search_pending').pluck().all()).toEqual([2]);
+    } finally {
+      db.close();
+    }
+  });
+
+  afterEach(async () => {
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it('keeps the mark, starts the watermark at the last revision, and finds every entry', async () => {
+    const store = openSqliteStore({ path });
+    try {
+      expect(marked(path)).toEqual([2]);
+      expect(await found(store, 'banana')).toEqual(['topics/b']);
+      expect(await found(store, 'apple')).toEqual(['topics/a']);
+      await store.mutate(alice, 'topics/a', put('avocado\n', 'Apple'), rules);
+      expect(marked(path)).toEqual([1]);
+      expect(await found(store, 'avocado')).toEqual(['topics/a']);
+      expect(await found(store, 'apple')).toEqual(['topics/a']);
     } finally {
       await store.close();
     }
