@@ -134,17 +134,23 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       : undefined;
   const gate = browserGate({ ...options, auth: options.auth.mode });
   // The MCP SDK (a third of a start's CPU) loads with the first request to /mcp: a server
-  // used only through /api and the web UI never needs it.
+  // used only through /api and the web UI never needs it. A load that fails (EMFILE on a
+  // busy server) fails that request alone: the next one loads it again, as import() allows.
   let endpoint: Promise<McpHttpEndpoint> | undefined;
   const mcpEndpoint = (): Promise<McpHttpEndpoint> => {
-    endpoint ??= import('../mcp/http.js').then(({ createMcpHttpEndpoint }) =>
-      createMcpHttpEndpoint({
-        handler: options.handler,
-        memory: options.memory,
-        policy: options.policy,
-        version: options.version,
-        onerror: (error) => log(`mcp: ${error.message}`),
-      }),
+    endpoint ??= import('../mcp/http.js').then(
+      ({ createMcpHttpEndpoint }) =>
+        createMcpHttpEndpoint({
+          handler: options.handler,
+          memory: options.memory,
+          policy: options.policy,
+          version: options.version,
+          onerror: (error) => log(`mcp: ${error.message}`),
+        }),
+      (error: unknown) => {
+        endpoint = undefined;
+        throw error;
+      },
     );
     return endpoint;
   };
@@ -313,6 +319,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       return isApiPath(path) ? api.maxBodyBytesFor(path) : maxBodyBytes;
     },
     endStreams: () => api.closeStreams(),
-    close: async () => (await endpoint)?.close(),
+    // Nothing to close when the SDK never loaded, or failed to.
+    close: async () => (await endpoint?.catch(() => undefined))?.close(),
   };
 }
