@@ -6,23 +6,46 @@
  * the CPU, and the tests spawn them hundreds of times.
  *
  * The files stay in dist/cli/, where tsc put the modules, so every path a module takes
- * relative to import.meta.url (package.json, spec/, dist/web) still resolves. What is
+ * relative to import.meta.url (package.json, spec/, dist/web) still resolves: it does for
+ * a module one folder below dist/ alone, and the build fails for any other that takes
+ * one (a module in dist/store/sqlite/, or a dependency, would look in the wrong place). What is
  * loaded on demand (the HTTP stack, the SDK, PostgreSQL, OAuth) stays a chunk of its own
  * behind its import(). better-sqlite3 (native) and pg stay in node_modules. The library's
  * entry points (dist/index.js, ...) are tsc's files, not bundled.
  */
 
 import { readdirSync, rmSync } from 'node:fs';
+import { dirname, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
 
-const cliDir = fileURLToPath(new URL('../dist/cli/', import.meta.url));
+const distDir = fileURLToPath(new URL('../dist/', import.meta.url));
+const cliDir = `${distDir}cli/`;
 const CHUNK = /\.chunk\.js(\.map)?$/;
+
+/**
+ * Fails the build for a module whose import.meta.url would not resolve as before from
+ * dist/cli/. Rolldown's own runtime (a virtual module, id \0...) takes it for createRequire.
+ */
+const importMetaAtCliDepth = {
+  name: 'import-meta-at-cli-depth',
+  transform: {
+    filter: { code: 'import.meta' },
+    handler(_code, id) {
+      if (id.startsWith('\0')) return;
+      const folder = relative(distDir, dirname(id));
+      if (folder === '' || folder.startsWith('..') || folder.includes(sep)) {
+        this.error(`${id} uses import.meta, which bundled into dist/cli/ would resolve from there instead`);
+      }
+    },
+  },
+};
 
 const bundle = await rolldown({
   input: `${cliDir}executable.js`,
   platform: 'node',
   external: [/^node:/, /^better-sqlite3(\/|$)/, /^pg(\/|$)/],
+  plugins: [importMetaAtCliDepth],
   checks: { bundlerTimings: false },
 });
 const { output } = await bundle.write({
