@@ -280,11 +280,13 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     applyAnswerHeaders(req, res);
     const path = pathOf(req);
     const exchange: Exchange = {};
+    // Read now: once the client has hung up, its socket no longer knows the address.
+    const client = clientAddress(req, options.trustProxy ?? false);
     res.once('close', () => {
       log(
         formatRequestLine({
           time: new Date(),
-          client: clientAddress(req, options.trustProxy ?? false),
+          client,
           user: exchange.user,
           httpMethod: req.method ?? '-',
           // An /api path may name an entry: unmatched ones are logged without it.

@@ -108,11 +108,15 @@ export function createWebRoutes(root: string = DEFAULT_WEB_ROOT): WebRoutes {
       'Content-Length': stats.size,
       'Cache-Control': name.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
     });
-    if (req.method === 'HEAD') {
+    if (req.method === 'HEAD' || stats.size === 0) {
       res.end();
       return true;
     }
-    const file = createReadStream(join(root, name));
+    // Read to the size sent as Content-Length and no further: the stream then ends, and the
+    // answer with it, with its last bytes, not after one more read that finds the file's end.
+    // A client may hang up the moment it has every byte, and an answer not yet ended then
+    // was logged as one the client gave up on (499).
+    const file = createReadStream(join(root, name), { end: stats.size - 1 });
     file.once('error', () => res.destroy());
     file.pipe(res);
     return true;

@@ -49,6 +49,8 @@ export interface TestServerOptions {
   readonly db?: string;
   /** The memory's policy, over the defaults (caps, trash retention). */
   readonly policy?: Partial<Policy>;
+  /** The folder the web UI is served from, in place of the built one. */
+  readonly webRoot?: string;
 }
 
 /** A fresh folder removed when the current test finishes. */
@@ -83,6 +85,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.maxImportBytes ? { maxImportBytes: options.maxImportBytes } : {}),
     ...(options.webSocketLimits ? { webSocketLimits: options.webSocketLimits } : {}),
+    ...(options.webRoot ? { webRoot: options.webRoot } : {}),
   });
   let closing: Promise<void> | undefined;
   const close = () => {

@@ -4,9 +4,12 @@
  * anything a client could use to forge a line.
  */
 
+import { writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatRequestLine, summarizeRpc } from '../../src/http/logging.js';
-import { postRpc, raw, rpc, startTestServer } from './fixtures.js';
+import { postRpc, raw, rpc, startTestServer, testFolder } from './fixtures.js';
 
 const LINE =
   /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (?:client=\S+ )?user=\S+ [A-Z]+ \S+ method=\S+ tool=\S+ status=\d{3} \d+ms$/;
@@ -140,5 +143,40 @@ describe('a request built to flood the log', () => {
       durationMs: 0,
     });
     expect(line).toBe('1970-01-01T00:00:00.000Z user=? ? ? method=? tool=? status=200 0ms');
+  });
+});
+
+describe('a web UI file whose client hangs up as soon as it has every byte', () => {
+  /** GETs `path` on a socket of its own, closed the moment the whole body has arrived, as curl and browsers may. */
+  function getAndHangUp(port: number, path: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`),
+      );
+      let received = Buffer.alloc(0);
+      socket.on('data', (chunk: Buffer) => {
+        received = Buffer.concat([received, chunk]);
+        const headEnd = received.indexOf('\r\n\r\n');
+        if (headEnd < 0) return;
+        const length = Number(/content-length: (\d+)/i.exec(received.subarray(0, headEnd).toString())?.[1]);
+        if (received.length - headEnd - 4 >= length) {
+          socket.destroy();
+          resolve();
+        }
+      });
+      socket.on('error', reject);
+    });
+  }
+
+  it('is logged as answered (200), with the client, not as a request the client gave up on', async () => {
+    const webRoot = testFolder();
+    // Several reads of the file, as the built UI's script takes.
+    writeFileSync(join(webRoot, 'index.html'), `<!doctype html>${'<p>Engram</p>'.repeat(20_000)}`);
+    const server = await startTestServer({ auth: 'none', webRoot });
+    const tries = 20;
+    for (let i = 0; i < tries; i++) await getAndHangUp(server.port, '/');
+    await expect.poll(() => server.logs.length).toBe(tries);
+    for (const line of server.logs)
+      expect(line).toMatch(/ client=127\.0\.0\.1 user=- GET \/ method=- tool=- status=200 \d+ms$/);
   });
 });
