@@ -14,7 +14,6 @@ import { afterAll, describe } from 'vitest';
 import { openPostgresStore } from '../../src/store/postgres/index.js';
 import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
-import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { describeAccountContract, describeGrantContract } from '../../src/testing/index.js';
 import {
   createTestDatabase,
@@ -23,6 +22,7 @@ import {
   queryPostgres,
   type TestDatabase,
 } from '../helpers/postgres.js';
+import { migrateSqliteTo } from '../helpers/sqlite-schema.js';
 
 /** The SQLite schema version before accounts (migration 6 adds them). */
 const SQLITE_BEFORE_ACCOUNTS = 5;
@@ -35,10 +35,7 @@ async function openUpgradedSqlite() {
   const path = join(folder, 'memory.db');
   const db = new Database(path);
   try {
-    for (const step of SQLITE_MIGRATIONS.slice(0, SQLITE_BEFORE_ACCOUNTS)) db.exec(step);
-    db.exec(
-      `CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (${SQLITE_BEFORE_ACCOUNTS})`,
-    );
+    migrateSqliteTo(db, SQLITE_BEFORE_ACCOUNTS);
   } finally {
     db.close();
   }

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
-import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { appendLine } from '../../src/testing/setup.js';
 import { rules } from '../helpers/rules.js';
+import { migrateSqliteTo } from '../helpers/sqlite-schema.js';
 
 const NEWEST = { at: Number.MAX_SAFE_INTEGER, entry: Number.MAX_SAFE_INTEGER, revision: Number.MAX_SAFE_INTEGER };
 
@@ -44,8 +44,7 @@ describe('SQLite: a database at schema version 12, revisions indexed by time and
     path = join(folder, 'memory.db');
     const db = new Database(path);
     try {
-      for (const step of MIGRATIONS.slice(0, 12)) db.exec(step);
-      db.exec('CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (12)');
+      migrateSqliteTo(db, 12);
       const addEntry =
         db.prepare(`INSERT INTO entries (id, user_id, name, description, size, body, created, updated, revision)
         VALUES (?, ?, ?, 'about it', 1, NULL, 1, 2, ?)`);

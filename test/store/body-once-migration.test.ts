@@ -12,9 +12,9 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/core/store.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
-import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { appendLine, bytes } from '../../src/testing/setup.js';
 import { rules } from '../helpers/rules.js';
+import { migrateSqliteTo } from '../helpers/sqlite-schema.js';
 
 const alice: Caller = { user: 'alice', label: 'body-once-test' };
 
@@ -78,8 +78,7 @@ describe('SQLite: a database at schema version 10, bodies stored twice', () => {
     path = join(folder, 'memory.db');
     const db = new Database(path);
     try {
-      for (const step of MIGRATIONS.slice(0, 10)) db.exec(step);
-      db.exec('CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (10)');
+      migrateSqliteTo(db, 10);
       const addEntry = db.prepare(`INSERT INTO entries
         (user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by)
         VALUES (?, ?, 'about it', ?, ?, 1, 2, ?, ?, ?)`);

@@ -16,9 +16,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createMemory } from '../../src/core/memory.js';
 import type { Caller, Store } from '../../src/core/store.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
-import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { bytes, drop, put } from '../../src/testing/setup.js';
 import { rules } from '../helpers/rules.js';
+import { migrateSqliteTo } from '../helpers/sqlite-schema.js';
 
 const alice: Caller = { user: 'alice', label: 'search-backlog-test' };
 
@@ -272,8 +272,7 @@ describe('SQLite: a database at schema version 8, its index kept by triggers', (
     path = join(folder, 'memory.db');
     const db = new Database(path);
     try {
-      for (const step of MIGRATIONS.slice(0, 8)) db.exec(step);
-      db.exec('CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (8)');
+      migrateSqliteTo(db, 8);
       const addEntry = db.prepare(`INSERT INTO entries
         (user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by)
         VALUES ('alice', ?, ?, ?, ?, 1, 1, 1, ?, ?)`);
@@ -312,8 +311,7 @@ describe('SQLite: a database at schema version 13, an entry still marked for the
     path = join(folder, 'memory.db');
     const db = new Database(path);
     try {
-      for (const step of MIGRATIONS.slice(0, 13)) db.exec(step);
-      db.exec('CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (13)');
+      migrateSqliteTo(db, 13);
       db.exec(`INSERT INTO entries (id, user_id, name, description, size, body, created, updated, revision)
         VALUES (1, 'alice', 'topics/a', 'Apple', 6, NULL, 1, 1, 1), (2, 'alice', 'topics/b', 'Banana', 7, NULL, 1, 1, 1)`);
       db.exec(`INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)

@@ -15,10 +15,10 @@ import type { Caller, Store } from '../../src/core/store.js';
 import { openPostgresStore } from '../../src/store/postgres/index.js';
 import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
-import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { appendLine, bytes, recount } from '../../src/testing/setup.js';
 import { createTestDatabase, findTestPostgres, queryPostgres, type TestDatabase } from '../helpers/postgres.js';
 import { rules } from '../helpers/rules.js';
+import { migrateSqliteTo } from '../helpers/sqlite-schema.js';
 
 const alice: Caller = { user: 'alice', label: 'upgrade-test' };
 
@@ -107,8 +107,7 @@ describe('SQLite: a database at schema version 4', () => {
     path = join(folder, 'memory.db');
     const db = new Database(path);
     try {
-      for (const step of SQLITE_MIGRATIONS.slice(0, 4)) db.exec(step);
-      db.exec('CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (4)');
+      migrateSqliteTo(db, 4);
       const addEntry = db.prepare(`INSERT INTO entries
         (user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by)
         VALUES (?, ?, ?, ?, ?, 1, 1, ?, ?, ?)`);
