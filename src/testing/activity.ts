@@ -223,5 +223,21 @@ export function describeActivityContract(label: string, open: OpenStore): void {
       await vi.waitFor(() => expect(told.at(-1)?.version).toBeGreaterThan(purged.version), TOLD_WITHIN_MS);
       stop();
     });
+
+    it('tells a watcher of a load over a memory that was itself loaded, with a version past every one before', async () => {
+      await store.mutate(desktop, 'notes/a', put('one'), rules);
+      const dump = await store.dump();
+      await store.load(dump, { replace: true });
+      const told: MemoryChange[] = [];
+      const stop = store.watch('alice', (change) => told.push(change));
+      await store.mutate(desktop, 'notes/a', appendLine('two'), rules);
+      await vi.waitFor(() => expect(detailed(told)).toHaveLength(1), TOLD_WITHIN_MS);
+      const written = told.at(-1) as MemoryChange;
+      // Back to the dump: a counter restarting from the dump's would meet a number already told.
+      await store.load(dump, { replace: true });
+      await vi.waitFor(() => expect(told.length).toBeGreaterThan(1), TOLD_WITHIN_MS);
+      expect(told.at(-1)?.version).toBeGreaterThan(written.version);
+      stop();
+    });
   });
 }

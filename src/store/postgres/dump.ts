@@ -77,8 +77,11 @@ const SQL = {
   addRevisions: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
      SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::text[], $5::text[], $6::bigint[], $7::text[],
        $8::text[], $9::boolean[])`,
-  addUsers: `INSERT INTO users (user_id, total_bytes, entries, history_bytes)
-     SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::bigint[])`,
+  // Each user's change counter goes on past every one it replaces (store/change-feed.ts): a
+  // watcher that knew a counter before the load must not meet the same number again after it.
+  lastChange: 'SELECT coalesce(max(changes), 0)::bigint AS changes FROM users',
+  addUsers: `INSERT INTO users (user_id, total_bytes, entries, history_bytes, changes)
+     SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::bigint[], $5::bigint[])`,
   addTokens: `INSERT INTO tokens (${TOKEN_COLUMNS})
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::text[], $6::bigint[], $7::bigint[])`,
   addAccounts: `INSERT INTO accounts (${ACCOUNT_COLUMNS})
@@ -121,6 +124,7 @@ export async function loadDatabase(runner: Runner, dump: StoreDump, options: Loa
     if (!options.replace && !(await db.query<{ empty: boolean }>({ text: SQL.isEmpty })).rows[0]?.empty) {
       throw notEmptyError();
     }
+    const changes = Number((await db.query<{ changes: string }>({ text: SQL.lastChange })).rows[0]?.changes ?? 0) + 1;
     await db.query({ text: SQL.clear });
     for (let start = 0; start < dump.entries.length; start += BATCH) {
       const batch = dump.entries.slice(start, start + BATCH);
@@ -163,6 +167,7 @@ export async function loadDatabase(runner: Runner, dump: StoreDump, options: Loa
         u.totalBytes,
         u.entries,
         u.historyBytes,
+        changes,
       ]);
     }
     try {

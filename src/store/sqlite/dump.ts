@@ -61,8 +61,12 @@ const SQL = {
      WHERE body = (SELECT r.body FROM revisions r WHERE r.entry_id = entries.id AND r.revision = entries.revision)`,
   // Every loaded entry waits for the search index (search-backlog.ts): some have no revision to show it.
   markLoaded: 'INSERT OR IGNORE INTO search_pending (entry_id) SELECT id FROM entries',
-  addUser: `INSERT INTO users (user_id, total_bytes, entries, history_bytes)
-     VALUES (@user, @totalBytes, @entries, @historyBytes)`,
+  // Each user's change counter goes on past every one it replaces (store/change-feed.ts): a
+  // watcher, or an index kept by another connection (index-cache.ts), that knew a counter
+  // before the load must not meet the same number again after it.
+  lastChange: 'SELECT coalesce(max(changes), 0) FROM users',
+  addUser: `INSERT INTO users (user_id, total_bytes, entries, history_bytes, changes)
+     VALUES (@user, @totalBytes, @entries, @historyBytes, @changes)`,
   addToken: `INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES (@id, @user, @label, @readOnly, @hash, @created, @lastUsed)`,
   addAccount: `INSERT INTO accounts (${ACCOUNT_COLUMNS}) VALUES (?, ?, ?, ?)`,
   addClient: `INSERT INTO oauth_clients (${CLIENT_COLUMNS}) VALUES (?, ?, ?, ?, ?)`,
@@ -104,6 +108,7 @@ export function loadDatabase(db: Database, dump: StoreDump, options: LoadOptions
   };
   db.transaction(() => {
     if (!options.replace && !isEmpty(db)) throw notEmptyError();
+    const changes = (db.prepare(SQL.lastChange).pluck().get() as number) + 1;
     // An empty store may still hold sessions: a load ends them too.
     db.exec(SQL.clear);
     for (const [index, { revisions, ...entry }] of dump.entries.entries()) {
@@ -113,7 +118,7 @@ export function loadDatabase(db: Database, dump: StoreDump, options: LoadOptions
     }
     db.exec(SQL.bodiesOnce);
     db.exec(SQL.markLoaded);
-    for (const usage of dump.users) add.user.run(usage);
+    for (const usage of dump.users) add.user.run({ ...usage, changes });
     try {
       for (const token of dump.tokens) add.token.run(toSqliteTokenParameters(token));
     } catch (error) {
