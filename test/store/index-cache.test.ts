@@ -87,6 +87,32 @@ describe('SQLite index cache', () => {
     expect(await reader.index('ada')).toEqual([{ name: 'topics/a', size: 7, description: 'd' }]);
   });
 
+  it("keeps a user's index while another connection writes for someone else or indexes for search", async () => {
+    const reader = open();
+    const writer = open();
+    await reader.mutate(ada, 'topics/a', put('x\n'), rules);
+    const kept = await reader.index('ada');
+    await writer.mutate({ user: 'bob', label: 'cache-test' }, 'people/x', put('y\n'), rules);
+    // The writer's search catches the index up in a commit of its own.
+    await writer.search('ada', ['x'], { limit: 5 });
+    expect(await reader.index('ada')).toBe(kept);
+    await writer.mutate(ada, 'topics/b', put('z\n'), rules);
+    expect((await reader.index('ada')).map((row) => row.name)).toEqual(['topics/a', 'topics/b']);
+  });
+
+  it('reads the index again after another connection loaded a memory over it', async () => {
+    const reader = open();
+    const writer = open();
+    await writer.mutate(ada, 'topics/a', put('x\n'), rules);
+    const dump = await writer.dump();
+    await writer.load(dump, { replace: true });
+    expect((await reader.index('ada')).map((row) => row.name)).toEqual(['topics/a']);
+    await reader.mutate(ada, 'topics/b', put('y\n'), rules);
+    expect((await reader.index('ada')).map((row) => row.name)).toEqual(['topics/a', 'topics/b']);
+    await writer.load(dump, { replace: true });
+    expect((await reader.index('ada')).map((row) => row.name)).toEqual(['topics/a']);
+  });
+
   it('keeps users apart', async () => {
     const store = open();
     await store.mutate(ada, 'topics/a', put('x\n'), rules);
@@ -138,7 +164,7 @@ describe('IndexCache', () => {
   });
 
   it('patches what was committed, so a write rolled back leaves the kept rows as they were', () => {
-    const cache = new IndexCache(() => 1);
+    const cache = new IndexCache({ dataVersion: () => 1, changesOf: () => 0 });
     const committed = new Map([['a', row('a')]]);
     const load = () => [...committed.values()];
     const lookup = (name: string) => committed.get(name);
@@ -153,10 +179,30 @@ describe('IndexCache', () => {
     expect(cache.get('ada', () => [], lookup)).toEqual([row('b', 2)]);
   });
 
-  it('reads the whole index again when another connection committed', () => {
+  it("reads the whole index again when another connection committed a change of the user's", () => {
     let version = 1;
-    const cache = new IndexCache(() => version);
+    let changes = 5;
+    const cache = new IndexCache({ dataVersion: () => version, changesOf: () => changes });
     cache.get(
+      'ada',
+      () => [row('a')],
+      () => undefined,
+    );
+    version = 2;
+    changes = 6;
+    expect(
+      cache.get(
+        'ada',
+        () => [row('x')],
+        () => undefined,
+      ),
+    ).toEqual([row('x')]);
+  });
+
+  it("keeps the index when another connection's commit left the user's counter where it was", () => {
+    let version = 1;
+    const cache = new IndexCache({ dataVersion: () => version, changesOf: () => 5 });
+    const first = cache.get(
       'ada',
       () => [row('a')],
       () => undefined,
@@ -168,6 +214,53 @@ describe('IndexCache', () => {
         () => [row('x')],
         () => undefined,
       ),
-    ).toEqual([row('x')]);
+    ).toBe(first);
+  });
+
+  it('follows its own writes through the counter, and reads again after a counter it did not follow', () => {
+    let version = 1;
+    let changes = 5;
+    const committed = new Map([['a', row('a')]]);
+    const reads = { dataVersion: () => version, changesOf: () => changes };
+    const cache = new IndexCache(reads);
+    const load = () => [...committed.values()];
+    const lookup = (name: string) => committed.get(name);
+    cache.get('ada', load, lookup);
+    // Its own write moved the counter to 6; then another connection committed (the search index).
+    cache.touched('ada', 'b');
+    committed.set('b', row('b'));
+    changes = 6;
+    cache.counted('ada', 6);
+    version = 2;
+    const patched = cache.get('ada', () => [row('not read again')], lookup);
+    expect(patched).toEqual([row('a'), row('b')]);
+    // Another connection's change of ada moves the counter past what this one followed.
+    cache.counted('ada', 8);
+    changes = 8;
+    version = 3;
+    expect(cache.get('ada', () => [row('read again')], lookup)).toEqual([row('read again')]);
+  });
+
+  it('reads the index again after a write of the user failed, whose counter may have been rolled back', () => {
+    let version = 1;
+    let changes = 5;
+    const cache = new IndexCache({ dataVersion: () => version, changesOf: () => changes });
+    const kept = cache.get(
+      'ada',
+      () => [row('a')],
+      () => undefined,
+    );
+    cache.counted('ada', 6);
+    cache.forget('ada');
+    // The failed write's 6 was rolled back, and another connection's change took the number.
+    changes = 6;
+    version = 2;
+    const again = cache.get(
+      'ada',
+      () => [row('theirs')],
+      () => undefined,
+    );
+    expect(again).not.toBe(kept);
+    expect(again).toEqual([row('theirs')]);
   });
 });

@@ -4,10 +4,14 @@
  * it touched, and the next read re-reads those few rows (one indexed lookup each) and
  * patches them into the kept index (core/index-lines.ts: only the chunk of lines that
  * holds a changed row is joined again), instead of building every row and line again. What
- * it re-reads is what was committed, so a write rolled back leaves no trace here. The
- * whole index is read again only when another connection (another process sharing the
- * file) committed, which SQLite reports through PRAGMA data_version, when a change this
- * cache cannot follow (a purge, a load) invalidates it, or when too many names changed.
+ * it re-reads is what was committed, so a write rolled back leaves no trace here. When
+ * another connection committed (another process sharing the file, or the search worker),
+ * which SQLite reports through PRAGMA data_version, a kept index is checked against its
+ * user's change counter (users.changes, moved by every change of theirs and never reused:
+ * dump.ts) before it is trusted again: a commit of another user's, or of the search index
+ * alone, leaves it kept. The whole index is read again when the counter moved in a way
+ * this cache did not follow, when a change it cannot follow (a purge, a load) invalidates
+ * it, or when too many names changed.
  */
 
 import type { IndexRow } from '../../core/format.js';
@@ -41,47 +45,82 @@ interface Kept {
   readonly index: KeptIndex;
   /** Names this connection wrote since `index` was read. */
   readonly changed: Set<string>;
+  /** The user's change counter that `index`, with `changed` patched in, stands for; undefined: unknown. */
+  changes: number | undefined;
+  /** Another connection committed since the counter was last checked. */
+  unchecked: boolean;
+}
+
+/** What the cache reads of the database, each in a statement of its own. */
+export interface IndexCacheReads {
+  /** PRAGMA data_version: moves when another connection committed. */
+  dataVersion(): number;
+  /** The user's change counter (0 when the user has none yet). */
+  changesOf(user: string): number;
 }
 
 export class IndexCache {
   private readonly kept = new Map<string, Kept>();
   private dataVersion = -1;
 
-  constructor(private readonly readDataVersion: () => number) {}
+  constructor(private readonly reads: IndexCacheReads) {}
 
   /**
    * The user's index: kept, patched with the rows `lookup` reads for the names written
    * since (undefined: no live entry of that name), or read whole by `load`.
    */
   get(user: string, load: () => IndexRow[], lookup: (name: string) => IndexRow | undefined): readonly IndexRow[] {
-    const version = this.readDataVersion();
+    const version = this.reads.dataVersion();
     if (version !== this.dataVersion) {
-      this.kept.clear();
+      for (const kept of this.kept.values()) kept.unchecked = true;
       this.dataVersion = version;
     }
-    const kept = this.kept.get(user);
+    let kept = this.kept.get(user);
+    if (kept?.unchecked) {
+      if (kept.changes !== undefined && kept.changes === this.reads.changesOf(user)) kept.unchecked = false;
+      else kept = undefined;
+    }
     let index: KeptIndex;
+    let changes = kept?.changes;
     if (kept && kept.changed.size === 0) {
       index = kept.index;
       this.kept.delete(user);
     } else {
-      index =
-        kept && kept.changed.size <= MAX_PATCHED
-          ? kept.index.patched(
-              Array.from(kept.changed, (name) => ({ name, row: lookup(name) })),
-              compareNames,
-            )
-          : KeptIndex.of(load());
+      if (kept && kept.changed.size <= MAX_PATCHED) {
+        index = kept.index.patched(
+          Array.from(kept.changed, (name) => ({ name, row: lookup(name) })),
+          compareNames,
+        );
+      } else {
+        // The counter first: a change committed between the two reads makes it older than
+        // the rows, which costs one more whole read later, never a stale index.
+        changes = this.reads.changesOf(user);
+        index = KeptIndex.of(load());
+      }
       this.kept.delete(user);
       if (this.kept.size >= MAX_USERS) this.kept.delete(this.kept.keys().next().value as string);
     }
-    this.kept.set(user, { index, changed: new Set() });
+    this.kept.set(user, { index, changed: new Set(), changes, unchecked: false });
     return index.rows;
   }
 
   /** This connection is writing the user's entry `name` (committed or not: the next read looks). */
   touched(user: string, name: string): void {
     this.kept.get(user)?.changed.add(name);
+  }
+
+  /**
+   * This connection's write, in its transaction, moved the user's change counter to
+   * `changes` (by one): the kept index follows it when it stood for the counter before.
+   */
+  counted(user: string, changes: number): void {
+    const kept = this.kept.get(user);
+    if (kept) kept.changes = kept.changes === changes - 1 ? changes : undefined;
+  }
+
+  /** A write of the user's failed, and may have moved the counter in a transaction rolled back: their index is read again. */
+  forget(user: string): void {
+    this.kept.delete(user);
   }
 
   /** This connection changed something it cannot name: no kept index can be trusted. */

@@ -66,7 +66,7 @@ export const SQL = {
        VALUES (@user, @bytes, @entries, @history, 1)
        ON CONFLICT (user_id) DO UPDATE SET total_bytes = total_bytes + @bytes, entries = entries + @entries,
          history_bytes = history_bytes + @history, changes = changes + 1
-       RETURNING history_bytes`,
+       RETURNING history_bytes, changes`,
   version: 'SELECT changes FROM users WHERE user_id = ?',
   // A user's revisions newest first (after a position: no position is after every one), by
   // revisions_activity; sizes from the bodies' lengths. One actor's, and the actors, are read

@@ -120,7 +120,10 @@ export class SqliteStore implements Store {
           });
     this.mutateOne = this.db.transaction(this.mutateInTransaction.bind(this));
     const dataVersion = this.db.prepare('PRAGMA data_version').pluck();
-    this.indexCache = new IndexCache(() => dataVersion.get() as number);
+    this.indexCache = new IndexCache({
+      dataVersion: () => dataVersion.get() as number,
+      changesOf: (user) => (this.statements.version.pluck().get(user) as number | undefined) ?? 0,
+    });
     // Another connection's commit moves data_version (this connection's own do not: those
     // are told as they commit); only then are the watched users' change counters read.
     const watchedDataVersion = this.db.prepare('PRAGMA data_version').pluck();
@@ -205,11 +208,14 @@ export class SqliteStore implements Store {
 
   async mutate(caller: Caller, name: string, decide: Decide, rules: WriteRules): Promise<MutationResult> {
     const recording = recordingDecide(decide);
-    const result = this.groupCommit
-      ? await this.guard.explained(
-          this.groupCommit.run(() => this.mutateInTransaction(caller, name, recording.decide, rules)),
-        )
-      : await this.guard.write(() => this.mutateOne.immediate(caller, name, recording.decide, rules));
+    const result = await this.forgettingOnFailure(
+      caller.user,
+      this.groupCommit
+        ? this.guard.explained(
+            this.groupCommit.run(() => this.mutateInTransaction(caller, name, recording.decide, rules)),
+          )
+        : this.guard.write(() => this.mutateOne.immediate(caller, name, recording.decide, rules)),
+    );
     const details = mutationDetails(name, recording.decided(), result);
     if (details) this.feed.committed(caller.user, details);
     this.searchBacklog.wrote();
@@ -217,7 +223,10 @@ export class SqliteStore implements Store {
   }
 
   async mutateAll(caller: Caller, decide: DecideAll, rules: WriteRules): Promise<void> {
-    await this.guard.write(() => this.mutateEvery.immediate(caller, decide, rules));
+    await this.forgettingOnFailure(
+      caller.user,
+      this.guard.write(() => this.mutateEvery.immediate(caller, decide, rules)),
+    );
     this.feed.committed(caller.user);
     this.searchBacklog.wrote();
   }
@@ -235,7 +244,10 @@ export class SqliteStore implements Store {
   }
 
   async undrop(caller: Caller, name: string, rules: WriteRules, check?: UndropCheck): Promise<UndropResult> {
-    const result = await this.guard.write(() => this.undropOne.immediate(caller, name, rules, check));
+    const result = await this.forgettingOnFailure(
+      caller.user,
+      this.guard.write(() => this.undropOne.immediate(caller, name, rules, check)),
+    );
     if (result.status === 'restored') {
       this.searchBacklog.wrote();
       this.feed.committed(caller.user, { name, revision: result.entry.revision, operation: 'undrop' });
@@ -379,6 +391,19 @@ export class SqliteStore implements Store {
     return (this.statements.usage.get(user) as Usage | undefined) ?? { totalBytes: 0, entries: 0 };
   }
 
+  /**
+   * A write of the user's; when it fails, its transaction (or savepoint) may have been rolled
+   * back after it moved the kept index's count (IndexCache.counted), so their index is read again.
+   */
+  private async forgettingOnFailure<T>(user: string, write: Promise<T>): Promise<T> {
+    try {
+      return await write;
+    } catch (error) {
+      this.indexCache.forget(user);
+      throw error;
+    }
+  }
+
   /** Applies one decided change to the live row (if any) and returns the entry after it. */
   private apply(
     caller: Caller,
@@ -431,7 +456,8 @@ export class SqliteStore implements Store {
       bytes: usage.totalBytes,
       entries: usage.entries,
       history: usage.historyBytes - trimmed,
-    }) as { history_bytes: number };
+    }) as { history_bytes: number; changes: number };
+    this.indexCache.counted(user, after.changes);
     this.trimHistory(user, Trim.of(after.history_bytes, rules.historyCap));
   }
 
@@ -453,7 +479,10 @@ export class SqliteStore implements Store {
       for (const { id } of trim.take(trash)) this.deleteCopy(id);
       more = trash.length === TRIM_BATCH;
     }
-    if (trim.freed > 0) s.addUsage.run({ user, bytes: 0, entries: 0, history: -trim.freed });
+    if (trim.freed > 0) {
+      const after = s.addUsage.get({ user, bytes: 0, entries: 0, history: -trim.freed }) as { changes: number };
+      this.indexCache.counted(user, after.changes);
+    }
   }
 
   /** Deletes an entry row and its revisions (overwritten: secure_delete), returning the history bytes freed. */
