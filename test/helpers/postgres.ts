@@ -80,6 +80,30 @@ export async function createTestSchema(database: TestDatabase): Promise<TestSche
   };
 }
 
+/**
+ * Empties every table of the connection's schema but schema_version and restarts its
+ * identities, in one statement: DELETE, three times cheaper on these small tables than
+ * TRUNCATE (which makes new files). A table still referenced by rows of another is left
+ * for the next round, so no privilege beyond the tables' is needed.
+ */
+export const EMPTY_SCHEMA = `DO $$ DECLARE name text; emptied boolean; BEGIN
+  FOR round IN 1..10 LOOP
+    emptied := true;
+    FOR name IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'schema_version' LOOP
+      BEGIN
+        EXECUTE 'DELETE FROM ' || quote_ident(name);
+      EXCEPTION WHEN foreign_key_violation THEN
+        emptied := false;
+      END;
+    END LOOP;
+    EXIT WHEN emptied;
+  END LOOP;
+  IF NOT emptied THEN RAISE EXCEPTION 'the schema could not be emptied'; END IF;
+  FOR name IN SELECT sequencename FROM pg_sequences WHERE schemaname = current_schema() LOOP
+    EXECUTE 'ALTER SEQUENCE ' || quote_ident(name) || ' RESTART';
+  END LOOP;
+END $$`;
+
 /** Runs one statement on a connection of its own, behind every store, and returns its rows. */
 export async function queryPostgres<Row>(url: string, sql: string, params: unknown[] = []): Promise<Row[]> {
   const client = new pg.Client({ connectionString: url });

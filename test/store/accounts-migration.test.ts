@@ -6,7 +6,7 @@
  * PostgreSQL half skipped with a notice where no PostgreSQL is available).
  */
 
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -18,6 +18,7 @@ import { describeAccountContract, describeGrantContract } from '../../src/testin
 import {
   createTestDatabase,
   createTestSchema,
+  EMPTY_SCHEMA,
   findTestPostgres,
   queryPostgres,
   type TestDatabase,
@@ -29,9 +30,15 @@ const SQLITE_BEFORE_ACCOUNTS = 5;
 /** The PostgreSQL schema version before accounts (migration 3 adds them). */
 const POSTGRES_BEFORE_ACCOUNTS = 2;
 
-/** A SQLite file at the schema before accounts, opened (so upgraded) by this Engram. */
-async function openUpgradedSqlite() {
-  const folder = await mkdtemp(join(tmpdir(), 'engram-accounts-upgrade-'));
+/**
+ * A SQLite file at the schema before accounts, made once for this file (by the first
+ * test that asks), then copied for each test: running those five migrations, some 26 ms
+ * of CPU here, was more than half of what opening a test's store cost.
+ */
+let beforeAccounts: Promise<{ path: string; folder: string }> | undefined;
+
+async function sqliteBeforeAccounts(): Promise<{ path: string; folder: string }> {
+  const folder = await mkdtemp(join(tmpdir(), 'engram-accounts-template-'));
   const path = join(folder, 'memory.db');
   const db = new Database(path);
   try {
@@ -39,6 +46,21 @@ async function openUpgradedSqlite() {
   } finally {
     db.close();
   }
+  return { path, folder };
+}
+
+afterAll(async () => {
+  const template = await beforeAccounts;
+  if (template) await rm(template.folder, { recursive: true, force: true });
+});
+
+/** A copy of that file, opened (so upgraded) by this Engram: every test upgrades a database of its own. */
+async function openUpgradedSqlite() {
+  beforeAccounts ??= sqliteBeforeAccounts();
+  const template = await beforeAccounts;
+  const folder = await mkdtemp(join(tmpdir(), 'engram-accounts-upgrade-'));
+  const path = join(folder, 'memory.db');
+  await copyFile(template.path, path);
   return { store: openSqliteStore({ path }), cleanup: () => rm(folder, { recursive: true, force: true }) };
 }
 
@@ -48,11 +70,30 @@ describeGrantContract(`sqlite, upgraded from schema ${SQLITE_BEFORE_ACCOUNTS}`, 
 const server = await findTestPostgres();
 
 describe.skipIf(!server)('PostgreSQL', () => {
-  /** One database for this file, each test in a schema of its own. */
+  /**
+   * One database for this file and a few schemas in it. A schema is made at the version
+   * before accounts and opened (so upgraded) by this Engram only when no emptied one is
+   * free; when its test ends, every table but schema_version is emptied, identities
+   * restarted, and the upgraded schema waits for the next test, as the store contract's
+   * do (postgres.test.ts): the contracts run on tables the upgrade made, without a
+   * schema made and upgraded per test (most of each test's time, in the server).
+   */
   let database: Promise<TestDatabase> | undefined;
+  const emptiedSchemas: string[] = [];
 
-  /** A schema at the version before accounts, opened (so upgraded) by this Engram. */
+  /** A schema upgraded from the version before accounts, new or emptied. */
   async function openUpgradedPostgres() {
+    const url = emptiedSchemas.pop() ?? (await schemaBeforeAccounts());
+    const store = await openPostgresStore({ connectionString: url });
+    const cleanup = async () => {
+      await queryPostgres(url, EMPTY_SCHEMA);
+      emptiedSchemas.push(url);
+    };
+    return { store, cleanup };
+  }
+
+  /** A new schema at the version before accounts; the file's database is dropped with it. */
+  async function schemaBeforeAccounts(): Promise<string> {
     database ??= createTestDatabase(server!);
     const schema = await createTestSchema(await database);
     for (const step of POSTGRES_MIGRATIONS.slice(0, POSTGRES_BEFORE_ACCOUNTS)) {
@@ -62,7 +103,7 @@ describe.skipIf(!server)('PostgreSQL', () => {
       schema.url,
       `CREATE TABLE schema_version (version integer NOT NULL); INSERT INTO schema_version VALUES (${POSTGRES_BEFORE_ACCOUNTS})`,
     );
-    return { store: await openPostgresStore({ connectionString: schema.url }), cleanup: schema.drop };
+    return schema.url;
   }
 
   afterAll(async () => {

@@ -20,6 +20,7 @@ import { appendLine, grant, grantSecret, token } from '../../src/testing/setup.j
 import {
   createTestDatabase,
   createTestSchema,
+  EMPTY_SCHEMA,
   findTestPostgres,
   queryPostgres,
   type TestDatabase,
@@ -29,30 +30,6 @@ import { rules } from '../helpers/rules.js';
 const server = await findTestPostgres();
 
 const alice: Caller = { user: 'alice', label: 'postgres-test' };
-
-/**
- * Empties every table of the connection's schema but schema_version and restarts its
- * identities, in one statement: DELETE, three times cheaper on these small tables than
- * TRUNCATE (which makes new files). A table still referenced by rows of another is left
- * for the next round, so no privilege beyond the tables' is needed.
- */
-const EMPTY_SCHEMA = `DO $$ DECLARE name text; emptied boolean; BEGIN
-  FOR round IN 1..10 LOOP
-    emptied := true;
-    FOR name IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'schema_version' LOOP
-      BEGIN
-        EXECUTE 'DELETE FROM ' || quote_ident(name);
-      EXCEPTION WHEN foreign_key_violation THEN
-        emptied := false;
-      END;
-    END LOOP;
-    EXIT WHEN emptied;
-  END LOOP;
-  IF NOT emptied THEN RAISE EXCEPTION 'the schema could not be emptied'; END IF;
-  FOR name IN SELECT sequencename FROM pg_sequences WHERE schemaname = current_schema() LOOP
-    EXECUTE 'ALTER SEQUENCE ' || quote_ident(name) || ' RESTART';
-  END LOOP;
-END $$`;
 
 /** An error as node-postgres reports it: a message and a code (SQLSTATE or system error). */
 function failure(code: string, message: string): Error {
