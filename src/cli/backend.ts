@@ -28,6 +28,8 @@ export function backendOf(location: string): Backend {
 export interface OpenOptions {
   /** SQLite only: let concurrent writes share one commit (default true). */
   readonly groupCommit?: boolean | undefined;
+  /** SQLite only: index for search in a worker thread (default false), for a server that runs for long. */
+  readonly searchWorker?: boolean;
 }
 
 export async function openBackend(backend: Backend, options: OpenOptions = {}): Promise<Store> {
@@ -35,6 +37,7 @@ export async function openBackend(backend: Backend, options: OpenOptions = {}): 
     return openSqliteStore({
       path: backend.path,
       onWarning: log,
+      searchWorker: options.searchWorker ?? false,
       ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
     });
   }

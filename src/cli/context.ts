@@ -125,7 +125,7 @@ export async function openContext(
   const chosen = chooseBackend(options, settings, environment);
   if (opening === 'reads') assertMemoryExists(chosen);
   const { backend, absent } = opening === 'previews' ? previewBackend(chosen) : { backend: chosen, absent: false };
-  const store = await openBackend(backend, { groupCommit: settings.groupCommit });
+  const store = await openBackend(backend, { groupCommit: settings.groupCommit, searchWorker: opening === 'serves' });
   const memory = createMemory({ store, policy: settings.policy });
   try {
     await memory.recovery.purgeExpired();

@@ -12,9 +12,11 @@ import type { Backend } from './backend.js';
 
 /**
  * Whether a command may create the database it opens, only reads one that exists, or
- * previews a change (a dry run): on one that exists, or else on an empty one it does not create.
+ * previews a change (a dry run): on one that exists, or else on an empty one it does not
+ * create; or serves (creates, and keeps it open for long: the SQLite store then indexes for
+ * search in a worker thread, off the event loop that answers requests).
  */
-export type Opening = 'creates' | 'reads' | 'previews';
+export type Opening = 'creates' | 'reads' | 'previews' | 'serves';
 
 /** Refuses a SQLite path with no database file (a PostgreSQL database is never created by Engram). */
 export function assertMemoryExists(backend: Backend): void {

@@ -109,7 +109,7 @@ async function serve(options: ServeOptions, environment: Environment): Promise<v
     publicUrl = options.publicUrl ?? loadSettings(options.config, environment).publicUrl;
     assertSafePublicUrl(options.host, options.auth, publicUrl);
     tls = readTlsFiles(options.tlsCert, options.tlsKey);
-    context = await openContext(options, environment);
+    context = await openContext(options, environment, 'serves');
   } catch (error) {
     await context?.close();
     process.exitCode = reportFailure(error, false);

@@ -18,7 +18,7 @@ export function registerStdioCommand(
       let context: Context;
       try {
         if (options.json) throw new UsageError('stdio already speaks JSON (JSON-RPC on stdout): drop --json');
-        context = await openContext(options, environment);
+        context = await openContext(options, environment, 'serves');
       } catch (error) {
         process.exitCode = reportFailure(error, false);
         return;

@@ -17,7 +17,7 @@ import { FileIdentity } from './file-identity.js';
 import { migrate } from './migrations.js';
 
 /** Address space mapped for reads (SQLite caps it at 2 GiB); a larger file reads the rest with pread. */
-const MMAP_BYTES = 1024 * 1024 * 1024;
+export const MMAP_BYTES = 1024 * 1024 * 1024;
 
 export interface OpenedDatabase {
   readonly db: Database;

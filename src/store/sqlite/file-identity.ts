@@ -24,6 +24,11 @@ export class FileIdentity {
     this.opened = path === ':memory:' || path === '' ? undefined : statSync(path, { bigint: true });
   }
 
+  /** The opened file's device and inode; undefined for a database with no file. */
+  get identity(): { readonly dev: bigint; readonly ino: bigint } | undefined {
+    return this.opened && { dev: this.opened.dev, ino: this.opened.ino };
+  }
+
   /** Throws STORE_REPLACED when the path no longer names the file that was opened. */
   check(): void {
     if (!this.opened) return;

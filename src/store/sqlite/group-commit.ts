@@ -29,6 +29,8 @@ export interface GroupCommitOptions {
   readonly busyDeadlineMs: number;
   /** Called before each try of a batch; what it throws fails the whole batch (a replaced file). */
   readonly beforeBatch: () => void;
+  /** Runs each try of a batch (write-gate.ts); what it throws as busy is waited out like SQLite's lock. */
+  readonly gate?: { run<T>(work: () => T): T };
 }
 
 export class GroupCommit {
@@ -103,10 +105,13 @@ export class GroupCommit {
    */
   private commit(batch: readonly Pending[]): Outcome[] {
     this.options.beforeBatch();
-    if (batch.length === 1) return [{ ok: true, value: this.one.immediate((batch[0] as Pending).work) }];
-    const outcomes: Outcome[] = [];
-    this.several.immediate(batch, outcomes);
-    return outcomes;
+    const run = () => {
+      if (batch.length === 1) return [{ ok: true, value: this.one.immediate((batch[0] as Pending).work) } as const];
+      const outcomes: Outcome[] = [];
+      this.several.immediate(batch, outcomes);
+      return outcomes;
+    };
+    return this.options.gate ? this.options.gate.run(run) : run();
   }
 
   /** The batch found the database busy (and was rolled back): refuse who waited too long, try the rest later. */

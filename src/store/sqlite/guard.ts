@@ -9,11 +9,13 @@
 import { whileBusy } from './busy.js';
 import { explainFailure, type FailureContext } from './errors.js';
 import type { FileIdentity } from './file-identity.js';
+import type { WriteGate } from './write-gate.js';
 
 export class Guard {
   constructor(
     private readonly file: FileIdentity,
     private readonly context: FailureContext,
+    private readonly gate: WriteGate,
   ) {}
 
   /** How long a write waits for another process's lock, in ms. */
@@ -26,14 +28,22 @@ export class Guard {
     return this.explained(whileBusy(attempt, this.context.busyDeadlineMs));
   }
 
-  /** Runs a write transaction (synchronous): refused if the file was replaced, retried while busy; failures explained. */
+  /**
+   * Runs a write transaction (synchronous) through the write gate (write-gate.ts): refused
+   * if the file was replaced, retried while busy; failures explained.
+   */
   write<T>(transaction: () => T): Promise<T> {
     return this.explained(
       whileBusy(() => {
         this.file.check();
-        return transaction();
+        return this.gate.run(transaction);
       }, this.context.busyDeadlineMs),
     );
+  }
+
+  /** Runs `work` (synchronous) through the write gate, outside any retry: it throws busy while the search worker writes. */
+  exclusive<T>(work: () => T): T {
+    return this.gate.run(work);
   }
 
   /** Throws STORE_REPLACED when the file at the path is no longer the one open. */

@@ -12,31 +12,30 @@
  * acknowledged before it began), inside a purge (no word of a purged entry remains), on
  * its own shortly after writes, and as the store closes. Each catch-up is one transaction
  * of at most SEARCH_BATCH marks and as many revisions, so the event loop is never held
- * long however many wait.
+ * long however many wait. A long-running server catches up after writes in a worker
+ * thread instead (search-worker.ts), off its event loop.
  */
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Database, Statement, Transaction } from './driver.js';
 import type { Guard } from './guard.js';
+import type { SearchWorker } from './search-worker.js';
 import { bodyOf } from './statements.js';
 
 /** Entries indexed per transaction: a few milliseconds of work. */
 const SEARCH_BATCH = 64;
 
 /** How long after a write the index catches up on its own, in ms: writes that come together are indexed together. */
-const CATCH_UP_DELAY_MS = 100;
+export const CATCH_UP_DELAY_MS = 100;
 
-const SQL = {
-  anyPending: `SELECT EXISTS (SELECT 1 FROM search_pending)
-     OR EXISTS (SELECT 1 FROM revisions WHERE rowid > (SELECT revision FROM search_watermark))`,
+/** The statements of a catch-up batch, shared with the search worker (search-worker.ts). */
+export const CATCH_UP_SQL = {
   oldestPending: 'SELECT entry_id FROM search_pending ORDER BY entry_id LIMIT ?',
   // [rowid, entry id] of the revisions past the watermark, oldest first.
   newerRevisions: `SELECT rowid, entry_id FROM revisions WHERE rowid > (SELECT revision FROM search_watermark)
      ORDER BY rowid LIMIT ?`,
   lastRevision: 'SELECT coalesce(max(rowid), 0) FROM revisions',
-  watermark: 'SELECT revision FROM search_watermark',
   setWatermark: 'UPDATE search_watermark SET revision = @revision WHERE revision IS NOT @revision',
-  mark: 'INSERT OR IGNORE INTO search_pending (entry_id) VALUES (?)',
   // Deleting a row the index does not hold (an entry created since) changes nothing.
   unindex: 'DELETE FROM entries_search WHERE rowid = ?',
   index: `INSERT INTO entries_search (rowid, name, description, body)
@@ -44,8 +43,55 @@ const SQL = {
   done: 'DELETE FROM search_pending WHERE entry_id = ?',
 } as const;
 
+const SQL = {
+  anyPending: `SELECT EXISTS (SELECT 1 FROM search_pending)
+     OR EXISTS (SELECT 1 FROM revisions WHERE rowid > (SELECT revision FROM search_watermark))`,
+  watermark: 'SELECT revision FROM search_watermark',
+  mark: 'INSERT OR IGNORE INTO search_pending (entry_id) VALUES (?)',
+} as const;
+
+export type CatchUpStatements = { readonly [K in keyof typeof CATCH_UP_SQL]: Statement };
+
+/**
+ * The catch-up's statements, prepared on `db`. It uses nothing but its arguments: the
+ * search worker runs its source text on a connection of its own.
+ */
+export function prepareCatchUp(db: Database, sql: typeof CATCH_UP_SQL): CatchUpStatements {
+  return {
+    oldestPending: db.prepare(sql.oldestPending).pluck(),
+    newerRevisions: db.prepare(sql.newerRevisions).raw(),
+    lastRevision: db.prepare(sql.lastRevision).pluck(),
+    setWatermark: db.prepare(sql.setWatermark),
+    unindex: db.prepare(sql.unindex),
+    index: db.prepare(sql.index),
+    done: db.prepare(sql.done),
+  };
+}
+
+/**
+ * One batch, inside the caller's immediate transaction: the oldest `limit` marked entries
+ * and the entries of the `limit` revisions past the watermark indexed as they are now (a
+ * dropped or deleted one: none of its words), the watermark moved past what was read;
+ * true when more wait. Like prepareCatchUp, it uses nothing but its arguments.
+ */
+export function catchUpBatch(s: CatchUpStatements, limit: number): boolean {
+  const ids = s.oldestPending.all(limit) as number[];
+  const newer = s.newerRevisions.all(limit) as Array<[number, number]>;
+  for (const id of new Set([...ids, ...newer.map(([, entry]) => entry)])) {
+    s.unindex.run(id);
+    s.index.run(id);
+    s.done.run(id);
+  }
+  // Past the last revision read; when every one past the watermark was read, at the last
+  // there is, which is lower when the newest were deleted (their rowids are taken again).
+  const last = newer.length === limit ? (newer[limit - 1] as [number, number])[0] : s.lastRevision.get();
+  s.setWatermark.run({ revision: last });
+  return ids.length === limit || newer.length === limit;
+}
+
 export class SearchBacklog {
   private readonly statements: { readonly [K in keyof typeof SQL]: Statement };
+  private readonly catchUpStatements: CatchUpStatements;
   /** One batch in one immediate transaction; true when more entries wait. */
   private readonly batch: Transaction<() => boolean>;
   private timer: NodeJS.Timeout | undefined;
@@ -53,35 +99,24 @@ export class SearchBacklog {
   private running: Promise<void> | undefined;
   /** This process wrote through the store (wrote() was called). */
   private hasWritten = false;
+  /** Starts the search worker when the first catch-up is due, when the store has one; it then catches up after writes. */
+  private startWorker: (() => SearchWorker) | undefined;
+  private worker: SearchWorker | undefined;
 
   constructor(
     private readonly db: Database,
     private readonly guard: Guard,
+    startWorker?: (onGone: () => void) => SearchWorker,
   ) {
     this.statements = {
       anyPending: db.prepare(SQL.anyPending).pluck(),
-      oldestPending: db.prepare(SQL.oldestPending).pluck(),
-      newerRevisions: db.prepare(SQL.newerRevisions).raw(),
-      lastRevision: db.prepare(SQL.lastRevision).pluck(),
       watermark: db.prepare(SQL.watermark).pluck(),
-      setWatermark: db.prepare(SQL.setWatermark),
       mark: db.prepare(SQL.mark),
-      unindex: db.prepare(SQL.unindex),
-      index: db.prepare(SQL.index),
-      done: db.prepare(SQL.done),
     };
-    this.batch = db.transaction(() => {
-      const s = this.statements;
-      const ids = s.oldestPending.all(SEARCH_BATCH) as number[];
-      const newer = s.newerRevisions.all(SEARCH_BATCH) as Array<[number, number]>;
-      this.catchUp([...new Set([...ids, ...newer.map(([, entry]) => entry)])]);
-      // Past the last revision read; when every one past the watermark was read, at the last
-      // there is, which is lower when the newest were deleted (their rowids are taken again).
-      const last =
-        newer.length === SEARCH_BATCH ? (newer[SEARCH_BATCH - 1] as [number, number])[0] : s.lastRevision.get();
-      s.setWatermark.run({ revision: last });
-      return ids.length === SEARCH_BATCH || newer.length === SEARCH_BATCH;
-    });
+    this.catchUpStatements = prepareCatchUp(db, CATCH_UP_SQL);
+    this.batch = db.transaction(() => catchUpBatch(this.catchUpStatements, SEARCH_BATCH));
+    // A worker that stopped (it failed, or the file was replaced) leaves the catch-up to this loop again.
+    this.startWorker = startWorker && (() => startWorker(() => this.scheduleCatchUp()));
   }
 
   /**
@@ -97,7 +132,7 @@ export class SearchBacklog {
 
   /** Indexes the entries `ids` as they are now (a dropped or deleted one: none of its words), inside the caller's transaction. */
   catchUp(ids: readonly number[]): void {
-    const s = this.statements;
+    const s = this.catchUpStatements;
     for (const id of ids) {
       s.unindex.run(id);
       s.index.run(id);
@@ -130,15 +165,27 @@ export class SearchBacklog {
 
   /**
    * A write marked an entry: the index catches up a little later, on a timer that keeps no
-   * process alive. What fails there is left for the next search, which catches up itself
-   * and reports the failure to its caller.
+   * process alive; where the store has a search worker, in the worker, started when the
+   * first catch-up is due (a process that writes once and closes soon never starts one).
+   * What fails there is left for the next search, which catches up itself and reports the
+   * failure to its caller.
    */
   wrote(): void {
     this.hasWritten = true;
+    if (this.worker?.running) this.worker.wrote();
+    else this.scheduleCatchUp();
+  }
+
+  private scheduleCatchUp(): void {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      if (this.db.open) this.drain().catch(() => {});
+      if (!this.db.open) return;
+      if (this.startWorker) {
+        this.worker = this.startWorker();
+        this.startWorker = undefined;
+        this.worker.catchUpNow();
+      } else this.drain().catch(() => {});
     }, CATCH_UP_DELAY_MS).unref();
   }
 
@@ -150,6 +197,8 @@ export class SearchBacklog {
    * whoever writes or searches next.
    */
   async close(): Promise<void> {
+    this.startWorker = undefined;
+    await this.worker?.close();
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.hasWritten && this.db.open) await this.drain().catch(() => {});

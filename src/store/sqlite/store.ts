@@ -6,6 +6,8 @@
  * lost and the event loop never stalls (guard.ts); concurrent writes of one process
  * share a commit (group-commit.ts). secure_delete is on, so purged and trimmed text is
  * overwritten, not merely unlinked. Every failure of the file is a store error in words.
+ * Search follows the writes in batches (search-backlog.ts), for a server in a worker
+ * thread (search-worker.ts) that takes turns with this connection's writes (write-gate.ts).
  */
 
 import type { ActivityQuery, ActivityRecord, ActorCount, ChangeListener } from '../../core/activity.js';
@@ -38,7 +40,7 @@ import { TRIM_BATCH, Trim } from '../history-cap.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
 import { SqliteAccountStore } from './accounts.js';
 import { ActivityWalk, NEWEST } from './activity-walk.js';
-import { DEFAULT_BUSY_DEADLINE_MS, retryUntil } from './busy.js';
+import { DEFAULT_BUSY_DEADLINE_MS, isBusy, retryUntil } from './busy.js';
 import { openDatabase } from './connection.js';
 import type { Database } from './driver.js';
 import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
@@ -47,8 +49,10 @@ import { GroupCommit } from './group-commit.js';
 import { Guard } from './guard.js';
 import { IndexCache } from './index-cache.js';
 import { SearchBacklog } from './search-backlog.js';
+import { SearchWorker } from './search-worker.js';
 import { prepareStatements, type Statements, searchMatch } from './statements.js';
 import { SqliteTokenStore } from './tokens.js';
+import { WriteGate } from './write-gate.js';
 
 export interface SqliteStoreOptions {
   /** Database file; `:memory:` for a private in-memory database. */
@@ -65,6 +69,13 @@ export interface SqliteStoreOptions {
    * transaction and fsync: for measuring what group commit brings.
    */
   readonly groupCommit?: boolean;
+  /**
+   * Bring the search index up to date after writes in a worker thread, on a connection of
+   * its own, rather than on the event loop (default false): for a long-running server,
+   * whose other requests then never wait behind it (search-worker.ts). Started by the first
+   * write; a file database only.
+   */
+  readonly searchWorker?: boolean;
 }
 
 /**
@@ -104,9 +115,28 @@ export class SqliteStore implements Store {
     const context = { path: options.path, busyDeadlineMs: options.busyTimeoutMs ?? DEFAULT_BUSY_DEADLINE_MS };
     const { db, file } = openDatabase(context, options.onWarning);
     this.db = db;
-    this.guard = new Guard(file, context);
+    const gate = new WriteGate();
+    this.guard = new Guard(file, context, gate);
     this.statements = prepareStatements(this.db);
-    this.searchBacklog = new SearchBacklog(this.db, this.guard);
+    const identity = file.identity;
+    this.searchBacklog = new SearchBacklog(
+      this.db,
+      this.guard,
+      options.searchWorker && identity
+        ? (onGone) =>
+            new SearchWorker({
+              path: options.path,
+              identity,
+              gate,
+              onGone: (reason) => {
+                options.onWarning?.(
+                  `search indexing moved back to the main thread${reason === undefined ? '' : `: ${reason}`}`,
+                );
+                onGone();
+              },
+            })
+        : undefined,
+    );
     this.activityWalk = new ActivityWalk(this.db, this.guard);
     this.tokens = new SqliteTokenStore(this.db, this.guard);
     this.accounts = new SqliteAccountStore(this.db, this.guard);
@@ -117,6 +147,7 @@ export class SqliteStore implements Store {
         : new GroupCommit(this.db, {
             busyDeadlineMs: context.busyDeadlineMs,
             beforeBatch: () => this.guard.checkFile(),
+            gate,
           });
     this.mutateOne = this.db.transaction(this.mutateInTransaction.bind(this));
     const dataVersion = this.db.prepare('PRAGMA data_version').pluck();
@@ -341,8 +372,15 @@ export class SqliteStore implements Store {
     committed();
     const emptied = await this.guard.explained(
       retryUntil(() => {
-        const [checkpoint] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
-        return !checkpoint?.busy;
+        try {
+          const [checkpoint] = this.guard.exclusive(
+            () => this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>,
+          );
+          return !checkpoint?.busy;
+        } catch (error) {
+          if (isBusy(error)) return false;
+          throw error;
+        }
       }, this.guard.busyDeadlineMs),
     );
     if (!emptied) {

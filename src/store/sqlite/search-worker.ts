@@ -1,0 +1,253 @@
+/**
+ * The search index catching up after writes on a thread of its own, for a long-running
+ * server (`engram serve`, `engram stdio`): on the event loop, a catch-up took about a third
+ * of a busy server's time per write and held the loop a few milliseconds per batch, while
+ * every other request waited. The worker opens its own connection to the same file and
+ * runs the same batches (search-backlog.ts) a little after writes; the event loop still
+ * catches up itself before a search and as the store closes, so nothing a search must
+ * see is left to timing. The two connections take turns through the write gate
+ * (write-gate.ts), and the worker steps aside whenever the loop waits to write.
+ *
+ * The worker runs the source text of runSearchWorker, prepareCatchUp and catchUpBatch
+ * (eval): one text works alike from the TypeScript sources, the library's files and the
+ * bundled `engram` command, where a file of its own would be found in a different place by
+ * each. Those functions use nothing but their arguments and require().
+ *
+ * Its commits need no fsync of their own (synchronous=NORMAL): the index is derived from
+ * the entries, the write-ahead log keeps commits in order, so the next durable commit of
+ * an entry makes the index's earlier ones durable too, and a crash before it loses only
+ * catch-ups, which are done again from the watermark.
+ */
+
+import { Worker } from 'node:worker_threads';
+import { betterSqlite3Path } from '../better-sqlite3-path.js';
+import { MMAP_BYTES } from './connection.js';
+import type { Database } from './driver.js';
+import { CATCH_UP_DELAY_MS, CATCH_UP_SQL, catchUpBatch, prepareCatchUp } from './search-backlog.js';
+import { GATE_CELLS, HOLDERS, type WriteGate } from './write-gate.js';
+
+/** Entries per batch in the worker: the loop's write waits for one batch at most, a millisecond or two. */
+const WORKER_BATCH = 16;
+
+/** How long the worker leaves the gate to a loop that asked for it before taking it anyway, in ms. */
+const STEP_ASIDE_MS = 20;
+
+/** The worker's pauses while another process holds the lock: doubling from 2 ms up to this, in ms. */
+const MAX_BUSY_PAUSE_MS = 100;
+
+interface SearchWorkerData {
+  readonly driver: string;
+  readonly path: string;
+  /** The opened file's device and inode (decimal): the worker stops when the path names another. */
+  readonly dev: string;
+  readonly ino: string;
+  readonly mmapBytes: number;
+  readonly sql: typeof CATCH_UP_SQL;
+  readonly batch: number;
+  readonly delayMs: number;
+  readonly stepAsideMs: number;
+  readonly maxBusyPauseMs: number;
+  readonly gate: SharedArrayBuffer;
+  readonly cells: typeof GATE_CELLS;
+  readonly holders: typeof HOLDERS;
+}
+
+export interface SearchWorkerOptions {
+  readonly path: string;
+  /** The device and inode of the file the store opened. */
+  readonly identity: { readonly dev: bigint; readonly ino: bigint };
+  readonly gate: WriteGate;
+  /** The worker stopped on its own (it failed, or the file was replaced): told once, with why. */
+  readonly onGone: (reason: string | undefined) => void;
+}
+
+export class SearchWorker {
+  private readonly thread: Worker;
+  private readonly exited: Promise<void>;
+  private gone = false;
+  private closing = false;
+
+  constructor(private readonly options: SearchWorkerOptions) {
+    const data: SearchWorkerData = {
+      driver: betterSqlite3Path(),
+      path: options.path,
+      dev: String(options.identity.dev),
+      ino: String(options.identity.ino),
+      mmapBytes: MMAP_BYTES,
+      sql: CATCH_UP_SQL,
+      batch: WORKER_BATCH,
+      delayMs: CATCH_UP_DELAY_MS,
+      stepAsideMs: STEP_ASIDE_MS,
+      maxBusyPauseMs: MAX_BUSY_PAUSE_MS,
+      gate: options.gate.buffer,
+      cells: GATE_CELLS,
+      holders: HOLDERS,
+    };
+    const source = `(${runSearchWorker})(require('node:worker_threads'), ${prepareCatchUp}, ${catchUpBatch});`;
+    this.thread = new Worker(source, { eval: true, workerData: data });
+    // Nothing the worker does is worth keeping a process alive for: the store's close drains what is left.
+    this.thread.unref();
+    let reason: string | undefined;
+    this.thread.on('message', (message: { failed?: string }) => {
+      reason = message.failed;
+    });
+    // An uncaught failure in the worker comes here, then its exit.
+    this.thread.on('error', (error) => {
+      reason ??= error.message;
+    });
+    this.exited = new Promise((resolve) => {
+      this.thread.once('exit', () => {
+        this.gone = true;
+        options.gate.workerGone();
+        if (!this.closing) options.onGone(reason);
+        resolve();
+      });
+    });
+  }
+
+  /** False once the worker stopped: the loop catches up itself. */
+  get running(): boolean {
+    return !this.gone;
+  }
+
+  /** A write committed: the worker catches up a little later (woken if it was idle). */
+  wrote(): void {
+    if (this.options.gate.wrote()) this.thread.postMessage('wrote');
+  }
+
+  /** Writes wait to be indexed: the worker catches up as soon as it can. */
+  catchUpNow(): void {
+    this.options.gate.wrote();
+    this.thread.postMessage('now');
+  }
+
+  /** Stops the worker after the batch it may be running; resolves once it has let the file go. */
+  async close(): Promise<void> {
+    this.closing = true;
+    if (!this.gone) this.thread.postMessage('close');
+    await this.exited;
+  }
+}
+
+/**
+ * The worker thread's program, run from its source text: it may use only its arguments,
+ * its workerData and require().
+ */
+function runSearchWorker(
+  threads: typeof import('node:worker_threads'),
+  prepare: typeof prepareCatchUp,
+  batchOf: typeof catchUpBatch,
+): void {
+  const data = threads.workerData as SearchWorkerData;
+  const port = threads.parentPort as import('node:worker_threads').MessagePort;
+  const { statSync } = require('node:fs') as typeof import('node:fs');
+  const Driver = require(data.driver) as new (path: string, options: object) => Database;
+  const cells = new Int32Array(data.gate);
+  const { holder, loopWaiting, wrote, idle } = data.cells;
+  const { FREE, LOOP, WORKER } = data.holders;
+
+  let db: Database | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+  let closing = false;
+
+  const finish = (failed?: unknown) => {
+    if (failed !== undefined) port.postMessage({ failed: failed instanceof Error ? failed.message : String(failed) });
+    try {
+      db?.close();
+    } finally {
+      process.exit(0);
+    }
+  };
+
+  const sameFile = () => {
+    const now = statSync(data.path, { bigint: true, throwIfNoEntry: false });
+    return now !== undefined && String(now.dev) === data.dev && String(now.ino) === data.ino;
+  };
+
+  // The loop first while it waits to write (for a while: it may have given up), then whoever is free.
+  const enter = () => {
+    for (;;) {
+      if (Atomics.load(cells, loopWaiting) === 1) {
+        if (Atomics.wait(cells, loopWaiting, 1, data.stepAsideMs) === 'timed-out') Atomics.store(cells, loopWaiting, 0);
+      }
+      if (Atomics.compareExchange(cells, holder, FREE, WORKER) === FREE) return;
+      Atomics.wait(cells, holder, LOOP, data.stepAsideMs);
+    }
+  };
+  const leave = () => {
+    Atomics.store(cells, holder, FREE);
+    Atomics.notify(cells, holder);
+  };
+
+  try {
+    db = new Driver(data.path, { fileMustExist: true });
+    // Never wait inside the gate for another process's lock: step out, pause, try again.
+    db.pragma('busy_timeout = 0');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('secure_delete = ON');
+    db.pragma(`mmap_size = ${data.mmapBytes}`);
+  } catch (error) {
+    finish(error);
+    return;
+  }
+  const statements = prepare(db, data.sql);
+  const batch = db.transaction(() => batchOf(statements, data.batch));
+
+  /** One batch: true when more wait, 'busy' when another process holds the lock. */
+  const oneBatch = (): boolean | 'busy' => {
+    if (!sameFile()) throw new Error(`${data.path} was removed or replaced`);
+    enter();
+    try {
+      return batch.immediate();
+    } catch (error) {
+      if (String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')) return 'busy';
+      throw error;
+    } finally {
+      leave();
+    }
+  };
+
+  const catchUp = async () => {
+    timer = undefined;
+    running = true;
+    try {
+      Atomics.store(cells, wrote, 0);
+      for (let tries = 0; !closing; ) {
+        const more = oneBatch();
+        if (more === false) break;
+        tries = more === 'busy' ? tries + 1 : 0;
+        const pauseMs = Math.min(data.maxBusyPauseMs, 2 ** tries);
+        await new Promise((resolve) => (tries > 0 ? setTimeout(resolve, pauseMs) : setImmediate(resolve)));
+      }
+    } catch (error) {
+      finish(error);
+      return;
+    }
+    running = false;
+    if (closing) return finish();
+    // Writes came while it ran: again, a little later. Else idle, unless one came just now.
+    if (Atomics.load(cells, wrote) === 1) timer = setTimeout(catchUp, data.delayMs);
+    else {
+      Atomics.store(cells, idle, 1);
+      if (Atomics.load(cells, wrote) === 1 && Atomics.compareExchange(cells, idle, 1, 0) === 1) {
+        timer = setTimeout(catchUp, data.delayMs);
+      }
+    }
+  };
+
+  port.on('message', (message: string) => {
+    if (message === 'close') {
+      closing = true;
+      clearTimeout(timer);
+      if (!running) finish();
+    } else if (running || closing) {
+      // The running catch-up looks at `wrote` when it ends.
+    } else if (message === 'now') {
+      clearTimeout(timer);
+      void catchUp();
+    } else if (message === 'wrote' && !timer) {
+      timer = setTimeout(catchUp, data.delayMs);
+    }
+  });
+}

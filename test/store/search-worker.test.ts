@@ -1,0 +1,178 @@
+/**
+ * The SQLite store's search worker (searchWorker: true, as `engram serve` and `engram
+ * stdio` open it): the index catches up after writes on the worker's own thread and
+ * connection, never on the event loop; a search still sees every write acknowledged before
+ * it; the loop's writes take turns with the worker's batches without waiting on the loop;
+ * closing leaves nothing to index; a worker that stops hands the catch-up back to the loop.
+ * The entry and search contracts run on such a store too.
+ */
+
+import { copyFileSync, renameSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Caller, StoreDump } from '../../src/core/store.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
+import { SearchBacklog } from '../../src/store/sqlite/search-backlog.js';
+import { describeEntryContract, describeSearchContract } from '../../src/testing/index.js';
+import type { OpenedStore } from '../../src/testing/setup.js';
+import { HELD_LOOP_MS, withEventLoopDelay } from '../helpers/event-loop.js';
+import { rules } from '../helpers/rules.js';
+
+async function openWithWorker(): Promise<OpenedStore> {
+  const folder = await mkdtemp(join(tmpdir(), 'engram-search-worker-contract-'));
+  return {
+    store: openSqliteStore({ path: join(folder, 'memory.db'), searchWorker: true }),
+    cleanup: () => rm(folder, { recursive: true, force: true }),
+  };
+}
+
+describeEntryContract('sqlite with the search worker', openWithWorker);
+describeSearchContract('sqlite with the search worker', openWithWorker);
+
+const ada: Caller = { user: 'ada', label: 'worker-test' };
+const put = (body: string) => () => ({ kind: 'put' as const, operation: 'create' as const, description: 'd', body });
+
+/** Revisions or marks the index has not caught up with, read from outside the store. */
+function pendingIn(path: string): number {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db
+      .prepare(
+        `SELECT (SELECT count(*) FROM search_pending)
+           + (SELECT count(*) FROM revisions WHERE rowid > (SELECT revision FROM search_watermark))`,
+      )
+      .pluck()
+      .get() as number;
+  } finally {
+    db.close();
+  }
+}
+
+/** A dump of `count` live entries of ada's, each with one revision. */
+function dumpOf(count: number): StoreDump {
+  const entries = Array.from({ length: count }, (_, index) => {
+    const body = `entry ${index} about tea and ${'words '.repeat(40)}\n`;
+    return {
+      id: index + 1,
+      user: 'ada',
+      name: `notes/n${index}`,
+      description: `note ${index}`,
+      body,
+      size: Buffer.byteLength(body),
+      created: 1,
+      updated: 1,
+      revision: 1,
+      droppedAt: null,
+      droppedBy: null,
+      revisions: [
+        { revision: 1, operation: 'create', actor: 'load', at: 1, description: `note ${index}`, body } as const,
+      ],
+    };
+  });
+  const totalBytes = entries.reduce((sum, entry) => sum + entry.size + entry.name.length + entry.description.length, 0);
+  return {
+    entries,
+    users: [{ user: 'ada', totalBytes, entries: count, historyBytes: totalBytes }],
+    tokens: [],
+    accounts: [],
+    clients: [],
+    grants: [],
+    grantSecrets: [],
+  };
+}
+
+describe('SQLite search worker', () => {
+  let folder: string;
+  let path: string;
+  const opened: SqliteStore[] = [];
+  const open = (options: { onWarning?: (message: string) => void } = {}) => {
+    const store = openSqliteStore({ path, searchWorker: true, ...options });
+    opened.push(store);
+    return store;
+  };
+
+  beforeEach(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'engram-search-worker-'));
+    path = join(folder, 'memory.db');
+  });
+
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    for (const store of opened.splice(0)) await store.close();
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it('brings the index up to date after writes on its own thread, not the event loop', async () => {
+    const drain = vi.spyOn(SearchBacklog.prototype, 'drain');
+    const store = open();
+    for (let index = 0; index < 5; index++) await store.mutate(ada, `notes/n${index}`, put(`tea ${index}\n`), rules);
+    expect(pendingIn(path)).toBeGreaterThan(0);
+    await vi.waitFor(() => expect(pendingIn(path)).toBe(0), { timeout: 5_000, interval: 20 });
+    expect(drain).not.toHaveBeenCalled();
+    expect((await store.search('ada', ['tea'], { limit: 10 })).map((hit) => hit.name)).toHaveLength(5);
+  });
+
+  it('lets a search see every write acknowledged before it, however soon', async () => {
+    const store = open();
+    await store.mutate(ada, 'notes/first', put('oolong\n'), rules);
+    expect((await store.search('ada', ['oolong'], { limit: 5 })).map((hit) => hit.name)).toEqual(['notes/first']);
+    await store.mutate(ada, 'notes/first', put('sencha\n'), rules);
+    expect(await store.search('ada', ['oolong'], { limit: 5 })).toEqual([]);
+    expect((await store.search('ada', ['sencha'], { limit: 5 })).map((hit) => hit.name)).toEqual(['notes/first']);
+  });
+
+  it("takes turns with the loop's writes: writes during a long catch-up succeed, and the loop is never held", async () => {
+    const store = open();
+    // 3,000 loaded entries wait to be indexed: about 190 of the worker's batches.
+    await store.load(dumpOf(3_000), { replace: false });
+    const { maxDelayMs } = await withEventLoopDelay(async () => {
+      for (let round = 0; round < 40; round++) {
+        await store.mutate(ada, `notes/n${round}`, put(`written while indexing ${round}\n`), rules);
+      }
+    });
+    expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
+    await vi.waitFor(() => expect(pendingIn(path)).toBe(0), { timeout: 20_000, interval: 50 });
+    const hits = await store.search('ada', ['indexing'], { limit: 50 });
+    expect(hits).toHaveLength(40);
+  });
+
+  it('leaves nothing to index once closed, whatever it had not reached', async () => {
+    const store = open();
+    await store.load(dumpOf(500), { replace: false });
+    await store.mutate(ada, 'notes/late', put('written last\n'), rules);
+    await store.close();
+    expect(pendingIn(path)).toBe(0);
+  });
+
+  it('hands the catch-up back to the loop, and says so once, when the file it indexes was replaced', async () => {
+    const warnings: string[] = [];
+    const store = open({ onWarning: (message) => warnings.push(message) });
+    await store.mutate(ada, 'notes/a', put('one\n'), rules);
+    // Replaced before the worker's catch-up: it finds another file at the path and stops.
+    copyFileSync(path, `${path}.copy`);
+    renameSync(`${path}.copy`, path);
+    await vi.waitFor(() => expect(warnings.some((line) => line.includes('search indexing moved back'))).toBe(true), {
+      timeout: 5_000,
+      interval: 20,
+    });
+    expect(warnings.filter((line) => line.includes('search indexing moved back'))).toHaveLength(1);
+    expect(warnings.join('\n')).toContain('removed or replaced');
+    // The loop's writes are refused for the replaced file, as without a worker.
+    await expect(store.mutate(ada, 'notes/b', put('two\n'), rules)).rejects.toMatchObject({ code: 'STORE_REPLACED' });
+  });
+
+  it('starts no worker for a process that only reads', async () => {
+    const writer = openSqliteStore({ path });
+    await writer.mutate(ada, 'notes/a', put('one\n'), rules);
+    await writer.close();
+    const { Worker } = await import('node:worker_threads');
+    const started = vi.spyOn(Worker.prototype, 'postMessage');
+    const reader = open();
+    expect(await reader.index('ada')).toHaveLength(1);
+    expect(await reader.search('ada', ['one'], { limit: 5 })).toHaveLength(1);
+    expect(started).not.toHaveBeenCalled();
+  });
+});
