@@ -71,6 +71,8 @@ export type ErrorDetail =
   | { readonly reason: 'read-only-caller' }
   /** A restore of an entry that is in the trash. */
   | { readonly reason: 'restore-in-trash'; readonly name: string }
+  /** A person opened an entry that is in the trash (REST; the model never sees the trash). */
+  | { readonly reason: 'open-in-trash'; readonly name: string; readonly droppedAt: number; readonly droppedBy: string }
   /** An undrop while a live entry holds the name. */
   | { readonly reason: 'undrop-taken'; readonly name: string }
   /** An undrop of a name that is not in the trash. */

@@ -108,6 +108,20 @@ describe('GET /api/entries/{group}/{slug}', () => {
     );
   });
 
+  it('answers 404 for a dropped entry, saying it is in the trash and how to bring it back', async () => {
+    const server = await seeded();
+    await server.memory.drop(LOCAL, 'people/ada');
+    const response = await api(server.port, 'GET', '/api/entries/People/Ada');
+    expect(response.status).toBe(404);
+    expect(response.json.error.code).toBe('NOT_FOUND');
+    expect(response.json.error.message).toMatch(
+      /^people\/ada is in the trash, dropped \d{4}-\d{2}-\d{2}T[\d:.]+Z by test: POST \/api\/trash\/people\/ada\/undrop brings it back\. GET \/api\/trash lists the trash\.$/,
+    );
+    // As it says: the undrop brings it back, and the entry opens again.
+    expect((await api(server.port, 'POST', '/api/trash/people/ada/undrop')).status).toBe(200);
+    expect((await api(server.port, 'GET', '/api/entries/people/ada')).json.entry.name).toBe('people/ada');
+  });
+
   it.each([
     [
       '/api/entries/topics/Bad%20Name!',

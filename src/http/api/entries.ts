@@ -63,18 +63,42 @@ function revisionMatched(ifMatch: string | undefined): number | undefined {
   return Number(revision);
 }
 
-/** The live entry `name`; NOT_FOUND with suggestions when there is none. */
+/**
+ * The live entry `name`; NOT_FOUND when there is none: where it is in the trash, saying so
+ * and how to bring it back, else with suggestions.
+ */
 async function openOne(memory: Memory, caller: Caller, name: string) {
   const { found, missing } = await memory.open(caller, [name]);
   const entry = found[0];
   if (!entry) {
     const [absent] = missing;
+    const asked = absent?.name ?? name;
+    const dropped = await lastDrop(memory, caller, asked);
+    if (dropped) {
+      throw new EngramError(
+        'NOT_FOUND',
+        `${asked} is in the trash, dropped ${new Date(dropped.at).toISOString()} by ${dropped.actor}: ` +
+          `POST /api/trash/${asked}/undrop brings it back. GET /api/trash lists the trash.`,
+        { reason: 'open-in-trash', name: asked, droppedAt: dropped.at, droppedBy: dropped.actor },
+      );
+    }
     throw new EngramError(
       'NOT_FOUND',
       `${absent ? formatMissing(absent) : `${name} not found.`} GET /api/entries lists every entry.`,
     );
   }
   return entry;
+}
+
+/** The drop that put `name` in the trash, when its latest copy is there; undefined when there is none. */
+async function lastDrop(memory: Memory, caller: Caller, name: string) {
+  try {
+    const latest = (await memory.recovery.history(caller, name)).at(-1);
+    return latest?.operation === 'drop' ? latest : undefined;
+  } catch (error) {
+    if (isEngramError(error) && error.code === 'NOT_FOUND') return undefined;
+    throw error;
+  }
 }
 
 /** What an entry's answer says of it, and its revision as the ETag a save sends back in If-Match. */
