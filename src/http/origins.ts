@@ -145,7 +145,10 @@ export function browserGate(options: BrowserGateOptions): BrowserGate {
       return {
         status: 403,
         code: 'FORBIDDEN_HOST',
-        message: `Forbidden: this server answers only to localhost, 127.0.0.1${publicHost} and [::1], not to Host ${JSON.stringify(hostHeader ?? '')}.`,
+        message:
+          `Forbidden: this server answers only to localhost, 127.0.0.1 (any 127.x.y.z)${publicHost} and [::1], ` +
+          `not to Host ${JSON.stringify(hostHeader ?? '')}. To reach it under another name, start engram serve ` +
+          'with --public-url set to the address people use.',
       };
     },
     origin(origin) {

@@ -207,7 +207,8 @@ describe('browser safety', () => {
       403,
       apiError(
         'FORBIDDEN_HOST',
-        'Forbidden: this server answers only to localhost, 127.0.0.1 and [::1], not to Host "evil.example:8787".',
+        'Forbidden: this server answers only to localhost, 127.0.0.1 (any 127.x.y.z) and [::1], not to Host "evil.example:8787". ' +
+          'To reach it under another name, start engram serve with --public-url set to the address people use.',
       ),
     );
   });

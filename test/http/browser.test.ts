@@ -184,7 +184,7 @@ describe('DNS rebinding: a foreign Host while listening on loopback', () => {
       const write = await postRpc(server.port, WRITE, { Host: host });
       expect(write.status).toBe(403);
       expect(rpcMessage(write).error?.message).toBe(
-        `Forbidden: this server answers only to localhost, 127.0.0.1 and [::1], not to Host ${JSON.stringify(host)}.`,
+        `Forbidden: this server answers only to localhost, 127.0.0.1 (any 127.x.y.z) and [::1], not to Host ${JSON.stringify(host)}. To reach it under another name, start engram serve with --public-url set to the address people use.`,
       );
       expect((await raw(server.port, { method: 'OPTIONS', headers: { Host: host, Origin: WEBUI } })).status).toBe(403);
       expect((await raw(server.port, { path: '/healthz', headers: { Host: host } })).status).toBe(403);

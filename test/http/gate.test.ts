@@ -60,7 +60,7 @@ describe('Host and Origin, the same on /mcp and /ws', () => {
       'a foreign Host',
       'evil.example',
       undefined,
-      /^Forbidden: this server answers only to localhost, 127\.0\.0\.1 and \[::1\], not to Host "evil\.example"\.$/,
+      /^Forbidden: this server answers only to localhost, 127\.0\.0\.1 \(any 127\.x\.y\.z\) and \[::1\], not to Host "evil\.example"\. To reach it under another name, start engram serve with --public-url set to the address people use\.$/,
     ],
     [
       'a Host that only starts like localhost',
@@ -95,7 +95,7 @@ describe('Host and Origin, the same on /mcp and /ws', () => {
 
     expect([mcp.status, ws.status]).toEqual([403, 403]);
     expect(error(ws)).toEqual(error(mcp));
-    expect(JSON.stringify(error(mcp))).toContain('127.0.0.1, memory.example.com and [::1]');
+    expect(JSON.stringify(error(mcp))).toContain('127.0.0.1 (any 127.x.y.z), memory.example.com and [::1]');
   });
 
   it('lets in a loopback Host, the public URL’s, and a page of this computer, on both', async () => {

@@ -90,7 +90,7 @@ describe('a Host that is not exactly a loopback name', () => {
     const response = await postRpc(server.port, WRITE, { Host: host });
     expect(response.status).toBe(403);
     expect(rpcMessage(response).error?.message).toBe(
-      `Forbidden: this server answers only to localhost, 127.0.0.1 and [::1], not to Host ${JSON.stringify(host)}.`,
+      `Forbidden: this server answers only to localhost, 127.0.0.1 (any 127.x.y.z) and [::1], not to Host ${JSON.stringify(host)}. To reach it under another name, start engram serve with --public-url set to the address people use.`,
     );
     expect(await server.memory.index(LOCAL)).toEqual([]);
   });

@@ -108,7 +108,8 @@ describe('the Host check with a public URL', () => {
     const refused = await raw(server.port, { path: '/healthz', headers: { Host: 'evil.example' } });
     expect(refused.status).toBe(403);
     expect(JSON.parse(refused.body).error.message).toBe(
-      'Forbidden: this server answers only to localhost, 127.0.0.1, memory.example.com and [::1], not to Host "evil.example".',
+      'Forbidden: this server answers only to localhost, 127.0.0.1 (any 127.x.y.z), memory.example.com and [::1], not to Host "evil.example". ' +
+        'To reach it under another name, start engram serve with --public-url set to the address people use.',
     );
   });
 });
