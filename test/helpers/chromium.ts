@@ -2,6 +2,15 @@
  * The browser for tests that need one: the system's Chromium (never a downloaded one),
  * headless, with everything that would reach the network on its own (updates, sync,
  * background fetches, QUIC) switched off, so a test talks only to its own servers.
+ *
+ * One Chromium per vitest worker, launched when a file first asks for it and shared by
+ * every file the worker runs (vitest.config.ts: isolate false, so this module and its
+ * browser outlive a file): launching one cost each browser file about a second and a half
+ * of CPU here, before its first page. A file never closes it; it opens contexts of its own
+ * and closes them (cookies and storage are per context, so nothing passes between files).
+ * The browser closes when the worker stops: vitest runs its workers' cleanup before it
+ * ends them. Were the worker killed instead, Chromium would still go: it exits when the
+ * pipe playwright drives it through closes (checked here with kill -9 on its parent).
  */
 
 import { type Browser, chromium } from 'playwright-core';
@@ -19,7 +28,28 @@ const ARGS = [
   '--disable-sync',
 ];
 
-/** Launches Chromium; the caller closes it (in afterAll, which runs even when a test failed). */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+let shared: Promise<Browser> | undefined;
+
+/**
+ * The worker's Chromium, launched by the first call (again after it was closed or
+ * crashed). Callers must not close it: they close the contexts they open.
+ */
+export function sharedChromium(): Promise<Browser> {
+  if (shared !== undefined) return shared;
+  const launching = chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  shared = launching;
+  const forget = () => {
+    if (shared === launching) shared = undefined;
+  };
+  launching.then((browser) => browser.on('disconnected', forget), forget);
+  return launching;
 }
+
+/** What vitest's worker holds for this (not a public API: without it, Chromium still ends with the worker). */
+const worker = (globalThis as { __vitest_worker__?: { onCleanup?: (listener: () => unknown) => void } })
+  .__vitest_worker__;
+worker?.onCleanup?.(async () => {
+  const launched = shared;
+  shared = undefined;
+  await (await launched?.catch(() => undefined))?.close();
+});

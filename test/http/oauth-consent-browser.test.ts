@@ -12,8 +12,8 @@ import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/chromium.js';
+import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
+import { sharedChromium } from '../helpers/chromium.js';
 import { startOAuthServer } from './oauth-fixtures.js';
 
 let app: Server;
@@ -34,11 +34,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
   callback = `http://localhost:${(app.address() as AddressInfo).port}/cb`;
-  browser = await launchChromium();
+  browser = await sharedChromium();
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
+afterAll(() => {
   app?.close();
 });
 
@@ -57,6 +56,7 @@ it('signs in, allows, and on the next connection knows the user by the session c
   })}`;
 
   const context = await browser.newContext({ javaScriptEnabled: false });
+  onTestFinished(() => context.close());
   const page = await context.newPage();
   /** What Engram was sent, in order: method, Sec-Fetch-Site and whether the session cookie came along. */
   const sent: Promise<string>[] = [];
@@ -107,5 +107,4 @@ it('signs in, allows, and on the next connection knows the user by the session c
     'GET same-origin true', // the reload carries it
     'POST same-origin true',
   ]);
-  await context.close();
 }, 60_000);

@@ -15,8 +15,8 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { launchChromium } from '../helpers/chromium.js';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { sharedChromium } from '../helpers/chromium.js';
 import { startHttpsServer, testCertificateFiles } from '../helpers/tls.js';
 import {
   type ConsentChoice,
@@ -34,11 +34,8 @@ import {
 
 let browser: Browser;
 beforeAll(async () => {
-  browser = await launchChromium();
+  browser = await sharedChromium();
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
 
 /**
  * The app's first connection: refused with 401, the SDK registers and sends the person to

@@ -16,9 +16,9 @@ import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.j
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { postgresBackend, SQLITE_BACKEND, type TestBackend } from '../helpers/backends.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { sharedChromium } from '../helpers/chromium.js';
 import { findTestPostgres } from '../helpers/postgres.js';
 import { startHttpsServer, testCertificateFiles } from '../helpers/tls.js';
 import {
@@ -38,11 +38,8 @@ const BACKENDS: TestBackend[] = [SQLITE_BACKEND, ...(postgres === undefined ? []
 
 let browser: Browser;
 beforeAll(async () => {
-  browser = await launchChromium();
+  browser = await sharedChromium();
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
 
 interface App {
   readonly server: EngramOAuthServer;

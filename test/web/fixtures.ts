@@ -20,13 +20,11 @@ import type { Store } from '../../src/core/store.js';
 import { openPostgresStore } from '../../src/store/postgres/index.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { runInProcess } from '../cli/fixtures.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { sharedChromium } from '../helpers/chromium.js';
 import { childEnv, ENGRAM_CLI, tempDir } from '../helpers/engram.js';
 import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
 import { createTestDatabase, createTestSchema, findTestPostgres, type TestDatabase } from '../helpers/postgres.js';
 import { stopGroup } from '../helpers/process-group.js';
-
-export { launchChromium };
 
 if (!existsSync(new URL('../../dist/web/index.html', import.meta.url))) {
   throw new Error('dist/web is missing: build the web UI first with npm run build');
@@ -213,24 +211,30 @@ export interface Watched {
   readonly errors: string[];
 }
 
+/** How a page is shown: the system's colour scheme, and the window's size in CSS pixels. */
+export interface PageLook {
+  readonly colorScheme?: 'light' | 'dark';
+  readonly width?: number;
+  readonly height?: number;
+}
+
+const DEFAULT_LOOK = { colorScheme: 'light', width: 1100, height: 800 } as const;
+
 /** A page in a context of its own, whose listeners record into `watched` for the server at `origin`. */
 interface Tab {
   watched: Watched;
   origin: string;
+  look: Required<PageLook>;
 }
 
-async function openTab(
-  browser: Browser,
-  origin: string,
-  options: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {},
-): Promise<Tab> {
+async function openTab(browser: Browser, origin: string, look: Required<PageLook>): Promise<Tab> {
   const context = await browser.newContext({
-    colorScheme: options.colorScheme ?? 'light',
-    viewport: { width: options.width ?? 1100, height: options.height ?? 800 },
+    colorScheme: look.colorScheme,
+    viewport: { width: look.width, height: look.height },
     deviceScaleFactor: 1,
   });
   const page = await context.newPage();
-  const tab: Tab = { watched: { page, context, dialogs: [], foreignRequests: [], errors: [] }, origin };
+  const tab: Tab = { watched: { page, context, dialogs: [], foreignRequests: [], errors: [] }, origin, look };
   page.on('dialog', (dialog) => {
     tab.watched.dialogs.push(`${dialog.type()}: ${dialog.message()}`);
     void dialog.dismiss();
@@ -250,12 +254,18 @@ async function openTab(
 }
 
 /** A watched page in a fresh context on `engram`; the caller closes its context. */
-export async function openPage(
-  browser: Browser,
-  engram: Engram,
-  options: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {},
-): Promise<Watched> {
-  return (await openTab(browser, engram.origin, options)).watched;
+export async function openPage(browser: Browser, engram: Engram, look: PageLook = {}): Promise<Watched> {
+  return (await openTab(browser, engram.origin, { ...DEFAULT_LOOK, ...look })).watched;
+}
+
+/** Gives a kept tab's page `look`, as a new context made with it would have (the page is on about:blank). */
+async function restyleTab(tab: Tab, look: Required<PageLook>): Promise<void> {
+  const { page } = tab.watched;
+  if (look.width !== tab.look.width || look.height !== tab.look.height) {
+    await page.setViewportSize({ width: look.width, height: look.height });
+  }
+  if (look.colorScheme !== tab.look.colorScheme) await page.emulateMedia({ colorScheme: look.colorScheme });
+  tab.look = look;
 }
 
 /**
@@ -279,19 +289,28 @@ async function resetTab(tab: Tab): Promise<boolean> {
 }
 
 /**
- * Registers in the calling test file one Chromium for its tests, and the checks every page
- * must pass: after each test, no page it opened showed a dialog, sent a request off the
- * server or raised an error. Returns how a test opens a watched page on `engram`: each in
- * a context of its own, as a fresh one would be. The contexts are kept from test to test
- * and reset between (resetTab): a new one started a renderer process, about 2 s of CPU
- * here, most of what opening a page cost; a page that cannot be reset is closed instead.
+ * Reset tabs waiting for the next test, of any file of this vitest worker: the worker's
+ * one Chromium (sharedChromium) outlives a file, and so may they, as they do from test to
+ * test (a page loads only its own server's origin, whose storage the reset clears, and
+ * the watched checks fail a test whose page went anywhere else).
  */
-export function watchedPages(): (engram: Engram) => Promise<Watched> {
+const idle: Tab[] = [];
+
+/**
+ * Registers in the calling test file the checks every page must pass: after each test, no
+ * page it opened showed a dialog, sent a request off the server or raised an error.
+ * Returns how a test opens a watched page on `engram`: each in a context of its own, as a
+ * fresh one would be, with `look` (light, 1100 by 800 by default). The contexts are kept
+ * from test to test and reset between (resetTab): a new one started a renderer process,
+ * about 2 s of CPU here, most of what opening a page cost; a page that cannot be reset is
+ * closed instead. The browser is the worker's (sharedChromium), launched before the file's
+ * tests if it is not yet.
+ */
+export function watchedPages(): (engram: Engram, look?: PageLook) => Promise<Watched> {
   let browser: Browser | undefined;
-  let idle: Tab[] = [];
   let opened: Tab[] = [];
   beforeAll(async () => {
-    browser = await launchChromium();
+    browser = await sharedChromium();
   });
   afterEach(async () => {
     const used = opened;
@@ -304,19 +323,24 @@ export function watchedPages(): (engram: Engram) => Promise<Watched> {
       }
     } finally {
       for (const tab of used) {
-        if (await resetTab(tab)) idle.push(tab);
+        if (browser?.isConnected() && (await resetTab(tab))) idle.push(tab);
         else await tab.watched.context.close().catch(() => {});
       }
     }
   });
-  afterAll(async () => {
-    idle = [];
-    await browser?.close();
+  afterAll(() => {
+    browser = undefined;
   });
-  return async (engram) => {
+  return async (engram, look = {}) => {
     if (browser === undefined) throw new Error('watchedPages() opens pages only inside the tests of its file');
-    const kept = idle.pop();
-    const tab = kept ?? (await openTab(browser, engram.origin));
+    const wanted = { ...DEFAULT_LOOK, ...look };
+    let tab: Tab | undefined;
+    while (tab === undefined && idle.length > 0) {
+      const kept = idle.pop()!;
+      if (kept.watched.context.browser() === browser) tab = kept;
+    }
+    if (tab === undefined) tab = await openTab(browser, engram.origin, wanted);
+    else await restyleTab(tab, wanted);
     const { page, context } = tab.watched;
     tab.watched = { page, context, dialogs: [], foreignRequests: [], errors: [] };
     tab.origin = engram.origin;

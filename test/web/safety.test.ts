@@ -8,8 +8,9 @@
 
 import type { Browser, Request } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sharedChromium } from '../helpers/chromium.js';
 import { runEngram } from '../helpers/engram.js';
-import { type Engram, launchChromium, mcpWrite, openPage, startEngram } from './fixtures.js';
+import { type Engram, mcpWrite, openPage, startEngram } from './fixtures.js';
 
 const HOSTILE = [
   '<img src=x onerror=alert(1)>',
@@ -30,7 +31,7 @@ let engram: Engram;
 const undo: (() => void | Promise<void>)[] = [];
 
 beforeAll(async () => {
-  browser = await launchChromium();
+  browser = await sharedChromium();
   engram = await startEngram({
     config: { entryCap: 4_000_000, userCap: 8_000_000 },
     cleanup: (step) => undo.push(step),
@@ -49,7 +50,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
   for (const step of undo.reverse()) await step();
 });
 

@@ -10,8 +10,9 @@
 import { writeFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sharedChromium } from '../helpers/chromium.js';
 import { tempDir } from '../helpers/engram.js';
-import { type Engram, launchChromium, mcpWrite, openPage, screenshotFolder, startEngram } from './fixtures.js';
+import { type Engram, mcpWrite, openPage, screenshotFolder, startEngram } from './fixtures.js';
 
 const FOLDER = screenshotFolder();
 
@@ -20,7 +21,7 @@ let engram: Engram;
 const undo: (() => void | Promise<void>)[] = [];
 
 beforeAll(async () => {
-  browser = await launchChromium();
+  browser = await sharedChromium();
   engram = await startEngram({ cleanup: (step) => undo.push(step) });
   const writes: [string, Record<string, string>][] = [
     [
@@ -51,7 +52,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
   for (const step of undo.reverse()) await step();
 });
 

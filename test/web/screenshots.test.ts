@@ -7,7 +7,8 @@
 
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Engram, launchChromium, mcpWrite, openPage, screenshotFolder, startEngram } from './fixtures.js';
+import { sharedChromium } from '../helpers/chromium.js';
+import { type Engram, mcpWrite, openPage, screenshotFolder, startEngram } from './fixtures.js';
 
 const FOLDER = screenshotFolder();
 
@@ -16,7 +17,7 @@ let engram: Engram;
 const undo: (() => void | Promise<void>)[] = [];
 
 beforeAll(async () => {
-  browser = await launchChromium();
+  browser = await sharedChromium();
   engram = await startEngram({ cleanup: (step) => undo.push(step) });
   const writes: [string, Record<string, string>][] = [
     [
@@ -56,7 +57,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
   for (const step of undo.reverse()) await step();
 });
 
