@@ -11,7 +11,9 @@
  * The worker runs the source text of runSearchWorker, prepareCatchUp and catchUpBatch
  * (eval): one text works alike from the TypeScript sources, the library's files and the
  * bundled `engram` command, where a file of its own would be found in a different place by
- * each. Those functions use nothing but their arguments and require().
+ * each. Those functions use nothing but their arguments: not even require(), which the
+ * worker's source passes in, since the bundler renames it in the bundled command's copy
+ * (to a __require of its own chunk, not defined in the worker).
  *
  * Its commits need no fsync of their own (synchronous=NORMAL): the index is derived from
  * the entries, the write-ahead log keeps commits in order, so the next durable commit of
@@ -83,7 +85,7 @@ export class SearchWorker {
       cells: GATE_CELLS,
       holders: HOLDERS,
     };
-    const source = `(${runSearchWorker})(require('node:worker_threads'), ${prepareCatchUp}, ${catchUpBatch});`;
+    const source = `(${runSearchWorker})(require, ${prepareCatchUp}, ${catchUpBatch});`;
     this.thread = new Worker(source, { eval: true, workerData: data });
     // Nothing the worker does is worth keeping a process alive for: the store's close drains what is left.
     this.thread.unref();
@@ -124,24 +126,26 @@ export class SearchWorker {
   /** Stops the worker after the batch it may be running; resolves once it has let the file go. */
   async close(): Promise<void> {
     this.closing = true;
+    // Kept alive until the worker has exited: unreferenced, a process with nothing else to
+    // wait for ended on the spot, the store's close never finished (exit code 13, the
+    // store's last catch-up and its connection's close never ran).
+    this.thread.ref();
     if (!this.gone) this.thread.postMessage('close');
     await this.exited;
   }
 }
 
 /**
- * The worker thread's program, run from its source text: it may use only its arguments,
- * its workerData and require().
+ * The worker thread's program, run from its source text: it may use only its arguments
+ * and its workerData. It loads modules with the worker's require, passed in as `load`: a
+ * require() written here is renamed by the bundler in the bundled `engram` command.
  */
-function runSearchWorker(
-  threads: typeof import('node:worker_threads'),
-  prepare: typeof prepareCatchUp,
-  batchOf: typeof catchUpBatch,
-): void {
+function runSearchWorker(load: NodeJS.Require, prepare: typeof prepareCatchUp, batchOf: typeof catchUpBatch): void {
+  const threads = load('node:worker_threads') as typeof import('node:worker_threads');
   const data = threads.workerData as SearchWorkerData;
   const port = threads.parentPort as import('node:worker_threads').MessagePort;
-  const { statSync } = require('node:fs') as typeof import('node:fs');
-  const Driver = require(data.driver) as new (path: string, options: object) => Database;
+  const { statSync } = load('node:fs') as typeof import('node:fs');
+  const Driver = load(data.driver) as new (path: string, options: object) => Database;
   const cells = new Int32Array(data.gate);
   const { holder, loopWaiting, wrote, idle } = data.cells;
   const { FREE, LOOP, WORKER } = data.holders;
