@@ -310,7 +310,8 @@ describe('MCP over WebSocket: refused before the socket opens', () => {
     const refused = await refusedUpgrade(wsUrl(server.port), ['mcp'], { headers: { Host: 'evil.example' } });
     expect(refused.status).toBe(403);
     expect(refusalMessage(refused)).toBe(
-      'Forbidden: this server answers only to localhost, 127.0.0.1 and [::1], not to Host "evil.example".',
+      'Forbidden: this server answers only to localhost, 127.0.0.1 (any 127.x.y.z) and [::1], not to Host "evil.example". ' +
+        'To reach it under another name, start engram serve with --public-url set to the address people use.',
     );
   });
 
