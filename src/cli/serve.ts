@@ -146,6 +146,7 @@ async function serve(options: ServeOptions, environment: Environment): Promise<v
     const { startHttpServer } = await import('../http/server.js');
     server = await startHttpServer({
       handler,
+      onUnexpectedError: logInternalError,
       memory: context.memory,
       policy: context.settings.policy,
       version: VERSION,

@@ -42,6 +42,7 @@ export function registerStdioCommand(
       const server = serveMcpStdio(
         {
           handler,
+          onUnexpectedError: logInternalError,
           memory: { names },
           policy: context.settings.policy,
           version: VERSION,

@@ -33,6 +33,8 @@ import { createWebRoutes } from './web.js';
 
 export interface HttpAppOptions {
   readonly handler: ToolHandler;
+  /** Where unexpected failures outside the tool handler (an MCP name completion's) are reported. */
+  readonly onUnexpectedError?: (error: unknown) => void;
   /** What `/api` calls. */
   readonly memory: Memory;
   readonly policy: Pick<Policy, 'groups'>;
@@ -145,6 +147,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
           memory: options.memory,
           policy: options.policy,
           version: options.version,
+          ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
           onerror: (error) => log(`mcp: ${error.message}`),
         }),
       (error: unknown) => {

@@ -58,6 +58,8 @@ export const DEFAULT_WEBSOCKET_LIMITS: WebSocketLimits = {
 
 export interface WebSocketOptions {
   readonly handler: ToolHandler;
+  /** Where unexpected failures outside the tool handler (an MCP name completion's) are reported. */
+  readonly onUnexpectedError?: (error: unknown) => void;
   /** Where completion takes entry names from (the Memory service the handler calls). */
   readonly memory: EntryNames;
   readonly policy: Pick<Policy, 'groups'>;
@@ -209,6 +211,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
       memory: options.memory,
       policy: options.policy,
       version: options.version,
+      ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
       maxInFlight: limits.maxInFlight,
       maxUnreadBytes: limits.maxUnreadBytes,
       who: () => who,

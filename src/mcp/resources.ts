@@ -26,6 +26,7 @@ import {
   UriTemplate,
 } from '@modelcontextprotocol/server';
 import type { Caller } from '../core/caller.js';
+import { isEngramError } from '../core/errors.js';
 import type { Memory } from '../core/memory.js';
 import type { ToolHandler, ToolResult } from '../tools/handler.js';
 
@@ -85,7 +86,12 @@ export interface MemoryResources {
 /** What completion asks of the Memory service. */
 export type EntryNames = Pick<Memory, 'names'>;
 
-export function createMemoryResources(handler: ToolHandler, memory: EntryNames): MemoryResources {
+export function createMemoryResources(
+  handler: ToolHandler,
+  memory: EntryNames,
+  /** Where a completion's unexpected failure is reported, as the tool handler reports a tool's. */
+  onUnexpectedError?: (error: unknown) => void,
+): MemoryResources {
   const open = (caller: Caller, names?: readonly string[]) =>
     handler(caller, 'memory_open', names === undefined ? {} : { names });
 
@@ -114,7 +120,8 @@ export function createMemoryResources(handler: ToolHandler, memory: EntryNames):
       let listed: Awaited<ReturnType<EntryNames['names']>>;
       try {
         listed = await memory.names(caller, value, MAX_COMPLETIONS);
-      } catch {
+      } catch (error) {
+        if (!isEngramError(error)) onUnexpectedError?.(error);
         // Never the failure's own words (a store's message): the client shows this in a menu.
         throw new ProtocolError(
           ProtocolErrorCode.InternalError,

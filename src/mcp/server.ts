@@ -45,6 +45,8 @@ export interface McpServerOptions {
    * context (authentication on HTTP). Decides whose memory and which history label.
    */
   readonly caller: (clientName: string | undefined, authInfo: unknown) => Caller;
+  /** Where unexpected failures outside the tool handler (a name completion's) are reported. */
+  readonly onUnexpectedError?: (error: unknown) => void;
 }
 
 /** From the 2025 `initialize` handshake, else from the 2026 per-request envelope. */
@@ -70,7 +72,7 @@ export function callToolResult(result: ToolResult) {
 
 export function createMcpServerFactory(options: McpServerOptions): McpServerFactory {
   const tools = mcpTools(options.policy);
-  const resources = createMemoryResources(options.handler, options.memory);
+  const resources = createMemoryResources(options.handler, options.memory, options.onUnexpectedError);
   return (context) => {
     const server = new Server(serverInfo(options.version), {
       capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} },

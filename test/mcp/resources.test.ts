@@ -9,6 +9,7 @@
 import { ProtocolError, ResourceNotFoundError, UriTemplate } from '@modelcontextprotocol/server';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { EngramError } from '../../src/core/errors.js';
 import { createMemory } from '../../src/core/memory.js';
 import { createMemoryResources, ENTRY_TEMPLATE, entryNameOf, entryUri } from '../../src/mcp/resources.js';
 import { openMemoryStore } from '../../src/store/memory/index.js';
@@ -90,5 +91,25 @@ describe('completing a name', () => {
     expect(error).toBeInstanceOf(ProtocolError);
     expect(error).toMatchObject({ code: -32603, message: expect.stringContaining('internal error') });
     expect((error as Error).message).not.toMatch(/SQLITE|ada/);
+  });
+
+  it('reports an unexpected failure where the tool handler reports its own, and not an Engram error', async () => {
+    const reported: unknown[] = [];
+    const failure = new Error('SQLITE_IOERR: disk I/O error');
+    let next: Error = failure;
+    const resources = createMemoryResources(
+      idle,
+      {
+        names: async () => {
+          throw next;
+        },
+      },
+      (error) => reported.push(error),
+    );
+    await resources.completeName(caller, 'to').catch(() => {});
+    expect(reported).toEqual([failure]);
+    next = new EngramError('STORE_BUSY', 'The database is busy.');
+    await resources.completeName(caller, 'to').catch(() => {});
+    expect(reported).toEqual([failure]);
   });
 });
