@@ -139,6 +139,28 @@ describe('SQLite search worker', () => {
     expect(hits).toHaveLength(40);
   });
 
+  it("gives a write its turn within a batch even while the loop's timers run late, not after the backlog", async () => {
+    const store = open();
+    // 20,000 loaded entries wait: over a thousand of the worker's batches, seconds of catch-up.
+    await store.load(dumpOf(20_000), { replace: false });
+    await store.mutate(ada, 'notes/first', put('first\n'), rules);
+    const backlog = pendingIn(path);
+    await vi.waitFor(() => expect(pendingIn(path)).toBeLessThan(backlog - 500), { timeout: 20_000, interval: 20 });
+    // A busy server's loop: its retry timers fire 80 ms late. The worker stepped aside for
+    // 20 ms, so every retry came after the worker had taken the gate back, the busy retries
+    // grew to 100 ms, and the write waited for the whole backlog.
+    const lag = setInterval(() => {
+      const until = performance.now() + 80;
+      while (performance.now() < until) {}
+    }, 0);
+    try {
+      await store.mutate(ada, 'notes/late', put('written while indexing\n'), rules);
+    } finally {
+      clearInterval(lag);
+    }
+    expect(pendingIn(path)).toBeGreaterThan(backlog / 4);
+  });
+
   it('leaves nothing to index once closed, whatever it had not reached', async () => {
     const store = open();
     await store.load(dumpOf(500), { replace: false });

@@ -16,7 +16,8 @@ export const BUSY_TIMEOUT_MS = 5;
 export const DEFAULT_BUSY_DEADLINE_MS = 10_000;
 
 const FIRST_DELAY_MS = 2;
-const MAX_DELAY_MS = 100;
+/** The longest pause between tries (before jitter), in ms: the search worker steps aside for longer (search-worker.ts). */
+export const MAX_DELAY_MS = 100;
 
 /** True when SQLite gave up because another connection holds a lock (SQLITE_BUSY and its extended codes). */
 export function isBusy(error: unknown): boolean {

@@ -23,6 +23,7 @@
 
 import { Worker } from 'node:worker_threads';
 import { betterSqlite3Path } from '../better-sqlite3-path.js';
+import { MAX_DELAY_MS } from './busy.js';
 import { MMAP_BYTES } from './connection.js';
 import type { Database } from './driver.js';
 import { CATCH_UP_DELAY_MS, CATCH_UP_SQL, catchUpBatch, prepareCatchUp } from './search-backlog.js';
@@ -31,8 +32,14 @@ import { GATE_CELLS, HOLDERS, type WriteGate } from './write-gate.js';
 /** Entries per batch in the worker: the loop's write waits for one batch at most, a millisecond or two. */
 const WORKER_BATCH = 16;
 
-/** How long the worker leaves the gate to a loop that asked for it before taking it anyway, in ms. */
-const STEP_ASIDE_MS = 20;
+/**
+ * How long the worker leaves the gate to a loop that asked for it before taking it anyway
+ * (the loop may have given up), in ms: past the loop's longest pause between tries, with
+ * room for a late timer. At 20 ms, a loop whose timers ran later than that (a busy
+ * server's) came back each time after the worker had taken the gate again, its pauses grew
+ * to 100 ms, and a write waited for the whole backlog (seconds after a load).
+ */
+const STEP_ASIDE_MS = 2 * MAX_DELAY_MS + 50;
 
 /** The worker's pauses while another process holds the lock: doubling from 2 ms up to this, in ms. */
 const MAX_BUSY_PAUSE_MS = 100;
