@@ -113,6 +113,22 @@ describe('SQLite index cache', () => {
     expect((await reader.index('ada')).map((row) => row.name)).toEqual(['topics/a']);
   });
 
+  it("reads the index again after a load without the user's memory and a write of theirs", async () => {
+    const reader = open();
+    const writer = open();
+    await writer.mutate(ada, 'topics/a', put('x\n'), rules);
+    expect((await reader.index('ada')).map((row) => row.name)).toEqual(['topics/a']);
+    // A memory of bob's alone replaces everything: ada's entries and counter are gone.
+    const bob = openSqliteStore({ path: join(folder, 'bob.db') });
+    await bob.mutate({ user: 'bob', label: 'cache-test' }, 'people/x', put('y\n'), rules);
+    const dump = await bob.dump();
+    await bob.close();
+    await writer.load(dump, { replace: true });
+    // Ada's first write after it must not bring her counter back to a number the reader kept.
+    await writer.mutate(ada, 'topics/b', put('z\n'), rules);
+    expect((await reader.index('ada')).map((row) => row.name)).toEqual(['topics/b']);
+  });
+
   it('keeps users apart', async () => {
     const store = open();
     await store.mutate(ada, 'topics/a', put('x\n'), rules);

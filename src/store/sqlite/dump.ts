@@ -63,8 +63,11 @@ const SQL = {
   markLoaded: 'INSERT OR IGNORE INTO search_pending (entry_id) SELECT id FROM entries',
   // Each user's change counter goes on past every one it replaces (store/change-feed.ts): a
   // watcher, or an index kept by another connection (index-cache.ts), that knew a counter
-  // before the load must not meet the same number again after it.
-  lastChange: 'SELECT coalesce(max(changes), 0) FROM users',
+  // before the load must not meet the same number again after it. That includes a user the
+  // dump leaves out, whose row goes: their next write starts their counter again past the
+  // floor the load leaves in the file's user_version (statements.ts, addUsage), where a
+  // restart at 1 met a number kept from before the load.
+  lastChange: 'SELECT max(coalesce(max(changes), 0), (SELECT user_version FROM pragma_user_version)) FROM users',
   addUser: `INSERT INTO users (user_id, total_bytes, entries, history_bytes, changes)
      VALUES (@user, @totalBytes, @entries, @historyBytes, @changes)`,
   addToken: `INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES (@id, @user, @label, @readOnly, @hash, @created, @lastUsed)`,
@@ -109,6 +112,7 @@ export function loadDatabase(db: Database, dump: StoreDump, options: LoadOptions
   db.transaction(() => {
     if (!options.replace && !isEmpty(db)) throw notEmptyError();
     const changes = (db.prepare(SQL.lastChange).pluck().get() as number) + 1;
+    db.pragma(`user_version = ${changes}`);
     // An empty store may still hold sessions: a load ends them too.
     db.exec(SQL.clear);
     for (const [index, { revisions, ...entry }] of dump.entries.entries()) {

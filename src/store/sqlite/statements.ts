@@ -61,9 +61,10 @@ export const SQL = {
   users: `SELECT user_id AS user, total_bytes AS totalBytes, entries, history_bytes AS historyBytes
        FROM users WHERE entries > 0 OR history_bytes > 0 ORDER BY user_id`,
   // Every counter moves by delta, never by summing the user's rows; the history is returned for the cap.
-  // Every change moves the counters, so it moves the user's change counter too (change-feed.ts).
+  // Every change moves the counters, so it moves the user's change counter too (change-feed.ts);
+  // a user's first starts it past the floor a load left (dump.ts), never at a number they had.
   addUsage: `INSERT INTO users (user_id, total_bytes, entries, history_bytes, changes)
-       VALUES (@user, @bytes, @entries, @history, 1)
+       VALUES (@user, @bytes, @entries, @history, (SELECT user_version FROM pragma_user_version) + 1)
        ON CONFLICT (user_id) DO UPDATE SET total_bytes = total_bytes + @bytes, entries = entries + @entries,
          history_bytes = history_bytes + @history, changes = changes + 1
        RETURNING history_bytes, changes`,
