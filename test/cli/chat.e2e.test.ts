@@ -4,13 +4,15 @@
  * turns (llama-server's wire format). The model writes a memory and answers; the next
  * prompt reads it back; the memory holds it afterwards; each call is shown as it runs;
  * and an endpoint that cannot be reached, refuses the key or knows no such model is one
- * clear line and exit code 1.
+ * clear line and exit code 1. The arguments refused before a chat starts (exit code 2),
+ * and the other command run here, go through main() in this process.
  */
 
 import { createServer, type Socket } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { childEnv, queryDatabase, runEngram, tempDir } from '../helpers/engram.js';
 import { jsonReply, type ScriptedReply, scriptedEndpoint, streamReply } from '../helpers/scripted-endpoint.js';
+import { runInProcess } from './fixtures.js';
 
 const fixture = (name: string) => new URL(`./chat-fixtures/${name}`, import.meta.url);
 
@@ -20,8 +22,13 @@ function setup() {
   const env = childEnv(dir.path, { ENGRAM_DB: db, TEST_LLM_KEY: 'sk-test-123' });
   return {
     db,
+    /** `engram chat` as a child process, `input` piped to its stdin. */
     chat: (input: string, ...args: string[]) => runEngram(['chat', ...args], env, input),
-    engram: (...args: string[]) => runEngram(args, env),
+    /**
+     * main() in this process (a spawn costs some 0.3 s of CPU): for another command, or a
+     * chat refused for its arguments before it reads stdin.
+     */
+    engram: (...args: string[]) => runInProcess(args, env),
   };
 }
 
@@ -212,13 +219,13 @@ describe('engram chat', () => {
   });
 
   it('refuses a --base-url that is not an http URL as a usage error', async () => {
-    const run = await setup().chat('', '--base-url', 'localhost:8080');
+    const run = await setup().engram('chat', '--base-url', 'localhost:8080');
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--base-url must be an http:// or https:// URL');
   });
 
   it('refuses --json as a usage error: a chat has no JSON output', async () => {
-    const run = await setup().chat('', '--base-url', 'http://127.0.0.1:9', '--json');
+    const run = await setup().engram('chat', '--base-url', 'http://127.0.0.1:9', '--json');
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('drop --json');
   });
