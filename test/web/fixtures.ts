@@ -253,11 +253,6 @@ async function openTab(browser: Browser, origin: string, look: Required<PageLook
   return tab;
 }
 
-/** A watched page in a fresh context on `engram`; the caller closes its context. */
-export async function openPage(browser: Browser, engram: Engram, look: PageLook = {}): Promise<Watched> {
-  return (await openTab(browser, engram.origin, { ...DEFAULT_LOOK, ...look })).watched;
-}
-
 /** Gives a kept tab's page `look`, as a new context made with it would have (the page is on about:blank). */
 async function restyleTab(tab: Tab, look: Required<PageLook>): Promise<void> {
   const { page } = tab.watched;

@@ -6,11 +6,10 @@
  * it asked for, the markup readable as text.
  */
 
-import type { Browser, Request } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { sharedChromium } from '../helpers/chromium.js';
+import type { Request } from 'playwright-core';
+import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { runEngram } from '../helpers/engram.js';
-import { type Engram, mcpWrite, openPage, startEngram } from './fixtures.js';
+import { type Engram, mcpWrite, startEngram, type Watched, watchedPages } from './fixtures.js';
 
 const HOSTILE = [
   '<img src=x onerror=alert(1)>',
@@ -26,12 +25,11 @@ const HOSTILE = [
 
 const LONG_LINE = '<img src=x onerror=alert(4)>'.repeat(75_000);
 
-let browser: Browser;
+const openWatched = watchedPages();
 let engram: Engram;
 const undo: (() => void | Promise<void>)[] = [];
 
 beforeAll(async () => {
-  browser = await sharedChromium();
   engram = await startEngram({
     config: { entryCap: 4_000_000, userCap: 8_000_000 },
     cleanup: (step) => undo.push(step),
@@ -53,6 +51,18 @@ afterAll(async () => {
   for (const step of undo.reverse()) await step();
 });
 
+/** A watched page on the server and every request it makes in this test (the page is kept for the next). */
+async function openRecording(): Promise<{ watched: Watched; requests: Request[] }> {
+  const watched = await openWatched(engram);
+  const requests: Request[] = [];
+  const record = (request: Request) => requests.push(request);
+  watched.page.on('request', record);
+  onTestFinished(() => {
+    watched.page.off('request', record);
+  });
+  return { watched, requests };
+}
+
 /** Every request the page made that memory asked for: `x`, or anything at example.invalid. */
 function asked(requests: Request[]): string[] {
   return requests
@@ -61,9 +71,7 @@ function asked(requests: Request[]): string[] {
 }
 
 it('an entry of hostile markup is shown as text, as Markdown and raw: nothing runs, loads or navigates', async () => {
-  const watched = await openPage(browser, engram);
-  const requests: Request[] = [];
-  watched.page.on('request', (request) => requests.push(request));
+  const { watched, requests } = await openRecording();
   const { page } = watched;
   const answer = await page.goto(`${engram.origin}/`);
   // The third lock, behind escaping and the sanitiser: the browser refuses inline script and foreign loads.
@@ -99,13 +107,10 @@ it('an entry of hostile markup is shown as text, as Markdown and raw: nothing ru
   expect(asked(requests)).toEqual([]);
   expect(watched.foreignRequests).toEqual([]);
   expect(watched.errors).toEqual([]);
-  await watched.context.close();
 });
 
 it('a 2 MB line of markup renders as text, as Markdown and raw', async () => {
-  const watched = await openPage(browser, engram);
-  const requests: Request[] = [];
-  watched.page.on('request', (request) => requests.push(request));
+  const { watched, requests } = await openRecording();
   const { page } = watched;
   await page.goto(`${engram.origin}/entries/topics/long-line`);
   const markdown = page.locator('.markdown');
@@ -118,5 +123,4 @@ it('a 2 MB line of markup renders as text, as Markdown and raw', async () => {
   expect(asked(requests)).toEqual([]);
   expect(watched.foreignRequests).toEqual([]);
   expect(watched.errors).toEqual([]);
-  await watched.context.close();
 });

@@ -8,20 +8,17 @@
  */
 
 import { writeFileSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { sharedChromium } from '../helpers/chromium.js';
 import { tempDir } from '../helpers/engram.js';
-import { type Engram, mcpWrite, openPage, screenshotFolder, startEngram } from './fixtures.js';
+import { type Engram, mcpWrite, screenshotFolder, startEngram, watchedPages } from './fixtures.js';
 
 const FOLDER = screenshotFolder();
 
-let browser: Browser;
+const openWatched = watchedPages();
 let engram: Engram;
 const undo: (() => void | Promise<void>)[] = [];
 
 beforeAll(async () => {
-  browser = await sharedChromium();
   engram = await startEngram({ cleanup: (step) => undo.push(step) });
   const writes: [string, Record<string, string>][] = [
     [
@@ -60,7 +57,7 @@ it.each([
   ['dark', 'dark', 1100, 720],
   ['phone', 'light', 390, 760],
 ] as const)('history diff and activity, %s', async (label, colorScheme, width, height) => {
-  const watched = await openPage(browser, engram, { colorScheme, width, height });
+  const watched = await openWatched(engram, { colorScheme, width, height });
   const { page } = watched;
   await page.goto(`${engram.origin}/entries/areas/qwentts-cpp/history`);
   await page.getByLabel('Differences').getByText('+Target: 24 kHz. Tokenizer done; vocoder in progress.').waitFor();
@@ -73,7 +70,6 @@ it.each([
   expect(watched.dialogs).toEqual([]);
   expect(watched.foreignRequests).toEqual([]);
   expect(watched.errors).toEqual([]);
-  await watched.context.close();
 });
 
 /** An MCP memory server's memory.jsonl: two people, a project, and a relation between them. */
@@ -93,7 +89,7 @@ it.each([
 ] as const)('the import preview, %s', async (label, colorScheme, width, height) => {
   const file = tempDir().file('memory.jsonl');
   writeFileSync(file, `${MEMORY_JSONL}\n`);
-  const watched = await openPage(browser, engram, { colorScheme, width, height });
+  const watched = await openWatched(engram, { colorScheme, width, height });
   const { page } = watched;
   await page.goto(`${engram.origin}/transfer`);
   await page.getByLabel('Source').selectOption('server-memory');
@@ -109,5 +105,4 @@ it.each([
   expect(watched.dialogs).toEqual([]);
   expect(watched.foreignRequests).toEqual([]);
   expect(watched.errors).toEqual([]);
-  await watched.context.close();
 });

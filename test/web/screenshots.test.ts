@@ -5,19 +5,16 @@
  * is. A memory written by several assistants over MCP, as a person's would be.
  */
 
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { sharedChromium } from '../helpers/chromium.js';
-import { type Engram, mcpWrite, openPage, screenshotFolder, startEngram } from './fixtures.js';
+import { type Engram, mcpWrite, screenshotFolder, startEngram, watchedPages } from './fixtures.js';
 
 const FOLDER = screenshotFolder();
 
-let browser: Browser;
+const openWatched = watchedPages();
 let engram: Engram;
 const undo: (() => void | Promise<void>)[] = [];
 
 beforeAll(async () => {
-  browser = await sharedChromium();
   engram = await startEngram({ cleanup: (step) => undo.push(step) });
   const writes: [string, Record<string, string>][] = [
     [
@@ -65,7 +62,7 @@ it.each([
   ['dark', 'dark', 1100, 720],
   ['phone', 'light', 390, 760],
 ] as const)('index and entry, %s', async (label, colorScheme, width, height) => {
-  const watched = await openPage(browser, engram, { colorScheme, width, height });
+  const watched = await openWatched(engram, { colorScheme, width, height });
   const { page } = watched;
   await page.goto(`${engram.origin}/`);
   await page.getByRole('link', { name: 'areas/qwentts-cpp' }).waitFor();
@@ -85,5 +82,4 @@ it.each([
   expect(watched.dialogs).toEqual([]);
   expect(watched.foreignRequests).toEqual([]);
   expect(watched.errors).toEqual([]);
-  await watched.context.close();
 });
