@@ -99,14 +99,17 @@ export class SearchBacklog {
   private running: Promise<void> | undefined;
   /** This process wrote through the store (wrote() was called). */
   private hasWritten = false;
-  /** Starts the search worker when the first catch-up is due, when the store has one; it then catches up after writes. */
-  private startWorker: (() => SearchWorker) | undefined;
+  /**
+   * Starts the search worker when the first catch-up is due, when the store has one; it then
+   * catches up after writes. Undefined from it: no thread could be started, the loop catches up.
+   */
+  private startWorker: (() => SearchWorker | undefined) | undefined;
   private worker: SearchWorker | undefined;
 
   constructor(
     private readonly db: Database,
     private readonly guard: Guard,
-    startWorker?: (onGone: () => void) => SearchWorker,
+    startWorker?: (onGone: () => void) => SearchWorker | undefined,
   ) {
     this.statements = {
       anyPending: db.prepare(SQL.anyPending).pluck(),
@@ -181,11 +184,11 @@ export class SearchBacklog {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (!this.db.open) return;
-      if (this.startWorker) {
-        this.worker = this.startWorker();
-        this.startWorker = undefined;
-        this.worker.catchUpNow();
-      } else this.drain().catch(() => {});
+      const start = this.startWorker;
+      this.startWorker = undefined;
+      this.worker = start?.();
+      if (this.worker) this.worker.catchUpNow();
+      else this.drain().catch(() => {});
     }, CATCH_UP_DELAY_MS).unref();
   }
 

@@ -123,18 +123,28 @@ export class SqliteStore implements Store {
       this.db,
       this.guard,
       options.searchWorker && identity
-        ? (onGone) =>
-            new SearchWorker({
-              path: options.path,
-              identity,
-              gate,
-              onGone: (reason) => {
-                options.onWarning?.(
-                  `search indexing moved back to the main thread${reason === undefined ? '' : `: ${reason}`}`,
-                );
-                onGone();
-              },
-            })
+        ? (onGone) => {
+            try {
+              return new SearchWorker({
+                path: options.path,
+                identity,
+                gate,
+                onGone: (reason) => {
+                  options.onWarning?.(
+                    `search indexing moved back to the main thread${reason === undefined ? '' : `: ${reason}`}`,
+                  );
+                  onGone();
+                },
+              });
+            } catch (error) {
+              // No thread could be made (Node throws ERR_WORKER_INIT_FAILED at a limit of threads):
+              // the loop catches up, as without a worker. Thrown on, it ended the process from a timer.
+              options.onWarning?.(
+                `search indexing stays on the main thread: ${error instanceof Error ? error.message : String(error)}`,
+              );
+              return undefined;
+            }
+          }
         : undefined,
     );
     this.activityWalk = new ActivityWalk(this.db, this.guard);
