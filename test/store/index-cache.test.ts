@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EngramError } from '../../src/core/errors.js';
 import { EMPTY_INDEX, formatIndex, type IndexRow, indexLine } from '../../src/core/format.js';
 import type { Caller, Decide } from '../../src/core/store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
@@ -127,6 +128,38 @@ describe('SQLite index cache', () => {
     // Ada's first write after it must not bring her counter back to a number the reader kept.
     await writer.mutate(ada, 'topics/b', put('z\n'), rules);
     expect((await reader.index('ada')).map((row) => row.name)).toEqual(['topics/b']);
+  });
+
+  it('keeps the index through a write refused while deciding, and reads it again after one the database failed', async () => {
+    const store = open();
+    await store.mutate(ada, 'topics/a', put('x\n'), rules);
+    const kept = await store.index('ada');
+    const refusal = new EngramError('NOTHING_TO_DO', 'nothing to write');
+    await expect(
+      store.mutate(
+        ada,
+        'topics/a',
+        () => {
+          throw refusal;
+        },
+        rules,
+      ),
+    ).rejects.toBe(refusal);
+    expect(await store.index('ada')).toBe(kept);
+    // A failure that is not a refusal may have rolled back a count the cache followed.
+    await expect(
+      store.mutate(
+        ada,
+        'topics/a',
+        () => {
+          throw new Error('disk I/O error');
+        },
+        rules,
+      ),
+    ).rejects.toThrow('disk I/O error');
+    const again = await store.index('ada');
+    expect(again).not.toBe(kept);
+    expect(again).toEqual(kept);
   });
 
   it('keeps users apart', async () => {

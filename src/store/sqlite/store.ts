@@ -12,7 +12,7 @@
 
 import type { ActivityQuery, ActivityRecord, ActorCount, ChangeListener } from '../../core/activity.js';
 import { type AppliedChange, applyChange, applyUndrop, entryAfter } from '../../core/apply.js';
-import { EngramError } from '../../core/errors.js';
+import { EngramError, isEngramError } from '../../core/errors.js';
 import type { IndexRow } from '../../core/format.js';
 import { type SearchedEntry, type SearchHit, type SearchTerms, searchHit } from '../../core/search.js';
 import type {
@@ -440,14 +440,17 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * A write of the user's; when it fails, its transaction (or savepoint) may have been rolled
-   * back after it moved the kept index's count (IndexCache.counted), so their index is read again.
+   * A write of the user's. When the database failed it, its transaction (or savepoint) may
+   * have been rolled back after it moved the kept index's count (IndexCache.counted), so
+   * their index is read again. A refusal of the write itself (an Engram error but a store's:
+   * a cap, a missing `old`) comes from deciding, before anything was persisted or counted:
+   * the index stays, or every refused call would cost a whole read of it.
    */
   private async forgettingOnFailure<T>(user: string, write: Promise<T>): Promise<T> {
     try {
       return await write;
     } catch (error) {
-      this.indexCache.forget(user);
+      if (!isEngramError(error) || error.code.startsWith('STORE_')) this.indexCache.forget(user);
       throw error;
     }
   }
