@@ -12,6 +12,7 @@ import { type Caller, createMemory, type Memory } from '../core/memory.js';
 import { Authorization, type AuthorizationOptions } from '../core/oauth/authorization.js';
 import { OAuthClients } from '../core/oauth/clients.js';
 import { OAuthTokens } from '../core/oauth/tokens.js';
+import type { PasswordCost } from '../core/passwords.js';
 import { normalizeUser, USER_CAP } from '../core/users.js';
 import { type Backend, describeBackend, openBackend } from './backend.js';
 import { loadSettings, type Settings } from './config.js';
@@ -113,12 +114,14 @@ export function chooseUser(options: CommonOptions, settings: Settings, environme
  * Opens the configured store and the services over it, and purges trash past its
  * retention period (at every start, so expired entries never linger). A command that
  * only `reads` is refused when there is no database, rather than creating one; one that
- * `previews` (a dry run) then runs on an empty memory created nowhere.
+ * `previews` (a dry run) then runs on an empty memory created nowhere. `passwordCost` is
+ * Io.passwordCost, a test's: the accounts hash new passwords with production's otherwise.
  */
 export async function openContext(
   options: CommonOptions,
   environment: Environment,
   opening: Opening = 'creates',
+  passwordCost?: PasswordCost,
 ): Promise<Context> {
   const settings = loadSettings(options.config, environment);
   const user = chooseUser(options, settings, environment);
@@ -145,6 +148,7 @@ export async function openContext(
     accounts: createAccounts(store, {
       now: memory.rules.now,
       log,
+      ...(passwordCost === undefined ? {} : { passwordCost }),
       onTouchError: (error) => log(`could not record when a session was last used: ${(error as Error).message}`),
     }),
     oauth: {

@@ -5,6 +5,7 @@
  */
 
 import { isEngramError } from '../core/errors.js';
+import type { PasswordCost } from '../core/passwords.js';
 import type { PasswordSource } from './password-input.js';
 import { forTerminal, highlighted, jsonForTerminal } from './terminal.js';
 import { cliMessage } from './wording.js';
@@ -23,6 +24,11 @@ export interface Io {
   readonly terminal?: boolean;
   /** Where user add and set-password read a password: the process's stdin unless a test brings its own. */
   readonly passwords?: PasswordSource;
+  /**
+   * The scrypt cost user add and set-password hash a password with: production's unless
+   * a test running main() in its own process brings a cheaper one (no front door sets it).
+   */
+  readonly passwordCost?: PasswordCost;
 }
 
 export const processIo: Io = {

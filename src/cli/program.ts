@@ -97,7 +97,7 @@ export async function main(
     const output = createOutput(options.json === true, io);
     let context: Context | undefined;
     try {
-      context = await openContext(options, environment, opening);
+      context = await openContext(options, environment, opening, io.passwordCost);
       await body(context, output);
       exitCode = EXIT_OK;
     } catch (error) {

@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs';
 import { expect } from 'vitest';
 import { main } from '../../src/cli/program.js';
+import type { PasswordCost } from '../../src/core/passwords.js';
 import { childEnv, type EngramRun, queryDatabase, runEngram, type TempDir, tempDir } from '../helpers/engram.js';
 
 export interface Cli {
@@ -33,6 +34,15 @@ export function cli(): Cli {
   };
 }
 
+export interface InProcessOptions {
+  /**
+   * The scrypt cost user add and set-password hash with (Io.passwordCost), for a test
+   * whose subject is not the hashing: TEST_PASSWORD_COST is 32 times cheaper than
+   * production's, which a sign-in then checks at that cost too (it is in the hash).
+   */
+  readonly passwordCost?: PasswordCost;
+}
+
 /** In-process runs wait for each other: each one has process.env to itself while it runs. */
 let previousRun: Promise<unknown> = Promise.resolve();
 
@@ -41,7 +51,12 @@ let previousRun: Promise<unknown> = Promise.resolve();
  * ENGRAM_* and XDG_CONFIG_HOME there), restored afterwards. `input` is what a password is
  * read from, as from a piped stdin (runEngram's `input`): empty unless given.
  */
-export function runInProcess(args: readonly string[], env: NodeJS.ProcessEnv, input = ''): Promise<EngramRun> {
+export function runInProcess(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  input = '',
+  options: InProcessOptions = {},
+): Promise<EngramRun> {
   const run = previousRun.then(async () => {
     const saved = { ...process.env };
     const setAll = (values: NodeJS.ProcessEnv) => {
@@ -58,6 +73,7 @@ export function runInProcess(args: readonly string[], env: NodeJS.ProcessEnv, in
         readAll: () => input,
         ask: () => Promise.reject(new Error('no terminal in an in-process run')),
       },
+      ...(options.passwordCost === undefined ? {} : { passwordCost: options.passwordCost }),
     };
     setAll(env);
     try {

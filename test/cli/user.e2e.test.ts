@@ -1,7 +1,8 @@
 /**
  * `engram user add | set-password | list | remove` as a person runs them. Passwords come
  * on stdin: a few commands run as a real process, stdin a pipe; the others run main() in
- * this process (a spawn costs some 0.3 s of CPU), the same text given as what stdin holds.
+ * this process (a spawn costs some 0.3 s of CPU), the same text given as what stdin holds
+ * and the password hashed at the tests' scrypt cost.
  * One trailing newline is stripped, exactly one; short passwords, duplicates, bad and
  * unknown names are refused (exit 1) and change nothing; remove says what it ended,
  * revoked and erased, and --purge needs --yes-i-am-sure (exit 2 without).
@@ -10,6 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/core/passwords.js';
 import { childEnv, queryDatabase, runEngram, tempDir } from '../helpers/engram.js';
+import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
 import { runInProcess } from './fixtures.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -22,8 +24,13 @@ function setup() {
   const engram = (...args: string[]) => runInProcess([...args, '--db', db], env);
   /** As a child process, `input` on its stdin. */
   const piped = (input: string, ...args: string[]) => runEngram([...args, '--db', db], env, input);
-  /** In this process, `input` read as a piped stdin is. */
-  const fed = (input: string, ...args: string[]) => runInProcess([...args, '--db', db], env, input);
+  /**
+   * In this process, `input` read as a piped stdin is, passwords hashed at the tests'
+   * cost: what these check is which password is kept, not scrypt's cost, which the
+   * spawned runs keep at production's (and test/core checks).
+   */
+  const fed = (input: string, ...args: string[]) =>
+    runInProcess([...args, '--db', db], env, input, { passwordCost: TEST_PASSWORD_COST });
   const accounts = () =>
     queryDatabase<{ user_id: string; password_hash: string | null }>(
       db,

@@ -25,6 +25,7 @@ import { onTestFinished } from 'vitest';
 import { runInProcess } from '../cli/fixtures.js';
 import { type EngramDatabase, SQLITE_BACKEND, type TestBackend } from '../helpers/backends.js';
 import { childEnv, ENGRAM_CLI, tempDir } from '../helpers/engram.js';
+import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -81,9 +82,11 @@ export async function startEngramOAuth(options: EngramOAuthOptions = {}): Promis
   const env = childEnv(dir.path);
   const common = [...database.args, ...(options.config === undefined ? [] : ['--config', dir.config(options.config)])];
   // The operator's other commands (user add, token list, ...) run main() in this process:
-  // serve is the door under test, and a spawn costs some 0.3 s of CPU.
+  // serve is the door under test, and a spawn costs some 0.3 s of CPU. Passwords are
+  // hashed at the tests' cost, which the server's sign-ins then check at (it is in the
+  // hash): the consent flow is under test here, not scrypt (test/core covers that cost).
   const cli = async (args: readonly string[], input = '') => {
-    const run = await runInProcess([...args, ...common], env, input);
+    const run = await runInProcess([...args, ...common], env, input, { passwordCost: TEST_PASSWORD_COST });
     if (run.code !== 0) throw new Error(`engram ${args.join(' ')} exited with ${run.code}:\n${run.stderr}`);
     return run.stdout;
   };
