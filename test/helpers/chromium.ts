@@ -26,6 +26,14 @@ const ARGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+  // One renderer process for every page, instead of a new one each time a page goes to
+  // another server: the UI's Cross-Origin-Opener-Policy (same-origin) puts every server's
+  // pages in a browsing context group of their own, and site isolation gave each group a
+  // process (~0.4 s of CPU to start here, for each test's page). What a page may do and
+  // see is the same: storage, cookies and COOP's separation are per context and group,
+  // not per process; nothing a test asserts depends on process isolation.
+  '--disable-site-isolation-trials',
+  '--renderer-process-limit=1',
 ];
 
 let shared: Promise<Browser> | undefined;
