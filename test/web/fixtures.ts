@@ -60,18 +60,24 @@ export interface EngramOptions {
   /** PostgreSQL instead of a fresh SQLite file. */
   readonly databaseUrl?: string;
   /** Who owns the temporary folder and the process: the current test by default. */
-  readonly cleanup?: (undo: () => void | Promise<void>) => void;
+  readonly cleanup?: Cleanup;
 }
+
+/** Gives a server, or what it stands on, a step to undo when its owner is done: onTestFinished by default. */
+export type Cleanup = (undo: () => void | Promise<void>) => void;
 
 /**
  * The backends a browser test runs each flow on, for describe.each: SQLite (a fresh file
- * per server), and PostgreSQL when one is reachable (a schema of its own per test, dropped
- * when the test ends, in a database of the calling file's, dropped after its tests: a
- * database per test cost each test about half a second more). Each gives the options that
- * select it for startEngram. Called at the top level of a test file.
+ * per server), and PostgreSQL when one is reachable (a schema of its own per server,
+ * dropped when the test ends, or by `cleanup` when given, in a database of the calling
+ * file's, dropped after its tests: a database per test cost each test about half a second
+ * more). Each gives the options that select it for startEngram, with `cleanup` as the
+ * server's owner when given. Called at the top level of a test file.
  */
-export async function webBackends(): Promise<[string, () => Promise<EngramOptions>][]> {
-  const backends: [string, () => Promise<EngramOptions>][] = [['SQLite', async () => ({})]];
+export async function webBackends(): Promise<[string, (cleanup?: Cleanup) => Promise<EngramOptions>][]> {
+  const backends: [string, (cleanup?: Cleanup) => Promise<EngramOptions>][] = [
+    ['SQLite', async (cleanup) => (cleanup ? { cleanup } : {})],
+  ];
   const postgres = await findTestPostgres();
   if (postgres !== undefined) {
     let database: Promise<TestDatabase> | undefined;
@@ -80,11 +86,11 @@ export async function webBackends(): Promise<[string, () => Promise<EngramOption
     });
     backends.push([
       'PostgreSQL',
-      async () => {
+      async (cleanup) => {
         database ??= createTestDatabase(postgres);
         const schema = await createTestSchema(await database);
-        onTestFinished(schema.drop);
-        return { databaseUrl: schema.url };
+        (cleanup ?? onTestFinished)(schema.drop);
+        return cleanup ? { databaseUrl: schema.url, cleanup } : { databaseUrl: schema.url };
       },
     ]);
   }

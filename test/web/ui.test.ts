@@ -8,9 +8,10 @@
  * page may open a dialog, request anything from elsewhere, throw, or break the CSP.
  */
 
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { MCP_CLIENTS } from '../helpers/mcp-clients.js';
 import {
+  type Cleanup,
   type Engram,
   type EngramOptions,
   getJson,
@@ -24,9 +25,9 @@ const page = watchedPagesAt();
 const backends = await webBackends();
 const sdkV1 = MCP_CLIENTS.find((kind) => kind.label === 'SDK v1 client')!;
 
-describe.each(backends)('on %s', (_, options: () => Promise<EngramOptions>) => {
-  async function seeded(): Promise<Engram> {
-    const engram = await startEngram(await options());
+describe.each(backends)('on %s', (_, options: (cleanup?: Cleanup) => Promise<EngramOptions>) => {
+  async function seeded(cleanup?: Cleanup): Promise<Engram> {
+    const engram = await startEngram(await options(cleanup));
     await mcpWrite(engram, {
       name: 'people/ada',
       description: 'Ada Lovelace, mathematician',
@@ -40,9 +41,25 @@ describe.each(backends)('on %s', (_, options: () => Promise<EngramOptions>) => {
     return engram;
   }
 
+  /**
+   * One seeded server for the tests that leave its memory as they found it (they read, or
+   * cancel what they typed), started by the first of them and stopped after the last; a
+   * test that saves has one of its own. A server started, seeded and stopped cost about
+   * half a second of CPU here, PostgreSQL's schema aside.
+   */
+  const undo: (() => void | Promise<void>)[] = [];
+  let unchanged: Promise<Engram> | undefined;
+  const seededUnchanged = () => {
+    unchanged ??= seeded((step) => undo.push(step));
+    return unchanged;
+  };
+  afterAll(async () => {
+    for (const step of undo.reverse()) await step();
+  });
+
   describe('the index', () => {
     it('lists what assistants wrote: description, size, last change and who made it', async () => {
-      const engram = await seeded();
+      const engram = await seededUnchanged();
       const ui = await page(engram);
       const ada = ui.getByRole('link', { name: 'people/ada', exact: true });
       await expect.poll(() => ada.count()).toBe(1);
@@ -61,7 +78,7 @@ describe.each(backends)('on %s', (_, options: () => Promise<EngramOptions>) => {
     });
 
     it('filters by what is typed in Search and by group, and sorts', async () => {
-      const engram = await seeded();
+      const engram = await seededUnchanged();
       const ui = await page(engram);
       await ui.getByRole('link', { name: 'people/ada' }).waitFor();
       await ui.getByRole('searchbox', { name: 'Search' }).fill('tea like');
@@ -85,7 +102,7 @@ describe.each(backends)('on %s', (_, options: () => Promise<EngramOptions>) => {
     });
 
     it('searches bodies too as you type, the words found highlighted', async () => {
-      const engram = await seeded();
+      const engram = await seededUnchanged();
       const ui = await page(engram);
       await ui.getByRole('link', { name: 'people/ada' }).waitFor();
       await ui.getByRole('searchbox', { name: 'Search' }).fill('oolon');
@@ -148,7 +165,7 @@ describe.each(backends)('on %s', (_, options: () => Promise<EngramOptions>) => {
 
   describe('an entry', () => {
     it('opens as Markdown, and raw', async () => {
-      const engram = await seeded();
+      const engram = await seededUnchanged();
       const ui = await page(engram);
       await ui.getByRole('link', { name: 'people/ada' }).click();
       await expect.poll(() => ui.url()).toBe(`${engram.origin}/entries/people/ada`);
@@ -175,7 +192,7 @@ describe.each(backends)('on %s', (_, options: () => Promise<EngramOptions>) => {
     });
 
     it('leaves an edit and a new entry unsaved on Cancel', async () => {
-      const engram = await seeded();
+      const engram = await seededUnchanged();
       const ui = await page(engram, '/entries/topics/tea');
       await ui.getByRole('button', { name: 'Edit' }).click();
       await ui.getByLabel('Description').fill('Not saved');
@@ -244,7 +261,7 @@ describe.each(backends)('on %s', (_, options: () => Promise<EngramOptions>) => {
 
   describe('the keyboard', () => {
     it('/ searches, n starts a new entry, Esc cancels, e edits', async () => {
-      const engram = await seeded();
+      const engram = await seededUnchanged();
       const ui = await page(engram, '/entries/topics/tea');
       await ui.getByRole('button', { name: 'Edit' }).waitFor();
       await ui.keyboard.press('e');
