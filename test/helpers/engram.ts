@@ -80,3 +80,13 @@ export function queryDatabase<Row>(path: string, sql: string, ...params: unknown
     db.close();
   }
 }
+
+/** Marks and revisions the SQLite file's search index has not caught up with (search-backlog.ts), read directly. */
+export function searchBacklogIn(path: string): number {
+  const [row] = queryDatabase<{ pending: number }>(
+    path,
+    `SELECT (SELECT count(*) FROM search_pending)
+       + (SELECT count(*) FROM revisions WHERE rowid > (SELECT revision FROM search_watermark)) AS pending`,
+  );
+  return row?.pending ?? 0;
+}

@@ -10,17 +10,7 @@
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, it } from 'vitest';
-import { childEnv, ENGRAM_CLI, queryDatabase, tempDir } from '../helpers/engram.js';
-
-/** Revisions or marks the index has not caught up with. */
-function pendingIn(path: string): number {
-  const [row] = queryDatabase<{ pending: number }>(
-    path,
-    `SELECT (SELECT count(*) FROM search_pending)
-       + (SELECT count(*) FROM revisions WHERE rowid > (SELECT revision FROM search_watermark)) AS pending`,
-  );
-  return row?.pending ?? -1;
-}
+import { childEnv, ENGRAM_CLI, searchBacklogIn, tempDir } from '../helpers/engram.js';
 
 it('engram stdio brings the search index up to date in its worker, with no warning', async () => {
   const dir = tempDir();
@@ -69,7 +59,7 @@ it('engram stdio brings the search index up to date in its worker, with no warni
     }
     await answered(writes);
     // Caught up on its own (no search asked for it), by the worker or by the loop it handed back to.
-    for (let waited = 0; pendingIn(db) !== 0; waited += 50) {
+    for (let waited = 0; searchBacklogIn(db) !== 0; waited += 50) {
       if (waited > 20_000) throw new Error('the index never caught up');
       await sleep(50);
     }

@@ -10,10 +10,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import type { Caller } from '../../src/core/store.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { searchBacklogIn } from '../helpers/engram.js';
 import { rules } from '../helpers/rules.js';
 
 const ada: Caller = { user: 'ada', label: 'worker-start-test' };
@@ -28,22 +28,6 @@ afterEach(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-/** Revisions or marks the index has not caught up with, read from outside the store. */
-function pendingIn(path: string): number {
-  const db = new Database(path, { readonly: true });
-  try {
-    return db
-      .prepare(
-        `SELECT (SELECT count(*) FROM search_pending)
-           + (SELECT count(*) FROM revisions WHERE rowid > (SELECT revision FROM search_watermark))`,
-      )
-      .pluck()
-      .get() as number;
-  } finally {
-    db.close();
-  }
-}
-
 it('catches up on the event loop, and says so once, when no worker thread can be started', async () => {
   const path = join(folder, 'memory.db');
   const warnings: string[] = [];
@@ -57,9 +41,9 @@ it('catches up on the event loop, and says so once, when no worker thread can be
   const store = openSqliteStore({ path, searchWorker: true, onWarning: (message) => warnings.push(message) });
   try {
     await store.mutate(ada, 'notes/a', put('tea\n'), rules);
-    await vi.waitFor(() => expect(pendingIn(path)).toBe(0), { timeout: 5_000, interval: 20 });
+    await vi.waitFor(() => expect(searchBacklogIn(path)).toBe(0), { timeout: 5_000, interval: 20 });
     await store.mutate(ada, 'notes/b', put('more tea\n'), rules);
-    await vi.waitFor(() => expect(pendingIn(path)).toBe(0), { timeout: 5_000, interval: 20 });
+    await vi.waitFor(() => expect(searchBacklogIn(path)).toBe(0), { timeout: 5_000, interval: 20 });
     expect(warnings.filter((line) => line.includes('search indexing'))).toEqual([
       'search indexing stays on the main thread: Worker initialization failure: EAGAIN',
     ]);

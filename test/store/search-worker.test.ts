@@ -11,13 +11,13 @@ import { copyFileSync, renameSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Caller, StoreDump } from '../../src/core/store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import { SearchBacklog } from '../../src/store/sqlite/search-backlog.js';
 import { describeEntryContract, describeSearchContract } from '../../src/testing/index.js';
 import type { OpenedStore } from '../../src/testing/setup.js';
+import { searchBacklogIn } from '../helpers/engram.js';
 import { HELD_LOOP_MS, withEventLoopDelay } from '../helpers/event-loop.js';
 import { rules } from '../helpers/rules.js';
 
@@ -34,22 +34,6 @@ describeSearchContract('sqlite with the search worker', openWithWorker);
 
 const ada: Caller = { user: 'ada', label: 'worker-test' };
 const put = (body: string) => () => ({ kind: 'put' as const, operation: 'create' as const, description: 'd', body });
-
-/** Revisions or marks the index has not caught up with, read from outside the store. */
-function pendingIn(path: string): number {
-  const db = new Database(path, { readonly: true });
-  try {
-    return db
-      .prepare(
-        `SELECT (SELECT count(*) FROM search_pending)
-           + (SELECT count(*) FROM revisions WHERE rowid > (SELECT revision FROM search_watermark))`,
-      )
-      .pluck()
-      .get() as number;
-  } finally {
-    db.close();
-  }
-}
 
 /** A dump of `count` live entries of ada's, each with one revision. */
 function dumpOf(count: number): StoreDump {
@@ -109,8 +93,8 @@ describe('SQLite search worker', () => {
     const drain = vi.spyOn(SearchBacklog.prototype, 'drain');
     const store = open();
     for (let index = 0; index < 5; index++) await store.mutate(ada, `notes/n${index}`, put(`tea ${index}\n`), rules);
-    expect(pendingIn(path)).toBeGreaterThan(0);
-    await vi.waitFor(() => expect(pendingIn(path)).toBe(0), { timeout: 5_000, interval: 20 });
+    expect(searchBacklogIn(path)).toBeGreaterThan(0);
+    await vi.waitFor(() => expect(searchBacklogIn(path)).toBe(0), { timeout: 5_000, interval: 20 });
     expect(drain).not.toHaveBeenCalled();
     expect((await store.search('ada', ['tea'], { limit: 10 })).map((hit) => hit.name)).toHaveLength(5);
   });
@@ -134,7 +118,7 @@ describe('SQLite search worker', () => {
       }
     });
     expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
-    await vi.waitFor(() => expect(pendingIn(path)).toBe(0), { timeout: 20_000, interval: 50 });
+    await vi.waitFor(() => expect(searchBacklogIn(path)).toBe(0), { timeout: 20_000, interval: 50 });
     const hits = await store.search('ada', ['indexing'], { limit: 50 });
     expect(hits).toHaveLength(40);
   });
@@ -144,8 +128,11 @@ describe('SQLite search worker', () => {
     // 20,000 loaded entries wait: over a thousand of the worker's batches, seconds of catch-up.
     await store.load(dumpOf(20_000), { replace: false });
     await store.mutate(ada, 'notes/first', put('first\n'), rules);
-    const backlog = pendingIn(path);
-    await vi.waitFor(() => expect(pendingIn(path)).toBeLessThan(backlog - 500), { timeout: 20_000, interval: 20 });
+    const backlog = searchBacklogIn(path);
+    await vi.waitFor(() => expect(searchBacklogIn(path)).toBeLessThan(backlog - 500), {
+      timeout: 20_000,
+      interval: 20,
+    });
     // A busy server's loop: its retry timers fire 80 ms late. The worker stepped aside for
     // 20 ms, so every retry came after the worker had taken the gate back, the busy retries
     // grew to 100 ms, and the write waited for the whole backlog.
@@ -158,7 +145,7 @@ describe('SQLite search worker', () => {
     } finally {
       clearInterval(lag);
     }
-    expect(pendingIn(path)).toBeGreaterThan(backlog / 4);
+    expect(searchBacklogIn(path)).toBeGreaterThan(backlog / 4);
   });
 
   it('leaves nothing to index once closed, whatever it had not reached', async () => {
@@ -166,7 +153,7 @@ describe('SQLite search worker', () => {
     await store.load(dumpOf(500), { replace: false });
     await store.mutate(ada, 'notes/late', put('written last\n'), rules);
     await store.close();
-    expect(pendingIn(path)).toBe(0);
+    expect(searchBacklogIn(path)).toBe(0);
   });
 
   it('hands the catch-up back to the loop, and says so once, when the file it indexes was replaced', async () => {
