@@ -9,6 +9,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import { answerClientError } from './answer-headers.js';
 import { createHttpApp, type HttpAppOptions } from './app.js';
+import { createDrain } from './drain.js';
 import { DEFAULT_TIMEOUTS, declaredTooLarge, MAX_BODY_BYTES, type Timeouts } from './limits.js';
 import { assertSafeBinding, assertSafePublicUrl, isLoopbackHostname } from './origins.js';
 import { createWebSocketEndpoint, type WebSocketLimits } from './websocket.js';
@@ -77,10 +78,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     maxPayloadBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
     ...(options.webSocketLimits ? { limits: options.webSocketLimits } : {}),
   });
-  server.on('request', app.listener);
+  const drain = createDrain(server);
+  server.on('request', (req, res) => {
+    drain.follow(res);
+    app.listener(req, res);
+  });
   server.on('upgrade', webSockets.upgrade);
   // A client that asks before sending its body (Expect: 100-continue) is refused before it sends a too-large one.
   server.on('checkContinue', (req, res) => {
+    drain.follow(res);
     if (!declaredTooLarge(req, app.maxBodyBytesFor(req))) res.writeContinue();
     app.listener(req, res);
   });
@@ -88,7 +94,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const close = async () => {
     const graceMs = options.closeGraceMs ?? 10_000;
     const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
+    drain.begin();
     app.endStreams();
     const socketsClosed = webSockets.close(graceMs);
     const cutOff = setTimeout(() => server.closeAllConnections(), graceMs);

@@ -211,7 +211,8 @@ describe('GET /api/events', () => {
   });
 
   it('is ended when the server closes, which does not wait for it', async () => {
-    const server = await startTestServer();
+    // Keep-alive longer than the test may run: close() must not wait for the stream's connection either.
+    const server = await startTestServer({ timeouts: { keepAliveMs: 120_000 } });
     const stream = await ready(await openEvents(server.port));
     await server.close();
     await stream.ended;

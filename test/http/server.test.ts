@@ -36,16 +36,23 @@ describe('startHttpServer', () => {
   });
 });
 
+interface Answer {
+  status: number;
+  connection: string | undefined;
+  text: string;
+}
+
 describe('close()', () => {
   it('lets a request in flight finish, then stops accepting', async () => {
-    const server = await startTestServer();
+    // Keep-alive longer than the test may run: close() must not wait for it.
+    const server = await startTestServer({ timeouts: { keepAliveMs: 120_000 } });
     const body = rpc('tools/call', {
       name: 'memory_write',
       arguments: { name: 'topics/a', description: 'A', new: 'x' },
     });
     const half = Math.floor(body.length / 2);
 
-    const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const answered = new Promise<Answer>((resolve, reject) => {
       const req = httpRequest({
         host: '127.0.0.1',
         port: server.port,
@@ -58,7 +65,7 @@ describe('close()', () => {
         res.on('data', (chunk) => {
           text += chunk;
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, text }));
       });
       req.on('error', reject);
       req.write(body.slice(0, half), () => {
@@ -70,6 +77,8 @@ describe('close()', () => {
 
     const response = await answered;
     expect(response.status).toBe(200);
+    // The client is told not to send another request on this connection, which then closes.
+    expect(response.connection).toBe('close');
     expect(response.text).toContain('topics/a (2 bytes): A');
     await server.close();
     await expect(raw(server.port, { method: 'POST', body: rpc('tools/list') })).rejects.toMatchObject({
