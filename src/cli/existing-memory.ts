@@ -13,8 +13,9 @@ import type { Backend } from './backend.js';
 /**
  * Whether a command may create the database it opens, only reads one that exists, or
  * previews a change (a dry run): on one that exists, or else on an empty one it does not
- * create; or serves (creates, and keeps it open for long: the SQLite store then indexes for
- * search in a worker thread, off the event loop that answers requests).
+ * create; or serves (creates, and keeps it open for long for many clients at once, as
+ * `engram serve` does: the SQLite store then indexes for search in a worker thread, off the
+ * event loop that answers requests).
  */
 export type Opening = 'creates' | 'reads' | 'previews' | 'serves';
 

@@ -1,6 +1,6 @@
 /**
  * The search index catching up after writes on a thread of its own, for a long-running
- * server (`engram serve`, `engram stdio`): on the event loop, a catch-up took about a third
+ * server of many clients (`engram serve`): on the event loop, a catch-up took about a third
  * of a busy server's time per write and held the loop a few milliseconds per batch, while
  * every other request waited. The worker opens its own connection to the same file and
  * runs the same batches (search-backlog.ts) a little after writes; the event loop still
