@@ -43,7 +43,8 @@ export async function timeOnce(operation: () => unknown): Promise<number> {
  * run first and not kept. With `idleMs`, every call is made after that long a pause
  * (not timed), so that each finds the machine idle, as a call from a model does. With
  * `order`, each round calls the operations in the order it gives for that round (so that
- * no operation always follows the same neighbour and pays for its garbage).
+ * no operation always follows the same neighbour and pays for its garbage). With
+ * `afterCall`, each call is followed by that step (not timed), given the call's name.
  */
 export async function interleave<K extends string>(
   operations: Readonly<Record<K, (call: number) => unknown>>,
@@ -53,6 +54,7 @@ export async function interleave<K extends string>(
     readonly repeats?: Partial<Record<K, number>>;
     readonly idleMs?: number;
     readonly order?: (round: number) => readonly K[];
+    readonly afterCall?: (name: K) => unknown;
   } = {},
 ): Promise<Record<K, Summary>> {
   const names = Object.keys(operations) as K[];
@@ -64,6 +66,7 @@ export async function interleave<K extends string>(
       for (let repeat = 0; repeat < (options.repeats?.[name] ?? 1); repeat++) {
         if (options.idleMs) await sleep(options.idleMs);
         const took = await timeOnce(() => operations[name](calls[name]++));
+        await options.afterCall?.(name);
         if (round >= warmup) samples[name].push(took);
       }
     }

@@ -192,6 +192,10 @@ export function describeLatency(figures: readonly SizeFigures[], settings: Setti
       `${settings.peerBudgetMs / 1000} s (and number ${settings.minPeerSamples} at least; in the warm-up rounds, once ` +
       'they have taken 1 s): some take a second or more per call; its cell then says how many calls its median is of. ' +
       'A ping is one MCP round trip that does nothing. ' +
+      'Each server keeps its files in a folder of its own, and after each of its calls (untimed) the benchmark makes ' +
+      'that folder durable (fsync of every file): the peers never fsync, and on ext4 the next fsync on the disk, ' +
+      'Engram’s, flushed their writes too, so that an append of Engram’s right after a 5 MB unsynced rewrite of the ' +
+      'official server’s took 5x as long; this way each call pays for its own writes alone. ' +
       'Every server holds the same subjects: Engram entries of ~1 KiB in 8 lines, seeded with `engram import`; the ' +
       'official memory server one entity per subject, its observations the description then the 8 lines, its JSONL file ' +
       'written directly; mcp-memory-keeper one item per subject (key the name, value the description and body) and ' +

@@ -19,6 +19,7 @@ import { type CallResult, connect, type Session, textOf } from './mcp-client.js'
 import { PEERS_FOLDER } from './peer-install.js';
 import { creations, nextLine, type Operation, type Operations, PEERS, type PeerSide, pickName } from './peers.js';
 import type { Section } from './report.js';
+import { settleWrites } from './settle.js';
 import { interleave, type Summary } from './stats.js';
 import {
   type Bytes,
@@ -194,7 +195,10 @@ async function measureSize(entries: number, withPeers: boolean, options: StdioOp
   const sessions: Session[] = [];
   try {
     const list = subjects(0, entries);
-    const files = engramFiles(folder);
+    // Each server's files in a folder of its own, settled after each of its calls (settle.ts).
+    const folders: Partial<Record<Side, string>> = {};
+    folders.engram = mkdtempSync(join(folder, 'engram-'));
+    const files = engramFiles(folders.engram);
     seedEngram(files, list);
     const engram = await connect(process.execPath, [ENGRAM_CLI, 'stdio', ...engramFlags(files)], files.env);
     sessions.push(engram);
@@ -208,7 +212,8 @@ async function measureSize(entries: number, withPeers: boolean, options: StdioOp
     const bare = await connect(process.execPath, [BARE_SERVER, String(openText)], process.env);
     sessions.push(bare);
     // The same server on a database of its own, seeded alike, with the fast path off.
-    const sdkFiles = engramFiles(mkdtempSync(join(folder, 'sdk-only-')));
+    folders.sdkOnly = mkdtempSync(join(folder, 'sdk-only-'));
+    const sdkFiles = engramFiles(folders.sdkOnly);
     seedEngram(sdkFiles, list);
     const sdkOnly = await connect(process.execPath, [ENGRAM_CLI, 'stdio', ...engramFlags(sdkFiles)], {
       ...sdkFiles.env,
@@ -225,7 +230,9 @@ async function measureSize(entries: number, withPeers: boolean, options: StdioOp
     const notMeasured: Partial<Record<PeerSide, string>> = {};
     for (const peer of withPeers ? PEERS : []) {
       try {
-        const started = await peer.start(mkdtempSync(join(folder, `${peer.side}-`)), list, (result) => {
+        const peerFolder = mkdtempSync(join(folder, `${peer.side}-`));
+        folders[peer.side] = peerFolder;
+        const started = await peer.start(peerFolder, list, (result) => {
           indexes[peer.side] = result;
         });
         sessions.push(started.session);
@@ -248,7 +255,16 @@ async function measureSize(entries: number, withPeers: boolean, options: StdioOp
             .map((side) => `${side}.${key}`)
             .filter((name) => run.keep(name, round));
         });
-      return interleave(run.operations, rounds, { warmup, order, ...(idleMs === undefined ? {} : { idleMs }) });
+      const afterCall = (name: string) => {
+        const settled = folders[name.split('.')[0] as Side];
+        if (settled !== undefined) settleWrites(settled);
+      };
+      return interleave(run.operations, rounds, {
+        warmup,
+        order,
+        afterCall,
+        ...(idleMs === undefined ? {} : { idleMs }),
+      });
     };
     // The whole index is timed in series of its own: an answer of megabytes (the official
     // server's read_graph is 12 MB at 5,000 entries, Engram's index 10 MB at 100,000) leaves
