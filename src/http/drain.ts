@@ -2,38 +2,59 @@
  * A server that stops promptly when it closes. Node tells a client whose request is in
  * flight as the server begins to close that it may keep the connection (keep-alive), then
  * holds that connection open for its keep-alive timeout, seconds, before the server can
- * stop; a client that reused it in between would have its request cut off. Here answers
- * not yet begun when closing starts say `Connection: close`, and a connection is closed
- * as soon as its last answer is sent.
+ * stop; a client that reused it in between would have its request cut off. And a
+ * connection that never sends a request (a browser opens some ahead of time) kept the
+ * server from stopping until its headers timeout, 10 s. Here answers not yet begun when
+ * closing starts say `Connection: close`, a connection is closed as soon as its last
+ * answer is sent, and one that has sent nothing a moment after closing began is closed
+ * then. WebSocket connections are left to the WebSocket endpoint, which closes them with
+ * a close frame; a TLS handshake still in progress is left to its own timeout.
  */
 
 import type { Server, ServerResponse } from 'node:http';
+import { Server as HttpsServer } from 'node:https';
+import type { Socket } from 'node:net';
+
+/** How long after closing begins a connection that has sent nothing is given, in ms: its request may be on its way. */
+const SILENT_GRACE_MS = 200;
 
 export interface Drain {
   /** Follows one answer from its request to its end (cheap: a set entry and a listener). */
   follow(res: ServerResponse): void;
-  /** Closing begins: answers still to be sent close their connection when done. */
+  /** Closing begins: answers still to be sent close their connection when done, idle connections close. */
   begin(): void;
 }
 
-export function createDrain(server: Server): Drain {
+export function createDrain(server: Server | HttpsServer): Drain {
   const answering = new Set<ServerResponse>();
+  /** The connections HTTP is read from (TLS sockets on an https server), but upgraded ones. */
+  const connections = new Set<Socket>();
   let draining = false;
-  const ended = (res: ServerResponse) => {
-    answering.delete(res);
-    // The connection is idle once its answer is sent: closed now, not at its keep-alive timeout.
-    if (draining) server.closeIdleConnections();
+  server.on(server instanceof HttpsServer ? 'secureConnection' : 'connection', (socket: Socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
+  server.on('upgrade', (_req, socket: Socket) => connections.delete(socket));
+  const closeSilent = () => {
+    const busy = new Set<unknown>();
+    for (const res of answering) busy.add(res.socket);
+    for (const socket of connections) if (socket.bytesRead === 0 && !busy.has(socket)) socket.destroy();
   };
   return {
     follow(res) {
       if (draining) res.shouldKeepAlive = false;
       answering.add(res);
-      res.once('close', () => ended(res));
+      res.once('close', () => {
+        answering.delete(res);
+        // The connection is idle once its answer is sent: closed now, not at its keep-alive timeout.
+        if (draining) server.closeIdleConnections();
+      });
     },
     begin() {
       draining = true;
       for (const res of answering) if (!res.headersSent) res.shouldKeepAlive = false;
       server.closeIdleConnections();
+      setTimeout(closeSilent, SILENT_GRACE_MS).unref();
     },
   };
 }

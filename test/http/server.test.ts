@@ -4,6 +4,7 @@
  */
 
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createMemory } from '../../src/core/memory.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
@@ -84,6 +85,18 @@ describe('close()', () => {
     await expect(raw(server.port, { method: 'POST', body: rpc('tools/list') })).rejects.toMatchObject({
       code: 'ECONNREFUSED',
     });
+  });
+
+  it('does not wait for a connection that has sent no request yet (a browser opens some ahead of time)', async () => {
+    // Timeouts longer than the test may run: close() must not wait for them.
+    const server = await startTestServer({
+      timeouts: { headersMs: 120_000, requestMs: 120_000, keepAliveMs: 120_000 },
+    });
+    const early = connect(server.port, '127.0.0.1');
+    await new Promise((resolve) => early.once('connect', resolve));
+    const closed = new Promise((resolve) => early.once('close', resolve));
+    await server.close();
+    await closed;
   });
 });
 
