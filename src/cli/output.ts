@@ -29,6 +29,25 @@ export interface Io {
    * a test running main() in its own process brings a cheaper one (no front door sets it).
    */
   readonly passwordCost?: PasswordCost;
+  /**
+   * Resolves when a long-running command (serve) must stop, with what asked it to (a
+   * signal's name): the process's SIGINT or SIGTERM, unless a test running main() in its
+   * own process brings its own.
+   */
+  readonly stopRequested?: () => Promise<string>;
+}
+
+/** The process's SIGINT or SIGTERM, whichever comes first. */
+export function processStopRequested(): Promise<string> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
 }
 
 export const processIo: Io = {
@@ -107,25 +126,38 @@ export function log(line: string): void {
   process.stderr.write(logText(line));
 }
 
+/** A log that writes its lines in batches (createBatchedLog). */
+export interface BatchedLog {
+  (line: string): void;
+  /** Writes what is pending, and stops watching for the process's exit. */
+  close(): void;
+}
+
 /**
  * `log` for a busy server, which logs a line per request: the lines of one turn of the
- * event loop go out together in one write as it ends, since each write to stderr (a file
- * or a pipe) is a system call that holds the event loop. Lines still pending when the
- * process exits are written first.
+ * event loop go out together in one write (to stderr unless `write` is given) as it ends,
+ * since each write to stderr (a file or a pipe) is a system call that holds the event
+ * loop. Lines still pending when the process exits, or the log is closed, are written first.
  */
-export function createBatchedLog(): (line: string) => void {
+export function createBatchedLog(write: (text: string) => void = processIo.stderr): BatchedLog {
   let pending = '';
   const flush = () => {
     if (pending === '') return;
     const text = pending;
     pending = '';
-    process.stderr.write(text);
+    write(text);
   };
   process.on('exit', flush);
-  return (line) => {
+  const log = (line: string) => {
     if (pending === '') setImmediate(flush);
     pending += logText(line);
   };
+  return Object.assign(log, {
+    close() {
+      process.off('exit', flush);
+      flush();
+    },
+  });
 }
 
 /** A tool call that failed unexpectedly: its stack, for whoever runs the server (never arguments or bodies). */

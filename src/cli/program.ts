@@ -55,7 +55,7 @@ function buildProgram(run: Run, io: Io, environment: Environment, finish: (exitC
       writeErr: (text) => io.stderr(forTerminal(text)),
     });
   registerStdioCommand(program, common, environment);
-  registerServeCommand(program, common, environment);
+  registerServeCommand(program, common, environment, io, finish);
   registerTokenCommands(program, common, run);
   registerUserCommands(program, common, run, io.passwords ?? processPasswordSource);
   registerEntryCommands(program, common, run);
@@ -81,9 +81,9 @@ Data lives in $ENGRAM_DB, else \${XDG_DATA_HOME:-~/.local/share}/engram/memory.d
 }
 
 /**
- * Runs the CLI and returns the exit code. Commands that use `run`, and migrate, write to
- * `io` and leave process.exitCode alone, so tests can run them in-process; serve and stdio
- * use the process.
+ * Runs the CLI and returns the exit code. Commands that use `run`, migrate and serve write
+ * to `io` and leave process.exitCode alone, so tests can run them in-process (serve until
+ * `io.stopRequested` says); stdio uses the process.
  * `env` is read once, here (environment.ts), and is the only environment any command sees.
  */
 export async function main(

@@ -3,7 +3,9 @@
  * WebUI, Claude Code) and the REST API under /api. Prints where to connect (one JSON line
  * with --json, for a script that started it on --port 0), logs one line
  * per request on stderr, purges expired trash every hour, and on SIGINT/SIGTERM lets
- * requests in flight finish and closes the store.
+ * requests in flight finish and closes the store. It writes through the Io it is given,
+ * and stops when that Io says (the process's signals by default), so that a test can run
+ * it inside its own process.
  */
 
 import { type Command, InvalidArgumentError, Option } from 'commander';
@@ -14,7 +16,14 @@ import { createToolHandler } from '../tools/handler.js';
 import { loadSettings } from './config.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import type { Environment } from './environment.js';
-import { createBatchedLog, EXIT_REFUSED, logInternalError, reportFailure } from './output.js';
+import {
+  createBatchedLog,
+  EXIT_REFUSED,
+  type Io,
+  logInternalError,
+  processStopRequested,
+  reportFailure,
+} from './output.js';
 import { readTlsFiles, type TlsFiles } from './tls-files.js';
 import { scheduleTrashPurge } from './trash-purge.js';
 
@@ -99,7 +108,12 @@ function connectJson(
   return `${JSON.stringify({ url, ...reached, auth: options.auth, ...who, database: context.database })}\n`;
 }
 
-async function serve(options: ServeOptions, environment: Environment): Promise<void> {
+async function serve(
+  options: ServeOptions,
+  environment: Environment,
+  io: Io,
+  finish: (exitCode: number) => void,
+): Promise<void> {
   let context: Context | undefined;
   let publicUrl: URL | undefined;
   let tls: TlsFiles | undefined;
@@ -112,10 +126,10 @@ async function serve(options: ServeOptions, environment: Environment): Promise<v
     context = await openContext(options, environment, 'serves');
   } catch (error) {
     await context?.close();
-    process.exitCode = reportFailure(error, false);
+    finish(reportFailure(error, false, io));
     return;
   }
-  const log = createBatchedLog();
+  const log = createBatchedLog((text) => io.stderr(text));
   // Loaded only for OAuth: the guarded fetch of client metadata documents (an SSRF door).
   const clients =
     options.auth === 'oauth'
@@ -162,19 +176,17 @@ async function serve(options: ServeOptions, environment: Environment): Promise<v
     });
   } catch (error) {
     await context.close();
+    log.close();
     const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
-    process.stderr.write(
+    io.stderr(
       inUse
         ? `engram: port ${options.port} on ${options.host} is already in use; choose another with --port.\n`
         : `engram: cannot listen on ${options.host}:${options.port}: ${(error as Error).message}\n`,
     );
-    process.exitCode = EXIT_REFUSED;
+    finish(EXIT_REFUSED);
     return;
   }
-  const stopped = new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  const stopped = (io.stopRequested ?? processStopRequested)();
   if (options.auth === 'token' && (await context.access.list()).length === 0) {
     log('no tokens exist yet, so every request will be refused: create one with engram token create --user NAME');
   }
@@ -186,7 +198,7 @@ async function serve(options: ServeOptions, environment: Environment): Promise<v
           purgeOAuth: async () => ({ ...(await oauth.tokens.purgeExpired()), clients: await clients.removeUnused() }),
         }),
   });
-  process.stdout.write(
+  io.stdout(
     options.json ? connectJson(server, options, context, publicUrl) : connectHelp(server, options, context, publicUrl),
   );
   const signal = await stopped;
@@ -194,12 +206,15 @@ async function serve(options: ServeOptions, environment: Environment): Promise<v
   await server.close();
   await trashPurge.stop();
   await context.close();
+  log.close();
 }
 
 export function registerServeCommand(
   program: Command,
   common: (command: Command) => Command,
   environment: Environment,
+  io: Io,
+  finish: (exitCode: number) => void,
 ): void {
   common(program.command('serve'))
     .description('Serve MCP over HTTP (Streamable HTTP at /mcp) for the llama.cpp WebUI, Claude Code and others')
@@ -233,5 +248,5 @@ export function registerServeCommand(
     )
     .option('--tls-cert <file>', 'serve https with this PEM certificate chain (with --tls-key)')
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')
-    .action((options: ServeOptions) => serve(options, environment));
+    .action((options: ServeOptions) => serve(options, environment, io, finish));
 }

@@ -1,7 +1,8 @@
 /**
  * The server's log (createBatchedLog): the lines of one turn of the event loop reach
- * stderr in one write once the turn ends, in order and as `log` writes each (prefixed,
- * safe for a terminal); lines still pending are written when the process exits.
+ * stderr (or the writer given) in one write once the turn ends, in order and as `log`
+ * writes each (prefixed, safe for a terminal); lines still pending are written when the
+ * process exits, or when the log is closed, which stops it watching for the exit.
  */
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -38,6 +39,18 @@ describe('the batched log', () => {
     await nextTurn();
     expect(write.mock.calls[1]).toEqual(['engram: third\n']);
     expect(write).toHaveBeenCalledTimes(2);
+  });
+
+  it('writes what is pending when it is closed, to the writer it was given, and leaves the process alone', () => {
+    const written: string[] = [];
+    const exitListeners = process.listenerCount('exit');
+    const log = createBatchedLog((text) => written.push(text));
+    expect(process.listenerCount('exit')).toBe(exitListeners + 1);
+    log('one');
+    log('two');
+    log.close();
+    expect(written).toEqual(['engram: one\nengram: two\n']);
+    expect(process.listenerCount('exit')).toBe(exitListeners);
   });
 
   it('writes what is pending when the process exits', () => {

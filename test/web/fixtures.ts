@@ -1,17 +1,16 @@
 /**
- * What the web UI's browser tests share: a real `engram serve` (the built CLI, port 0,
- * its own database) whose UI is the one `npm run build` made, Debian's Chromium driven by
+ * What the web UI's browser tests share: a real `engram serve` (the built CLI's main(),
+ * run in this process: port 0, its own database) whose UI is the one `npm run build` made,
+ * Debian's Chromium driven by
  * playwright-core (never a downloaded browser), pages that fail the test on any dialog,
  * any request leaving the server, any script error or CSP violation, and MCP writes made
  * the way an assistant makes them. Users and tokens a test starts with are made in this
  * process, on the server's database: a child process each cost more than the test's page.
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, onTestFinished } from 'vitest';
@@ -21,10 +20,9 @@ import { openPostgresStore } from '../../src/store/postgres/index.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { runInProcess } from '../cli/fixtures.js';
 import { sharedChromium } from '../helpers/chromium.js';
-import { childEnv, ENGRAM_CLI, tempDir } from '../helpers/engram.js';
+import { childEnv, tempDir } from '../helpers/engram.js';
 import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
 import { createTestDatabase, createTestSchema, findTestPostgres, type TestDatabase } from '../helpers/postgres.js';
-import { stopGroup } from '../helpers/process-group.js';
 
 if (!existsSync(new URL('../../dist/web/index.html', import.meta.url))) {
   throw new Error('dist/web is missing: build the web UI first with npm run build');
@@ -97,42 +95,58 @@ export async function webBackends(): Promise<[string, (cleanup?: Cleanup) => Pro
   return backends;
 }
 
-/** Starts `engram serve --port 0 --json` and waits until it says where it listens. */
+/**
+ * The built CLI's main() (tsc's dist/cli/program.js, what the bundled executable runs),
+ * loaded once per worker: its HTTP server serves dist/web, the UI the build made, as the
+ * executable's does. Run in this process rather than as a child, a server cost a page's
+ * test a process start and every request's code cold (`engram serve` itself is started as
+ * a process, and stopped by its signals, in test/http/serve.e2e.test.ts).
+ */
+const BUILT_PROGRAM = new URL('../../dist/cli/program.js', import.meta.url).href;
+
+let builtMain: Promise<typeof import('../../src/cli/program.js')['main']> | undefined;
+
+/** Runs `engram serve --port 0 --json` in this process and waits until it says where it listens. */
 export async function startEngram(options: EngramOptions = {}): Promise<Engram> {
   const dir = tempDir(options.cleanup ?? onTestFinished);
   const env = childEnv(dir.path);
   const storeArgs = options.databaseUrl ? ['--database-url', options.databaseUrl] : ['--db', dir.file('memory.db')];
   const config = options.config === undefined ? [] : ['--config', dir.config(options.config)];
-  const args = [
-    ENGRAM_CLI,
-    'serve',
-    '--port',
-    '0',
-    '--json',
-    '--auth',
-    options.auth ?? 'none',
-    ...storeArgs,
-    ...config,
-  ];
-  const child: ChildProcess = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let stderr = '';
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
+  const args = ['serve', '--port', '0', '--json', '--auth', options.auth ?? 'none', ...storeArgs, ...config];
+  builtMain ??= import(BUILT_PROGRAM).then((program: typeof import('../../src/cli/program.js')) => program.main);
+  const main = await builtMain;
+  let requestStop: (reason: string) => void = () => {};
+  const stopRequested = new Promise<string>((resolve) => {
+    requestStop = resolve;
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stdout = '';
+  let stderr = '';
+  let listening: (url: string) => void = () => {};
+  const served = main(
+    args,
+    {
+      stdout: (text) => {
+        stdout += text;
+        const found = /"url":"([^"]+)"/.exec(stdout)?.[1];
+        if (found) listening(found);
+      },
+      stderr: (text) => {
+        stderr += text;
+      },
+      stopRequested: () => stopRequested,
+    },
+    env,
+  );
   let stopped: Promise<void> | undefined;
   const stop = () => {
-    stopped ??= stopGroup(child, 'SIGKILL').then(() => exited);
+    requestStop('end of test');
+    stopped ??= served.then(() => {});
     return stopped;
   };
   (options.cleanup ?? onTestFinished)(stop);
   const url = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      const found = /"url":"([^"]+)"/.exec(line)?.[1];
-      if (found) resolve(found);
-    });
-    exited.then(() => reject(new Error(`engram serve exited before serving:\n${stderr}`)));
+    listening = resolve;
+    served.then((code) => reject(new Error(`engram serve ended (exit ${code}) before serving:\n${stderr}`)), reject);
   });
   return { origin: new URL(url).origin, storeArgs: [...storeArgs, ...config], env, stop };
 }

@@ -1,0 +1,85 @@
+/**
+ * `engram serve` run in this process through main(argv, io): it says where it listens on
+ * io.stdout, logs on io.stderr, stops when io.stopRequested says (not on the process's
+ * signals, which the real process is tested with in test/http/serve.e2e.test.ts), and
+ * reports a failure to start as main()'s exit code, leaving process.exitCode and the
+ * process's listeners as they were.
+ */
+
+import { createServer } from 'node:net';
+import { afterEach, expect, it } from 'vitest';
+import { main } from '../../src/cli/program.js';
+import { childEnv, tempDir } from '../helpers/engram.js';
+
+/** main(['serve', ...args]) with a stop of the test's own; what it printed so far, as it goes. */
+function serveInProcess(args: string[]) {
+  const dir = tempDir();
+  let stop: (reason: string) => void = () => {};
+  const stopRequested = new Promise<string>((resolve) => {
+    stop = resolve;
+  });
+  const out = { stdout: '', stderr: '' };
+  const exited = main(
+    ['serve', '--port', '0', '--db', dir.file('memory.db'), ...args],
+    {
+      stdout: (text) => {
+        out.stdout += text;
+      },
+      stderr: (text) => {
+        out.stderr += text;
+      },
+      stopRequested: () => stopRequested,
+    },
+    childEnv(dir.path),
+  );
+  return { out, exited, stop };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+const listenersBefore = { exit: process.listenerCount('exit'), sigterm: process.listenerCount('SIGTERM') };
+
+afterEach(() => {
+  expect(process.exitCode).toBeUndefined();
+  expect(process.listenerCount('exit')).toBe(listenersBefore.exit);
+  expect(process.listenerCount('SIGTERM')).toBe(listenersBefore.sigterm);
+});
+
+it('says where it listens, logs each request, and stops when asked, with exit code 0', async () => {
+  const served = serveInProcess(['--json']);
+  await until(() => served.out.stdout.includes('\n'));
+  const { url } = JSON.parse(served.out.stdout) as { url: string };
+  const health = await fetch(new URL('/healthz', url));
+  expect(health.status).toBe(200);
+  await health.text();
+  served.stop('told to');
+  expect(await served.exited).toBe(0);
+  expect(served.out.stderr).toMatch(/ GET \/healthz .*status=200/);
+  expect(served.out.stderr).toContain('engram: told to: finishing requests in flight, then stopping\n');
+  await expect(fetch(new URL('/healthz', url))).rejects.toThrow();
+});
+
+it('on a port already in use: exit 1, saying to choose another, on its stderr', async () => {
+  const busy = createServer();
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+  const { port } = busy.address() as { port: number };
+  try {
+    const served = serveInProcess(['--port', String(port)]);
+    expect(await served.exited).toBe(1);
+    expect(served.out).toEqual({
+      stdout: '',
+      stderr: `engram: port ${port} on 127.0.0.1 is already in use; choose another with --port.\n`,
+    });
+  } finally {
+    busy.close();
+  }
+});
+
+it('refuses an unsafe binding before opening anything: exit 1 on its stderr', async () => {
+  const served = serveInProcess(['--host', '0.0.0.0']);
+  expect(await served.exited).toBe(1);
+  expect(served.out.stdout).toBe('');
+  expect(served.out.stderr).toMatch(/^refusing to serve on 0\.0\.0\.0 without authentication/);
+});
