@@ -6,8 +6,9 @@
  * connection that never sends a request (a browser opens some ahead of time) kept the
  * server from stopping until its headers timeout, 10 s. Here answers not yet begun when
  * closing starts say `Connection: close`, a connection is closed as soon as its last
- * answer is sent, and one that has sent nothing a moment after closing began is closed
- * then. WebSocket connections are left to the WebSocket endpoint, which closes them with
+ * answer is sent (but not while another answer is ended and still being written, which
+ * Node's closeIdleConnections would cut off), and one that has sent nothing a moment after
+ * closing began is closed then. WebSocket connections are left to the WebSocket endpoint, which closes them with
  * a close frame; a TLS handshake still in progress is left to its own timeout.
  */
 
@@ -35,6 +36,10 @@ export function createDrain(server: Server | HttpsServer): Drain {
     socket.once('close', () => connections.delete(socket));
   });
   server.on('upgrade', (_req, socket: Socket) => connections.delete(socket));
+  const someBeingWritten = () => {
+    for (const res of answering) if (res.writableEnded && !res.writableFinished) return true;
+    return false;
+  };
   const closeSilent = () => {
     const busy = new Set<unknown>();
     for (const res of answering) busy.add(res.socket);
@@ -47,14 +52,18 @@ export function createDrain(server: Server | HttpsServer): Drain {
       res.once('close', () => {
         answering.delete(res);
         // The connection is idle once its answer is sent: closed now, not at its keep-alive timeout.
-        if (draining) server.closeIdleConnections();
+        // Not while another answer is ended but still being written: Node's closeIdleConnections
+        // takes its connection for idle and cuts it off. That answer's own close comes back here.
+        if (draining && !someBeingWritten()) server.closeIdleConnections();
       });
     },
     begin() {
       draining = true;
       for (const res of answering) if (!res.headersSent) res.shouldKeepAlive = false;
       server.closeIdleConnections();
-      setTimeout(closeSilent, SILENT_GRACE_MS).unref();
+      // Then past one poll of the sockets: after a long task on the event loop, timers run
+      // before sockets are read, and a request that came meanwhile would be cut off unread.
+      setTimeout(() => setImmediate(closeSilent), SILENT_GRACE_MS).unref();
     },
   };
 }
