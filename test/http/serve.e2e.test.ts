@@ -6,7 +6,7 @@
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { childEnv, ENGRAM_CLI, queryDatabase, runEngram, tempDir } from '../helpers/engram.js';
@@ -90,6 +90,13 @@ describe('engram serve', () => {
   it('stops on SIGINT (Ctrl-C) too', async () => {
     const { db, env } = setup();
     const served = await serve(process.execPath, [ENGRAM_CLI, 'serve', '--port', '0', '--db', db], env);
+    // The bundle finds the web UI the build made (the browser tests run tsc's output, in their own process).
+    const index = new URL('../../dist/web/index.html', import.meta.url);
+    if (existsSync(index)) {
+      const page = await fetch(served.url.replace(/\/mcp$/, '/'));
+      expect(page.status).toBe(200);
+      expect(await page.text()).toBe(readFileSync(index, 'utf8'));
+    }
     served.child.kill('SIGINT');
     expect(await served.exited).toBe(0);
   });
