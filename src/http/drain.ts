@@ -7,9 +7,10 @@
  * server from stopping until its headers timeout, 10 s. Here answers not yet begun when
  * closing starts say `Connection: close`, a connection is closed as soon as its last
  * answer is sent (but not while another answer is ended and still being written, which
- * Node's closeIdleConnections would cut off), and one that has sent nothing a moment after
- * closing began is closed then. WebSocket connections are left to the WebSocket endpoint, which closes them with
- * a close frame; a TLS handshake still in progress is left to its own timeout.
+ * Node's closeIdleConnections would cut off), and one that has sent nothing a moment
+ * after closing began is closed then. WebSocket connections are left to the WebSocket
+ * endpoint, which closes them with a close frame; a TLS handshake still in progress is
+ * left to its own timeout.
  */
 
 import type { Server, ServerResponse } from 'node:http';

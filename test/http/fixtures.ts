@@ -41,6 +41,8 @@ export interface TestServerOptions {
   readonly host?: string;
   /** --public-url. */
   readonly publicUrl?: URL;
+  /** How long close() lets requests in flight run before cutting them off (10 s by default). */
+  readonly closeGraceMs?: number;
   readonly timeouts?: Partial<Timeouts>;
   readonly maxBodyBytes?: number;
   readonly maxImportBytes?: number;
@@ -82,6 +84,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     log: (line) => logs.push(line),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(options.closeGraceMs ? { closeGraceMs: options.closeGraceMs } : {}),
     ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.maxImportBytes ? { maxImportBytes: options.maxImportBytes } : {}),
     ...(options.webSocketLimits ? { webSocketLimits: options.webSocketLimits } : {}),
