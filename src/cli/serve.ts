@@ -25,7 +25,7 @@ import {
   reportFailure,
 } from './output.js';
 import { readTlsFiles, type TlsFiles } from './tls-files.js';
-import { scheduleTrashPurge } from './trash-purge.js';
+import { scheduleTrashPurge, type TrashPurge } from './trash-purge.js';
 
 interface ServeOptions extends CommonOptions {
   readonly host: string;
@@ -186,27 +186,37 @@ async function serve(
     finish(EXIT_REFUSED);
     return;
   }
-  const stopped = (io.stopRequested ?? processStopRequested)();
-  if (options.auth === 'token' && (await context.access.list()).length === 0) {
-    log('no tokens exist yet, so every request will be refused: create one with engram token create --user NAME');
+  let trashPurge: TrashPurge | undefined;
+  try {
+    if (options.auth === 'token' && (await context.access.list()).length === 0) {
+      log('no tokens exist yet, so every request will be refused: create one with engram token create --user NAME');
+    }
+    const stopped = (io.stopRequested ?? processStopRequested)();
+    trashPurge = scheduleTrashPurge(context.memory, {
+      log,
+      ...(clients === undefined
+        ? {}
+        : {
+            purgeOAuth: async () => ({ ...(await oauth.tokens.purgeExpired()), clients: await clients.removeUnused() }),
+          }),
+    });
+    io.stdout(
+      options.json
+        ? connectJson(server, options, context, publicUrl)
+        : connectHelp(server, options, context, publicUrl),
+    );
+    const signal = await stopped;
+    log(`${signal}: finishing requests in flight, then stopping`);
+  } finally {
+    // Also when start-up failed after listening (the store refusing its first read): nothing is left open.
+    try {
+      await server.close();
+      await trashPurge?.stop();
+      await context.close();
+    } finally {
+      log.close();
+    }
   }
-  const trashPurge = scheduleTrashPurge(context.memory, {
-    log,
-    ...(clients === undefined
-      ? {}
-      : {
-          purgeOAuth: async () => ({ ...(await oauth.tokens.purgeExpired()), clients: await clients.removeUnused() }),
-        }),
-  });
-  io.stdout(
-    options.json ? connectJson(server, options, context, publicUrl) : connectHelp(server, options, context, publicUrl),
-  );
-  const signal = await stopped;
-  log(`${signal}: finishing requests in flight, then stopping`);
-  await server.close();
-  await trashPurge.stop();
-  await context.close();
-  log.close();
 }
 
 export function registerServeCommand(

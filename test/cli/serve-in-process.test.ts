@@ -6,21 +6,24 @@
  * process's listeners as they were.
  */
 
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { main } from '../../src/cli/program.js';
 import { childEnv, tempDir } from '../helpers/engram.js';
 
-/** main(['serve', ...args]) with a stop of the test's own; what it printed so far, as it goes. */
-function serveInProcess(args: string[]) {
+/** main(['serve', ...args]) with a stop of the test's own (or `failingStop`); what it printed so far, as it goes. */
+function serveInProcess(args: string[], failingStop?: Error) {
   const dir = tempDir();
+  const db = dir.file('memory.db');
   let stop: (reason: string) => void = () => {};
-  const stopRequested = new Promise<string>((resolve) => {
+  const stopRequested = new Promise<string>((resolve, reject) => {
     stop = resolve;
+    if (failingStop) reject(failingStop);
   });
   const out = { stdout: '', stderr: '' };
   const exited = main(
-    ['serve', '--port', '0', '--db', dir.file('memory.db'), ...args],
+    ['serve', '--port', '0', '--db', db, ...args],
     {
       stdout: (text) => {
         out.stdout += text;
@@ -32,7 +35,7 @@ function serveInProcess(args: string[]) {
     },
     childEnv(dir.path),
   );
-  return { out, exited, stop };
+  return { out, exited, stop, db };
 }
 
 async function until(condition: () => boolean): Promise<void> {
@@ -59,6 +62,16 @@ it('says where it listens, logs each request, and stops when asked, with exit co
   expect(served.out.stderr).toMatch(/ GET \/healthz .*status=200/);
   expect(served.out.stderr).toContain('engram: told to: finishing requests in flight, then stopping\n');
   await expect(fetch(new URL('/healthz', url))).rejects.toThrow();
+});
+
+it('closes what it opened when it fails after listening: exit 1, the port closed, the store closed', async () => {
+  const served = serveInProcess(['--json'], new Error('the stop signal broke'));
+  expect(await served.exited).toBe(1);
+  const { url } = JSON.parse(served.out.stdout) as { url: string };
+  expect(served.out.stderr).toBe('engram: the stop signal broke\n');
+  await expect(fetch(new URL('/healthz', url))).rejects.toThrow();
+  // SQLite removes the write-ahead log when the last connection to the file closes.
+  expect(existsSync(`${served.db}-wal`)).toBe(false);
 });
 
 it('on a port already in use: exit 1, saying to choose another, on its stderr', async () => {
