@@ -109,6 +109,62 @@ export function inProcessCli(config: unknown = {}): Omit<Cli, 'pipe'> {
   };
 }
 
+export interface ServeRun {
+  /** What it has printed so far. */
+  readonly out: { stdout: string; stderr: string };
+  /** The URL of its --json line once it listens; rejected if it ends before. */
+  readonly listening: Promise<string>;
+  /** main()'s exit code, once it has stopped. */
+  readonly exited: Promise<number>;
+  /** Asks it to stop, as a signal would; `reason` stands for the signal's name in its log. */
+  stop(reason: string): void;
+}
+
+/**
+ * `engram serve` through `run` (src's main, or the built CLI's) in this process: its
+ * output kept, and stopped by stop() instead of a signal, or failing with `failingStop`
+ * once it waits for one.
+ */
+export function serveInProcess(
+  run: typeof main,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  failingStop?: Error,
+): ServeRun {
+  let stop: (reason: string) => void = () => {};
+  const stopRequested = new Promise<string>((resolve) => {
+    stop = resolve;
+  });
+  const out = { stdout: '', stderr: '' };
+  let listened: (url: string) => void = () => {};
+  let ended: (error: Error) => void = () => {};
+  const listening = new Promise<string>((resolve, reject) => {
+    listened = resolve;
+    ended = reject;
+  });
+  listening.catch(() => {});
+  const exited = run(
+    ['serve', ...args],
+    {
+      stdout: (text) => {
+        out.stdout += text;
+        const url = /"url":"([^"]+)"/.exec(out.stdout)?.[1];
+        if (url) listened(url);
+      },
+      stderr: (text) => {
+        out.stderr += text;
+      },
+      stopRequested: () => (failingStop ? Promise.reject(failingStop) : stopRequested),
+    },
+    env,
+  );
+  exited.then(
+    (code) => ended(new Error(`engram serve ended (exit ${code}) before serving:\n${out.stderr}`)),
+    (error: Error) => ended(error),
+  );
+  return { out, listening, exited, stop };
+}
+
 /** Every row of the database that a command could change (undefined before it exists). */
 export function databaseState(db: string) {
   if (!existsSync(db)) return undefined;

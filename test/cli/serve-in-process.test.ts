@@ -11,35 +11,13 @@ import { createServer } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { main } from '../../src/cli/program.js';
 import { childEnv, tempDir } from '../helpers/engram.js';
+import { serveInProcess } from './fixtures.js';
 
-/** main(['serve', ...args]) with a stop of the test's own (or `failingStop`); what it printed so far, as it goes. */
-function serveInProcess(args: string[], failingStop?: Error) {
+/** serveInProcess with src's main() on a fresh database, given back with it. */
+function serveFresh(args: string[], failingStop?: Error) {
   const dir = tempDir();
   const db = dir.file('memory.db');
-  let stop: (reason: string) => void = () => {};
-  const stopRequested = new Promise<string>((resolve, reject) => {
-    stop = resolve;
-    if (failingStop) reject(failingStop);
-  });
-  const out = { stdout: '', stderr: '' };
-  const exited = main(
-    ['serve', '--port', '0', '--db', db, ...args],
-    {
-      stdout: (text) => {
-        out.stdout += text;
-      },
-      stderr: (text) => {
-        out.stderr += text;
-      },
-      stopRequested: () => stopRequested,
-    },
-    childEnv(dir.path),
-  );
-  return { out, exited, stop, db };
-}
-
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+  return { db, ...serveInProcess(main, ['--port', '0', '--db', db, ...args], childEnv(dir.path), failingStop) };
 }
 
 const listenersBefore = { exit: process.listenerCount('exit'), sigterm: process.listenerCount('SIGTERM') };
@@ -51,9 +29,8 @@ afterEach(() => {
 });
 
 it('says where it listens, logs each request, and stops when asked, with exit code 0', async () => {
-  const served = serveInProcess(['--json']);
-  await until(() => served.out.stdout.includes('\n'));
-  const { url } = JSON.parse(served.out.stdout) as { url: string };
+  const served = serveFresh(['--json']);
+  const url = await served.listening;
   const health = await fetch(new URL('/healthz', url));
   expect(health.status).toBe(200);
   await health.text();
@@ -65,9 +42,9 @@ it('says where it listens, logs each request, and stops when asked, with exit co
 });
 
 it('closes what it opened when it fails after listening: exit 1, the port closed, the store closed', async () => {
-  const served = serveInProcess(['--json'], new Error('the stop signal broke'));
+  const served = serveFresh(['--json'], new Error('the stop signal broke'));
   expect(await served.exited).toBe(1);
-  const { url } = JSON.parse(served.out.stdout) as { url: string };
+  const url = await served.listening;
   expect(served.out.stderr).toBe('engram: the stop signal broke\n');
   await expect(fetch(new URL('/healthz', url))).rejects.toThrow();
   // SQLite removes the write-ahead log when the last connection to the file closes.
@@ -79,7 +56,7 @@ it('on a port already in use: exit 1, saying to choose another, on its stderr', 
   await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
   const { port } = busy.address() as { port: number };
   try {
-    const served = serveInProcess(['--port', String(port)]);
+    const served = serveFresh(['--port', String(port)]);
     expect(await served.exited).toBe(1);
     expect(served.out).toEqual({
       stdout: '',
@@ -91,7 +68,7 @@ it('on a port already in use: exit 1, saying to choose another, on its stderr', 
 });
 
 it('refuses an unsafe binding before opening anything: exit 1 on its stderr', async () => {
-  const served = serveInProcess(['--host', '0.0.0.0']);
+  const served = serveFresh(['--host', '0.0.0.0']);
   expect(await served.exited).toBe(1);
   expect(served.out.stdout).toBe('');
   expect(served.out.stderr).toMatch(/^refusing to serve on 0\.0\.0\.0 without authentication/);

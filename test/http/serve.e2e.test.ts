@@ -91,12 +91,9 @@ describe('engram serve', () => {
     const { db, env } = setup();
     const served = await serve(process.execPath, [ENGRAM_CLI, 'serve', '--port', '0', '--db', db], env);
     // The bundle finds the web UI the build made (the browser tests run tsc's output, in their own process).
-    const index = new URL('../../dist/web/index.html', import.meta.url);
-    if (existsSync(index)) {
-      const page = await fetch(served.url.replace(/\/mcp$/, '/'));
-      expect(page.status).toBe(200);
-      expect(await page.text()).toBe(readFileSync(index, 'utf8'));
-    }
+    const page = await fetch(served.url.replace(/\/mcp$/, '/'));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toBe(readFileSync(new URL('../../dist/web/index.html', import.meta.url), 'utf8'));
     served.child.kill('SIGINT');
     expect(await served.exited).toBe(0);
   });

@@ -1,11 +1,11 @@
 /**
  * What the web UI's browser tests share: a real `engram serve` (the built CLI's main(),
- * run in this process: port 0, its own database) whose UI is the one `npm run build` made,
- * Debian's Chromium driven by
- * playwright-core (never a downloaded browser), pages that fail the test on any dialog,
- * any request leaving the server, any script error or CSP violation, and MCP writes made
- * the way an assistant makes them. Users and tokens a test starts with are made in this
- * process, on the server's database: a child process each cost more than the test's page.
+ * run in this process: port 0, its own database) whose UI is the one `npm run build`
+ * made, Debian's Chromium driven by playwright-core (never a downloaded browser), pages
+ * that fail the test on any dialog, any request leaving the server, any script error or
+ * CSP violation, and MCP writes made the way an assistant makes them. Users and tokens a
+ * test starts with are made in this process, on the server's database: a child process
+ * each cost more than the test's page.
  */
 
 import { existsSync, mkdirSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { createAccounts } from '../../src/core/accounts.js';
 import type { Store } from '../../src/core/store.js';
 import { openPostgresStore } from '../../src/store/postgres/index.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
-import { runInProcess } from '../cli/fixtures.js';
+import { runInProcess, serveInProcess } from '../cli/fixtures.js';
 import { sharedChromium } from '../helpers/chromium.js';
 import { childEnv, tempDir } from '../helpers/engram.js';
 import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
@@ -112,42 +112,17 @@ export async function startEngram(options: EngramOptions = {}): Promise<Engram> 
   const env = childEnv(dir.path);
   const storeArgs = options.databaseUrl ? ['--database-url', options.databaseUrl] : ['--db', dir.file('memory.db')];
   const config = options.config === undefined ? [] : ['--config', dir.config(options.config)];
-  const args = ['serve', '--port', '0', '--json', '--auth', options.auth ?? 'none', ...storeArgs, ...config];
+  const args = ['--port', '0', '--json', '--auth', options.auth ?? 'none', ...storeArgs, ...config];
   builtMain ??= import(BUILT_PROGRAM).then((program: typeof import('../../src/cli/program.js')) => program.main);
-  const main = await builtMain;
-  let requestStop: (reason: string) => void = () => {};
-  const stopRequested = new Promise<string>((resolve) => {
-    requestStop = resolve;
-  });
-  let stdout = '';
-  let stderr = '';
-  let listening: (url: string) => void = () => {};
-  const served = main(
-    args,
-    {
-      stdout: (text) => {
-        stdout += text;
-        const found = /"url":"([^"]+)"/.exec(stdout)?.[1];
-        if (found) listening(found);
-      },
-      stderr: (text) => {
-        stderr += text;
-      },
-      stopRequested: () => stopRequested,
-    },
-    env,
-  );
+  const served = serveInProcess(await builtMain, args, env);
   let stopped: Promise<void> | undefined;
   const stop = () => {
-    requestStop('end of test');
-    stopped ??= served.then(() => {});
+    served.stop('end of test');
+    stopped ??= served.exited.then(() => {});
     return stopped;
   };
   (options.cleanup ?? onTestFinished)(stop);
-  const url = await new Promise<string>((resolve, reject) => {
-    listening = resolve;
-    served.then((code) => reject(new Error(`engram serve ended (exit ${code}) before serving:\n${stderr}`)), reject);
-  });
+  const url = await served.listening;
   return { origin: new URL(url).origin, storeArgs: [...storeArgs, ...config], env, stop };
 }
 
