@@ -3,7 +3,8 @@
  * serve` (SQLite, and PostgreSQL when a server is there): reads (memory_open of one
  * entry) and durable writes (append), beside a bare node:http server answering a fixed
  * body, byte for byte a read's answer — the ceiling for any server on this machine,
- * measured at every N and shown beside every figure — and the serial rate of raw durable
+ * measured at every N and shown beside every figure — the MCP floor (floor-server.ts), the
+ * least any SQLite-backed MCP server does per call, and the serial rate of raw durable
  * commits, the limit for writes without group commit; and the writes of many users
  * (many-users.ts), each connection a user of its own with a token, the workload a team
  * server is judged by. The load comes from a generator process of its own (load.ts),
@@ -52,6 +53,7 @@ export const QUICK_HTTP: HttpOptions = {
 };
 
 const BARE_SERVER = fileURLToPath(new URL('./bare-server.js', import.meta.url));
+const FLOOR_SERVER = fileURLToPath(new URL('./floor-server.js', import.meta.url));
 
 /** Starts a server process and waits for the line on its stdout that says where it listens. */
 function startServer(
@@ -150,7 +152,11 @@ interface Row {
   readonly ceiling: number;
   /** Writes: the multiple of the serial commit rate. */
   readonly serial?: string;
+  /** Engram's reads and writes: the MCP floor's rate for the same workload at the same N, measured just before. */
+  readonly floor?: number;
 }
+
+const FLOOR = 'MCP floor';
 
 export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Section> {
   const folder = mkdtempSync(join(tmpdir(), 'engram-bench-http-'));
@@ -206,21 +212,25 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
       const port = await start(files, ['--auth', 'token']);
       teams.push({ label: backend.label, port, tokens, serialRate: backend.serialRate });
     }
-    const pick = (serial: number) => subject((serial * 7919) % options.entries).name;
+    // Reads open entries of the first half, writes append to the second: an entry a write
+    // grew would make the reads after it answer more than the ceiling's fixed body.
+    const half = Math.floor(options.entries / 2);
+    const readPick = (serial: number) => subject((serial * 7919) % half).name;
+    const writePick = (serial: number) => subject(half + ((serial * 7919) % (options.entries - half))).name;
     const serials = Array.from({ length: REQUEST_KINDS }, (_, serial) => serial);
     const reads = (port: number, label: string): LoadTarget => ({
       label,
       port,
       path: '/mcp',
       headers: MCP_HEADERS,
-      bodies: serials.map((serial) => toolCall(serial, 'memory_open', { names: [pick(serial)] })),
+      bodies: serials.map((serial) => toolCall(serial, 'memory_open', { names: [readPick(serial)] })),
       expect: TOOL_SUCCESS,
     });
     // Every connection sends these in turn; an entry may receive the same line more than once, a distinct commit each time.
     const writes = (port: number, label: string): LoadTarget => ({
       ...reads(port, label),
       bodies: serials.map((serial) =>
-        toolCall(serial, 'memory_write', { name: pick(serial), new: appendedLine(serial) }),
+        toolCall(serial, 'memory_write', { name: writePick(serial), new: appendedLine(serial) }),
       ),
     });
     const manyUsers = (team: Team, connections: number): LoadTarget => ({
@@ -234,6 +244,12 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
     const bare = await startServer([BARE_SERVER, sample.text], process.env, /listening (\d+)/);
     children.push(bare.child);
     const ceilingTarget: LoadTarget = { ...reads(bare.port, 'the bare ceiling'), expect: '' };
+    const floor = await startServer(
+      [FLOOR_SERVER, join(folder, 'floor.db'), String(options.entries)],
+      process.env,
+      /listening (\d+)/,
+    );
+    children.push(floor.child);
 
     const rows: Row[] = [];
     const measure = (target: LoadTarget, connections: number) =>
@@ -242,12 +258,29 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
       const top = await measure(ceilingTarget, connections);
       const ceiling = top.perSecond;
       rows.push({ connections, workload: 'bare node:http (ceiling)', result: top, ceiling });
+      const floorRead = await measure(reads(floor.port, `${FLOOR} reads`), connections);
+      rows.push({ connections, workload: `${FLOOR} reads`, result: floorRead, ceiling });
+      const floorWrite = await measure(writes(floor.port, `${FLOOR} durable writes`), connections);
+      rows.push({ connections, workload: `${FLOOR} durable writes`, result: floorWrite, ceiling });
       for (const backend of backends) {
         const read = await measure(reads(backend.port, `${backend.label} reads`), connections);
-        rows.push({ connections, workload: `${backend.label} reads`, result: read, ceiling });
+        rows.push({
+          connections,
+          workload: `${backend.label} reads`,
+          result: read,
+          ceiling,
+          floor: floorRead.perSecond,
+        });
         const write = await measure(writes(backend.port, `${backend.label} durable writes`), connections);
         const serial = `${formatRatio(write.perSecond / backend.serialRate)}`;
-        rows.push({ connections, workload: `${backend.label} durable writes`, result: write, ceiling, serial });
+        rows.push({
+          connections,
+          workload: `${backend.label} durable writes`,
+          result: write,
+          ceiling,
+          serial,
+          floor: floorWrite.perSecond,
+        });
       }
       for (const team of teams) {
         const write = await measure(manyUsers(team, connections), connections);
@@ -281,6 +314,7 @@ function describe(
       'calls/s',
       'bare ceiling at this N',
       'share of ceiling',
+      'share of MCP floor',
       'mean latency',
       'p99',
       'writes / serial commits',
@@ -291,6 +325,7 @@ function describe(
       formatInteger(row.result.perSecond),
       formatInteger(row.ceiling),
       share(row),
+      row.floor === undefined ? '—' : `${Math.round((row.result.perSecond / row.floor) * 100)}%`,
       formatMs(row.result.mean),
       `${row.result.p99} ms`,
       row.serial ?? '—',
@@ -347,12 +382,19 @@ function describe(
       (withPostgres
         ? ' and, in a second server, on PostgreSQL (a database created for the run on the local server)'
         : '') +
-      '. Each request is one stateless Streamable HTTP POST of a `tools/call`: reads open one entry, writes append a ' +
-      `line to an entry (a durable commit each); each connection sends ${REQUEST_KINDS} distinct requests in turn. ` +
+      '. Each request is one stateless Streamable HTTP POST of a `tools/call`: reads open one entry of the first half, writes ' +
+      'append a line to an entry of the second half (a durable commit each), so that what a read answers stays the same ' +
+      `size all through the run; each connection sends ${REQUEST_KINDS} distinct requests in turn. ` +
       '“Many users” rows are writes to a server of their own (`--auth token`, its own database): at N connections N ' +
       `users, each with ${USER_ENTRIES} entries of its own and one token, connection k sending user k’s token. The ceiling is a bare ` +
       '`node:http` server in its own process answering every POST with a fixed body, byte for byte what Engram answers to ' +
-      'a read; it is measured at every N just before the rows it stands beside. The load comes from autocannon in a process ' +
+      'a read; it is measured at every N just before the rows it stands beside. The MCP floor is the least an MCP server ' +
+      'keeping its memory in SQLite must do for these calls, and nothing more: a `node:http` server in its own process, ' +
+      'holding the same entries in a database of its own, that parses each request and answers a JSON result, an open ' +
+      'with one indexed read of the entry’s latest revision, an append with the rows of the in-process fair floor (a new ' +
+      'revision, the entry’s head, the usage) saved durably, the appends that arrive together sharing one commit; it is ' +
+      'measured at every N after the ceiling, and an Engram row’s share of it compares the two for the same workload at ' +
+      'the same N. The load comes from autocannon in a process ' +
       `of its own (${GENERATOR_WORKERS} worker thread driving all N keep-alive connections, each sending its next request when ` +
       'the previous answer has arrived; every answer checked), never from the benchmark process, the same way for every row: ' +
       `${options.warmupMs / 1000} s of warm-up then ${options.durationMs / 1000} s counted. Servers and generator share the ` +
@@ -363,6 +405,20 @@ function describe(
     tables: [table],
     targets,
     reading: [
+      `The MCP floor at ${most} connections: reads ${formatInteger(rate(`${FLOOR} reads`))}/s, ` +
+        `${Math.round((rate(`${FLOOR} reads`) / ceiling) * 100)}% of the ceiling; durable writes ` +
+        `${formatInteger(rate(`${FLOOR} durable writes`))}/s, ${Math.round((rate(`${FLOOR} durable writes`) / ceiling) * 100)}% ` +
+        'of it. Parsing a request, one SQLite statement (with its read lock: two fcntl and an fstat) and a JSON answer ' +
+        'cost several times the bare server’s whole exchange, so a share of the ceiling above the floor’s is out of reach ' +
+        'for this work on this machine, whatever the server. ' +
+        backends
+          .filter((backend) => backend.label !== solo)
+          .map(
+            (backend) =>
+              `${backend.label}: Engram’s reads run at ${Math.round((rate(`${backend.label} reads`) / rate(`${FLOOR} reads`)) * 100)}% ` +
+              `of the floor’s rate, its durable writes at ${Math.round((rate(`${backend.label} durable writes`) / rate(`${FLOOR} durable writes`)) * 100)}%.`,
+          )
+          .join(' '),
       `Group commit at ${most} connections: SQLite durable writes ${formatInteger(rate('SQLite durable writes'))}/s with it, ` +
         `${formatInteger(rate(`${solo} durable writes`))}/s without (every write its own commit and fsync).`,
       ...backends
