@@ -13,7 +13,7 @@ import { CLIENT_NAME_CAP, REDIRECT_URIS_CAP } from '../core/oauth/clients.js';
 import { redirectUriProblem } from '../core/oauth/redirect-uris.js';
 import type { OAuthClient } from '../core/oauth/types.js';
 import { DEFAULT_POLICY, type Policy } from '../core/policy.js';
-import { charLength, foldDescription } from '../core/text.js';
+import { charLength, foldDescription, withoutByteOrderMark } from '../core/text.js';
 import { normalizeUser } from '../core/users.js';
 import { parsePublicUrl } from '../http/origins.js';
 import type { Environment } from './environment.js';
@@ -147,7 +147,7 @@ function describeIssues(path: string, error: z.ZodError): string {
 export function parseConfig(text: string, path: string): Settings {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(withoutByteOrderMark(text));
   } catch (error) {
     throw new EngramError('INVALID_CONFIG', `config file ${path} is not valid JSON: ${(error as Error).message}`);
   }

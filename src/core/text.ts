@@ -19,6 +19,15 @@ function wellFormed(text: string): string {
   return text.replace(/\p{Surrogate}/gu, '\uFFFD');
 }
 
+/**
+ * A file's text without the byte order mark (U+FEFF) some editors put at the start of a
+ * UTF-8 file (Windows Notepad did, before 2019): it is not part of the document, and
+ * JSON.parse refuses it.
+ */
+export function withoutByteOrderMark(text: string): string {
+  return text.startsWith('\uFEFF') ? text.slice(1) : text;
+}
+
 /** Everything written is stored well-formed with `\n` line endings, whatever the client sent. */
 export function normalizeNewlines(text: string): string {
   return wellFormed(text).replace(/\r\n?/g, '\n');

@@ -20,7 +20,7 @@ import { EngramError } from './errors.js';
 import { isValidName, isWritableName, normalizeName } from './names.js';
 import type { Policy } from './policy.js';
 import type { DecideAll, NamedChange, RevisionRecord, Store, StoredEntry, WriteRules } from './store.js';
-import { formatCount, normalizeNewlines, utf8Bytes } from './text.js';
+import { formatCount, normalizeNewlines, utf8Bytes, withoutByteOrderMark } from './text.js';
 import { entryBytes } from './usage.js';
 
 export const EXPORT_FORMAT = 'engram-export';
@@ -358,7 +358,7 @@ export class Transfer {
     }
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = JSON.parse(withoutByteOrderMark(text));
     } catch (error) {
       throw notJson((error as Error).message);
     }

@@ -35,6 +35,11 @@ describe('loading', () => {
     expect(loadSettings(undefined, readEnvironment(env))).toEqual({ policy: DEFAULT_POLICY });
   });
 
+  it('reads a file an editor saved with a byte order mark', () => {
+    const path = configFile(`\uFEFF${JSON.stringify({ entryCap: 100 })}`);
+    expect(loadSettings(path, readEnvironment({})).policy.entryCap).toBe(100);
+  });
+
   it('reads the default file when it is there', () => {
     const home = tempDir();
     const path = readEnvironment({ XDG_CONFIG_HOME: home }).defaultConfigPath;

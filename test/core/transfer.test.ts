@@ -119,6 +119,12 @@ describe('export', () => {
 
     expect(memory.transfer.parse(JSON.stringify(document))).toEqual(document);
   });
+
+  it('is read back by parse from a file an editor saved with a byte order mark', async () => {
+    const document = await (await seeded()).transfer.export(CLI);
+
+    expect((await seeded()).transfer.parse(`\uFEFF${JSON.stringify(document)}`)).toEqual(document);
+  });
 });
 
 describe('export, wipe, import', () => {

@@ -17,7 +17,7 @@ import { checkEntryCount } from '../edit.js';
 import { EngramError, type ErrorDetail } from '../errors.js';
 import { isValidSegment, isWritableName } from '../names.js';
 import type { Policy } from '../policy.js';
-import { charLength, foldDescription, normalizeNewlines, utf8Bytes } from '../text.js';
+import { charLength, foldDescription, normalizeNewlines, utf8Bytes, withoutByteOrderMark } from '../text.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportDocument } from '../transfer.js';
 
 /** One file of the source, as the door read it: its path relative to what was named, `/`-separated. */
@@ -267,7 +267,7 @@ export function textOf(file: ImportFile): string {
     throw notText(file);
   }
   if (text.includes('\u0000')) throw notText(file);
-  return text.startsWith('\uFEFF') ? text.slice(1) : text;
+  return withoutByteOrderMark(text);
 }
 
 /** The refusal of a file that is not UTF-8 text. */
