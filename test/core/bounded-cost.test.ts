@@ -6,6 +6,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { EngramError } from '../../src/core/errors.js';
+import { suggestedNames } from '../../src/core/memory.js';
 import { HELD_LOOP_MS, withEventLoopDelay } from '../helpers/event-loop.js';
 import { CALLER, newMemory } from './fixtures.js';
 
@@ -45,6 +46,36 @@ describe('did you mean, against many entries', () => {
     );
     expect(drop.maxDelayMs).toBeLessThan(MAX_DELAY_MS);
     expect((drop.result as EngramError).code).toBe('NOT_FOUND');
+  });
+});
+
+describe('did you mean, against a memory grown past the default caps', () => {
+  it('compares at most 100,000 names a call: ten missing names up to 10,000 entries, fewer above, none past 100,000', () => {
+    expect([0, 1_000, 10_000, 10_001, 25_000, 50_000, 100_000, 100_001, 1_000_000].map(suggestedNames)).toEqual([
+      10, 10, 10, 9, 4, 2, 1, 0, 0,
+    ]);
+  });
+
+  it('suggests for the first 4 of 10 unknown names against 25,000 entries, and still for one unknown write', async () => {
+    const count = 25_000;
+    const memory = newMemory({ maxEntries: count, userCap: 2 ** 40 });
+    const slug = (i: number) => `project-${i.toString(36)}-notes-${i}`;
+    const entries = Array.from({ length: count }, (_, i) => ({
+      name: `areas/${slug(i)}`,
+      description: `Entry ${i}`,
+      body: 'x\n',
+    }));
+    await memory.transfer.import(CALLER, { format: 'engram-export', version: 1, entries }, { mode: 'merge' });
+    const unknown = Array.from({ length: 10 }, (_, i) => `areas/${slug(i)}x`);
+
+    const { result, maxDelayMs } = await withEventLoopDelay(() => memory.open(CALLER, unknown));
+    expect(maxDelayMs).toBeLessThan(MAX_DELAY_MS);
+    expect(result.missing.map((missing) => missing.suggestions.length > 0)).toEqual([
+      ...Array(4).fill(true),
+      ...Array(6).fill(false),
+    ]);
+    const write = await memory.write(CALLER, { name: `areas/${slug(7)}x`, old: 'x', new: 'y' }).catch((e) => e);
+    expect((write as EngramError).message).toContain(`Did you mean areas/${slug(7)}`);
   });
 });
 
