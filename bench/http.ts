@@ -439,9 +439,14 @@ function describe(
         'parsing and streams (about a fifth), then the store read (about a sixth: one statement and SQLite’s read lock, ' +
         'three system calls) and the opened entry’s formatting (about a tenth, most of it the boundary tag’s SHA-256); ' +
         'Engram’s routing, checks, fast path, JSON and log line share the rest, none of them a tenth. Per read, the event ' +
-        'loop’s thread (user and system CPU over calls, 8 and 64 connections, on a fresh database) spent ~133 µs in ' +
-        'Engram and ~53 µs in the floor; the tool handler itself takes ~14 µs in process, 10 of them the SQLite read, so ' +
-        'most of the gap is in the HTTP path around it, spread over many small costs (none above a tenth in the profile). ' +
+        'loop’s thread (user and system CPU over calls, at 64 connections, on a fresh database) spent 100–145 µs in ' +
+        'Engram and ~53 µs in the floor. Copies of the built server with one part switched off, run side by side: ' +
+        'answering every tools/call with a fixed text of the same bytes, without entering the tool handler, 56–59 µs ' +
+        '(Engram’s HTTP and MCP path costs what the floor’s whole read does); the SQLite read answered from a memo, ' +
+        '~20 µs less; without the boundary tag’s SHA-256 or without the log line, no change beyond the noise. So ' +
+        'the gap is the tool handler’s path (argument checks, the Memory service, the store read, formatting, the ' +
+        'result’s JSON): some 60 µs a read under this load, where the same calls take ~14 µs one after another in ' +
+        'process. ' +
         'With a token, its hash and lookup on every request (not cached: a revoke from the CLI must take effect at ' +
         'once). For durable writes the event loop is busy, not waiting: the store’s CPU per write (its statements, and ' +
         'the search index catching up, about a third of the loop’s time at 64 connections with schema 13), so moving the fsync off the ' +
