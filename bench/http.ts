@@ -263,13 +263,15 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
       const floorWrite = await measure(writes(floor.port, `${FLOOR} durable writes`), connections);
       rows.push({ connections, workload: `${FLOOR} durable writes`, result: floorWrite, ceiling });
       for (const backend of backends) {
+        // The floor keeps its memory in SQLite: PostgreSQL's rows have none to compare with here.
+        const onSqlite = backend.label !== 'PostgreSQL';
         const read = await measure(reads(backend.port, `${backend.label} reads`), connections);
         rows.push({
           connections,
           workload: `${backend.label} reads`,
           result: read,
           ceiling,
-          floor: floorRead.perSecond,
+          ...(onSqlite ? { floor: floorRead.perSecond } : {}),
         });
         const write = await measure(writes(backend.port, `${backend.label} durable writes`), connections);
         const serial = `${formatRatio(write.perSecond / backend.serialRate)}`;
@@ -279,7 +281,7 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
           result: write,
           ceiling,
           serial,
-          floor: floorWrite.perSecond,
+          ...(onSqlite ? { floor: floorWrite.perSecond } : {}),
         });
       }
       for (const team of teams) {
@@ -394,7 +396,7 @@ function describe(
       'with one indexed read of the entry’s latest revision, an append with the rows of the in-process fair floor (a new ' +
       'revision, the entry’s head, the usage) saved durably, the appends that arrive together sharing one commit; it is ' +
       'measured at every N after the ceiling, and an Engram row’s share of it compares the two for the same workload at ' +
-      'the same N. The load comes from autocannon in a process ' +
+      'the same N (SQLite rows only: there is no PostgreSQL floor here). The load comes from autocannon in a process ' +
       `of its own (${GENERATOR_WORKERS} worker thread driving all N keep-alive connections, each sending its next request when ` +
       'the previous answer has arrived; every answer checked), never from the benchmark process, the same way for every row: ' +
       `${options.warmupMs / 1000} s of warm-up then ${options.durationMs / 1000} s counted. Servers and generator share the ` +
@@ -409,16 +411,10 @@ function describe(
         `${Math.round((rate(`${FLOOR} reads`) / ceiling) * 100)}% of the ceiling; durable writes ` +
         `${formatInteger(rate(`${FLOOR} durable writes`))}/s, ${Math.round((rate(`${FLOOR} durable writes`) / ceiling) * 100)}% ` +
         'of it. Parsing a request, one SQLite statement (with its read lock: two fcntl and an fstat) and a JSON answer ' +
-        'cost several times the bare server’s whole exchange, so a share of the ceiling above the floor’s is out of reach ' +
-        'for this work on this machine, whatever the server. ' +
-        backends
-          .filter((backend) => backend.label !== solo)
-          .map(
-            (backend) =>
-              `${backend.label}: Engram’s reads run at ${Math.round((rate(`${backend.label} reads`) / rate(`${FLOOR} reads`)) * 100)}% ` +
-              `of the floor’s rate, its durable writes at ${Math.round((rate(`${backend.label} durable writes`) / rate(`${FLOOR} durable writes`)) * 100)}%.`,
-          )
-          .join(' '),
+        'cost several times the bare server’s whole exchange: on this machine a Node server doing this work reaches no ' +
+        'larger share of the ceiling than the floor’s, below the SQLite targets. Engram on SQLite: reads at ' +
+        `${Math.round((rate('SQLite reads') / rate(`${FLOOR} reads`)) * 100)}% of the floor’s rate, durable writes at ` +
+        `${Math.round((rate('SQLite durable writes') / rate(`${FLOOR} durable writes`)) * 100)}%.`,
       `Group commit at ${most} connections: SQLite durable writes ${formatInteger(rate('SQLite durable writes'))}/s with it, ` +
         `${formatInteger(rate(`${solo} durable writes`))}/s without (every write its own commit and fsync).`,
       ...backends
