@@ -202,19 +202,16 @@ export class Memory {
   }
 
   /** Up to three existing names close to `name` (already parsed), unless the memory is too large to compare (suggestedNames). */
-  private async suggest(caller: Caller, name: string): Promise<string[]> {
-    const rows = await this.store.index(caller.user);
-    if (suggestedNames(rows.length) === 0) return [];
-    return closest(
-      name,
-      rows.map((row) => row.name),
-    );
+  private async suggest(caller: Caller, name: string): Promise<readonly string[]> {
+    const [missing] = await this.describeMissing(caller, [name]);
+    return missing!.suggestions;
   }
 
   /** Suggestions for the first few missing names only (suggestedNames), so one call's cost stays bounded. */
   private async describeMissing(caller: Caller, names: string[]): Promise<MissingEntry[]> {
-    const existing = (await this.store.index(caller.user)).map((row) => row.name);
-    const suggested = suggestedNames(existing.length);
+    const rows = await this.store.index(caller.user);
+    const suggested = suggestedNames(rows.length);
+    const existing = suggested > 0 ? rows.map((row) => row.name) : [];
     return names.map((name, at) => ({
       name,
       suggestions: at < suggested ? closest(name, existing) : [],
