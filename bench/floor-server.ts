@@ -16,6 +16,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
+import { indexLine } from '../src/core/index-lines.js';
 import { bodyOf, subject } from './content.js';
 
 const [path, count] = [process.argv[2], Number(process.argv[3])];
@@ -65,10 +66,6 @@ function answer(res: ServerResponse, id: number, text: string): void {
   const body = JSON.stringify({ result: { content: [{ type: 'text', text }], isError: false }, jsonrpc: '2.0', id });
   res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
-}
-
-function indexLine(row: { name: string; size: number; description: string }): string {
-  return `${row.name} (${row.size} bytes): ${row.description}`;
 }
 
 /** The appends waiting for the next commit, answered once it is durable. */
