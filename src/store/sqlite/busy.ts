@@ -32,6 +32,16 @@ export function retryDelayMs(attempt: number): number {
 }
 
 /**
+ * The pause after try number `attempt` found the database busy with `error`: until the
+ * lock is let go where that can be known (the write gate's, write-gate.ts, whose busy
+ * error carries a `freed` promise), else a timer (retryDelayMs).
+ */
+export function pauseAfter(error: unknown, attempt: number): Promise<unknown> {
+  const freed = (error as { freed?: unknown } | null)?.freed;
+  return freed instanceof Promise ? freed : sleep(retryDelayMs(attempt));
+}
+
+/**
  * Runs `attempt` (synchronous, one transaction) now, and again after a pause each time it
  * finds the database busy, until `deadlineMs` have passed; then rethrows the busy error.
  * Any other failure is rethrown at once. A busy transaction was rolled back, so trying it
@@ -41,12 +51,14 @@ export async function whileBusy<T>(attempt: () => T, deadlineMs: number): Promis
   // performance.now, not the store's clock: that one is for timestamps, and tests stop it.
   const deadline = performance.now() + deadlineMs;
   for (let tries = 1; ; tries++) {
+    let busy: unknown;
     try {
       return attempt();
     } catch (error) {
       if (!isBusy(error) || performance.now() >= deadline) throw error;
+      busy = error;
     }
-    await sleep(retryDelayMs(tries));
+    await pauseAfter(busy, tries);
   }
 }
 

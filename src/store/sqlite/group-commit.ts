@@ -5,13 +5,14 @@
  * one refused write does not fail its neighbours; a write alone runs as a plain
  * transaction (a savepoint would only cost). Every write is acknowledged (its promise
  * settles) only after its COMMIT is durable. While another process holds the
- * write lock, the batch waits on a timer (never on the event loop) and is tried again
+ * write lock, the batch waits (on a timer, or until the search worker lets the write gate
+ * go: write-gate.ts; never on the event loop) and is tried again
  * whole, joined by the writes that arrived meanwhile; a write still waiting past the
  * deadline is refused with the busy error.
  */
 
 import { performance } from 'node:perf_hooks';
-import { isBusy, retryDelayMs } from './busy.js';
+import { isBusy, pauseAfter } from './busy.js';
 import type { Database, Transaction } from './driver.js';
 
 interface Pending {
@@ -128,6 +129,6 @@ export class GroupCommit {
       return;
     }
     this.scheduled = true;
-    setTimeout(() => this.flush(), retryDelayMs(++this.busyTries));
+    void pauseAfter(error, ++this.busyTries).then(() => this.flush());
   }
 }

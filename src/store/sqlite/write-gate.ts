@@ -4,11 +4,14 @@
  * SQLite for its write lock. SQLite would settle it too, but the event loop would meet the
  * worker's lock inside its busy timeout, asleep on the loop for up to BUSY_TIMEOUT_MS.
  * Through the gate the loop sees the worker writing at once, without asking SQLite, and
- * tries again on a timer like any write that finds the database busy (busy.ts); the
- * worker, on a thread of its own, may block. The worker also steps aside while the loop
+ * tries again as soon as the worker lets the gate go (told through the shared memory, not
+ * found by a timer, whose pause would leave both idle); the worker, on a thread of its
+ * own, may block. The worker also steps aside while the loop
  * waits to get in, so a write waits for one catch-up batch at most, never a backlog.
  * Without a worker the gate is always free: one atomic exchange per write.
  */
+
+import { MAX_DELAY_MS } from './busy.js';
 
 /** The cells of the shared buffer (Int32Array indexes), and what they hold. */
 export const GATE_CELLS = {
@@ -26,10 +29,14 @@ export const HOLDERS = { FREE: 0, LOOP: 1, WORKER: 2 } as const;
 
 const CELL_COUNT = 4;
 
-/** The error a write meets when the worker holds the gate: busy, so it is tried again on a timer. */
-function gateBusy(): Error {
+/**
+ * The error a write meets when the worker holds the gate: busy, so it is tried again
+ * (busy.ts), once `freed` resolves.
+ */
+function gateBusy(freed: Promise<void>): Error {
   return Object.assign(new Error('database is locked (the search index is being brought up to date)'), {
     code: 'SQLITE_BUSY',
+    freed,
   });
 }
 
@@ -50,7 +57,7 @@ export class WriteGate {
       const { holder, loopWaiting } = GATE_CELLS;
       if (Atomics.compareExchange(this.cells, holder, HOLDERS.FREE, HOLDERS.LOOP) !== HOLDERS.FREE) {
         Atomics.store(this.cells, loopWaiting, 1);
-        throw gateBusy();
+        throw gateBusy(this.whenFreed());
       }
       if (Atomics.exchange(this.cells, loopWaiting, 0) !== 0) Atomics.notify(this.cells, loopWaiting);
     }
@@ -64,6 +71,23 @@ export class WriteGate {
         Atomics.notify(this.cells, GATE_CELLS.holder);
       }
     }
+  }
+
+  /**
+   * Resolves once the worker has let the gate go (it notifies as it leaves), or after
+   * MAX_DELAY_MS at most. A timer keeps the process alive meanwhile: a pending
+   * Atomics.waitAsync does not, and a process with nothing else to do would end there.
+   */
+  private whenFreed(): Promise<void> {
+    const waiting = Atomics.waitAsync(this.cells, GATE_CELLS.holder, HOLDERS.WORKER, MAX_DELAY_MS);
+    if (!waiting.async) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, MAX_DELAY_MS);
+      void waiting.value.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /**
