@@ -30,6 +30,16 @@ export function userWrite(serial: number): Record<string, unknown> {
   return { name: userEntry(serial), new: appendedLine(serial) };
 }
 
+/** The name of user `at` (from 0), in Engram's database and the MCP floor's. */
+export function benchUser(at: number): string {
+  return `bench-user-${String(at).padStart(3, '0')}`;
+}
+
+/** The bearer token of user `at` on the MCP floor (floor-server.ts), which keeps its tokens in memory. */
+export function floorToken(at: number): string {
+  return `floor-token-${at}`;
+}
+
 /**
  * Makes `users` users in the database (SQLite file `db`, or PostgreSQL at `databaseUrl`),
  * each with USER_ENTRIES entries and one token, and returns the tokens, one per user.
@@ -43,7 +53,7 @@ export async function seedUsers(target: { db: string; databaseUrl?: string | und
     const memory = createMemory({ store });
     return await Promise.all(
       Array.from({ length: users }, async (_, at) => {
-        const user = `bench-user-${String(at).padStart(3, '0')}`;
+        const user = benchUser(at);
         const caller = { user, label: 'bench seed' };
         for (let index = 0; index < USER_ENTRIES; index++) {
           const { name, description } = subject(index);
