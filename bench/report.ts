@@ -68,21 +68,25 @@ export interface RunFacts {
   readonly command: string;
   readonly startedAt: Date;
   readonly seconds: number;
-  /** One-minute load averages at the start and the end: other work on the machine shows here. */
-  readonly load: readonly [number, number];
+  /**
+   * The share of the machine's CPU busy while the benchmark ran nothing, just before its
+   * first section and just after its last (other-work.ts); undefined where it cannot be read.
+   */
+  readonly otherWork: readonly [number | undefined, number | undefined];
 }
 
-/** A load average at the start at or above this share of the cores (at the end, 1.5 per core, above the benchmark's own) means other work ran beside it. */
-const BUSY_SHARE = 0.25;
+/** Other work at or above this share of the machine's CPU, at the start or the end, makes the figures noisier. */
+const BUSY_SHARE = 0.1;
 
 export function renderDocument(sections: readonly Section[], run: RunFacts): string {
-  const load = `load average (1 min) ${run.load[0].toFixed(1)} at the start, ${run.load[1].toFixed(1)} at the end`;
-  // At the start, load is other work's; at the end the benchmark's own is there too, about one per core at most.
-  const cores = availableParallelism();
-  const busy = run.load[0] >= BUSY_SHARE * cores || run.load[1] >= (1 + BUSY_SHARE * 2) * cores;
+  const percent = (share: number | undefined) => (share === undefined ? 'unknown' : `${Math.round(share * 100)}%`);
+  const [atStart, atEnd] = run.otherWork;
+  const otherWork =
+    `other work on the machine (its CPU busy while the benchmark ran nothing, over 2 s, from /proc/stat): ` +
+    `${percent(atStart)} just before the first figure, ${percent(atEnd)} just after the last`;
+  const busy = (atStart ?? 0) >= BUSY_SHARE || (atEnd ?? 0) >= BUSY_SHARE;
   const shared = busy
-    ? `\n- **The machine was busy with other work during this run** (load average ${run.load[0].toFixed(1)} at the ` +
-      `start, ${run.load[1].toFixed(1)} at the end, on ${cores} cores): every figure is noisier than on a quiet ` +
+    ? '\n- **The machine was busy with other work during this run**: every figure is noisier than on a quiet ' +
       'machine, the ratios between neighbours (measured side by side) less so than the absolute times.'
     : '';
   return [
@@ -91,7 +95,7 @@ export function renderDocument(sections: readonly Section[], run: RunFacts): str
       'each comparison is between things measured side by side in that run (interleaved call by call), ' +
       'never against numbers from elsewhere. Latencies are medians unless marked p99. ' +
       'This file is written by the benchmark itself: rerun it rather than edit it.',
-    `## Machine and command\n\n${machineDescription()}\n- Run: ${run.startedAt.toISOString()}, took ${Math.round(run.seconds)} s; ${load}${shared}\n\n\`\`\`\n${run.command}\n\`\`\``,
+    `## Machine and command\n\n${machineDescription()}\n- Run: ${run.startedAt.toISOString()}, took ${Math.round(run.seconds)} s; ${otherWork}${shared}\n\n\`\`\`\n${run.command}\n\`\`\``,
     ...sections.map(renderSection),
   ]
     .join('\n\n')

@@ -11,10 +11,10 @@
  */
 
 import { writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { benchHttp, DEFAULT_HTTP, QUICK_HTTP } from './http.js';
 import { benchInProcess, DEFAULT_IN_PROCESS, QUICK_IN_PROCESS } from './inprocess.js';
+import { busyShare } from './other-work.js';
 import { renderDocument, renderSection, type Section } from './report.js';
 import { benchStdio, DEFAULT_STDIO, QUICK_STDIO } from './stdio.js';
 
@@ -37,8 +37,8 @@ async function main(): Promise<void> {
     throw new Error(`unknown benchmark ${unknown.join(', ')}: choose from ${Object.keys(BENCHMARKS).join(', ')}`);
   }
   const chosen = asked.length > 0 ? asked : Object.keys(BENCHMARKS);
+  const otherWorkAtStart = await busyShare();
   const startedAt = new Date();
-  const loadAtStart = loadavg()[0]!;
   const start = performance.now();
   const sections: Section[] = [];
   for (const name of chosen) {
@@ -50,10 +50,8 @@ async function main(): Promise<void> {
   }
   if (asked.length === 0 && !quick) {
     const seconds = (performance.now() - start) / 1000;
-    writeFileSync(
-      DOCUMENT,
-      renderDocument(sections, { command: COMMAND, startedAt, seconds, load: [loadAtStart, loadavg()[0]!] }),
-    );
+    const otherWork = [otherWorkAtStart, await busyShare()] as const;
+    writeFileSync(DOCUMENT, renderDocument(sections, { command: COMMAND, startedAt, seconds, otherWork }));
     process.stderr.write(`bench: wrote ${DOCUMENT.pathname}\n`);
   }
 }

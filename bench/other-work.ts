@@ -1,0 +1,35 @@
+/**
+ * Whether other work shared the machine with a benchmark run: the share of the machine's
+ * CPU time spent busy over a short window while the benchmark itself runs nothing (before
+ * its first section, after its last one has stopped its servers), from /proc/stat. The
+ * one-minute load average could not tell: at the start it still held `npm run bench`'s
+ * own build, at the end the run's own HTTP load.
+ */
+
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** How long each look lasts, in ms. */
+const WINDOW_MS = 2_000;
+
+/** Busy and total jiffies of all CPUs so far, or undefined where /proc/stat cannot be read. */
+function cpuTimes(): { busy: number; total: number } | undefined {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is counted in user already)
+    const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields;
+    const busy = user + nice + system + irq + softirq + steal;
+    return { busy, total: busy + idle + iowait };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The share (0–1) of the machine's CPU time spent busy during the next WINDOW_MS, or undefined where it cannot be read. */
+export async function busyShare(): Promise<number | undefined> {
+  const before = cpuTimes();
+  await sleep(WINDOW_MS);
+  const after = cpuTimes();
+  if (!before || !after || after.total <= before.total) return undefined;
+  return (after.busy - before.busy) / (after.total - before.total);
+}
