@@ -6,8 +6,10 @@
  * connection that never sends a request (a browser opens some ahead of time) kept the
  * server from stopping until its headers timeout, 10 s. Here answers not yet begun when
  * closing starts say `Connection: close`, a connection is closed as soon as its last
- * answer is sent (but not while another answer is ended and still being written, which
- * Node's closeIdleConnections would cut off), and one that has sent nothing a moment
+ * answer is sent (but not while an answer is ended and still being written: Node's
+ * closeIdleConnections takes its connection for idle and cuts it off, and Node's own
+ * server.close() calls it, so the server's is held back until no answer is being
+ * written, then run again as each one finishes), and one that has sent nothing a moment
  * after closing began is closed then. WebSocket connections are left to the WebSocket
  * endpoint, which closes them with a close frame; a TLS handshake still in progress is
  * left to its own timeout.
@@ -41,6 +43,11 @@ export function createDrain(server: Server | HttpsServer): Drain {
     for (const res of answering) if (res.writableEnded && !res.writableFinished) return true;
     return false;
   };
+  // The server's own, as server.close() calls it: held back while an answer is being written.
+  const closeIdle = server.closeIdleConnections.bind(server);
+  server.closeIdleConnections = () => {
+    if (!someBeingWritten()) closeIdle();
+  };
   const closeSilent = () => {
     const busy = new Set<unknown>();
     for (const res of answering) busy.add(res.socket);
@@ -52,10 +59,9 @@ export function createDrain(server: Server | HttpsServer): Drain {
       answering.add(res);
       res.once('close', () => {
         answering.delete(res);
-        // The connection is idle once its answer is sent: closed now, not at its keep-alive timeout.
-        // Not while another answer is ended but still being written: Node's closeIdleConnections
-        // takes its connection for idle and cuts it off. That answer's own close comes back here.
-        if (draining && !someBeingWritten()) server.closeIdleConnections();
+        // The connection is idle once its answer is sent: closed now, not at its keep-alive
+        // timeout (held back while another answer is being written, whose close comes back here).
+        if (draining) server.closeIdleConnections();
       });
     },
     begin() {

@@ -1,7 +1,7 @@
 /**
  * The drain of a closing server (drain.ts) on a bare node:http server whose answers the
- * test sends itself: an answer still being written is never cut off because another one
- * ends, and a request already sent when the event loop was held is read, not reset.
+ * test sends itself: an answer still being written is never cut off, whether another one
+ * ends or closing begins, and a request already sent when the event loop was held is read, not reset.
  */
 
 import { createServer, type ServerResponse } from 'node:http';
@@ -83,6 +83,21 @@ it('does not cut off an answer still being written when another answer ends', as
   bigAnswer.end(Buffer.alloc(size, 'a'));
   smallAnswer.end('ok');
   expect(bodyOf(await small.received()).toString()).toBe('ok');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(bodyOf(await big.received()).length).toBe(size);
+  await stopped;
+});
+
+it('does not cut off an answer still being written when closing begins', async () => {
+  const held = await startHeld();
+  const big = await rawClient(held.port);
+  big.socket.write('GET /big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+  const bigAnswer = await held.request('/big');
+  // Ended, but more than the kernel's buffers hold: most of it waits in Node for the client, which is not reading yet.
+  const size = 48 * 1024 * 1024;
+  bigAnswer.end(Buffer.alloc(size, 'a'));
+  // Node's own server.close() closes the connections it takes for idle, and an ended answer's is one.
+  const stopped = held.stop();
   await new Promise((resolve) => setTimeout(resolve, 50));
   expect(bodyOf(await big.received()).length).toBe(size);
   await stopped;
