@@ -82,11 +82,12 @@ describe('SQLite write gate', () => {
     const worker = workerOf(gate);
     worker.enter();
     const error = busyError(gate);
+    // The wait begins as the pause is asked for: after the worker left, it finds the gate free.
     worker.leave();
     expect(await settledSoon(pauseAfter(error, 1))).toBe(true);
   });
 
-  it('still tries again after MAX_DELAY_MS when the worker never lets go', async () => {
+  it('still tries again after MAX_DELAY_MS (the faked timer) when the worker never lets go', async () => {
     const gate = new WriteGate();
     workerOf(gate).enter();
     const { freed } = busyError(gate) as { freed: Promise<void> };
@@ -103,6 +104,7 @@ describe('SQLite write gate', () => {
     const write = whileBusy(() => gate.run(() => 'written'), 10_000);
     expect(await settledSoon(write)).toBe(false);
     worker.leave();
+    expect(await settledSoon(write)).toBe(true);
     await expect(write).resolves.toBe('written');
   });
 

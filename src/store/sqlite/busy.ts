@@ -3,7 +3,8 @@
  * synchronous: a long busy timeout would make SQLite sleep on the event loop, and nothing
  * else (other users' reads, /healthz) would be answered meanwhile. So the connection's own
  * busy timeout is a few milliseconds, and a statement that still finds the database
- * locked is tried again later, on a timer, until a deadline.
+ * locked is tried again later, until a deadline: on a timer, or, when the search worker
+ * held the write gate, as soon as it lets go (write-gate.ts: its busy error says when).
  */
 
 import { performance } from 'node:perf_hooks';

@@ -31,13 +31,16 @@ const CELL_COUNT = 4;
 
 /**
  * The error a write meets when the worker holds the gate: busy, so it is tried again
- * (busy.ts), once `freed` resolves.
+ * (busy.ts) once `freed` resolves. The wait is begun only when `freed` is read: a caller
+ * that retries on its own timer (a checkpoint, store.ts) leaves no waiter behind.
  */
-function gateBusy(freed: Promise<void>): Error {
-  return Object.assign(new Error('database is locked (the search index is being brought up to date)'), {
+function gateBusy(whenFreed: () => Promise<void>): Error {
+  const error = Object.assign(new Error('database is locked (the search index is being brought up to date)'), {
     code: 'SQLITE_BUSY',
-    freed,
   });
+  let freed: Promise<void> | undefined;
+  Object.defineProperty(error, 'freed', { get: () => (freed ??= whenFreed()) });
+  return error;
 }
 
 export class WriteGate {
@@ -57,7 +60,7 @@ export class WriteGate {
       const { holder, loopWaiting } = GATE_CELLS;
       if (Atomics.compareExchange(this.cells, holder, HOLDERS.FREE, HOLDERS.LOOP) !== HOLDERS.FREE) {
         Atomics.store(this.cells, loopWaiting, 1);
-        throw gateBusy(this.whenFreed());
+        throw gateBusy(() => this.whenFreed());
       }
       if (Atomics.exchange(this.cells, loopWaiting, 0) !== 0) Atomics.notify(this.cells, loopWaiting);
     }
@@ -74,12 +77,13 @@ export class WriteGate {
   }
 
   /**
-   * Resolves once the worker has let the gate go (it notifies as it leaves), or after
-   * MAX_DELAY_MS at most. A timer keeps the process alive meanwhile: a pending
-   * Atomics.waitAsync does not, and a process with nothing else to do would end there.
+   * Resolves once the worker has let the gate go (it notifies as it leaves, and as it is
+   * gone: workerGone), or after MAX_DELAY_MS at most, on a timer that also keeps the
+   * process alive meanwhile: a pending Atomics.waitAsync does not, and a process with
+   * nothing else to do would end there. At once when the worker left before the wait began.
    */
   private whenFreed(): Promise<void> {
-    const waiting = Atomics.waitAsync(this.cells, GATE_CELLS.holder, HOLDERS.WORKER, MAX_DELAY_MS);
+    const waiting = Atomics.waitAsync(this.cells, GATE_CELLS.holder, HOLDERS.WORKER);
     if (!waiting.async) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, MAX_DELAY_MS);
