@@ -32,7 +32,7 @@ const APPEND = `WITH old AS (
     SELECT id, $4, body || $3 FROM old RETURNING id, entry_id, octet_length(body) AS size),
   head AS (UPDATE floor_entries e SET head = rev.id, size = rev.size FROM rev
     WHERE e.id = rev.entry_id RETURNING e.name, e.description, e.size),
-  used AS (UPDATE floor_usage SET bytes = bytes + octet_length($3) WHERE owner = $1)
+  used AS (UPDATE floor_usage SET bytes = bytes + octet_length($3) WHERE owner = $1 AND EXISTS (SELECT FROM rev))
   SELECT name, description, size FROM head`;
 
 export async function openPostgresFloor(url: string, seed: FloorSeed): Promise<FloorMemory> {
@@ -52,13 +52,13 @@ export async function openPostgresFloor(url: string, seed: FloorSeed): Promise<F
     await client.query('BEGIN');
     await client.query(
       `INSERT INTO floor_entries (owner, name, description, head, size)
-        SELECT owner, name, description, 0, octet_length(body) FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
-          AS seed (owner, name, description, body)`,
+        SELECT owner, name, description, 0, size FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[])
+          AS seed (owner, name, description, size)`,
       [
         column((row) => row.user),
         column((row) => row.name),
         column((row) => row.description),
-        column((row) => row.body),
+        rows.map((row) => row.size),
       ],
     );
     await client.query(

@@ -33,10 +33,10 @@ export function openSqliteFloor(path: string, seed: FloorSeed): FloorMemory {
     let id = 0;
     for (const { user, entries } of seed) {
       let bytes = 0;
-      for (const { name, description, body } of entries) {
+      for (const { name, description, body, size } of entries) {
         const revision = addRevision.run(id, Date.now(), body).lastInsertRowid;
-        addEntry.run(id++, user, name, description, revision, body.length);
-        bytes += body.length;
+        addEntry.run(id++, user, name, description, revision, size);
+        bytes += size;
       }
       addUser.run(user, bytes);
     }
@@ -53,11 +53,12 @@ export function openSqliteFloor(path: string, seed: FloorSeed): FloorMemory {
   const commit = db.transaction((appends: readonly Append[]) =>
     appends.map(({ user, name, line }) => {
       const row = read.get(user, name) as FloorEntry & { id: number };
-      const body = `${row.body}${line}\n`;
-      const revision = addRevision.run(row.id, Date.now(), body).lastInsertRowid;
-      moveHead.run(revision, body.length, row.id);
-      addUsage.run(body.length - row.body.length, user);
-      return { name: row.name, description: row.description, size: body.length };
+      const added = `${line}\n`;
+      const size = row.size + Buffer.byteLength(added);
+      const revision = addRevision.run(row.id, Date.now(), `${row.body}${added}`).lastInsertRowid;
+      moveHead.run(revision, size, row.id);
+      addUsage.run(size - row.size, user);
+      return { name: row.name, description: row.description, size };
     }),
   );
   const commitWaiting = () => {

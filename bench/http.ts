@@ -390,7 +390,7 @@ function describe(
       const readShare = rate(`${backend.label} reads`) / ceiling;
       const writeShare = rate(`${backend.label} durable writes`) / ceiling;
       const manyGain = rate(`${backend.label} ${MANY_USERS}`) / backend.serialRate;
-      // What the floor reaches beside each figure: a target it misses too is out of reach on this machine.
+      // What the floor reaches beside each figure: a target it misses too is out of reach here for a Node server doing this work.
       const floorShare = (workload: string) => `floor: ${Math.round((rate(`${floor} ${workload}`) / ceiling) * 100)}%`;
       const list: Target[] = [
         {
@@ -437,7 +437,8 @@ function describe(
       'keeping its memory in a database must do for these calls, and nothing more: a `node:http` server in its own process ' +
       '(bench/floor-server.ts), one on each backend, holding the same entries and users in a database of its own, that ' +
       'finds the user from the bearer token in memory, parses each request and answers a JSON result, an open with one ' +
-      'indexed read of the entry’s latest revision, an append with the rows of the in-process fair floor (a new ' +
+      'indexed read of the entry’s latest revision (on PostgreSQL the opens that arrive while others run going together ' +
+      'in one statement, as Engram’s do), an append with the rows of the in-process fair floor (a new ' +
       'revision, the entry’s head, the user’s usage) saved durably: on SQLite the appends that arrive together sharing ' +
       'one commit, on PostgreSQL one statement that commits on its own, one user’s appends one at a time (as Engram’s), ' +
       'on a pool of Engram’s default size (10). It is ' +
@@ -467,7 +468,7 @@ function describe(
             `${formatRatio(rate(`${floor} ${MANY_USERS}`) / backend.serialRate)} the serial commit rate. Engram on ` +
             `${backend.label}: reads at ${ofFloor('reads')} of the floor’s rate, durable writes at ` +
             `${ofFloor('durable writes')}, writes of ${most} users at ${ofFloor(MANY_USERS)}. A target the floor misses ` +
-            'too is out of reach on this machine for any server doing this work: parsing a request, one statement ' +
+            'too is out of reach on this machine for a Node server doing this work: parsing a request, one statement ' +
             '(SQLite’s with its read lock, two fcntl and an fstat; PostgreSQL’s a round trip) and a JSON answer cost ' +
             'several times the bare server’s whole exchange.'
           );
@@ -516,7 +517,7 @@ function describe(
         'transaction cost 0.6x the backend CPU each of eight alone, so batching users’ writes together could spare ' +
         'some 0.1 ms a write before the savepoints it would need to keep one user’s failure from another’s; ' +
         'PostgreSQL’s WAL group commit already shares the fsyncs.',
-      'Why many users’ writes on SQLite sit further below their floor than one user’s (measured beside this run, ' +
+      'Why many users’ writes on SQLite sit further below their floor than one user’s (measured by hand on 2026-12-06, not by this run; ' +
         '64 users at 64 connections, `engram serve --auth token`): the search index catching up after each write is ' +
         'about a third of the work (3,000–3,400 writes/s as shipped; 4,500–5,000/s from a copy of the built server ' +
         'with the catch-up switched off, the floor 12,500–15,000/s). Group commit shares one fsync among some 90 writes ' +

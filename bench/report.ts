@@ -4,6 +4,7 @@
  */
 
 import { availableParallelism, cpus, release, tmpdir, totalmem } from 'node:os';
+import { WINDOW_MS } from './other-work.js';
 
 export interface Table {
   readonly title: string;
@@ -75,20 +76,21 @@ export interface RunFacts {
   readonly otherWork: readonly [number | undefined, number | undefined];
 }
 
-/** Other work at or above this share of the machine's CPU, at the start or the end, makes the figures noisier. */
+/** Other work at or above this share of the machine's CPU just before the first figure makes the figures noisier. */
 const BUSY_SHARE = 0.1;
 
 export function renderDocument(sections: readonly Section[], run: RunFacts): string {
   const percent = (share: number | undefined) => (share === undefined ? 'unknown' : `${Math.round(share * 100)}%`);
   const [atStart, atEnd] = run.otherWork;
   const otherWork =
-    `other work on the machine (its CPU busy while the benchmark ran nothing, over 2 s, from /proc/stat): ` +
-    `${percent(atStart)} just before the first figure, ${percent(atEnd)} just after the last`;
-  const busy = (atStart ?? 0) >= BUSY_SHARE || (atEnd ?? 0) >= BUSY_SHARE;
-  const shared = busy
-    ? '\n- **The machine was busy with other work during this run**: every figure is noisier than on a quiet ' +
-      'machine, the ratios between neighbours (measured side by side) less so than the absolute times.'
-    : '';
+    `other work on the machine (its CPU busy while the benchmark ran nothing, over ${WINDOW_MS / 1000} s, from ` +
+    `/proc/stat): ${percent(atStart)} just before the first figure; ${percent(atEnd)} just after the last, which ` +
+    'may still hold the run’s own aftermath (PostgreSQL’s background work on what it wrote)';
+  const shared =
+    (atStart ?? 0) >= BUSY_SHARE
+      ? '\n- **The machine was busy with other work when this run began**: every figure is noisier than on a ' +
+        'quiet machine, the ratios between neighbours (measured side by side) less so than the absolute times.'
+      : '';
   return [
     '# Benchmarks',
     'Every figure below comes from one run of the command shown, on the machine described; ' +
