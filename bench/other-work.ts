@@ -27,8 +27,19 @@ function cpuTimes(): { busy: number; total: number } | undefined {
   }
 }
 
-/** The share (0–1) of the machine's CPU time spent busy during the next WINDOW_MS, or undefined where it cannot be read. */
-export async function busyShare(): Promise<number | undefined> {
+/**
+ * How long the look at the start waits before it begins, in ms: `npm run bench` builds
+ * first, and the kernel was still writing the built files back (10% of the CPU busy in
+ * the first 2 s, under 1% later, on an idle machine).
+ */
+export const SETTLE_MS = 3_000;
+
+/**
+ * The share (0–1) of the machine's CPU time spent busy during WINDOW_MS, after waiting
+ * `settleMs`; undefined where it cannot be read.
+ */
+export async function busyShare(settleMs = 0): Promise<number | undefined> {
+  await sleep(settleMs);
   const before = cpuTimes();
   await sleep(WINDOW_MS);
   const after = cpuTimes();

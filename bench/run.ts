@@ -14,7 +14,7 @@ import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { benchHttp, DEFAULT_HTTP, QUICK_HTTP } from './http.js';
 import { benchInProcess, DEFAULT_IN_PROCESS, QUICK_IN_PROCESS } from './inprocess.js';
-import { busyShare } from './other-work.js';
+import { busyShare, SETTLE_MS } from './other-work.js';
 import { renderDocument, renderSection, type Section } from './report.js';
 import { benchStdio, DEFAULT_STDIO, QUICK_STDIO } from './stdio.js';
 
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
     throw new Error(`unknown benchmark ${unknown.join(', ')}: choose from ${Object.keys(BENCHMARKS).join(', ')}`);
   }
   const chosen = asked.length > 0 ? asked : Object.keys(BENCHMARKS);
-  const otherWorkAtStart = await busyShare();
+  const otherWorkAtStart = await busyShare(SETTLE_MS);
   const startedAt = new Date();
   const start = performance.now();
   const sections: Section[] = [];
