@@ -2,8 +2,8 @@
  * The top level of a JSON text as a streaming parser's tokens show it, for the readers
  * that never hold a document whole (the REST import, the llama.cpp WebUI export read in
  * slices): the root's kind, and each top-level member's kind (`{}`, `[]`, or the scalar
- * itself) for the members asked to be kept, and how many those are. How deep the tokens
- * are is tracked too, since the parser holds a frame per level.
+ * itself) for the members asked to be kept, how many those are, and the first of them met
+ * twice. How deep the tokens are is tracked too, since the parser holds a frame per level.
  */
 
 import { type ParsedTokenInfo, TokenType } from '@streamparser/json';
@@ -29,6 +29,11 @@ export class TopLevel {
   depth = 0;
   /** How many distinct members of the top-level object are kept so far. */
   members = 0;
+  /**
+   * The first kept member met a second time, if any. JSON.parse keeps the last value of a
+   * repeated key, a reader of the stream would take both: a reader should refuse the text.
+   */
+  repeated: string | undefined;
   private key: string | undefined;
   private expectKey = false;
 
@@ -40,7 +45,11 @@ export class TopLevel {
     else if (this.depth === 1 && isRecord(this.root)) {
       if (token === TokenType.COMMA) this.expectKey = true;
       else if (this.expectKey) {
-        if (token === TokenType.STRING) this.key = String(value);
+        if (token === TokenType.STRING) {
+          this.key = String(value);
+          // Kept already: an earlier member had this key (a member's own value is kept after its key).
+          if (this.keep(this.key) && Object.hasOwn(this.root, this.key)) this.repeated ??= this.key;
+        }
         this.expectKey = false;
       } else if (token !== TokenType.COLON && token !== TokenType.RIGHT_BRACE && this.key !== undefined) {
         this.set(this.key, standIn(token, value));

@@ -57,3 +57,21 @@ describe('POST /api/import of a body with 200,000 top-level members', () => {
     expect(await contents(server.memory)).toEqual([]);
   });
 });
+
+describe('POST /api/import of a body with a top-level member twice', () => {
+  it('refuses it, imports nothing, and never takes the entries of both arrays', async () => {
+    const server = await startTestServer();
+    const entry = (name: string) => JSON.stringify({ name, description: name, body: `${name}\n` });
+    const body = Buffer.from(
+      `{"format":"engram-export","version":1,"entries":[${entry('topics/first')}],"entries":[${entry('topics/second')}]}`,
+    );
+    const result = await postImport(server.port, body);
+    expect(result.status).toBe(400);
+    expect(result.json.error).toEqual({
+      code: 'INVALID_ARGUMENT',
+      message:
+        'the request body has the top-level member "entries" twice, which no import document has; nothing was imported.',
+    });
+    expect(await contents(server.memory)).toEqual([]);
+  });
+});

@@ -160,6 +160,11 @@ async function readFileInSlices(file: ImportFile, builder: PlanBuilder, pause: (
       );
       throw refusal;
     }
+    // Parsed whole, the last "entries" would count; read in slices, both would be planned.
+    if (top.repeated !== undefined) {
+      refusal = badSource(`${file.path} has "entries" twice, which no llama.cpp WebUI memory export has`);
+      throw refusal;
+    }
   };
   parser.onValue = ({ value, key, stack }) => {
     if (stack.length === 1 && typeof key === 'string') members[key] = value;

@@ -5,8 +5,8 @@
  * top-level value is kept only as its kind (`[]`, `{}`, or the number or string itself),
  * unless asked for whole. The event loop gets a turn between slices of the body, so no
  * import holds it for long whatever its size; reading stops at the byte cap, past
- * MAX_JSON_DEPTH levels of nesting (the parser holds a frame per level), or at the first
- * refusal of an item, leaving the rest of the body unread.
+ * MAX_JSON_DEPTH levels of nesting (the parser holds a frame per level), at a top-level
+ * member met twice, or at the first refusal of an item, leaving the rest of the body unread.
  */
 
 import type { IncomingMessage } from 'node:http';
@@ -73,6 +73,16 @@ export async function readJsonStream(source: BodySource, items: StreamedItems): 
       refusal = new EngramError(
         'INVALID_ARGUMENT',
         `the request body is JSON nested more than ${MAX_JSON_DEPTH} levels deep; nothing was imported.`,
+      );
+      throw refusal;
+    }
+    // Read as a stream, a repeated `entries` would import both arrays' elements, where the
+    // document (as JSON.parse reads it, and the CLI does) holds only the last.
+    if (top.repeated !== undefined) {
+      refusal = new EngramError(
+        'INVALID_ARGUMENT',
+        `the request body has the top-level member ${JSON.stringify(top.repeated)} twice, which no import document ` +
+          'has; nothing was imported.',
       );
       throw refusal;
     }

@@ -124,6 +124,17 @@ describe('readLlamaWebui, a slice at a time, as parseLlamaWebui whole', () => {
     expect(outcome).toEqual(expected);
   });
 
+  it('refuses a file with "entries" twice as it reads it, rather than plan both arrays', async () => {
+    const text = `{"entries": [${JSON.stringify(stored('people/ada', 'Ada', 'a\n'))}], "entries": [${JSON.stringify(stored('topics/tea', 'Tea', 't\n'))}]}`;
+    const { pauses: _pauses, ...outcome } = await sliced(text);
+    expect(outcome).toMatchObject({
+      error: {
+        code: 'INVALID_ARGUMENT',
+        message: `${PATH} has "entries" twice, which no llama.cpp WebUI memory export has; nothing was imported.`,
+      },
+    });
+  });
+
   it('refuses a file nested more than 64 levels deep as it reads it, holding no frame per level', async () => {
     const text = `{"entries": [${'['.repeat(1_000_000)}`;
     const before = process.memoryUsage().heapUsed;
