@@ -4,16 +4,12 @@
  * one entry, and an append of one line that is durable when it resolves.
  */
 
+import type { IndexRow } from '../src/core/format.js';
+
 /** One entry as the floor answers it: its index line's parts, and its body. */
-export interface FloorEntry {
-  readonly name: string;
-  readonly description: string;
-  readonly size: number;
+export interface FloorEntry extends IndexRow {
   readonly body: string;
 }
-
-/** What an append answers: the parts of the entry's new index line. */
-export type IndexedEntry = Omit<FloorEntry, 'body'>;
 
 /** Each user's entries, made before the server listens. */
 export type FloorSeed = readonly { readonly user: string; readonly entries: readonly FloorEntry[] }[];
@@ -22,6 +18,6 @@ export interface FloorMemory {
   /** The user's entry `name` with the body of its latest revision. */
   open(user: string, name: string): Promise<FloorEntry>;
   /** Appends `line` to the user's entry `name`; resolves once durable, with the entry's new index line's parts. */
-  append(user: string, name: string, line: string): Promise<IndexedEntry>;
+  append(user: string, name: string, line: string): Promise<IndexRow>;
   close(): Promise<void>;
 }

@@ -12,9 +12,10 @@
  */
 
 import pg from 'pg';
-import { Batcher } from '../src/store/postgres/batch.js';
+import type { IndexRow } from '../src/core/format.js';
+import { Batcher, pairKey, pairs } from '../src/store/postgres/batch.js';
 import { UserQueue } from '../src/store/postgres/user-queue.js';
-import type { FloorEntry, FloorMemory, FloorSeed, IndexedEntry } from './floor-memory.js';
+import type { FloorEntry, FloorMemory, FloorSeed } from './floor-memory.js';
 
 /** Engram's default pool size (src/store/postgres/pool.ts). */
 const POOL_SIZE = 10;
@@ -78,20 +79,19 @@ export async function openPostgresFloor(url: string, seed: FloorSeed): Promise<F
   await pool.query('ANALYZE');
 
   const writers = new UserQueue();
-  // Keys are JSON pairs [user, name]; each kind of read alone on half the pool at most, as Engram's.
+  // Keyed by (user, name) as Engram's reads are; each kind of read alone on half the pool at most, as Engram's.
   const opens = new Batcher<string, FloorEntry>(async (keys) => {
-    const pairs = keys.map((key) => JSON.parse(key) as [string, string]);
-    const values = [pairs.map(([user]) => user), pairs.map(([, name]) => name)];
+    const values = pairs(keys);
     const { rows } = await pool.query<FloorEntry & { owner: string }>({ name: 'floor_open', text: OPEN, values });
-    const found = new Map(rows.map((row) => [JSON.stringify([row.owner, row.name]), row]));
+    const found = new Map(rows.map((row) => [pairKey(row.owner, row.name), row]));
     return (key) => found.get(key)!;
   }, POOL_SIZE / 2);
   return {
-    open: (user, name) => opens.load(JSON.stringify([user, name])),
+    open: (user, name) => opens.load(pairKey(user, name)),
     append: (user, name, line) =>
       writers.run(user, async () => {
         const values = [user, name, `${line}\n`, Date.now()];
-        return (await pool.query<IndexedEntry>({ name: 'floor_append', text: APPEND, values })).rows[0]!;
+        return (await pool.query<IndexRow>({ name: 'floor_append', text: APPEND, values })).rows[0]!;
       }),
     close: () => pool.end(),
   };

@@ -42,9 +42,9 @@ if (
 
 const LOCAL = 'local';
 const seedOf = (count: number) =>
-  subjects(0, count).map(({ name, description, ...one }) => {
-    const body = bodyOf({ name, description, ...one });
-    return { name, description, body, size: Buffer.byteLength(body) };
+  subjects(0, count).map((one) => {
+    const body = bodyOf(one);
+    return { name: one.name, description: one.description, body, size: Buffer.byteLength(body) };
   });
 const seed: FloorSeed = [
   { user: LOCAL, entries: seedOf(entries) },

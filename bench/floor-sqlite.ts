@@ -8,7 +8,8 @@
  */
 
 import Database from 'better-sqlite3';
-import type { FloorEntry, FloorMemory, FloorSeed, IndexedEntry } from './floor-memory.js';
+import type { IndexRow } from '../src/core/format.js';
+import type { FloorEntry, FloorMemory, FloorSeed } from './floor-memory.js';
 
 export function openSqliteFloor(path: string, seed: FloorSeed): FloorMemory {
   const db = new Database(path);
@@ -46,7 +47,7 @@ export function openSqliteFloor(path: string, seed: FloorSeed): FloorMemory {
     readonly user: string;
     readonly name: string;
     readonly line: string;
-    readonly resolve: (entry: IndexedEntry) => void;
+    readonly resolve: (entry: IndexRow) => void;
   }
   /** The appends waiting for the next commit, answered once it is durable. */
   let waiting: Append[] = [];

@@ -3,7 +3,7 @@
  * together in one statement: under load, one round trip — one statement for the server to
  * plan and run, one message each way — answers many requests; while few arrive, each is
  * sent at once, as it would be alone. A read is sent only after it was asked for, so it
- * sees every write acknowledged before it.
+ * sees every write acknowledged before it. Reads of one user's name are keyed by pairKey.
  */
 
 /** Most keys one statement carries. */
@@ -58,4 +58,15 @@ export class Batcher<Key extends string, Answer> {
         if (this.waiting.length > 0 && this.running < this.concurrency) this.send();
       });
   }
+}
+
+/** A batch's key for one user's name: unambiguous whatever either holds. */
+export function pairKey(user: string, name: string): string {
+  return JSON.stringify([user, name]);
+}
+
+/** The users and the names of a batch's keys, pair by pair: $1 and $2 of its statement. */
+export function pairs(keys: readonly string[]): [string[], string[]] {
+  const decoded = keys.map((key) => JSON.parse(key) as [string, string]);
+  return [decoded.map(([user]) => user), decoded.map(([, name]) => name)];
 }

@@ -42,7 +42,7 @@ import { ChangeFeed, mutationDetails, recordingDecide } from '../change-feed.js'
 import { TRIM_BATCH, Trim } from '../history-cap.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
 import { PostgresAccountStore } from './accounts.js';
-import { Batcher } from './batch.js';
+import { Batcher, pairKey, pairs } from './batch.js';
 import type { Pool, Queryable, Statement } from './driver.js';
 import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
 import { PostgresGrantStore } from './grants.js';
@@ -454,17 +454,6 @@ export class PostgresStore implements Store {
     }
     if (trim.freed > 0) await db.query(statement('addUsage', user, 0, 0, -trim.freed));
   }
-}
-
-/** A batch's key for one user's name: unambiguous whatever either holds. */
-function pairKey(user: string, name: string): string {
-  return JSON.stringify([user, name]);
-}
-
-/** The users and the names of a batch's keys, pair by pair: $1 and $2 of its statement. */
-function pairs(keys: readonly string[]): [string[], string[]] {
-  const decoded = keys.map((key) => JSON.parse(key) as [string, string]);
-  return [decoded.map(([user]) => user), decoded.map(([, name]) => name)];
 }
 
 /** A change decided without the lock, on the rows as they were when the user's change counter was `changes`. */
