@@ -2,9 +2,12 @@
  * The consent step of OAuth (DESIGN §8, RFC 6749 §4.1 with OAuth 2.1's rules): check an
  * authorization request, then record the user's decision. A request whose client or
  * redirect URI is bad is answered on a page of our own and never redirected (sending the
- * browser to an unchecked address would make Engram an open redirector); once both are
- * good, every other refusal goes back to the client on its redirect URI, with `state`
- * and `iss` (RFC 9207) as on success. Allowing creates the grant (one connected app) with
+ * browser to an unchecked address would make Engram an open redirector). Once both are
+ * good, a refusal goes back on the redirect URI (with `state` and `iss`, RFC 9207, as on
+ * success) only for a client the operator listed in the config file: anyone can register
+ * a client or publish a metadata document naming their own site as its redirect URI, and
+ * then send a bad request on purpose to have Engram's address send people there (RFC 9700
+ * §4.11.2), so for those clients every refusal is a page of our own too. Allowing creates the grant (one connected app) with
  * its authorization code, atomically; the code is shown once, in the redirect, and kept
  * only as its SHA-256, with the redirect URI and PKCE challenge the token endpoint checks.
  */
@@ -47,9 +50,12 @@ export interface AuthorizationOptions {
 export type AuthorizationParams = Readonly<Record<string, string | readonly string[] | undefined>>;
 
 export type AuthorizationCheck =
-  /** The client or its redirect URI is bad: say so on a page of our own; `message` is for the person in the browser. */
+  /**
+   * Refused on a page of our own (a bad client or redirect URI, or any refusal for a client
+   * the config file does not list); `message` is for the person in the browser.
+   */
   | { readonly kind: 'page'; readonly message: string }
-  /** The request is refused, and the client told so on its redirect URI. */
+  /** The request of a configured client is refused, and the client told so on its redirect URI. */
   | { readonly kind: 'redirect'; readonly url: string }
   /** Ready for the user's decision. */
   | { readonly kind: 'ok'; readonly request: AuthorizationRequest };
@@ -130,15 +136,21 @@ export class Authorization {
     }
 
     const state = single(params.state);
-    const refuse = (error: OAuthErrorCode, description: string): AuthorizationCheck => ({
-      kind: 'redirect',
-      url: withQuery(redirectUri, {
-        error,
-        error_description: description,
-        state: typeof state === 'string' ? state : undefined,
-        iss: this.issuer,
-      }),
-    });
+    const refuse = (error: OAuthErrorCode, description: string): AuthorizationCheck =>
+      client.kind === 'configured'
+        ? {
+            kind: 'redirect',
+            url: withQuery(redirectUri, {
+              error,
+              error_description: description,
+              state: typeof state === 'string' ? state : undefined,
+              iss: this.issuer,
+            }),
+          }
+        : page(
+            `${client.name} sent a request Engram cannot accept (${error}): ${description} ` +
+              `Engram does not send you back to ${client.name} with this error, since no one has allowed it yet.`,
+          );
     const repeated = SINGLE_PARAMS.find((name) => Array.isArray(params[name]));
     if (repeated !== undefined) {
       return refuse('invalid_request', `${repeated} is sent more than once; send each parameter once.`);
