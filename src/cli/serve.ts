@@ -136,6 +136,7 @@ async function serve(
       ? context.oauth.clients(
           (await import('../http/oauth/client-metadata.js')).createClientMetadataFetcher({
             allowPrivateAddresses: context.settings.allowPrivateClientMetadata ?? false,
+            log,
           }),
         )
       : undefined;

@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import type { GrantStore } from '../account-store.js';
 import { charLength, foldDescription } from '../text.js';
 import { matchesRedirectUri, redirectUriProblem } from './redirect-uris.js';
-import { type OAuthClient, OAuthError } from './types.js';
+import { isOAuthError, type OAuthClient, OAuthError } from './types.js';
 
 /** How many clients may register before registration is refused. */
 export const DEFAULT_MAX_REGISTRATIONS = 1_000;
@@ -44,7 +44,10 @@ export interface OAuthClientsOptions {
   readonly now?: () => number;
   /** Clients listed in the config file; they win over any other with the same id. */
   readonly configured?: readonly OAuthClient[];
-  /** Fetches a client metadata document (with SSRF guards); without it, URL client ids are unknown. */
+  /**
+   * Fetches a client metadata document (with SSRF guards); without it, URL client ids are
+   * unknown. Its OAuthError refusals are shown to the client; any other failure is not.
+   */
   readonly fetchDocument?: (url: URL) => Promise<unknown>;
   readonly maxRegistrations?: number;
 }
@@ -313,7 +316,9 @@ export class OAuthClients {
     try {
       document = await fetchDocument(new URL(url));
     } catch (error) {
-      throw refuse('invalid_client_metadata', error instanceof Error ? error.message : String(error));
+      // Only the fetcher's own refusals are worded for the client; any other failure's text could
+      // name what lies behind this server (addresses, ports, hosts), so it is not passed on.
+      throw refuse('invalid_client_metadata', isOAuthError(error) ? error.description : 'it could not be fetched.');
     }
     if (isObject(document) && document.client_id !== url) {
       throw refuse(

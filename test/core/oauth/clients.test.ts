@@ -27,6 +27,8 @@ const CONFIGURED: OAuthClient = {
 };
 
 const DOCUMENT_URL = 'https://app.example.com/oauth/client.json';
+/** A document whose fetch fails with an error that is not a refusal worded for the client. */
+const FAILING_URL = 'https://app.example.com/oauth/broken.json';
 
 function setup(options: { documents?: Record<string, unknown>; maxRegistrations?: number } = {}) {
   let clock = 1_700_000_000_123;
@@ -40,7 +42,8 @@ function setup(options: { documents?: Record<string, unknown>; maxRegistrations?
       ? {
           fetchDocument: async (url: URL) => {
             fetched.push(url.href);
-            if (!(url.href in options.documents!)) throw new Error('the server answered 404');
+            if (url.href === FAILING_URL) throw new Error('connect ECONNREFUSED 10.0.0.7:8443');
+            if (!(url.href in options.documents!)) throw new OAuthError('invalid_client', 'the server answered 404');
             return options.documents![url.href];
           },
         }
@@ -417,6 +420,15 @@ describe('resolve', () => {
         'invalid_client',
         /^the client metadata document at https:\/\/app.example.com\/oauth\/client.json cannot be used: the server answered 404$/,
       );
+    });
+
+    it('refuses when the fetch fails otherwise, without passing its text on (it may name internal addresses)', async () => {
+      const { clients } = setup({ documents: {} });
+      const error = await clients.resolve(FAILING_URL).catch((caught: unknown) => caught as OAuthError);
+      expect(error).toMatchObject({
+        error: 'invalid_client',
+        description: `the client metadata document at ${FAILING_URL} cannot be used: it could not be fetched.`,
+      });
     });
 
     it.each([
