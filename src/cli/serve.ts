@@ -249,7 +249,7 @@ export function registerServeCommand(
       new Option(
         '--public-url <url>',
         'the https origin clients reach this server by, e.g. behind a reverse proxy (OAuth issuer and metadata ' +
-          'URLs are built from it, never from request headers; http:// only on loopback); config: "publicUrl"',
+          'URLs are built from it, never from request headers; http:// only for localhost on loopback); config: "publicUrl"',
       ).argParser(publicUrlOption),
     )
     .option(
