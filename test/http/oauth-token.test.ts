@@ -79,6 +79,9 @@ describe('the code flow', () => {
     const result = toolResult(await postRpc(server.port, WRITE_ME, bearer(tokens.access_token)));
     expect(result.isError).toBe(true);
     expect(result.text).toMatch(/read-only/);
+    expect(result.text).toContain('ask them to connect the app again');
+    expect(result.text).toContain('leave "Read only" unticked');
+    expect(result.text).not.toContain('read-write token');
     expect(await server.memory.index({ user: 'ada', label: 'test' })).toEqual([]);
     expect(toolResult(await postRpc(server.port, call('memory_open'), bearer(tokens.access_token))).isError).toBe(
       false,

@@ -418,8 +418,8 @@ export class OAuthTokens {
 
   /**
    * Who presents this access token at `resource` (this server's `/mcp` URL): the grant's
-   * user, its app's name (what history records) and whether it may write. Undefined
-   * when the token is unknown, expired, revoked or for another resource.
+   * user, its app's name (what history records), whether it may write, and that it is an
+   * app. Undefined when the token is unknown, expired, revoked or for another resource.
    */
   async authenticate(accessToken: string, resource: string): Promise<Caller | undefined> {
     if (!accessToken.startsWith(SECRET_PREFIXES.access)) return undefined;
@@ -432,7 +432,12 @@ export class OAuthTokens {
     const grant = await this.grants.getGrant(secret.grantId);
     if (grant === undefined || !sameResource(grant.resource, resource)) return undefined;
     if (grant.lastUsed === undefined || at - grant.lastUsed >= TOUCH_INTERVAL_MS) this.touch(grant.id, at);
-    return { user: grant.user, label: grant.clientName, readOnly: !tokenScopes(secret, grant).includes(SCOPE_WRITE) };
+    return {
+      user: grant.user,
+      label: grant.clientName,
+      readOnly: !tokenScopes(secret, grant).includes(SCOPE_WRITE),
+      oauthApp: true,
+    };
   }
 
   /** Records that the grant was used, without waiting: a failure goes to onTouchError, never to the request. */

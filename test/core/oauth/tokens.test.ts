@@ -120,6 +120,7 @@ describe('exchangeCode', () => {
       user: 'ada',
       label: 'Claude',
       readOnly: false,
+      oauthApp: true,
     });
   });
 
@@ -132,6 +133,7 @@ describe('exchangeCode', () => {
       user: 'ada',
       label: 'Claude',
       readOnly: true,
+      oauthApp: true,
     });
   });
 
