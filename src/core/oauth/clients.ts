@@ -8,7 +8,8 @@
  *
  * Anyone may register, so the cap must never lock real apps out: a registration no grant
  * names (nobody allowed it) is forgotten after an hour, and at the cap the oldest such
- * registration gives way to the new one; a client someone allowed is never pushed out. */
+ * registration gives way to the new one; a client someone allowed is never pushed out.
+ */
 
 import { randomBytes } from 'node:crypto';
 import type { GrantStore } from '../account-store.js';
@@ -253,8 +254,8 @@ export class OAuthClients {
   /**
    * Whether `clientId` still names a client, fetching nothing: configured, registered here,
    * or a metadata document URL (checked when it authorizes). A registered client no grant
-   * names is forgotten after an hour (removeUnused), or sooner at the cap, so an app may come back with an id that
-   * is gone; the token endpoint asks this to tell it to register again.
+   * names is forgotten after an hour (removeUnused), or sooner at the cap, so an app may
+   * come back with an id that is gone; the token endpoint asks this to tell it to register again.
    */
   async isKnown(clientId: string): Promise<boolean> {
     if (this.configured.has(clientId) || isDocumentUrl(clientId)) return true;

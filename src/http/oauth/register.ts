@@ -36,7 +36,7 @@ const REGISTRATIONS_PER_ADDRESS = {
  * ::ffff:a.b.c.d), or the first 64 bits of an IPv6 address, since each party holds at
  * least a /64 and would otherwise get a fresh count for every address in it.
  */
-export function registrantOf(address: string): string {
+function registrantOf(address: string): string {
   if (!isIPv6(address)) return address;
   // The URL parser writes every spelling of an IPv6 address in one canonical, compressed form.
   const canonical = new URL(`http://[${address.split('%')[0]}]/`).hostname.slice(1, -1);
