@@ -130,7 +130,7 @@ export class Authorization {
     }
     if (!isRedirectUri(redirectUri) || !this.clients.matchRedirectUri(client, redirectUri)) {
       return page(
-        `${client.name} asked to return to ${redirectUri}, which is not an address it registered, ` +
+        `${client.name} asked to return to ${shown(redirectUri)}, which is not an address it registered, ` +
           'so Engram will not send you there.',
       );
     }
@@ -163,7 +163,7 @@ export class Authorization {
     if (responseType !== 'code') {
       return refuse(
         'unsupported_response_type',
-        `response_type ${JSON.stringify(responseType)} is not supported: Engram issues authorization codes only (response_type=code).`,
+        `response_type ${quoted(responseType)} is not supported: Engram issues authorization codes only (response_type=code).`,
       );
     }
     const codeChallenge = single(params.code_challenge);
@@ -179,7 +179,7 @@ export class Authorization {
         'invalid_request',
         method === undefined || method === ''
           ? 'code_challenge_method is missing: Engram accepts only S256; send code_challenge_method=S256.'
-          : `code_challenge_method ${JSON.stringify(method)} is refused: Engram accepts only S256 (never plain).`,
+          : `code_challenge_method ${quoted(method)} is refused: Engram accepts only S256 (never plain).`,
       );
     }
     if (!S256_CHALLENGE.test(codeChallenge)) {
@@ -192,7 +192,7 @@ export class Authorization {
     if (typeof scopes === 'string') {
       return refuse(
         'invalid_scope',
-        `scope ${JSON.stringify(scopes)} is unknown: ask for ${SCOPES.join(' and/or ')}, separated by spaces.`,
+        `scope ${quoted(scopes)} is unknown: ask for ${SCOPES.join(' and/or ')}, separated by spaces.`,
       );
     }
     const resources = params.resource === undefined ? [] : ([] as string[]).concat(params.resource);
@@ -200,7 +200,7 @@ export class Authorization {
     if (foreign !== undefined) {
       return refuse(
         'invalid_target',
-        `resource ${JSON.stringify(foreign)} is not served here: Engram's tokens are for ${this.resource} only.`,
+        `resource ${quoted(foreign)} is not served here: Engram's tokens are for ${this.resource} only.`,
       );
     }
     return {
@@ -250,6 +250,19 @@ export class Authorization {
       iss: this.issuer,
     });
   }
+}
+
+/** Longest part of a request's value a refusal repeats: enough to recognise it, too little to write a message with. */
+const SHOWN_CAP = 80;
+
+/** A value of the request as a refusal shows it (on Engram's page too): cut short. */
+function shown(value: string): string {
+  return value.length > SHOWN_CAP ? `${value.slice(0, SHOWN_CAP)}…` : value;
+}
+
+/** A value of the request in quotes, cut short. */
+function quoted(value: string): string {
+  return JSON.stringify(shown(value));
 }
 
 function page(message: string): AuthorizationCheck {

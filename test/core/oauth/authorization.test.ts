@@ -177,6 +177,20 @@ describe('check: a registered or metadata-document client is never sent a refusa
     expect(await grants.listGrants()).toEqual([]);
   });
 
+  it('repeats at most 80 characters of a value the request sent, so that no message can be written on the page', async () => {
+    const { authorization, client_id } = await registered();
+    const words = 'Your-session-has-expired,-call-555-0100-to-unlock-your-memory.-'.repeat(5);
+    const result = await authorization.check({
+      ...GOOD,
+      client_id,
+      redirect_uri: 'https://phish.example/landing',
+      scope: words,
+    });
+    const message = result.kind === 'page' ? result.message : '';
+    expect(message).toContain(`scope ${JSON.stringify(`${words.slice(0, 80)}…`)} is unknown`);
+    expect(message).not.toContain(words.slice(0, 81));
+  });
+
   it('a metadata-document client: a page too', async () => {
     const { authorization } = await registered();
     const result = await authorization.check({
