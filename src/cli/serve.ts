@@ -136,6 +136,7 @@ async function serve(
       ? context.oauth.clients(
           (await import('../http/oauth/client-metadata.js')).createClientMetadataFetcher({
             allowPrivateAddresses: context.settings.allowPrivateClientMetadata ?? false,
+            log,
           }),
         )
       : undefined;
@@ -248,7 +249,7 @@ export function registerServeCommand(
       new Option(
         '--public-url <url>',
         'the https origin clients reach this server by, e.g. behind a reverse proxy (OAuth issuer and metadata ' +
-          'URLs are built from it, never from request headers; http:// only on loopback); config: "publicUrl"',
+          'URLs are built from it, never from request headers; http:// only for localhost on loopback); config: "publicUrl"',
       ).argParser(publicUrlOption),
     )
     .option(

@@ -121,6 +121,12 @@ export interface GrantStore {
    * (registration is open and capped, and some clients register anew each time); returns how many.
    */
   removeUnusedClients(registeredBefore: number): Promise<number>;
+  /**
+   * Deletes up to `count` of the clients no grant names, oldest first (by registration
+   * time, then id), whenever they registered: at the cap, an unused registration gives
+   * way to a new one, and a client someone allowed never does. Returns how many.
+   */
+  removeOldestUnusedClients(count: number): Promise<number>;
 
   /** Keeps a new grant together with its first secret (the authorization code), atomically. */
   addGrant(grant: GrantRecord, code: GrantSecretRecord): Promise<void>;

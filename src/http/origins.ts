@@ -195,20 +195,24 @@ export function parsePublicUrl(value: string): URL {
 
 /**
  * The rules of a public deployment: an `http://` public URL only for a loopback server
- * (tests, a client on the same computer); and OAuth on an address beyond this computer
- * only with an `https://` public URL, since its codes and tokens would otherwise cross the
- * network in clear text and its metadata would name no address clients can trust.
+ * reached on this computer (tests, a client on the same computer); anywhere else (a
+ * proxy or tunnel in front of a loopback server, or a server listening beyond loopback)
+ * sign-ins, codes and tokens would cross the network in clear text, and OAuth's metadata
+ * would name an address no client can trust. And OAuth on an address beyond this
+ * computer only with an `https://` public URL. There is no flag to allow an http:// one.
  */
 export function assertSafePublicUrl(host: string, auth: AuthMode | 'oauth', publicUrl: URL | undefined): void {
-  if (isLoopbackHostname(host)) return;
-  if (publicUrl?.protocol === 'http:') {
+  if (publicUrl?.protocol === 'http:' && !(isLoopbackHostname(host) && isLoopbackHostname(publicUrl.hostname))) {
     throw new EngramError(
       'INVALID_ARGUMENT',
       `refusing --public-url ${publicUrl.origin} on ${host}: an http:// public URL is accepted only for a server on ` +
-        'loopback (--host 127.0.0.1). Give the https:// URL clients reach, with TLS from a reverse proxy in front ' +
-        '(and --trust-proxy) or from --tls-cert FILE --tls-key FILE.',
+        'loopback (--host 127.0.0.1) reached on this computer (http://localhost, http://127.0.0.1 or http://[::1]). ' +
+        'Give the https:// URL clients reach, with TLS put in front: a reverse proxy such as Caddy or nginx (add ' +
+        '--trust-proxy), a tunnel such as cloudflared or ngrok (the https:// address it prints), or Engram’s own ' +
+        '--tls-cert FILE --tls-key FILE.',
     );
   }
+  if (isLoopbackHostname(host)) return;
   if (auth === 'oauth' && publicUrl === undefined) {
     throw new EngramError(
       'UNAUTHORIZED',

@@ -73,6 +73,26 @@ export function describeGrantContract(label: string, open: OpenStore): void {
         expect(await grants.listGrants()).toEqual([grant('g1')]);
       });
 
+      it('no grant names give way oldest first (then by id), counted, whenever they registered; a used one never', async () => {
+        const grants = await grantStore();
+        await grants.addClient(client('c1', { created: START - 10 }));
+        await grants.addClient(client('b', { created: START }));
+        await grants.addClient(client('a', { created: START }));
+        await grants.addClient(client('newest', { created: START + 1 }));
+        await grants.addGrant(grant('g1'), grantSecret('k1', 'g1'));
+
+        expect(await grants.removeOldestUnusedClients(0)).toBe(0);
+        expect(await grants.removeOldestUnusedClients(1)).toBe(1);
+        expect(await grants.getClient('a')).toBeUndefined();
+        expect(await grants.getClient('b')).toBeDefined();
+        expect(await grants.removeOldestUnusedClients(5)).toBe(2);
+        expect(await grants.removeOldestUnusedClients(5)).toBe(0);
+
+        expect(await grants.getClient('c1')).toEqual(client('c1', { created: START - 10 }));
+        expect(await grants.countClients()).toBe(1);
+        expect(await grants.listGrants()).toEqual([grant('g1')]);
+      });
+
       it('are removed once the last grant naming them is revoked', async () => {
         const grants = await grantStore();
         await grants.addClient(client('c1'));

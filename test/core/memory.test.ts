@@ -227,6 +227,18 @@ describe('write: refusals change nothing', () => {
         'Ask the user to connect with a read-write token to change memory.',
     );
   });
+
+  it('a read-only OAuth app cannot write, and is told to have the app connected again without "Read only"', async () => {
+    const memory = await seeded();
+    await expectRefused(
+      memory,
+      () => memory.write({ ...READ_ONLY, oauthApp: true }, { name: 'topics/preferences', new: 'x' }),
+      'READ_ONLY_TOKEN',
+      'This connection is read-only: it can use memory_open but not memory_write or memory_drop. The user ' +
+        'connected this app to Engram with "Read only". To change memory, ask them to connect the app again ' +
+        '(remove the connector and add it back) and leave "Read only" unticked on Engram’s consent page.',
+    );
+  });
 });
 
 describe('write: the per-user total cap', () => {

@@ -253,7 +253,7 @@ describe('GET /authorize: the consent page', () => {
     ['an implicit grant', { response_type: 'token' }, 'unsupported_response_type'],
     ['an unknown scope', { scope: 'memory:admin' }, 'invalid_scope'],
     ['another resource', { resource: 'https://elsewhere.example/mcp' }, 'invalid_target'],
-  ])('sends %s back to the client with its error, state and iss', async (_, change, error) => {
+  ])('sends %s back to a configured client with its error, state and iss', async (_, change, error) => {
     const page = await get({ ...GOOD, ...change });
     expect(page.status).toBe(302);
     expect(page.headers.location?.startsWith(`${GOOD.redirect_uri}?`)).toBe(true);
@@ -265,6 +265,42 @@ describe('GET /authorize: the consent page', () => {
     });
     await expectNothingIssued();
   });
+
+  it.each([
+    ['plain PKCE', { code_challenge_method: 'plain' }, 'invalid_request'],
+    ['no PKCE', { code_challenge: undefined, code_challenge_method: undefined }, 'invalid_request'],
+    ['an implicit grant', { response_type: 'token' }, 'unsupported_response_type'],
+    ['an unknown scope', { scope: 'memory:admin' }, 'invalid_scope'],
+    ['a repeated state', { state: ['a', 'b'] }, 'invalid_request'],
+  ] as [string, Record<string, string | string[] | undefined>, string][])(
+    'answers %s of a client anyone registered on a page, never sending it back (RFC 9700 §4.11.2)',
+    async (_, change, error) => {
+      const registered = await raw(port, {
+        method: 'POST',
+        path: '/register',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Phisher', redirect_uris: ['https://phish.example/landing'] }),
+      });
+      const { client_id } = JSON.parse(registered.body);
+      const params = new URLSearchParams();
+      for (const [name, value] of Object.entries({
+        ...GOOD,
+        client_id,
+        redirect_uri: 'https://phish.example/landing',
+        ...change,
+      })) {
+        for (const one of ([] as string[]).concat(value ?? [])) params.append(name, one);
+      }
+      const page = await raw(port, { path: `/authorize?${params}`, headers: { Host: `127.0.0.1:${port}` } });
+      expect(page.status).toBe(400);
+      expect(page.headers.location).toBeUndefined();
+      expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(page.body).toContain('<h1>Engram cannot connect this app</h1>');
+      expect(decodeEntities(page.body)).toContain(`Phisher sent a request Engram cannot accept (${error}): `);
+      expect(page.body).not.toContain('<form');
+      expect(await store.grants.listGrants()).toEqual([]);
+    },
+  );
 
   it('loads itself again when another site started the navigation without the session cookie', async () => {
     const cross = { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate' };

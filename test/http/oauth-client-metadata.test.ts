@@ -3,6 +3,7 @@
  * (test CA) comes back as sent; every refusal is an `invalid_client` OAuthError naming
  * why — not https, private addresses (however spelled or resolved, and before any
  * connection), redirects, non-200, not JSON, too big (declared or streamed), too slow —
+ * in words that name no resolved address, port or system error (those go to the log),
  * and the connection goes to the address that was checked.
  */
 
@@ -67,6 +68,9 @@ async function refusal(promise: Promise<unknown>): Promise<OAuthError> {
   expect((error as OAuthError).error).toBe('invalid_client');
   return error as OAuthError;
 }
+
+/** How a refusal words a host that is not found or not public, alike. */
+const NOT_PUBLIC = 'was not found or is not on the public internet';
 
 const resolvesTo =
   (...addresses: string[]) =>
@@ -137,13 +141,24 @@ describe('createClientMetadataFetcher: private addresses', () => {
   ])('refuses a host that resolves to %s, by default', async (address) => {
     const fetch = createClientMetadataFetcher({ lookup: resolvesTo(address) });
     const error = await refusal(fetch(new URL('https://client.example/c.json')));
-    expect(error.description).toContain('private address');
+    expect(error.description).toContain(NOT_PUBLIC);
+    expect(error.description).not.toContain(address);
   });
 
-  it('refuses when any one of the addresses is private, even if the first is public', async () => {
-    const fetch = createClientMetadataFetcher({ lookup: resolvesTo('93.184.215.14', '10.0.0.7') });
+  it('refuses when any one of the addresses is private, even if the first is public; the address only in the log', async () => {
+    const log: string[] = [];
+    const fetch = createClientMetadataFetcher({
+      lookup: resolvesTo('93.184.215.14', '10.0.0.7'),
+      log: (line) => log.push(line),
+    });
     const error = await refusal(fetch(new URL('https://client.example/c.json')));
-    expect(error.description).toContain('private address 10.0.0.7');
+    expect(error.description).toBe(
+      'client metadata document https://client.example/c.json: its host client.example was not found or is not on ' +
+        'the public internet (documents are never fetched from loopback, private or link-local addresses)',
+    );
+    expect(log).toEqual([
+      'client metadata document https://client.example/c.json: refused, client.example resolves to the non-public address 10.0.0.7',
+    ]);
   });
 
   it('refuses an address written in the URL itself, without connecting', async () => {
@@ -151,19 +166,39 @@ describe('createClientMetadataFetcher: private addresses', () => {
     const fetch = createClientMetadataFetcher({ ca: testCertificates().ca });
     for (const host of ['127.0.0.1', 'localhost', '[::1]', '[::ffff:127.0.0.1]', '127.1']) {
       const error = await refusal(fetch(new URL(`https://${host}:${port}/c.json`)));
-      expect(error.description).toContain('private address');
+      expect(error.description).toContain(NOT_PUBLIC);
     }
     expect(requests).toEqual([]);
   });
 
-  it('names a host that is not found', async () => {
+  it('words a host that is not found as one that is not public, so that the answer maps no network', async () => {
+    const log: string[] = [];
     const fetch = createClientMetadataFetcher({
       lookup: async () => {
-        throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
+        throw Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.example'), { code: 'ENOTFOUND' });
       },
+      log: (line) => log.push(line),
     });
     const error = await refusal(fetch(new URL('https://nowhere.example/c.json')));
-    expect(error.description).toContain('nowhere.example was not found');
+    expect(error.description).toContain(`its host nowhere.example ${NOT_PUBLIC}`);
+    expect(error.description).not.toContain('ENOTFOUND');
+    expect(log.join('\n')).toContain('getaddrinfo ENOTFOUND nowhere.example');
+  });
+
+  it('says no address, port or system error when the connection fails; those go to the log', async () => {
+    const closed = await startHttpsServer((_req, res) => res.end());
+    await closed.close();
+    const log: string[] = [];
+    const fetch = createClientMetadataFetcher({
+      lookup: resolvesTo('127.0.0.1'),
+      allowPrivateAddresses: true,
+      log: (line) => log.push(line),
+    });
+    const error = await refusal(fetch(new URL(`https://client.example:${closed.port}/c.json`)));
+    expect(error.description).toBe(
+      `client metadata document https://client.example:${closed.port}/c.json: cannot be fetched: the connection to its server failed`,
+    );
+    expect(log.join('\n')).toMatch(/from 127\.0\.0\.1 failed: .*ECONNREFUSED/);
   });
 });
 
@@ -315,7 +350,10 @@ describe('createClientMetadataFetcher: size and time', () => {
     const { origin, requests } = await site({ '/c.json': json(DOCUMENT) });
     const fetch = createClientMetadataFetcher({ allowPrivateAddresses: true });
     const error = await refusal(fetch(new URL(`${origin}/c.json`)));
-    expect(error.description).toContain('cannot be fetched');
+    expect(error.description).toBe(
+      `client metadata document ${origin}/c.json: cannot be fetched: its server’s TLS certificate was not accepted ` +
+        '(it must be valid for the host and signed by a public certificate authority)',
+    );
     expect(requests).toEqual([]);
   });
 });

@@ -280,7 +280,7 @@ describe('a Client ID Metadata Document Engram refuses, on a page of its own, is
   it('on a private address (loopback), without connecting to it, unless the operator allows it', async () => {
     const site = await documentSite((res, url) => json(res, document(url)));
     const server = await startEngramOAuth({ env: { NODE_EXTRA_CA_CERTS: testCertificateFiles().ca } });
-    await expectRefused(server, site.url, 'its host 127.0.0.1 resolves to the private address 127.0.0.1');
+    await expectRefused(server, site.url, 'its host 127.0.0.1 was not found or is not on the public internet');
     expect(site.fetched).toEqual([]);
     // The same document, allowed: the consent page.
     const allowed = await authorizeAs(await allowingLoopback(), site.url);

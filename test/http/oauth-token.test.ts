@@ -79,6 +79,9 @@ describe('the code flow', () => {
     const result = toolResult(await postRpc(server.port, WRITE_ME, bearer(tokens.access_token)));
     expect(result.isError).toBe(true);
     expect(result.text).toMatch(/read-only/);
+    expect(result.text).toContain('ask them to connect the app again');
+    expect(result.text).toContain('leave "Read only" unticked');
+    expect(result.text).not.toContain('read-write token');
     expect(await server.memory.index({ user: 'ada', label: 'test' })).toEqual([]);
     expect(toolResult(await postRpc(server.port, call('memory_open'), bearer(tokens.access_token))).isError).toBe(
       false,
@@ -149,6 +152,33 @@ describe('the code flow', () => {
     expect(oauthError(again).error).toBe('invalid_grant');
     expect(issued(server)).toBe(0);
     expect((await postRpc(server.port, call('memory_open'), bearer(first.access_token))).status).toBe(401);
+  });
+
+  it.each([
+    ['too short', 'x'.repeat(42)],
+    ['with a character outside RFC 7636', `${VERIFIER}+`],
+    ['missing', undefined],
+  ])('a code_verifier %s spends the code like a wrong one: the right verifier then fails too', async (_, verifier) => {
+    const server = await startOAuthServer();
+    const { code, grantId } = await authorizeDirectly(server);
+    const more: Record<string, string> = verifier === undefined ? {} : { code_verifier: verifier };
+    const malformed = await postForm(server.port, '/token', {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT_URI,
+      client_id: CLIENT_ID,
+      ...more,
+    });
+    expect(malformed.status).toBe(400);
+    expect(oauthError(malformed).error).toBe('invalid_request');
+    expect(await server.store.grants.getGrant(grantId)).toBeUndefined();
+    const retry = await exchangeCode(server.port, code);
+    expect(retry.status).toBe(400);
+    expect(oauthError(retry)).toMatchObject({
+      error: 'invalid_grant',
+      error_description: expect.stringMatching(/not known/),
+    });
+    expect(issued(server)).toBe(0);
   });
 
   it('/revoke ends the grant: its access token gets 401', async () => {
@@ -226,7 +256,7 @@ describe('the token endpoint refuses, issuing nothing', () => {
       'a code exchange without anything',
       { grant_type: 'authorization_code' },
       'invalid_request',
-      'authorization_code needs code, redirect_uri, client_id, code_verifier, which the request lacks.',
+      'authorization_code needs code, which the request lacks.',
     ],
     [
       'a code exchange without a verifier (PKCE)',

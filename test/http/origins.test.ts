@@ -164,10 +164,13 @@ describe('assertSafePublicUrl', () => {
   const https = new URL('https://memory.example.com');
   const http = new URL('http://memory.example.com');
 
-  it('accepts any public URL, or none, for a loopback server', () => {
+  it('accepts an https public URL, one on this computer, or none, for a loopback server', () => {
     for (const host of ['127.0.0.1', 'localhost', '::1']) {
       for (const auth of ['none', 'token', 'oauth'] as const) {
-        for (const url of [undefined, https, new URL('http://127.0.0.1:8787')]) {
+        const local = ['http://127.0.0.1:8787', 'http://localhost:8787', 'http://[::1]:8787'].map(
+          (url) => new URL(url),
+        );
+        for (const url of [undefined, https, ...local]) {
           expect(() => assertSafePublicUrl(host, auth, url)).not.toThrow();
         }
       }
@@ -180,6 +183,26 @@ describe('assertSafePublicUrl', () => {
         /^refusing --public-url http:\/\/memory\.example\.com on 0\.0\.0\.0: an http:\/\/ public URL is accepted only for a server on loopback/,
       );
     }
+  });
+
+  it('refuses an http:// public URL off this computer for a loopback server too (a proxy or tunnel in front), saying how to give https', () => {
+    for (const auth of ['none', 'token', 'oauth'] as const) {
+      for (const url of [http, new URL('http://192.168.1.20:8787'), new URL('http://engram.trycloudflare.com')]) {
+        expect(() => assertSafePublicUrl('127.0.0.1', auth, url)).toThrow(
+          new RegExp(
+            `^refusing --public-url ${url.origin.replace(/[./]/g, '\\$&')} on 127\\.0\\.0\\.1: an http:// public URL is accepted ` +
+              'only for a server on loopback \\(--host 127\\.0\\.0\\.1\\) reached on this computer .*Give the https:// URL ' +
+              'clients reach, with TLS put in front: a reverse proxy .*a tunnel .*--tls-cert FILE --tls-key FILE\\.$',
+          ),
+        );
+      }
+    }
+  });
+
+  it('refuses a loopback http:// public URL for a server beyond loopback', () => {
+    expect(() => assertSafePublicUrl('0.0.0.0', 'token', new URL('http://127.0.0.1:8787'))).toThrow(
+      /^refusing --public-url http:\/\/127\.0\.0\.1:8787 on 0\.0\.0\.0: /,
+    );
   });
 
   it('refuses OAuth beyond loopback without a public URL, naming what to pass', () => {

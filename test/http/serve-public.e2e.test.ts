@@ -141,7 +141,15 @@ describe('engram serve refuses a public setup that is unsafe or wrong', () => {
     await expectRefusedStart(
       ['--auth', 'token', '--host', '0.0.0.0', '--public-url', 'http://memory.example.com'],
       1,
-      /^refusing --public-url http:\/\/memory\.example\.com on 0\.0\.0\.0: an http:\/\/ public URL is accepted only for a server on loopback \(--host 127\.0\.0\.1\)\. Give the https:\/\/ URL clients reach, /,
+      /^refusing --public-url http:\/\/memory\.example\.com on 0\.0\.0\.0: an http:\/\/ public URL is accepted only for a server on loopback \(--host 127\.0\.0\.1\) reached on this computer .*\. Give the https:\/\/ URL clients reach, /,
+    );
+  });
+
+  it('an http:// --public-url off this computer on a loopback server (a proxy or tunnel in front): exit 1, saying to put TLS in front', async () => {
+    await expectRefusedStart(
+      ['--auth', 'oauth', '--public-url', 'http://memory.example.com'],
+      1,
+      /^refusing --public-url http:\/\/memory\.example\.com on 127\.0\.0\.1: .*Give the https:\/\/ URL clients reach, with TLS put in front: /,
     );
   });
 

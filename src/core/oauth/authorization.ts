@@ -2,9 +2,12 @@
  * The consent step of OAuth (DESIGN §8, RFC 6749 §4.1 with OAuth 2.1's rules): check an
  * authorization request, then record the user's decision. A request whose client or
  * redirect URI is bad is answered on a page of our own and never redirected (sending the
- * browser to an unchecked address would make Engram an open redirector); once both are
- * good, every other refusal goes back to the client on its redirect URI, with `state`
- * and `iss` (RFC 9207) as on success. Allowing creates the grant (one connected app) with
+ * browser to an unchecked address would make Engram an open redirector). Once both are
+ * good, a refusal goes back on the redirect URI (with `state` and `iss`, RFC 9207, as on
+ * success) only for a client the operator listed in the config file: anyone can register
+ * a client or publish a metadata document naming their own site as its redirect URI, and
+ * then send a bad request on purpose to have Engram's address send people there (RFC 9700
+ * §4.11.2), so for those clients every refusal is a page of our own too. Allowing creates the grant (one connected app) with
  * its authorization code, atomically; the code is shown once, in the redirect, and kept
  * only as its SHA-256, with the redirect URI and PKCE challenge the token endpoint checks.
  */
@@ -47,9 +50,12 @@ export interface AuthorizationOptions {
 export type AuthorizationParams = Readonly<Record<string, string | readonly string[] | undefined>>;
 
 export type AuthorizationCheck =
-  /** The client or its redirect URI is bad: say so on a page of our own; `message` is for the person in the browser. */
+  /**
+   * Refused on a page of our own (a bad client or redirect URI, or any refusal for a client
+   * the config file does not list); `message` is for the person in the browser.
+   */
   | { readonly kind: 'page'; readonly message: string }
-  /** The request is refused, and the client told so on its redirect URI. */
+  /** The request of a configured client is refused, and the client told so on its redirect URI. */
   | { readonly kind: 'redirect'; readonly url: string }
   /** Ready for the user's decision. */
   | { readonly kind: 'ok'; readonly request: AuthorizationRequest };
@@ -124,21 +130,27 @@ export class Authorization {
     }
     if (!isRedirectUri(redirectUri) || !this.clients.matchRedirectUri(client, redirectUri)) {
       return page(
-        `${client.name} asked to return to ${redirectUri}, which is not an address it registered, ` +
+        `${client.name} asked to return to ${shown(redirectUri)}, which is not an address it registered, ` +
           'so Engram will not send you there.',
       );
     }
 
     const state = single(params.state);
-    const refuse = (error: OAuthErrorCode, description: string): AuthorizationCheck => ({
-      kind: 'redirect',
-      url: withQuery(redirectUri, {
-        error,
-        error_description: description,
-        state: typeof state === 'string' ? state : undefined,
-        iss: this.issuer,
-      }),
-    });
+    const refuse = (error: OAuthErrorCode, description: string): AuthorizationCheck =>
+      client.kind === 'configured'
+        ? {
+            kind: 'redirect',
+            url: withQuery(redirectUri, {
+              error,
+              error_description: description,
+              state: typeof state === 'string' ? state : undefined,
+              iss: this.issuer,
+            }),
+          }
+        : page(
+            `${client.name} sent a request Engram cannot accept (${error}): ${description} ` +
+              `Engram does not send you back to ${client.name} with this error, since no one has allowed it yet.`,
+          );
     const repeated = SINGLE_PARAMS.find((name) => Array.isArray(params[name]));
     if (repeated !== undefined) {
       return refuse('invalid_request', `${repeated} is sent more than once; send each parameter once.`);
@@ -151,7 +163,7 @@ export class Authorization {
     if (responseType !== 'code') {
       return refuse(
         'unsupported_response_type',
-        `response_type ${JSON.stringify(responseType)} is not supported: Engram issues authorization codes only (response_type=code).`,
+        `response_type ${quoted(responseType)} is not supported: Engram issues authorization codes only (response_type=code).`,
       );
     }
     const codeChallenge = single(params.code_challenge);
@@ -167,7 +179,7 @@ export class Authorization {
         'invalid_request',
         method === undefined || method === ''
           ? 'code_challenge_method is missing: Engram accepts only S256; send code_challenge_method=S256.'
-          : `code_challenge_method ${JSON.stringify(method)} is refused: Engram accepts only S256 (never plain).`,
+          : `code_challenge_method ${quoted(method)} is refused: Engram accepts only S256 (never plain).`,
       );
     }
     if (!S256_CHALLENGE.test(codeChallenge)) {
@@ -180,7 +192,7 @@ export class Authorization {
     if (typeof scopes === 'string') {
       return refuse(
         'invalid_scope',
-        `scope ${JSON.stringify(scopes)} is unknown: ask for ${SCOPES.join(' and/or ')}, separated by spaces.`,
+        `scope ${quoted(scopes)} is unknown: ask for ${SCOPES.join(' and/or ')}, separated by spaces.`,
       );
     }
     const resources = params.resource === undefined ? [] : ([] as string[]).concat(params.resource);
@@ -188,7 +200,7 @@ export class Authorization {
     if (foreign !== undefined) {
       return refuse(
         'invalid_target',
-        `resource ${JSON.stringify(foreign)} is not served here: Engram's tokens are for ${this.resource} only.`,
+        `resource ${quoted(foreign)} is not served here: Engram's tokens are for ${this.resource} only.`,
       );
     }
     return {
@@ -238,6 +250,19 @@ export class Authorization {
       iss: this.issuer,
     });
   }
+}
+
+/** Longest part of a request's value a refusal repeats: enough to recognise it, too little to write a message with. */
+const SHOWN_CAP = 80;
+
+/** A value of the request as a refusal shows it (on Engram's page too): cut short. */
+function shown(value: string): string {
+  return value.length > SHOWN_CAP ? `${value.slice(0, SHOWN_CAP)}…` : value;
+}
+
+/** A value of the request in quotes, cut short. */
+function quoted(value: string): string {
+  return JSON.stringify(shown(value));
 }
 
 function page(message: string): AuthorizationCheck {

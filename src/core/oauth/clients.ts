@@ -5,24 +5,28 @@
  * (fetched by an injected function that guards against SSRF, checked, and cached for a
  * few minutes). Every client is public (PKCE, no secret), and what a registration or a
  * document may hold is bounded: it is shown on the consent page and recorded in history.
+ *
+ * Anyone may register, so the cap must never lock real apps out: a registration no grant
+ * names (nobody allowed it) is forgotten after an hour, and at the cap the oldest such
+ * registration gives way to the new one; a client someone allowed is never pushed out.
  */
 
 import { randomBytes } from 'node:crypto';
 import type { GrantStore } from '../account-store.js';
 import { charLength, foldDescription } from '../text.js';
 import { matchesRedirectUri, redirectUriProblem } from './redirect-uris.js';
-import { type OAuthClient, OAuthError } from './types.js';
+import { isOAuthError, type OAuthClient, OAuthError } from './types.js';
 
 /** How many clients may register before registration is refused. */
 export const DEFAULT_MAX_REGISTRATIONS = 1_000;
 export const CLIENT_NAME_CAP = 100;
 export const REDIRECT_URIS_CAP = 10;
 /**
- * How old a registered client no grant names must be before it is deleted: a day, long
+ * How old a registered client no grant names must be before it is deleted: an hour, long
  * enough for a person to finish the consent page after their client registered (the
- * client's id must still be known when they allow it and when it exchanges the code).
+ * client's id must still be known when they allow it; from then on a grant names it).
  */
-export const UNUSED_CLIENT_AGE_MS = 24 * 60 * 60 * 1000;
+export const UNUSED_CLIENT_AGE_MS = 60 * 60 * 1000;
 /** How long a fetched metadata document is trusted, and how many are kept. */
 const DOCUMENT_TTL_MS = 5 * 60_000;
 const DOCUMENT_CACHE_SIZE = 200;
@@ -41,7 +45,10 @@ export interface OAuthClientsOptions {
   readonly now?: () => number;
   /** Clients listed in the config file; they win over any other with the same id. */
   readonly configured?: readonly OAuthClient[];
-  /** Fetches a client metadata document (with SSRF guards); without it, URL client ids are unknown. */
+  /**
+   * Fetches a client metadata document (with SSRF guards); without it, URL client ids are
+   * unknown. Its OAuthError refusals are shown to the client; any other failure is not.
+   */
   readonly fetchDocument?: (url: URL) => Promise<unknown>;
   readonly maxRegistrations?: number;
 }
@@ -200,12 +207,12 @@ export class OAuthClients {
   /** Dynamic Client Registration (RFC 7591): checks the metadata, keeps the client, answers its registration. */
   async register(metadata: unknown): Promise<ClientRegistration> {
     const checked = checkMetadata(metadata, (uris) => returnHost(uris[0]!), refuseRegistration, 'registration');
-    // Checked before adding, so concurrent registrations may pass the cap by a few: it bounds growth, not a count.
-    if (await this.full()) {
+    // Room is made before adding, so concurrent registrations may pass the cap by a few: it bounds growth, not a count.
+    if (!(await this.makeRoom())) {
       throw new OAuthError(
         'temporarily_unavailable',
-        `this server accepts no more registrations (it holds ${this.maxRegistrations}): ask its operator to list ` +
-          'your client in the config file, or use a client metadata document URL as the client_id.',
+        `this server accepts no more registrations (it holds ${this.maxRegistrations}, each allowed by a user): ask ` +
+          'its operator to list your client in the config file, or use a client metadata document URL as the client_id.',
       );
     }
     const created = this.now();
@@ -228,13 +235,18 @@ export class OAuthClients {
     return registration;
   }
 
-  /** At the cap, clients that never got a grant make room first (some register anew each time); true if none did. */
-  private async full(): Promise<boolean> {
-    if ((await this.grants.countClients()) < this.maxRegistrations) return false;
-    return (await this.removeUnused()) === 0 || (await this.grants.countClients()) >= this.maxRegistrations;
+  /**
+   * Below the cap, true; at it, the oldest registrations no grant names give way (unused
+   * ones, whatever their age: a flood of registrations only pushes out its own), and false
+   * when every registered client has a grant.
+   */
+  private async makeRoom(): Promise<boolean> {
+    const count = await this.grants.countClients();
+    if (count < this.maxRegistrations) return true;
+    return (await this.grants.removeOldestUnusedClients(count - this.maxRegistrations + 1)) > 0;
   }
 
-  /** Deletes registered clients no grant names that registered over a day ago; returns how many. */
+  /** Deletes registered clients no grant names that registered over an hour ago; returns how many. */
   removeUnused(): Promise<number> {
     return this.grants.removeUnusedClients(this.now() - UNUSED_CLIENT_AGE_MS);
   }
@@ -242,8 +254,8 @@ export class OAuthClients {
   /**
    * Whether `clientId` still names a client, fetching nothing: configured, registered here,
    * or a metadata document URL (checked when it authorizes). A registered client no grant
-   * names is forgotten after a day (removeUnused), so an app may come back with an id that
-   * is gone; the token endpoint asks this to tell it to register again.
+   * names is forgotten after an hour (removeUnused), or sooner at the cap, so an app may
+   * come back with an id that is gone; the token endpoint asks this to tell it to register again.
    */
   async isKnown(clientId: string): Promise<boolean> {
     if (this.configured.has(clientId) || isDocumentUrl(clientId)) return true;
@@ -305,7 +317,9 @@ export class OAuthClients {
     try {
       document = await fetchDocument(new URL(url));
     } catch (error) {
-      throw refuse('invalid_client_metadata', error instanceof Error ? error.message : String(error));
+      // Only the fetcher's own refusals are worded for the client; any other failure's text could
+      // name what lies behind this server (addresses, ports, hosts), so it is not passed on.
+      throw refuse('invalid_client_metadata', isOAuthError(error) ? error.description : 'it could not be fetched.');
     }
     if (isObject(document) && document.client_id !== url) {
       throw refuse(

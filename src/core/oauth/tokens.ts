@@ -7,7 +7,8 @@
  * refresh token just rotated, presented again by its client within a few seconds, is a
  * retry or a second tab racing the first, and gets the very pair the first use got
  * (derived from the token and a stored seed, secrets.ts), so the chain never forks.
- * A code is good for exactly one attempt: any refused exchange ends its
+ * A code is good for exactly one attempt: any refused exchange of a known code (a
+ * parameter missing or malformed, a wrong verifier, client or redirect URI) ends its
  * grant, which could never yield tokens afterwards. A refresh that is refused before it
  * is redeemed (wrong client, wider scope, other resource) costs the client nothing.
  * A code or refresh token that is not known, sent by a client that is not known either
@@ -157,6 +158,31 @@ function checkResource(resource: string | undefined, grant: GrantRecord | undefi
   }
 }
 
+/** What a code exchange must say besides the code, in a form that can be right; checked once the code is spent. */
+function checkCodeExchange(request: CodeExchange): void {
+  const missing = (
+    [
+      ['client_id', request.clientId],
+      ['redirect_uri', request.redirectUri],
+      ['code_verifier', request.codeVerifier],
+    ] as const
+  ).filter(([, value]) => value === '');
+  if (missing.length > 0) {
+    throw new OAuthError(
+      'invalid_request',
+      `authorization_code needs ${missing.map(([name]) => name).join(', ')}, which the request lacks.`,
+    );
+  }
+  if (!CODE_VERIFIER.test(request.codeVerifier)) {
+    throw new OAuthError(
+      'invalid_request',
+      'code_verifier must be 43-128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636), the secret whose S256 ' +
+        'hash was sent as code_challenge.',
+    );
+  }
+  checkResource(request.resource, undefined);
+}
+
 export class OAuthTokens {
   private readonly grants: GrantStore;
   private readonly now: () => number;
@@ -179,20 +205,15 @@ export class OAuthTokens {
 
   /** The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6): a code for an access and a refresh token. */
   async exchangeCode(request: CodeExchange): Promise<TokenResponse> {
-    if (!CODE_VERIFIER.test(request.codeVerifier)) {
-      throw new OAuthError(
-        'invalid_request',
-        'code_verifier must be 43-128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636), the secret whose S256 ' +
-          'hash was sent as code_challenge.',
-      );
-    }
-    checkResource(request.resource, undefined);
     const hash = hashSecret(request.code);
     const found = await this.grants.findSecret(hash);
     if (found === undefined || found.kind !== 'code') {
+      checkCodeExchange(request);
       await this.checkClientKnown(request.clientId);
       throw invalidGrant('the authorization code is not known here: it is wrong, expired or revoked. Authorize again.');
     }
+    // Spent before anything the request says is checked: whatever is wrong with it (a parameter
+    // missing or malformed, the verifier, the client), the code has had its one attempt.
     const redemption = await this.grants.redeem(hash, this.now());
     if (redemption === undefined) throw invalidGrant('the authorization code was revoked meanwhile. Authorize again.');
     if (!redemption.first) {
@@ -212,6 +233,7 @@ export class OAuthTokens {
   }
 
   private async redeemCode(secret: GrantSecretRecord, request: CodeExchange): Promise<TokenResponse> {
+    checkCodeExchange(request);
     if (secret.expires <= this.now()) throw invalidGrant('the authorization code has expired. Authorize again.');
     const grant = await this.grants.getGrant(secret.grantId);
     if (grant === undefined) throw invalidGrant('the authorization code was revoked meanwhile. Authorize again.');
@@ -396,8 +418,8 @@ export class OAuthTokens {
 
   /**
    * Who presents this access token at `resource` (this server's `/mcp` URL): the grant's
-   * user, its app's name (what history records) and whether it may write. Undefined
-   * when the token is unknown, expired, revoked or for another resource.
+   * user, its app's name (what history records), whether it may write, and that it is an
+   * app. Undefined when the token is unknown, expired, revoked or for another resource.
    */
   async authenticate(accessToken: string, resource: string): Promise<Caller | undefined> {
     if (!accessToken.startsWith(SECRET_PREFIXES.access)) return undefined;
@@ -410,7 +432,12 @@ export class OAuthTokens {
     const grant = await this.grants.getGrant(secret.grantId);
     if (grant === undefined || !sameResource(grant.resource, resource)) return undefined;
     if (grant.lastUsed === undefined || at - grant.lastUsed >= TOUCH_INTERVAL_MS) this.touch(grant.id, at);
-    return { user: grant.user, label: grant.clientName, readOnly: !tokenScopes(secret, grant).includes(SCOPE_WRITE) };
+    return {
+      user: grant.user,
+      label: grant.clientName,
+      readOnly: !tokenScopes(secret, grant).includes(SCOPE_WRITE),
+      oauthApp: true,
+    };
   }
 
   /** Records that the grant was used, without waiting: a failure goes to onTouchError, never to the request. */

@@ -1,7 +1,7 @@
 /**
  * `/authorize` (DESIGN §8): GET shows the consent page for a checked request (or says on
- * a page of our own why the client or redirect URI is bad, or sends any other refusal
- * back to the client); POST is the consent form: only from our own page (Origin,
+ * a page of our own why it is refused; only a client of the config file is sent its
+ * refusals back, see core/oauth/authorization.ts); POST is the consent form: only from our own page (Origin,
  * Sec-Fetch-Site and the CSRF token), the request checked again, then Deny sends the
  * browser back with access_denied, and Allow signs in (the password typed, or the session
  * cookie of an earlier sign-in), creates the grant and sends the browser back with the code.

@@ -8,7 +8,10 @@
  * between the check and the connection cannot slip through); no redirects; one deadline
  * for the whole fetch; the body capped whatever Content-Length says; only a 200 answer of
  * JSON is accepted. Each refusal is an `invalid_client` OAuthError whose description says
- * why. Nothing is cached here: OAuthClients (core/oauth/clients.ts) caches the clients it
+ * why in words of our own, never what the fetch met underneath: no resolved address, no
+ * system error text (a certificate's names, an address and port), and the same words for
+ * a host that is not found as for one that is not public, so that the refusal cannot be
+ * used to map the server's network; those details go to the server's log. Nothing is cached here: OAuthClients (core/oauth/clients.ts) caches the clients it
  * checked, and shares one fetch among concurrent requests for the same document.
  */
 
@@ -36,6 +39,8 @@ export interface ClientMetadataFetcherOptions {
   readonly lookup?: (hostname: string) => Promise<readonly ResolvedAddress[]>;
   /** Certificate authorities to trust instead of the system's (tests). */
   readonly ca?: string | Buffer | readonly (string | Buffer)[];
+  /** Where what the client is not told goes (the resolved address, the system's error); default: nowhere. */
+  readonly log?: (line: string) => void;
 }
 
 export type ClientMetadataFetcher = (url: URL) => Promise<unknown>;
@@ -59,11 +64,21 @@ function checkUrl(url: URL): void {
   if (url.pathname === '/') throw refuse(url, 'the URL must have a path, such as https://example.com/client.json');
 }
 
+/** One refusal for a host not found and a host not public: which of the two it was is for the log only. */
+function unreachableHost(url: URL, host: string): OAuthError {
+  return refuse(
+    url,
+    `its host ${host} was not found or is not on the public internet (documents are never fetched from ` +
+      'loopback, private or link-local addresses)',
+  );
+}
+
 /** The host's addresses, every one of them public unless private ones are allowed; the first is the one used. */
 async function resolve(
   url: URL,
   lookup: NonNullable<ClientMetadataFetcherOptions['lookup']>,
   allowPrivate: boolean,
+  log: (line: string) => void,
 ): Promise<ResolvedAddress> {
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const literal = isIP(host);
@@ -72,23 +87,50 @@ async function resolve(
   else {
     try {
       addresses = await lookup(host);
-    } catch {
+    } catch (error) {
+      log(`client metadata document ${url.href}: resolving ${host} failed: ${errorText(error)}`);
       addresses = [];
     }
   }
   const first = addresses[0];
-  if (first === undefined) throw refuse(url, `its host ${host} was not found`);
+  if (first === undefined) throw unreachableHost(url, host);
   if (!allowPrivate) {
     const closed = addresses.find(({ address }) => !isPublicAddress(address));
     if (closed !== undefined) {
-      throw refuse(
-        url,
-        `its host ${host} resolves to the private address ${closed.address}; loopback, private, link-local ` +
-          'and other non-public addresses are not fetched',
+      log(
+        `client metadata document ${url.href}: refused, ${host} resolves to the non-public address ${closed.address}`,
       );
+      throw unreachableHost(url, host);
     }
   }
   return first;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Whether a failed connection failed on the server's TLS certificate (Node's codes for it, and OpenSSL's). */
+function isCertificateError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return (
+    typeof code === 'string' &&
+    (code.startsWith('ERR_TLS_CERT') ||
+      code.includes('CERT') ||
+      code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' ||
+      code === 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY')
+  );
+}
+
+/** A failed connection in words of our own: the system's message names addresses, ports and certificate names. */
+function connectionFailure(url: URL, error: unknown): OAuthError {
+  return refuse(
+    url,
+    isCertificateError(error)
+      ? 'cannot be fetched: its server’s TLS certificate was not accepted (it must be valid for the host and ' +
+          'signed by a public certificate authority)'
+      : 'cannot be fetched: the connection to its server failed',
+  );
 }
 
 /** Hands the HTTPS request the address already checked, whatever DNS would say now. */
@@ -113,7 +155,7 @@ function isJsonType(contentType: string | undefined): boolean {
 function download(
   url: URL,
   pinned: ResolvedAddress,
-  settings: { maxBytes: number; ca: ClientMetadataFetcherOptions['ca'] },
+  settings: { maxBytes: number; ca: ClientMetadataFetcherOptions['ca']; log: (line: string) => void },
   signal: AbortSignal,
 ): Promise<string> {
   return new Promise<string>((resolvePromise, reject) => {
@@ -134,7 +176,9 @@ function download(
       req.destroy();
     };
     req.on('error', (error) => {
-      reject(signal.aborted ? signal.reason : refuse(url, `cannot be fetched: ${error.message}`));
+      if (signal.aborted) return reject(signal.reason);
+      settings.log(`client metadata document ${url.href}: the fetch from ${pinned.address} failed: ${error.message}`);
+      reject(connectionFailure(url, error));
     });
     req.on('response', (res: IncomingMessage) => {
       const status = res.statusCode ?? 0;
@@ -199,15 +243,14 @@ async function fetchDocument(url: URL, options: ClientMetadataFetcherOptions): P
       reject(timedOut);
     }, timeoutMs);
   });
+  const log = options.log ?? (() => {});
   try {
     const pinned = await Promise.race([
-      resolve(url, options.lookup ?? systemLookup, options.allowPrivateAddresses ?? false),
+      resolve(url, options.lookup ?? systemLookup, options.allowPrivateAddresses ?? false, log),
       deadline,
     ]);
-    const text = await Promise.race([
-      download(url, pinned, { maxBytes: options.maxBytes ?? DEFAULTS.maxBytes, ca: options.ca }, controller.signal),
-      deadline,
-    ]);
+    const settings = { maxBytes: options.maxBytes ?? DEFAULTS.maxBytes, ca: options.ca, log };
+    const text = await Promise.race([download(url, pinned, settings, controller.signal), deadline]);
     return parseDocument(url, text);
   } finally {
     clearTimeout(timer);

@@ -1,8 +1,10 @@
 /**
  * `POST /token` (RFC 6749 §3.2, §4.1.3, §6): a form naming its grant type,
  * authorization_code (with PKCE) or refresh_token, from a public client that names
- * itself with client_id. The door checks that each parameter the grant needs is there;
- * the token service (core/oauth/tokens.ts) checks what they say. Answers are never cached.
+ * itself with client_id. The door checks that the code or refresh token (and a refresh's
+ * client_id) is there; the token service (core/oauth/tokens.ts) checks the rest, a code
+ * exchange's only once the code is spent, so that a code has one attempt whatever is
+ * wrong with it. Answers are never cached.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -11,7 +13,7 @@ import { isOAuthError, OAuthError } from '../../core/oauth/types.js';
 import { readForm, sendOAuthError, sendOAuthJson } from './answers.js';
 
 const REQUIRED = {
-  authorization_code: ['code', 'redirect_uri', 'client_id', 'code_verifier'],
+  authorization_code: ['code'],
   refresh_token: ['refresh_token', 'client_id'],
 } as const;
 

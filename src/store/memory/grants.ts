@@ -44,6 +44,16 @@ export class MemoryGrantStore implements GrantStore {
     return removed;
   }
 
+  async removeOldestUnusedClients(count: number): Promise<number> {
+    const named = new Set([...this.grants.values()].map((grant) => grant.clientId));
+    const oldest = [...this.clients.values()]
+      .filter((client) => !named.has(client.id))
+      .sort((a, b) => a.created - b.created || byCodePoint(a.id, b.id))
+      .slice(0, Math.max(0, count));
+    for (const client of oldest) this.clients.delete(client.id);
+    return oldest.length;
+  }
+
   async addGrant(grant: GrantRecord, code: GrantSecretRecord): Promise<void> {
     if (this.grants.has(grant.id) || this.secrets.has(code.hash)) throw duplicateKeyError('grant');
     this.grants.set(grant.id, grant);

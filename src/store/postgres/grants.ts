@@ -42,6 +42,10 @@ const SQL = {
   removeUnusedClients: countDeleted(
     'DELETE FROM oauth_clients c WHERE c.created < $1 AND NOT EXISTS (SELECT 1 FROM grants g WHERE g.client_id = c.id)',
   ),
+  // A client another registration is removing (FOR UPDATE SKIP LOCKED) is left to it.
+  removeOldestUnusedClients: countDeleted(`DELETE FROM oauth_clients WHERE id IN (SELECT c.id FROM oauth_clients c
+       WHERE NOT EXISTS (SELECT 1 FROM grants g WHERE g.client_id = c.id)
+       ORDER BY c.created, c.id COLLATE "C" LIMIT $1 FOR UPDATE SKIP LOCKED)`),
   addGrant: `INSERT INTO grants (${GRANT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
   getGrant: `SELECT ${GRANT_COLUMNS} FROM grants WHERE id = $1`,
   listGrants: `SELECT ${GRANT_COLUMNS} FROM grants ORDER BY created, id COLLATE "C"`,
@@ -86,6 +90,10 @@ export class PostgresGrantStore implements GrantStore {
 
   async removeUnusedClients(registeredBefore: number): Promise<number> {
     return this.db.transaction(async (db) => count(db, statement('removeUnusedClients', registeredBefore)));
+  }
+
+  async removeOldestUnusedClients(limit: number): Promise<number> {
+    return this.db.transaction(async (db) => count(db, statement('removeOldestUnusedClients', Math.max(0, limit))));
   }
 
   /** A taken grant id or code hash is refused, and neither is kept. */

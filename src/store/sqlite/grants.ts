@@ -51,6 +51,8 @@ const SQL = {
   countClients: 'SELECT count(*) AS count FROM oauth_clients',
   removeUnusedClients:
     'DELETE FROM oauth_clients WHERE created < ? AND NOT EXISTS (SELECT 1 FROM grants WHERE grants.client_id = oauth_clients.id)',
+  removeOldestUnusedClients: `DELETE FROM oauth_clients WHERE id IN (SELECT id FROM oauth_clients
+       WHERE NOT EXISTS (SELECT 1 FROM grants WHERE grants.client_id = oauth_clients.id) ORDER BY created, id LIMIT ?)`,
   addGrant: `INSERT INTO grants (${GRANT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   getGrant: `SELECT ${GRANT_COLUMNS} FROM grants WHERE id = ?`,
   listGrants: `SELECT ${GRANT_COLUMNS} FROM grants ORDER BY created, id`,
@@ -126,6 +128,10 @@ export class SqliteGrantStore implements GrantStore {
 
   async removeUnusedClients(registeredBefore: number): Promise<number> {
     return this.guard.write(() => this.statements.removeUnusedClients.run(registeredBefore).changes);
+  }
+
+  async removeOldestUnusedClients(count: number): Promise<number> {
+    return this.guard.write(() => this.statements.removeOldestUnusedClients.run(Math.max(0, count)).changes);
   }
 
   /** A taken grant id or code hash is refused, and neither is kept. */

@@ -1,7 +1,7 @@
 /**
  * The consent step: a bad client or redirect URI is answered on a page, never redirected;
- * every other refusal goes back to the client with its exact OAuth error, `state` and
- * `iss`; nothing is stored for a refusal or a denial; allowing stores one grant with one
+ * every other refusal goes back to a configured client with its exact OAuth error, `state`
+ * and `iss`, and is a page for a registered or metadata-document client (RFC 9700 §4.11.2); nothing is stored for a refusal or a denial; allowing stores one grant with one
  * hashed, short-lived code that remembers the redirect URI and the PKCE challenge, and
  * sends the code, `state` and `iss` back.
  */
@@ -81,32 +81,30 @@ describe('check: a bad client or redirect URI is answered on a page, never redir
   });
 });
 
-describe('check: other refusals go back to the client with their OAuth error, state and iss', () => {
-  it.each([
-    ['no response_type', { response_type: undefined }, 'invalid_request', 'response_type is missing'],
-    ['response_type token', { response_type: 'token' }, 'unsupported_response_type', 'authorization codes only'],
-    ['no code_challenge', { code_challenge: undefined }, 'invalid_request', 'PKCE is required'],
-    ['no code_challenge_method', { code_challenge_method: undefined }, 'invalid_request', 'accepts only S256'],
-    ['plain PKCE', { code_challenge_method: 'plain' }, 'invalid_request', '"plain" is refused'],
-    ['lower-case s256', { code_challenge_method: 's256' }, 'invalid_request', 'accepts only S256'],
-    ['a challenge that is no S256 digest', { code_challenge: 'short' }, 'invalid_request', '43 characters'],
-    ['an unknown scope', { scope: 'memory:read memory:admin' }, 'invalid_scope', '"memory:admin" is unknown'],
-    [
-      'another resource',
-      { resource: 'https://other.example/mcp' },
-      'invalid_target',
-      'for https://memory.example.com/mcp only',
-    ],
-    ['a resource with a fragment', { resource: `${RESOURCE}#x` }, 'invalid_target', 'is not served here'],
-    [
-      'one foreign resource among several',
-      { resource: [RESOURCE, 'https://x.example/'] },
-      'invalid_target',
-      'x.example',
-    ],
-    ['a repeated scope', { scope: ['memory:read', 'memory:write'] }, 'invalid_request', 'scope is sent more than once'],
-    ['a repeated code_challenge', { code_challenge: [CHALLENGE, CHALLENGE] }, 'invalid_request', 'code_challenge is'],
-  ])('%s', async (_, change, error, words) => {
+/** Every refusal that comes after the client and redirect URI are checked: what changes, the OAuth error, words of it. */
+const LATER_REFUSALS: [string, Record<string, unknown>, string, string][] = [
+  ['no response_type', { response_type: undefined }, 'invalid_request', 'response_type is missing'],
+  ['response_type token', { response_type: 'token' }, 'unsupported_response_type', 'authorization codes only'],
+  ['no code_challenge', { code_challenge: undefined }, 'invalid_request', 'PKCE is required'],
+  ['no code_challenge_method', { code_challenge_method: undefined }, 'invalid_request', 'accepts only S256'],
+  ['plain PKCE', { code_challenge_method: 'plain' }, 'invalid_request', '"plain" is refused'],
+  ['lower-case s256', { code_challenge_method: 's256' }, 'invalid_request', 'accepts only S256'],
+  ['a challenge that is no S256 digest', { code_challenge: 'short' }, 'invalid_request', '43 characters'],
+  ['an unknown scope', { scope: 'memory:read memory:admin' }, 'invalid_scope', '"memory:admin" is unknown'],
+  [
+    'another resource',
+    { resource: 'https://other.example/mcp' },
+    'invalid_target',
+    'for https://memory.example.com/mcp only',
+  ],
+  ['a resource with a fragment', { resource: `${RESOURCE}#x` }, 'invalid_target', 'is not served here'],
+  ['one foreign resource among several', { resource: [RESOURCE, 'https://x.example/'] }, 'invalid_target', 'x.example'],
+  ['a repeated scope', { scope: ['memory:read', 'memory:write'] }, 'invalid_request', 'scope is sent more than once'],
+  ['a repeated code_challenge', { code_challenge: [CHALLENGE, CHALLENGE] }, 'invalid_request', 'code_challenge is'],
+];
+
+describe('check: other refusals go back to a configured client with their OAuth error, state and iss', () => {
+  it.each(LATER_REFUSALS)('%s', async (_, change, error, words) => {
     const { grants, authorization } = setup();
     const result = await authorization.check({ ...GOOD, ...change });
     expect(result.kind).toBe('redirect');
@@ -141,6 +139,73 @@ describe('check: other refusals go back to the client with their OAuth error, st
       error_description: expect.any(String),
       iss: ISSUER,
     });
+  });
+});
+
+describe('check: a registered or metadata-document client is never sent a refusal (RFC 9700 §4.11.2)', () => {
+  /** A client anyone could have registered, returning to a site of its own. */
+  async function registered() {
+    const grants = new MemoryGrantStore();
+    const clients = new OAuthClients(grants, {
+      fetchDocument: async () => ({
+        client_id: 'https://phish.example/client.json',
+        client_name: 'Phisher',
+        redirect_uris: ['https://phish.example/landing'],
+      }),
+    });
+    const { client_id } = await clients.register({
+      client_name: 'Phisher',
+      redirect_uris: ['https://phish.example/landing'],
+    });
+    const authorization = new Authorization(grants, clients, { issuer: ISSUER, resource: RESOURCE });
+    return { grants, authorization, client_id };
+  }
+
+  it.each(LATER_REFUSALS)('%s: a page saying so, no redirect', async (_, change, error, words) => {
+    const { grants, authorization, client_id } = await registered();
+    const result = await authorization.check({
+      ...GOOD,
+      client_id,
+      redirect_uri: 'https://phish.example/landing',
+      ...change,
+    });
+    expect(result.kind).toBe('page');
+    const message = result.kind === 'page' ? result.message : '';
+    expect(message).toContain(`Phisher sent a request Engram cannot accept (${error}): `);
+    expect(message).toContain(words);
+    expect(message).toContain('Engram does not send you back to Phisher with this error');
+    expect(await grants.listGrants()).toEqual([]);
+  });
+
+  it('repeats at most 80 characters of a value the request sent, so that no message can be written on the page', async () => {
+    const { authorization, client_id } = await registered();
+    const words = 'Your-session-has-expired,-call-555-0100-to-unlock-your-memory.-'.repeat(5);
+    const result = await authorization.check({
+      ...GOOD,
+      client_id,
+      redirect_uri: 'https://phish.example/landing',
+      scope: words,
+    });
+    const message = result.kind === 'page' ? result.message : '';
+    expect(message).toContain(`scope ${JSON.stringify(`${words.slice(0, 80)}…`)} is unknown`);
+    expect(message).not.toContain(words.slice(0, 81));
+  });
+
+  it('a metadata-document client: a page too', async () => {
+    const { authorization } = await registered();
+    const result = await authorization.check({
+      ...GOOD,
+      client_id: 'https://phish.example/client.json',
+      redirect_uri: 'https://phish.example/landing',
+      scope: 'admin',
+    });
+    expect(result).toEqual({ kind: 'page', message: expect.stringContaining('(invalid_scope)') });
+  });
+
+  it('a good request of a registered client is ready for the decision', async () => {
+    const { authorization, client_id } = await registered();
+    const result = await authorization.check({ ...GOOD, client_id, redirect_uri: 'https://phish.example/landing' });
+    expect(result.kind).toBe('ok');
   });
 });
 

@@ -27,6 +27,8 @@ const CONFIGURED: OAuthClient = {
 };
 
 const DOCUMENT_URL = 'https://app.example.com/oauth/client.json';
+/** A document whose fetch fails with an error that is not a refusal worded for the client. */
+const FAILING_URL = 'https://app.example.com/oauth/broken.json';
 
 function setup(options: { documents?: Record<string, unknown>; maxRegistrations?: number } = {}) {
   let clock = 1_700_000_000_123;
@@ -40,7 +42,8 @@ function setup(options: { documents?: Record<string, unknown>; maxRegistrations?
       ? {
           fetchDocument: async (url: URL) => {
             fetched.push(url.href);
-            if (!(url.href in options.documents!)) throw new Error('the server answered 404');
+            if (url.href === FAILING_URL) throw new Error('connect ECONNREFUSED 10.0.0.7:8443');
+            if (!(url.href in options.documents!)) throw new OAuthError('invalid_client', 'the server answered 404');
             return options.documents![url.href];
           },
         }
@@ -239,46 +242,49 @@ describe('register', () => {
     expect((await clients.register({ ...CLAUDE, client_name: 'é'.repeat(100) })).client_name).toBe('é'.repeat(100));
   });
 
-  it('refuses registrations past the cap, storing nothing more', async () => {
-    const { grants, clients } = setup({ maxRegistrations: 2 });
-    await clients.register(CLAUDE);
-    await clients.register(CLAUDE);
-    await expectOAuthError(clients.register(CLAUDE), 'temporarily_unavailable', /no more registrations \(it holds 2\)/);
-    expect(await grants.countClients()).toBe(2);
-  });
-
-  it('at the cap, first removes the clients no grant names that registered over a day ago', async () => {
+  it('at the cap, the oldest registration no grant names gives way to the new one, however recent', async () => {
     const { grants, clients, advance } = setup({ maxRegistrations: 2 });
-    const old = [await clients.register(CLAUDE), await clients.register(CLAUDE)];
-    advance(UNUSED_CLIENT_AGE_MS + 1);
+    const oldest = await clients.register(CLAUDE);
+    advance(1);
+    const second = await clients.register(CLAUDE);
+    advance(1);
     const fresh = await clients.register(CLAUDE);
-    expect(await grants.countClients()).toBe(1);
+    expect(await grants.countClients()).toBe(2);
+    expect(await grants.getClient(oldest.client_id)).toBeUndefined();
+    expect(await grants.getClient(second.client_id)).toBeDefined();
     expect(await grants.getClient(fresh.client_id)).toBeDefined();
-    for (const gone of old) expect(await grants.getClient(gone.client_id)).toBeUndefined();
   });
 
-  it('at the cap, still refuses when every client has a grant, keeping them all', async () => {
+  it('at the cap, never pushes out a client a grant names: the unused one after it gives way', async () => {
+    const { grants, clients, advance } = setup({ maxRegistrations: 2 });
+    const used = await clients.register(CLAUDE);
+    await grantTo(grants, used.client_id, 'g1');
+    advance(1);
+    const unused = await clients.register(CLAUDE);
+    for (let i = 0; i < 5; i++) await clients.register(CLAUDE);
+    expect(await grants.countClients()).toBe(2);
+    expect(await grants.getClient(used.client_id)).toBeDefined();
+    expect(await grants.getClient(unused.client_id)).toBeUndefined();
+  });
+
+  it('at the cap, refuses when every client has a grant, keeping them all', async () => {
     const { grants, clients, advance } = setup({ maxRegistrations: 2 });
     for (const [at, registration] of [await clients.register(CLAUDE), await clients.register(CLAUDE)].entries()) {
       await grantTo(grants, registration.client_id, `g${at}`);
     }
     advance(UNUSED_CLIENT_AGE_MS + 1);
-    await expectOAuthError(clients.register(CLAUDE), 'temporarily_unavailable', /no more registrations \(it holds 2\)/);
-    expect(await grants.countClients()).toBe(2);
-  });
-
-  it('at the cap, still refuses when the unused clients registered less than a day ago', async () => {
-    const { grants, clients, advance } = setup({ maxRegistrations: 2 });
-    await clients.register(CLAUDE);
-    await clients.register(CLAUDE);
-    advance(UNUSED_CLIENT_AGE_MS);
-    await expectOAuthError(clients.register(CLAUDE), 'temporarily_unavailable', /no more registrations \(it holds 2\)/);
+    await expectOAuthError(
+      clients.register(CLAUDE),
+      'temporarily_unavailable',
+      /no more registrations \(it holds 2, each allowed by a user\)/,
+    );
     expect(await grants.countClients()).toBe(2);
   });
 });
 
 describe('removeUnused', () => {
-  it('removes the clients no grant names that registered over a day ago, and no other', async () => {
+  it('removes the clients no grant names that registered over an hour ago, and no other', async () => {
+    expect(UNUSED_CLIENT_AGE_MS).toBe(60 * 60_000);
     const { grants, clients, advance } = setup();
     const unused = await clients.register(CLAUDE);
     const used = await clients.register(CLAUDE);
@@ -414,6 +420,15 @@ describe('resolve', () => {
         'invalid_client',
         /^the client metadata document at https:\/\/app.example.com\/oauth\/client.json cannot be used: the server answered 404$/,
       );
+    });
+
+    it('refuses when the fetch fails otherwise, without passing its text on (it may name internal addresses)', async () => {
+      const { clients } = setup({ documents: {} });
+      const error = await clients.resolve(FAILING_URL).catch((caught: unknown) => caught as OAuthError);
+      expect(error).toMatchObject({
+        error: 'invalid_client',
+        description: `the client metadata document at ${FAILING_URL} cannot be used: it could not be fetched.`,
+      });
     });
 
     it.each([

@@ -120,6 +120,7 @@ describe('exchangeCode', () => {
       user: 'ada',
       label: 'Claude',
       readOnly: false,
+      oauthApp: true,
     });
   });
 
@@ -132,6 +133,7 @@ describe('exchangeCode', () => {
       user: 'ada',
       label: 'Claude',
       readOnly: true,
+      oauthApp: true,
     });
   });
 
@@ -141,10 +143,21 @@ describe('exchangeCode', () => {
     expect((await exchange(code, { resource: 'https://MEMORY.example.com:443/mcp/' })).token_type).toBe('Bearer');
   });
 
-  describe('refuses before looking at the code, which stays good', () => {
+  describe('refuses, issues nothing and ends the grant (a code is good for one attempt)', () => {
     it.each([
-      ['a missing verifier', { codeVerifier: '' }, 'invalid_request', /code_verifier must be 43-128 characters/],
-      ['a short verifier', { codeVerifier: 'x'.repeat(42) }, 'invalid_request', /43-128/],
+      [
+        'a missing verifier',
+        { codeVerifier: '' },
+        'invalid_request',
+        /^authorization_code needs code_verifier, which the request lacks\.$/,
+      ],
+      [
+        'a missing client_id and redirect_uri',
+        { clientId: '', redirectUri: '' },
+        'invalid_request',
+        /needs client_id, redirect_uri, which/,
+      ],
+      ['a short verifier', { codeVerifier: 'x'.repeat(42) }, 'invalid_request', /code_verifier must be 43-128/],
       ['a long verifier', { codeVerifier: 'x'.repeat(129) }, 'invalid_request', /43-128/],
       ['a verifier with other characters', { codeVerifier: `${'x'.repeat(42)}+` }, 'invalid_request', /43-128/],
       [
@@ -153,17 +166,6 @@ describe('exchangeCode', () => {
         'invalid_target',
         /resource "mcp" is not what this grant is for/,
       ],
-    ] as const)('%s', async (_, overrides, code, description) => {
-      const { authorize, exchange, issued } = setup();
-      const authorized = await authorize();
-      await refusal(exchange(authorized.code, overrides), code, description);
-      expect(issued()).toBe(0);
-      expect((await exchange(authorized.code)).token_type).toBe('Bearer');
-    });
-  });
-
-  describe('refuses, issues nothing and ends the grant (a code is good for one attempt)', () => {
-    it.each([
       [
         'a wrong verifier',
         { codeVerifier: 'another-verifier-that-is-long-enough-to-be-valid' },
@@ -197,6 +199,14 @@ describe('exchangeCode', () => {
       expect(await grants.getGrant(authorized.grantId)).toBeUndefined();
       await refusal(exchange(authorized.code), 'invalid_grant', /not known here/);
     });
+  });
+
+  it('refuses an unknown code with a malformed request as malformed, and a well-formed one as not known', async () => {
+    const { authorize, exchange, issued } = setup();
+    await authorize();
+    await refusal(exchange(newSecret('code'), { codeVerifier: 'short' }), 'invalid_request', /43-128/);
+    await refusal(exchange(newSecret('code'), { redirectUri: '' }), 'invalid_request', /needs redirect_uri/);
+    expect(issued()).toBe(0);
   });
 
   it('refuses an unknown code', async () => {
