@@ -1,11 +1,12 @@
 /**
  * What the web UI's browser tests share: a real `engram serve` (the built CLI's main(),
  * run in this process: port 0, its own database) whose UI is the one `npm run build`
- * made, Debian's Chromium driven by playwright-core (never a downloaded browser), pages
- * that fail the test on any dialog, any request leaving the server, any script error or
- * CSP violation, and MCP writes made the way an assistant makes them. Users and tokens a
- * test starts with are made in this process, on the server's database: a child process
- * each cost more than the test's page.
+ * made, the system's Chromium driven by playwright-core (never a downloaded browser:
+ * $ENGRAM_CHROMIUM, else Debian's, helpers/chromium.ts), pages that fail the test on any
+ * dialog, any request leaving the server, any script error or CSP violation, MCP writes
+ * made the way an assistant makes them, and screenshots written only when asked for.
+ * Users and tokens a test starts with are made in this process, on the server's database:
+ * a child process each cost more than the test's page.
  */
 
 import { existsSync, writeFileSync } from 'node:fs';
