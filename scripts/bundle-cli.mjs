@@ -5,6 +5,9 @@
  * The bundle takes `engram serve` and `engram stdio` to their first answer in some 0.55x
  * the CPU, and the tests spawn them hundreds of times.
  *
+ * It works in the build's folder, given by build.mjs (a fresh one, moved to dist/ once
+ * the whole build is done), dist/ by default.
+ *
  * The files stay in dist/cli/, where tsc put the modules, so every path a module takes
  * relative to import.meta.url (package.json, spec/, dist/web) still resolves: it does for
  * a module one folder below dist/ alone, and the build fails for any other that takes
@@ -14,14 +17,13 @@
  * entry points (dist/index.js, ...) are tsc's files, not bundled.
  */
 
-import { readdirSync, rmSync } from 'node:fs';
-import { dirname, relative, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
 
-const distDir = fileURLToPath(new URL('../dist/', import.meta.url));
-const cliDir = `${distDir}cli/`;
-const CHUNK = /\.chunk\.js(\.map)?$/;
+/** The build's folder: build.mjs's fresh one (the first argument), else dist/. */
+const distDir = resolve(process.argv[2] ?? fileURLToPath(new URL('../dist/', import.meta.url)));
+const cliDir = join(distDir, 'cli');
 
 /**
  * Fails the build for a module whose import.meta.url would not resolve as before from
@@ -42,13 +44,13 @@ const importMetaAtCliDepth = {
 };
 
 const bundle = await rolldown({
-  input: `${cliDir}executable.js`,
+  input: join(cliDir, 'executable.js'),
   platform: 'node',
   external: [/^node:/, /^better-sqlite3(\/|$)/, /^pg(\/|$)/],
   plugins: [importMetaAtCliDepth],
   checks: { bundlerTimings: false },
 });
-const { output } = await bundle.write({
+await bundle.write({
   dir: cliDir,
   format: 'esm',
   entryFileNames: 'main.js',
@@ -56,10 +58,3 @@ const { output } = await bundle.write({
   sourcemap: true,
 });
 await bundle.close();
-
-// Chunks of an earlier build have other hashes: removed after this build is written, so a
-// build running beside it never finds its own chunks gone.
-const written = new Set(output.map((file) => file.fileName));
-for (const file of readdirSync(cliDir)) {
-  if (CHUNK.test(file) && !written.has(file) && !written.has(file.replace(/\.map$/, ''))) rmSync(cliDir + file);
-}

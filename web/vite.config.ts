@@ -1,5 +1,6 @@
 /**
- * Builds the web UI (web/) into dist/web, which `engram serve` serves at / (src/http/web.ts):
+ * Builds the web UI (web/) into dist/web (npm run build: into its fresh build folder's
+ * web/, by --outDir), which `engram serve` serves at / (src/http/web.ts):
  * Svelte compiled to plain JavaScript and CSS files with hashed names, nothing inline (the
  * server's CSP allows no inline script or style), nothing fetched from elsewhere.
  */

@@ -8,6 +8,7 @@
 
 import type { EngramError } from '../core/errors.js';
 import { didYouMean } from '../core/format.js';
+import { nothingDone, recoveredOverCapProblem } from '../core/recovery-caps.js';
 import { formatCount } from '../core/text.js';
 
 export function cliMessage(error: EngramError): string {
@@ -59,6 +60,11 @@ export function cliMessage(error: EngramError): string {
       return `${detail.name} not found, nothing was dropped.${didYouMean(detail.suggestions)} engram index lists every entry.`;
     case 'restore-in-trash':
       return `${detail.name} is in the trash: run engram undrop ${detail.name} first, then restore.`;
+    case 'recovered-over-cap':
+      return (
+        `${recoveredOverCapProblem(detail)}: engram show ${detail.name} --rev ${detail.revision} prints that revision; ` +
+        `copy what you need from it into an entry within the caps (engram write); ${nothingDone(detail)}.`
+      );
     case 'undrop-taken':
       return (
         `${detail.name} cannot be undropped: a live entry has taken the name since. Rename or drop the live one first ` +

@@ -124,8 +124,11 @@ export class Activity {
     return this.store.actors(caller.user);
   }
 
-  /** Calls `listener` as the caller's memory changes (MemoryChange); returns the function that stops it. */
-  watch(caller: Caller, listener: ChangeListener): () => void {
+  /**
+   * Calls `listener` as the caller's memory changes (MemoryChange). Resolves, to the
+   * function that stops it, once every change committed from then on will be told.
+   */
+  watch(caller: Caller, listener: ChangeListener): Promise<() => void> {
     return this.store.watch(caller.user, listener);
   }
 }

@@ -73,6 +73,16 @@ export type ErrorDetail =
   | { readonly reason: 'restore-in-trash'; readonly name: string }
   /** A person opened an entry that is in the trash (REST; the model never sees the trash). */
   | { readonly reason: 'open-in-trash'; readonly name: string; readonly droppedAt: number; readonly droppedBy: string }
+  /** A restore or undrop of text over the entry cap (`body`) or the description cap, as they are now. */
+  | {
+      readonly reason: 'recovered-over-cap';
+      readonly operation: 'restore' | 'undrop';
+      readonly name: string;
+      readonly revision: number;
+      readonly part: 'body' | 'description';
+      readonly size: number;
+      readonly cap: number;
+    }
   /** An undrop while a live entry holds the name. */
   | { readonly reason: 'undrop-taken'; readonly name: string }
   /** An undrop of a name that is not in the trash. */

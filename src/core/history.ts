@@ -3,7 +3,8 @@
  * one revision, diffs, restore, the trash, undrop and purge, over the Store port. Its
  * refusals name no command or route: each front door that offers recovery (the command
  * line, the REST API) words how to act from their detail, and a library user reads
- * them as they are.
+ * them as they are. What restore and undrop bring back obeys the caps in force now
+ * (recovery-caps.ts, and edit.ts's checkCaps), like every other way in.
  */
 
 import { createTwoFilesPatch } from 'diff';
@@ -12,6 +13,7 @@ import { checkCaps } from './edit.js';
 import { EngramError } from './errors.js';
 import { parseName } from './names.js';
 import { type Policy, trashRetentionMs } from './policy.js';
+import { checkRecoveredCaps } from './recovery-caps.js';
 import type { Decide, RevisionRecord, Store, StoredEntry, TrashedEntry, WriteRules } from './store.js';
 import { utf8Bytes } from './text.js';
 
@@ -69,10 +71,11 @@ export class Recovery {
           name,
         });
       }
-      if (current.body === target.body && current.description === target.description) return { kind: 'none' };
-      const size = utf8Bytes(target.body);
-      checkCaps(name, current, { description: target.description, size }, usage, this.policy);
-      return { kind: 'put', operation: 'restore', description: target.description, body: target.body };
+      const { description, body } = target;
+      if (current.body === body && current.description === description) return { kind: 'none' };
+      checkRecoveredCaps({ operation: 'restore', name, revision, description, body }, this.policy);
+      checkCaps(name, current, { description, size: utf8Bytes(body) }, usage, this.policy);
+      return { kind: 'put', operation: 'restore', description, body };
     };
     const { after } = await this.store.mutate(caller, name, decide, this.rules);
     if (!after) throw new Error(`store returned no entry after restoring ${name}`);
@@ -87,9 +90,12 @@ export class Recovery {
   async undrop(caller: Caller, rawName: string): Promise<StoredEntry> {
     assertWritable(caller);
     const name = parseName(rawName, this.policy);
-    const result = await this.store.undrop(caller, name, this.rules, (entry, usage) =>
-      checkCaps(name, undefined, entry, usage, this.policy),
-    );
+    const result = await this.store.undrop(caller, name, this.rules, (entry, usage) => {
+      // The trashed copy's revision (its drop) holds the text the undrop brings back.
+      const { revision, description, body } = entry;
+      checkRecoveredCaps({ operation: 'undrop', name, revision, description, body }, this.policy);
+      checkCaps(name, undefined, entry, usage, this.policy);
+    });
     if (result.status === 'restored') return result.entry;
     if (result.status === 'taken') {
       throw new EngramError(

@@ -294,8 +294,13 @@ export interface ActivityStore {
  * changes another process commits to the same database are told within a poll.
  */
 export interface ChangeStore {
-  /** Calls `listener` for each committed change of the user's memory until the returned function is called. */
-  watch(user: string, listener: ChangeListener): () => void;
+  /**
+   * Calls `listener` for each committed change of the user's memory until the function
+   * it resolves to is called. It resolves once the store knows where the watch starts:
+   * every change committed after that is told (one committed before may be told too).
+   * Rejects when the store is closed.
+   */
+  watch(user: string, listener: ChangeListener): Promise<() => void>;
 }
 
 /** A backend: the union of the ports above, with its tokens beside them and a way to close it. */

@@ -7,7 +7,9 @@
  * polls the watched users' versions, so that changes committed by other processes sharing
  * the database are told too — a backend may gate the poll on something cheaper (SQLite's
  * data_version). A poll tells only a version that moved since the last one told or read,
- * so a change is told once, or (when a poll reads it first) twice.
+ * so a change is told once, or (when a poll reads it first) twice. A watch is ready once
+ * its user's starting version is read (or its read has failed, when the first read that
+ * succeeds tells a change): from then on no committed change goes untold.
  */
 
 import type { ChangeListener, MemoryChange } from '../core/activity.js';
@@ -62,6 +64,8 @@ interface Watched {
   readonly listeners: Set<ChangeListener>;
   /** The version last told or read; undefined until the first read. */
   version: number | undefined;
+  /** Settles once the first read of the version has returned or failed. */
+  started: Promise<unknown>;
 }
 
 export class ChangeFeed {
@@ -73,25 +77,32 @@ export class ChangeFeed {
 
   constructor(private readonly options: ChangeFeedOptions) {}
 
-  watch(user: string, listener: ChangeListener): () => void {
+  /**
+   * Tells `listener` of each change of `user`'s memory until the function it resolves to
+   * is called. It resolves once the starting version is known, so that every change
+   * committed after it resolves is told; one committed before may be told too.
+   */
+  async watch(user: string, listener: ChangeListener): Promise<() => void> {
     if (this.closed) throw new Error('the store is closed');
     let entry = this.watched.get(user);
     if (!entry) {
-      entry = { listeners: new Set(), version: undefined };
+      entry = { listeners: new Set(), version: undefined, started: Promise.resolve() };
       this.watched.set(user, entry);
       // The version now, so that the first change after it is told (and nothing before).
-      this.read([user], 'baseline');
+      entry.started = Promise.resolve(this.read([user], 'baseline'));
     }
     const listeners = entry.listeners;
     // The same function added twice is two listeners.
     const own: ChangeListener = (change) => listener(change);
     listeners.add(own);
     this.schedule();
-    return () => {
+    const stop = () => {
       listeners.delete(own);
       if (listeners.size === 0 && this.watched.get(user)?.listeners === listeners) this.watched.delete(user);
       if (this.watched.size === 0) this.stop();
     };
+    await entry.started;
+    return stop;
   }
 
   /** This store committed a change of `user`'s memory: the watchers learn it (with `details`) once its version is read. */

@@ -155,7 +155,7 @@ export function describeActivityContract(label: string, open: OpenStore): void {
 
     it('tells a watcher of each committed change of its user, with the entry, revision and operation', async () => {
       const told: MemoryChange[] = [];
-      const stop = store.watch('alice', (change) => told.push(change));
+      const stop = await store.watch('alice', (change) => told.push(change));
       await store.mutate(desktop, 'notes/a', put('one'), rules);
       await vi.waitFor(() => expect(detailed(told)).toHaveLength(1), TOLD_WITHIN_MS);
       await store.mutate(desktop, 'notes/a', appendLine('two'), rules);
@@ -176,7 +176,7 @@ export function describeActivityContract(label: string, open: OpenStore): void {
 
     it("never tells a watcher of another user's changes, nor of a write that changed nothing", async () => {
       const told: MemoryChange[] = [];
-      const stop = store.watch('alice', (change) => told.push(change));
+      const stop = await store.watch('alice', (change) => told.push(change));
       await store.mutate(bob, 'notes/a', put('bob'), rules);
       await store.mutate(desktop, 'notes/a', none, rules);
       // A change of alice's afterwards is told: by then, anything before it would have been.
@@ -190,8 +190,8 @@ export function describeActivityContract(label: string, open: OpenStore): void {
     it('stops telling a watcher once stopped, and tells every watcher of the user until then', async () => {
       const first: MemoryChange[] = [];
       const second: MemoryChange[] = [];
-      const stopFirst = store.watch('alice', (change) => first.push(change));
-      const stopSecond = store.watch('alice', (change) => second.push(change));
+      const stopFirst = await store.watch('alice', (change) => first.push(change));
+      const stopSecond = await store.watch('alice', (change) => second.push(change));
       await store.mutate(desktop, 'notes/a', put('one'), rules);
       await vi.waitFor(() => expect([detailed(first).length, detailed(second).length]).toEqual([1, 1]), TOLD_WITHIN_MS);
       stopFirst();
@@ -206,7 +206,7 @@ export function describeActivityContract(label: string, open: OpenStore): void {
       await store.mutate(desktop, 'notes/a', put('one'), rules);
       await store.mutate(desktop, 'notes/a', drop, rules);
       const told: MemoryChange[] = [];
-      const stop = store.watch('alice', (change) => told.push(change));
+      const stop = await store.watch('alice', (change) => told.push(change));
       await store.undrop(desktop, 'notes/a', rules);
       await vi.waitFor(() => expect(detailed(told)).toHaveLength(1), TOLD_WITHIN_MS);
       expect(detailed(told)[0]).toMatchObject({ name: 'notes/a', revision: 3, operation: 'undrop' });
@@ -229,7 +229,7 @@ export function describeActivityContract(label: string, open: OpenStore): void {
       const dump = await store.dump();
       await store.load(dump, { replace: true });
       const told: MemoryChange[] = [];
-      const stop = store.watch('alice', (change) => told.push(change));
+      const stop = await store.watch('alice', (change) => told.push(change));
       await store.mutate(desktop, 'notes/a', appendLine('two'), rules);
       await vi.waitFor(() => expect(detailed(told)).toHaveLength(1), TOLD_WITHIN_MS);
       const written = told.at(-1) as MemoryChange;

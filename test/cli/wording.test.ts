@@ -9,6 +9,8 @@ import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { cliMessage } from '../../src/cli/wording.js';
 import { EngramError } from '../../src/core/errors.js';
+import { createMemory } from '../../src/core/memory.js';
+import { openMemoryStore } from '../../src/store/memory/index.js';
 import { CALLER, newMemory } from '../core/fixtures.js';
 import { inProcessCli, ok } from './fixtures.js';
 
@@ -131,6 +133,26 @@ describe('refusals at the command line', () => {
       expect(error.message).not.toMatch(/engram |--|\/api|memory_(open|write|drop)/);
       expect(cliMessage(error)).toBe(cli);
     }
+  });
+
+  it('say where to read a revision or a trashed entry that the caps in force now keep from coming back', async () => {
+    const store = openMemoryStore();
+    const roomy = createMemory({ store });
+    await roomy.write(CALLER, { name: 'topics/long', description: 'Long', new: 'x'.repeat(99) });
+    await roomy.write(CALLER, { name: 'topics/long', old: 'x'.repeat(99), new: 'short' });
+    await roomy.write(CALLER, { name: 'topics/gone', description: 'D'.repeat(60), new: 'gone' });
+    await roomy.drop(CALLER, 'topics/gone');
+    const strict = createMemory({ store, policy: { entryCap: 50, descriptionCap: 40 } });
+    expect(await worded(() => strict.recovery.restore(CALLER, 'topics/long', 1))).toBe(
+      'topics/long would be 100 bytes; the cap is 50. Revision 1 cannot be restored as it is, under the caps in force ' +
+        'now: engram show topics/long --rev 1 prints that revision; copy what you need from it into an entry within ' +
+        'the caps (engram write); nothing was restored.',
+    );
+    expect(await worded(() => strict.recovery.undrop(CALLER, 'topics/gone'))).toBe(
+      'The description of topics/gone is 60 characters; the cap is 40. topics/gone cannot be undropped as it is, ' +
+        'under the caps in force now: engram show topics/gone --rev 2 prints that revision; copy what you need from ' +
+        'it into an entry within the caps (engram write); nothing was undropped.',
+    );
   });
 
   it('reach the person through engram itself, on stderr and in --json', async () => {

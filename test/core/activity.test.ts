@@ -90,7 +90,7 @@ describe('Activity', () => {
   it('tells a watcher through the Memory service, synchronously on the in-process store', async () => {
     const memory = await memoryWith(0);
     const told: unknown[] = [];
-    const stop = memory.activity.watch(alice, (change) => told.push(change));
+    const stop = await memory.activity.watch(alice, (change) => told.push(change));
     await memory.write(alice, { name: 'topics/a', new: 'x', description: 'd' });
     expect(told).toEqual([{ version: expect.any(Number), name: 'topics/a', revision: 1, operation: 'create' }]);
     stop();

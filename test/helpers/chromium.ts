@@ -1,5 +1,8 @@
 /**
  * The browser for tests that need one: the system's Chromium (never a downloaded one),
+ * at $ENGRAM_CHROMIUM, else /usr/bin/chromium (Debian's). Without one there, each browser
+ * test fails, saying what is missing and how to install it, rather than skip: a run that
+ * skipped them would pass without having tried the web UI (.ci/run installs it). It runs
  * headless, with everything that would reach the network on its own (updates, sync,
  * background fetches, QUIC) switched off, so a test talks only to its own servers.
  *
@@ -13,9 +16,25 @@
  * pipe playwright drives it through closes (checked here with kill -9 on its parent).
  */
 
+import { accessSync, constants } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
 
-const CHROMIUM = '/usr/bin/chromium';
+/** Where the browser tests look for Chromium, and what to do when it is not there. */
+export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string {
+  const configured = env.ENGRAM_CHROMIUM;
+  const path = configured === undefined || configured === '' ? '/usr/bin/chromium' : configured;
+  try {
+    accessSync(path, constants.X_OK);
+  } catch {
+    const where = configured ? `ENGRAM_CHROMIUM=${path}` : `${path} (the default; ENGRAM_CHROMIUM is not set)`;
+    throw new Error(
+      `The browser tests need Chromium, and there is no executable at ${where}. ` +
+        'Install it (Debian, Ubuntu: sudo apt-get install chromium), or set ENGRAM_CHROMIUM to the path of a ' +
+        'Chromium or Chrome executable, then run the tests again.',
+    );
+  }
+  return path;
+}
 
 const ARGS = [
   '--headless',
@@ -44,7 +63,13 @@ let shared: Promise<Browser> | undefined;
  */
 export function sharedChromium(): Promise<Browser> {
   if (shared !== undefined) return shared;
-  const launching = chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  let executablePath: string;
+  try {
+    executablePath = chromiumPath();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const launching = chromium.launch({ executablePath, args: ARGS });
   shared = launching;
   const forget = () => {
     if (shared === launching) shared = undefined;

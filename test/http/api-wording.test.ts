@@ -35,6 +35,34 @@ describe('apiMessage', () => {
       'topics/me would make 1,001 entries in this memory; the cap is 1,000. Make room first: drop entries that are ' +
         'no longer needed (GET /api/entries lists them), then try again.',
     ],
+    [
+      {
+        reason: 'recovered-over-cap',
+        operation: 'restore',
+        name: 'topics/me',
+        revision: 2,
+        part: 'body',
+        size: 20_000,
+        cap: 16_384,
+      },
+      'topics/me would be 20,000 bytes; the cap is 16,384. Revision 2 cannot be restored as it is, under the caps in ' +
+        'force now: GET /api/entries/topics/me/history shows revision 2; copy what you need from it into an entry ' +
+        'within the caps; nothing was restored.',
+    ],
+    [
+      {
+        reason: 'recovered-over-cap',
+        operation: 'undrop',
+        name: 'topics/me',
+        revision: 4,
+        part: 'description',
+        size: 300,
+        cap: 200,
+      },
+      'The description of topics/me is 300 characters; the cap is 200. topics/me cannot be undropped as it is, under ' +
+        'the caps in force now: GET /api/entries/topics/me/history shows revision 4; copy what you need from it into ' +
+        'an entry within the caps; nothing was undropped.',
+    ],
   ])('words %j by route', (detail, message) => {
     const text = worded(detail);
     expect(text).toBe(message);

@@ -9,6 +9,7 @@
 
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { MemoryChange } from '../../src/core/activity.js';
 import { createMemory, type Memory } from '../../src/core/memory.js';
@@ -255,6 +256,47 @@ describe.skipIf(!postgres)('GET /api/events on PostgreSQL', () => {
     await elsewhere.write({ user: 'local', label: 'claude' }, { name: 'topics/b', description: 'd', new: 'x' });
     await vi.waitFor(() => expect(stream.changes()).toHaveLength(1), ARRIVES_WITHIN_MS);
     expect(stream.changes()[0]?.version).toBeGreaterThan(0);
+  });
+
+  it('says ready only once it has read where it starts: a write committed while that read is held is told', async () => {
+    const database = await createTestDatabase(postgres as string);
+    databases.push(database);
+    const store = await openPostgresStore({ connectionString: database.url });
+    const memory = createMemory({ store });
+    const server = await startHttpServer({
+      handler: createToolHandler(memory),
+      memory,
+      policy: DEFAULT_POLICY,
+      version: '0.0.0-test',
+      auth: { mode: 'none', user: 'local' },
+      host: '127.0.0.1',
+      port: 0,
+      log: () => {},
+    });
+    const other = new pg.Client({ connectionString: database.url });
+    await other.connect();
+    onTestFinished(async () => {
+      await other.end();
+      await server.close();
+      await store.close();
+    });
+    await memory.write({ user: 'local', label: 'claude' }, { name: 'topics/a', description: 'd', new: 'x' });
+    // Another process holds the table of change counters: the stream's first read of its user's waits.
+    await other.query('BEGIN');
+    await other.query('LOCK TABLE users IN ACCESS EXCLUSIVE MODE');
+    const stream = await openEvents(server.port);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const readyBeforeCommit = stream.events.some((item) => item.event === 'ready');
+    // That process commits a change of the user's memory, then lets the read go on.
+    await other.query("UPDATE users SET changes = changes + 1 WHERE user_id = 'local'");
+    await other.query('COMMIT');
+    await ready(stream);
+    // Told after `ready`, or committed before it (then the page's fetch on `ready` shows it).
+    if (readyBeforeCommit)
+      await vi.waitFor(() => expect(stream.changes()).not.toEqual([]), { timeout: 5_000, interval: 50 });
+    expect(readyBeforeCommit).toBe(false);
+    await memory.write({ user: 'local', label: 'claude' }, { name: 'topics/b', description: 'd', new: 'x' });
+    await vi.waitFor(() => expect(stream.changes().at(-1)?.name).toBe('topics/b'), ARRIVES_WITHIN_MS);
   });
 });
 

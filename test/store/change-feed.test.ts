@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { MemoryChange } from '../../src/core/activity.js';
 import type { Caller, Store } from '../../src/core/store.js';
 import { ChangeFeed } from '../../src/store/change-feed.js';
@@ -45,7 +45,7 @@ function describeAcrossStores(label: string, openPair: () => Promise<Pair>) {
     async function watchAlice(): Promise<{ told: MemoryChange[]; ownVersion: number }> {
       pair = await openPair();
       const all: MemoryChange[] = [];
-      stopped.push(pair.watched.watch('alice', (change) => all.push(change)));
+      stopped.push(await pair.watched.watch('alice', (change) => all.push(change)));
       await pair.watched.mutate({ user: 'alice', label: 'this process' }, 'notes/here', appendLine('here'), rules);
       await vi.waitFor(() => expect(all.some((change) => change.name === 'notes/here')).toBe(true), TOLD_WITHIN_MS);
       const own = all.find((change) => change.name === 'notes/here') as MemoryChange;
@@ -143,7 +143,7 @@ describe('ChangeFeed', () => {
     vi.useFakeTimers();
     let changed = false;
     const { feed, versions, reads } = feedOver({ mayHaveChanged: () => changed });
-    const stop = feed.watch('alice', () => {});
+    const stop = await feed.watch('alice', () => {});
     feed.watch('bob', () => {});
     expect(reads).toEqual([['alice'], ['bob']]);
     await vi.advanceTimersByTimeAsync(1_000);
@@ -161,7 +161,7 @@ describe('ChangeFeed', () => {
   it('polls only while someone watches', async () => {
     vi.useFakeTimers();
     const { feed, reads } = feedOver();
-    const stop = feed.watch('alice', () => {});
+    const stop = await feed.watch('alice', () => {});
     await vi.advanceTimersByTimeAsync(300);
     const polled = reads.length;
     expect(polled).toBeGreaterThan(1);
@@ -198,5 +198,40 @@ describe('ChangeFeed', () => {
     await vi.advanceTimersByTimeAsync(100);
     expect(told).toEqual([{ version: 3 }]);
     feed.close();
+  });
+
+  it('is ready only once its starting version is read: a change committed while that read is held is not lost', async () => {
+    let version = 0;
+    let release: () => void = () => {};
+    let held = true;
+    const feed = new ChangeFeed({
+      readVersions: (users) => {
+        const read = () => new Map(users.map((user) => [user, version]));
+        if (!held) return read();
+        held = false;
+        // The first read (the starting point) is slow, as a busy database's may be.
+        return new Promise((resolve) => {
+          release = () => resolve(read());
+        });
+      },
+      pollMs: 10,
+    });
+    onTestFinished(() => feed.close());
+    const told: MemoryChange[] = [];
+    let readyAt: number | undefined;
+    const watching = Promise.resolve(feed.watch('alice', (change) => told.push(change))).then((stop) => {
+      readyAt = version;
+      return stop;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    // Another process commits a change while the starting point is still being read.
+    version = 1;
+    release();
+    const stop = await watching;
+    // Every change committed after the watch was ready is told.
+    await vi.waitFor(() => expect(told.at(-1)?.version ?? readyAt).toBe(version), TOLD_WITHIN_MS);
+    version = 2;
+    await vi.waitFor(() => expect(told.at(-1)?.version).toBe(2), TOLD_WITHIN_MS);
+    stop();
   });
 });

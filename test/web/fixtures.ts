@@ -1,15 +1,15 @@
 /**
  * What the web UI's browser tests share: a real `engram serve` (the built CLI's main(),
  * run in this process: port 0, its own database) whose UI is the one `npm run build`
- * made, Debian's Chromium driven by playwright-core (never a downloaded browser), pages
- * that fail the test on any dialog, any request leaving the server, any script error or
- * CSP violation, and MCP writes made the way an assistant makes them. Users and tokens a
- * test starts with are made in this process, on the server's database: a child process
- * each cost more than the test's page.
+ * made, the system's Chromium driven by playwright-core (never a downloaded browser:
+ * $ENGRAM_CHROMIUM, else Debian's, helpers/chromium.ts), pages that fail the test on any
+ * dialog, any request leaving the server, any script error or CSP violation, MCP writes
+ * made the way an assistant makes them, and screenshots written only when asked for.
+ * Users and tokens a test starts with are made in this process, on the server's database:
+ * a child process each cost more than the test's page.
  */
 
-import { existsSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -28,18 +28,23 @@ if (!existsSync(new URL('../../dist/web/index.html', import.meta.url))) {
   throw new Error('dist/web is missing: build the web UI first with npm run build');
 }
 
+/** docs/screenshots, linked from the README and docs/web-ui.md: committed on purpose. */
+const SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+
 /**
- * Where the screenshot tests put their pictures: docs/screenshots (linked from the README)
- * when ENGRAM_UPDATE_SCREENSHOTS=1, so that an ordinary test run leaves the checkout as it
- * was; a folder under the system's temp otherwise, where they are still taken.
+ * A screenshot of the page, saved as docs/screenshots/`name` when ENGRAM_UPDATE_SCREENSHOTS=1;
+ * otherwise taken (so the page is drawn in full) and kept in memory only, so that an
+ * ordinary test run writes no picture anywhere: not into the checkout, nor into a temporary
+ * folder that every run and every checkout on the machine would share.
  */
-export function screenshotFolder(): string {
-  const folder =
-    process.env.ENGRAM_UPDATE_SCREENSHOTS === '1'
-      ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
-      : join(tmpdir(), 'engram-screenshots/');
-  mkdirSync(folder, { recursive: true });
-  return folder;
+export async function screenshot(
+  page: Page,
+  name: string,
+  options: { readonly fullPage?: boolean } = {},
+): Promise<void> {
+  const picture = await page.screenshot(options);
+  expect(picture.length).toBeGreaterThan(0);
+  if (process.env.ENGRAM_UPDATE_SCREENSHOTS === '1') writeFileSync(join(SCREENSHOTS, name), picture);
 }
 
 export interface Engram {

@@ -10,9 +10,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engram.js';
-import { type Engram, mcpWrite, screenshotFolder, startEngram, watchedPages } from './fixtures.js';
-
-const FOLDER = screenshotFolder();
+import { type Engram, mcpWrite, screenshot, startEngram, watchedPages } from './fixtures.js';
 
 const openWatched = watchedPages();
 let engram: Engram;
@@ -61,11 +59,11 @@ it.each([
   const { page } = watched;
   await page.goto(`${engram.origin}/entries/areas/qwentts-cpp/history`);
   await page.getByLabel('Differences').getByText('+Target: 24 kHz. Tokenizer done; vocoder in progress.').waitFor();
-  await page.screenshot({ path: `${FOLDER}history-${label}.png` });
+  await screenshot(page, `history-${label}.png`);
   expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(width);
   await page.getByRole('link', { name: 'Activity' }).click();
   await page.locator('.timeline li').nth(5).waitFor();
-  await page.screenshot({ path: `${FOLDER}activity-${label}.png` });
+  await screenshot(page, `activity-${label}.png`);
   expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(width);
   expect(watched.dialogs).toEqual([]);
   expect(watched.foreignRequests).toEqual([]);
@@ -100,7 +98,7 @@ it.each([
     .getByText('people/ada-lovelace', { exact: true })
     .waitFor();
   // The whole page: the source, its options, the preview and Import, as a person scrolls it.
-  await page.screenshot({ path: `${FOLDER}import-${label}.png`, fullPage: true });
+  await screenshot(page, `import-${label}.png`, { fullPage: true });
   expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(width);
   expect(watched.dialogs).toEqual([]);
   expect(watched.foreignRequests).toEqual([]);

@@ -1,14 +1,12 @@
 /**
- * The screenshots in docs/screenshots (linked from the README; see screenshotFolder), made from a real
+ * The screenshots in docs/screenshots (linked from the README; see screenshot in fixtures.ts), made from a real
  * `engram serve` in Chromium: the index and an entry, in light and dark, and at a phone's
  * width, none wider than the window (nothing to scroll sideways), dark when the system
  * is. A memory written by several assistants over MCP, as a person's would be.
  */
 
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Engram, mcpWrite, screenshotFolder, startEngram, watchedPages } from './fixtures.js';
-
-const FOLDER = screenshotFolder();
+import { type Engram, mcpWrite, screenshot, startEngram, watchedPages } from './fixtures.js';
 
 const openWatched = watchedPages();
 let engram: Engram;
@@ -73,11 +71,11 @@ it.each([
   expect(channels).toHaveLength(3);
   if (colorScheme === 'dark') expect(lightness).toBeLessThan(64);
   else expect(lightness).toBeGreaterThan(192);
-  await page.screenshot({ path: `${FOLDER}index-${label}.png` });
+  await screenshot(page, `index-${label}.png`);
   expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(width);
   await page.getByRole('link', { name: 'areas/qwentts-cpp' }).click();
   await page.getByRole('heading', { name: 'Status' }).waitFor();
-  await page.screenshot({ path: `${FOLDER}entry-${label}.png` });
+  await screenshot(page, `entry-${label}.png`);
   expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(width);
   expect(watched.dialogs).toEqual([]);
   expect(watched.foreignRequests).toEqual([]);

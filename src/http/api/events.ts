@@ -87,12 +87,13 @@ export class EventStreams {
     }
     // Counted now: no await comes between this check and the stream opening.
     this.count(caller.user, 1);
-    return { respond: (res, stillAllowed) => this.open(caller, res, stillAllowed) };
+    return { respond: (res, stillAllowed) => void this.open(caller, res, stillAllowed) };
   }
 
-  private open(caller: Caller, res: ServerResponse, stillAllowed: StillAllowed): void {
+  private async open(caller: Caller, res: ServerResponse, stillAllowed: StillAllowed): Promise<void> {
     let stop: (() => void) | undefined;
     let ended = false;
+    let ready = false;
     const stream: Stream = {
       user: caller.user,
       res,
@@ -120,16 +121,30 @@ export class EventStreams {
       // nginx and the like would hold the events back to fill a buffer.
       'X-Accel-Buffering': 'no',
     });
+    // The browser learns the stream is open at once, though `ready` may wait for the store.
+    res.flushHeaders();
     this.streams.add(stream);
     this.startHeartbeat();
+    let stopWatching: () => void;
     try {
-      stop = this.memory.activity.watch(caller, (change) => send(stream, changeEvent(change)));
+      // A change told before `ready` committed before it: the page's fetch on `ready` shows it.
+      stopWatching = await this.memory.activity.watch(caller, (change) => {
+        if (ready) send(stream, changeEvent(change));
+      });
     } catch {
       // The store is closing with the server: the browser reconnects once it is back.
       stream.end();
       return;
     }
-    // Changes made while no stream was open are not replayed: on `ready` the page fetches what it shows.
+    if (ended) {
+      stopWatching();
+      return;
+    }
+    stop = stopWatching;
+    // Only now, with the watch's starting point read: a change committed after `ready` is
+    // always told. Changes made while no stream was open are not replayed: on `ready` the
+    // page fetches what it shows.
+    ready = true;
     send(stream, `retry: ${RECONNECT_MS}\nevent: ready\ndata: {}\n\n`);
   }
 

@@ -7,6 +7,7 @@
 
 import type { EngramError } from '../../core/errors.js';
 import { didYouMean } from '../../core/format.js';
+import { nothingDone, recoveredOverCapProblem } from '../../core/recovery-caps.js';
 import { formatCount } from '../../core/text.js';
 
 /** The API path of an entry, as its routes spell it. */
@@ -19,6 +20,11 @@ export function apiMessage(error: EngramError): string {
   switch (detail?.reason) {
     case 'restore-in-trash':
       return `${detail.name} is in the trash: undrop it first (POST /api/trash/${detail.name}/undrop), then restore.`;
+    case 'recovered-over-cap':
+      return (
+        `${recoveredOverCapProblem(detail)}: GET ${entryPath(detail.name)}/history shows revision ${detail.revision}; ` +
+        `copy what you need from it into an entry within the caps; ${nothingDone(detail)}.`
+      );
     case 'undrop-taken':
       return (
         `${detail.name} cannot be undropped: a live entry has taken the name since. Drop the live one first ` +

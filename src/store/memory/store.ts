@@ -194,7 +194,7 @@ export class MemoryStore implements Store {
       .sort((a, b) => b.changes - a.changes || compare(a.actor, b.actor));
   }
 
-  watch(user: string, listener: ChangeListener): () => void {
+  watch(user: string, listener: ChangeListener): Promise<() => void> {
     return this.feed.watch(user, listener);
   }
 

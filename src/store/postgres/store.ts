@@ -334,7 +334,7 @@ export class PostgresStore implements Store {
     return this.db.query<ActorCount>(statement('actors', user));
   }
 
-  watch(user: string, listener: ChangeListener): () => void {
+  watch(user: string, listener: ChangeListener): Promise<() => void> {
     return this.feed.watch(user, listener);
   }
 

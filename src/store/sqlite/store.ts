@@ -326,7 +326,7 @@ export class SqliteStore implements Store {
     return this.activityWalk.actors(user);
   }
 
-  watch(user: string, listener: ChangeListener): () => void {
+  watch(user: string, listener: ChangeListener): Promise<() => void> {
     return this.feed.watch(user, listener);
   }
 
