@@ -79,7 +79,7 @@ describe('engram activity', () => {
           revision: 2,
           operation: 'append',
           actor: 'cli',
-          at: expect.any(Number),
+          at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
           size: expect.any(Number),
           description: 'About a',
           cursor: expect.any(String),
