@@ -251,6 +251,24 @@ describe('usage errors exit 2', () => {
     },
   );
 
+  it('--help offers --json on every command that prints JSON, and not on stdio and chat, which refuse it', async () => {
+    const dir = tempDir();
+    const env = childEnv(dir.path, { XDG_DATA_HOME: dir.path });
+    const top = (await runInProcess(['--help'], env)).stdout;
+    const names = [...(top.split(/^Commands:$/m)[1] ?? '').matchAll(/^ {2}(\S+)/gm)].map((match) => match[1] ?? '');
+    expect(names).toEqual(expect.arrayContaining(['stdio', 'chat', 'index', 'activity', 'export']));
+    const refusing = ['stdio', 'chat'];
+    for (const name of names.filter((each) => each !== 'help')) {
+      const help = (await runInProcess([name, '--help'], env)).stdout;
+      if (/^Commands:$/m.test(help)) continue; // a group (token, user): its commands have their own --help
+      expect({ name, offers: help.includes('--json') }).toEqual({ name, offers: !refusing.includes(name) });
+    }
+    expect(await runInProcess(['chat', '--base-url', 'http://127.0.0.1:9/v1', '--json'], env)).toMatchObject({
+      code: 2,
+      stderr: 'engram: chat is a conversation for a person, with no JSON output: drop --json\n',
+    });
+  });
+
   it('stdio --json: stdio speaks JSON-RPC already, so the flag is refused, before anything is opened', async () => {
     const dir = tempDir();
     const db = dir.file('memory.db');
