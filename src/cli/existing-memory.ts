@@ -12,7 +12,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { EngramError } from '../core/errors.js';
-import { folderExists, noSuchFolderError } from '../store/sqlite/file.js';
+import { folderMissing, noSuchFolderError } from '../store/sqlite/file.js';
 import type { Backend } from './backend.js';
 
 /**
@@ -27,7 +27,7 @@ export type Opening = 'creates' | 'reads' | 'previews' | 'serves';
 /** Refuses a SQLite path with no database file (a PostgreSQL database is never created by Engram). */
 export function assertMemoryExists(backend: Backend): void {
   if (backend.kind !== 'sqlite' || backend.path === ':memory:' || existsSync(backend.path)) return;
-  if (!folderExists(backend.path)) throw noSuchFolderError(backend.path);
+  if (folderMissing(backend.path)) throw noSuchFolderError(backend.path);
   throw new EngramError(
     'STORE_UNAVAILABLE',
     `There is no memory at ${backend.path}: the file does not exist, and this command only reads, so it created ` +

@@ -22,18 +22,22 @@ export function noSuchFolderError(path: string): EngramError {
   );
 }
 
-/** Whether the folder `path` is to be created in exists (a folder, not a file). */
-export function folderExists(path: string): boolean {
+/**
+ * Whether nothing is at the folder `path` is to be created in. (A file there, or another
+ * failure, is left to the opening, whose error says what it is.)
+ */
+export function folderMissing(path: string): boolean {
   try {
-    return statSync(dirname(path)).isDirectory();
-  } catch {
+    statSync(dirname(path));
     return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
   }
 }
 
 /** Creates an empty database file (0600) if there is none, in a folder that must exist. */
 export function prepareDatabaseFile(path: string): void {
   if (path === ':memory:' || existsSync(path)) return;
-  if (!folderExists(path)) throw noSuchFolderError(path);
+  if (folderMissing(path)) throw noSuchFolderError(path);
   closeSync(openSync(path, 'a', 0o600));
 }
