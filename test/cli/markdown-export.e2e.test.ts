@@ -220,4 +220,38 @@ describe('markdown export into a folder others may write', () => {
     expect(refused.stderr).toContain(`${record} is not a record Engram's Markdown export wrote`);
     expect(readFileSync(victim, 'utf8')).toBe('not the export’s\n');
   });
+
+  it('refuses what it cannot write over, naming it: a damaged record, a file for a group, a folder for a file', async () => {
+    const { engram, out } = await exported();
+    const record = join(out, '.engram-export.json');
+    const kept = readFileSync(record, 'utf8');
+    writeFileSync(record, '{"format":');
+    const damaged = await engram.run('export', '--format', 'markdown', out);
+    expect(damaged.code).toBe(2);
+    expect(damaged.stderr).toContain(`${record} is not a record Engram's Markdown export wrote (not JSON)`);
+    writeFileSync(record, kept);
+
+    rmSync(join(out, 'topics'), { recursive: true });
+    writeFileSync(join(out, 'topics'), 'a file where a folder was\n');
+    expect((await engram.run('export', '--format', 'markdown', out)).stderr).toContain(
+      `${join(out, 'topics')} is a file where the export puts a group's folder`,
+    );
+    rmSync(join(out, 'topics'));
+
+    rmSync(join(out, 'people/ada.md'));
+    mkdirSync(join(out, 'people/ada.md'));
+    expect((await engram.run('export', '--format', 'markdown', out)).stderr).toContain(
+      `${join(out, 'people/ada.md')} is a folder where the export writes a file`,
+    );
+    expect(readdirSync(join(out, 'people/ada.md'))).toEqual([]);
+  });
+
+  it('takes --force with --format markdown only', async () => {
+    const engram = cli();
+    await engram.run('write', 'topics/tea', '-d', 'Tea', '--new', 'Green.');
+    expect(await engram.run('export', '--force')).toMatchObject({
+      code: 2,
+      stderr: 'engram: --force goes with --format markdown\n',
+    });
+  });
 });
