@@ -28,6 +28,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   realpathSync,
   renameSync,
   rmdirSync,
@@ -91,8 +92,14 @@ function kindOf(path: string): 'absent' | 'folder' | 'file' {
   throw new UsageError(`${path} is neither a file nor a folder: remove it or name another folder; nothing was written`);
 }
 
-/** A regular file's bytes, read without following a link (O_NOFOLLOW). */
-function readNoFollow(path: string): Buffer {
+/** The most bytes of the record read: far more than the record of any memory's export. */
+const RECORD_READ_CAP = 64 * 1024 * 1024;
+
+/**
+ * A regular file's bytes, read without following a link (O_NOFOLLOW): the first `limit`
+ * of them when given, else all, unless there are more than `cap` (refused, unread).
+ */
+function readNoFollow(path: string, bounds: { limit?: number; cap?: number } = {}): Buffer {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
@@ -101,8 +108,16 @@ function readNoFollow(path: string): Buffer {
     throw error;
   }
   try {
-    if (!fstatSync(fd).isFile()) throw new UsageError(`${path} is not a file: remove it or name another folder`);
-    return readFileSync(fd);
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw new UsageError(`${path} is not a file: remove it or name another folder`);
+    if (bounds.cap !== undefined && stats.size > bounds.cap) {
+      throw new UsageError(
+        `${path} holds ${stats.size} bytes, more than any export writes: remove it or name another folder`,
+      );
+    }
+    if (bounds.limit === undefined) return readFileSync(fd);
+    const buffer = Buffer.alloc(Math.min(bounds.limit, stats.size));
+    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0));
   } finally {
     closeSync(fd);
   }
@@ -118,11 +133,12 @@ function holds(path: string, expected: WrittenFile): boolean {
 /** The record of the export in `root`: its record file, or an empty one for an export that kept none; undefined if none is there. */
 function earlierExport(root: string): ExportRecord | undefined {
   const recordPath = join(root, EXPORT_RECORD);
-  if (kindOf(recordPath) === 'file') return parseRecord(readNoFollow(recordPath).toString('utf8'), recordPath);
-  const index = join(root, MARKDOWN_INDEX);
-  if (kindOf(index) === 'file' && readNoFollow(index).toString('utf8').startsWith(`${MARKDOWN_INDEX_TITLE}\n`)) {
-    return new Map();
+  if (kindOf(recordPath) === 'file') {
+    return parseRecord(readNoFollow(recordPath, { cap: RECORD_READ_CAP }).toString('utf8'), recordPath);
   }
+  const index = join(root, MARKDOWN_INDEX);
+  const title = Buffer.from(`${MARKDOWN_INDEX_TITLE}\n`);
+  if (kindOf(index) === 'file' && readNoFollow(index, { limit: title.length }).equals(title)) return new Map();
   return undefined;
 }
 
