@@ -19,8 +19,7 @@ function times(value: unknown, path = '$'): { numbers: string[]; isoStrings: str
     else if (typeof node === 'string' && ISO_UTC.test(node)) found.isoStrings.push(at);
     else if (Array.isArray(node)) {
       for (const [index, item] of node.entries()) visit(item, `${at}[${index}]`);
-    }
-    else if (node !== null && typeof node === 'object') {
+    } else if (node !== null && typeof node === 'object') {
       for (const [key, child] of Object.entries(node)) visit(child, `${at}.${key}`);
     }
   };
