@@ -1,13 +1,15 @@
 /**
  * `engram activity`: what changed across one's whole memory, which assistant wrote it and
  * when, newest first (core/activity.ts) — the timeline of the web UI's activity view, for
- * the terminal. A page at a time: the last line says how to see the next.
+ * the terminal. A page at a time: the last line says how to see the next, with every
+ * option that shaped this page.
  */
 
 import { type Command, InvalidArgumentError } from 'commander';
 import { ACTIVITY_DEFAULT_LIMIT, ACTIVITY_LIMIT_CAP, type ActivityItem } from '../core/activity.js';
 import { type CommonOptions, cliCaller } from './context.js';
 import type { Run } from './entries.js';
+import { repeatCommand, shellWord } from './repeat-command.js';
 
 interface ActivityOptions extends CommonOptions {
   readonly actor?: string;
@@ -43,7 +45,7 @@ export function registerActivityCommand(program: Command, common: (command: Comm
       limit,
     )
     .option('--before <cursor>', 'the page after this cursor (the last line of a page gives it)')
-    .action((options: ActivityOptions) =>
+    .action((options: ActivityOptions, command: Command) =>
       run(
         options,
         async (context, output) => {
@@ -53,7 +55,10 @@ export function registerActivityCommand(program: Command, common: (command: Comm
             ...(options.actor === undefined ? {} : { actor: options.actor }),
           });
           const lines = page.items.length === 0 ? ['No changes.'] : page.items.map(activityLine);
-          if (page.next !== undefined) lines.push(`More: engram activity --before ${page.next}`);
+          if (page.next !== undefined) {
+            // The same listing's next page: every option given but the cursor, then the new cursor.
+            lines.push(`More: ${repeatCommand(command, ['--before', '--json'], ['--before', shellWord(page.next)])}`);
+          }
           output.result(lines.join('\n'), page);
         },
         'reads',

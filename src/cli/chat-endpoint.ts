@@ -5,6 +5,7 @@
  * can fail — nothing listening, a refused key, an unknown model, silence — into one line.
  */
 
+import { asSentence } from '../core/text.js';
 import { type AssistantReply, EndpointError, errorMessage, readCompletion, readEventStream } from './chat-stream.js';
 import { UsageError } from './output.js';
 
@@ -77,13 +78,13 @@ export function chatEndpoint(options: EndpointOptions): ChatEndpoint {
     if (status === 401 || status === 403) {
       return new EndpointError(
         options.apiKeyEnv
-          ? `${answer}. Check the API key in $${options.apiKeyEnv}.`
-          : `${answer}. Give the API key with --api-key-env NAME (the variable that holds it).`,
+          ? `${asSentence(answer)} Check the API key in $${options.apiKeyEnv}.`
+          : `${asSentence(answer)} Give the API key with --api-key-env NAME (the variable that holds it).`,
       );
     }
     if (status === 404) {
       return new EndpointError(
-        `${answer}. Check --model, and that --base-url is the part before /chat/completions (for example http://127.0.0.1:8080/v1).`,
+        `${asSentence(answer)} Check --model, and that --base-url is the part before /chat/completions (for example http://127.0.0.1:8080/v1).`,
       );
     }
     return new EndpointError(answer);

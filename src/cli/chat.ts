@@ -191,11 +191,11 @@ async function chat(context: Context, output: Output, options: ChatOptions, envi
 
 export function registerChatCommand(
   program: Command,
-  common: (command: Command) => Command,
+  common: (command: Command, output?: { readonly json: boolean }) => Command,
   run: Run,
   environment: Environment,
 ): void {
-  common(program.command('chat'))
+  common(program.command('chat'), { json: false })
     .description('Chat in the terminal with a model of any OpenAI-compatible endpoint, with this memory as its tools')
     .requiredOption(
       '--base-url <url>',

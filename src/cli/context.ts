@@ -17,7 +17,7 @@ import { normalizeUser, USER_CAP } from '../core/users.js';
 import { type Backend, describeBackend, openBackend } from './backend.js';
 import { loadSettings, type Settings } from './config.js';
 import type { Environment } from './environment.js';
-import { assertMemoryExists, type Opening, previewBackend } from './existing-memory.js';
+import { assertMemoryExists, type Opening, prepareDefaultFolder, previewBackend } from './existing-memory.js';
 import { log, UsageError } from './output.js';
 
 export interface CommonOptions {
@@ -114,7 +114,8 @@ export function chooseUser(options: CommonOptions, settings: Settings, environme
  * Opens the configured store and the services over it, and purges trash past its
  * retention period (at every start, so expired entries never linger). A command that
  * only `reads` is refused when there is no database, rather than creating one; one that
- * `previews` (a dry run) then runs on an empty memory created nowhere. `passwordCost` is
+ * `previews` (a dry run) then runs on an empty memory created nowhere; one that creates
+ * does so in a folder that exists, or at the default path (existing-memory.ts). `passwordCost` is
  * Io.passwordCost, a test's: the accounts hash new passwords with production's otherwise.
  */
 export async function openContext(
@@ -127,6 +128,7 @@ export async function openContext(
   const user = chooseUser(options, settings, environment);
   const chosen = chooseBackend(options, settings, environment);
   if (opening === 'reads') assertMemoryExists(chosen);
+  if (opening === 'creates' || opening === 'serves') prepareDefaultFolder(chosen, environment.defaultDatabasePath);
   const { backend, absent } = opening === 'previews' ? previewBackend(chosen) : { backend: chosen, absent: false };
   const store = await openBackend(backend, { groupCommit: settings.groupCommit, searchWorker: opening === 'serves' });
   const memory = createMemory({ store, policy: settings.policy });

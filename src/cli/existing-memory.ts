@@ -1,13 +1,18 @@
 /**
- * A command that only reads opens a memory that exists and never creates one: a typo in
- * --db must not make folders and an empty database, then say "Memory is empty", which
- * looks like lost memory. A dry run (import --dry-run), which promises to change nothing,
- * previews against an empty memory held in memory when there is no database yet. Writing
- * commands, stdio and serve create the database.
+ * Where a memory may be created. A typo in --db (in a Claude Desktop config, say) must not
+ * make folders and an empty database, then say "Memory is empty", which looks like lost
+ * memory. So a memory is created only in a folder that exists (the SQLite store refuses
+ * any other, naming the folder), or at the default path, whose folders Engram makes.
+ * A command that only reads opens a memory that exists and never creates one. A dry run
+ * (import --dry-run), which promises to change nothing, previews against an empty memory
+ * held in memory when there is no database yet. Writing commands, stdio and serve create
+ * the database.
  */
 
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { EngramError } from '../core/errors.js';
+import { folderMissing, noSuchFolderError } from '../store/sqlite/file.js';
 import type { Backend } from './backend.js';
 
 /**
@@ -22,12 +27,19 @@ export type Opening = 'creates' | 'reads' | 'previews' | 'serves';
 /** Refuses a SQLite path with no database file (a PostgreSQL database is never created by Engram). */
 export function assertMemoryExists(backend: Backend): void {
   if (backend.kind !== 'sqlite' || backend.path === ':memory:' || existsSync(backend.path)) return;
+  if (folderMissing(backend.path)) throw noSuchFolderError(backend.path);
   throw new EngramError(
     'STORE_UNAVAILABLE',
     `There is no memory at ${backend.path}: the file does not exist, and this command only reads, so it created ` +
       'nothing. Check the path (--db, ENGRAM_DB or "db" in the config file); to start a memory there, write its ' +
       'first entry with the same settings, for example: engram write topics/me -d "Who I am" --new "Name: Ada."',
   );
+}
+
+/** Makes the folders of the default database path (0700) when that is the database to create: the one place Engram makes folders. */
+export function prepareDefaultFolder(backend: Backend, defaultDatabasePath: string): void {
+  if (backend.kind !== 'sqlite' || backend.path !== defaultDatabasePath) return;
+  mkdirSync(dirname(backend.path), { recursive: true, mode: 0o700 });
 }
 
 /** What a dry run opens: the database when it exists, else an empty SQLite memory held in memory, created nowhere. */

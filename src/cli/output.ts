@@ -1,11 +1,13 @@
 /**
- * How commands answer: text for people, JSON for scripts (--json), refusals on stderr
+ * How commands answer: text for people, JSON for scripts (--json, its times in ISO 8601
+ * UTC: json-times.ts), refusals on stderr
  * with exit code 1, usage errors with exit code 2. Everything goes through terminal.ts,
  * so no command prints a stored escape sequence raw.
  */
 
 import { isEngramError } from '../core/errors.js';
 import type { PasswordCost } from '../core/passwords.js';
+import { isoTimes } from './json-times.js';
 import type { PasswordSource } from './password-input.js';
 import { forTerminal, highlighted, jsonForTerminal } from './terminal.js';
 import { cliMessage } from './wording.js';
@@ -86,11 +88,11 @@ export function createOutput(json: boolean, io: Io = processIo): Output {
   return {
     json,
     result(text, data) {
-      if (json) io.stdout(`${jsonForTerminal(data, 2)}\n`);
+      if (json) io.stdout(`${jsonForTerminal(data, 2, isoTimes)}\n`);
       else people.stdout(text.endsWith('\n') ? text : `${text}\n`);
     },
     marked(lines, data) {
-      if (json) return io.stdout(`${jsonForTerminal(data, 2)}\n`);
+      if (json) return io.stdout(`${jsonForTerminal(data, 2, isoTimes)}\n`);
       const show = (piece: Piece) => (piece.marked && io.terminal ? highlighted(piece.text) : forTerminal(piece.text));
       io.stdout(lines.map((line) => `${line.map(show).join('')}\n`).join(''));
     },

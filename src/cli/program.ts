@@ -27,8 +27,12 @@ function positive(value: string): number {
   return number;
 }
 
-/** The flags every command shares; each variable beside a flag is read by environment.ts, once. */
-function common(command: Command): Command {
+/**
+ * The flags every command shares; each variable beside a flag is read by environment.ts,
+ * once. A command that prints nothing for scripts (`json: false`: stdio, chat) still takes
+ * --json, to refuse it in its own words, but its --help does not offer it.
+ */
+function common(command: Command, output: { readonly json: boolean } = { json: true }): Command {
   return command
     .addOption(new Option('--db <path>', 'SQLite database file (else $ENGRAM_DB)'))
     .addOption(new Option('--database-url <url>', 'use PostgreSQL instead of SQLite (else $ENGRAM_DATABASE_URL)'))
@@ -40,7 +44,7 @@ function common(command: Command): Command {
       new Option('--config <file>', 'JSON config file (else $ENGRAM_CONFIG, else ~/.config/engram/config.json)'),
     )
     .addOption(new Option('--user <name>', 'whose memory (else $ENGRAM_USER, else "local")'))
-    .option('--json', 'print JSON for scripts');
+    .addOption(new Option('--json', 'print JSON for scripts').hideHelp(!output.json));
 }
 
 function buildProgram(run: Run, io: Io, environment: Environment, finish: (exitCode: number) => void): Command {

@@ -9,10 +9,10 @@ import { log, logInternalError, reportFailure, UsageError } from './output.js';
 
 export function registerStdioCommand(
   program: Command,
-  common: (command: Command) => Command,
+  common: (command: Command, output?: { readonly json: boolean }) => Command,
   environment: Environment,
 ): void {
-  common(program.command('stdio'))
+  common(program.command('stdio'), { json: false })
     .description('Serve MCP over stdin/stdout (for Claude Desktop, Claude Code and other local clients)')
     .action(async (options: CommonOptions) => {
       let context: Context;

@@ -44,8 +44,12 @@ export function forTerminal(text: string): string {
 }
 
 /** JSON of `data` that parses back to it exactly and holds no character a terminal acts on. */
-export function jsonForTerminal(data: unknown, indent?: number): string {
-  return JSON.stringify(data, null, indent).replace(UNSAFE_IN_JSON, (char) => `\\u${hex(char, 4)}`);
+export function jsonForTerminal(
+  data: unknown,
+  indent?: number,
+  replacer?: (key: string, value: unknown) => unknown,
+): string {
+  return JSON.stringify(data, replacer, indent).replace(UNSAFE_IN_JSON, (char) => `\\u${hex(char, 4)}`);
 }
 
 /** Bold red on, and every attribute off: how matches are highlighted (as grep does). */

@@ -34,8 +34,8 @@ function tokenJson(info: TokenInfo) {
     user: info.user,
     label: info.label,
     readOnly: info.readOnly,
-    created: new Date(info.created).toISOString(),
-    lastUsed: info.lastUsed === undefined ? null : new Date(info.lastUsed).toISOString(),
+    created: info.created,
+    lastUsed: info.lastUsed ?? null,
   };
 }
 
@@ -52,8 +52,8 @@ function appJson(app: AppInfo) {
     clientId: app.clientId,
     readOnly: appReadOnly(app),
     scopes: app.scopes,
-    created: new Date(app.created).toISOString(),
-    lastUsed: app.lastUsed === undefined ? null : new Date(app.lastUsed).toISOString(),
+    created: app.created,
+    lastUsed: app.lastUsed ?? null,
   };
 }
 

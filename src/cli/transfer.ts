@@ -63,8 +63,12 @@ export function registerTransferCommands(program: Command, common: (command: Com
     )
     .option('--out <file>', 'write to a file (default: stdout)')
     .option('--with-history', 'include every revision and the trash')
+    .option('--force', 'with --format markdown: overwrite or delete files edited since the last export')
     .action(
-      (dir: string | undefined, options: CommonOptions & { format: string; out?: string; withHistory?: boolean }) =>
+      (
+        dir: string | undefined,
+        options: CommonOptions & { format: string; out?: string; withHistory?: boolean; force?: boolean },
+      ) =>
         run(
           options,
           async (context, output) => {
@@ -77,12 +81,21 @@ export function registerTransferCommands(program: Command, common: (command: Com
               if (options.out || options.withHistory)
                 throw new UsageError('--out and --with-history are for the JSON export');
               const { entries } = await context.memory.transfer.export(caller);
-              const removed = writeMarkdownExport(dir, markdownExport(entries));
+              const { removed, overwritten } = writeMarkdownExport(
+                dir,
+                markdownExport(entries),
+                options.force === true,
+              );
               const gone = removed > 0 ? ` (removed ${removed} file(s) of entries no longer in memory)` : '';
-              output.result(`Exported ${entries.length} entries to ${dir}${gone}`, {
+              const forced =
+                overwritten.length > 0
+                  ? `\nOverwrote or deleted ${overwritten.length} file(s) changed since the last export (--force): ${overwritten.join(', ')}`
+                  : '';
+              output.result(`Exported ${entries.length} entries to ${dir}${gone}${forced}`, {
                 dir,
                 entries: entries.length,
                 removed,
+                overwritten,
               });
               return;
             }
@@ -90,6 +103,7 @@ export function registerTransferCommands(program: Command, common: (command: Com
               throw new UsageError(
                 `a folder (${dir}) is for --format markdown; the JSON export goes to --out FILE or stdout`,
               );
+            if (options.force) throw new UsageError('--force goes with --format markdown');
             const pieces = context.memory.transfer.exportText(caller, { withHistory: options.withHistory === true });
             if (options.out) {
               const count = (await context.memory.index(caller)).length;

@@ -90,6 +90,14 @@ export function cliMessage(error: EngramError): string {
         `engram open takes at most ${detail.max} names at once; ${detail.given} were given. ` +
         'Open the entries you need most first, then the rest with another engram open.'
       );
+    case 'no-such-folder':
+      return (
+        `There is no memory at ${detail.path}: the folder ${detail.folder} does not exist, so nothing was created ` +
+        '(a mistyped path must not start a new, empty memory). Check the path: --db, ENGRAM_DB, "db" in the config ' +
+        "file, migrate's --to, or the arguments in your MCP client's config (Claude Desktop's claude_desktop_config.json, say). " +
+        `To start a memory there, create the folder first (mkdir -p ${JSON.stringify(detail.folder)}), then run again; ` +
+        'or leave --db out to use the default path, whose folders Engram creates.'
+      );
     case 'import-engram-export':
       return `${detail.path} is an Engram export: import it with engram import FILE, without --from; nothing was imported.`;
     default:

@@ -110,6 +110,8 @@ export type ErrorDetail =
       readonly group: string;
       readonly groups: readonly string[];
     }
+  /** A SQLite database path whose folder does not exist: no memory is created there. */
+  | { readonly reason: 'no-such-folder'; readonly path: string; readonly folder: string }
   /** A revision that is not kept. */
   | {
       readonly reason: 'no-such-revision';

@@ -69,3 +69,12 @@ export function formatCount(value: number): string {
 export function countOf(count: number, one: string, many = `${one}s`): string {
   return `${formatCount(count)} ${count === 1 ? one : many}`;
 }
+
+/**
+ * Text ended as a sentence: a full stop added unless it ends with one already (. ! ? …),
+ * so that a message quoted into another (a server's, a driver's) never reads "..".
+ */
+export function asSentence(text: string): string {
+  const trimmed = text.trimEnd();
+  return /[.!?…]$/u.test(trimmed) ? trimmed : `${trimmed}.`;
+}

@@ -4,6 +4,7 @@
  * scripts; bad flags are usage errors, a bad cursor a refusal.
  */
 
+import { copyFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { type Cli, cli, expectRefused, expectUsageError, ok } from './fixtures.js';
 
@@ -33,10 +34,33 @@ describe('engram activity', () => {
     const engram = await withChanges();
     const first = (await ok(engram.run('activity', '--limit', '2'))).trimEnd().split('\n');
     expect(first).toHaveLength(3);
-    const more = /^More: engram activity --before (\S+)$/.exec(first[2] ?? '');
+    const more = /^More: engram activity --limit 2 --before (\S+)$/.exec(first[2] ?? '');
     expect(more).not.toBeNull();
     const second = (await ok(engram.run('activity', '--limit', '2', '--before', more?.[1] ?? ''))).trimEnd();
     expect(LINE.exec(second)?.slice(1, 3)).toEqual(['create', 'topics/a']);
+  });
+
+  it('repeats in its hint every option that shaped the page: the next page is of the same listing', async () => {
+    const engram = await withChanges();
+    await ok(engram.run('write', 'topics/c', '-d', 'About c', '--new', 'three', '--user', 'ada'));
+    const db = engram.dir.file('other memory.db');
+    copyFileSync(engram.db, db);
+    const args = ['activity', '--actor', 'cli', '--limit', '1', '--db', db, '--user', 'local'];
+    const first = (await ok(engram.run(...args))).trimEnd().split('\n');
+    const hint = /^More: (engram activity .*)$/.exec(first[1] ?? '')?.[1] ?? '';
+    const cursor = /--before (\S+)$/.exec(hint)?.[1] ?? '';
+    expect(hint).toBe(`engram activity --db '${db}' --user local --actor cli --limit 1 --before ${cursor}`);
+
+    const second = (await ok(engram.run(...args, '--before', cursor))).trimEnd().split('\n');
+    expect(LINE.exec(second[0] ?? '')?.slice(1, 3)).toEqual(['create', 'topics/b']);
+    expect(second[1]).toMatch(/^More: engram activity --db '.*' --user local --actor cli --limit 1 --before \S+$/);
+    expect(second[1]).not.toContain(cursor);
+  });
+
+  it('leaves out of its hint what the environment set, which holds when it is run', async () => {
+    const engram = await withChanges();
+    const first = (await ok(engram.run('activity', '--limit', '1'))).trimEnd().split('\n');
+    expect(first[1]).toMatch(/^More: engram activity --limit 1 --before \S+$/);
   });
 
   it('filters by actor, and says when there is nothing', async () => {
@@ -55,7 +79,7 @@ describe('engram activity', () => {
           revision: 2,
           operation: 'append',
           actor: 'cli',
-          at: expect.any(Number),
+          at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
           size: expect.any(Number),
           description: 'About a',
           cursor: expect.any(String),

@@ -191,6 +191,20 @@ describe('engram chat', () => {
       );
     });
 
+    it('a refusal whose message ends with a full stop, as OpenAI’s do: one full stop, not two', async () => {
+      const line = await failing(
+        {
+          status: 401,
+          headers: { 'content-type': 'application/json' },
+          body: '{"error":{"message":"Incorrect API key provided: sk-xx. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error"}}',
+        },
+        '--model',
+        'gpt-x',
+      );
+      expect(line).toMatch(/account\/api-keys\. Give the API key with --api-key-env NAME/);
+      expect(line).not.toContain('..');
+    });
+
     it('an unknown model', async () => {
       const line = await failing(
         {

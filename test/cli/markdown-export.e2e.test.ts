@@ -3,17 +3,27 @@
  * through the real CLI on SQLite and on PostgreSQL: the folder's files are exactly the
  * entries (front matter, body byte for byte, README index), and imported into an empty
  * memory they give back the same entries, awkward ones included. A later export into the
- * same folder refreshes it; a folder holding anything else is refused.
+ * same folder refreshes it; a folder holding anything else is refused, and so is a link
+ * planted in it or a file edited since the last export (unless --force).
  */
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AWKWARD_ENTRIES } from '../core/bridges/fixtures.js';
 import { postgresBackend, SQLITE_BACKEND } from '../helpers/backends.js';
 import { childEnv, tempDir } from '../helpers/engram.js';
 import { findTestPostgres } from '../helpers/postgres.js';
-import { runInProcess } from './fixtures.js';
+import { cli, runInProcess } from './fixtures.js';
 
 const postgres = await findTestPostgres();
 const BACKENDS = [SQLITE_BACKEND, ...(postgres ? [postgresBackend(postgres)] : [])];
@@ -80,7 +90,7 @@ describe.each(BACKENDS)('markdown export and import on $label', (backend) => {
     const again = await engram(source, 'export', '--format', 'markdown', out);
     expect(again.stdout).toBe(`Exported 2 entries to ${out} (removed 1 file(s) of entries no longer in memory)\n`);
     expect(existsSync(join(out, 'topics'))).toBe(false);
-    expect(readdirSync(out).sort()).toEqual(['.git', 'README.md', 'areas', 'people']);
+    expect(readdirSync(out).sort()).toEqual(['.engram-export.json', '.git', 'README.md', 'areas', 'people']);
   });
 
   it('refuses a folder that holds anything but an earlier export, writing nothing', async () => {
@@ -96,5 +106,152 @@ describe.each(BACKENDS)('markdown export and import on $label', (backend) => {
     });
     expect(readdirSync(out)).toEqual(['mine.txt']);
     expect((await engram(source, 'export', '--format', 'markdown')).stderr).toMatch(/writes a folder: name it/);
+  });
+});
+
+/**
+ * What lies in the folder may have been put there by someone else: a link planted where
+ * the export writes, reads or deletes is refused, naming it, and nothing is written through
+ * it; a file edited since the last export is neither overwritten nor deleted without --force.
+ */
+describe('markdown export into a folder others may write', () => {
+  async function exported() {
+    const engram = cli();
+    await engram.run('write', 'people/ada', '-d', 'Ada', '--new', 'First programmer.');
+    await engram.run('write', 'topics/tea', '-d', 'Tea', '--new', 'Green.');
+    const out = engram.dir.file('memory');
+    expect((await engram.run('export', '--format', 'markdown', out)).code).toBe(0);
+    const victim = engram.dir.file('victim.txt');
+    writeFileSync(victim, 'not the export’s\n');
+    return { engram, out, victim };
+  }
+
+  function expectLinkRefused(result: { code: number; stderr: string }, link: string, victim: string) {
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${link} is a symbolic link: an export never follows one`);
+    expect(readFileSync(victim, 'utf8')).toBe('not the export’s\n');
+  }
+
+  it.each([
+    ['an entry file', 'people/ada.md'],
+    ['the README', 'README.md'],
+    ['the record', '.engram-export.json'],
+  ])('refuses a link planted as %s, writing nothing through it', async (_what, path) => {
+    const { engram, out, victim } = await exported();
+    const link = join(out, path);
+    rmSync(link);
+    symlinkSync(victim, link);
+    await engram.run('write', 'people/ada', '--new', ' More.');
+    expectLinkRefused(await engram.run('export', '--format', 'markdown', out), link, victim);
+  });
+
+  it('refuses a group folder replaced by a link, for a file it writes and for one it deletes', async () => {
+    const { engram, out, victim } = await exported();
+    const elsewhere = engram.dir.file('elsewhere');
+    mkdirSync(elsewhere);
+    writeFileSync(join(elsewhere, 'tea.md'), readFileSync(join(out, 'topics/tea.md')));
+    rmSync(join(out, 'topics'), { recursive: true });
+    symlinkSync(elsewhere, join(out, 'topics'));
+    expectLinkRefused(await engram.run('export', '--format', 'markdown', out), join(out, 'topics'), victim);
+
+    await engram.run('drop', 'topics/tea');
+    expectLinkRefused(await engram.run('export', '--format', 'markdown', out), join(out, 'topics'), victim);
+    expect(readdirSync(elsewhere)).toEqual(['tea.md']);
+  });
+
+  it('refuses to overwrite a file edited since the last export, naming it, and --force overwrites it', async () => {
+    const { engram, out } = await exported();
+    const ada = join(out, 'people/ada.md');
+    writeFileSync(ada, `${readFileSync(ada, 'utf8')}\nMy own note.\n`);
+    const edited = readFileSync(ada, 'utf8');
+
+    const refused = await engram.run('export', '--format', 'markdown', out);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`1 file(s) in ${out} differ from what the last export wrote; nothing was written`);
+    expect(refused.stderr).toContain('people/ada.md: edited since the last export; this export would overwrite it');
+    expect(refused.stderr).toContain('--force');
+    expect(readFileSync(ada, 'utf8')).toBe(edited);
+
+    const forced = await engram.run('export', '--format', 'markdown', out, '--force');
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain(
+      'Overwrote or deleted 1 file(s) changed since the last export (--force): people/ada.md',
+    );
+    expect(readFileSync(ada, 'utf8')).toBe('---\ndescription: "Ada"\n---\nFirst programmer.\n');
+    expect((await engram.run('export', '--format', 'markdown', out)).code).toBe(0);
+  });
+
+  it('refuses to delete the edited file of a dropped entry, and leaves files it never wrote', async () => {
+    const { engram, out } = await exported();
+    writeFileSync(join(out, 'topics/tea.md'), 'Edited by hand.\n');
+    writeFileSync(join(out, 'topics/mine.md'), 'A note of my own.\n');
+    await engram.run('drop', 'topics/tea');
+
+    const refused = await engram.run('export', '--format', 'markdown', out);
+    expect(refused.stderr).toContain(
+      'topics/tea.md: edited since the last export; its entry is no longer in memory, so this export would delete it',
+    );
+    expect(readFileSync(join(out, 'topics/tea.md'), 'utf8')).toBe('Edited by hand.\n');
+
+    const forced = await engram.run('export', '--format', 'markdown', out, '--force', '--json');
+    expect(JSON.parse(forced.stdout)).toMatchObject({ removed: 1, overwritten: ['topics/tea.md'] });
+    expect(readdirSync(join(out, 'topics'))).toEqual(['mine.md']);
+  });
+
+  it('refuses to overwrite a file it did not write at an entry’s path', async () => {
+    const { engram, out } = await exported();
+    writeFileSync(join(out, 'topics/coffee.md'), 'Mine, not the export’s.\n');
+    await engram.run('write', 'topics/coffee', '-d', 'Coffee', '--new', 'Black.');
+    const refused = await engram.run('export', '--format', 'markdown', out);
+    expect(refused.stderr).toContain(
+      'topics/coffee.md: not written by an earlier export (a file of yours?); this export would overwrite it',
+    );
+    expect(readFileSync(join(out, 'topics/coffee.md'), 'utf8')).toBe('Mine, not the export’s.\n');
+  });
+
+  it('refuses a record naming a path an export never writes, deleting nothing', async () => {
+    const { engram, out, victim } = await exported();
+    const record = join(out, '.engram-export.json');
+    const forged = JSON.parse(readFileSync(record, 'utf8'));
+    forged.files['../victim.txt'] = forged.files['README.md'];
+    writeFileSync(record, JSON.stringify(forged));
+    const refused = await engram.run('export', '--format', 'markdown', out);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${record} is not a record Engram's Markdown export wrote`);
+    expect(readFileSync(victim, 'utf8')).toBe('not the export’s\n');
+  });
+
+  it('refuses what it cannot write over, naming it: a damaged record, a file for a group, a folder for a file', async () => {
+    const { engram, out } = await exported();
+    const record = join(out, '.engram-export.json');
+    const kept = readFileSync(record, 'utf8');
+    writeFileSync(record, '{"format":');
+    const damaged = await engram.run('export', '--format', 'markdown', out);
+    expect(damaged.code).toBe(2);
+    expect(damaged.stderr).toContain(`${record} is not a record Engram's Markdown export wrote (not JSON)`);
+    writeFileSync(record, kept);
+
+    rmSync(join(out, 'topics'), { recursive: true });
+    writeFileSync(join(out, 'topics'), 'a file where a folder was\n');
+    expect((await engram.run('export', '--format', 'markdown', out)).stderr).toContain(
+      `${join(out, 'topics')} is a file where the export puts a group's folder`,
+    );
+    rmSync(join(out, 'topics'));
+
+    rmSync(join(out, 'people/ada.md'));
+    mkdirSync(join(out, 'people/ada.md'));
+    expect((await engram.run('export', '--format', 'markdown', out)).stderr).toContain(
+      `${join(out, 'people/ada.md')} is a folder where the export writes a file`,
+    );
+    expect(readdirSync(join(out, 'people/ada.md'))).toEqual([]);
+  });
+
+  it('takes --force with --format markdown only', async () => {
+    const engram = cli();
+    await engram.run('write', 'topics/tea', '-d', 'Tea', '--new', 'Green.');
+    expect(await engram.run('export', '--force')).toMatchObject({
+      code: 2,
+      stderr: 'engram: --force goes with --format markdown\n',
+    });
   });
 });

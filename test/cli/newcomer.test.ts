@@ -1,14 +1,16 @@
 /**
  * The rough edges a newcomer met, run in-process through main(argv, io): whose memory a
  * command opens (--user, ENGRAM_USER, the config file: one rule, checked before
- * anything is opened), that a command which only reads never creates a database, and
- * that a flag which cannot apply is a usage error (exit 2).
+ * anything is opened), that a command which only reads never creates a database, that
+ * none creates one in a folder that does not exist (a typo in --db) but at the default
+ * path, and that a flag which cannot apply is a usage error (exit 2).
  */
 
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/program.js';
 import { childEnv, type EngramRun, runEngram, tempDir } from '../helpers/engram.js';
+import { runInProcess } from './fixtures.js';
 
 /** A temporary folder, its config file, and main() with `--config` after the arguments. */
 function setup(config: unknown = {}) {
@@ -101,7 +103,7 @@ describe('a command that only reads never creates a database', () => {
 
   it.each(READERS)('engram %s on a path with no database: exit 1, says so, creates nothing', async (...args) => {
     const { dir, engram } = setup();
-    const typo = dir.file('typo/x.db');
+    const typo = dir.file('x.db');
     const run = await engram(...args, '--db', typo);
     expect(run).toEqual({
       code: 1,
@@ -111,6 +113,14 @@ describe('a command that only reads never creates a database', () => {
         'Check the path (--db, ENGRAM_DB or "db" in the config file); to start a memory there, write its first entry ' +
         'with the same settings, for example: engram write topics/me -d "Who I am" --new "Name: Ada."\n',
     });
+    expect(existsSync(typo)).toBe(false);
+  });
+
+  it.each(READERS)('engram %s in a folder that does not exist: says the folder is missing', async (...args) => {
+    const { dir, engram } = setup();
+    const typo = dir.file('typo/x.db');
+    const run = await engram(...args, '--db', typo);
+    expect(run).toEqual({ code: 1, stdout: '', stderr: noFolder(typo, dir.file('typo')) });
     expect(existsSync(dir.file('typo'))).toBe(false);
   });
 
@@ -143,9 +153,88 @@ describe('a command that only reads never creates a database', () => {
 
   it('a writing command creates it, and then the reading ones read it', async () => {
     const { dir, engram } = setup();
-    const db = dir.file('new/memory.db');
+    const db = dir.file('memory.db');
     expect((await engram('write', 'topics/me', '-d', 'Me', '--new', 'x', '--db', db)).code).toBe(0);
     expect(await engram('index', '--db', db)).toEqual({ code: 0, stdout: 'topics/me (2 bytes): Me\n', stderr: '' });
+  });
+});
+
+/** What every command says of a database path in a folder that does not exist. */
+function noFolder(path: string, folder: string): string {
+  return (
+    `There is no memory at ${path}: the folder ${folder} does not exist, so nothing was created ` +
+    '(a mistyped path must not start a new, empty memory). Check the path: --db, ENGRAM_DB, "db" in the config ' +
+    "file, migrate's --to, or the arguments in your MCP client's config (Claude Desktop's claude_desktop_config.json, say). " +
+    `To start a memory there, create the folder first (mkdir -p ${JSON.stringify(folder)}), then run again; ` +
+    'or leave --db out to use the default path, whose folders Engram creates.\n'
+  );
+}
+
+describe('a memory is created only in a folder that exists, or at the default path', () => {
+  const WRITERS = [
+    ['write', 'topics/me', '-d', 'Me', '--new', 'x'],
+    ['drop', 'topics/me'],
+    ['undrop', 'topics/me'],
+    ['restore', 'topics/me', '--rev', '1'],
+    ['purge', 'topics/me'],
+    ['wipe', '--yes-i-am-sure'],
+    ['token', 'create', '--label', 'laptop'],
+    ['token', 'revoke', 'abc'],
+    ['user', 'remove', 'ada'],
+  ];
+
+  it.each(WRITERS)(
+    'engram %s with a mistyped folder in --db: exit 1, names the folder, creates nothing',
+    async (...args) => {
+      const { dir, engram } = setup();
+      const typo = dir.file('Librray/engram/memory.db');
+      const run = await engram(...args, '--db', typo);
+      expect(run).toEqual({ code: 1, stdout: '', stderr: noFolder(typo, dir.file('Librray/engram')) });
+      expect(existsSync(dir.file('Librray'))).toBe(false);
+    },
+  );
+
+  it('import, and the same through ENGRAM_DB and the config file', async () => {
+    const dir = tempDir();
+    const typo = dir.file('typo/memory.db');
+    const document = dir.file('memory.json');
+    writeFileSync(document, JSON.stringify({ format: 'engram-export', version: 1, entries: [] }));
+    for (const [env, config] of [
+      [{ ENGRAM_DB: typo }, {}],
+      [{}, { db: typo }],
+    ] as const) {
+      const run = await runInProcess(['import', document, '--config', dir.config(config)], childEnv(dir.path, env));
+      expect(run).toEqual({ code: 1, stdout: '', stderr: noFolder(typo, dir.file('typo')) });
+    }
+    expect(existsSync(dir.file('typo'))).toBe(false);
+  });
+
+  it('migrate --to a mistyped folder: refused, naming it', async () => {
+    const { dir, db, engram } = setup();
+    await engram('write', 'topics/me', '-d', 'Me', '--new', 'x', '--db', db);
+    const typo = dir.file('typo/copy.db');
+    const run = await engram('migrate', '--from', db, '--to', typo);
+    expect(run).toEqual({ code: 1, stdout: '', stderr: noFolder(typo, dir.file('typo')) });
+    expect(existsSync(dir.file('typo'))).toBe(false);
+  });
+
+  it.each([['stdio'], ['serve', '--port', '0']])(
+    'engram %s with a mistyped folder: exits 1 at once, names the folder, creates nothing',
+    async (...command) => {
+      const dir = tempDir();
+      const typo = dir.file('typo/memory.db');
+      const run = await runEngram([...command, '--db', typo], childEnv(dir.path));
+      expect(run).toEqual({ code: 1, stdout: '', stderr: noFolder(typo, dir.file('typo')) });
+      expect(existsSync(dir.file('typo'))).toBe(false);
+    },
+  );
+
+  it('the default path gets its folders, 0700', async () => {
+    const dir = tempDir();
+    const env = childEnv(dir.path, { XDG_DATA_HOME: dir.file('data') });
+    expect((await runInProcess(['write', 'topics/me', '-d', 'Me', '--new', 'x'], env)).code).toBe(0);
+    expect(statSync(dir.file('data/engram')).mode & 0o777).toBe(0o700);
+    expect(existsSync(dir.file('data/engram/memory.db'))).toBe(true);
   });
 });
 
@@ -161,6 +250,24 @@ describe('usage errors exit 2', () => {
       expect(existsSync(db)).toBe(false);
     },
   );
+
+  it('--help offers --json on every command that prints JSON, and not on stdio and chat, which refuse it', async () => {
+    const dir = tempDir();
+    const env = childEnv(dir.path, { XDG_DATA_HOME: dir.path });
+    const top = (await runInProcess(['--help'], env)).stdout;
+    const names = [...(top.split(/^Commands:$/m)[1] ?? '').matchAll(/^ {2}(\S+)/gm)].map((match) => match[1] ?? '');
+    expect(names).toEqual(expect.arrayContaining(['stdio', 'chat', 'index', 'activity', 'export']));
+    const refusing = ['stdio', 'chat'];
+    for (const name of names.filter((each) => each !== 'help')) {
+      const help = (await runInProcess([name, '--help'], env)).stdout;
+      if (/^Commands:$/m.test(help)) continue; // a group (token, user): its commands have their own --help
+      expect({ name, offers: help.includes('--json') }).toEqual({ name, offers: !refusing.includes(name) });
+    }
+    expect(await runInProcess(['chat', '--base-url', 'http://127.0.0.1:9/v1', '--json'], env)).toMatchObject({
+      code: 2,
+      stderr: 'engram: chat is a conversation for a person, with no JSON output: drop --json\n',
+    });
+  });
 
   it('stdio --json: stdio speaks JSON-RPC already, so the flag is refused, before anything is opened', async () => {
     const dir = tempDir();

@@ -77,7 +77,7 @@ describe('engram search', () => {
       {
         name: 'topics/tea',
         description: 'Drinks',
-        updated: expect.any(Number),
+        updated: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         snippets: [{ field: 'name', text: 'topics/tea', matches: [[7, 10]] }],
       },
     ]);

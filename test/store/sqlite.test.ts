@@ -93,15 +93,25 @@ describe('SqliteStore', () => {
   });
 
   describe('files', () => {
-    it('creates the database file 0600 and missing folders 0700', async () => {
-      const path = join(folder, 'new', 'engram', 'memory.db');
+    it('creates the database file 0600', async () => {
+      const path = join(folder, 'memory.db');
       const store = open(path);
       await store.mutate(alice, 'topics/a', appendLine('written'), rules);
 
-      expect(modeOf(join(folder, 'new'))).toBe(0o700);
-      expect(modeOf(join(folder, 'new', 'engram'))).toBe(0o700);
       expect(modeOf(path)).toBe(0o600);
       expect(modeOf(`${path}-wal`)).toBe(0o600);
+    });
+
+    it('creates no folder: a path in a folder that does not exist is refused, naming the folder', () => {
+      const path = join(folder, 'typo', 'engram', 'memory.db');
+      expect(() => open(path)).toThrow(
+        expect.objectContaining({
+          code: 'STORE_UNAVAILABLE',
+          detail: { reason: 'no-such-folder', path, folder: join(folder, 'typo', 'engram') },
+          message: expect.stringContaining(`its folder ${join(folder, 'typo', 'engram')} does not exist`),
+        }),
+      );
+      expect(existsSync(join(folder, 'typo'))).toBe(false);
     });
 
     it('leaves an existing folder as it is', async () => {

@@ -7,6 +7,7 @@
  */
 
 import { EngramError, isEngramError } from '../../core/errors.js';
+import { asSentence } from '../../core/text.js';
 
 const NETWORK_ERRORS = new Set([
   'ECONNREFUSED',
@@ -50,8 +51,8 @@ function reasonOf(error: unknown): string {
  */
 export function unavailable(address: string, error: unknown): EngramError {
   const message = isConnectionError(error)
-    ? `cannot reach PostgreSQL at ${address}: ${reasonOf(error)}. Check that the server is running and that the database URL is right.`
-    : `PostgreSQL at ${address} refused the connection: ${reasonOf(error)}. Check the user, password and database in the database URL.`;
+    ? `cannot reach PostgreSQL at ${address}: ${asSentence(reasonOf(error))} Check that the server is running and that the database URL is right.`
+    : `PostgreSQL at ${address} refused the connection: ${asSentence(reasonOf(error))} Check the user, password and database in the database URL.`;
   return new EngramError('STORE_UNAVAILABLE', message);
 }
 

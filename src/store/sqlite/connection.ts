@@ -1,5 +1,5 @@
 /**
- * Opening the database file: created 0600 in a 0700 folder, WAL with synchronous=FULL
+ * Opening the database file: created 0600 in a folder that exists (file.ts), WAL with synchronous=FULL
  * (an acknowledged write survives power loss), foreign keys, secure_delete (purged text
  * is overwritten), migrated to the newest schema. Opening comes before anything is
  * served, so it may wait on the spot for another process's lock, up to the deadline;

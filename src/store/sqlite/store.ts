@@ -55,7 +55,7 @@ import { SqliteTokenStore } from './tokens.js';
 import { WriteGate } from './write-gate.js';
 
 export interface SqliteStoreOptions {
-  /** Database file; `:memory:` for a private in-memory database. */
+  /** Database file, in a folder that exists (the store creates the file, never a folder); `:memory:` for a private in-memory database. */
   readonly path: string;
   /**
    * How long a write waits for another process's transaction before it is refused with
