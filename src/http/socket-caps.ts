@@ -18,6 +18,11 @@ export interface CapRefusal {
   readonly reason: string;
 }
 
+/** "1 socket", "2 sockets". */
+export function countOf(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
 function increment(counts: Map<string, number>, key: string): void {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 }
@@ -42,19 +47,19 @@ export class SocketCounts {
     if (token !== undefined && (this.perToken.get(token) ?? 0) >= socketsPerToken) {
       return {
         code: 1008,
-        reason: `This token has ${socketsPerToken} sockets open, the most it may: close one (in another tab or app) and connect again.`,
+        reason: `This token has ${countOf(socketsPerToken, 'socket')} open, the most it may: close one (in another tab or app) and connect again.`,
       };
     }
     if ((this.perUser.get(user) ?? 0) >= socketsPerUser) {
       return {
         code: 1008,
-        reason: `This user has ${socketsPerUser} sockets open, the most one user may: close one (in another tab or app) and connect again.`,
+        reason: `This user has ${countOf(socketsPerUser, 'socket')} open, the most one user may: close one (in another tab or app) and connect again.`,
       };
     }
     if (this.open >= sockets) {
       return {
         code: 1013,
-        reason: `The server has ${sockets} sockets open, the most it keeps: try again in a minute.`,
+        reason: `The server has ${countOf(sockets, 'socket')} open, the most it keeps: try again in a minute.`,
       };
     }
     return undefined;

@@ -40,7 +40,7 @@ import { clientAddress } from './client-address.js';
 import { formatRequestLine, formatSocketClose } from './logging.js';
 import { browserGate } from './origins.js';
 import { repeatedHeader } from './repeated-header.js';
-import { type CapRefusal, SocketCounts } from './socket-caps.js';
+import { type CapRefusal, countOf, SocketCounts } from './socket-caps.js';
 
 /** The path of MCP over WebSocket. */
 export const WEBSOCKET_PATH = '/ws';
@@ -363,8 +363,8 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
     if (handshakes >= limits.handshakes) {
       refuse(
         503,
-        `Service unavailable: ${limits.handshakes} WebSocket connections are being opened at once, the most the ` +
-          'server checks at a time. Try again in a moment.',
+        `Service unavailable: ${countOf(limits.handshakes, 'WebSocket connection')} being opened at once is the ` +
+          'most the server checks at a time. Try again in a moment.',
         { 'Retry-After': '1' },
       );
       return;

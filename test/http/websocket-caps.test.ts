@@ -190,8 +190,8 @@ describe('WebSocket upgrades being checked at once', () => {
     expect(await refusedUpgrade(wsUrl(running.port, 'engram_fast'))).toEqual({
       status: 503,
       message:
-        'Service unavailable: 1 WebSocket connections are being opened at once, the most the server checks at a ' +
-        'time. Try again in a moment.',
+        'Service unavailable: 1 WebSocket connection being opened at once is the most the server checks at a time. ' +
+        'Try again in a moment.',
       retryAfter: '1',
     });
     release();
