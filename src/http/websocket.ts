@@ -122,9 +122,12 @@ const SHUTTING_DOWN_REASON = 'The server is shutting down.';
 /** How long a socket closed as it opened (a cap) has to answer the close before it is cut off. */
 const REFUSED_SOCKET_GRACE_MS = 2_000;
 
-/** What a socket is counted under for the per-token cap: the credentials presented, none without a token. */
+/**
+ * What a socket is counted under for the per-token cap: the token presented, however its
+ * scheme is spelled (`Bearer`, `bearer`), so that no spelling opens more; none without a token.
+ */
 function countedToken(who: Authenticated, authorization: string | undefined): string | undefined {
-  return who.anonymous ? undefined : authorization;
+  return who.anonymous ? undefined : authorization?.replace(/^\s*bearer\s+/i, '').trim();
 }
 
 /** Writes an HTTP refusal on a socket not yet upgraded, then closes it. */

@@ -122,6 +122,14 @@ describe('WebSocket sockets per token', () => {
     await openSocket(wsUrl(server.port, token));
     expect(await closedAtOnce(wsUrl(server.port, token))).toEqual(TOKEN_CAP);
     expect(server.logs).toContain(`ws: closed a new socket of user ada at once (1008): ${TOKEN_CAP.reason}`);
+    // The same token with its scheme spelled otherwise, in the header, is the same token.
+    await expect(
+      new Promise((resolve) => {
+        const socket = new WebSocket(wsUrl(server.port), ['mcp'], { headers: { Authorization: `bearer  ${token}` } });
+        onTestFinished(() => socket.terminate());
+        socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() }));
+      }),
+    ).resolves.toEqual(TOKEN_CAP);
     await openSocket(wsUrl(server.port, other));
     await closeSocket(first);
     await openSocket(wsUrl(server.port, token));
