@@ -116,8 +116,8 @@ interface MemoryPeaks {
   readonly buffersBytes: number;
 }
 
-/** Runs `work` and returns the peaks of memory in use meanwhile (see MemoryPeaks). */
-async function withMemoryPeaks(work: () => Promise<void>): Promise<MemoryPeaks> {
+/** Runs `work` and returns it with the peaks of memory in use meanwhile (see MemoryPeaks). */
+async function withMemoryPeaks<T>(work: () => Promise<T>): Promise<MemoryPeaks & { readonly result: T }> {
   collectGarbage();
   const before = process.memoryUsage();
   let inUse = 0;
@@ -128,8 +128,8 @@ async function withMemoryPeaks(work: () => Promise<void>): Promise<MemoryPeaks> 
     buffers = Math.max(buffers, now.arrayBuffers - before.arrayBuffers);
   }, 5);
   try {
-    await work();
-    return { inUseBytes: inUse, buffersBytes: buffers };
+    const result = await work();
+    return { result, inUseBytes: inUse, buffersBytes: buffers };
   } finally {
     clearInterval(sample);
   }
@@ -173,9 +173,9 @@ function flood(port: number, token: string): Promise<void> {
 function hostileNotifications(openStore: OpenStore) {
   return async () => {
     const served = await serve(openStore);
-    const { result: peaks, maxDelayMs } = await withEventLoopDelay(() =>
-      withMemoryPeaks(() => flood(served.server.port, served.token)),
-    );
+    // The garbage collection that starts the memory measure is not counted as a pause.
+    const peaks = await withMemoryPeaks(() => withEventLoopDelay(() => flood(served.server.port, served.token)));
+    const { maxDelayMs } = peaks.result;
     expect(peaks.buffersBytes).toBeLessThan(HELD_BUFFER_BYTES);
     expect(peaks.inUseBytes).toBeLessThan(IN_USE_BYTES);
     expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
@@ -207,14 +207,15 @@ function unreadAnswers(openStore: OpenStore) {
     );
     // One request at a time (many at once would be refused, as too many at once), until the answers
     // fill the kernel's buffers and then pass the limit: 400 answers of 256 KiB, 100 MiB, at most.
-    const { result: peaks, maxDelayMs } = await withEventLoopDelay(() =>
-      withMemoryPeaks(async () => {
+    const peaks = await withMemoryPeaks(() =>
+      withEventLoopDelay(async () => {
         for (let id = 1; id <= 400 && !served.logs.includes(UNREAD_LOG); id++) {
           await sendTaken(reader, open(id));
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
       }),
     );
+    const { maxDelayMs } = peaks.result;
     expect(served.logs).toContain(UNREAD_LOG);
     expect(peaks.buffersBytes).toBeLessThan(HELD_BUFFER_BYTES);
     expect(peaks.inUseBytes).toBeLessThan(IN_USE_BYTES);
