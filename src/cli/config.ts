@@ -16,6 +16,7 @@ import { DEFAULT_POLICY, type Policy } from '../core/policy.js';
 import { charLength, foldDescription, withoutByteOrderMark } from '../core/text.js';
 import { normalizeUser } from '../core/users.js';
 import { parsePublicUrl } from '../http/origins.js';
+import type { WebSocketLimits } from '../http/websocket.js';
 import type { Environment } from './environment.js';
 
 /**
@@ -95,6 +96,15 @@ function buildConfigSchema(z: typeof import('zod').z) {
         .refine((clients) => new Set(clients.map((client) => client.id)).size === clients.length, 'each id once')
         .optional(),
       allowPrivateClientMetadata: z.boolean().optional(),
+      webSocket: z
+        .object({
+          socketsPerToken: positiveInteger.optional(),
+          socketsPerUser: positiveInteger.optional(),
+          sockets: positiveInteger.optional(),
+          handshakes: positiveInteger.optional(),
+        })
+        .strict()
+        .optional(),
     })
     .strict();
 }
@@ -121,6 +131,8 @@ export interface Settings {
    * on the operator's own network); refused by default, since any caller picks the URL.
    */
   readonly allowPrivateClientMetadata?: boolean | undefined;
+  /** `engram serve`'s caps on WebSocket sockets at /ws (per token, per user, in all, being opened), over the defaults. */
+  readonly webSocket?: Partial<Pick<WebSocketLimits, 'socketsPerToken' | 'socketsPerUser' | 'sockets' | 'handshakes'>>;
 }
 
 function isPublicUrl(value: string): boolean {
@@ -164,6 +176,7 @@ export function parseConfig(text: string, path: string): Settings {
     publicUrl,
     clients,
     allowPrivateClientMetadata,
+    webSocket,
     ...caps
   } = parsed.data;
   return {
@@ -184,6 +197,7 @@ export function parseConfig(text: string, path: string): Settings {
       }),
     ),
     allowPrivateClientMetadata,
+    webSocket,
   };
 }
 

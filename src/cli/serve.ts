@@ -171,6 +171,7 @@ async function serve(
       ...(publicUrl === undefined ? {} : { publicUrl }),
       trustProxy: options.trustProxy ?? false,
       ...(tls === undefined ? {} : { tls }),
+      ...(context.settings.webSocket === undefined ? {} : { webSocketLimits: context.settings.webSocket }),
       host: options.host,
       port: options.port,
       log,

@@ -1,7 +1,9 @@
 /**
  * Browser safety: which web pages may call the server (the `Origin` header), which
  * names it may be reached by (the `Host` header, against DNS rebinding), and which
- * addresses it may listen on without authentication.
+ * addresses it may listen on without authentication. A page refused is also logged with
+ * the --allow-origin that would let it in: the browser shows the person only that the page
+ * failed, never Engram's words, so the server's log is where they can find why.
  */
 
 import { isIP } from 'node:net';
@@ -58,16 +60,42 @@ export function isLoopbackOrigin(origin: string): boolean {
  * wherever it came from, sends it), so the hint is another way in, never --allow-origin null.
  */
 export function forbiddenOriginMessage(origin: string, auth: AuthMode): string {
+  return `Forbidden: ${pagesFrom(origin)} may not use this memory. ${originHint(origin, auth)}`;
+}
+
+function pagesFrom(origin: string): string {
+  return origin === 'null' ? 'pages opened from a file or in a sandbox (Origin null)' : `pages from ${origin}`;
+}
+
+/** What would let pages of this origin in. */
+function originHint(origin: string, auth: AuthMode): string {
   if (origin === 'null') {
-    return (
-      'Forbidden: pages opened from a file or in a sandbox (Origin null) may not use this memory. ' +
-      `Serve the page from http://localhost or http://127.0.0.1 instead${auth === 'none' ? ', or restart engram serve with --auth token' : ''}.`
-    );
+    return `Serve the page from http://localhost or http://127.0.0.1 instead${auth === 'none' ? ', or restart engram serve with --auth token' : ''}.`;
   }
-  return (
-    `Forbidden: pages from ${origin} may not use this memory. To allow them, restart engram serve with ` +
-    `--allow-origin ${origin}${auth === 'none' ? ' (or use --auth token)' : ''}.`
-  );
+  return `To allow them, restart engram serve with --allow-origin ${origin}${auth === 'none' ? ' (or use --auth token)' : ''}.`;
+}
+
+/** An Origin as the log may show it: printable ASCII with no spaces, at most 200 characters; else "?" (no forged lines). */
+function loggableOrigin(origin: string): string {
+  return /^[\x21-\x7e]{1,200}$/.test(origin) ? origin : '?';
+}
+
+/** The log line of a page refused for its Origin, with what would let it in (as forbiddenOriginMessage says it). */
+export function refusedOriginLogLine(origin: string, auth: AuthMode): string {
+  const shown = loggableOrigin(origin);
+  if (shown !== 'null' && !isOrigin(shown)) {
+    return `refused a request with Origin ${shown}: it is not an origin (scheme://host:port), so no --allow-origin can name it.`;
+  }
+  return `refused ${pagesFrom(shown)} (the browser does not show why): ${originHint(shown, auth)}`;
+}
+
+/** scheme://host[:port], as browsers send it. */
+function isOrigin(value: string): boolean {
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
 }
 
 /** Checks an `--allow-origin` value and returns it in the form browsers send. */
@@ -121,6 +149,8 @@ export interface BrowserGateOptions {
   /** The server listens on loopback only: a request by any other name (but the public URL's) is refused. */
   readonly loopbackOnly: boolean;
   readonly publicUrl?: URL | undefined;
+  /** Receives one line for each page refused for its Origin (refusedOriginLogLine). */
+  readonly log?: ((line: string) => void) | undefined;
 }
 
 export interface BrowserGate {
@@ -132,7 +162,8 @@ export interface BrowserGate {
 
 /**
  * The Host and Origin rules, as every door applies them: HTTP (app.ts) and the WebSocket
- * upgrade (websocket.ts) ask this one gate, so the two cannot drift apart.
+ * upgrade (websocket.ts) ask this one gate, so the two cannot drift apart, and each page
+ * it refuses is logged the same way.
  */
 export function browserGate(options: BrowserGateOptions): BrowserGate {
   const originAllowed = originPolicy(options.auth, options.allowOrigins ?? []);
@@ -153,6 +184,7 @@ export function browserGate(options: BrowserGateOptions): BrowserGate {
     },
     origin(origin) {
       if (origin === undefined || originAllowed(origin)) return undefined;
+      options.log?.(refusedOriginLogLine(origin, options.auth));
       return { status: 403, code: 'FORBIDDEN_ORIGIN', message: forbiddenOriginMessage(origin, options.auth) };
     },
   };

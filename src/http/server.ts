@@ -21,7 +21,7 @@ export interface HttpServerOptions extends Omit<HttpAppOptions, 'loopbackOnly' |
   readonly timeouts?: Partial<Timeouts>;
   /** How long close() waits for requests in flight before cutting them off. */
   readonly closeGraceMs?: number;
-  /** Ping, idle and requests-at-once limits of each socket at /ws. */
+  /** The limits of each socket at /ws (ping, idle, requests at once, unread) and the caps on how many may be open. */
   readonly webSocketLimits?: Partial<WebSocketLimits>;
   /** Serve https with this PEM certificate chain and key (the same app, limits and timeouts). */
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };

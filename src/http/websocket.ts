@@ -9,11 +9,19 @@
  * never shows the query. A refusal is an HTTP answer, before any upgrade; a missing or
  * refused token gets the same 401 and challenge as /mcp.
  *
+ * Sockets are counted so that no one can hold the server's file descriptors: upgrades still
+ * being checked at once (beyond the cap, 503 before any upgrade), and open sockets per
+ * token, per user and in all (beyond a cap, the socket is closed as soon as it opens, 1008
+ * or 1013, with a reason that names the cap and what to do, since a browser shows a
+ * refused upgrade to no one).
+ *
  * An open socket is one MCP connection (mcp/websocket.ts) for the caller its token names.
  * The token is checked again before each message, as HTTP checks it on each request: a
  * revoked or expired one closes the socket (1008). Each socket is pinged, closed when it
- * stays silent too long, capped in message size (1009) and in requests at once; close()
- * says goodbye to every socket (1001). One log line when a socket opens, one when it closes.
+ * stays silent too long, capped in message size (1009), in requests at once, in messages
+ * waiting to be served (it is not read meanwhile) and in what its client leaves unread
+ * (1008); close() says goodbye to every socket (1001). One log line when a socket opens,
+ * one when it closes.
  */
 
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
@@ -32,6 +40,7 @@ import { clientAddress } from './client-address.js';
 import { formatRequestLine, formatSocketClose } from './logging.js';
 import { browserGate } from './origins.js';
 import { repeatedHeader } from './repeated-header.js';
+import { type CapRefusal, countOf, SocketCounts } from './socket-caps.js';
 
 /** The path of MCP over WebSocket. */
 export const WEBSOCKET_PATH = '/ws';
@@ -45,15 +54,30 @@ export interface WebSocketLimits {
   readonly idleMs: number;
   /** Requests served at once on one socket; more are answered with a JSON-RPC error. */
   readonly maxInFlight: number;
-  /** Answers waiting for the client to read them, in bytes, past which its next message closes the socket (1008). */
+  /** Messages received on one socket and not yet served past which it is not read until they are. */
+  readonly maxWaiting: number;
+  /** Bytes sent and not yet read by the client past which the socket is closed (1008) rather than written to. */
   readonly maxUnreadBytes: number;
+  /** Open sockets one token may hold; one more is closed as it opens (1008). */
+  readonly socketsPerToken: number;
+  /** Open sockets one user may hold, over all their tokens (the one user without auth); one more is closed as it opens (1008). */
+  readonly socketsPerUser: number;
+  /** Open sockets in all; one more is closed as it opens (1013, try again later). */
+  readonly sockets: number;
+  /** Upgrades being checked at once (their token, before the socket opens); one more is refused with 503. */
+  readonly handshakes: number;
 }
 
 export const DEFAULT_WEBSOCKET_LIMITS: WebSocketLimits = {
   pingIntervalMs: 30_000,
   idleMs: 10 * 60_000,
   maxInFlight: 16,
+  maxWaiting: 8,
   maxUnreadBytes: 4 * 1024 * 1024,
+  socketsPerToken: 32,
+  socketsPerUser: 64,
+  sockets: 1024,
+  handshakes: 64,
 };
 
 export interface WebSocketOptions {
@@ -95,6 +119,16 @@ const INTERNAL_ERROR_MESSAGE =
 /** At most 123 bytes, as a close reason must be. */
 const TOKEN_REFUSED_REASON = 'The token is no longer accepted: it was revoked or has expired.';
 const SHUTTING_DOWN_REASON = 'The server is shutting down.';
+/** How long a socket closed as it opened (a cap) has to answer the close before it is cut off. */
+const REFUSED_SOCKET_GRACE_MS = 2_000;
+
+/**
+ * What a socket is counted under for the per-token cap: the token presented, however its
+ * scheme is spelled (`Bearer`, `bearer`), so that no spelling opens more; none without a token.
+ */
+function countedToken(who: Authenticated, authorization: string | undefined): string | undefined {
+  return who.anonymous ? undefined : authorization?.replace(/^\s*bearer\s+/i, '').trim();
+}
 
 /** Writes an HTTP refusal on a socket not yet upgraded, then closes it. */
 function writeRefusal(socket: Duplex, status: number, message: string, headers: Record<string, string>): void {
@@ -143,6 +177,9 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
   const authenticate = createAuthenticate(options.auth, options.publicUrl);
   const gate = browserGate({ ...options, auth: options.auth.mode });
   const sockets = new Set<WebSocket>();
+  const counts = new SocketCounts(limits);
+  /** Upgrades whose token is being checked, and sockets being closed as they opened (a cap). */
+  let handshakes = 0;
   /** How to refuse each upgrade in progress, for the refusals ws makes itself (a bad key or version). */
   const refusers = new WeakMap<IncomingMessage, (status: number, message: string) => void>();
   let closing = false;
@@ -159,6 +196,15 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
     else socket.destroy();
   });
 
+  /** Closes a socket as it opens, saying which cap it met; cut off if the client does not answer the close. */
+  function refuseOpen(socket: WebSocket, refusal: CapRefusal, user: string): void {
+    log(`ws: closed a new socket of user ${user} at once (${refusal.code}): ${refusal.reason}`);
+    const cutOff = setTimeout(() => socket.terminate(), REFUSED_SOCKET_GRACE_MS);
+    socket.once('close', () => clearTimeout(cutOff));
+    socket.on('error', () => {});
+    socket.close(refusal.code, refusal.reason);
+  }
+
   function open(
     serve: typeof serveMcpWebSocket,
     socket: WebSocket,
@@ -171,6 +217,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
     let messages = 0;
     let answeredPing = true;
     sockets.add(socket);
+    const uncount = counts.add(first.caller.user, countedToken(first, authorization));
     const ping = setInterval(() => {
       if (!answeredPing) {
         socket.terminate();
@@ -194,6 +241,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
       clearInterval(ping);
       clearTimeout(idle);
       sockets.delete(socket);
+      uncount();
       log(
         formatSocketClose({
           time: new Date(),
@@ -213,6 +261,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
       version: options.version,
       ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
       maxInFlight: limits.maxInFlight,
+      maxWaiting: limits.maxWaiting,
       maxUnreadBytes: limits.maxUnreadBytes,
       who: () => who,
       admit: async () => {
@@ -314,6 +363,23 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
       refuse(400, credentials.refusal);
       return;
     }
+    if (handshakes >= limits.handshakes) {
+      refuse(
+        503,
+        `Service unavailable: ${countOf(limits.handshakes, 'WebSocket connection')} being opened at once is the ` +
+          'most the server checks at a time. Try again in a moment.',
+        { 'Retry-After': '1' },
+      );
+      return;
+    }
+    handshakes++;
+    let checking = true;
+    const checked = () => {
+      if (!checking) return;
+      checking = false;
+      handshakes--;
+    };
+    socket.once('close', checked);
     // The MCP SDK loads with the first upgrade (see app.ts), beside the token check.
     Promise.all([authenticate(credentials.authorization), import('../mcp/websocket.js')])
       .then(([outcome, mcp]) => {
@@ -326,11 +392,21 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
           refuse(503, 'Service unavailable: the server is shutting down.');
           return;
         }
-        if (socket.destroyed) return;
+        if (socket.destroyed) {
+          checked();
+          return;
+        }
         refusers.set(req, refuse);
         server.handleUpgrade(req, socket, head, (webSocket) => {
           socket.off('error', onEarlyError);
           logLine(101);
+          const refusal = counts.refusal(outcome.caller.user, countedToken(outcome, credentials.authorization));
+          // A socket closed as it opens stays counted as a handshake until it is gone.
+          if (refusal !== undefined) {
+            refuseOpen(webSocket, refusal, outcome.caller.user);
+            return;
+          }
+          checked();
           open(mcp.serveMcpWebSocket, webSocket, outcome, credentials.authorization, client);
         });
       })

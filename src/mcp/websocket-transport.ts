@@ -6,9 +6,13 @@
  * every message it cannot serve with a JSON-RPC error and keeps the connection; it also
  * lets each message through `admit` first, in arrival order (the HTTP layer checks the
  * token again there), and refuses requests beyond `maxInFlight` unanswered ones (an
- * answer counts until the socket has sent it, so a client that does not read cannot
- * make the server hold ever more answers; one that sends on while answers pile up
- * unread is closed, 1008). The size of a message is capped by the socket itself (ws
+ * answer counts until the socket has sent it).
+ *
+ * Nothing a client sends or leaves unread grows the server: while more than `maxWaiting`
+ * messages wait to be served (each waits for its admission, a database round trip on
+ * PostgreSQL), the socket is not read, so the kernel's buffers hold the client back; and
+ * a socket whose client leaves more than `maxUnreadBytes` unread is closed (1008) instead
+ * of being written more. The size of a message is capped by the socket itself (ws
  * `maxPayload`, close 1009).
  */
 
@@ -20,7 +24,9 @@ import { decodeMessage, type Refusal, refusalAnswer } from './json-rpc-decode.js
 export interface WebSocketTransportOptions {
   /** Requests served at once on this socket; one more is answered with a JSON-RPC error. */
   readonly maxInFlight: number;
-  /** Bytes of answers waiting for the client to read them past which its next message closes the socket. */
+  /** Messages received and not yet served past which the socket is not read until they are. */
+  readonly maxWaiting: number;
+  /** Bytes written and not yet read by the client past which the socket is closed (1008) rather than written to. */
   readonly maxUnreadBytes: number;
   /**
    * Called before each message is served, in arrival order: false drops the message (the
@@ -35,6 +41,8 @@ export interface WebSocketTransportOptions {
 /** JSON-RPC's "server error" code, for refusals that are not about the message itself. */
 const REFUSED = -32000;
 const INTERNAL_ERROR = -32603;
+/** At most 123 bytes, as a close reason must be. */
+const UNREAD_REASON = 'Too many answers unread: read the answers before sending more.';
 
 function textOf(data: RawData): string {
   if (Buffer.isBuffer(data)) return data.toString('utf8');
@@ -65,6 +73,8 @@ export class WebSocketTransport implements Transport {
   private readonly inFlight = new Set<RequestId>();
   /** The messages admitted so far: each waits for the one before, so order is kept. */
   private admitted: Promise<void> = Promise.resolve();
+  /** Messages received and not yet served (waiting in `admitted`). */
+  private waiting = 0;
 
   constructor(
     private readonly socket: WebSocket,
@@ -72,7 +82,16 @@ export class WebSocketTransport implements Transport {
   ) {}
 
   private readonly onSocketMessage = (data: RawData) => {
-    this.admitted = this.admitted.then(() => this.receive(textOf(data)));
+    this.waiting++;
+    if (this.waiting > this.options.maxWaiting) this.socket.pause();
+    this.admitted = this.admitted.then(async () => {
+      try {
+        await this.receive(textOf(data));
+      } finally {
+        this.waiting--;
+        if (this.waiting <= this.options.maxWaiting && this.socket.isPaused) this.socket.resume();
+      }
+    });
   };
   private readonly onSocketClose = () => {
     if (this.closed) return;
@@ -103,11 +122,6 @@ export class WebSocketTransport implements Transport {
   private async receive(text: string): Promise<void> {
     // A socket closing (its token refused, its server stopping) serves nothing more.
     if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
-    if (this.socket.bufferedAmount > this.options.maxUnreadBytes) {
-      this.options.report('ws: closed a socket whose client sends on without reading the answers');
-      this.socket.close(1008, 'Too many answers unread: read the answers before sending more.');
-      return;
-    }
     let allowed: boolean;
     try {
       allowed = await this.options.admit();
@@ -171,6 +185,12 @@ export class WebSocketTransport implements Transport {
 
   private write(text: string): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the WebSocket connection is closed'));
+    if (this.socket.bufferedAmount > this.options.maxUnreadBytes) {
+      this.options.report('ws: closed a socket whose client does not read what it is sent');
+      this.socket.close(1008, UNREAD_REASON);
+      this.onSocketClose();
+      return Promise.reject(new Error('the WebSocket connection was closed: its client does not read'));
+    }
     return new Promise((resolve, reject) => {
       this.socket.send(text, (error) => (error ? reject(error) : resolve()));
     });

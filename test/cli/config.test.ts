@@ -213,3 +213,32 @@ describe('allowPrivateClientMetadata', () => {
     );
   });
 });
+
+describe('webSocket', () => {
+  it("reads engram serve's caps on WebSocket sockets; absent, the defaults apply", () => {
+    expect(parse({}).webSocket).toBeUndefined();
+    expect(
+      parse({ webSocket: { socketsPerToken: 4, socketsPerUser: 8, sockets: 100, handshakes: 10 } }).webSocket,
+    ).toEqual({
+      socketsPerToken: 4,
+      socketsPerUser: 8,
+      sockets: 100,
+      handshakes: 10,
+    });
+  });
+
+  it.each([
+    [
+      'a cap that is not a positive integer',
+      { sockets: 0 },
+      /^invalid config file config\.json:\n {2}webSocket\.sockets: must be a positive integer$/,
+    ],
+    [
+      'an unknown cap',
+      { socketsPerIp: 4 },
+      /^invalid config file config\.json:\n {2}webSocket: Unrecognized key: "socketsPerIp"$/,
+    ],
+  ])('refuses %s, naming the field', async (_, webSocket, message) => {
+    await expectEngramError(() => parse({ webSocket }), 'INVALID_CONFIG', message);
+  });
+});

@@ -6,9 +6,10 @@
  * process's listeners as they were.
  */
 
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { main } from '../../src/cli/program.js';
 import { childEnv, tempDir } from '../helpers/engram.js';
 import { serveInProcess } from './fixtures.js';
@@ -72,4 +73,31 @@ it('refuses an unsafe binding before opening anything: exit 1 on its stderr', as
   expect(await served.exited).toBe(1);
   expect(served.out.stdout).toBe('');
   expect(served.out.stderr).toMatch(/^refusing to serve on 0\.0\.0\.0 without authentication/);
+});
+
+it("takes the config file's caps on WebSocket sockets: one more socket than the user's cap is closed at once, saying so", async () => {
+  const dir = tempDir();
+  const config = dir.file('config.json');
+  writeFileSync(config, JSON.stringify({ webSocket: { socketsPerUser: 1 } }));
+  const served = serveInProcess(
+    main,
+    ['--port', '0', '--db', dir.file('memory.db'), '--config', config, '--json'],
+    childEnv(dir.path),
+  );
+  const url = new URL('/ws', (await served.listening).replace(/^http/, 'ws'));
+  const closed = (socket: WebSocket) =>
+    new Promise<{ code: number; reason: string }>((resolve) =>
+      socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
+  const first = new WebSocket(url, ['mcp']);
+  await new Promise((resolve) => first.once('open', resolve));
+  const second = new WebSocket(url, ['mcp']);
+  expect(await closed(second)).toEqual({
+    code: 1008,
+    reason: 'This user has 1 socket open, the most one user may: close one (in another tab or app) and connect again.',
+  });
+  first.close();
+  await closed(first);
+  served.stop('told to');
+  expect(await served.exited).toBe(0);
 });

@@ -1,7 +1,8 @@
 /**
  * The request log: one line per request with time, user, method and path, JSON-RPC
  * method, tool, status and duration — and never the arguments, bodies or tokens, nor
- * anything a client could use to forge a line.
+ * anything a client could use to forge a line; and a page refused for its Origin, with
+ * the --allow-origin that would let it in (its browser hides why from the person).
  */
 
 import { writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatRequestLine, summarizeRpc } from '../../src/http/logging.js';
 import { postRpc, raw, rpc, startTestServer, testFolder } from './fixtures.js';
+import { sendUntilClosed } from './raw-socket.js';
 
 const LINE =
   /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (?:client=\S+ )?user=\S+ [A-Z]+ \S+ method=\S+ tool=\S+ status=\d{3} \d+ms$/;
@@ -178,5 +180,43 @@ describe('a web UI file whose client hangs up as soon as it has every byte', () 
     await expect.poll(() => server.logs.length).toBe(tries);
     for (const line of server.logs)
       expect(line).toMatch(/ client=127\.0\.0\.1 user=- GET \/ method=- tool=- status=200 \d+ms$/);
+  });
+});
+
+describe('a page refused for its Origin', () => {
+  const HINT =
+    'refused pages from https://evil.example (the browser does not show why): To allow them, restart engram serve ' +
+    'with --allow-origin https://evil.example (or use --auth token).';
+
+  it('is logged with the --allow-origin that would let it in, over HTTP', async () => {
+    const server = await startTestServer();
+    const response = await postRpc(server.port, rpc('tools/list'), { Origin: 'https://evil.example' });
+    expect(response.status).toBe(403);
+    expect(server.logs).toContain(HINT);
+  });
+
+  it('and on a WebSocket upgrade', async () => {
+    const server = await startTestServer();
+    const answer = await sendUntilClosed(
+      server.port,
+      'GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nOrigin: https://evil.example\r\n' +
+        'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: mcp\r\n\r\n',
+    );
+    expect(answer.status).toBe(403);
+    expect(server.logs).toContain(HINT);
+  });
+
+  it('pages opened from a file (Origin null) are told another way in; an Origin that is not one, that none can name', async () => {
+    const server = await startTestServer({ auth: 'token', allowOrigins: ['http://app.example'] });
+    await postRpc(server.port, rpc('tools/list'), { Origin: 'null' });
+    await postRpc(server.port, rpc('tools/list'), { Origin: 'https://evil.example/path' });
+    await postRpc(server.port, rpc('tools/list'), { Origin: `https://${'a'.repeat(300)}.example` });
+    expect(server.logs.filter((line) => line.startsWith('refused '))).toEqual([
+      'refused pages opened from a file or in a sandbox (Origin null) (the browser does not show why): Serve the page ' +
+        'from http://localhost or http://127.0.0.1 instead.',
+      'refused a request with Origin https://evil.example/path: it is not an origin (scheme://host:port), so no ' +
+        '--allow-origin can name it.',
+      'refused a request with Origin ?: it is not an origin (scheme://host:port), so no --allow-origin can name it.',
+    ]);
   });
 });

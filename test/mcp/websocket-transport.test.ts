@@ -2,8 +2,8 @@
  * The WebSocket wire on a socket the test drives by hand, for what a real socket cannot
  * show on demand: answers the socket has not sent yet (still counted in flight, so a
  * client that does not read cannot make the server hold ever more), answers piling up
- * unread (the next message closes the socket, 1008), and messages kept in order while
- * each waits for its admission.
+ * unread (the next answer closes the socket, 1008, unwritten), messages kept in order
+ * while each waits for its admission, and the socket not read while too many wait.
  */
 
 import { EventEmitter } from 'node:events';
@@ -18,12 +18,25 @@ class HandSocket extends EventEmitter {
   readyState = 1;
   bufferedAmount = 0;
   readonly sent: string[] = [];
+  isPaused = false;
+  /** Every pause and resume, in order. */
+  readonly reading: ('pause' | 'resume')[] = [];
   readonly pending: (() => void)[] = [];
   closedWith: [number, string] | undefined;
 
   send(text: string, done: (error?: Error) => void): void {
     this.sent.push(text);
     this.pending.push(() => done());
+  }
+
+  pause(): void {
+    this.isPaused = true;
+    this.reading.push('pause');
+  }
+
+  resume(): void {
+    this.isPaused = false;
+    this.reading.push('resume');
   }
 
   close(code: number, reason: string): void {
@@ -43,6 +56,7 @@ async function started(options: Partial<WebSocketTransportOptions> = {}) {
   const reports: string[] = [];
   const transport = new WebSocketTransport(socket as unknown as WebSocket, {
     maxInFlight: 1,
+    maxWaiting: 2,
     maxUnreadBytes: 1000,
     admit: async () => true,
     report: (line) => reports.push(line),
@@ -70,13 +84,48 @@ describe('WebSocketTransport', () => {
     expect(delivered).toEqual([request(1), request(3)]);
   });
 
-  it('closes the socket (1008) when a message arrives while answers wait unread past the limit', async () => {
-    const { socket, delivered, reports } = await started();
-    socket.bufferedAmount = 1001;
+  it('closes the socket (1008) rather than write an answer while more than the limit waits unread', async () => {
+    const { socket, transport, delivered, reports } = await started();
+    let closed = false;
+    transport.onclose = () => {
+      closed = true;
+    };
     await socket.receive(request(1));
-    expect(delivered).toEqual([]);
+    expect(delivered).toEqual([request(1)]);
+    socket.bufferedAmount = 1001;
+    await expect(transport.send({ jsonrpc: '2.0', id: 1, result: {} })).rejects.toThrow(
+      'the WebSocket connection was closed: its client does not read',
+    );
+    expect(socket.sent).toEqual([]);
     expect(socket.closedWith).toEqual([1008, 'Too many answers unread: read the answers before sending more.']);
-    expect(reports).toEqual(['ws: closed a socket whose client sends on without reading the answers']);
+    expect(reports).toEqual(['ws: closed a socket whose client does not read what it is sent']);
+    expect(closed).toBe(true);
+    // Its own refusals are not written either: nothing more is served.
+    await socket.receive('not json');
+    expect(socket.sent).toEqual([]);
+  });
+
+  it('stops reading the socket while more messages than the bound wait to be served, and reads again once they are', async () => {
+    let admitAll: () => void = () => {};
+    const admission = new Promise<void>((resolve) => {
+      admitAll = resolve;
+    });
+    const { socket, delivered } = await started({
+      maxInFlight: 10,
+      admit: async () => {
+        await admission;
+        return true;
+      },
+    });
+    await socket.receive(request(1));
+    await socket.receive(request(2));
+    expect(socket.isPaused).toBe(false);
+    await socket.receive(request(3));
+    expect(socket.isPaused).toBe(true);
+    admitAll();
+    await expect.poll(() => delivered.length).toBe(3);
+    expect(socket.isPaused).toBe(false);
+    expect(socket.reading).toEqual(['pause', 'resume']);
   });
 
   it('keeps the order of messages while each waits for its admission', async () => {

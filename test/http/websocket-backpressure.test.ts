@@ -1,0 +1,263 @@
+/**
+ * A WebSocket client that sends and never reads must not grow the server: the server
+ * stops reading a socket while its queue of messages not yet served is full (the kernel's
+ * buffers then hold the client back), and closes one that leaves too much unread (1008).
+ * Before, one client sending large notifications on PostgreSQL (where each message waits
+ * for its token check) grew the server by all it was sent (100 MiB here; 7 GB when tried).
+ * Measured as the server's peak memory (heap, and the buffers messages are read into) and
+ * longest event-loop pause while the hostile client runs, then another client is served;
+ * on SQLite and on PostgreSQL, with the server in this process and the flooding client in
+ * its own (flooding-client.mjs), so that the server does not pace it.
+ */
+
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { WebSocket } from 'ws';
+import { type Access, createAccess } from '../../src/core/access.js';
+import { createMemory, type Memory } from '../../src/core/memory.js';
+import type { Policy } from '../../src/core/policy.js';
+import type { Store } from '../../src/core/store.js';
+import { type RunningHttpServer, startHttpServer } from '../../src/http/server.js';
+import type { WebSocketLimits } from '../../src/http/websocket.js';
+import { openPostgresStore } from '../../src/store/postgres/index.js';
+import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { createToolHandler } from '../../src/tools/handler.js';
+import { HELD_LOOP_MS, withEventLoopDelay } from '../helpers/event-loop.js';
+import { collectGarbage } from '../helpers/heap.js';
+import { createTestDatabase, findTestPostgres, type TestDatabase } from '../helpers/postgres.js';
+import { raw, testFolder } from './fixtures.js';
+
+/** Half the largest message the server takes (its default body cap is 1 MiB). */
+const MESSAGE_BYTES = 512 * 1024;
+/** What the client sends in all: 100 MiB (on PostgreSQL the server held all of it before). */
+const MESSAGES = 200;
+/** The messages the server may hold read and not yet served: a few at a time. */
+const HELD_BUFFER_BYTES = 48 * 1024 * 1024;
+/** Memory in use at most, garbage not yet collected included (what a message costs to serve is garbage soon). */
+const IN_USE_BYTES = 256 * 1024 * 1024;
+
+interface Served {
+  readonly server: RunningHttpServer;
+  readonly token: string;
+  readonly logs: string[];
+  readonly memory: Memory;
+}
+
+type OpenStore = () => Promise<Store>;
+
+async function serve(
+  openStore: OpenStore,
+  limits: Partial<WebSocketLimits> = {},
+  policy: Partial<Policy> = {},
+): Promise<Served> {
+  const store = await openStore();
+  const memory = createMemory({ store, policy });
+  const access: Access = createAccess(store.tokens);
+  const { token } = await access.create({ user: 'ada', label: 'hostile' });
+  const logs: string[] = [];
+  const server = await startHttpServer({
+    handler: createToolHandler(memory),
+    memory,
+    policy: memory.policy,
+    version: '0.0.0-test',
+    auth: { mode: 'token', access },
+    host: '127.0.0.1',
+    port: 0,
+    log: (line) => logs.push(line),
+    webSocketLimits: limits,
+  });
+  onTestFinished(async () => {
+    await server.close();
+    await store.close();
+  });
+  return { server, token, logs, memory };
+}
+
+function openSocket(port: number, token: string): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/ws?access_token=${token}`, ['mcp']);
+    onTestFinished(() => socket.terminate());
+    socket.on('error', reject);
+    socket.on('open', () => resolve(socket));
+  });
+}
+
+/** Sends `text` and waits until the kernel took it: the client itself holds one message at most. */
+function sendTaken(socket: WebSocket, text: string): Promise<void> {
+  return new Promise((resolve, reject) => socket.send(text, (error) => (error ? reject(error) : resolve())));
+}
+
+function nextMessage(socket: WebSocket): Promise<{ id?: unknown; result?: unknown }> {
+  return new Promise((resolve) => socket.once('message', (data) => resolve(JSON.parse(String(data)))));
+}
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+
+async function initialized(port: number, token: string): Promise<WebSocket> {
+  const socket = await openSocket(port, token);
+  const answer = nextMessage(socket);
+  socket.send(INITIALIZE);
+  expect((await answer).id).toBe(0);
+  socket.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+  return socket;
+}
+
+interface MemoryPeaks {
+  /** The most memory in use (heap and buffers) over what was in use before, garbage not yet collected included. */
+  readonly inUseBytes: number;
+  /** The most buffer memory over what was before: a message read from a socket is a Buffer until it is served. */
+  readonly buffersBytes: number;
+}
+
+/** Runs `work` and returns it with the peaks of memory in use meanwhile (see MemoryPeaks). */
+async function withMemoryPeaks<T>(work: () => Promise<T>): Promise<MemoryPeaks & { readonly result: T }> {
+  collectGarbage();
+  const before = process.memoryUsage();
+  let inUse = 0;
+  let buffers = 0;
+  const sample = setInterval(() => {
+    const now = process.memoryUsage();
+    inUse = Math.max(inUse, now.heapUsed + now.arrayBuffers - before.heapUsed - before.arrayBuffers);
+    buffers = Math.max(buffers, now.arrayBuffers - before.arrayBuffers);
+  }, 5);
+  try {
+    const result = await work();
+    return { result, inUseBytes: inUse, buffersBytes: buffers };
+  } finally {
+    clearInterval(sample);
+  }
+}
+
+/** Another client is served: a ping over a new socket, and /healthz. */
+async function othersServed(served: Served): Promise<void> {
+  const other = await initialized(served.server.port, served.token);
+  const answer = nextMessage(other);
+  other.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+  expect(await answer).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+  expect((await raw(served.server.port, { path: '/healthz' })).status).toBe(200);
+}
+
+const FLOODING_CLIENT = fileURLToPath(new URL('./flooding-client.mjs', import.meta.url));
+
+/** Runs the flooding client against /ws until it has sent everything. */
+function flood(port: number, token: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const url = `ws://127.0.0.1:${port}/ws?access_token=${token}`;
+    const child = spawn(process.execPath, [FLOODING_CLIENT, url, String(MESSAGE_BYTES), String(MESSAGES)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    onTestFinished(() => {
+      child.kill();
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`the flooding client failed (${code}): ${output}`)),
+    );
+  });
+}
+
+function hostileNotifications(openStore: OpenStore) {
+  return async () => {
+    const served = await serve(openStore);
+    // The garbage collection that starts the memory measure is not counted as a pause.
+    const peaks = await withMemoryPeaks(() => withEventLoopDelay(() => flood(served.server.port, served.token)));
+    const { maxDelayMs } = peaks.result;
+    expect(peaks.buffersBytes).toBeLessThan(HELD_BUFFER_BYTES);
+    expect(peaks.inUseBytes).toBeLessThan(IN_USE_BYTES);
+    expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
+    await othersServed(served);
+  };
+}
+
+/** An entry of about ENTRY_BYTES: each answer that opens it is that large. */
+const ENTRY_BYTES = 256 * 1024;
+/** What a client may leave unread here, before it is closed. */
+const UNREAD_BYTES = 1024 * 1024;
+
+function unreadAnswers(openStore: OpenStore) {
+  return async () => {
+    const served = await serve(openStore, { maxUnreadBytes: UNREAD_BYTES }, { entryCap: 2 * ENTRY_BYTES });
+    const caller = { user: 'ada', label: 'test' };
+    await served.memory.write(caller, { name: 'topics/large', description: 'Large', new: 'y'.repeat(ENTRY_BYTES) });
+    const reader = await initialized(served.server.port, served.token);
+    reader.pause();
+    const open = (id: number) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'memory_open', arguments: { names: ['topics/large'] } },
+      });
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      reader.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
+    // One request at a time (many at once would be refused, as too many at once), until the answers
+    // fill the kernel's buffers and then pass the limit: 400 answers of 256 KiB, 100 MiB, at most.
+    const peaks = await withMemoryPeaks(() =>
+      withEventLoopDelay(async () => {
+        for (let id = 1; id <= 400 && !served.logs.includes(UNREAD_LOG); id++) {
+          await sendTaken(reader, open(id));
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      }),
+    );
+    const { maxDelayMs } = peaks.result;
+    expect(served.logs).toContain(UNREAD_LOG);
+    expect(peaks.buffersBytes).toBeLessThan(HELD_BUFFER_BYTES);
+    expect(peaks.inUseBytes).toBeLessThan(IN_USE_BYTES);
+    expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
+    // Once it reads, it finds the answers sent, then the close and why.
+    reader.resume();
+    expect(await closed).toEqual({
+      code: 1008,
+      reason: 'Too many answers unread: read the answers before sending more.',
+    });
+    await othersServed(served);
+  };
+}
+
+const UNREAD_LOG = 'ws: closed a socket whose client does not read what it is sent';
+
+/** 100 MiB through a token check each: some 10 s on a busy 2-core machine, more when it is busier. */
+const SLOW_MACHINE_MS = 120_000;
+
+const NOTIFICATIONS_TEST =
+  'one that sends large notifications is read only as fast as it is served: the server holds a few, its loop is never held, others are served';
+const ANSWERS_TEST =
+  'one that asks for large answers is closed (1008, saying why) once more than the limit waits unread: the server holds little, others are served';
+
+describe('WebSocket clients that never read, on SQLite', () => {
+  const sqlite: OpenStore = async () => openSqliteStore({ path: join(testFolder(), 'memory.db') });
+  it(NOTIFICATIONS_TEST, hostileNotifications(sqlite), SLOW_MACHINE_MS);
+  it(ANSWERS_TEST, unreadAnswers(sqlite), SLOW_MACHINE_MS);
+});
+
+const postgres = await findTestPostgres();
+
+describe.skipIf(!postgres)('WebSocket clients that never read, on PostgreSQL', () => {
+  const databases: TestDatabase[] = [];
+  afterAll(async () => {
+    for (const database of databases) await database.drop();
+  });
+  const openPostgres: OpenStore = async () => {
+    const database = await createTestDatabase(postgres as string);
+    databases.push(database);
+    return openPostgresStore({ connectionString: database.url });
+  };
+  it(NOTIFICATIONS_TEST, hostileNotifications(openPostgres), SLOW_MACHINE_MS);
+  it(ANSWERS_TEST, unreadAnswers(openPostgres), SLOW_MACHINE_MS);
+});
