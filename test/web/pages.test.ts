@@ -66,6 +66,33 @@ describe.each(backends)('on %s', (_, options) => {
       await ui.getByText('Wrote the first program.').waitFor();
       expect(await ui.locator('.description').first().textContent()).toBe('Ada Lovelace');
     });
+
+    it('shows both texts whole, with their sizes, when two revisions are too different to show line by line', async () => {
+      const engram = await startEngram(await options());
+      await mcpWrite(engram, { name: 'topics/list', description: 'As', new: 'a\n'.repeat(8_000) });
+      await mcpWrite(engram, {
+        name: 'topics/list',
+        description: 'Bs',
+        old: 'a\n'.repeat(8_000),
+        new: 'b\n'.repeat(8_000),
+      });
+      const ui = await page(engram, '/entries/topics/list/history');
+      await ui
+        .getByRole('status')
+        .getByText(
+          'Revisions 1 and 2 are too different to show line by line: revision 1 has 8,000 lines (15.6 KB), ' +
+            'revision 2 has 8,000 lines (15.6 KB).',
+          { exact: false },
+        )
+        .waitFor();
+      const first = ui.getByRole('region', { name: 'Revision 1 in full' });
+      const second = ui.getByRole('region', { name: 'Revision 2 in full' });
+      expect(await first.getByRole('heading').textContent()).toBe('Revision 1: As');
+      expect(await first.locator('pre').textContent()).toBe('a\n'.repeat(8_000));
+      expect(await second.getByRole('heading').textContent()).toBe('Revision 2: Bs');
+      expect(await second.locator('pre').textContent()).toBe('b\n'.repeat(8_000));
+      expect(await ui.getByLabel('Differences').count()).toBe(0);
+    });
   });
 
   describe('trash', () => {
