@@ -133,6 +133,34 @@ describe.each(backends)('on %s', (_, options) => {
       const history = await fetch(`${engram.origin}/api/entries/topics/tea/history`);
       expect(history.status).toBe(404);
     });
+
+    it('lists a name dropped twice once per copy, each with its buttons; Undrop brings back the latest', async () => {
+      const engram = await seeded();
+      const drop = async () => {
+        const response = await fetch(`${engram.origin}/api/entries/topics/tea`, {
+          method: 'DELETE',
+          headers: { 'X-Engram-CSRF': '1' },
+        });
+        expect(response.status).toBe(200);
+      };
+      await drop();
+      await mcpWrite(engram, { name: 'topics/tea', description: 'Teas, again', new: 'Oolong.' });
+      await drop();
+      const ui = await page(engram, '/trash');
+      const copies = ui.getByRole('listitem', { name: 'topics/tea' });
+      await expect.poll(() => copies.count()).toBe(2);
+      expect(await copies.first().textContent()).toContain('Teas, again');
+      expect(await copies.nth(1).textContent()).toMatch(/Teas I like[\s\S]*An older copy/);
+      await copies.nth(1).getByRole('button', { name: 'Purge' }).click();
+      expect(await ui.getByRole('group', { name: 'Purge topics/tea?' }).textContent()).toContain(
+        'topics/tea (all 2 dropped copies) and all its history',
+      );
+      await ui.keyboard.press('Escape');
+      await copies.first().getByRole('button', { name: 'Undrop' }).click();
+      await ui.getByRole('status').getByText('topics/tea is back.').waitFor();
+      await expect.poll(() => copies.count()).toBe(1);
+      expect((await getJson(engram, '/api/entries/topics/tea')).entry.description).toBe('Teas, again');
+    });
   });
 
   describe('activity', () => {
