@@ -3,7 +3,7 @@
  * (to the latest when `to` is left out), of a dropped entry too; and its refusals. Two
  * revisions too different to diff at a bounded cost are answered with both of them, and a
  * read-only token asking for them again and again holds the server a few milliseconds at a
- * time (before: 9 to 17 s each, the whole server frozen). Measured as event-loop delay and
+ * time (before: 9 to 24 s each, the whole server frozen). Measured as event-loop delay and
  * heap, never wall time.
  */
 
