@@ -32,6 +32,7 @@ export type { Caller } from './core/caller.js';
 export type { WriteRequest } from './core/edit.js';
 export { EngramError, type ErrorCode, isEngramError } from './core/errors.js';
 export { formatIndex, formatOpened, type IndexRow, indexLine } from './core/format.js';
+export type { RevisionDiff } from './core/history.js';
 export { createMemory, Memory, type MemoryOptions } from './core/memory.js';
 export { DEFAULT_GROUPS, DEFAULT_POLICY, type Policy } from './core/policy.js';
 export type { SearchHit, SearchSnippet } from './core/search.js';

@@ -5,8 +5,10 @@
 
 import { type Command, InvalidArgumentError } from 'commander';
 import { indexLine } from '../core/format.js';
+import type { RevisionDiff } from '../core/history.js';
+import { lineCount } from '../core/revision-diff.js';
 import type { RevisionRecord } from '../core/store.js';
-import { utf8Bytes } from '../core/text.js';
+import { countOf, formatCount, utf8Bytes } from '../core/text.js';
 import { type CommonOptions, cliCaller } from './context.js';
 import type { Run } from './entries.js';
 
@@ -30,6 +32,30 @@ const time = (ms: number) =>
 
 function historyLine(item: RevisionRecord): string {
   return `${String(item.revision).padStart(4)}  ${time(item.at)}  ${item.operation.padEnd(8)}  ${item.actor}  (${utf8Bytes(item.body)} bytes): ${item.description}`;
+}
+
+/** A revision of a diff too different to show line by line, for --json: its size and line count. */
+function diffSide(item: RevisionRecord) {
+  return {
+    revision: item.revision,
+    description: item.description,
+    size: utf8Bytes(item.body),
+    lines: lineCount(item.body),
+  };
+}
+
+/** Says that two revisions are too different to diff, with their sizes, and how to see each. */
+function tooDifferentText(diff: RevisionDiff): string {
+  const { name, from, to } = diff;
+  const size = (item: RevisionRecord) =>
+    `revision ${item.revision} has ${countOf(lineCount(item.body), 'line')} (${formatCount(utf8Bytes(item.body))} bytes)`;
+  return [
+    `Revisions ${from.revision} and ${to.revision} of ${name} are too different to show line by line: ` +
+      `${size(from)}, ${size(to)}.`,
+    'See each in full to compare them:',
+    `  engram show ${name} --rev ${from.revision}`,
+    `  engram show ${name} --rev ${to.revision}`,
+  ].join('\n');
 }
 
 export function registerRecoveryCommands(program: Command, common: (command: Command) => Command, run: Run): void {
@@ -72,8 +98,16 @@ export function registerRecoveryCommands(program: Command, common: (command: Com
       run(
         options,
         async (context, output) => {
-          const patch = await context.memory.recovery.diff(cliCaller(context), name, options.rev, options.to);
-          output.result(patch, { diff: patch });
+          const diff = await context.memory.recovery.diff(cliCaller(context), name, options.rev, options.to);
+          if (diff.patch !== null) output.result(diff.patch, { diff: diff.patch, tooDifferent: false });
+          else {
+            output.result(tooDifferentText(diff), {
+              diff: null,
+              tooDifferent: true,
+              from: diffSide(diff.from),
+              to: diffSide(diff.to),
+            });
+          }
         },
         'reads',
       ),

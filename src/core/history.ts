@@ -7,19 +7,33 @@
  * (recovery-caps.ts, and edit.ts's checkCaps), like every other way in.
  */
 
-import { createTwoFilesPatch } from 'diff';
 import { assertWritable, type Caller } from './caller.js';
 import { checkCaps } from './edit.js';
 import { EngramError } from './errors.js';
 import { parseName } from './names.js';
 import { type Policy, trashRetentionMs } from './policy.js';
 import { checkRecoveredCaps } from './recovery-caps.js';
+import { boundedPatch } from './revision-diff.js';
 import type { Decide, RevisionRecord, Store, StoredEntry, TrashedEntry, WriteRules } from './store.js';
 import { utf8Bytes } from './text.js';
 
 export interface TrashItem extends TrashedEntry {
   /** When the trash purges it (ms since the epoch). */
   readonly purgeAt: number;
+}
+
+/** What changed between two revisions: both of them, and the unified diff of the body if it was found. */
+export interface RevisionDiff {
+  /** The entry's name, normalised. */
+  readonly name: string;
+  /**
+   * The unified diff, headed `--- name@from\tdescription` / `+++ name@to\tdescription`;
+   * null when the revisions are too different to show line by line (revision-diff.ts),
+   * and the reader is offered both texts instead.
+   */
+  readonly patch: string | null;
+  readonly from: RevisionRecord;
+  readonly to: RevisionRecord;
 }
 
 export class Recovery {
@@ -40,23 +54,19 @@ export class Recovery {
     return pickRevision(name, await this.revisionsOf(caller, name), revision);
   }
 
-  /** Unified diff of the body from revision `from` to revision `to` (default: the latest). */
-  async diff(caller: Caller, rawName: string, from: number, to?: number): Promise<string> {
+  /** The diff of the body from revision `from` to revision `to` (default: the latest), at a bounded cost. */
+  async diff(caller: Caller, rawName: string, from: number, to?: number): Promise<RevisionDiff> {
     const name = parseName(rawName, this.policy);
     const revisions = await this.revisionsOf(caller, name);
     const left = pickRevision(name, revisions, from);
     const right = to === undefined ? revisions.at(-1) : pickRevision(name, revisions, to);
     if (!right) throw new EngramError('NOT_FOUND', `${name} has no history.`);
-    const header = (item: RevisionRecord) => `${name}@${item.revision}`;
-    const patch = createTwoFilesPatch(
-      header(left),
-      header(right),
-      left.body,
-      right.body,
-      left.description,
-      right.description,
-    );
-    return patch.replace(/^=+\n/, '');
+    const side = (item: RevisionRecord) => ({
+      label: `${name}@${item.revision}`,
+      description: item.description,
+      text: item.body,
+    });
+    return { name, patch: boundedPatch(side(left), side(right)), from: left, to: right };
   }
 
   /** Brings back a revision's description and body, as a new `restore` revision. */

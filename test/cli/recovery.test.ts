@@ -118,10 +118,39 @@ describe('engram history, show, diff, restore', () => {
       '',
     ].join('\n');
     expect(await ok(engram.run('diff', 'topics/editor', '--rev', '1'))).toBe(patch);
-    expect(await json(engram.run('diff', 'topics/editor', '--rev', '1', '--json'))).toEqual({ diff: patch });
+    expect(await json(engram.run('diff', 'topics/editor', '--rev', '1', '--json'))).toEqual({
+      diff: patch,
+      tooDifferent: false,
+    });
     expect(await ok(engram.run('diff', 'topics/editor', '--rev', '1', '--to', '2'))).toBe(
       patch.replace('topics/editor@3\tEditor preferences', 'topics/editor@2\tEditor'),
     );
+  });
+
+  it('diff says when two revisions are too different to show line by line, with their sizes and how to see each', async () => {
+    const engram = cli();
+    await seed(engram, [
+      { name: 'topics/list', description: 'A list', new: 'a\n'.repeat(8_000) },
+      { name: 'topics/list', old: 'a\n'.repeat(8_000), new: 'b\n'.repeat(8_000) },
+    ]);
+
+    expect(await ok(engram.run('diff', 'topics/list', '--rev', '1'))).toBe(
+      [
+        'Revisions 1 and 2 of topics/list are too different to show line by line: ' +
+          'revision 1 has 8,000 lines (16,000 bytes), revision 2 has 8,000 lines (16,000 bytes).',
+        'See each in full to compare them:',
+        '  engram show topics/list --rev 1',
+        '  engram show topics/list --rev 2',
+        '',
+      ].join('\n'),
+    );
+    const side = (revision: number) => ({ revision, description: 'A list', size: 16_000, lines: 8_000 });
+    expect(await json(engram.run('diff', 'topics/list', '--rev', '2', '--to', '1', '--json'))).toEqual({
+      diff: null,
+      tooDifferent: true,
+      from: side(2),
+      to: side(1),
+    });
   });
 
   it('restore brings back a revision as a new restore revision', async () => {

@@ -126,7 +126,7 @@ describe('names', () => {
 
     expect(await memory.recovery.history(CLI, ' Topics/Editor ')).toHaveLength(3);
     expect((await memory.recovery.revision(CLI, 'TOPICS/editor', 1)).revision).toBe(1);
-    expect(await memory.recovery.diff(CLI, 'Topics/Editor', 1)).toMatch(/^--- topics\/editor@1/);
+    expect((await memory.recovery.diff(CLI, 'Topics/Editor', 1)).patch).toMatch(/^--- topics\/editor@1/);
     expect((await memory.recovery.restore(CLI, 'Topics/Editor', 1)).name).toBe('topics/editor');
     await memory.drop(CLI, 'topics/editor');
     expect((await memory.recovery.undrop(CLI, 'Topics/Editor')).name).toBe('topics/editor');
@@ -195,7 +195,7 @@ describe('diff', () => {
   it('is a unified diff of the body from a revision to the latest, headed by names and descriptions', async () => {
     const { memory } = await editorWithThreeRevisions();
 
-    expect(await memory.recovery.diff(CLI, 'topics/editor', 1)).toBe(
+    expect((await memory.recovery.diff(CLI, 'topics/editor', 1)).patch).toBe(
       [
         '--- topics/editor@1\tEditor',
         '+++ topics/editor@3\tEditor preferences',
@@ -211,7 +211,7 @@ describe('diff', () => {
   it('compares two given revisions, in the order given', async () => {
     const { memory } = await editorWithThreeRevisions();
 
-    expect(await memory.recovery.diff(CLI, 'topics/editor', 2, 1)).toBe(
+    expect((await memory.recovery.diff(CLI, 'topics/editor', 2, 1)).patch).toBe(
       [
         '--- topics/editor@2\tEditor',
         '+++ topics/editor@1\tEditor',
@@ -227,7 +227,7 @@ describe('diff', () => {
   it('has no hunk when only the description changed', async () => {
     const { memory } = await editorWithThreeRevisions();
 
-    expect(await memory.recovery.diff(CLI, 'topics/editor', 2, 3)).toBe(
+    expect((await memory.recovery.diff(CLI, 'topics/editor', 2, 3)).patch).toBe(
       '--- topics/editor@2\tEditor\n+++ topics/editor@3\tEditor preferences\n',
     );
   });

@@ -1,11 +1,20 @@
 /**
  * `GET /api/entries/{group}/{slug}/diff` over HTTP: the unified diff between two revisions
- * (to the latest when `to` is left out), of a dropped entry too; and its refusals.
+ * (to the latest when `to` is left out), of a dropped entry too; and its refusals. Two
+ * revisions too different to diff at a bounded cost are answered with both of them, and a
+ * read-only token asking for them again and again holds the server a few milliseconds at a
+ * time (before: 9 to 24 s each, the whole server frozen). Measured as event-loop delay and
+ * heap, never wall time.
  */
 
 import { describe, expect, it } from 'vitest';
+import { HELD_LOOP_MS, withEventLoopDelay } from '../helpers/event-loop.js';
+import { withHeapPeak } from '../helpers/heap.js';
 import { api, apiError, LOCAL } from './api-client.js';
-import { startTestServer, type TestServer } from './fixtures.js';
+import { raw, startTestServer, type TestServer } from './fixtures.js';
+
+/** What answering such diffs may hold: both revisions, their answer and the bounded diff's paths. */
+const HELD_HEAP_BYTES = 32 * 1024 * 1024;
 
 async function withHistory(): Promise<TestServer> {
   const server = await startTestServer();
@@ -25,6 +34,7 @@ describe('GET /api/entries/{group}/{slug}/diff', () => {
     const server = await withHistory();
     const response = await api(server.port, 'GET', '/api/entries/people/ada/diff?from=1&to=2');
     expect(response.status).toBe(200);
+    expect(response.json.tooDifferent).toBe(false);
     expect(response.json.diff).toContain('--- people/ada@1\tAda\n+++ people/ada@2\tAda\n');
     expect(response.json.diff).toContain('+Born 1815.');
   });
@@ -50,5 +60,50 @@ describe('GET /api/entries/{group}/{slug}/diff', () => {
     expect(missing.json).toEqual(
       apiError('NOT_FOUND', /^people\/ada has no revision 9; the revisions kept are 1 to 3\./),
     );
+  });
+});
+
+describe('GET …/diff of two 8,000-line revisions that share nothing', () => {
+  it('answers "too different" with both revisions, and the server keeps serving others meanwhile and after', async () => {
+    const server = await startTestServer({ auth: 'token' });
+    const owner = { user: 'ada', label: 'test' };
+    await server.memory.write(owner, { name: 'topics/list', description: 'As', new: 'a\n'.repeat(8_000) });
+    await server.memory.write(owner, {
+      name: 'topics/list',
+      description: 'Bs',
+      old: 'a\n'.repeat(8_000),
+      new: 'b\n'.repeat(8_000),
+    });
+    const { token } = await server.access.create({ user: 'ada', readOnly: true });
+    const path = '/api/entries/topics/list/diff?from=1&to=2';
+
+    const { result, maxDelayMs } = await withEventLoopDelay(() =>
+      withHeapPeak(async () => {
+        const diffs = Array.from({ length: 3 }, () => api(server.port, 'GET', path, { token }));
+        const health = raw(server.port, { path: '/healthz' });
+        return { answers: await Promise.all(diffs), health: await health };
+      }),
+    );
+    expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
+    expect(result.peakBytes).toBeLessThan(HELD_HEAP_BYTES);
+    expect(result.result.health.status).toBe(200);
+    for (const answer of result.result.answers) {
+      expect(answer.status).toBe(200);
+      expect(answer.json).toEqual({
+        diff: null,
+        tooDifferent: true,
+        from: { revision: 1, description: 'As', size: 16_000, lines: 8_000, body: 'a\n'.repeat(8_000) },
+        to: { revision: 2, description: 'Bs', size: 16_000, lines: 8_000, body: 'b\n'.repeat(8_000) },
+      });
+    }
+    // Afterwards, the next reader is served as usual, and a small change is still a diff.
+    await server.memory.write(owner, {
+      name: 'topics/list',
+      old: 'b\n'.repeat(8_000),
+      new: `c\n${'b\n'.repeat(7_999)}`,
+    });
+    const small = await api(server.port, 'GET', '/api/entries/topics/list/diff?from=2&to=3', { token });
+    expect(small.json.tooDifferent).toBe(false);
+    expect(small.json.diff).toMatch(/^--- topics\/list@2\tBs\n\+\+\+ topics\/list@3\tBs\n@@ -1,4 \+1,5 @@\n\+c\n b\n/);
   });
 });

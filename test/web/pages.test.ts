@@ -66,6 +66,33 @@ describe.each(backends)('on %s', (_, options) => {
       await ui.getByText('Wrote the first program.').waitFor();
       expect(await ui.locator('.description').first().textContent()).toBe('Ada Lovelace');
     });
+
+    it('shows both texts whole, with their sizes, when two revisions are too different to show line by line', async () => {
+      const engram = await startEngram(await options());
+      await mcpWrite(engram, { name: 'topics/list', description: 'As', new: 'a\n'.repeat(8_000) });
+      await mcpWrite(engram, {
+        name: 'topics/list',
+        description: 'Bs',
+        old: 'a\n'.repeat(8_000),
+        new: 'b\n'.repeat(8_000),
+      });
+      const ui = await page(engram, '/entries/topics/list/history');
+      await ui
+        .getByRole('status')
+        .getByText(
+          'Revisions 1 and 2 are too different to show line by line: revision 1 has 8,000 lines (15.6 KB), ' +
+            'revision 2 has 8,000 lines (15.6 KB).',
+          { exact: false },
+        )
+        .waitFor();
+      const first = ui.getByRole('region', { name: 'Revision 1 in full' });
+      const second = ui.getByRole('region', { name: 'Revision 2 in full' });
+      expect(await first.getByRole('heading').textContent()).toBe('Revision 1: As');
+      expect(await first.locator('pre').textContent()).toBe('a\n'.repeat(8_000));
+      expect(await second.getByRole('heading').textContent()).toBe('Revision 2: Bs');
+      expect(await second.locator('pre').textContent()).toBe('b\n'.repeat(8_000));
+      expect(await ui.getByLabel('Differences').count()).toBe(0);
+    });
   });
 
   describe('trash', () => {
@@ -105,6 +132,34 @@ describe.each(backends)('on %s', (_, options) => {
       await ui.getByText('The trash is empty.').waitFor();
       const history = await fetch(`${engram.origin}/api/entries/topics/tea/history`);
       expect(history.status).toBe(404);
+    });
+
+    it('lists a name dropped twice once per copy, each with its buttons; Undrop brings back the latest', async () => {
+      const engram = await seeded();
+      const drop = async () => {
+        const response = await fetch(`${engram.origin}/api/entries/topics/tea`, {
+          method: 'DELETE',
+          headers: { 'X-Engram-CSRF': '1' },
+        });
+        expect(response.status).toBe(200);
+      };
+      await drop();
+      await mcpWrite(engram, { name: 'topics/tea', description: 'Teas, again', new: 'Oolong.' });
+      await drop();
+      const ui = await page(engram, '/trash');
+      const copies = ui.getByRole('listitem', { name: 'topics/tea' });
+      await expect.poll(() => copies.count()).toBe(2);
+      expect(await copies.first().textContent()).toContain('Teas, again');
+      expect(await copies.nth(1).textContent()).toMatch(/Teas I like[\s\S]*An older copy/);
+      await copies.nth(1).getByRole('button', { name: 'Purge' }).click();
+      expect(await ui.getByRole('group', { name: 'Purge topics/tea?' }).textContent()).toContain(
+        'topics/tea (all 2 dropped copies) and all its history',
+      );
+      await ui.keyboard.press('Escape');
+      await copies.first().getByRole('button', { name: 'Undrop' }).click();
+      await ui.getByRole('status').getByText('topics/tea is back.').waitFor();
+      await expect.poll(() => copies.count()).toBe(1);
+      expect((await getJson(engram, '/api/entries/topics/tea')).entry.description).toBe('Teas, again');
     });
   });
 
@@ -244,9 +299,11 @@ describe.each(backends)('on %s', (_, options) => {
       await button.click();
       await ui.getByRole('status').getByText('Wiped: 2 entries dropped to the trash.').waitFor();
       expect((await getJson(engram, '/api/entries')).entries).toEqual([]);
-      // The index's Trash button, beside New entry, leads to the same page as the header's link.
+      // The index shows the way to the Trash once: the header's link (there was a button beside New entry too).
       await ui.goto(`${engram.origin}/`);
-      await ui.getByRole('button', { name: 'Trash' }).click();
+      await ui.getByText('Nothing remembered yet.', { exact: false }).waitFor();
+      expect(await ui.getByText('Trash', { exact: true }).count()).toBe(1);
+      await ui.getByRole('link', { name: 'Trash' }).click();
       await ui.getByRole('listitem', { name: 'people/ada' }).waitFor();
       await ui.getByRole('listitem', { name: 'topics/tea' }).waitFor();
     });

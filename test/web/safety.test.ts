@@ -3,7 +3,9 @@
  * follows them. Entries written over MCP with an <img onerror>, a <script>, javascript:
  * links, a remote image, an iframe, a meta refresh, and a 2 MB line of such markup, are
  * opened as Markdown and raw in Chromium: no dialog, no request for any of it, no element
- * it asked for, the markup readable as text.
+ * it asked for, the markup readable as text. And an address (a link someone sent) whose
+ * entry name holds `..`, `/`, `?`, `#` or `%` never steers the page's calls to another API
+ * path: each piece of a name is one encoded segment, and `..` is refused.
  */
 
 import type { Request } from 'playwright-core';
@@ -122,5 +124,36 @@ it('a 2 MB line of markup renders as text, as Markdown and raw', async () => {
   expect(watched.dialogs).toEqual([]);
   expect(asked(requests)).toEqual([]);
   expect(watched.foreignRequests).toEqual([]);
+  expect(watched.errors).toEqual([]);
+});
+
+/** The API paths the page called, as sent, but the session and live-update calls every page makes. */
+function apiCalls(requests: Request[]): string[] {
+  return requests
+    .map((request) => new URL(request.url()).pathname)
+    .filter((path) => path.startsWith('/api/') && path !== '/api/session' && path !== '/api/events');
+}
+
+it('a name in the address never steers a call to another API path', async () => {
+  const { watched, requests } = await openRecording();
+  const { page } = watched;
+  // `..` in a name, encoded (a URL resolves `..` however it is written): the index, or the entry's refusal.
+  const steering: [string, () => Promise<void>][] = [
+    ['/entries/..%2F..%2Fapi%2Factivity/x', () => page.getByRole('link', { name: 'topics/hostile' }).waitFor()],
+    ['/entries/topics/..%2F..%2F..%2Fapi%2Factivity', () => page.getByRole('alert').waitFor()],
+    ['/entries/topics%2F..%2F..%2F..%2Fapi/activity/history', () => page.getByRole('alert').waitFor()],
+  ];
+  for (const [address, settled] of steering) {
+    requests.length = 0;
+    await page.goto(`${engram.origin}${address}`);
+    await settled();
+    for (const path of apiCalls(requests)) expect(path).toMatch(/^\/api\/entries(\/topics\/[^/]+(\/history)?)?$/);
+  }
+  // `/`, `?`, `#` and `%` stay inside the slug's one segment, which the server refuses as a name.
+  requests.length = 0;
+  await page.goto(`${engram.origin}/entries/topics/a%2Fb%3Fc%23d%25e`);
+  await page.getByRole('alert').getByText('is not a valid name', { exact: false }).waitFor();
+  // (Asked twice: when the page opens, and again once live updates are listening.)
+  expect(new Set(apiCalls(requests))).toEqual(new Set(['/api/entries/topics/a%2Fb%3Fc%23d%25e']));
   expect(watched.errors).toEqual([]);
 });

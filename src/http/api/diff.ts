@@ -1,12 +1,15 @@
 /**
  * `GET /api/entries/{group}/{slug}/diff?from=N&to=M`: what changed between two revisions
  * of an entry (the description and the body), as a unified diff — the web UI's history
- * view shows it, and a script can read it as `engram diff` prints it.
+ * view shows it, and a script can read it as `engram diff` prints it. Two revisions too
+ * different to diff at a bounded cost are answered with a flag and both of them (their
+ * sizes, line counts and texts), for the reader to compare.
  */
 
 import { EngramError } from '../../core/errors.js';
 import type { Memory } from '../../core/memory.js';
 import type { Route } from './route.js';
+import { diffSideJson } from './shapes.js';
 
 /** The revision number `?key=` gives (null: absent), a whole number from 1 up; INVALID_ARGUMENT otherwise. */
 function revisionNumber(key: string, value: string | null): number {
@@ -29,7 +32,9 @@ export function diffRoutes(memory: Memory): Route[] {
       handle: async ({ caller, name, query }) => {
         const from = revisionNumber('from', query.get('from'));
         const to = query.get('to') === null ? undefined : revisionNumber('to', query.get('to'));
-        return { body: { diff: await memory.recovery.diff(caller, name, from, to) } };
+        const diff = await memory.recovery.diff(caller, name, from, to);
+        if (diff.patch !== null) return { body: { diff: diff.patch, tooDifferent: false } };
+        return { body: { diff: null, tooDifferent: true, from: diffSideJson(diff.from), to: diffSideJson(diff.to) } };
       },
     },
   ];

@@ -5,6 +5,7 @@
  */
 
 import type { TrashItem } from '../../core/history.js';
+import { lineCount } from '../../core/revision-diff.js';
 import type { OverviewRow, RevisionRecord, StoredEntry } from '../../core/store.js';
 import { utf8Bytes } from '../../core/text.js';
 
@@ -42,6 +43,17 @@ export function revisionJson(item: RevisionRecord) {
     at: iso(item.at),
     description: item.description,
     size: utf8Bytes(item.body),
+    body: item.body,
+  };
+}
+
+/** One side of a diff too different to show line by line: the revision, its size and line count, and its text. */
+export function diffSideJson(item: RevisionRecord) {
+  return {
+    revision: item.revision,
+    description: item.description,
+    size: utf8Bytes(item.body),
+    lines: lineCount(item.body),
     body: item.body,
   };
 }

@@ -7,6 +7,8 @@
  * ever sees the session cookie (HttpOnly).
  */
 
+import { namePath, pathSegment } from './paths';
+
 const TOKEN_KEY = 'engram.token';
 
 export interface ApiFailure {
@@ -99,9 +101,9 @@ export function storeToken(token: string | null): void {
   else sessionStorage.setItem(TOKEN_KEY, token);
 }
 
-/** The API path of an entry. */
+/** The API path of an entry; throws for a name that could steer it elsewhere (paths.ts). */
 export function entryPath(name: string): string {
-  return `/api/entries/${name.split('/').map(encodeURIComponent).join('/')}`;
+  return `/api/entries/${namePath(name)}`;
 }
 
 export async function call<T>(
@@ -145,16 +147,15 @@ export const api = {
   signIn: (user: string, password: string) => call<Session>('POST', '/api/session', { user, password }),
   signOut: () => call<Session>('DELETE', '/api/session'),
   sessions: () => call<{ sessions: BrowserSession[] }>('GET', '/api/sessions'),
-  revokeSession: (id: string) => call<{ revoked: string }>('DELETE', `/api/sessions/${encodeURIComponent(id)}`),
+  revokeSession: async (id: string) => call<{ revoked: string }>('DELETE', `/api/sessions/${pathSegment(id)}`),
   overview: () => call<Overview>('GET', '/api/entries'),
   search: (query: string) =>
     call<{ hits: SearchHit[] }>('GET', `/api/search?${new URLSearchParams({ q: query, limit: '50' })}`),
-  entry: (name: string) => call<{ entry: Entry }>('GET', entryPath(name)),
+  entry: async (name: string) => call<{ entry: Entry }>('GET', entryPath(name)),
   create: (name: string, description: string, body: string) =>
     call<{ entry: Entry }>('POST', '/api/entries', { name, description, body }),
-  save: (name: string, revision: number, description: string, body: string) =>
+  save: async (name: string, revision: number, description: string, body: string) =>
     call<{ entry: Entry }>('PUT', entryPath(name), { description, body }, { 'If-Match': `"${revision}"` }),
-  drop: (name: string) => call<{ dropped: string }>('DELETE', entryPath(name)),
-  undrop: (name: string) =>
-    call<{ entry: Entry }>('POST', `/api/trash/${name.split('/').map(encodeURIComponent).join('/')}/undrop`),
+  drop: async (name: string) => call<{ dropped: string }>('DELETE', entryPath(name)),
+  undrop: async (name: string) => call<{ entry: Entry }>('POST', `/api/trash/${namePath(name)}/undrop`),
 };

@@ -4,6 +4,7 @@
  */
 
 import { call, type Entry, entryPath } from './api';
+import { namePath, pathSegment } from './paths';
 
 export interface Revision {
   readonly revision: number;
@@ -14,6 +15,20 @@ export interface Revision {
   readonly size: number;
   readonly body: string;
 }
+
+/** A revision of a diff too different to show line by line: its size, line count and text. */
+export interface DiffSide {
+  readonly revision: number;
+  readonly description: string;
+  readonly size: number;
+  readonly lines: number;
+  readonly body: string;
+}
+
+/** `GET …/diff`: the unified diff, or both revisions when they are too different to show line by line. */
+export type DiffAnswer =
+  | { readonly tooDifferent: false; readonly diff: string }
+  | { readonly tooDifferent: true; readonly diff: null; readonly from: DiffSide; readonly to: DiffSide };
 
 export interface TrashItem {
   readonly name: string;
@@ -114,16 +129,14 @@ export interface AppInfo {
   readonly lastUsed: string | null;
 }
 
-const trashPath = (name: string) => `/api/trash/${name.split('/').map(encodeURIComponent).join('/')}`;
-
 export const pagesApi = {
-  history: (name: string) => call<{ revisions: Revision[] }>('GET', `${entryPath(name)}/history`),
-  diff: (name: string, from: number, to: number) =>
-    call<{ diff: string }>('GET', `${entryPath(name)}/diff?from=${from}&to=${to}`),
-  restore: (name: string, revision: number) =>
+  history: async (name: string) => call<{ revisions: Revision[] }>('GET', `${entryPath(name)}/history`),
+  diff: async (name: string, from: number, to: number) =>
+    call<DiffAnswer>('GET', `${entryPath(name)}/diff?${new URLSearchParams({ from: String(from), to: String(to) })}`),
+  restore: async (name: string, revision: number) =>
     call<{ entry: Entry }>('POST', `${entryPath(name)}/restore`, { revision }),
   trash: () => call<{ trash: TrashItem[] }>('GET', '/api/trash'),
-  purge: (name: string) => call<{ purged: string; copies: number }>('DELETE', trashPath(name)),
+  purge: async (name: string) => call<{ purged: string; copies: number }>('DELETE', `/api/trash/${namePath(name)}`),
   activity: (actor: string, before?: string) => {
     const query = new URLSearchParams({ limit: '50' });
     if (actor !== '') query.set('actor', actor);
@@ -157,7 +170,7 @@ export const pagesApi = {
       '/api/tokens',
       label === '' ? { readOnly } : { label, readOnly },
     ),
-  revokeToken: (id: string) => call<{ revoked: string }>('DELETE', `/api/tokens/${encodeURIComponent(id)}`),
+  revokeToken: async (id: string) => call<{ revoked: string }>('DELETE', `/api/tokens/${pathSegment(id)}`),
   apps: () => call<{ apps: AppInfo[] }>('GET', '/api/apps'),
-  revokeApp: (id: string) => call<{ revoked: string }>('DELETE', `/api/apps/${encodeURIComponent(id)}`),
+  revokeApp: async (id: string) => call<{ revoked: string }>('DELETE', `/api/apps/${pathSegment(id)}`),
 };
