@@ -34,5 +34,5 @@ step(process.execPath, 'scripts/bundle-cli.mjs', building);
 step('vite', 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn', '--outDir', join(building, 'web'));
 // npm pack and npm publish run this build (prepare): what they pack is this build alone.
 await swapIn(building, join(root, 'dist'), {
-  keepChunks: !['pack', 'publish'].includes(process.env.npm_command ?? ''),
+  keepEarlier: !['pack', 'publish'].includes(process.env.npm_command ?? ''),
 });
