@@ -4,13 +4,15 @@
  * module takes relative to import.meta.url resolves the same), then put in place of
  * dist/ by swap-dist.mjs. So a build — `npm test` makes one — never leaves a running
  * `engram serve` (npm start) without the files it serves or may still load, nor leaves a
- * module of an earlier build behind; and a build that fails leaves dist/ as it was.
+ * module of an earlier build behind; and a build that fails leaves dist/ as it was. One
+ * build at a time in a checkout (build-lock.mjs): a second one stops, saying so.
  */
 
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BuildRunning, takeBuildLock } from './build-lock.mjs';
 import { swapIn } from './swap-dist.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -28,11 +30,18 @@ function step(command, ...args) {
   process.exit(result.status ?? 1);
 }
 
+try {
+  process.on('exit', takeBuildLock(root));
+} catch (error) {
+  if (!(error instanceof BuildRunning)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
 rmSync(building, { recursive: true, force: true });
 step('tsc', '-p', 'tsconfig.build.json', '--outDir', building);
 step(process.execPath, 'scripts/bundle-cli.mjs', building);
 step('vite', 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn', '--outDir', join(building, 'web'));
 // npm pack and npm publish run this build (prepare): what they pack is this build alone.
 await swapIn(building, join(root, 'dist'), {
-  keepChunks: !['pack', 'publish'].includes(process.env.npm_command ?? ''),
+  keepEarlier: !['pack', 'publish'].includes(process.env.npm_command ?? ''),
 });

@@ -9,11 +9,16 @@
  * the new one has not are removed. At every moment dist/ holds each file of the old build
  * or the new one, and whatever index.html or main.js is there finds the files it refers to.
  *
- * But for the old CLI bundle's chunks: a server running the old main.js imports some of
- * them only when first needed (the MCP SDK with the first request to /mcp), so they stay
- * until the next build, listed in cli/superseded-chunks.txt, which that build removes with
- * them. A build for `npm pack` or `npm publish` keeps none: dist/ is then the new build
- * exactly, nothing of an earlier one packed.
+ * But for the hashed files (the CLI bundle's chunks, the web UI's assets): a server running
+ * the old main.js imports some chunks only when first needed (the MCP SDK with the first
+ * request to /mcp), and a tab opened on the old index.html loads some assets only when
+ * first needed (the Import page's ImportFrom-<hash>.js), so an old hashed file the new
+ * build has not stays for KEEP_BUILDS builds, counted in superseded-files.json, then goes.
+ * Kept that long (not one build only) because `npm test`, run after each edit, builds while
+ * one `npm start` runs on; and not forever, so that dist/ holds at most that many earlier
+ * builds' hashed files (under 5 MB each today, and a build of unchanged sources adds none:
+ * their names hash their contents). A build for `npm pack` or `npm publish` keeps none:
+ * dist/ is then the new build exactly, nothing of an earlier one packed.
  */
 
 import {
@@ -29,10 +34,15 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-/** A chunk of the CLI bundle (or its source map), which a running server may still import. */
-const CHUNK = /^cli\/[^/]+\.chunk\.js(\.map)?$/;
-/** The old build's chunks kept for a running server, one path a line, removed by the next build. */
-export const SUPERSEDED = 'cli/superseded-chunks.txt';
+/**
+ * A file named by a hash of its contents, which a running server or an open tab may still
+ * load: a chunk of the CLI bundle (or its source map), an asset of the web UI.
+ */
+const HASHED = /^(cli\/[^/]+\.chunk\.js(\.map)?|web\/assets\/.+)$/;
+/** How many builds an earlier build's hashed file stays for. */
+export const KEEP_BUILDS = 10;
+/** The earlier builds' hashed files kept, each with the number of builds since its own. */
+export const SUPERSEDED = 'superseded-files.json';
 
 /** Every file under `root`, as paths relative to it (folders are not listed). */
 export function filesUnder(root, folder = '') {
@@ -48,9 +58,9 @@ export function filesUnder(root, folder = '') {
 /**
  * Moves the build in `built` into `target` as the header says, awaiting `afterStep` after
  * each step (tests check the folder between steps), then removes `built`. With
- * `keepChunks` false (a build to pack), the old build's chunks go too.
+ * `keepEarlier` false (a build to pack), the earlier builds' hashed files go too.
  */
-export async function swapIn(built, target, { keepChunks = true, afterStep = async () => {} } = {}) {
+export async function swapIn(built, target, { keepEarlier = true, afterStep = async () => {} } = {}) {
   if (!existsSync(target)) {
     renameSync(built, target);
     await afterStep();
@@ -68,17 +78,21 @@ export async function swapIn(built, target, { keepChunks = true, afterStep = asy
     await afterStep();
   }
   const kept = new Set(incoming);
-  const keptBefore = new Set(present.has(SUPERSEDED) ? readFileSync(join(target, SUPERSEDED), 'utf8').split('\n') : []);
-  const superseded = keepChunks
-    ? [...present].filter((path) => CHUNK.test(path) && !kept.has(path) && !keptBefore.has(path))
-    : [];
-  for (const path of superseded) kept.add(path);
+  const age = existsSync(join(target, SUPERSEDED)) ? JSON.parse(readFileSync(join(target, SUPERSEDED), 'utf8')) : {};
+  const superseded = {};
+  if (keepEarlier) {
+    for (const path of present) {
+      const builds = (age[path] ?? 0) + 1;
+      if (HASHED.test(path) && !kept.has(path) && builds <= KEEP_BUILDS) superseded[path] = builds;
+    }
+  }
+  if (Object.keys(superseded).length > 0) writeFileSync(join(target, SUPERSEDED), JSON.stringify(superseded, null, 1));
+  else rmSync(join(target, SUPERSEDED), { force: true });
   for (const path of present) {
-    if (kept.has(path) || !existsSync(join(target, path))) continue;
+    if (kept.has(path) || path in superseded || path === SUPERSEDED || !existsSync(join(target, path))) continue;
     rmSync(join(target, path), { recursive: true });
     await afterStep();
   }
-  if (superseded.length > 0) writeFileSync(join(target, SUPERSEDED), superseded.join('\n'));
   removeEmptyFolders(target);
   rmSync(built, { recursive: true, force: true });
 }

@@ -4,8 +4,10 @@
  * of the move dist/ holds a whole build, the old or the new one, file by file: the web UI
  * served from dist/web answers its page and every asset that page loads, the CLI's main.js
  * finds its chunks, and a file both builds have is never missing. Checked on small builds,
- * between every step of the move, through the web UI's own routes (http/web.ts). The old
- * build's chunks stay one build longer, for a server that has yet to import them.
+ * between every step of the move, through the web UI's own routes (http/web.ts), the
+ * pages' lazy chunks included. Earlier builds' hashed files (the CLI's chunks, the web UI's
+ * assets) stay KEEP_BUILDS builds, for a server that has yet to import one or a tab that
+ * has yet to load one.
  */
 
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,14 +16,19 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect, it, onTestFinished } from 'vitest';
-import { filesUnder, SUPERSEDED, swapIn } from '../../scripts/swap-dist.mjs';
+import { filesUnder, KEEP_BUILDS, SUPERSEDED, swapIn } from '../../scripts/swap-dist.mjs';
 import { createWebRoutes } from '../../src/http/web.js';
 
-/** Writes a small build of `version` into `folder`: the web UI, the CLI bundle, a few library modules. */
+/**
+ * Writes a small build of `version` into `folder`: the web UI (a page whose script loads
+ * a chunk only when asked, as Transfer.svelte does ImportFrom), the CLI bundle, a few
+ * library modules.
+ */
 function writeBuild(folder: string, version: string, modules: readonly string[]): Record<string, string> {
   const files: Record<string, string> = {
     'web/index.html': `<!doctype html><script src="/assets/index-${version}.js"></script><link href="/assets/index-${version}.css">`,
-    [`web/assets/index-${version}.js`]: `console.log('${version}')`,
+    [`web/assets/index-${version}.js`]: `const later = () => import('./ImportFrom-${version}.js');`,
+    [`web/assets/ImportFrom-${version}.js`]: `export const version = '${version}';`,
     [`web/assets/index-${version}.css`]: 'body{}',
     'web/favicon.svg': '<svg/>',
     'cli/main.js': `import './run-${version}.chunk.js';`,
@@ -41,7 +48,29 @@ async function get(port: number, path: string): Promise<{ status: number; body: 
   return { status: response.status, body: await response.text() };
 }
 
-it('moves a build into a served dist/ with a whole build there at every step, and of the old one only its chunks left', async () => {
+/** Serves `dist`/web as `engram serve` does; its port. */
+async function serveWeb(dist: string): Promise<number> {
+  const web = createWebRoutes(join(dist, 'web'));
+  const server = createServer((req, res) => {
+    if (!web(req, res, new URL(req.url ?? '/', 'http://x').pathname)) res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return (server.address() as AddressInfo).port;
+}
+
+/** Every file the served `page` loads, at once or on demand (its scripts' dynamic imports), each checked to answer 200. */
+async function expectPageWhole(port: number, page: string, when: string): Promise<void> {
+  for (const [, asset] of page.matchAll(/(?:src|href)="([^"]+)"/g)) {
+    const answer = await get(port, asset as string);
+    expect(answer.status, `${asset} ${when}`).toBe(200);
+    for (const [, lazy] of answer.body.matchAll(/import\('\.\/([^']+)'\)/g)) {
+      expect((await get(port, `/assets/${lazy}`)).status, `${lazy} ${when}`).toBe(200);
+    }
+  }
+}
+
+it('moves a build into a served dist/ with a whole build there at every step, and of the old one only its hashed files left', async () => {
   const root = mkdtempSync(join(tmpdir(), 'engram-build-swap-'));
   onTestFinished(() => rmSync(root, { recursive: true, force: true }));
   const dist = join(root, 'dist');
@@ -49,13 +78,7 @@ it('moves a build into a served dist/ with a whole build there at every step, an
   const old = writeBuild(dist, 'OLD', ['core/kept', 'core/removed', 'store/gone/deep']);
   const fresh = writeBuild(building, 'NEW', ['core/kept', 'core/added']);
 
-  const web = createWebRoutes(join(dist, 'web'));
-  const server = createServer((req, res) => {
-    if (!web(req, res, new URL(req.url ?? '/', 'http://x').pathname)) res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const { port } = server.address() as AddressInfo;
+  const port = await serveWeb(dist);
 
   const pagesSeen = new Set<string>();
   let steps = 0;
@@ -66,9 +89,9 @@ it('moves a build into a served dist/ with a whole build there at every step, an
       const page = await get(port, '/');
       expect(page.status).toBe(200);
       pagesSeen.add(page.body);
-      for (const [, asset] of page.body.matchAll(/(?:src|href)="([^"]+)"/g)) {
-        expect((await get(port, asset as string)).status, `${asset} at step ${steps}`).toBe(200);
-      }
+      await expectPageWhole(port, page.body, `at step ${steps}`);
+      // A tab opened on the old page still loads what it loads on demand.
+      await expectPageWhole(port, old['web/index.html'] as string, `for the old page at step ${steps}`);
       // The CLI's main.js finds the chunk it imports.
       const main = readFileSync(join(dist, 'cli/main.js'), 'utf8');
       const chunk = /'\.\/([^']+)'/.exec(main)?.[1] as string;
@@ -80,9 +103,17 @@ it('moves a build into a served dist/ with a whole build there at every step, an
 
   expect(steps).toBeGreaterThanOrEqual(Object.keys(fresh).length);
   expect([...pagesSeen]).toEqual([old['web/index.html'], fresh['web/index.html']]);
-  // The old main.js, still running in a server, may import its chunk later.
-  expect(filesUnder(dist).sort()).toEqual([...Object.keys(fresh), 'cli/run-OLD.chunk.js', SUPERSEDED].sort());
-  expect(readFileSync(join(dist, SUPERSEDED), 'utf8')).toBe('cli/run-OLD.chunk.js');
+  // The old main.js, still running in a server, may import its chunk later; a tab on the old page, its assets.
+  const oldHashed = [
+    'cli/run-OLD.chunk.js',
+    'web/assets/ImportFrom-OLD.js',
+    'web/assets/index-OLD.css',
+    'web/assets/index-OLD.js',
+  ];
+  expect(filesUnder(dist).sort()).toEqual([...Object.keys(fresh), ...oldHashed, SUPERSEDED].sort());
+  expect(JSON.parse(readFileSync(join(dist, SUPERSEDED), 'utf8'))).toEqual(
+    Object.fromEntries(oldHashed.map((path) => [path, 1])),
+  );
   for (const [path, text] of Object.entries(fresh)) expect(readFileSync(join(dist, path), 'utf8')).toBe(text);
   expect(existsSync(join(dist, 'store'))).toBe(false);
   expect(existsSync(building)).toBe(false);
@@ -97,17 +128,36 @@ it('moves the build in whole when there is no dist/ yet', async () => {
   expect(existsSync(join(root, 'dist.building-1'))).toBe(false);
 });
 
-it('removes the chunks an earlier build kept at the next build, and keeps none for a build to pack', async () => {
+it("keeps an earlier build's hashed files for KEEP_BUILDS builds, then removes them, and keeps none for a build to pack", async () => {
   const root = mkdtempSync(join(tmpdir(), 'engram-build-swap-'));
   onTestFinished(() => rmSync(root, { recursive: true, force: true }));
   const dist = join(root, 'dist');
-  writeBuild(dist, 'ONE', ['core/kept']);
-  writeBuild(join(root, 'next'), 'TWO', ['core/kept']);
-  await swapIn(join(root, 'next'), dist);
-  const third = writeBuild(join(root, 'next'), 'THREE', ['core/kept']);
-  await swapIn(join(root, 'next'), dist);
-  expect(filesUnder(dist).sort()).toEqual([...Object.keys(third), 'cli/run-TWO.chunk.js', SUPERSEDED].sort());
-  const packed = writeBuild(join(root, 'next'), 'FOUR', ['core/kept']);
-  await swapIn(join(root, 'next'), dist, { keepChunks: false });
+  const first = writeBuild(dist, 'B0', ['core/kept']);
+  const port = await serveWeb(dist);
+  const hashedOf = (version: string) => [
+    `cli/run-${version}.chunk.js`,
+    `web/assets/ImportFrom-${version}.js`,
+    `web/assets/index-${version}.css`,
+    `web/assets/index-${version}.js`,
+  ];
+  let latest = first;
+  for (let build = 1; build <= KEEP_BUILDS + 1; build++) {
+    latest = writeBuild(join(root, 'next'), `B${build}`, ['core/kept']);
+    await swapIn(join(root, 'next'), dist);
+    // A server started on the first build, a tab opened on it, still find what they load later, until then.
+    const firstStays = build <= KEEP_BUILDS;
+    for (const path of hashedOf('B0'))
+      expect(existsSync(join(dist, path)), `${path} after ${build} builds`).toBe(firstStays);
+    if (firstStays) await expectPageWhole(port, first['web/index.html'] as string, `after ${build} builds`);
+    // Never more than KEEP_BUILDS earlier builds.
+    const earlier = Array.from({ length: build }, (_, version) => version).filter(
+      (version) => build - version <= KEEP_BUILDS,
+    );
+    expect(filesUnder(dist).sort()).toEqual(
+      [...Object.keys(latest), ...earlier.flatMap((version) => hashedOf(`B${version}`)), SUPERSEDED].sort(),
+    );
+  }
+  const packed = writeBuild(join(root, 'next'), 'PACK', ['core/kept']);
+  await swapIn(join(root, 'next'), dist, { keepEarlier: false });
   expect(filesUnder(dist).sort()).toEqual(Object.keys(packed).sort());
 });
