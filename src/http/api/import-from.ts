@@ -177,7 +177,18 @@ export async function importFromRequest(
       const hint = hintOf(item);
       return { ...item, ...(hint === undefined ? {} : { hint }) };
     });
-    return { body: { kind, dryRun: result.report.dryRun, items, tooLarge: result.tooLarge, report: result.report } };
+    // Items left out past the first ones listed are only counted (a paste repeating one line a million times).
+    const unlisted = Object.values(result.unlisted).some((count) => count > 0) ? { unlisted: result.unlisted } : {};
+    return {
+      body: {
+        kind,
+        dryRun: result.report.dryRun,
+        items,
+        ...unlisted,
+        tooLarge: result.tooLarge,
+        report: result.report,
+      },
+    };
   } catch (error) {
     if (isEngramError(error) && error.detail !== undefined) return refusal(error);
     throw error;
