@@ -55,8 +55,7 @@ export function readBounded(path: string, limit: ReadLimit): Buffer {
   const stdin = path === '-';
   const name = limit.name ?? (stdin ? 'stdin' : path);
   const refuse = limit.refuse ?? ((message: string) => new UsageError(message));
-  const over = (size: string) =>
-    refuse(`${name} is ${size} bytes, over the ${formatCount(limit.bytes)} bytes ${limit.what}: ${limit.instead}`);
+  const most = `${formatCount(limit.bytes)} bytes ${limit.what}`;
   let fd: number;
   try {
     fd = stdin ? 0 : openSync(path, 'r');
@@ -66,9 +65,11 @@ export function readBounded(path: string, limit: ReadLimit): Buffer {
   try {
     const stats = fstatSync(fd);
     if (stats.isDirectory()) throw refuse(`cannot read ${name}: it is a folder, not a file`);
-    if (stats.isFile() && stats.size > limit.bytes) throw over(formatCount(stats.size));
+    if (stats.isFile() && stats.size > limit.bytes) {
+      throw refuse(`${name} is ${formatCount(stats.size)} bytes, over the ${most}: ${limit.instead}`);
+    }
     const bytes = readChunks(fd, limit);
-    if (bytes === null) throw over(`more than ${formatCount(limit.bytes)}`);
+    if (bytes === null) throw refuse(`${name} holds more than the ${most}: ${limit.instead}`);
     return bytes;
   } catch (error) {
     // What the system said (EIO, …), not a refusal of ours.

@@ -18,11 +18,11 @@ import { runWhole, STEP_UNITS, type Steps } from './steps.js';
 const DEFAULT_NAME = 'topics/chatgpt-memories';
 const BULLET = /^\s*(?:[-*•·]|\d+[.)])\s+/;
 
-/** A memory of the list: the line it is first on, and the lines that give it again. */
-interface Memory {
+/** A memory given again: the line it is first on, the first line that repeats it, and how many do. */
+interface Repeated {
   readonly line: number;
+  readonly firstRepeat: number;
   repeats: number;
-  firstRepeat: number;
 }
 
 /** The lines of `text`, numbered from 1, ending at `\n`, `\r\n` or `\r`, read one at a time (a step every few thousand). */
@@ -39,45 +39,57 @@ function* linesOf(text: string, each: (line: string, number: number) => void): S
   }
 }
 
+/** Parts the set of memories is kept in: a Map grows by rehashing all it holds in one stretch, each part a 64th of them. */
+const PARTS = 64;
+
+/** The part of a memory: a few of its characters, sampled (never all of a long line). */
+function partOf(text: string): number {
+  let hash = text.length;
+  for (let at = text.length - 1; at >= 0; at -= 1 + (at >> 3)) hash = (hash * 31 + text.charCodeAt(at)) | 0;
+  return hash & (PARTS - 1);
+}
+
 export function* chatgptSteps(files: readonly ImportFile[], policy: Policy, options: BridgeOptions): Steps<ImportPlan> {
-  const seen = new Map<string, Memory>();
+  // Each memory by the line it is first on (a number, not an object: a paste may hold millions).
+  const seen = Array.from({ length: PARTS }, () => new Map<string, number>());
   // The memories given again, in the order their first repeat comes: one report item each.
-  const repeated: Memory[] = [];
+  const repeated = new Map<string, Repeated>();
+  // The body, a memory a line in the order they come, and its size.
+  let body = '';
   let bytes = 0;
+  let count = 0;
   for (const file of files) {
     yield* linesOf(textOf(file), (raw, line) => {
       const text = raw.replace(BULLET, '').trim();
       if (!text) return;
-      const memory = seen.get(text);
-      if (memory === undefined) {
-        seen.set(text, { line, repeats: 0, firstRepeat: 0 });
-        // The memories become one body: past the user cap, no import of it can succeed; what is kept stays within it.
+      const part = seen[partOf(text)] as Map<string, number>;
+      const first = part.get(text);
+      if (first === undefined) {
+        part.set(text, line);
+        body += `${text}\n`;
+        count++;
+        // Past the user cap, no import of this body can succeed: what is kept stays within it.
         bytes += utf8Bytes(text) + 1;
         if (bytes > policy.userCap) checkUserCap('the import', bytes, policy);
-      } else if (memory.repeats++ === 0) {
-        memory.firstRepeat = line;
-        repeated.push(memory);
+        return;
       }
+      const again = repeated.get(text);
+      if (again) again.repeats++;
+      else repeated.set(text, { line: first, firstRepeat: line, repeats: 1 });
     });
   }
-  if (seen.size === 0) throw badSource('the file holds no memory (one a line)');
+  if (count === 0) throw badSource('the file holds no memory (one a line)');
   const name = options.name ?? DEFAULT_NAME;
   const slash = name.indexOf('/');
-  let body = '';
-  let joined = 0;
-  for (const memory of seen.keys()) {
-    body += `${memory}\n`;
-    if (++joined % STEP_UNITS === 0) yield;
-  }
   const builder = new PlanBuilder('chatgpt', policy, options);
   yield* builder.add({
-    source: `${seen.size} memories`,
+    source: `${count} memories`,
     group: slash < 0 ? 'topics' : name.slice(0, slash),
     slug: slash < 0 ? name : name.slice(slash + 1),
-    description: `What ChatGPT remembered about the user (${seen.size} memories)`,
+    description: `What ChatGPT remembered about the user (${count} memories)`,
     body,
   });
-  for (const { line, repeats, firstRepeat } of repeated) {
+  for (const { line, repeats, firstRepeat } of repeated.values()) {
     const more = repeats > 1 ? `, and ${(repeats - 1).toLocaleString('en-US')} more lines after it` : '';
     builder.leaveOut({
       source: `line ${firstRepeat}`,
