@@ -184,3 +184,19 @@ describe('POST /api/import?from=server-memory of hostile lines', () => {
     await stillServing(server);
   });
 });
+
+describe('POST /api/import?from= of a file named by a path of megabytes', () => {
+  it('refuses a path longer than any file path, before the report could echo it', async () => {
+    const server = await startTestServer();
+    const answer = await postImport(
+      server.port,
+      fromFiles(`topics/${'a'.repeat(5_000)}.md`, 'x'),
+      undefined,
+      '/api/import?from=anthropic-memory&dryRun=1',
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.json.error.message).toMatch(
+      /^files\[0\]\.path is longer than 4,096 characters, which no file path is: send /,
+    );
+  });
+});

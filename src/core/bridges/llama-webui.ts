@@ -8,9 +8,10 @@
  * MemoryService.exportEntries, commit 22249cf997b78f8e30257efe8bd3b367ea3bf69e); it carries
  * no version, so a file that names one, or is not of this shape, is refused whole.
  *
- * A door that must not hold the event loop (REST) reads the file in slices instead
- * (readLlamaWebui): a streaming parser hands over its entries one at a time, each planned
- * as it comes and let go, with a pause the door gives between slices; what it refuses, and
+ * Every JSON text is checked for nesting before it is parsed (MAX_JSON_DEPTH). A door that
+ * must not hold the event loop (REST) reads the file in slices instead (readLlamaWebui): a
+ * streaming parser hands over its entries one at a time, each planned (a step at a time)
+ * once its slice is read and let go, with a pause the door gives between slices and steps; what it refuses, and
  * how, is what the whole-file parse refuses (a file wrong in two ways may be refused for
  * the one met first).
  */
