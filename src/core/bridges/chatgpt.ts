@@ -8,11 +8,10 @@
  * refused as soon as they pass it: no import of them could succeed.
  */
 
-import { checkUserCap } from '../edit.js';
 import type { Policy } from '../policy.js';
 import { utf8Bytes } from '../text.js';
 import type { BridgeOptions } from './index.js';
-import { badSource, type ImportFile, type ImportPlan, PlanBuilder, textOf } from './plan.js';
+import { badSource, type ImportFile, type ImportPlan, overUserCap, PlanBuilder, textOf } from './plan.js';
 import { runWhole, STEP_UNITS, type Steps } from './steps.js';
 
 const DEFAULT_NAME = 'topics/chatgpt-memories';
@@ -70,7 +69,7 @@ export function* chatgptSteps(files: readonly ImportFile[], policy: Policy, opti
         count++;
         // Past the user cap, no import of this body can succeed: what is kept stays within it.
         bytes += utf8Bytes(text) + 1;
-        if (bytes > policy.userCap) checkUserCap('the import', bytes, policy);
+        if (bytes > policy.userCap) throw overUserCap(policy);
         return;
       }
       const again = repeated.get(text);

@@ -15,7 +15,7 @@
  * Each bridge reads in steps (steps.ts), so a server can serve others while it plans.
  */
 
-import { checkEntryCount, checkUserCap } from '../edit.js';
+import { checkEntryCount } from '../edit.js';
 import { EngramError, type ErrorDetail } from '../errors.js';
 import { isValidSegment, isWritableName } from '../names.js';
 import type { Policy } from '../policy.js';
@@ -291,7 +291,7 @@ export class PlanBuilder {
         checkEntryCount('the import', ++this.writable, policy);
         // Its bytes are the user's after the import: past the user cap, it is refused as soon as that is known.
         this.writableBytes += utf8Bytes(name) + utf8Bytes(partDescription) + utf8Bytes(piece);
-        checkUserCap('the import', this.writableBytes, policy);
+        if (this.writableBytes > policy.userCap) throw overUserCap(policy);
       } else checkEntryCount('the import', ++this.otherGroups, policy);
       if (index % STEP_UNITS === STEP_UNITS - 1) yield;
     }
@@ -360,6 +360,19 @@ export function textOf(file: ImportFile): string {
 /** The refusal of a file that is not UTF-8 text. */
 export function notText(file: ImportFile): EngramError {
   return new EngramError('INVALID_ARGUMENT', `${file.path} is not UTF-8 text (a binary file?); nothing was imported.`);
+}
+
+/**
+ * The refusal of a source whose own entries pass the user cap: no import of it could
+ * succeed, whatever the memory holds, so it is refused as soon as that is known.
+ */
+export function overUserCap(policy: Policy): EngramError {
+  return new EngramError(
+    'TOO_LARGE',
+    `the entries of this source come to more than ${formatBytes(policy.userCap)}, all one memory may hold ` +
+      '(its user cap, names, descriptions and bodies); nothing was imported. Import a part of it at a time, ' +
+      'or raise userCap in the configuration.',
+  );
 }
 
 /** A refusal of the whole source, saying where it is wrong. */

@@ -77,6 +77,23 @@ describe('a plan of a source that repeats', () => {
   );
 
   it(
+    'refuses entries past the user cap as soon as they pass it, however they are named',
+    () => {
+      const drafts = Array.from({ length: 300 }, (_, i) => ({
+        source: `entry ${i}`,
+        group: 'topics',
+        slug: `n${i}`,
+        description: 'N',
+        body: 'x'.repeat(15_000),
+      }));
+      expect(refusal(() => buildPlan('llama-webui', drafts, DEFAULT_POLICY))).toMatch(
+        /^the entries of this source come to more than 4,194,304 bytes, all one memory may hold/,
+      );
+    },
+    HEAVY_TEST_MS,
+  );
+
+  it(
     'quotes at most 80 characters of a name in its notes: a report never echoes a whole file',
     () => {
       const slug = 'Ü'.repeat(1_000_000);
@@ -112,7 +129,7 @@ describe('a plan of a source that repeats', () => {
     () => {
       const lines = Array.from({ length: 1_000_000 }, (_, i) => `memory ${i}`).join('\n');
       expect(refusal(() => parseChatgpt(files({ 'm.txt': lines }), DEFAULT_POLICY, { split: true }))).toMatch(
-        /^the import would bring this memory to 4,194,3\d\d bytes/,
+        /^the entries of this source come to more than 4,194,304 bytes, all one memory may hold .*Import a part of it at a time, or raise userCap in the configuration\.$/,
       );
     },
     HEAVY_TEST_MS,
