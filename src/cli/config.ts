@@ -4,7 +4,7 @@
  * An invalid file is a clear startup error that names the field and says what fits.
  */
 
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { z } from 'zod';
 import { EngramError } from '../core/errors.js';
@@ -17,6 +17,7 @@ import { charLength, foldDescription, withoutByteOrderMark } from '../core/text.
 import { normalizeUser } from '../core/users.js';
 import { parsePublicUrl } from '../http/origins.js';
 import type { WebSocketLimits } from '../http/websocket.js';
+import { readBoundedText } from './bounded-read.js';
 import type { Environment } from './environment.js';
 
 /**
@@ -24,6 +25,9 @@ import type { Environment } from './environment.js';
  * more start-up time than the rest of the CLI, and many runs have no config file.
  * (require, not import(): parsing stays synchronous.)
  */
+/** Most bytes a config file is read to: some hundred times what a config with many clients holds. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
 const loadZod = (): typeof z => (createRequire(import.meta.url)('zod') as typeof import('zod')).z;
 
 function buildConfigSchema(z: typeof import('zod').z) {
@@ -211,13 +215,13 @@ export function loadSettings(
 ): Settings {
   const explicitPath = flag ?? environment.config;
   const path = explicitPath ?? environment.defaultConfigPath;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    if (missing && explicitPath === undefined) return { policy: DEFAULT_POLICY };
-    throw new EngramError('INVALID_CONFIG', `cannot read config file ${path}: ${(error as Error).message}`);
-  }
+  if (explicitPath === undefined && !existsSync(path)) return { policy: DEFAULT_POLICY };
+  const text = readBoundedText(path, {
+    bytes: MAX_CONFIG_BYTES,
+    what: 'a config file may hold',
+    instead: 'a config file is a few kilobytes of JSON; check that --config or ENGRAM_CONFIG names it',
+    name: `config file ${path}`,
+    refuse: (message) => new EngramError('INVALID_CONFIG', message),
+  });
   return parseConfig(text, path);
 }

@@ -5,10 +5,12 @@
  * structured data.
  */
 
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { EngramError } from '../core/errors.js';
 import { formatDropped, formatIndex, formatMissing, formatOpened, indexLine } from '../core/format.js';
+import type { Policy } from '../core/policy.js';
+import { formatCount } from '../core/text.js';
+import { readBoundedText } from './bounded-read.js';
 import { type CommonOptions, type Context, cliCaller } from './context.js';
 import type { Opening } from './existing-memory.js';
 import { type Output, UsageError } from './output.js';
@@ -32,20 +34,28 @@ interface WriteOptions extends CommonOptions {
   readonly newFile?: string;
 }
 
-function readNewText(options: WriteOptions, dash: string | undefined): string | undefined {
+/**
+ * Most bytes of new text read from a file or stdin: four times the entry cap (line ends
+ * and lone surrogates may shrink as they are stored), and never less than 1 MiB.
+ */
+function newTextLimit(policy: Policy): number {
+  return Math.max(4 * policy.entryCap, 1024 * 1024);
+}
+
+function readNewText(options: WriteOptions, dash: string | undefined, policy: Policy): string | undefined {
   if (dash !== undefined && dash !== '-')
     throw new UsageError(`unexpected argument "${dash}": only "-" (read new text from stdin) may follow the name`);
   const sources = [options.new !== undefined, options.newFile !== undefined, dash === '-'].filter(Boolean).length;
   if (sources > 1) throw new UsageError('give the new text once: --new TEXT, --new-file FILE, or - for stdin');
-  if (dash === '-' || options.newFile === '-') return readFileSync(0, 'utf8');
-  if (options.newFile !== undefined) {
-    try {
-      return readFileSync(options.newFile, 'utf8');
-    } catch (error) {
-      throw new UsageError(`cannot read --new-file ${options.newFile}: ${(error as Error).message}`);
-    }
-  }
-  return options.new;
+  const file = dash === '-' ? '-' : options.newFile;
+  if (file === undefined) return options.new;
+  // Read no further than any entry could hold once written: a larger text is refused unread.
+  return readBoundedText(file, {
+    bytes: newTextLimit(policy),
+    what: 'a write reads',
+    instead: `an entry holds at most ${formatCount(policy.entryCap)} bytes: write the part that belongs in it, or split it into several entries`,
+    ...(file === '-' ? {} : { name: `--new-file ${file}` }),
+  });
 }
 
 export function registerEntryCommands(program: Command, common: (command: Command) => Command, run: Run): void {
@@ -107,7 +117,7 @@ Examples:
           name,
           description: options.description,
           old: options.old,
-          new: readNewText(options, dash),
+          new: readNewText(options, dash, context.settings.policy),
         });
         output.result(indexLine(entry), { entry, changed });
       }),

@@ -7,6 +7,7 @@
 
 import { BRIDGES, type BridgeKind } from '../core/bridges/index.js';
 import { type ImportedItem, type ImportFromResult, importFromSource } from '../core/bridges/run.js';
+import { formatCount } from '../core/text.js';
 import type { ImportMode } from '../core/transfer.js';
 import { type Context, cliCaller } from './context.js';
 import type { Output } from './output.js';
@@ -52,8 +53,10 @@ function notesOf(item: ImportedItem): string[] {
   return [...new Set([...item.notes, ...remedy, ...item.names.flatMap(({ action }) => whyOf(action) ?? [])])];
 }
 
-/** The report, item by item, as data and as lines for people. */
-function describe({ kind, report, items: imported }: ImportFromResult, purged: boolean) {
+const PROBLEM_PLURAL = { duplicate: 'duplicates', 'too-large': 'too large', 'not-an-entry': 'not entries' } as const;
+
+/** The report, item by item, as data and as lines for people; items left out past the first ones only counted. */
+function describe({ kind, report, items: imported, unlisted }: ImportFromResult, purged: boolean) {
   const items = imported.map((item) => ({ ...item, notes: notesOf(item) }));
   const lines: string[] = [];
   if (report.dryRun) lines.push('Dry run: nothing was changed.');
@@ -63,6 +66,8 @@ function describe({ kind, report, items: imported }: ImportFromResult, purged: b
       : `${item.names.map(({ action, name }) => `${action} ${name}`).join(', ')}  (from ${item.source})`;
     lines.push(head, ...item.notes.map((note) => `    ${note}`));
   }
+  const more = Object.entries(unlisted).filter(([, n]) => n > 0) as [keyof typeof PROBLEM_PLURAL, number][];
+  for (const [problem, n] of more) lines.push(`and ${formatCount(n)} more ${PROBLEM_PLURAL[problem]}, not listed`);
   if (report.dropped.length > 0) {
     lines.push(`${purged ? 'dropped and purged for good' : 'dropped to the trash'}: ${report.dropped.join(', ')}`);
   }
@@ -71,10 +76,10 @@ function describe({ kind, report, items: imported }: ImportFromResult, purged: b
     .map((action) => [action, count(action)] as const)
     .filter(([, n]) => n > 0)
     .map(([action, n]) => `${n} ${action}`);
-  const leftOut = items.filter((item) => item.problem).length;
-  if (leftOut > 0) summary.push(`${leftOut} left out`);
+  const leftOut = items.filter((item) => item.problem).length + more.reduce((sum, [, n]) => sum + n, 0);
+  if (leftOut > 0) summary.push(`${formatCount(leftOut)} left out`);
   lines.push(`${report.dryRun ? 'Would import' : 'Imported'} from ${kind}: ${summary.join(', ') || 'nothing'}.`);
-  return { text: lines.join('\n'), items };
+  return { text: lines.join('\n'), items, ...(more.length > 0 ? { unlisted } : {}) };
 }
 
 export async function importFrom(
@@ -95,8 +100,9 @@ export async function importFrom(
     map: mapTable(options.map),
     ...(options.name !== undefined ? { name: options.name } : {}),
   });
-  const { text, items } = describe(result, context.settings.policy.trashRetentionDays === 0);
-  const unfit = result.tooLarge.length;
-  const refusal = unfit > 0 ? `\nWithout --split, this import would be refused: ${unfit} item(s) are too large.` : '';
-  output.result(`${text}${refusal}`, { kind, dryRun: result.report.dryRun, items, report: result.report });
+  const { text, items, ...unlisted } = describe(result, context.settings.policy.trashRetentionDays === 0);
+  const unfit = result.tooLarge.length + result.unlisted['too-large'];
+  const refusal =
+    unfit > 0 ? `\nWithout --split, this import would be refused: ${formatCount(unfit)} item(s) are too large.` : '';
+  output.result(`${text}${refusal}`, { kind, dryRun: result.report.dryRun, items, ...unlisted, report: result.report });
 }

@@ -6,10 +6,10 @@
  * show in `ps` and in shell history.
  */
 
-import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { EngramError } from '../core/errors.js';
+import { readBoundedText } from './bounded-read.js';
 import { UsageError } from './output.js';
 
 /** The terminal or the pipe a password comes from; tests bring their own. */
@@ -66,7 +66,13 @@ export const processPasswordSource: PasswordSource = {
   get interactive() {
     return process.stdin.isTTY === true;
   },
-  readAll: () => readFileSync(0, 'utf8'),
+  // A password is at most 1,024 characters: a pipe of more is not one, and is not read on.
+  readAll: () =>
+    readBoundedText('-', {
+      bytes: 64 * 1024,
+      what: 'a password read from stdin may be',
+      instead: 'a password is 10 to 1,024 characters: pipe the password alone',
+    }),
   ask: askWithoutEcho,
 };
 

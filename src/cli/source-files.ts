@@ -2,25 +2,28 @@
  * Reads what `engram import --from KIND PATH` names — one file, or every file under a
  * folder — into the bytes the bridges parse (core/bridges receive contents, never paths
  * to open). Hidden files and folders (.git, .DS_Store, an editor's temporary files) are
- * not memory and are left out; so are symbolic links, which could lead anywhere.
+ * not memory and are left out; so are symbolic links, which could lead anywhere. Sizes
+ * are checked before anything is read: a file or folder past the limit is refused unread.
  */
 
-import { type Dirent, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { type Dirent, existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { SourceFile } from '../core/bridges/plan.js';
+import { formatCount } from '../core/text.js';
+import { readBounded } from './bounded-read.js';
 import { UsageError } from './output.js';
 
 /** Most bytes and files one import reads: far more than any memory holds, far less than a disk. */
-const MAX_SOURCE_BYTES = 256 * 1024 * 1024;
+export const MAX_SOURCE_BYTES = 256 * 1024 * 1024;
 const MAX_SOURCE_FILES = 20_000;
 
-/** A file's bytes; 0 is stdin. */
-function read(path: string | 0): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (error) {
-    throw new UsageError(`cannot read ${path === 0 ? 'stdin' : path}: ${(error as Error).message}`);
-  }
+/** A file's bytes ("-" is stdin), within the most one import reads. */
+function read(path: string): Buffer {
+  return readBounded(path, {
+    bytes: MAX_SOURCE_BYTES,
+    what: 'one import reads (256 MB)',
+    instead: 'that is not a memory to import; name the memory file itself, or import its parts one at a time',
+  });
 }
 
 /** Every regular, non-hidden file under `root`, by its `/`-separated path below it, in name order. */
@@ -40,12 +43,15 @@ function walk(root: string): SourceFile[] {
       const path = join(folder, child.name);
       if (child.isDirectory()) visit(path, `${prefix}${child.name}/`);
       else if (child.isFile()) {
-        const content = read(path);
-        bytes += content.length;
+        // Counted by the sizes the folder lists, before any file is read.
+        bytes += statSync(path).size;
         if (bytes > MAX_SOURCE_BYTES || files.length >= MAX_SOURCE_FILES) {
-          throw new UsageError(`${root} holds more than 256 MB or 20,000 files: that is not a memory to import`);
+          throw new UsageError(
+            `${root} holds more than ${formatCount(MAX_SOURCE_BYTES)} bytes (256 MB) or ${formatCount(MAX_SOURCE_FILES)} files: ` +
+              'that is not a memory to import; name the memory folder itself (for markdown, the folder an export wrote)',
+          );
         }
-        files.push({ path: `${prefix}${child.name}`, bytes: content });
+        files.push({ path: `${prefix}${child.name}`, bytes: read(path) });
       }
     }
   };
@@ -59,7 +65,7 @@ function walk(root: string): SourceFile[] {
  * are refused here, before anything is parsed.
  */
 export function readSource(named: string, folder: boolean, indexFile?: string): SourceFile[] {
-  if (named === '-' && !folder) return [{ path: 'stdin', bytes: read(0) }];
+  if (named === '-' && !folder) return [{ path: 'stdin', bytes: read('-') }];
   if (!existsSync(named)) throw new UsageError(`${named} does not exist`);
   // A folder named by its index file (MEMORY.md): the folder is read.
   const path =
@@ -67,12 +73,7 @@ export function readSource(named: string, folder: boolean, indexFile?: string): 
   const isFolder = statSync(path).isDirectory();
   if (folder && !isFolder) throw new UsageError(`${path} is a file; this kind of import reads a folder`);
   if (!folder && isFolder) throw new UsageError(`${path} is a folder; this kind of import reads one file`);
-  if (!isFolder) {
-    const content = read(path);
-    if (content.length > MAX_SOURCE_BYTES)
-      throw new UsageError(`${path} is over 256 MB: that is not a memory to import`);
-    return [{ path: basename(path), bytes: content }];
-  }
+  if (!isFolder) return [{ path: basename(path), bytes: read(path) }];
   const files = walk(path);
   if (files.length === 0) throw new UsageError(`${path} is empty: there is nothing to import`);
   return files;

@@ -5,9 +5,9 @@
  * that names the file, not a server that fails at its first connection.
  */
 
-import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import { EngramError } from '../core/errors.js';
+import { readBounded } from './bounded-read.js';
 import { UsageError } from './output.js';
 
 export interface TlsFiles {
@@ -17,12 +17,17 @@ export interface TlsFiles {
   readonly key: Buffer;
 }
 
+/** Most bytes a PEM file is read to: a certificate chain is a few kilobytes. */
+const MAX_PEM_BYTES = 1024 * 1024;
+
 function readPem(flag: string, path: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (error) {
-    throw new EngramError('INVALID_CONFIG', `cannot read ${flag} ${path}: ${(error as Error).message}`);
-  }
+  return readBounded(path, {
+    bytes: MAX_PEM_BYTES,
+    what: 'a PEM file may hold',
+    instead: `${flag} names a PEM file of a few kilobytes (-----BEGIN …); check the path`,
+    name: `${flag} ${path}`,
+    refuse: (message) => new EngramError('INVALID_CONFIG', message),
+  });
 }
 
 /** Both files, or undefined when neither flag is given; one without the other is a usage error. */

@@ -1,22 +1,39 @@
 /** Export, import and wipe: the user's whole memory as one JSON document, in their hands. */
 
-import { closeSync, fchmodSync, fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fchmodSync, fstatSync, openSync, statSync, writeSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { BRIDGE_KINDS, BRIDGES, type BridgeKind } from '../core/bridges/index.js';
 import { markdownExport } from '../core/bridges/markdown.js';
 import type { ImportReport } from '../core/transfer.js';
+import { readBounded } from './bounded-read.js';
 import { type CommonOptions, cliCaller } from './context.js';
 import type { Run } from './entries.js';
 import { type ImportFromOptions, importFrom } from './import-from.js';
 import { writeMarkdownExport } from './markdown-export.js';
 import { UsageError } from './output.js';
+import { MAX_SOURCE_BYTES } from './source-files.js';
 
+/** The kinds besides markdown that read a folder, for a folder named without --from. */
+const OTHER_FOLDER_KINDS = BRIDGE_KINDS.filter((kind) => BRIDGES[kind].folder && kind !== 'markdown');
+
+/**
+ * The export document FILE ("-" is stdin), within the most one import reads. A folder is
+ * no document: it is a memory kept as files, which --from reads (its kinds listed).
+ */
 function readDocument(file: string): string {
-  try {
-    return readFileSync(file === '-' ? 0 : file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
+  if (file !== '-' && existsSync(file) && statSync(file).isDirectory()) {
+    throw new UsageError(
+      `${file} is a folder, and engram import without --from reads one export document (a .json file). ` +
+        `To import a folder of Markdown files, as engram export --format markdown writes: engram import --from markdown ${file}. ` +
+        `Other memories kept as a folder: ${OTHER_FOLDER_KINDS.map((kind) => `--from ${kind}`).join(', ')} ` +
+        '(engram import --help says what each kind reads).',
+    );
   }
+  return readBounded(file, {
+    bytes: MAX_SOURCE_BYTES,
+    what: 'one import reads (256 MB)',
+    instead: 'an export document is far smaller; name the file engram export wrote',
+  }).toString('utf8');
 }
 
 /**

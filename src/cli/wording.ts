@@ -6,6 +6,7 @@
  * core's message.
  */
 
+import { listedSources } from '../core/bridges/run.js';
 import type { EngramError } from '../core/errors.js';
 import { didYouMean } from '../core/format.js';
 import { nothingDone, recoveredOverCapProblem } from '../core/recovery-caps.js';
@@ -81,8 +82,8 @@ export function cliMessage(error: EngramError): string {
       );
     case 'import-too-large':
       return (
-        `${detail.sources.length} item(s) are over the entry cap of ${formatCount(detail.cap)} bytes: ` +
-        `${detail.sources.join(', ')}. Pass --split to split them into -2, -3 entries ` +
+        `${formatCount(detail.count)} item(s) are over the entry cap of ${formatCount(detail.cap)} bytes: ` +
+        `${listedSources(detail)}. Pass --split to split them into -2, -3 entries ` +
         '(--dry-run shows how); nothing was imported.'
       );
     case 'too-many-names':

@@ -99,8 +99,16 @@ export type ErrorDetail =
   | { readonly reason: 'entry-exists'; readonly name: string }
   /** A save based on revision `expected` of an entry now at revision `current`. */
   | { readonly reason: 'stale-revision'; readonly name: string; readonly expected: number; readonly current: number }
-  /** An import from another memory system with items over the entry cap (core/bridges/run.ts). */
-  | { readonly reason: 'import-too-large'; readonly sources: readonly string[]; readonly cap: number }
+  /**
+   * An import from another memory system with items over the entry cap (core/bridges/run.ts):
+   * `count` of them in all, the first ones' `sources` listed.
+   */
+  | {
+      readonly reason: 'import-too-large';
+      readonly sources: readonly string[];
+      readonly count: number;
+      readonly cap: number;
+    }
   /** An Engram export given as another memory system's file (core/bridges/llama-webui.ts). */
   | { readonly reason: 'import-engram-export'; readonly path: string }
   /** An entity type mapped to a group this memory does not have (core/bridges/server-memory.ts). */

@@ -10,10 +10,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { isEngramError } from '../core/errors.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../core/json-nesting.js';
 import type { Memory } from '../core/memory.js';
 import type { Policy } from '../core/policy.js';
 import type { McpHttpEndpoint } from '../mcp/http.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../mcp/json-nesting.js';
 import type { ToolHandler } from '../tools/handler.js';
 import { applyAnswerHeaders } from './answer-headers.js';
 import { createApiAuthenticate, type WebAccounts } from './api/browser-auth.js';

@@ -5,7 +5,8 @@
  * bad file, a missing path or an empty folder imports nothing.
  */
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLAUDE_CODE_FOLDER } from '../core/bridges/fixtures.js';
 import { writeAnthropicMemory } from '../helpers/anthropic-memory.js';
@@ -306,6 +307,39 @@ describe('engram import --from: paths', () => {
     mkdirSync(engram.dir.file('empty'));
     const empty = await engram.run('import', '--from', 'markdown', engram.dir.file('empty'));
     expect(empty.stderr).toBe(`engram: ${engram.dir.file('empty')} is empty: there is nothing to import\n`);
+  });
+
+  it('says a folder named without --from is one, and names --from markdown and the other folder kinds', async () => {
+    const engram = cli();
+    const folder = engram.dir.file('memory-folder');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'notes.md'), 'x');
+    const refused = await engram.run('import', folder);
+    // Before: "cannot read …: EISDIR: illegal operation on a directory, read".
+    expect(refused).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        `engram: ${folder} is a folder, and engram import without --from reads one export document (a .json file). ` +
+        `To import a folder of Markdown files, as engram export --format markdown writes: engram import --from markdown ${folder}. ` +
+        'Other memories kept as a folder: --from anthropic-memory, --from claude-code ' +
+        '(engram import --help says what each kind reads).\n',
+    });
+  });
+
+  it('refuses a file past 256 MB by its size, before reading it, naming the file, its size and the limit', async () => {
+    const engram = cli();
+    const huge = engram.dir.file('huge.jsonl');
+    // Sparse: 300 MB that take no disk and, refused by their size, are never read.
+    writeFileSync(huge, '');
+    truncateSync(huge, 300 * 1024 * 1024);
+    for (const args of [['--from', 'server-memory', huge], [huge]]) {
+      const refused = await engram.run('import', ...args);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(
+        new RegExp(`^engram: ${huge} is 314,572,800 bytes, over the 268,435,456 bytes one import reads \\(256 MB\\): `),
+      );
+    }
   });
 
   it('refuses --split, --map and --name without --from', async () => {

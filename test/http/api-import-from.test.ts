@@ -137,7 +137,7 @@ describe('POST /api/import?from=server-memory', () => {
       message:
         '1 item(s) are over the entry cap of 16,384 bytes: line 2: entity "big" (topic). ' +
         'Send ?split=1 to split them into -2, -3 entries (with ?dryRun=1 to see how); nothing was imported.',
-      detail: { reason: 'import-too-large', sources: ['line 2: entity "big" (topic)'], cap: 16384 },
+      detail: { reason: 'import-too-large', sources: ['line 2: entity "big" (topic)'], count: 1, cap: 16384 },
     });
     expect(await contents(server.memory)).toEqual([]);
     const dry = await post(server, 'from=server-memory&dryRun=1', body(file));

@@ -88,6 +88,23 @@ describe.each(backends)('on %s', (_, options) => {
     expect(await actors(engram, 'topics/tea')).toEqual(['import:markdown']);
   });
 
+  it('previews a paste that repeats lines: 100 duplicates listed, the rest counted in a line', async () => {
+    const engram = await startEngram(await options());
+    const lines = Array.from({ length: 300 }, (_, i) => `Memory ${i}`).join('\n');
+    const ui = await page(engram, '/transfer');
+    await ui.getByLabel('Source').selectOption('chatgpt');
+    await ui.getByLabel('Paste the memories', { exact: false }).fill(`${lines}\n${lines}\n`);
+    await ui.getByRole('button', { name: 'Preview' }).click();
+    const preview = ui.getByRole('region', { name: 'Import preview' });
+    await preview.waitFor();
+    expect(await preview.locator('strong', { hasText: 'duplicate:' }).count()).toBe(100);
+    await preview.getByText('And 200 more duplicates, not listed.').waitFor();
+    expect(await preview.getByRole('heading').textContent()).toBe(
+      'What importing would do: 1 would be added, 300 not imported',
+    );
+    expect(await names(engram)).toEqual([]);
+  });
+
   it('says in its own words why an import is refused, from the refusal’s data, importing nothing', async () => {
     const engram = await startEngram(await options());
     const file = tempDir().file('memory.jsonl');

@@ -8,16 +8,17 @@
 
 import type { Policy } from '../policy.js';
 import { firstHeadingOrLine } from './first-line.js';
-import { buildPlan, type Draft, type ImportFile, type ImportPlan, type PlanOptions, textOf } from './plan.js';
+import { type Draft, type ImportFile, type ImportPlan, type PlanOptions, planSteps, textOf } from './plan.js';
+import { runWhole, type Steps } from './steps.js';
 
 const OTHER_GROUP = 'topics';
 const TEXT_ENDING = /\.(md|markdown|txt)$/i;
 
-export function parseAnthropicMemory(
+export function anthropicMemorySteps(
   files: readonly ImportFile[],
   policy: Policy,
-  options: PlanOptions = {},
-): ImportPlan {
+  options: PlanOptions,
+): Steps<ImportPlan> {
   // Named the folder above /memories (the helper's base path): read what is under memories/.
   const underMemories = files.every((file) => file.path.startsWith('memories/'));
   // Drafted one at a time as the plan takes them: a folder of more files than the entry cap is refused at the first one over it.
@@ -41,5 +42,13 @@ export function parseAnthropicMemory(
       notes: description === undefined ? ['the file is empty: described by its name'] : [],
     };
   };
-  return buildPlan('anthropic-memory', drafts(), policy, options);
+  return planSteps('anthropic-memory', drafts(), policy, options);
+}
+
+export function parseAnthropicMemory(
+  files: readonly ImportFile[],
+  policy: Policy,
+  options: PlanOptions = {},
+): ImportPlan {
+  return runWhole(anthropicMemorySteps(files, policy, options));
 }

@@ -2,55 +2,104 @@
  * ChatGPT's saved memories, as the text of its "Manage memories" list copied into a file:
  * one memory a line (list bullets and blank lines dropped). They become the lines of one
  * entry the user names (`--name`, default topics/chatgpt-memories), split into `-2`, `-3`
- * entries with --split when they outgrow the entry cap; a line given twice is reported
- * and kept once.
+ * entries with --split when they outgrow the entry cap; a line given again is kept once,
+ * and reported once with how many times it repeats (a paste of one line a million times
+ * is one item of the report, not a million). Memories past the user cap (userCap) are
+ * refused as soon as they pass it: no import of them could succeed.
  */
 
 import type { Policy } from '../policy.js';
-import { normalizeNewlines } from '../text.js';
+import { utf8Bytes } from '../text.js';
 import type { BridgeOptions } from './index.js';
-import { badSource, buildPlan, type ImportFile, type ImportPlan, type PlanItem, textOf } from './plan.js';
+import { badSource, type ImportFile, type ImportPlan, overUserCap, PlanBuilder, textOf } from './plan.js';
+import { runWhole, STEP_UNITS, type Steps } from './steps.js';
 
 const DEFAULT_NAME = 'topics/chatgpt-memories';
 const BULLET = /^\s*(?:[-*•·]|\d+[.)])\s+/;
 
-export function parseChatgpt(files: readonly ImportFile[], policy: Policy, options: BridgeOptions = {}): ImportPlan {
-  const seen = new Map<string, number>();
-  const duplicates: PlanItem[] = [];
-  for (const file of files) {
-    normalizeNewlines(textOf(file))
-      .split('\n')
-      .forEach((raw, index) => {
-        const memory = raw.replace(BULLET, '').trim();
-        if (!memory) return;
-        const first = seen.get(memory);
-        if (first === undefined) seen.set(memory, index + 1);
-        else {
-          duplicates.push({
-            source: `line ${index + 1}`,
-            names: [],
-            notes: [`the same memory as line ${first}: kept once`],
-            problem: 'duplicate',
-          });
-        }
-      });
+/** A memory given again: the line it is first on, the first line that repeats it, and how many do. */
+interface Repeated {
+  readonly line: number;
+  readonly firstRepeat: number;
+  repeats: number;
+}
+
+/** The lines of `text`, numbered from 1, ending at `\n`, `\r\n` or `\r`, read one at a time (a step every few thousand). */
+function* linesOf(text: string, each: (line: string, number: number) => void): Steps<void> {
+  let number = 0;
+  let read = 0;
+  for (let start = 0; start <= text.length; ) {
+    const newline = text.indexOf('\n', start);
+    const end = newline === -1 ? text.length : newline;
+    const line = text.slice(start, end);
+    start = end + 1;
+    for (const part of line.includes('\r') ? line.replace(/\r$/, '').split('\r') : [line]) each(part, ++number);
+    if (++read % STEP_UNITS === 0) yield;
   }
-  if (seen.size === 0) throw badSource('the file holds no memory (one a line)');
+}
+
+/** Parts the set of memories is kept in: a Map grows by rehashing all it holds in one stretch, each part a 64th of them. */
+const PARTS = 64;
+
+/** The part of a memory: a few of its characters, sampled (never all of a long line). */
+function partOf(text: string): number {
+  let hash = text.length;
+  for (let at = text.length - 1; at >= 0; at -= 1 + (at >> 3)) hash = (hash * 31 + text.charCodeAt(at)) | 0;
+  return hash & (PARTS - 1);
+}
+
+export function* chatgptSteps(files: readonly ImportFile[], policy: Policy, options: BridgeOptions): Steps<ImportPlan> {
+  // Each memory by the line it is first on (a number, not an object: a paste may hold millions).
+  const seen = Array.from({ length: PARTS }, () => new Map<string, number>());
+  // The memories given again, in the order their first repeat comes: one report item each.
+  const repeated = new Map<string, Repeated>();
+  // The body, a memory a line in the order they come, and its size.
+  let body = '';
+  let bytes = 0;
+  let count = 0;
+  for (const file of files) {
+    yield* linesOf(textOf(file), (raw, line) => {
+      const text = raw.replace(BULLET, '').trim();
+      if (!text) return;
+      const part = seen[partOf(text)] as Map<string, number>;
+      const first = part.get(text);
+      if (first === undefined) {
+        part.set(text, line);
+        body += `${text}\n`;
+        count++;
+        // Past the user cap, no import of this body can succeed: what is kept stays within it.
+        bytes += utf8Bytes(text) + 1;
+        if (bytes > policy.userCap) throw overUserCap(policy);
+        return;
+      }
+      const again = repeated.get(text);
+      if (again) again.repeats++;
+      else repeated.set(text, { line: first, firstRepeat: line, repeats: 1 });
+    });
+  }
+  if (count === 0) throw badSource('the file holds no memory (one a line)');
   const name = options.name ?? DEFAULT_NAME;
   const slash = name.indexOf('/');
-  const plan = buildPlan(
-    'chatgpt',
-    [
-      {
-        source: `${seen.size} memories`,
-        group: slash < 0 ? 'topics' : name.slice(0, slash),
-        slug: slash < 0 ? name : name.slice(slash + 1),
-        description: `What ChatGPT remembered about the user (${seen.size} memories)`,
-        body: [...seen.keys()].map((memory) => `${memory}\n`).join(''),
-      },
-    ],
-    policy,
-    options,
-  );
-  return { ...plan, items: [...plan.items, ...duplicates] };
+  const builder = new PlanBuilder('chatgpt', policy, options);
+  yield* builder.add({
+    source: `${count} memories`,
+    group: slash < 0 ? 'topics' : name.slice(0, slash),
+    slug: slash < 0 ? name : name.slice(slash + 1),
+    description: `What ChatGPT remembered about the user (${count} memories)`,
+    body,
+  });
+  for (const { line, repeats, firstRepeat } of repeated.values()) {
+    const more = repeats > 1 ? `, and ${(repeats - 1).toLocaleString('en-US')} more lines after it` : '';
+    builder.leaveOut({
+      source: `line ${firstRepeat}`,
+      names: [],
+      notes: [`the same memory as line ${line}${more}: kept once`],
+      problem: 'duplicate',
+    });
+  }
+  return builder.plan();
+}
+
+export function parseChatgpt(files: readonly ImportFile[], policy: Policy, options: BridgeOptions = {}): ImportPlan {
+  return runWhole(chatgptSteps(files, policy, options));
 }

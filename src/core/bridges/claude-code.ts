@@ -13,23 +13,40 @@ import { normalizeNewlines } from '../text.js';
 import { firstHeadingOrLine } from './first-line.js';
 import { readFrontMatter } from './front-matter.js';
 import type { BridgeOptions } from './index.js';
-import { badSource, buildPlan, type Draft, type ImportFile, type ImportPlan, type PlanItem, textOf } from './plan.js';
+import { badSource, excerpt, type ImportFile, type ImportPlan, PlanBuilder, textOf } from './plan.js';
+import { runWhole, STEP_UNITS, type Steps } from './steps.js';
 
 export const CLAUDE_CODE_INDEX = 'MEMORY.md';
 const DEFAULT_NAME = 'topics/claude-code-memory';
+/** Characters of a line read to describe a file it links: far more than a description keeps. */
+const DESCRIBING_CHARS = 4096;
+
+/** A link's target as a path: %-escapes decoded, unless they are not valid escapes (then as written). */
+function targetPath(raw: string): string {
+  try {
+    return decodeURI(raw).replace(/^\.\//, '');
+  } catch {
+    return raw.replace(/^\.\//, '');
+  }
+}
 
 /** `[text](target.md)` links of the index: the file each names, and what the line says of it. */
-function links(index: string): Map<string, string> {
+function* links(index: string): Steps<Map<string, string>> {
   const found = new Map<string, string>();
+  let read = 0;
   for (const line of index.split('\n')) {
-    for (const match of line.matchAll(/\[([^\]]*)\]\(<?([^)\s>]+\.md)>?\)/g)) {
-      const target = decodeURI(match[2] ?? '').replace(/^\.\//, '');
+    // Neither part runs over a `[`: a line of a million `[` or `[](` is read in one pass, not one per `[`.
+    for (const match of line.matchAll(/\[([^[\]]*)\]\(<?([^()[\]\s<>]+\.md)>?\)/g)) {
+      const target = targetPath(match[2] ?? '');
+      const start = (match.index ?? 0) + match[0].length;
+      // Read no further than a description can use: a long line of links costs each link a few KB, not the line.
       const after = line
-        .slice((match.index ?? 0) + match[0].length)
+        .slice(start, start + DESCRIBING_CHARS)
         .replace(/^\s*[—–:-]\s*/, '')
         .trim();
-      if (!found.has(target)) found.set(target, after || (match[1] ?? '').trim());
+      if (!found.has(target)) found.set(target, after || (match[1] ?? '').slice(0, DESCRIBING_CHARS).trim());
     }
+    if (++read % STEP_UNITS === 0) yield;
   }
   return found;
 }
@@ -45,29 +62,28 @@ function splitName(name: string): { group: string; slug: string } {
   return slash < 0 ? { group: 'topics', slug: name } : { group: name.slice(0, slash), slug: name.slice(slash + 1) };
 }
 
-export function parseClaudeCode(files: readonly ImportFile[], policy: Policy, options: BridgeOptions = {}): ImportPlan {
+export function* claudeCodeSteps(
+  files: readonly ImportFile[],
+  policy: Policy,
+  options: BridgeOptions,
+): Steps<ImportPlan> {
   const indexFile = files.find((file) => file.path === CLAUDE_CODE_INDEX);
   if (!indexFile) throw badSource(`no ${CLAUDE_CODE_INDEX} in the folder: name a Claude Code memory folder (…/memory)`);
   const index = normalizeNewlines(textOf(indexFile));
-  const linked = links(index);
-  const drafts: Draft[] = [
-    {
-      source: CLAUDE_CODE_INDEX,
-      ...splitName(options.name ?? DEFAULT_NAME),
-      description: firstHeadingOrLine(index) ?? 'Claude Code memory index',
-      body: index,
-    },
-  ];
-  const leftOut: PlanItem[] = [];
+  const linked = yield* links(index);
+  const builder = new PlanBuilder('claude-code', policy, options);
+  yield* builder.add({
+    source: CLAUDE_CODE_INDEX,
+    ...splitName(options.name ?? DEFAULT_NAME),
+    description: firstHeadingOrLine(index) ?? 'Claude Code memory index',
+    body: index,
+  });
+  // Files that are not topic files are reported after the entries, as links to missing files are.
+  const notTopics: string[] = [];
   for (const file of files) {
     if (file === indexFile) continue;
     if (file.path.includes('/') || !file.path.endsWith('.md')) {
-      leftOut.push({
-        source: file.path,
-        names: [],
-        notes: ['not a topic file (a .md beside MEMORY.md): left out'],
-        problem: 'not-an-entry',
-      });
+      notTopics.push(file.path);
       continue;
     }
     const text = normalizeNewlines(textOf(file));
@@ -75,7 +91,7 @@ export function parseClaudeCode(files: readonly ImportFile[], policy: Policy, op
     if (typeof read === 'string') throw badSource(`${file.path}: ${read}`);
     const notes = linked.has(file.path) ? [] : ['not linked from MEMORY.md'];
     const described = read.description?.trim() || linked.get(file.path) || firstHeadingOrLine(read.body);
-    drafts.push({
+    yield* builder.add({
       source: file.path,
       group: typeOf(text) === 'project' ? 'areas' : 'topics',
       slug: file.path.slice(0, -'.md'.length),
@@ -83,18 +99,30 @@ export function parseClaudeCode(files: readonly ImportFile[], policy: Policy, op
       body: read.body,
       notes,
     });
+    yield;
+  }
+  for (const path of notTopics) {
+    builder.leaveOut({
+      source: path,
+      names: [],
+      notes: ['not a topic file (a .md beside MEMORY.md): left out'],
+      problem: 'not-an-entry',
+    });
   }
   const present = new Set(files.map((file) => file.path));
   for (const target of linked.keys()) {
     if (!present.has(target)) {
-      leftOut.push({
-        source: target,
+      builder.leaveOut({
+        source: excerpt(target),
         names: [],
         notes: ['linked from MEMORY.md but not in the folder'],
         problem: 'not-an-entry',
       });
     }
   }
-  const plan = buildPlan('claude-code', drafts, policy, options);
-  return { ...plan, items: [...plan.items, ...leftOut] };
+  return builder.plan();
+}
+
+export function parseClaudeCode(files: readonly ImportFile[], policy: Policy, options: BridgeOptions = {}): ImportPlan {
+  return runWhole(claudeCodeSteps(files, policy, options));
 }

@@ -35,7 +35,9 @@ function scalar(raw: string): string | undefined {
   if (value.startsWith("'")) {
     return value.endsWith("'") && value.length >= 2 ? value.slice(1, -1).replaceAll("''", "'") : undefined;
   }
-  return value.replace(/\s+#.*$/, '');
+  // A comment starts at the first # after a space; found in one pass (\s+#.*$ would try each space of a long run again).
+  const comment = /\s#/.exec(value);
+  return comment ? value.slice(0, comment.index).trimEnd() : value;
 }
 
 /**

@@ -6,13 +6,14 @@
  */
 
 import type { Policy } from '../policy.js';
-import { parseAnthropicMemory } from './anthropic-memory.js';
-import { parseChatgpt } from './chatgpt.js';
-import { CLAUDE_CODE_INDEX, parseClaudeCode } from './claude-code.js';
-import { parseLlamaWebui, readLlamaWebui } from './llama-webui.js';
-import { parseMarkdown } from './markdown.js';
+import { anthropicMemorySteps } from './anthropic-memory.js';
+import { chatgptSteps } from './chatgpt.js';
+import { CLAUDE_CODE_INDEX, claudeCodeSteps } from './claude-code.js';
+import { llamaWebuiSteps, readLlamaWebui } from './llama-webui.js';
+import { markdownSteps } from './markdown.js';
 import type { ImportFile, ImportPlan, PlanOptions } from './plan.js';
-import { parseServerMemory } from './server-memory.js';
+import { serverMemorySteps } from './server-memory.js';
+import type { Steps } from './steps.js';
 
 export interface BridgeOptions extends PlanOptions {
   /** server-memory: entity type → group, over the defaults. */
@@ -30,10 +31,11 @@ export interface Bridge {
   readonly indexFile?: string;
   /** An entry that exists already: appended to (foreign memories) or a conflict (Engram's own files). */
   readonly existing: 'append' | 'conflict';
-  parse(files: readonly ImportFile[], policy: Policy, options: BridgeOptions): ImportPlan;
+  /** Reads the files into a plan, a step at a time (steps.ts): run whole, or with pauses by a server. */
+  steps(files: readonly ImportFile[], policy: Policy, options: BridgeOptions): Steps<ImportPlan>;
   /**
    * The same plan read a slice at a time, `pause` awaited between slices, for a kind whose
-   * one file can be large enough to hold the event loop when parsed whole.
+   * one file can be large enough to hold the event loop when parsed whole (JSON.parse of it).
    */
   read?(
     files: readonly ImportFile[],
@@ -60,38 +62,38 @@ export const BRIDGES: Readonly<Record<BridgeKind, Bridge>> = {
     summary: 'a folder of group/slug.md files (what engram export --format markdown writes)',
     folder: true,
     existing: 'conflict',
-    parse: parseMarkdown,
+    steps: markdownSteps,
   },
   'server-memory': {
     summary: 'memory.jsonl of the MCP memory server (@modelcontextprotocol/server-memory)',
     folder: false,
     existing: 'append',
-    parse: parseServerMemory,
+    steps: serverMemorySteps,
   },
   'anthropic-memory': {
     summary: 'a Claude memory-tool /memories folder: each file an entry',
     folder: true,
     existing: 'append',
-    parse: parseAnthropicMemory,
+    steps: anthropicMemorySteps,
   },
   'claude-code': {
     summary: 'a Claude Code memory folder (~/.claude/projects/<project>/memory) or its MEMORY.md',
     folder: true,
     indexFile: CLAUDE_CODE_INDEX,
     existing: 'append',
-    parse: parseClaudeCode,
+    steps: claudeCodeSteps,
   },
   chatgpt: {
     summary: 'ChatGPT\'s "Manage memories" list pasted into a text file ("-": stdin), into one entry (--name)',
     folder: false,
     existing: 'append',
-    parse: parseChatgpt,
+    steps: chatgptSteps,
   },
   'llama-webui': {
     summary: "the llama.cpp WebUI's memory export (llama_memory_DATE.json: settings, Memory, Export memory)",
     folder: false,
     existing: 'append',
-    parse: parseLlamaWebui,
+    steps: llamaWebuiSteps,
     read: readLlamaWebui,
   },
 };

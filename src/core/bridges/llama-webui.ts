@@ -8,28 +8,32 @@
  * MemoryService.exportEntries, commit 22249cf997b78f8e30257efe8bd3b367ea3bf69e); it carries
  * no version, so a file that names one, or is not of this shape, is refused whole.
  *
- * A door that must not hold the event loop (REST) reads the file in slices instead
- * (readLlamaWebui): a streaming parser hands over its entries one at a time, each planned
- * as it comes and let go, with a pause the door gives between slices; what it refuses, and
+ * Every JSON text is checked for nesting before it is parsed (MAX_JSON_DEPTH). A door that
+ * must not hold the event loop (REST) reads the file in slices instead (readLlamaWebui): a
+ * streaming parser hands over its entries one at a time, each planned (a step at a time)
+ * once its slice is read and let go, with a pause the door gives between slices and steps; what it refuses, and
  * how, is what the whole-file parse refuses (a file wrong in two ways may be refused for
  * the one met first).
  */
 
 import { JSONParser } from '@streamparser/json';
+import { nestsDeeperThan } from '../json-nesting.js';
 import { isRecord, MAX_JSON_DEPTH, TopLevel } from '../json-top-level.js';
 import type { Policy } from '../policy.js';
 import { EXPORT_FORMAT } from '../transfer.js';
 import {
   badSource,
-  buildPlan,
   type Draft,
   type ImportFile,
   type ImportPlan,
   notText,
   PlanBuilder,
   type PlanOptions,
+  planSteps,
+  quoted,
   textOf,
 } from './plan.js';
+import { runWhole, runWithPauses, type Steps } from './steps.js';
 
 interface WebuiEntry {
   readonly name: string;
@@ -39,7 +43,16 @@ interface WebuiEntry {
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 
+/** Refuses nesting past the limit every door has, as soon as it is passed (the streaming parser holds a frame per level). */
+function tooDeep(file: ImportFile): never {
+  throw badSource(
+    `${file.path} is JSON nested more than ${MAX_JSON_DEPTH} levels deep, which no llama.cpp WebUI memory export is`,
+  );
+}
+
+/** The file's JSON, its nesting checked before it is parsed (JSON.parse of a file of `[` takes seconds and gigabytes). */
 function parseJson(file: ImportFile, text = textOf(file)): unknown {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) tooDeep(file);
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -101,7 +114,7 @@ function entryOf(file: ImportFile, entry: unknown, index: number): WebuiEntry {
     );
   }
   if (name.trim().split('/').length !== 2) {
-    throw badSource(`${where}: the name ${JSON.stringify(name)} is not <group>/<slug>`);
+    throw badSource(`${where}: the name ${quoted(name)} is not <group>/<slug>`);
   }
   return { name: name.trim(), description, body };
 }
@@ -110,7 +123,7 @@ function entryOf(file: ImportFile, entry: unknown, index: number): WebuiEntry {
 function draftOf({ name, description, body }: WebuiEntry, index: number): Draft {
   const [group = '', slug = ''] = name.split('/');
   return {
-    source: `entry ${index + 1}: ${JSON.stringify(name)}`,
+    source: `entry ${index + 1}: ${quoted(name)}`,
     group,
     slug,
     description,
@@ -121,7 +134,7 @@ function draftOf({ name, description, body }: WebuiEntry, index: number): Draft 
 
 const NO_ENTRIES = 'the file holds no entry ("entries" is empty)';
 
-export function parseLlamaWebui(files: readonly ImportFile[], policy: Policy, options: PlanOptions = {}): ImportPlan {
+export function llamaWebuiSteps(files: readonly ImportFile[], policy: Policy, options: PlanOptions): Steps<ImportPlan> {
   const lists = files.map((file) => ({ file, entries: entriesOf(file) }));
   if (lists.every(({ entries }) => entries.length === 0)) throw badSource(NO_ENTRIES);
   // Drafted one at a time as the plan takes them: a file of more entries than the cap is refused at the first one over it.
@@ -130,7 +143,11 @@ export function parseLlamaWebui(files: readonly ImportFile[], policy: Policy, op
       for (const [index, entry] of entries.entries()) yield draftOf(entryOf(file, entry, index), index);
     }
   }
-  return buildPlan('llama-webui', drafts(), policy, options);
+  return planSteps('llama-webui', drafts(), policy, options);
+}
+
+export function parseLlamaWebui(files: readonly ImportFile[], policy: Policy, options: PlanOptions = {}): ImportPlan {
+  return runWhole(llamaWebuiSteps(files, policy, options));
 }
 
 /** Characters of the file parsed between two pauses: a millisecond or two of parsing and planning. */
@@ -155,10 +172,12 @@ async function readFileInSlices(file: ImportFile, builder: PlanBuilder, pause: (
     top.token(token);
     // The parser holds a frame of some 250 bytes per level: a file of `[` would hold 250 times its size.
     if (top.depth > MAX_JSON_DEPTH) {
-      refusal = badSource(
-        `${file.path} is JSON nested more than ${MAX_JSON_DEPTH} levels deep, which no llama.cpp WebUI memory export is`,
-      );
-      throw refusal;
+      try {
+        tooDeep(file);
+      } catch (error) {
+        refusal = error;
+        throw error;
+      }
     }
     // Parsed whole, the last "entries" would count; read in slices, both would be planned.
     if (top.repeated !== undefined) {
@@ -166,13 +185,15 @@ async function readFileInSlices(file: ImportFile, builder: PlanBuilder, pause: (
       throw refusal;
     }
   };
+  // The entries a slice completes, planned once the parser has handed them over (a step at a time, pausing).
+  const drafts: Draft[] = [];
   parser.onValue = ({ value, key, stack }) => {
     if (stack.length === 1 && typeof key === 'string') members[key] = value;
     if (stack.length !== 2 || typeof key !== 'number') return;
     try {
       // Members met before the entries refuse the file first, as they do when it is parsed whole.
       checkMembers(file, members);
-      builder.add(draftOf(entryOf(file, value, key), key));
+      drafts.push(draftOf(entryOf(file, value, key), key));
       count++;
     } catch (error) {
       refusal = error;
@@ -197,6 +218,7 @@ async function readFileInSlices(file: ImportFile, builder: PlanBuilder, pause: (
     // Checked as it comes, and to the end even once the JSON is wrong: a binary file is refused as one.
     if (slice.includes('\u0000')) throw notText(file);
     feed(() => parser.write(slice));
+    for (const draft of drafts.splice(0)) await runWithPauses(builder.add(draft), pause);
     await pause();
   }
   let cutShort = false;
@@ -205,6 +227,7 @@ async function readFileInSlices(file: ImportFile, builder: PlanBuilder, pause: (
     if (!parser.isEnded) parser.end();
     cutShort = false;
   });
+  for (const draft of drafts.splice(0)) await runWithPauses(builder.add(draft), pause);
   if (!valid) {
     // Not JSON: a file of a few slices is parsed whole once more, for the same words as
     // JSON.parse gives (it refuses all the streaming parser refuses; should it ever take such

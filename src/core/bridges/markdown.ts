@@ -10,15 +10,8 @@ import type { StoredEntry } from '../store.js';
 import { normalizeNewlines, utf8Bytes } from '../text.js';
 import { firstHeadingOrLine } from './first-line.js';
 import { readFrontMatter, withFrontMatter } from './front-matter.js';
-import {
-  badSource,
-  buildPlan,
-  type Draft,
-  type ImportFile,
-  type ImportPlan,
-  type PlanOptions,
-  textOf,
-} from './plan.js';
+import { badSource, type ImportFile, type ImportPlan, PlanBuilder, type PlanOptions, textOf } from './plan.js';
+import { runWhole, type Steps } from './steps.js';
 
 /** The first line of the index file: how a later export knows the folder is one of its own. */
 export const MARKDOWN_INDEX_TITLE = '# Engram memory export';
@@ -53,8 +46,8 @@ export function markdownExport(entries: readonly ExportedEntry[]): MarkdownFile[
   return [...files, { path: MARKDOWN_INDEX, text: index }];
 }
 
-/** Reads a Markdown folder (files by their paths under it) into an import plan. */
-export function parseMarkdown(files: readonly ImportFile[], policy: Policy, options: PlanOptions = {}): ImportPlan {
+/** Reads a Markdown folder (files by their paths under it) into an import plan, a step at a time. */
+export function* markdownSteps(files: readonly ImportFile[], policy: Policy, options: PlanOptions): Steps<ImportPlan> {
   const isEntry = (path: string) => {
     const parts = path.split('/');
     return parts.length === 2 && (parts[1]?.toLowerCase().endsWith('.md') ?? false);
@@ -67,26 +60,38 @@ export function parseMarkdown(files: readonly ImportFile[], policy: Policy, opti
     );
   }
   // Drafted one at a time as the plan takes them: a folder of more files than the entry cap is refused at the first one over it.
-  function* drafts(): Generator<Draft> {
-    for (const file of entries) {
-      const [group = '', fileName = ''] = file.path.split('/');
-      const read = readFrontMatter(normalizeNewlines(textOf(file)));
-      if (typeof read === 'string') throw badSource(`${file.path}: ${read}`);
-      const notes: string[] = [];
-      let description = read.description ?? '';
-      if (!description.trim()) {
-        description = firstHeadingOrLine(read.body) ?? '';
-        notes.push('no description in its front matter: took its first heading or line');
-      }
-      yield { source: file.path, group, slug: fileName.slice(0, -'.md'.length), description, body: read.body, notes };
+  const builder = new PlanBuilder('markdown', policy, options);
+  for (const file of entries) {
+    const [group = '', fileName = ''] = file.path.split('/');
+    const read = readFrontMatter(normalizeNewlines(textOf(file)));
+    if (typeof read === 'string') throw badSource(`${file.path}: ${read}`);
+    const notes: string[] = [];
+    let description = read.description ?? '';
+    if (!description.trim()) {
+      description = firstHeadingOrLine(read.body) ?? '';
+      notes.push('no description in its front matter: took its first heading or line');
     }
+    yield* builder.add({
+      source: file.path,
+      group,
+      slug: fileName.slice(0, -'.md'.length),
+      description,
+      body: read.body,
+      notes,
+    });
+    yield;
   }
-  const plan = buildPlan('markdown', drafts(), policy, options);
-  const skipped = ignored.map((path) => ({
-    source: path,
-    names: [],
-    notes: [path === MARKDOWN_INDEX ? 'the index of an export: not an entry' : 'not at group/slug.md: left out'],
-    problem: 'not-an-entry' as const,
-  }));
-  return { ...plan, items: [...plan.items, ...skipped] };
+  for (const path of ignored) {
+    builder.leaveOut({
+      source: path,
+      names: [],
+      notes: [path === MARKDOWN_INDEX ? 'the index of an export: not an entry' : 'not at group/slug.md: left out'],
+      problem: 'not-an-entry',
+    });
+  }
+  return builder.plan();
+}
+
+export function parseMarkdown(files: readonly ImportFile[], policy: Policy, options: PlanOptions = {}): ImportPlan {
+  return runWhole(markdownSteps(files, policy, options));
 }

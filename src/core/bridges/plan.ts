@@ -10,7 +10,9 @@
  * Bridges are pure: they receive the files' bytes, or their text when a door was sent
  * text (reading them is the door's job), and refuse a file that is not what they read
  * with an INVALID_ARGUMENT saying where. A plan that would make more entries than the
- * entry cap is refused as soon as it gives out the first name too many.
+ * entry cap is refused as soon as it gives out the first name too many; what a plan lists
+ * of the items it leaves out is bounded, the rest counted, whatever the source repeats.
+ * Each bridge reads in steps (steps.ts), so a server can serve others while it plans.
  */
 
 import { checkEntryCount } from '../edit.js';
@@ -19,6 +21,7 @@ import { isValidSegment, isWritableName } from '../names.js';
 import type { Policy } from '../policy.js';
 import { charLength, foldDescription, normalizeNewlines, utf8Bytes, withoutByteOrderMark } from '../text.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportDocument } from '../transfer.js';
+import { runWhole, STEP_UNITS, type Steps } from './steps.js';
 
 /** One file of the source, as the door read it: its path relative to what was named, `/`-separated. */
 export interface SourceFile {
@@ -64,7 +67,10 @@ export interface PlanItem {
 export interface ImportPlan {
   readonly kind: string;
   readonly entries: readonly ImportEntry[];
+  /** Every item that became entries, and the first LISTED_LEFT_OUT items left out for each problem. */
   readonly items: readonly PlanItem[];
+  /** How many more items were left out, by problem, not listed one by one (a source that repeats a line a million times). */
+  readonly unlisted: Readonly<Record<PlanProblem, number>>;
 }
 
 export interface PlanOptions {
@@ -96,32 +102,72 @@ function suffixed(slug: string, n: number): string {
   return `${slug.slice(0, 64 - suffix.length).replace(/[^a-z0-9]+$/, '')}${suffix}`;
 }
 
-/** Splits text into pieces of at most `cap` UTF-8 bytes, at line ends where it can. */
-export function splitBody(body: string, cap: number): string[] {
+/** UTF-8 bytes of the code point `code`. */
+function codePointBytes(code: number): number {
+  return code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+}
+
+/**
+ * Splits text into pieces of at most `cap` UTF-8 bytes, at line ends where it can. One pass
+ * over the text, each line and character counted once (a piece's size is kept as it
+ * grows, never measured again): linear in the text, yielding between steps.
+ */
+export function* splitBody(body: string, cap: number): Steps<string[]> {
   const pieces: string[] = [];
-  let current = '';
-  const flush = () => {
-    if (current) pieces.push(current);
-    current = '';
+  let start = 0;
+  let bytes = 0;
+  let units = 0;
+  const flush = (at: number) => {
+    if (at > start) pieces.push(body.slice(start, at));
+    start = at;
+    bytes = 0;
   };
-  for (const line of body.split(/(?<=\n)/)) {
-    if (utf8Bytes(current) + utf8Bytes(line) <= cap) {
-      current += line;
-      continue;
+  for (let at = 0; at < body.length; ) {
+    const newline = body.indexOf('\n', at);
+    const end = newline === -1 ? body.length : newline + 1;
+    const lineBytes = utf8Bytes(body.slice(at, end));
+    if (bytes + lineBytes > cap) flush(at);
+    if (lineBytes <= cap) bytes += lineBytes;
+    else {
+      // One line over the cap: cut it between characters.
+      for (let char = at; char < end; ) {
+        const code = body.codePointAt(char) ?? 0;
+        const charBytes = codePointBytes(code);
+        if (bytes + charBytes > cap) flush(char);
+        bytes += charBytes;
+        char += code > 0xffff ? 2 : 1;
+        if (++units % STEP_UNITS === 0) yield;
+      }
     }
-    flush();
-    if (utf8Bytes(line) <= cap) {
-      current = line;
-      continue;
-    }
-    // One line over the cap: cut it between characters.
-    for (const char of line) {
-      if (utf8Bytes(current) + utf8Bytes(char) > cap) flush();
-      current += char;
-    }
+    at = end;
+    if (++units % STEP_UNITS === 0) yield;
   }
-  flush();
+  flush(body.length);
   return pieces;
+}
+
+/** The first `count` characters (code points) of `text`, read no further. */
+function firstChars(text: string, count: number): string {
+  let end = 0;
+  let taken = 0;
+  for (const char of text) {
+    if (taken++ === count) break;
+    end += char.length;
+  }
+  return text.slice(0, end);
+}
+
+/** Characters of a source's own text quoted in a note or a refusal: enough to recognise it. */
+const QUOTED_CHARS = 80;
+
+/** `text` for a note, cut to QUOTED_CHARS characters (with …): a report never echoes a whole file. */
+export function excerpt(text: string): string {
+  return charLength(text) <= QUOTED_CHARS ? text : `${firstChars(text, QUOTED_CHARS)}…`;
+}
+
+/** `text` as a JSON string for a note, cut likewise. */
+export function quoted(text: string): string {
+  return charLength(text) <= QUOTED_CHARS ? JSON.stringify(text) : `${JSON.stringify(firstChars(text, QUOTED_CHARS))}…`;
 }
 
 /** A description as stored: one line, within the cap (shortened with … if it is not). */
@@ -129,25 +175,35 @@ function fitDescription(raw: string, policy: Policy, notes: string[]): string {
   const folded = foldDescription(raw);
   if (charLength(folded) <= policy.descriptionCap) return folded;
   notes.push(`description shortened to ${policy.descriptionCap} characters`);
-  return `${[...folded].slice(0, policy.descriptionCap - 1).join('')}…`;
+  return `${firstChars(folded, policy.descriptionCap - 1)}…`;
 }
+
+/** Items left out listed one by one in a plan, for each problem (duplicate, too large, not an entry); the rest are counted. */
+export const LISTED_LEFT_OUT = 100;
 
 /**
  * A plan built one draft at a time, as the source hands them over (a file read as it
- * arrives): each draft is placed as it comes, and the first name past the entry cap refuses.
+ * arrives): each draft is placed as it comes, and the first name past the entry cap
+ * refuses. What it holds is bounded whatever the source repeats: names are capped (those
+ * of groups the model writes, and apart those of other groups, by the entry cap), the
+ * bytes of those the model writes by the user cap, and the
+ * items left out are listed up to LISTED_LEFT_OUT for each problem, the others only counted.
  */
 export class PlanBuilder {
   private readonly entries: ImportEntry[] = [];
   private readonly items: PlanItem[] = [];
+  private readonly listed: Record<PlanProblem, number> = { duplicate: 0, 'too-large': 0, 'not-an-entry': 0 };
+  private readonly unlisted: Record<PlanProblem, number> = { duplicate: 0, 'too-large': 0, 'not-an-entry': 0 };
   /** Every name the plan gives out, with the source that has it and its content. */
   private readonly taken = new Map<string, { source: string; description: string; body: string }>();
   /**
    * For a name asked for again, the suffix below which every one is taken: the next search
-   * starts there, so entries that all want one name (nothing caps those of groups the model
-   * cannot write) are named in linear time, not quadratic.
+   * starts there, so entries that all want one name are named in linear time, not quadratic.
    */
   private readonly firstFree = new Map<string, number>();
   private writable = 0;
+  private writableBytes = 0;
+  private otherGroups = 0;
 
   constructor(
     private readonly kind: string,
@@ -168,16 +224,25 @@ export class PlanBuilder {
     }
   }
 
-  add(draft: Draft): void {
+  /** An item of the source left out of the plan: listed while few of its problem are, else counted. */
+  leaveOut(item: PlanItem & { readonly problem: PlanProblem }): void {
+    if (this.listed[item.problem] < LISTED_LEFT_OUT) {
+      this.listed[item.problem]++;
+      this.items.push(item);
+    } else this.unlisted[item.problem]++;
+  }
+
+  /** Places a draft: named, its description fitted, its body split when asked (a step at a time). */
+  *add(draft: Draft): Steps<void> {
     const { policy, taken } = this;
     const notes = [...(draft.notes ?? [])];
     const group = slugify(draft.group, 'topics');
     const slug = slugify(draft.slug);
     if (group !== draft.group.trim().toLowerCase()) {
-      notes.push(`group ${JSON.stringify(draft.group)} is not a valid group name: made ${group}`);
+      notes.push(`group ${quoted(draft.group)} is not a valid group name: made ${group}`);
     }
     if (!isValidSegment(draft.slug.trim().toLowerCase())) {
-      notes.push(`${JSON.stringify(draft.slug)} is not a valid slug: made ${slug}`);
+      notes.push(`${quoted(draft.slug)} is not a valid slug: made ${slug}`);
     }
     const body = normalizeNewlines(draft.body).replaceAll('\u0000', '');
     // A description that folds to nothing (blank, control characters) would refuse the whole import.
@@ -185,7 +250,7 @@ export class PlanBuilder {
     const wanted = `${group}/${slug}`;
     const holder = taken.get(wanted);
     if (holder && holder.body === body && holder.description === description) {
-      this.items.push({
+      this.leaveOut({
         source: draft.source,
         names: [],
         notes: [...notes, `duplicate of ${holder.source}: left out`],
@@ -193,24 +258,25 @@ export class PlanBuilder {
       });
       return;
     }
-    const pieces = utf8Bytes(body) > policy.entryCap ? splitBody(body, policy.entryCap) : [body];
-    if (pieces.length > 1 && !this.options.split) {
-      this.items.push({
+    const bytes = utf8Bytes(body);
+    if (bytes > policy.entryCap && !this.options.split) {
+      this.leaveOut({
         source: draft.source,
         names: [wanted],
         notes: [
           ...notes,
           // Each door adds how to split it (--split, ?split=1).
-          `${formatBytes(utf8Bytes(body))} is over the entry cap of ${formatBytes(policy.entryCap)}`,
+          `${formatBytes(bytes)} is over the entry cap of ${formatBytes(policy.entryCap)}`,
         ],
         problem: 'too-large',
       });
       return;
     }
+    const pieces = bytes > policy.entryCap ? yield* splitBody(body, policy.entryCap) : [body];
     const first = this.freeName(group, slug, 1);
     if (holder) notes.push(`${wanted} is taken by ${holder.source}: named ${first}`);
     const names: string[] = [];
-    pieces.forEach((piece, index) => {
+    for (const [index, piece] of pieces.entries()) {
       const name = index === 0 ? first : this.freeName(group, first.slice(group.length + 1), index + 1);
       const partDescription =
         pieces.length > 1
@@ -219,29 +285,49 @@ export class PlanBuilder {
       taken.set(name, { source: draft.source, description: partDescription, body: piece });
       this.entries.push({ name, description: partDescription, body: piece });
       names.push(name);
-      // Each name the plan gives out in a writable group is an entry after the import: past the cap, it is refused whatever follows.
-      if (isWritableName(name, policy)) checkEntryCount('the import', ++this.writable, policy);
-    });
+      // Each name the plan gives out is an entry after the import (one of another group, with allGroups):
+      // past the cap, it is refused whatever follows.
+      if (isWritableName(name, policy)) {
+        checkEntryCount('the import', ++this.writable, policy);
+        // Its bytes are the user's after the import: past the user cap, it is refused as soon as that is known.
+        this.writableBytes += utf8Bytes(name) + utf8Bytes(partDescription) + utf8Bytes(piece);
+        if (this.writableBytes > policy.userCap) throw overUserCap(policy);
+      } else checkEntryCount('the import', ++this.otherGroups, policy);
+      if (index % STEP_UNITS === STEP_UNITS - 1) yield;
+    }
     if (pieces.length > 1)
       notes.push(`over the entry cap of ${formatBytes(policy.entryCap)}: split in ${pieces.length}`);
     this.items.push({ source: draft.source, names, notes });
   }
 
   plan(): ImportPlan {
-    return { kind: this.kind, entries: this.entries, items: this.items };
+    return { kind: this.kind, entries: this.entries, items: this.items, unlisted: { ...this.unlisted } };
   }
 }
 
-/** Turns the drafts of a source into a plan under the policy's names and caps. */
+/** Turns the drafts of a source into a plan under the policy's names and caps, a step at a time. */
+export function* planSteps(
+  kind: string,
+  drafts: Iterable<Draft>,
+  policy: Policy,
+  options: PlanOptions = {},
+): Steps<ImportPlan> {
+  const builder = new PlanBuilder(kind, policy, options);
+  for (const draft of drafts) {
+    yield* builder.add(draft);
+    yield;
+  }
+  return builder.plan();
+}
+
+/** The same, in one stretch (tests, and what a door runs whole). */
 export function buildPlan(
   kind: string,
   drafts: Iterable<Draft>,
   policy: Policy,
   options: PlanOptions = {},
 ): ImportPlan {
-  const builder = new PlanBuilder(kind, policy, options);
-  for (const draft of drafts) builder.add(draft);
-  return builder.plan();
+  return runWhole(planSteps(kind, drafts, policy, options));
 }
 
 function formatBytes(bytes: number): string {
@@ -253,9 +339,10 @@ export function planDocument(plan: ImportPlan): ExportDocument {
   return { format: EXPORT_FORMAT, version: EXPORT_VERSION, entries: plan.entries.map((entry) => ({ ...entry })) };
 }
 
-/** The items of a plan left out because they do not fit (without --split). */
-export function tooLarge(plan: ImportPlan): PlanItem[] {
-  return plan.items.filter((item) => item.problem === 'too-large');
+/** The items of a plan left out because they do not fit (without --split): those listed, and how many in all. */
+export function tooLarge(plan: ImportPlan): { readonly listed: PlanItem[]; readonly count: number } {
+  const listed = plan.items.filter((item) => item.problem === 'too-large');
+  return { listed, count: listed.length + plan.unlisted['too-large'] };
 }
 
 /** The text of a source file, or a refusal saying it is not UTF-8 text. */
@@ -273,6 +360,19 @@ export function textOf(file: ImportFile): string {
 /** The refusal of a file that is not UTF-8 text. */
 export function notText(file: ImportFile): EngramError {
   return new EngramError('INVALID_ARGUMENT', `${file.path} is not UTF-8 text (a binary file?); nothing was imported.`);
+}
+
+/**
+ * The refusal of a source whose own entries pass the user cap: no import of it could
+ * succeed, whatever the memory holds, so it is refused as soon as that is known.
+ */
+export function overUserCap(policy: Policy): EngramError {
+  return new EngramError(
+    'TOO_LARGE',
+    `the entries of this source come to more than ${formatBytes(policy.userCap)}, all one memory may hold ` +
+      '(its user cap, names, descriptions and bodies); nothing was imported. Import a part of it at a time, ' +
+      'or raise userCap in the configuration.',
+  );
 }
 
 /** A refusal of the whole source, saying where it is wrong. */

@@ -12,13 +12,14 @@ import { formatCount } from '../text.js';
 import type { ImportMode, ImportReport } from '../transfer.js';
 import { BRIDGES, type BridgeKind, type BridgeOptions } from './index.js';
 import { type ImportFile, type ImportPlan, type PlanProblem, planDocument, tooLarge } from './plan.js';
+import { runWhole, runWithPauses } from './steps.js';
 
 export interface ImportFromOptions extends BridgeOptions {
   readonly mode?: ImportMode;
   readonly overwrite?: boolean;
   readonly dryRun?: boolean;
   readonly allGroups?: boolean;
-  /** Awaited between slices of a large file by a bridge that reads in slices (a door's turn of the event loop). */
+  /** Awaited every few milliseconds of reading and planning (a door's turn of the event loop); without it, the plan is made in one stretch. */
   readonly pause?: () => Promise<void>;
 }
 
@@ -39,9 +40,24 @@ export interface ImportFromResult {
   readonly kind: BridgeKind;
   readonly plan: ImportPlan;
   readonly report: ImportReport;
+  /** What became of each item: those that became entries, and the first items left out (plan.ts LISTED_LEFT_OUT). */
   readonly items: readonly ImportedItem[];
-  /** The sources over the entry cap: a dry run shows them; without `split`, the import itself is refused. */
+  /** How many more items were left out, by problem, not listed in `items`. */
+  readonly unlisted: ImportPlan['unlisted'];
+  /** The sources over the entry cap (those listed): a dry run shows them; without `split`, the import itself is refused. */
   readonly tooLarge: readonly string[];
+}
+
+/** The items over the cap a refusal names: those listed, and how many more there are. */
+export function listedSources({
+  sources,
+  count,
+}: {
+  readonly sources: readonly string[];
+  readonly count: number;
+}): string {
+  const more = count > sources.length ? ` and ${formatCount(count - sources.length)} more` : '';
+  return `${sources.join(', ')}${more}`;
 }
 
 /** What became of one name of the plan, from the import's report. */
@@ -63,18 +79,21 @@ export async function importFromSource(
   options: ImportFromOptions = {},
 ): Promise<ImportFromResult> {
   const bridge = BRIDGES[kind];
-  const plan =
-    options.pause && bridge.read
-      ? await bridge.read(files, memory.policy, options, options.pause)
-      : bridge.parse(files, memory.policy, options);
-  const unfit = tooLarge(plan).map((item) => item.source);
-  if (unfit.length > 0 && !options.dryRun) {
+  const { pause } = options;
+  const plan = !pause
+    ? runWhole(bridge.steps(files, memory.policy, options))
+    : bridge.read
+      ? await bridge.read(files, memory.policy, options, pause)
+      : await runWithPauses(bridge.steps(files, memory.policy, options), pause);
+  const unfit = tooLarge(plan);
+  const sources = unfit.listed.map((item) => item.source);
+  if (unfit.count > 0 && !options.dryRun) {
     const cap = memory.policy.entryCap;
     throw new EngramError(
       'TOO_LARGE',
-      `${unfit.length} item(s) are over the entry cap of ${formatCount(cap)} bytes: ${unfit.join(', ')}. ` +
+      `${formatCount(unfit.count)} item(s) are over the entry cap of ${formatCount(cap)} bytes: ${listedSources({ sources, count: unfit.count })}. ` +
         'Split them into -2, -3 entries, or shorten them in the source; nothing was imported.',
-      { reason: 'import-too-large', sources: unfit, cap },
+      { reason: 'import-too-large', sources, count: unfit.count, cap },
     );
   }
   const report = await memory.transfer.import({ ...caller, label: `import:${kind}` }, planDocument(plan), {
@@ -92,5 +111,5 @@ export async function importFromSource(
       ...(item.problem ? { problem: item.problem } : {}),
     }),
   );
-  return { kind, plan, report, items, tooLarge: unfit };
+  return { kind, plan, report, items, unlisted: plan.unlisted, tooLarge: sources };
 }

@@ -5,13 +5,16 @@
  * becomes an entry: its group by entityType (person → people, project → areas, the rest →
  * topics, or as `--map TYPE=GROUP` says), its observations the lines of the body, then its
  * relations as `→ relationType target` lines; its description its name and type. A file
- * of more entities than the entry cap is refused as soon as that is known.
+ * of more entities than the entry cap is refused as soon as that is known; a line nested
+ * deeper than any door takes (MAX_JSON_DEPTH) is refused before it is parsed.
  */
 
 import { checkEntryCount } from '../edit.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-nesting.js';
 import { groupList, type Policy } from '../policy.js';
 import type { BridgeOptions } from './index.js';
-import { badSource, buildPlan, type Draft, type ImportFile, type ImportPlan, type PlanItem, textOf } from './plan.js';
+import { badSource, excerpt, type ImportFile, type ImportPlan, PlanBuilder, quoted, textOf } from './plan.js';
+import { runWhole, STEP_UNITS, type Steps } from './steps.js';
 
 const DEFAULT_MAP: Readonly<Record<string, string>> = { person: 'people', project: 'areas' };
 const OTHER_GROUP = 'topics';
@@ -42,11 +45,11 @@ function groupFor(map: Readonly<Record<string, string>>, policy: Policy): (entit
   return (entityType) => table.get(entityType.trim().toLowerCase()) ?? OTHER_GROUP;
 }
 
-export function parseServerMemory(
+export function* serverMemorySteps(
   files: readonly ImportFile[],
   policy: Policy,
-  options: BridgeOptions = {},
-): ImportPlan {
+  options: BridgeOptions,
+): Steps<ImportPlan> {
   const group = groupFor(options.map ?? {}, policy);
   const entities: Entity[] = [];
   const byName = new Map<string, Entity>();
@@ -59,8 +62,14 @@ export function parseServerMemory(
       const end = newline === -1 ? source.length : newline;
       const text = source.slice(start, end);
       start = end + 1;
+      if (line % STEP_UNITS === 0) yield;
       if (text.trim() === '') continue;
       const where = `${file.path} line ${line}`;
+      if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+        throw badSource(
+          `${where} is JSON nested more than ${MAX_JSON_DEPTH} levels deep, which no memory.jsonl line is`,
+        );
+      }
       let record: Record<string, unknown>;
       try {
         record = JSON.parse(text) as Record<string, unknown>;
@@ -100,29 +109,40 @@ export function parseServerMemory(
       }
     }
   }
-  const orphans: PlanItem[] = [];
-  for (const { line, from, to, relationType } of relations) {
-    const source = byName.get(from);
-    if (source) source.relations.push(`→ ${relationType} ${to}`);
-    else {
-      orphans.push({
-        source: `line ${line}: relation ${JSON.stringify(from)} ${relationType} ${JSON.stringify(to)}`,
-        names: [],
-        notes: [`the file has no entity named ${JSON.stringify(from)}: left out`],
-        problem: 'not-an-entry',
-      });
-    }
-  }
   if (entities.length === 0) throw badSource('the file holds no entity (lines of {"type":"entity", …})');
-  const drafts = entities.map(
-    (entity): Draft => ({
-      source: `line ${entity.line}: entity ${JSON.stringify(entity.name)} (${entity.entityType})`,
+  const builder = new PlanBuilder('server-memory', policy, options);
+  const orphans: typeof relations = [];
+  for (const [index, relation] of relations.entries()) {
+    const source = byName.get(relation.from);
+    if (source) source.relations.push(`→ ${relation.relationType} ${relation.to}`);
+    else orphans.push(relation);
+    if (index % STEP_UNITS === 0) yield;
+  }
+  for (const entity of entities) {
+    yield* builder.add({
+      source: `line ${entity.line}: entity ${quoted(entity.name)} (${excerpt(entity.entityType)})`,
       group: group(entity.entityType),
       slug: entity.name,
       description: `${entity.name} (${entity.entityType})`,
       body: [...entity.observations, ...entity.relations].map((text) => `${text}\n`).join(''),
-    }),
-  );
-  const plan = buildPlan('server-memory', drafts, policy, options);
-  return { ...plan, items: [...plan.items, ...orphans] };
+    });
+    yield;
+  }
+  for (const { line, from, to, relationType } of orphans) {
+    builder.leaveOut({
+      source: `line ${line}: relation ${quoted(from)} ${excerpt(relationType)} ${quoted(to)}`,
+      names: [],
+      notes: [`the file has no entity named ${quoted(from)}: left out`],
+      problem: 'not-an-entry',
+    });
+  }
+  return builder.plan();
+}
+
+export function parseServerMemory(
+  files: readonly ImportFile[],
+  policy: Policy,
+  options: BridgeOptions = {},
+): ImportPlan {
+  return runWhole(serverMemorySteps(files, policy, options));
 }

@@ -3,7 +3,8 @@
  * files that hold it, `{"files": [{"path", "text"}], "options": {"map", "name"}}`, brought
  * in by the import `engram import --from KIND` runs (core/bridges/run.ts). This file only
  * reads the body into the bridge's files and options, and words the answer and the
- * refusals for a REST client: what each item becomes, and how to call again.
+ * refusals for a REST client: what each item becomes (items left out past the first ones
+ * only counted, in `unlisted`), and how to call again.
  */
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -54,9 +55,15 @@ function onlyKeys(value: Record<string, unknown>, keys: readonly string[], where
   if (other !== undefined) refuse(`${where} has ${JSON.stringify(other)}, which is not one of ${keys.join(', ')}`);
 }
 
-/** A path as the bridges read it: relative, `/`-separated, without `.` or `..` parts. */
+/** Longest path a file may be sent under: PATH_MAX on Linux. A report names files by their paths, so they stay short. */
+const MAX_PATH_CHARS = 4096;
+
+/** A path as the bridges read it: relative, `/`-separated, without `.` or `..` parts, of a real file's length. */
 function checkPath(path: unknown, index: number): string {
   if (typeof path !== 'string' || path === '') refuse(`files[${index}].path must be a non-empty string`);
+  if (path.length > MAX_PATH_CHARS) {
+    refuse(`files[${index}].path is longer than ${formatCount(MAX_PATH_CHARS)} characters, which no file path is`);
+  }
   const parts = path.split('/');
   if (path.includes('\\') || parts.some((part) => part === '' || part === '.' || part === '..')) {
     refuse(`files[${index}].path ${JSON.stringify(path)} must be relative, its folders separated by "/"`);
@@ -177,7 +184,18 @@ export async function importFromRequest(
       const hint = hintOf(item);
       return { ...item, ...(hint === undefined ? {} : { hint }) };
     });
-    return { body: { kind, dryRun: result.report.dryRun, items, tooLarge: result.tooLarge, report: result.report } };
+    // Items left out past the first ones listed are only counted (a paste repeating one line a million times).
+    const unlisted = Object.values(result.unlisted).some((count) => count > 0) ? { unlisted: result.unlisted } : {};
+    return {
+      body: {
+        kind,
+        dryRun: result.report.dryRun,
+        items,
+        ...unlisted,
+        tooLarge: result.tooLarge,
+        report: result.report,
+      },
+    };
   } catch (error) {
     if (isEngramError(error) && error.detail !== undefined) return refusal(error);
     throw error;

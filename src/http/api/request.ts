@@ -5,7 +5,7 @@
  */
 
 import { EngramError } from '../../core/errors.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../mcp/json-nesting.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../core/json-nesting.js';
 
 /** `?key=1` (or `true`) is on, `?key=0` (or `false`) or no key is off. */
 export function flag(query: URLSearchParams, key: string): boolean {

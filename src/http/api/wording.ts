@@ -5,6 +5,7 @@
  * from its detail. The others keep core's message.
  */
 
+import { listedSources } from '../../core/bridges/run.js';
 import type { EngramError } from '../../core/errors.js';
 import { didYouMean } from '../../core/format.js';
 import { nothingDone, recoveredOverCapProblem } from '../../core/recovery-caps.js';
@@ -63,8 +64,8 @@ export function apiMessage(error: EngramError): string {
       return `${detail.name} not found, nothing was dropped.${didYouMean(detail.suggestions)} GET /api/entries lists every entry.`;
     case 'import-too-large':
       return (
-        `${detail.sources.length} item(s) are over the entry cap of ${formatCount(detail.cap)} bytes: ` +
-        `${detail.sources.join(', ')}. Send ?split=1 to split them into -2, -3 entries ` +
+        `${formatCount(detail.count)} item(s) are over the entry cap of ${formatCount(detail.cap)} bytes: ` +
+        `${listedSources(detail)}. Send ?split=1 to split them into -2, -3 entries ` +
         '(with ?dryRun=1 to see how); nothing was imported.'
       );
     case 'import-map-group':

@@ -6,8 +6,8 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../core/json-nesting.js';
 import { OAuthError, type OAuthErrorCode } from '../../core/oauth/types.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../mcp/json-nesting.js';
 import { readBody } from '../limits.js';
 
 /** Largest body an OAuth endpoint reads: a registration of 10 redirect URIs of 2,000 characters fits. */

@@ -6,6 +6,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { buildPlan, type Draft, planDocument, slugify, splitBody, textOf } from '../../../src/core/bridges/plan.js';
+import { runWhole } from '../../../src/core/bridges/steps.js';
 import { isValidSegment } from '../../../src/core/names.js';
 import { DEFAULT_POLICY } from '../../../src/core/policy.js';
 import { BINARY } from './fixtures.js';
@@ -110,7 +111,7 @@ describe('buildPlan', () => {
 describe('splitBody', () => {
   it('keeps every byte, each piece within the cap, cutting long lines between characters', () => {
     const body = `short\n${'é'.repeat(30)}\nend`;
-    const pieces = splitBody(body, 16);
+    const pieces = runWhole(splitBody(body, 16));
     expect(pieces.join('')).toBe(body);
     for (const piece of pieces) expect(Buffer.byteLength(piece)).toBeLessThanOrEqual(16);
   });

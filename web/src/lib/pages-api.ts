@@ -108,6 +108,8 @@ export interface ImportFromReport {
   readonly kind: SourceKind;
   readonly dryRun: boolean;
   readonly items: readonly ImportedItem[];
+  /** Items left out past the first 100 of each problem: counted, not listed (absent when there are none). */
+  readonly unlisted?: Readonly<Record<NonNullable<ImportedItem['problem']>, number>>;
   /** Items over the entry cap: the import is refused unless they are split. */
   readonly tooLarge: readonly string[];
 }
