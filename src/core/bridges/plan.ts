@@ -13,11 +13,12 @@
  * entry cap is refused as soon as it gives out the first name too many.
  */
 
+import { bodyOverCap, descriptionOverCap } from '../caps.js';
 import { checkEntryCount } from '../edit.js';
 import { EngramError, type ErrorDetail } from '../errors.js';
 import { isValidSegment, isWritableName } from '../names.js';
 import type { Policy } from '../policy.js';
-import { charLength, foldDescription, normalizeNewlines, utf8Bytes, withoutByteOrderMark } from '../text.js';
+import { foldDescription, normalizeNewlines, utf8Bytes, withoutByteOrderMark } from '../text.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportDocument } from '../transfer.js';
 
 /** One file of the source, as the door read it: its path relative to what was named, `/`-separated. */
@@ -127,7 +128,7 @@ export function splitBody(body: string, cap: number): string[] {
 /** A description as stored: one line, within the cap (shortened with … if it is not). */
 function fitDescription(raw: string, policy: Policy, notes: string[]): string {
   const folded = foldDescription(raw);
-  if (charLength(folded) <= policy.descriptionCap) return folded;
+  if (descriptionOverCap(folded, policy) === undefined) return folded;
   notes.push(`description shortened to ${policy.descriptionCap} characters`);
   return `${[...folded].slice(0, policy.descriptionCap - 1).join('')}…`;
 }
@@ -193,7 +194,7 @@ export class PlanBuilder {
       });
       return;
     }
-    const pieces = utf8Bytes(body) > policy.entryCap ? splitBody(body, policy.entryCap) : [body];
+    const pieces = bodyOverCap(body, policy) === undefined ? [body] : splitBody(body, policy.entryCap);
     if (pieces.length > 1 && !this.options.split) {
       this.items.push({
         source: draft.source,
