@@ -2,7 +2,7 @@
  * `engram activity`: what changed across one's whole memory, which assistant wrote it and
  * when, newest first (core/activity.ts) — the timeline of the web UI's activity view, for
  * the terminal. A page at a time: the last line says how to see the next, with every
- * option that shaped this page.
+ * option that shaped this page (a database password left out, with a note saying so).
  */
 
 import { type Command, InvalidArgumentError } from 'commander';
@@ -57,7 +57,9 @@ export function registerActivityCommand(program: Command, common: (command: Comm
           const lines = page.items.length === 0 ? ['No changes.'] : page.items.map(activityLine);
           if (page.next !== undefined) {
             // The same listing's next page: every option given but the cursor, then the new cursor.
-            lines.push(`More: ${repeatCommand(command, ['--before', '--json'], ['--before', shellWord(page.next)])}`);
+            const next = repeatCommand(command, ['--before', '--json'], ['--before', shellWord(page.next)]);
+            for (const note of next.notes) lines.push(`Note: ${note}.`);
+            lines.push(`More: ${next.line}`);
           }
           output.result(lines.join('\n'), page);
         },

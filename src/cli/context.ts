@@ -127,7 +127,7 @@ export async function openContext(
   const settings = loadSettings(options.config, environment);
   const user = chooseUser(options, settings, environment);
   const chosen = chooseBackend(options, settings, environment);
-  if (opening === 'reads') assertMemoryExists(chosen);
+  if (opening === 'reads') assertMemoryExists(chosen, environment.defaultDatabasePath);
   if (opening === 'creates' || opening === 'serves') prepareDefaultFolder(chosen, environment.defaultDatabasePath);
   const { backend, absent } = opening === 'previews' ? previewBackend(chosen) : { backend: chosen, absent: false };
   const store = await openBackend(backend, { groupCommit: settings.groupCommit, searchWorker: opening === 'serves' });

@@ -24,17 +24,30 @@ import type { Backend } from './backend.js';
  */
 export type Opening = 'creates' | 'reads' | 'previews' | 'serves';
 
-/** Refuses a SQLite path with no database file (a PostgreSQL database is never created by Engram). */
-export function assertMemoryExists(backend: Backend): void {
+/**
+ * Refuses a SQLite path with no database file (a PostgreSQL database is never created by
+ * Engram). At the default path that is a new user's first read, not a typo: they are told
+ * to write the first entry, never to check a path they did not give.
+ */
+export function assertMemoryExists(backend: Backend, defaultDatabasePath: string): void {
   if (backend.kind !== 'sqlite' || backend.path === ':memory:' || existsSync(backend.path)) return;
+  if (backend.path === defaultDatabasePath) {
+    throw new EngramError(
+      'STORE_UNAVAILABLE',
+      `There is no memory yet at ${backend.path}, the default path: this command only reads, so it created ` +
+        `nothing. To start your memory, write its first entry, for example: ${FIRST_WRITE}`,
+    );
+  }
   if (folderMissing(backend.path)) throw noSuchFolderError(backend.path);
   throw new EngramError(
     'STORE_UNAVAILABLE',
     `There is no memory at ${backend.path}: the file does not exist, and this command only reads, so it created ` +
       'nothing. Check the path (--db, ENGRAM_DB or "db" in the config file); to start a memory there, write its ' +
-      'first entry with the same settings, for example: engram write topics/me -d "Who I am" --new "Name: Ada."',
+      `first entry with the same settings, for example: ${FIRST_WRITE}`,
   );
 }
+
+const FIRST_WRITE = 'engram write topics/me -d "Who I am" --new "Name: Ada."';
 
 /** Makes the folders of the default database path (0700) when that is the database to create: the one place Engram makes folders. */
 export function prepareDefaultFolder(backend: Backend, defaultDatabasePath: string): void {

@@ -7,14 +7,19 @@
  * README.md, says so): that one is refreshed — the entries' files rewritten, the files of
  * entries that are gone removed — and anything else in it (.git, notes of the owner's) is
  * left alone. Any other folder is refused: an export never writes over files it did not make.
+ * An export made before the record existed (README.md but no record) is trusted once, as
+ * exports then trusted it: its README.md and visible group/*.md files are its own, rewritten
+ * or removed, and recorded from then on.
  *
  * What lies in DIR may have been put there by someone else, so the export never follows a
  * symbolic link in it (a file, a group's folder, README.md, the record): it refuses, naming
  * the path. It reads with O_NOFOLLOW, writes each file to a new hidden file (O_EXCL, which
  * no link passes) renamed over the old one, and deletes only files it recorded writing
- * (markdown-export-record.ts). A file edited since the last export is neither overwritten
- * nor deleted unless `force`: the refusal names each one and what would happen to it.
- * Everything is checked before anything is written.
+ * (markdown-export-record.ts). Between a check and a write a path is resolved again, so
+ * DIR and each group folder must be the exporting user's own and writable by no one else:
+ * then no one else can swap a link in meanwhile. A file edited since the last export is
+ * neither overwritten nor deleted unless `force`: the refusal names each one and what would
+ * happen to it. Everything is checked before anything is written.
  */
 
 import { randomBytes } from 'node:crypto';
@@ -22,26 +27,24 @@ import {
   closeSync,
   constants,
   fchmodSync,
-  fstatSync,
   lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
-  readSync,
   realpathSync,
   renameSync,
   rmdirSync,
-  type Stats,
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { MARKDOWN_INDEX, MARKDOWN_INDEX_TITLE, type MarkdownFile } from '../core/bridges/markdown.js';
+import { checkPrivate, kindOf, lstatOf, readNoFollow } from './markdown-export-paths.js';
 import {
   EXPORT_RECORD,
   type ExportRecord,
   fingerprint,
+  isExportPath,
   parseRecord,
   recordText,
   type WrittenFile,
@@ -66,62 +69,8 @@ interface Changed {
 /** The most changed files a refusal lists one by one. */
 const LISTED_CHANGES = 20;
 
-function lstatOf(path: string): Stats | undefined {
-  try {
-    return lstatSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
-function refuseLink(path: string): never {
-  throw new UsageError(
-    `${path} is a symbolic link: an export never follows one, since it could lead anywhere. ` +
-      'Remove the link (or name another folder) and export again; nothing was written',
-  );
-}
-
-/** A path's kind without following a link: absent, a folder or a file; a link or anything else is refused. */
-function kindOf(path: string): 'absent' | 'folder' | 'file' {
-  const stats = lstatOf(path);
-  if (stats === undefined) return 'absent';
-  if (stats.isSymbolicLink()) refuseLink(path);
-  if (stats.isDirectory()) return 'folder';
-  if (stats.isFile()) return 'file';
-  throw new UsageError(`${path} is neither a file nor a folder: remove it or name another folder; nothing was written`);
-}
-
 /** The most bytes of the record read: far more than the record of any memory's export. */
 const RECORD_READ_CAP = 64 * 1024 * 1024;
-
-/**
- * A regular file's bytes, read without following a link (O_NOFOLLOW): the first `limit`
- * of them when given, else all, unless there are more than `cap` (refused, unread).
- */
-function readNoFollow(path: string, bounds: { limit?: number; cap?: number } = {}): Buffer {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') refuseLink(path);
-    throw error;
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) throw new UsageError(`${path} is not a file: remove it or name another folder`);
-    if (bounds.cap !== undefined && stats.size > bounds.cap) {
-      throw new UsageError(
-        `${path} holds ${stats.size} bytes, more than any export writes: remove it or name another folder`,
-      );
-    }
-    if (bounds.limit === undefined) return readFileSync(fd);
-    const buffer = Buffer.alloc(Math.min(bounds.limit, stats.size));
-    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0));
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** Whether the file at `path` (a regular file) holds `expected`: compared by size first, read only when that matches. */
 function holds(path: string, expected: WrittenFile): boolean {
@@ -130,35 +79,64 @@ function holds(path: string, expected: WrittenFile): boolean {
   return actual.bytes === expected.bytes && actual.sha256 === expected.sha256;
 }
 
-/** The record of the export in `root`: its record file, or an empty one for an export that kept none; undefined if none is there. */
-function earlierExport(root: string): ExportRecord | undefined {
+/** What an earlier export in DIR left: its record, and the files trusted as its own without one. */
+interface EarlierExport {
+  readonly record: ExportRecord;
+  /** An export made before the record existed: its README.md and visible group/*.md files, taken as its own once. */
+  readonly trusted: ReadonlySet<string>;
+}
+
+/** The earlier export in `root`, by its record or, kept by an export made before the record existed, its README.md; undefined if none is there. */
+function earlierExport(root: string): EarlierExport | undefined {
   const recordPath = join(root, EXPORT_RECORD);
-  if (kindOf(recordPath) === 'file') {
-    return parseRecord(readNoFollow(recordPath, { cap: RECORD_READ_CAP }).toString('utf8'), recordPath);
+  const recordKind = kindOf(recordPath);
+  if (recordKind === 'folder') {
+    throw new UsageError(
+      `${recordPath} is a folder where the export keeps its record of what it wrote: move it away; nothing was written`,
+    );
+  }
+  if (recordKind === 'file') {
+    const text = readNoFollow(recordPath, { cap: RECORD_READ_CAP }).toString('utf8');
+    return { record: parseRecord(text, recordPath), trusted: new Set() };
   }
   const index = join(root, MARKDOWN_INDEX);
   const title = Buffer.from(`${MARKDOWN_INDEX_TITLE}\n`);
-  if (kindOf(index) === 'file' && readNoFollow(index, { limit: title.length }).equals(title)) return new Map();
-  return undefined;
+  if (kindOf(index) !== 'file' || !readNoFollow(index, { limit: title.length }).equals(title)) return undefined;
+  return { record: new Map(), trusted: new Set([MARKDOWN_INDEX, ...visibleEntryFiles(root)]) };
 }
 
-/** The group folder a file goes in, if it has one, checked: a folder or absent, never a link. */
+/** The group/slug.md files in `root`: regular files in visible folders, as an export writes them (links are not followed). */
+function visibleEntryFiles(root: string): string[] {
+  return readdirSync(root, { withFileTypes: true })
+    .filter((group) => group.isDirectory() && !group.name.startsWith('.'))
+    .flatMap((group) =>
+      readdirSync(join(root, group.name), { withFileTypes: true })
+        .filter((file) => file.isFile())
+        .map((file) => `${group.name}/${file.name}`),
+    )
+    .filter(isExportPath);
+}
+
+/** The group folder a file goes in, if it has one, checked: absent, or a folder of the user's alone, never a link. */
 function checkFolderOf(root: string, path: string): void {
   if (!path.includes('/')) return;
   const folder = join(root, dirname(path));
-  if (kindOf(folder) === 'file') {
+  const kind = kindOf(folder);
+  if (kind === 'file') {
     throw new UsageError(
       `${folder} is a file where the export puts a group's folder: move it away; nothing was written`,
     );
   }
+  if (kind === 'folder') checkPrivate(folder);
 }
 
 /** What would be lost: files this export overwrites or deletes that are not what the last export wrote there. */
 function findChanges(
   root: string,
   files: readonly MarkdownFile[],
-  record: ExportRecord,
+  earlier: EarlierExport,
 ): { changed: Changed[]; gone: string[] } {
+  const { record, trusted } = earlier;
   const changed: Changed[] = [];
   for (const file of files) {
     checkFolderOf(root, file.path);
@@ -166,21 +144,23 @@ function findChanges(
     const kind = kindOf(path);
     if (kind === 'absent') continue;
     if (kind === 'folder') throw new UsageError(`${path} is a folder where the export writes a file: move it away`);
-    if (holds(path, fingerprint(file.text))) continue;
+    if (trusted.has(file.path) || holds(path, fingerprint(file.text))) continue;
     const written = record.get(file.path);
     if (written === undefined) changed.push({ path: file.path, how: 'not-recorded', action: 'overwrite' });
     else if (!holds(path, written)) changed.push({ path: file.path, how: 'edited', action: 'overwrite' });
   }
   const keep = new Set(files.map((file) => file.path));
   const gone: string[] = [];
-  for (const [recorded, written] of record) {
-    if (keep.has(recorded)) continue;
-    checkFolderOf(root, recorded);
-    const path = join(root, recorded);
+  for (const earlierPath of new Set([...record.keys(), ...trusted])) {
+    if (keep.has(earlierPath)) continue;
+    checkFolderOf(root, earlierPath);
+    const path = join(root, earlierPath);
     const kind = kindOf(path);
     if (kind !== 'file') continue;
-    gone.push(recorded);
-    if (!holds(path, written)) changed.push({ path: recorded, how: 'edited', action: 'delete' });
+    gone.push(earlierPath);
+    const written = record.get(earlierPath);
+    if (written !== undefined && !holds(path, written))
+      changed.push({ path: earlierPath, how: 'edited', action: 'delete' });
   }
   return { changed, gone };
 }
@@ -253,22 +233,27 @@ function removeNoFollow(root: string, path: string): void {
   if (readdirSync(folder).length === 0) rmdirSync(folder);
 }
 
-/** The folder to export into, made (0700) if new; its real path, or a refusal of a folder that is not an export's. */
-function openFolder(dir: string): { root: string; record: ExportRecord } {
+/** The folder to export into, made (0700) if new; its real path, or a refusal of a folder that is not an export's or not the user's alone. */
+function openFolder(dir: string): { root: string; earlier: EarlierExport } {
+  const none: EarlierExport = { record: new Map(), trusted: new Set() };
   const stats = lstatOf(dir);
   if (stats === undefined) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    return { root: realpathSync(dir), record: new Map() };
+    return { root: realpathSync(dir), earlier: none };
   }
   // DIR itself is the person's to name, a link included; what lies inside it is not.
   const root = realpathSync(dir);
   if (!lstatSync(root).isDirectory()) throw new UsageError(`${dir} is a file: name a folder to export into`);
-  if (readdirSync(root).length === 0) return { root, record: new Map() };
-  const record = earlierExport(root);
-  if (record === undefined) {
+  if (readdirSync(root).length === 0) {
+    checkPrivate(root);
+    return { root, earlier: none };
+  }
+  const earlier = earlierExport(root);
+  if (earlier === undefined) {
     throw new UsageError(`${dir} is not empty and holds no earlier markdown export: name a new or empty folder`);
   }
-  return { root, record };
+  checkPrivate(root);
+  return { root, earlier };
 }
 
 /**
@@ -277,8 +262,8 @@ function openFolder(dir: string): { root: string; record: ExportRecord } {
  * unless `force`.
  */
 export function writeMarkdownExport(dir: string, files: readonly MarkdownFile[], force: boolean): MarkdownExportResult {
-  const { root, record } = openFolder(dir);
-  const { changed, gone } = findChanges(root, files, record);
+  const { root, earlier } = openFolder(dir);
+  const { changed, gone } = findChanges(root, files, earlier);
   if (changed.length > 0 && !force) refuseChanges(dir, changed);
   for (const path of gone) removeNoFollow(root, path);
   const written = new Map<string, WrittenFile>();

@@ -5,6 +5,7 @@
 
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { registerActivityCommand } from './activity.js';
+import { databaseUrlToRepeat } from './backend.js';
 import { registerChatCommand } from './chat.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import { type Run, registerEntryCommands } from './entries.js';
@@ -13,6 +14,7 @@ import { registerMigrateCommand } from './migrate.js';
 import { createOutput, EXIT_OK, EXIT_USAGE, type Io, processIo, reportFailure } from './output.js';
 import { processPasswordSource } from './password-input.js';
 import { registerRecoveryCommands } from './recovery.js';
+import { bearsSecret } from './repeat-command.js';
 import { registerSearchCommand } from './search.js';
 import { registerServeCommand } from './serve.js';
 import { registerStdioCommand } from './stdio.js';
@@ -35,7 +37,12 @@ function positive(value: string): number {
 function common(command: Command, output: { readonly json: boolean } = { json: true }): Command {
   return command
     .addOption(new Option('--db <path>', 'SQLite database file (else $ENGRAM_DB)'))
-    .addOption(new Option('--database-url <url>', 'use PostgreSQL instead of SQLite (else $ENGRAM_DATABASE_URL)'))
+    .addOption(
+      bearsSecret(
+        new Option('--database-url <url>', 'use PostgreSQL instead of SQLite (else $ENGRAM_DATABASE_URL)'),
+        databaseUrlToRepeat,
+      ),
+    )
     .addOption(new Option('--pool-size <n>', 'PostgreSQL connections per process (default 10)').argParser(positive))
     .addOption(
       new Option('--statement-timeout <ms>', 'PostgreSQL statement timeout in ms (default 30000)').argParser(positive),

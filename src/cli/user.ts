@@ -11,6 +11,7 @@ import type { CommonOptions, Context } from './context.js';
 import type { Run } from './entries.js';
 import { UsageError } from './output.js';
 import { type PasswordSource, readNewPassword } from './password-input.js';
+import { shellWord } from './repeat-command.js';
 
 interface PasswordOptions extends CommonOptions {
   readonly passwordStdin?: boolean;
@@ -64,7 +65,7 @@ function removedText(user: string, removed: RemovedUser, purged: boolean): strin
   ].join(', ');
   const memory = purged
     ? `${countOf(removed.entries, 'entry', 'entries')} erased for good, with their history and trash.`
-    : `Their memory stays; to erase it for good: engram user remove ${user} --purge --yes-i-am-sure`;
+    : `Their memory stays; to erase it for good: engram user remove ${shellWord(user)} --purge --yes-i-am-sure`;
   return `Removed user ${user}: ${ended}.\n${memory}`;
 }
 
@@ -111,7 +112,7 @@ engram user set-password sets one. Their memory is theirs either way.`,
         await context.accounts.create(user, password);
         const text =
           password === undefined
-            ? `Added user ${user} without a password: nobody can sign in as ${user} until engram user set-password ${user}.`
+            ? `Added user ${user} without a password: nobody can sign in as ${user} until engram user set-password ${shellWord(user)}.`
             : `Added user ${user} with a password: they can sign in to the consent page.`;
         output.result(text, { user, hasPassword: password !== undefined });
       }),

@@ -3,7 +3,8 @@
  * memory_write with name, description and new"), and its recovery refusals in no door's
  * words; a person at the terminal calls with flags and commands instead, so every
  * refusal that says how to call again is worded here from its detail. The others keep
- * core's message.
+ * core's message. A command line in a refusal is one to paste: a path or user name in it
+ * is a shell word (shellWord), which no shell expands.
  */
 
 import { listedSources } from '../core/bridges/run.js';
@@ -11,6 +12,7 @@ import type { EngramError } from '../core/errors.js';
 import { didYouMean } from '../core/format.js';
 import { nothingDone, recoveredOverCapProblem } from '../core/recovery-caps.js';
 import { formatCount } from '../core/text.js';
+import { shellWord } from './repeat-command.js';
 
 export function cliMessage(error: EngramError): string {
   const detail = error.detail;
@@ -54,9 +56,9 @@ export function cliMessage(error: EngramError): string {
         'longer needed (engram index lists them), then run again.'
       );
     case 'account-exists':
-      return `user ${detail.user} already exists; change the password with engram user set-password ${detail.user}`;
+      return `user ${detail.user} already exists; change the password with engram user set-password ${shellWord(detail.user)}`;
     case 'user-not-found':
-      return `there is no user ${detail.user}: engram user list shows every user; engram user add ${detail.user} adds one.`;
+      return `there is no user ${detail.user}: engram user list shows every user; engram user add ${shellWord(detail.user)} adds one.`;
     case 'drop-not-found':
       return `${detail.name} not found, nothing was dropped.${didYouMean(detail.suggestions)} engram index lists every entry.`;
     case 'restore-in-trash':
@@ -96,7 +98,7 @@ export function cliMessage(error: EngramError): string {
         `There is no memory at ${detail.path}: the folder ${detail.folder} does not exist, so nothing was created ` +
         '(a mistyped path must not start a new, empty memory). Check the path: --db, ENGRAM_DB, "db" in the config ' +
         "file, migrate's --to, or the arguments in your MCP client's config (Claude Desktop's claude_desktop_config.json, say). " +
-        `To start a memory there, create the folder first (mkdir -p ${JSON.stringify(detail.folder)}), then run again; ` +
+        `To start a memory there, create the folder first (mkdir -p ${shellWord(detail.folder)}), then run again; ` +
         'or leave --db out to use the default path, whose folders Engram creates.'
       );
     case 'import-engram-export':

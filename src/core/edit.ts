@@ -4,12 +4,13 @@
  * every case is testable directly and every store applies exactly the same rules.
  */
 
+import { bodyOverCap, descriptionOverCap } from './caps.js';
 import { EngramError } from './errors.js';
 import { didYouMean } from './format.js';
 import type { Policy } from './policy.js';
 import { similarity } from './similarity.js';
 import type { Usage } from './store.js';
-import { charLength, foldDescription, formatCount, utf8Bytes, withFinalNewline } from './text.js';
+import { foldDescription, formatCount, withFinalNewline } from './text.js';
 import { entryBytes } from './usage.js';
 
 export type EditOperation = 'create' | 'append' | 'replace' | 'remove' | 'describe';
@@ -164,11 +165,11 @@ export function assertNoNul(fields: Readonly<Record<string, string | undefined>>
 /** A description as stored: one line, within the cap. */
 export function cleanDescription(name: string, raw: string, policy: Policy): string {
   const description = foldDescription(raw);
-  const length = charLength(description);
-  if (length > policy.descriptionCap) {
+  const over = descriptionOverCap(description, policy);
+  if (over !== undefined) {
     throw new EngramError(
       'TOO_LARGE',
-      `description is ${formatCount(length)} characters; the cap is ${formatCount(policy.descriptionCap)}. ` +
+      `description is ${formatCount(over.size)} characters; the cap is ${formatCount(over.cap)}. ` +
         `Shorten it to one line on what ${name} covers and call again.`,
     );
   }
@@ -182,11 +183,11 @@ function splitExample(name: string): string {
 
 /** Refuses a body over the entry cap, saying how to split the subject. */
 export function checkEntryCap(name: string, body: string, policy: Policy): void {
-  const size = utf8Bytes(body);
-  if (size > policy.entryCap) {
+  const over = bodyOverCap(body, policy);
+  if (over !== undefined) {
     throw new EngramError(
       'TOO_LARGE',
-      `${name} would be ${formatCount(size)} bytes; the cap is ${formatCount(policy.entryCap)}. ` +
+      `${name} would be ${formatCount(over.size)} bytes; the cap is ${formatCount(over.cap)}. ` +
         `Split the subject: move part of it to a new entry such as ${splitExample(name)}, then remove it here.`,
     );
   }

@@ -3,14 +3,16 @@
  * comes into the memory again, so it obeys the caps in force now, like every other way
  * in: a cap lowered since the text was written refuses it (TOO_LARGE), saying which cap
  * and by how much, as a write would. The user's byte and entry caps are edit.ts's
- * checkCaps; the entry and description caps are checked here, because recovery cannot
- * shorten what it brings back: its refusal says to copy what is needed instead. The
- * message names no command or route: each door words the `recovered-over-cap` detail.
+ * checkCaps; the entry and description caps are measured as every way in measures them
+ * (caps.ts), and worded here, because recovery cannot shorten what it brings back: its
+ * refusal says to copy what is needed instead. The message names no command or route:
+ * each door words the `recovered-over-cap` detail.
  */
 
+import { bodyOverCap, descriptionOverCap, type OverCap } from './caps.js';
 import { EngramError, type ErrorDetail } from './errors.js';
 import type { Policy } from './policy.js';
-import { charLength, formatCount, utf8Bytes } from './text.js';
+import { formatCount } from './text.js';
 
 /** What brings the text back, and the revision it comes from. */
 export interface Recovered {
@@ -23,13 +25,13 @@ export interface Recovered {
 
 /** Refuses a body over the entry cap or a description over the description cap, as they are now. */
 export function checkRecoveredCaps(recovered: Recovered, policy: Policy): void {
-  const size = utf8Bytes(recovered.body);
-  if (size > policy.entryCap) throw overCap(recovered, 'body', size, policy.entryCap);
-  const length = charLength(recovered.description);
-  if (length > policy.descriptionCap) throw overCap(recovered, 'description', length, policy.descriptionCap);
+  const body = bodyOverCap(recovered.body, policy);
+  if (body !== undefined) throw overCap(recovered, 'body', body);
+  const description = descriptionOverCap(recovered.description, policy);
+  if (description !== undefined) throw overCap(recovered, 'description', description);
 }
 
-function overCap(recovered: Recovered, part: 'body' | 'description', size: number, cap: number): EngramError {
+function overCap(recovered: Recovered, part: 'body' | 'description', { size, cap }: OverCap): EngramError {
   const { operation, name, revision } = recovered;
   const detail: RecoveredOverCap = { reason: 'recovered-over-cap', operation, name, revision, part, size, cap };
   return new EngramError(

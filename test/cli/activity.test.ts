@@ -6,7 +6,12 @@
 
 import { copyFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type Cli, cli, expectRefused, expectUsageError, ok } from './fixtures.js';
+import { postgresBackend } from '../helpers/backends.js';
+import { childEnv, tempDir } from '../helpers/engram.js';
+import { findTestPostgres } from '../helpers/postgres.js';
+import { type Cli, cli, expectRefused, expectUsageError, ok, runInProcess } from './fixtures.js';
+
+const postgres = await findTestPostgres();
 
 /** Three changes by the CLI: topics/a created and appended, topics/b created. */
 async function withChanges(): Promise<Cli> {
@@ -56,6 +61,30 @@ describe('engram activity', () => {
     expect(second[1]).toMatch(/^More: engram activity --db '.*' --user local --actor cli --limit 1 --before \S+$/);
     expect(second[1]).not.toContain(cursor);
   });
+
+  it.skipIf(postgres === undefined)(
+    'never prints the password of --database-url in its hint, and says so',
+    async () => {
+      const dir = tempDir();
+      const env = childEnv(dir.path);
+      const database = await postgresBackend(postgres ?? '').create(dir);
+      const url = new URL(database.args[1] ?? '');
+      url.password = 's3cret';
+      const engram = (...args: string[]) => runInProcess([...args, '--database-url', url.toString()], env);
+      await ok(engram('write', 'topics/a', '-d', 'About a', '--new', 'one'));
+      await ok(engram('write', 'topics/b', '-d', 'About b', '--new', 'two'));
+      const page = await ok(engram('activity', '--limit', '1'));
+      expect(page).not.toContain('s3cret');
+      const lines = page.trimEnd().split('\n');
+      url.password = '';
+      expect(lines[1]).toBe(
+        'Note: the password in --database-url is left out of the next line: run it with PGPASSWORD set ' +
+          '(or the password in ~/.pgpass), or put the password back in.',
+      );
+      expect(lines[2]).toMatch(/^More: engram activity --database-url '(.*)' --limit 1 --before \S+$/);
+      expect(/--database-url '(.*)'/.exec(lines[2] ?? '')?.[1]).toBe(url.toString());
+    },
+  );
 
   it('leaves out of its hint what the environment set, which holds when it is run', async () => {
     const engram = await withChanges();

@@ -1,6 +1,7 @@
 /** Which database a command opens: flags and environment, then the config file, then the default. */
 
 import { describe, expect, it } from 'vitest';
+import { describeBackend } from '../../src/cli/backend.js';
 import type { Settings } from '../../src/cli/config.js';
 import { chooseBackend } from '../../src/cli/context.js';
 import { readEnvironment } from '../../src/cli/environment.js';
@@ -51,6 +52,17 @@ describe('chooseBackend', () => {
     ).toThrow(message);
     expect(() => chooseBackend({}, settings({ db: '/x.db', databaseUrl: url }), readEnvironment(env))).toThrow(
       /^the config file name both/,
+    );
+  });
+});
+
+describe('describeBackend', () => {
+  it('names a PostgreSQL database without its password, in the user part or the query', () => {
+    expect(describeBackend({ kind: 'postgres', url: 'postgres://ada:s3cret@db:5432/engram?password=s3cret&x=1' })).toBe(
+      'PostgreSQL postgres://ada@db:5432/engram?x=1',
+    );
+    expect(describeBackend({ kind: 'postgres', url: 'postgres://ada:s3cret@/engram' })).toBe(
+      'PostgreSQL (unparsable URL)',
     );
   });
 });

@@ -3,11 +3,14 @@
  * through the real CLI on SQLite and on PostgreSQL: the folder's files are exactly the
  * entries (front matter, body byte for byte, README index), and imported into an empty
  * memory they give back the same entries, awkward ones included. A later export into the
- * same folder refreshes it; a folder holding anything else is refused, and so is a link
- * planted in it or a file edited since the last export (unless --force).
+ * same folder refreshes it, one made before the record existed included; a folder holding
+ * anything else is refused, and so is a link planted in it, a folder others may write, or a
+ * file edited since the last export (unless --force).
  */
 
 import {
+  chmodSync,
+  chownSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -91,6 +94,29 @@ describe.each(BACKENDS)('markdown export and import on $label', (backend) => {
     expect(again.stdout).toBe(`Exported 2 entries to ${out} (removed 1 file(s) of entries no longer in memory)\n`);
     expect(existsSync(join(out, 'topics'))).toBe(false);
     expect(readdirSync(out).sort()).toEqual(['.engram-export.json', '.git', 'README.md', 'areas', 'people']);
+  });
+
+  it('refreshes an export made before the record existed: its files are its own once, then recorded', async () => {
+    const { dir, source, engram } = await setup();
+    writeFileSync(dir.file('doc.json'), exportDocument(AWKWARD_ENTRIES.slice(0, 3)));
+    await engram(source, 'import', dir.file('doc.json'));
+    const out = join(dir.path, 'memory');
+    await engram(source, 'export', '--format', 'markdown', out);
+    // What the version before the record left: the same files, no .engram-export.json.
+    rmSync(join(out, '.engram-export.json'));
+    writeFileSync(join(out, 'notes.txt'), 'mine\n');
+    await engram(source, 'write', 'people/ada', '--new', ' More.');
+    await engram(source, 'drop', 'topics/empty');
+
+    const again = await engram(source, 'export', '--format', 'markdown', out);
+    expect(again).toMatchObject({
+      code: 0,
+      stdout: `Exported 2 entries to ${out} (removed 1 file(s) of entries no longer in memory)\n`,
+    });
+    expect(readFileSync(join(out, 'people/ada.md'), 'utf8')).toContain(' More.');
+    expect(readdirSync(out).sort()).toEqual(['.engram-export.json', 'README.md', 'areas', 'notes.txt', 'people']);
+    await engram(source, 'write', 'people/ada', '--new', ' Again.');
+    expect((await engram(source, 'export', '--format', 'markdown', out)).code).toBe(0);
   });
 
   it('refuses a folder that holds anything but an earlier export, writing nothing', async () => {
@@ -245,6 +271,60 @@ describe('markdown export into a folder others may write', () => {
     );
     expect(readdirSync(join(out, 'people/ada.md'))).toEqual([]);
   });
+
+  it('refuses a folder where the record goes before writing anything', async () => {
+    const { engram, out } = await exported();
+    const record = join(out, '.engram-export.json');
+    rmSync(record);
+    mkdirSync(record);
+    const readme = readFileSync(join(out, 'README.md'), 'utf8');
+    await engram.run('write', 'topics/coffee', '-d', 'Coffee', '--new', 'Black.');
+    const refused = await engram.run('export', '--format', 'markdown', out);
+    expect(refused).toMatchObject({
+      code: 2,
+      stderr: `engram: ${record} is a folder where the export keeps its record of what it wrote: move it away; nothing was written\n`,
+    });
+    expect(existsSync(join(out, 'topics/coffee.md'))).toBe(false);
+    expect(readFileSync(join(out, 'README.md'), 'utf8')).toBe(readme);
+  });
+
+  it.each([
+    ['the folder', '', 0o770, 'its group'],
+    ['a group folder', 'topics', 0o707, 'everyone'],
+  ])('refuses %s when others may write in it, writing nothing', async (_what, folder, mode, who) => {
+    const { engram, out } = await exported();
+    const shared = join(out, folder);
+    chmodSync(shared, mode);
+    await engram.run('write', 'topics/tea', '--new', ' Sencha.');
+    const before = readFileSync(join(out, 'topics/tea.md'), 'utf8');
+    const refused = await engram.run('export', '--format', 'markdown', out);
+    expect(refused).toMatchObject({
+      code: 2,
+      stderr:
+        `engram: ${shared} can be written by ${who}, who could put a link in it while the export writes. ` +
+        `Make it yours alone (chmod go-w ${shared}), or name another folder; nothing was written\n`,
+    });
+    expect(readFileSync(join(out, 'topics/tea.md'), 'utf8')).toBe(before);
+    chmodSync(shared, 0o700);
+    expect((await engram.run('export', '--format', 'markdown', out)).code).toBe(0);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)(
+    'refuses a group folder that belongs to another user, writing nothing',
+    async () => {
+      const { engram, out } = await exported();
+      chownSync(join(out, 'topics'), 65534, 65534);
+      await engram.run('write', 'topics/tea', '--new', ' Sencha.');
+      const before = readFileSync(join(out, 'topics/tea.md'), 'utf8');
+      const refused = await engram.run('export', '--format', 'markdown', out);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toBe(
+        `engram: ${join(out, 'topics')} belongs to another user (uid 65534): they could put a link in it while the ` +
+          'export writes. Export into a folder of your own; nothing was written\n',
+      );
+      expect(readFileSync(join(out, 'topics/tea.md'), 'utf8')).toBe(before);
+    },
+  );
 
   it('takes --force with --format markdown only', async () => {
     const engram = cli();

@@ -9,6 +9,7 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/program.js';
+import { shellWord } from '../../src/cli/repeat-command.js';
 import { childEnv, type EngramRun, runEngram, tempDir } from '../helpers/engram.js';
 import { runInProcess } from './fixtures.js';
 
@@ -124,6 +125,24 @@ describe('a command that only reads never creates a database', () => {
     expect(existsSync(dir.file('typo'))).toBe(false);
   });
 
+  it.each(READERS)(
+    'engram %s before any memory exists at the default path: says to write the first entry',
+    async (...args) => {
+      const dir = tempDir();
+      const env = childEnv(dir.path, { XDG_DATA_HOME: dir.file('data') });
+      const run = await runInProcess([...args], env);
+      expect(run).toEqual({
+        code: 1,
+        stdout: '',
+        stderr:
+          `There is no memory yet at ${dir.file('data/engram/memory.db')}, the default path: this command only reads, ` +
+          'so it created nothing. To start your memory, write its first entry, for example: ' +
+          'engram write topics/me -d "Who I am" --new "Name: Ada."\n',
+      });
+      expect(existsSync(dir.file('data'))).toBe(false);
+    },
+  );
+
   it('says so in JSON with --json', async () => {
     const { dir, engram } = setup();
     const run = await engram('index', '--json', '--db', dir.file('x.db'));
@@ -165,7 +184,7 @@ function noFolder(path: string, folder: string): string {
     `There is no memory at ${path}: the folder ${folder} does not exist, so nothing was created ` +
     '(a mistyped path must not start a new, empty memory). Check the path: --db, ENGRAM_DB, "db" in the config ' +
     "file, migrate's --to, or the arguments in your MCP client's config (Claude Desktop's claude_desktop_config.json, say). " +
-    `To start a memory there, create the folder first (mkdir -p ${JSON.stringify(folder)}), then run again; ` +
+    `To start a memory there, create the folder first (mkdir -p ${shellWord(folder)}), then run again; ` +
     'or leave --db out to use the default path, whose folders Engram creates.\n'
   );
 }
@@ -207,6 +226,16 @@ describe('a memory is created only in a folder that exists, or at the default pa
       expect(run).toEqual({ code: 1, stdout: '', stderr: noFolder(typo, dir.file('typo')) });
     }
     expect(existsSync(dir.file('typo'))).toBe(false);
+  });
+
+  it('names the folder to make as one shell word, which no shell expands', async () => {
+    const { dir, engram } = setup();
+    const folder = dir.file('$(touch pwned)`id` "x"');
+    const typo = `${folder}/memory.db`;
+    const run = await engram('write', 'topics/me', '-d', 'Me', '--new', 'x', '--db', typo);
+    expect(run).toEqual({ code: 1, stdout: '', stderr: noFolder(typo, folder) });
+    expect(run.stderr).toContain(`(mkdir -p '${folder}')`);
+    expect(existsSync(folder)).toBe(false);
   });
 
   it('migrate --to a mistyped folder: refused, naming it', async () => {

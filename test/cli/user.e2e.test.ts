@@ -92,6 +92,13 @@ describe('engram user add', () => {
     expect(stdout).toBe(
       'Added user carol without a password: nobody can sign in as carol until engram user set-password carol.\n',
     );
+    const odd = "o'neil$(id)";
+    expect((await s.fed('', 'user', 'add', odd)).stdout).toBe(
+      `Added user ${odd} without a password: nobody can sign in as ${odd} until engram user set-password 'o'\\''neil$(id)'.\n`,
+    );
+    expect((await s.fed('', 'user', 'remove', odd)).stdout).toContain(
+      `to erase it for good: engram user remove 'o'\\''neil$(id)' --purge --yes-i-am-sure`,
+    );
   });
 
   it('refuses an empty password with --password-stdin, and a short one, saying how long it must be', async () => {

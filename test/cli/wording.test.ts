@@ -184,6 +184,19 @@ describe('refusals at the command line', () => {
     });
   });
 
+  it('put a user name or folder into a command to paste as one shell word, which no shell expands', () => {
+    const user = '$(id)`id`';
+    const refusal = (detail: ConstructorParameters<typeof EngramError>[2]) =>
+      cliMessage(new EngramError('INVALID_ARGUMENT', 'core words', detail));
+    expect(refusal({ reason: 'account-exists', user })).toBe(
+      `user ${user} already exists; change the password with engram user set-password '$(id)\`id\`'`,
+    );
+    expect(refusal({ reason: 'user-not-found', user })).toContain(`engram user add '$(id)\`id\`' adds one.`);
+    expect(refusal({ reason: 'no-such-folder', path: '/tmp/$HOME/m.db', folder: '/tmp/$HOME' })).toContain(
+      "(mkdir -p '/tmp/$HOME')",
+    );
+  });
+
   it('keep the model its own words', async () => {
     const memory = newMemory();
     await expect(memory.write(CALLER, { name: 'topics/x', description: 'Something' })).rejects.toThrow(

@@ -15,6 +15,7 @@
  * Each bridge reads in steps (steps.ts), so a server can serve others while it plans.
  */
 
+import { bodyOverCap, descriptionOverCap } from '../caps.js';
 import { checkEntryCount } from '../edit.js';
 import { EngramError, type ErrorDetail } from '../errors.js';
 import { isValidSegment, isWritableName } from '../names.js';
@@ -173,7 +174,7 @@ export function quoted(text: string): string {
 /** A description as stored: one line, within the cap (shortened with … if it is not). */
 function fitDescription(raw: string, policy: Policy, notes: string[]): string {
   const folded = foldDescription(raw);
-  if (charLength(folded) <= policy.descriptionCap) return folded;
+  if (descriptionOverCap(folded, policy) === undefined) return folded;
   notes.push(`description shortened to ${policy.descriptionCap} characters`);
   return `${firstChars(folded, policy.descriptionCap - 1)}…`;
 }
@@ -258,21 +259,21 @@ export class PlanBuilder {
       });
       return;
     }
-    const bytes = utf8Bytes(body);
-    if (bytes > policy.entryCap && !this.options.split) {
+    const over = bodyOverCap(body, policy);
+    if (over && !this.options.split) {
       this.leaveOut({
         source: draft.source,
         names: [wanted],
         notes: [
           ...notes,
           // Each door adds how to split it (--split, ?split=1).
-          `${formatBytes(bytes)} is over the entry cap of ${formatBytes(policy.entryCap)}`,
+          `${formatBytes(over.size)} is over the entry cap of ${formatBytes(over.cap)}`,
         ],
         problem: 'too-large',
       });
       return;
     }
-    const pieces = bytes > policy.entryCap ? yield* splitBody(body, policy.entryCap) : [body];
+    const pieces = over ? yield* splitBody(body, policy.entryCap) : [body];
     const first = this.freeName(group, slug, 1);
     if (holder) notes.push(`${wanted} is taken by ${holder.source}: named ${first}`);
     const names: string[] = [];
