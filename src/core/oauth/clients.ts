@@ -47,7 +47,9 @@ export interface OAuthClientsOptions {
   readonly configured?: readonly OAuthClient[];
   /**
    * Fetches a client metadata document (with SSRF guards); without it, URL client ids are
-   * unknown. Its OAuthError refusals are shown to the client; any other failure is not.
+   * unknown. Its OAuthError refusals are shown to the client; any other failure is not, so
+   * the fetcher logs what it refuses and every failure of its own (as
+   * http/oauth/client-metadata.ts does): this module has no log.
    */
   readonly fetchDocument?: (url: URL) => Promise<unknown>;
   readonly maxRegistrations?: number;
@@ -318,7 +320,8 @@ export class OAuthClients {
       document = await fetchDocument(new URL(url));
     } catch (error) {
       // Only the fetcher's own refusals are worded for the client; any other failure's text could
-      // name what lies behind this server (addresses, ports, hosts), so it is not passed on.
+      // name what lies behind this server (addresses, ports, hosts), so it is not passed on
+      // (logging it is the fetcher's: see fetchDocument above).
       throw refuse('invalid_client_metadata', isOAuthError(error) ? error.description : 'it could not be fetched.');
     }
     if (isObject(document) && document.client_id !== url) {
