@@ -154,7 +154,7 @@ describe('createClientMetadataFetcher: private addresses', () => {
     });
     const error = await refusal(fetch(new URL('https://client.example/c.json')));
     expect(error.description).toBe(
-      'client metadata document https://client.example/c.json: its host client.example was not found or is not on ' +
+      'client metadata document https://client.example/c.json: its host "client.example" was not found or is not on ' +
         'the public internet (documents are never fetched from loopback, private or link-local addresses)',
     );
     expect(log).toEqual([
@@ -181,7 +181,7 @@ describe('createClientMetadataFetcher: private addresses', () => {
       log: (line) => log.push(line),
     });
     const error = await refusal(fetch(new URL('https://nowhere.example/c.json')));
-    expect(error.description).toContain(`its host nowhere.example ${NOT_PUBLIC}`);
+    expect(error.description).toContain(`its host "nowhere.example" ${NOT_PUBLIC}`);
     expect(error.description).not.toContain('ENOTFOUND');
     expect(log.join('\n')).toContain('getaddrinfo ENOTFOUND nowhere.example');
   });

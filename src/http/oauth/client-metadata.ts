@@ -71,7 +71,7 @@ function checkUrl(url: URL): void {
 function unreachableHost(url: URL, host: string): OAuthError {
   return refuse(
     url,
-    `its host ${host} was not found or is not on the public internet (documents are never fetched from ` +
+    `its host ${JSON.stringify(host)} was not found or is not on the public internet (documents are never fetched from ` +
       'loopback, private or link-local addresses)',
   );
 }

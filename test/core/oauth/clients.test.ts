@@ -176,8 +176,8 @@ describe('register', () => {
     ['a relative URI', { redirect_uris: ['/callback'] }, 'invalid_redirect_uri', /not an absolute URI/],
     ['http on a public host', { redirect_uris: ['http://a.example/cb'] }, 'invalid_redirect_uri', /use https/],
     ['http on a private address', { redirect_uris: ['http://192.168.1.2/cb'] }, 'invalid_redirect_uri', /use https/],
-    ['javascript:', { redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri', /scheme javascript:/],
-    ['data:', { redirect_uris: ['data:text/html,hi'] }, 'invalid_redirect_uri', /scheme data:/],
+    ['javascript:', { redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri', /scheme "javascript:"/],
+    ['data:', { redirect_uris: ['data:text/html,hi'] }, 'invalid_redirect_uri', /scheme "data:"/],
     ['a scheme without a dot', { redirect_uris: ['myapp:/cb'] }, 'invalid_redirect_uri', /private-use scheme/],
     [
       'credentials',
