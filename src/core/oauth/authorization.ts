@@ -32,8 +32,11 @@ import {
   type Scope,
 } from './types.js';
 
-/** The part of the client service the consent step needs: who the client is, and whether a redirect URI is its own. */
-export type ClientDirectory = Pick<OAuthClients, 'resolve' | 'matchRedirectUri'>;
+/**
+ * The part of the client service the consent step needs: who the client is, whether a
+ * redirect URI is its own, and noting that its consent page is shown (so it is kept a while).
+ */
+export type ClientDirectory = Pick<OAuthClients, 'resolve' | 'matchRedirectUri' | 'markShown'>;
 
 export interface AuthorizationOptions {
   /** Clock in milliseconds; tests inject one. */
@@ -210,6 +213,8 @@ export class Authorization {
         `${named('resource', value(foreign))} is not served here: Engram's tokens are for ${this.resource} only.`,
       );
     }
+    // A person is about to see the consent page: the client is not to be pushed out while they decide.
+    await this.clients.markShown(client);
     return {
       kind: 'ok',
       request: { client, redirectUri, state, codeChallenge, scopes, resource: this.resource },

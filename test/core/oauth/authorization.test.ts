@@ -75,6 +75,7 @@ describe('check: a bad client or redirect URI is answered on a page, never redir
     const failing: ClientDirectory = {
       resolve: () => Promise.reject(new Error('database down')),
       matchRedirectUri: () => true,
+      markShown: async () => {},
     };
     const authorization = new Authorization(new MemoryGrantStore(), failing, { issuer: ISSUER, resource: RESOURCE });
     await expect(authorization.check(GOOD)).rejects.toThrow('database down');
