@@ -289,11 +289,20 @@ function named(parameter: string, value: string | undefined): string {
   return value === undefined ? `the ${parameter} sent` : `${parameter} ${value}`;
 }
 
+/** Words a refusal of the client quotes itself (clients.ts): kept on the page whatever their length. */
+const OWN_WORDS: ReadonlySet<string> = new Set([
+  'authorization_code',
+  'refresh_token',
+  'code',
+  'none',
+  'token_endpoint_auth_method',
+]);
+
 /**
  * A refusal of the client (clients.ts, the metadata fetch) worded for Engram's own page:
  * every quoted value (from the request or the client's document) is shown only if a short
- * plain word, and a metadata document's address — the client_id, which the app chose — is
- * named, not repeated.
+ * plain word or one of Engram's own, and a metadata document's address — the client_id,
+ * which the app chose — is named, not repeated.
  */
 function withoutRequestText(description: string, clientId: string): string {
   const unquoted = description.replace(/"(?:[^"\\]|\\.)*"/g, (text) => {
@@ -303,6 +312,7 @@ function withoutRequestText(description: string, clientId: string): string {
     } catch {
       value = undefined;
     }
+    if (typeof value === 'string' && OWN_WORDS.has(value)) return text;
     return (typeof value === 'string' && pageValue(value)) || '(a value not shown here)';
   });
   if (!clientId.startsWith('https://')) return unquoted;

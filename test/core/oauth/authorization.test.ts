@@ -251,6 +251,24 @@ describe('check: a registered or metadata-document client is never sent a refusa
     });
   });
 
+  it('keeps the words Engram quotes itself in a refusal of the document', async () => {
+    const grants = new MemoryGrantStore();
+    const url = 'https://app.example/client.json';
+    const clients = new OAuthClients(grants, {
+      fetchDocument: async () => ({
+        client_id: url,
+        redirect_uris: ['https://app.example/cb'],
+        token_endpoint_auth_method: 'private_key_jwt_and_then_some_words',
+      }),
+    });
+    const authorization = new Authorization(grants, clients, { issuer: ISSUER, resource: RESOURCE });
+    const result = await authorization.check({ ...GOOD, client_id: url });
+    expect(result.kind === 'page' && result.message).toContain(
+      'token_endpoint_auth_method (a value not shown here) is not supported: this server has public clients only ' +
+        '(PKCE, no client secret), so register with "token_endpoint_auth_method": "none".',
+    );
+  });
+
   it('a metadata-document client: a page too', async () => {
     const { authorization } = await registered();
     const result = await authorization.check({
