@@ -42,7 +42,8 @@ const READ_ONLY = 'This connection is read-only: it can use memory_open but not 
 const READ_ONLY_TOKEN = `${READ_ONLY}Ask the user to connect with a read-write token to change memory.`;
 const READ_ONLY_APP =
   `${READ_ONLY}The user connected this app to Engram with "Read only". To change memory, ask them to connect ` +
-  'the app again (remove the connector and add it back) and leave "Read only" unticked on Engram’s consent page.';
+  'the app again (remove the connector and add it back) and leave "Read only" unticked on Engram’s consent page ' +
+  '(the box is ticked for good when the app asked only to read: it must then ask for the scope memory:write).';
 const READ_ONLY_NARROWED =
   `${READ_ONLY}The user let this app change memory, but the app narrowed its own token to the scope ` +
   'memory:read when refreshing it, and a refresh cannot widen it again. To change memory, the app must ' +
