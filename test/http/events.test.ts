@@ -10,7 +10,7 @@
  */
 
 import { EventEmitter } from 'node:events';
-import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, request, type Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -135,6 +135,30 @@ describe('GET /api/events', () => {
     // The page then fetches what changed: the activity names the other process's client.
     const activity = await server.memory.activity.list({ user: 'local', label: 'test' });
     expect(activity.items[0]).toMatchObject({ name: 'topics/editor', actor: 'claude-desktop', operation: 'create' });
+  });
+
+  it('a stream whose answer fails to start is a failed request, logged: the server goes on serving', async () => {
+    const server = await startTestServer();
+    const flush = vi.spyOn(ServerResponse.prototype, 'flushHeaders').mockImplementationOnce(() => {
+      throw new Error('the socket went away mid-answer');
+    });
+    onTestFinished(() => flush.mockRestore());
+    const failed = await new Promise<string>((resolve) => {
+      const outgoing = request(
+        { host: '127.0.0.1', port: server.port, path: '/api/events', headers: { Host: `127.0.0.1:${server.port}` } },
+        (res) => {
+          res.resume();
+          res.on('close', () => resolve(res.complete ? `answered ${res.statusCode}` : 'cut'));
+        },
+      );
+      outgoing.on('error', () => resolve('cut'));
+      outgoing.end();
+    });
+    // The headers were already written when it failed: the connection is cut, not a half answer.
+    expect(failed).toBe('cut');
+    expect(server.logs.join('\n')).toContain('internal error: Error: the socket went away mid-answer');
+    expect((await api(server.port, 'GET', '/api/entries')).status).toBe(200);
+    await ready(await openEvents(server.port));
   });
 
   it("tells each user of their own changes only, with what this server's own writes changed", async () => {
