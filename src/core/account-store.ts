@@ -117,16 +117,23 @@ export interface GrantStore {
   /** How many clients have registered (registration is capped). */
   countClients(): Promise<number>;
   /**
-   * Deletes the clients that registered before `registeredBefore` and that no grant names
-   * (registration is open and capped, and some clients register anew each time); returns how many.
+   * Records that the consent page was shown for the client at `at` (a person may be
+   * deciding whether to allow it); an unknown id is ignored.
    */
-  removeUnusedClients(registeredBefore: number): Promise<number>;
+  markClientShown(id: string, at: number): Promise<void>;
   /**
-   * Deletes up to `count` of the clients no grant names, oldest first (by registration
-   * time, then id), whenever they registered: at the cap, an unused registration gives
-   * way to a new one, and a client someone allowed never does. Returns how many.
+   * Deletes the clients that registered before `registeredBefore`, that no grant names and
+   * whose consent page was not shown since `shownBefore` (registration is open and capped,
+   * and some clients register anew each time); returns how many.
    */
-  removeOldestUnusedClients(count: number): Promise<number>;
+  removeUnusedClients(registeredBefore: number, shownBefore: number): Promise<number>;
+  /**
+   * Deletes up to `count` of the clients no grant names and whose consent page was not
+   * shown since `shownBefore`, oldest first (by registration time, then id), whenever they
+   * registered: at the cap, an unused registration gives way to a new one, and neither a
+   * client someone allowed nor one a person may be deciding about does. Returns how many.
+   */
+  removeOldestUnusedClients(count: number, shownBefore: number): Promise<number>;
 
   /** Keeps a new grant together with its first secret (the authorization code), atomically. */
   addGrant(grant: GrantRecord, code: GrantSecretRecord): Promise<void>;

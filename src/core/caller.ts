@@ -2,8 +2,8 @@
  * Who is calling: whose memory, the label history records, and whether they may change
  * anything. One type for every door and for the store port: the MCP client, a token's
  * holder, the CLI, an embedding agent are all a Caller. Every service that changes
- * memory refuses a read-only caller the same way, worded for how it connected (a token
- * or an OAuth app).
+ * memory refuses a read-only caller the same way, worded for how it connected (a token,
+ * an OAuth app the user connected read-only, or one that narrowed its own token).
  */
 
 import { EngramError } from './errors.js';
@@ -20,10 +20,13 @@ export interface Caller {
   /** A read-only caller may read memory but not change it (a read-only token or connected app). */
   readonly readOnly?: boolean | undefined;
   /**
-   * An app connected with OAuth, whose rights the user chose on the consent page: a refusal
-   * tells it to have the app connected again, not to get another token.
+   * An app connected with OAuth: a refusal tells it how to get write access back, not to get
+   * another token — from the user when they ticked "Read only" on the consent page
+   * (`readOnlyGrant`), from its own authorization otherwise (it narrowed its token itself).
    */
   readonly oauthApp?: boolean | undefined;
+  /** The app's grant itself is read-only: the user ticked "Read only" on the consent page. */
+  readonly readOnlyGrant?: boolean | undefined;
 }
 
 /**
@@ -39,11 +42,21 @@ const READ_ONLY = 'This connection is read-only: it can use memory_open but not 
 const READ_ONLY_TOKEN = `${READ_ONLY}Ask the user to connect with a read-write token to change memory.`;
 const READ_ONLY_APP =
   `${READ_ONLY}The user connected this app to Engram with "Read only". To change memory, ask them to connect ` +
-  'the app again (remove the connector and add it back) and leave "Read only" unticked on Engram’s consent page.';
+  'the app again (remove the connector and add it back) and leave "Read only" unticked on Engram’s consent page ' +
+  '(the box is ticked for good when the app asked only to read: it must then ask for the scope memory:write).';
+const READ_ONLY_NARROWED =
+  `${READ_ONLY}The user let this app change memory, but the app narrowed its own token to the scope ` +
+  'memory:read when refreshing it, and a refresh cannot widen it again. To change memory, the app must ' +
+  'authorize again, asking for the scope "memory:read memory:write".';
+
+function readOnlyWording(caller: Caller): string {
+  if (!caller.oauthApp) return READ_ONLY_TOKEN;
+  return caller.readOnlyGrant ? READ_ONLY_APP : READ_ONLY_NARROWED;
+}
 
 export function assertWritable(caller: Caller): void {
   if (caller.readOnly) {
-    throw new EngramError('READ_ONLY_TOKEN', caller.oauthApp ? READ_ONLY_APP : READ_ONLY_TOKEN, {
+    throw new EngramError('READ_ONLY_TOKEN', readOnlyWording(caller), {
       reason: 'read-only-caller',
     });
   }

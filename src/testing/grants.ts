@@ -63,8 +63,8 @@ export function describeGrantContract(label: string, open: OpenStore): void {
         await grants.addClient(client('recent', { created: cutoff }));
         await grants.addGrant(grant('g1'), grantSecret('k1', 'g1'));
 
-        expect(await grants.removeUnusedClients(cutoff)).toBe(1);
-        expect(await grants.removeUnusedClients(cutoff)).toBe(0);
+        expect(await grants.removeUnusedClients(cutoff, cutoff)).toBe(1);
+        expect(await grants.removeUnusedClients(cutoff, cutoff)).toBe(0);
 
         expect(await grants.getClient('old')).toBeUndefined();
         expect(await grants.getClient('c1')).toEqual(client('c1', { created: cutoff - 1 }));
@@ -81,16 +81,43 @@ export function describeGrantContract(label: string, open: OpenStore): void {
         await grants.addClient(client('newest', { created: START + 1 }));
         await grants.addGrant(grant('g1'), grantSecret('k1', 'g1'));
 
-        expect(await grants.removeOldestUnusedClients(0)).toBe(0);
-        expect(await grants.removeOldestUnusedClients(1)).toBe(1);
+        expect(await grants.removeOldestUnusedClients(0, START)).toBe(0);
+        expect(await grants.removeOldestUnusedClients(1, START)).toBe(1);
         expect(await grants.getClient('a')).toBeUndefined();
         expect(await grants.getClient('b')).toBeDefined();
-        expect(await grants.removeOldestUnusedClients(5)).toBe(2);
-        expect(await grants.removeOldestUnusedClients(5)).toBe(0);
+        expect(await grants.removeOldestUnusedClients(5, START)).toBe(2);
+        expect(await grants.removeOldestUnusedClients(5, START)).toBe(0);
 
         expect(await grants.getClient('c1')).toEqual(client('c1', { created: START - 10 }));
         expect(await grants.countClients()).toBe(1);
         expect(await grants.listGrants()).toEqual([grant('g1')]);
+      });
+
+      it('whose consent page was shown since a time are kept, by age and at the cap alike; shown before it, they go', async () => {
+        const grants = await grantStore();
+        const cutoff = START + 10_000;
+        await grants.addClient(client('deciding', { created: START - 10 }));
+        await grants.addClient(client('shown-long-ago', { created: START - 5 }));
+        await grants.addClient(client('flood', { created: START }));
+        await grants.markClientShown('deciding', cutoff);
+        await grants.markClientShown('shown-long-ago', cutoff - 1);
+        // An unknown id changes nothing.
+        await grants.markClientShown('nobody', cutoff);
+
+        expect(await grants.removeOldestUnusedClients(1, cutoff)).toBe(1);
+        expect(await grants.getClient('shown-long-ago')).toBeUndefined();
+        expect(await grants.removeUnusedClients(cutoff, cutoff)).toBe(1);
+        expect(await grants.getClient('flood')).toBeUndefined();
+        expect(await grants.removeOldestUnusedClients(5, cutoff)).toBe(0);
+        expect(await grants.removeUnusedClients(cutoff, cutoff)).toBe(0);
+        expect(await grants.getClient('deciding')).toEqual(client('deciding', { created: START - 10 }));
+        expect(await grants.countClients()).toBe(1);
+
+        // Shown again later, the later time counts; once it is past, the client goes like any other.
+        await grants.markClientShown('deciding', cutoff + 5);
+        expect(await grants.removeOldestUnusedClients(1, cutoff + 5)).toBe(0);
+        expect(await grants.removeOldestUnusedClients(1, cutoff + 6)).toBe(1);
+        expect(await grants.countClients()).toBe(0);
       });
 
       it('are removed once the last grant naming them is revoked', async () => {
@@ -100,9 +127,9 @@ export function describeGrantContract(label: string, open: OpenStore): void {
         await grants.addGrant(grant('g2'), grantSecret('k2', 'g2'));
 
         await grants.revokeGrant('g1');
-        expect(await grants.removeUnusedClients(START + 1)).toBe(0);
+        expect(await grants.removeUnusedClients(START + 1, START + 1)).toBe(0);
         await grants.revokeGrant('g2');
-        expect(await grants.removeUnusedClients(START + 1)).toBe(1);
+        expect(await grants.removeUnusedClients(START + 1, START + 1)).toBe(1);
         expect(await grants.countClients()).toBe(0);
       });
     });

@@ -232,11 +232,27 @@ describe('write: refusals change nothing', () => {
     const memory = await seeded();
     await expectRefused(
       memory,
-      () => memory.write({ ...READ_ONLY, oauthApp: true }, { name: 'topics/preferences', new: 'x' }),
+      () =>
+        memory.write({ ...READ_ONLY, oauthApp: true, readOnlyGrant: true }, { name: 'topics/preferences', new: 'x' }),
       'READ_ONLY_TOKEN',
       'This connection is read-only: it can use memory_open but not memory_write or memory_drop. The user ' +
         'connected this app to Engram with "Read only". To change memory, ask them to connect the app again ' +
-        '(remove the connector and add it back) and leave "Read only" unticked on Engram’s consent page.',
+        '(remove the connector and add it back) and leave "Read only" unticked on Engram’s consent page (the box ' +
+        'is ticked for good when the app asked only to read: it must then ask for the scope memory:write).',
+    );
+  });
+
+  it('an OAuth app that narrowed its own token to memory:read is told to authorize again, not that the user chose "Read only"', async () => {
+    const memory = await seeded();
+    await expectRefused(
+      memory,
+      () =>
+        memory.write({ ...READ_ONLY, oauthApp: true, readOnlyGrant: false }, { name: 'topics/preferences', new: 'x' }),
+      'READ_ONLY_TOKEN',
+      'This connection is read-only: it can use memory_open but not memory_write or memory_drop. The user let ' +
+        'this app change memory, but the app narrowed its own token to the scope memory:read when refreshing it, ' +
+        'and a refresh cannot widen it again. To change memory, the app must authorize again, asking for the ' +
+        'scope "memory:read memory:write".',
     );
   });
 });

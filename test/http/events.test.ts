@@ -4,10 +4,13 @@
  * file arrives as a `change` event, as does one made through a second store on the same
  * PostgreSQL database; another user's never does; auth is that of the rest of /api; the
  * streams are capped per user and in all; closing the server ends them rather than waiting;
- * and a stream whose caller is no longer let in is ended at the next heartbeat.
+ * a stream whose caller is no longer let in is ended at the next heartbeat; and a stream
+ * whose answer cannot be started is a failed request (a rejection the router answers), not
+ * an unhandled rejection that would end the server.
  */
 
-import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
+import { EventEmitter } from 'node:events';
+import { createServer, type IncomingMessage, request, type Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -132,6 +135,30 @@ describe('GET /api/events', () => {
     // The page then fetches what changed: the activity names the other process's client.
     const activity = await server.memory.activity.list({ user: 'local', label: 'test' });
     expect(activity.items[0]).toMatchObject({ name: 'topics/editor', actor: 'claude-desktop', operation: 'create' });
+  });
+
+  it('a stream whose answer fails to start is a failed request, logged: the server goes on serving', async () => {
+    const server = await startTestServer();
+    const flush = vi.spyOn(ServerResponse.prototype, 'flushHeaders').mockImplementationOnce(() => {
+      throw new Error('the socket went away mid-answer');
+    });
+    onTestFinished(() => flush.mockRestore());
+    const failed = await new Promise<string>((resolve) => {
+      const outgoing = request(
+        { host: '127.0.0.1', port: server.port, path: '/api/events', headers: { Host: `127.0.0.1:${server.port}` } },
+        (res) => {
+          res.resume();
+          res.on('close', () => resolve(res.complete ? `answered ${res.statusCode}` : 'cut'));
+        },
+      );
+      outgoing.on('error', () => resolve('cut'));
+      outgoing.end();
+    });
+    // The headers were already written when it failed: the connection is cut, not a half answer.
+    expect(failed).toBe('cut');
+    expect(server.logs.join('\n')).toContain('internal error: Error: the socket went away mid-answer');
+    expect((await api(server.port, 'GET', '/api/entries')).status).toBe(200);
+    await ready(await openEvents(server.port));
   });
 
   it("tells each user of their own changes only, with what this server's own writes changed", async () => {
@@ -291,9 +318,7 @@ describe.skipIf(!postgres)('GET /api/events on PostgreSQL', () => {
     await other.query("UPDATE users SET changes = changes + 1 WHERE user_id = 'local'");
     await other.query('COMMIT');
     await ready(stream);
-    // Told after `ready`, or committed before it (then the page's fetch on `ready` shows it).
-    if (readyBeforeCommit)
-      await vi.waitFor(() => expect(stream.changes()).not.toEqual([]), { timeout: 5_000, interval: 50 });
+    // `ready` waited for the starting point, so the change committed meanwhile is the page's fetch's to show.
     expect(readyBeforeCommit).toBe(false);
     await memory.write({ user: 'local', label: 'claude' }, { name: 'topics/b', description: 'd', new: 'x' });
     await vi.waitFor(() => expect(stream.changes().at(-1)?.name).toBe('topics/b'), ARRIVES_WITHIN_MS);
@@ -359,6 +384,26 @@ describe('EventStreams', () => {
     allowed = false;
     await stream.ended;
     await vi.waitFor(() => expect(hub.size).toBe(0), ARRIVES_WITHIN_MS);
+  });
+
+  it('rejects, and forgets the stream, when its answer cannot be started (the router then answers 500)', async () => {
+    const memory: Memory = createMemory({ store: openMemoryStore() });
+    const hub = new EventStreams(memory, { perUser: 1, total: 2, heartbeatMs: 20 });
+    onTestFinished(() => hub.close());
+    const [route] = hub.routes();
+    const admit = () => route!.handle({ caller: { user: 'alice', label: 'ui' } } as never);
+    const admitted = await admit();
+    const unstartable = Object.assign(new EventEmitter(), {
+      destroyed: false,
+      writableEnded: false,
+      writeHead: () => {
+        throw new Error('the socket is gone');
+      },
+    });
+    await expect(admitted.respond!(unstartable as never, async () => true)).rejects.toThrow('the socket is gone');
+    expect(hub.size).toBe(0);
+    // Alice's one stream is hers to open again: the failed one was not left counted.
+    expect((await admit()).respond).toBeDefined();
   });
 
   it('caps the streams in all, as well as per user', async () => {

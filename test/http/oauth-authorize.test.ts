@@ -235,7 +235,7 @@ describe('GET /authorize: the consent page', () => {
   it.each([
     ['an unknown client', { client_id: 'nobody' }, 'Engram does not know this app: '],
     ['no redirect URI', { redirect_uri: undefined }, 'Claude did not say where to return'],
-    ['an unregistered redirect URI', { redirect_uri: 'https://evil.example/steal' }, 'https://evil.example/steal'],
+    ['an unregistered redirect URI', { redirect_uri: 'https://evil.example/steal' }, 'an address it did not register'],
   ])('answers %s on a page of its own, never redirecting', async (_, change, words) => {
     const page = await get({ ...GOOD, ...change });
     expect(page.status).toBe(400);

@@ -3,8 +3,9 @@
  * (test CA) comes back as sent; every refusal is an `invalid_client` OAuthError naming
  * why — not https, private addresses (however spelled or resolved, and before any
  * connection), redirects, non-200, not JSON, too big (declared or streamed), too slow —
- * in words that name no resolved address, port or system error (those go to the log),
- * and the connection goes to the address that was checked.
+ * in words that name no resolved address, port or system error (those go to the log, as
+ * does the stack of a failure no guard foresaw), and the connection goes to the address
+ * that was checked.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -153,7 +154,7 @@ describe('createClientMetadataFetcher: private addresses', () => {
     });
     const error = await refusal(fetch(new URL('https://client.example/c.json')));
     expect(error.description).toBe(
-      'client metadata document https://client.example/c.json: its host client.example was not found or is not on ' +
+      'client metadata document https://client.example/c.json: its host "client.example" was not found or is not on ' +
         'the public internet (documents are never fetched from loopback, private or link-local addresses)',
     );
     expect(log).toEqual([
@@ -180,7 +181,7 @@ describe('createClientMetadataFetcher: private addresses', () => {
       log: (line) => log.push(line),
     });
     const error = await refusal(fetch(new URL('https://nowhere.example/c.json')));
-    expect(error.description).toContain(`its host nowhere.example ${NOT_PUBLIC}`);
+    expect(error.description).toContain(`its host "nowhere.example" ${NOT_PUBLIC}`);
     expect(error.description).not.toContain('ENOTFOUND');
     expect(log.join('\n')).toContain('getaddrinfo ENOTFOUND nowhere.example');
   });
@@ -199,6 +200,25 @@ describe('createClientMetadataFetcher: private addresses', () => {
       `client metadata document https://client.example:${closed.port}/c.json: cannot be fetched: the connection to its server failed`,
     );
     expect(log.join('\n')).toMatch(/from 127\.0\.0\.1 failed: .*ECONNREFUSED/);
+  });
+
+  it('logs a failure no guard foresaw (a bug) with its stack, and refuses in words of its own', async () => {
+    const log: string[] = [];
+    const fetch = createClientMetadataFetcher({
+      // A resolver that answers nothing usable: reading its answer fails in the fetcher itself.
+      lookup: async () => null as never,
+      log: (line) => log.push(line),
+    });
+    const error = await refusal(fetch(new URL('https://client.example/c.json')));
+    expect(error.description).toBe(
+      'client metadata document https://client.example/c.json: cannot be fetched: this server failed while ' +
+        'fetching it (its log says why)',
+    );
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatch(
+      /^client metadata document https:\/\/client\.example\/c\.json: the fetch failed unexpectedly: TypeError: .*null/,
+    );
+    expect(log[0]).toContain('client-metadata.ts');
   });
 });
 

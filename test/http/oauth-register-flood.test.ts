@@ -3,7 +3,8 @@
  * registration cap from many addresses only pushes out its own unused registrations, so a
  * real-shaped client (Claude's metadata) still registers afterwards and completes the whole
  * flow (consent page, Allow, code exchange, a tool call), and a client a user already
- * allowed survives the flood. One party with one IPv6 /64 is slowed down as one address.
+ * allowed survives the flood, as does one whose consent page a person has open (they allow
+ * it after the flood). One party with one IPv6 /64 is slowed down as one address.
  * The server keeps answering others within the held-loop bound while the flood runs.
  */
 
@@ -42,9 +43,24 @@ async function register(server: OAuthTestServer, from: string, metadata: unknown
 
 /** Registers as Claude does, then goes through consent (Allow as alice) and the code exchange; the access token. */
 async function connect(server: OAuthTestServer, from: string): Promise<{ clientId: string; accessToken: string }> {
-  const registered = await register(server, from);
-  expect(registered.status).toBe(201);
-  const clientId: string = JSON.parse(registered.body).client_id;
+  const clientId = await registered(server, from);
+  return allow(server, clientId, await openConsentPage(server, clientId));
+}
+
+/** Registers as Claude does; its client id. */
+async function registered(server: OAuthTestServer, from: string): Promise<string> {
+  const answer = await register(server, from);
+  expect(answer.status).toBe(201);
+  return JSON.parse(answer.body).client_id;
+}
+
+interface ConsentPage {
+  readonly hidden: [string, string][];
+  readonly cookie: string;
+}
+
+/** Opens the consent page for the client, as a person's browser does. */
+async function openConsentPage(server: OAuthTestServer, clientId: string): Promise<ConsentPage> {
   const params = new URLSearchParams({
     client_id: clientId,
     redirect_uri: CLAUDE_CALLBACK,
@@ -53,8 +69,7 @@ async function connect(server: OAuthTestServer, from: string): Promise<{ clientI
     code_challenge_method: 'S256',
     state: 's1',
   });
-  const host = { Host: `127.0.0.1:${server.port}` };
-  const page = await raw(server.port, { path: `/authorize?${params}`, headers: host });
+  const page = await raw(server.port, { path: `/authorize?${params}`, headers: { Host: `127.0.0.1:${server.port}` } });
   expect(page.status).toBe(200);
   const hidden = [...page.body.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map(
     (match): [string, string] => [
@@ -63,11 +78,20 @@ async function connect(server: OAuthTestServer, from: string): Promise<{ clientI
     ],
   );
   const cookie = (page.headers['set-cookie'] ?? []).map((line) => line.split(';')[0]).join('; ');
+  return { hidden, cookie };
+}
+
+/** Allows the app on its consent page as alice, then exchanges the code; the access token. */
+async function allow(
+  server: OAuthTestServer,
+  clientId: string,
+  { hidden, cookie }: ConsentPage,
+): Promise<{ clientId: string; accessToken: string }> {
   const allowed = await raw(server.port, {
     method: 'POST',
     path: '/authorize',
     headers: {
-      ...host,
+      Host: `127.0.0.1:${server.port}`,
       'Content-Type': 'application/x-www-form-urlencoded',
       Origin: server.origin,
       'Sec-Fetch-Site': 'same-origin',
@@ -119,6 +143,22 @@ describe('a flood of registrations', () => {
     expect(await server.store.grants.getClient(used.clientId)).toBeDefined();
     expect(await toolsList(server, used.accessToken)).toBeDefined();
     expect(await toolsList(server, fresh.accessToken)).toBeDefined();
+  });
+
+  it('cannot push out an app whose consent page a person has open: they allow it after the flood, and it connects', async () => {
+    const server = await start();
+    const clientId = await registered(server, '198.51.100.1');
+    const page = await openConsentPage(server, clientId);
+
+    // While the person reads the page and types their password, someone registers five times the cap.
+    for (let i = 0; i < CAP * 5; i++) {
+      const flood = await register(server, `203.0.113.${i % 250}`, { redirect_uris: ['https://evil.example/cb'] });
+      expect(flood.status).toBe(201);
+    }
+    expect(await server.store.grants.countClients()).toBe(CAP);
+
+    const app = await allow(server, clientId, page);
+    expect(await toolsList(server, app.accessToken)).toBeDefined();
   });
 
   it('is refused only when every registration was allowed by a user', async () => {

@@ -88,6 +88,26 @@ describe('the code flow', () => {
     );
   });
 
+  it('a token the app narrowed to memory:read, though its grant may write, is told to authorize again, not "Read only"', async () => {
+    const server = await startOAuthServer();
+    const { tokens } = await connect(server);
+    const refreshed = await postForm(server.port, '/token', {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: CLIENT_ID,
+      scope: 'memory:read',
+    });
+    expect(refreshed.status).toBe(200);
+    const narrowed = JSON.parse(refreshed.body) as { access_token: string; scope: string };
+    expect(narrowed.scope).toBe('memory:read');
+    const result = toolResult(await postRpc(server.port, WRITE_ME, bearer(narrowed.access_token)));
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('the app narrowed its own token to the scope memory:read');
+    expect(result.text).toContain('the app must authorize again');
+    expect(result.text).not.toContain('connected this app to Engram with "Read only"');
+    expect(await server.memory.index({ user: 'ada', label: 'test' })).toEqual([]);
+  });
+
   it('an OAuth token does not open the REST API (it is bound to /mcp)', async () => {
     const server = await startOAuthServer();
     const { tokens } = await connect(server);

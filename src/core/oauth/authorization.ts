@@ -7,7 +7,10 @@
  * success) only for a client the operator listed in the config file: anyone can register
  * a client or publish a metadata document naming their own site as its redirect URI, and
  * then send a bad request on purpose to have Engram's address send people there (RFC 9700
- * §4.11.2), so for those clients every refusal is a page of our own too. Allowing creates the grant (one connected app) with
+ * §4.11.2), so for those clients every refusal is a page of our own too, which names what
+ * was wrong without repeating what the request or the client's document said (a short
+ * plain word at most: a page of Engram's must not carry a message of theirs, such as
+ * "session expired, sign in at …"). Allowing creates the grant (one connected app) with
  * its authorization code, atomically; the code is shown once, in the redirect, and kept
  * only as its SHA-256, with the redirect URI and PKCE challenge the token endpoint checks.
  */
@@ -29,8 +32,11 @@ import {
   type Scope,
 } from './types.js';
 
-/** The part of the client service the consent step needs: who the client is, and whether a redirect URI is its own. */
-export type ClientDirectory = Pick<OAuthClients, 'resolve' | 'matchRedirectUri'>;
+/**
+ * The part of the client service the consent step needs: who the client is, whether a
+ * redirect URI is its own, and noting that its consent page is shown (so it is kept a while).
+ */
+export type ClientDirectory = Pick<OAuthClients, 'resolve' | 'matchRedirectUri' | 'markShown'>;
 
 export interface AuthorizationOptions {
   /** Clock in milliseconds; tests inject one. */
@@ -117,7 +123,8 @@ export class Authorization {
     try {
       client = await this.clients.resolve(clientId);
     } catch (error) {
-      if (isOAuthError(error)) return page(`Engram does not know this app: ${error.description}`);
+      if (isOAuthError(error))
+        return page(`Engram does not know this app: ${withoutRequestText(error.description, clientId)}`);
       throw error;
     }
     const redirectUri = params.redirect_uri;
@@ -130,10 +137,13 @@ export class Authorization {
     }
     if (!isRedirectUri(redirectUri) || !this.clients.matchRedirectUri(client, redirectUri)) {
       return page(
-        `${client.name} asked to return to ${shown(redirectUri)}, which is not an address it registered, ` +
+        `${client.name} asked to return to an address it did not register (its redirect_uri), ` +
           'so Engram will not send you there.',
       );
     }
+    // A configured client is told its refusal on its redirect URI, where a value it sent may be
+    // repeated; any other is refused on Engram's own page, which must not carry text of theirs.
+    const value = client.kind === 'configured' ? quoted : pageValue;
 
     const state = single(params.state);
     const refuse = (error: OAuthErrorCode, description: string): AuthorizationCheck =>
@@ -163,7 +173,7 @@ export class Authorization {
     if (responseType !== 'code') {
       return refuse(
         'unsupported_response_type',
-        `response_type ${quoted(responseType)} is not supported: Engram issues authorization codes only (response_type=code).`,
+        `${named('response_type', value(responseType))} is not supported: Engram issues authorization codes only (response_type=code).`,
       );
     }
     const codeChallenge = single(params.code_challenge);
@@ -179,7 +189,7 @@ export class Authorization {
         'invalid_request',
         method === undefined || method === ''
           ? 'code_challenge_method is missing: Engram accepts only S256; send code_challenge_method=S256.'
-          : `code_challenge_method ${quoted(method)} is refused: Engram accepts only S256 (never plain).`,
+          : `${named('code_challenge_method', value(method))} is refused: Engram accepts only S256 (never plain).`,
       );
     }
     if (!S256_CHALLENGE.test(codeChallenge)) {
@@ -192,7 +202,7 @@ export class Authorization {
     if (typeof scopes === 'string') {
       return refuse(
         'invalid_scope',
-        `scope ${quoted(scopes)} is unknown: ask for ${SCOPES.join(' and/or ')}, separated by spaces.`,
+        `${named('scope', value(scopes))} is unknown: ask for ${SCOPES.join(' and/or ')}, separated by spaces.`,
       );
     }
     const resources = params.resource === undefined ? [] : ([] as string[]).concat(params.resource);
@@ -200,9 +210,11 @@ export class Authorization {
     if (foreign !== undefined) {
       return refuse(
         'invalid_target',
-        `resource ${quoted(foreign)} is not served here: Engram's tokens are for ${this.resource} only.`,
+        `${named('resource', value(foreign))} is not served here: Engram's tokens are for ${this.resource} only.`,
       );
     }
+    // A person is about to see the consent page: the client is not to be pushed out while they decide.
+    await this.clients.markShown(client);
     return {
       kind: 'ok',
       request: { client, redirectUri, state, codeChallenge, scopes, resource: this.resource },
@@ -252,19 +264,62 @@ export class Authorization {
   }
 }
 
-/** Longest part of a request's value a refusal repeats: enough to recognise it, too little to write a message with. */
+/** Longest part of a request's value a refusal sent back to a configured client repeats. */
 const SHOWN_CAP = 80;
 
-/** A value of the request as a refusal shows it (on Engram's page too): cut short. */
-function shown(value: string): string {
-  return value.length > SHOWN_CAP ? `${value.slice(0, SHOWN_CAP)}…` : value;
-}
+/**
+ * What of a value Engram's own page may repeat: a short word of letters, digits and
+ * `:._-` (a scope, a method's name), too little to write a message with — no spaces, no
+ * slashes, so no sentence and no address. Anything else is named, not shown.
+ */
+const PAGE_VALUE = /^[A-Za-z0-9:._-]{1,16}$/;
 
-/** A value of the request in quotes, cut short. */
+/** A value of the request in quotes, cut short: for a refusal sent to a configured client. */
 function quoted(value: string): string {
-  return JSON.stringify(shown(value));
+  return JSON.stringify(value.length > SHOWN_CAP ? `${value.slice(0, SHOWN_CAP)}…` : value);
 }
 
+/** A value of the request as Engram's own page may show it: quoted if a short plain word, else nothing. */
+function pageValue(value: string): string | undefined {
+  return PAGE_VALUE.test(value) ? JSON.stringify(value) : undefined;
+}
+
+/** A parameter as a refusal names it: with its value when that may be shown, else as "the … sent". */
+function named(parameter: string, value: string | undefined): string {
+  return value === undefined ? `the ${parameter} sent` : `${parameter} ${value}`;
+}
+
+/** Words a refusal of the client quotes itself (clients.ts): kept on the page whatever their length. */
+const OWN_WORDS: ReadonlySet<string> = new Set([
+  'authorization_code',
+  'refresh_token',
+  'code',
+  'none',
+  'token_endpoint_auth_method',
+]);
+
+/**
+ * A refusal of the client (clients.ts, the metadata fetch) worded for Engram's own page:
+ * every quoted value (from the request or the client's document) is shown only if a short
+ * plain word or one of Engram's own, and a metadata document's address — the client_id,
+ * which the app chose — is named, not repeated.
+ */
+function withoutRequestText(description: string, clientId: string): string {
+  const unquoted = description.replace(/"(?:[^"\\]|\\.)*"/g, (text) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      value = undefined;
+    }
+    if (typeof value === 'string' && OWN_WORDS.has(value)) return text;
+    return (typeof value === 'string' && pageValue(value)) || '(a value not shown here)';
+  });
+  if (!clientId.startsWith('https://')) return unquoted;
+  return unquoted
+    .replaceAll(`client metadata document ${clientId}: `, '')
+    .replaceAll(clientId, 'the address its client_id names');
+}
 function page(message: string): AuthorizationCheck {
   return { kind: 'page', message };
 }

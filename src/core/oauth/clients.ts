@@ -8,7 +8,9 @@
  *
  * Anyone may register, so the cap must never lock real apps out: a registration no grant
  * names (nobody allowed it) is forgotten after an hour, and at the cap the oldest such
- * registration gives way to the new one; a client someone allowed is never pushed out.
+ * registration gives way to the new one; a client someone allowed is never pushed out,
+ * nor one whose consent page was shown in the last CONSENT_SHOWN_MS (a person may be
+ * reading it: a flood of registrations, however fast, cannot take their app from them).
  */
 
 import { randomBytes } from 'node:crypto';
@@ -27,6 +29,11 @@ export const REDIRECT_URIS_CAP = 10;
  * client's id must still be known when they allow it; from then on a grant names it).
  */
 export const UNUSED_CLIENT_AGE_MS = 60 * 60 * 1000;
+/**
+ * How long after its consent page was last shown a registered client is kept, allowed or
+ * not, whatever the cap: time for a person to read the page, sign in and decide.
+ */
+export const CONSENT_SHOWN_MS = 30 * 60 * 1000;
 /** How long a fetched metadata document is trusted, and how many are kept. */
 const DOCUMENT_TTL_MS = 5 * 60_000;
 const DOCUMENT_CACHE_SIZE = 200;
@@ -47,7 +54,9 @@ export interface OAuthClientsOptions {
   readonly configured?: readonly OAuthClient[];
   /**
    * Fetches a client metadata document (with SSRF guards); without it, URL client ids are
-   * unknown. Its OAuthError refusals are shown to the client; any other failure is not.
+   * unknown. Its OAuthError refusals are shown to the client; any other failure is not, so
+   * the fetcher logs what it refuses and every failure of its own (as
+   * http/oauth/client-metadata.ts does): this module has no log.
    */
   readonly fetchDocument?: (url: URL) => Promise<unknown>;
   readonly maxRegistrations?: number;
@@ -211,7 +220,8 @@ export class OAuthClients {
     if (!(await this.makeRoom())) {
       throw new OAuthError(
         'temporarily_unavailable',
-        `this server accepts no more registrations (it holds ${this.maxRegistrations}, each allowed by a user): ask ` +
+        `this server accepts no more registrations for now (it holds ${this.maxRegistrations}, each allowed by a ` +
+          `user or shown on its consent page in the last ${CONSENT_SHOWN_MS / 60_000} minutes): try again later, ask ` +
           'its operator to list your client in the config file, or use a client metadata document URL as the client_id.',
       );
     }
@@ -236,19 +246,28 @@ export class OAuthClients {
   }
 
   /**
-   * Below the cap, true; at it, the oldest registrations no grant names give way (unused
-   * ones, whatever their age: a flood of registrations only pushes out its own), and false
-   * when every registered client has a grant.
+   * Below the cap, true; at it, the oldest registrations no grant names and whose consent
+   * page was not shown lately give way (whatever their age), and false when none may.
    */
   private async makeRoom(): Promise<boolean> {
     const count = await this.grants.countClients();
     if (count < this.maxRegistrations) return true;
-    return (await this.grants.removeOldestUnusedClients(count - this.maxRegistrations + 1)) > 0;
+    const shownBefore = this.now() - CONSENT_SHOWN_MS;
+    return (await this.grants.removeOldestUnusedClients(count - this.maxRegistrations + 1, shownBefore)) > 0;
   }
 
-  /** Deletes registered clients no grant names that registered over an hour ago; returns how many. */
+  /**
+   * Deletes registered clients no grant names that registered over an hour ago and whose
+   * consent page was not shown lately; returns how many.
+   */
   removeUnused(): Promise<number> {
-    return this.grants.removeUnusedClients(this.now() - UNUSED_CLIENT_AGE_MS);
+    const now = this.now();
+    return this.grants.removeUnusedClients(now - UNUSED_CLIENT_AGE_MS, now - CONSENT_SHOWN_MS);
+  }
+
+  /** Records that the consent page is shown for `client` now: a registered one is then kept a while (CONSENT_SHOWN_MS). */
+  async markShown(client: OAuthClient): Promise<void> {
+    if (client.kind === 'registered') await this.grants.markClientShown(client.id, this.now());
   }
 
   /**
@@ -318,7 +337,8 @@ export class OAuthClients {
       document = await fetchDocument(new URL(url));
     } catch (error) {
       // Only the fetcher's own refusals are worded for the client; any other failure's text could
-      // name what lies behind this server (addresses, ports, hosts), so it is not passed on.
+      // name what lies behind this server (addresses, ports, hosts), so it is not passed on
+      // (logging it is the fetcher's: see fetchDocument above).
       throw refuse('invalid_client_metadata', isOAuthError(error) ? error.description : 'it could not be fetched.');
     }
     if (isObject(document) && document.client_id !== url) {

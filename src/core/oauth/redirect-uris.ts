@@ -48,7 +48,7 @@ export function redirectUriProblem(uri: unknown): string | undefined {
   }
   if (PRIVATE_USE_SCHEME.test(url.protocol)) return undefined;
   return (
-    `the redirect URI ${shown} uses the scheme ${url.protocol}: use https, http on localhost, 127.0.0.1 or [::1], ` +
+    `the redirect URI ${shown} uses the scheme ${JSON.stringify(url.protocol)}: use https, http on localhost, 127.0.0.1 or [::1], ` +
     'or a private-use scheme named after a domain you own (com.example.app:/callback)'
   );
 }

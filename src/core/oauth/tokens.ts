@@ -418,8 +418,10 @@ export class OAuthTokens {
 
   /**
    * Who presents this access token at `resource` (this server's `/mcp` URL): the grant's
-   * user, its app's name (what history records), whether it may write, and that it is an
-   * app. Undefined when the token is unknown, expired, revoked or for another resource.
+   * user, its app's name (what history records), whether it may write, that it is an app,
+   * and whether its grant is read-only (a token the app narrowed itself may be read-only in
+   * a grant that is not). Undefined when the token is unknown, expired, revoked or for
+   * another resource.
    */
   async authenticate(accessToken: string, resource: string): Promise<Caller | undefined> {
     if (!accessToken.startsWith(SECRET_PREFIXES.access)) return undefined;
@@ -437,6 +439,7 @@ export class OAuthTokens {
       label: grant.clientName,
       readOnly: !tokenScopes(secret, grant).includes(SCOPE_WRITE),
       oauthApp: true,
+      readOnlyGrant: grant.readOnly,
     };
   }
 

@@ -87,24 +87,32 @@ export class EventStreams {
     }
     // Counted now: no await comes between this check and the stream opening.
     this.count(caller.user, 1);
-    return { respond: (res, stillAllowed) => void this.open(caller, res, stillAllowed) };
+    return { respond: (res, stillAllowed) => this.open(caller, res, stillAllowed) };
   }
 
+  /**
+   * Opens the stream and says `ready` once the watch has its starting point. A failure
+   * before then (the response could not be started) forgets the stream and rejects: the
+   * router answers it as any failed request (a 500, or a cut connection once begun).
+   */
   private async open(caller: Caller, res: ServerResponse, stillAllowed: StillAllowed): Promise<void> {
     let stop: (() => void) | undefined;
     let ended = false;
     let ready = false;
+    const forget = () => {
+      if (ended) return;
+      ended = true;
+      stop?.();
+      this.streams.delete(stream);
+      this.count(caller.user, -1);
+      if (this.streams.size === 0) this.stopHeartbeat();
+    };
     const stream: Stream = {
       user: caller.user,
       res,
       stillAllowed,
       end: () => {
-        if (ended) return;
-        ended = true;
-        stop?.();
-        this.streams.delete(stream);
-        this.count(caller.user, -1);
-        if (this.streams.size === 0) this.stopHeartbeat();
+        forget();
         if (!res.writableEnded) res.end();
       },
     };
@@ -113,18 +121,12 @@ export class EventStreams {
       stream.end();
       return;
     }
-    // The connection closes with the stream, so a server that closes never waits on it.
-    res.shouldKeepAlive = false;
-    res.writeHead(200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-store',
-      // nginx and the like would hold the events back to fill a buffer.
-      'X-Accel-Buffering': 'no',
-    });
-    // The browser learns the stream is open at once, though `ready` may wait for the store.
-    res.flushHeaders();
-    this.streams.add(stream);
-    this.startHeartbeat();
+    try {
+      this.start(stream);
+    } catch (error) {
+      forget();
+      throw error;
+    }
     let stopWatching: () => void;
     try {
       // A change told before `ready` committed before it: the page's fetch on `ready` shows it.
@@ -146,6 +148,23 @@ export class EventStreams {
     // page fetches what it shows.
     ready = true;
     send(stream, `retry: ${RECONNECT_MS}\nevent: ready\ndata: {}\n\n`);
+  }
+
+  /** Sends the stream's headers at once and counts it among the open streams. */
+  private start(stream: Stream): void {
+    const { res } = stream;
+    // The connection closes with the stream, so a server that closes never waits on it.
+    res.shouldKeepAlive = false;
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      // nginx and the like would hold the events back to fill a buffer.
+      'X-Accel-Buffering': 'no',
+    });
+    // The browser learns the stream is open at once, though `ready` may wait for the store.
+    res.flushHeaders();
+    this.streams.add(stream);
+    this.startHeartbeat();
   }
 
   private count(user: string, delta: number): void {

@@ -35,8 +35,9 @@ export interface ApiResult {
   /**
    * Answers by itself instead, for as long as it takes (server-sent events, events.ts);
    * `stillAllowed` checks the request's credentials again, as they were checked to get here.
+   * Settles once the answer is under way; the router awaits it, so a failure is its 500.
    */
-  readonly respond?: (res: ServerResponse, stillAllowed: () => Promise<boolean>) => void;
+  readonly respond?: (res: ServerResponse, stillAllowed: () => Promise<boolean>) => Promise<void>;
 }
 
 export interface Route {

@@ -206,8 +206,8 @@ export function createApi(options: ApiOptions): Api {
       ifMatch,
       bearer,
     });
-    if (result.respond) return result.respond(res, async () => (await authenticate(req)).ok);
-    if (result.stream) await sendJsonStream(res, result.status ?? 200, result.stream, result.headers);
+    if (result.respond) await result.respond(res, async () => (await authenticate(req)).ok);
+    else if (result.stream) await sendJsonStream(res, result.status ?? 200, result.stream, result.headers);
     else sendJson(res, result.status ?? 200, result.body, result.headers);
   }
 

@@ -11,15 +11,18 @@
  * why in words of our own, never what the fetch met underneath: no resolved address, no
  * system error text (a certificate's names, an address and port), and the same words for
  * a host that is not found as for one that is not public, so that the refusal cannot be
- * used to map the server's network; those details go to the server's log. Nothing is cached here: OAuthClients (core/oauth/clients.ts) caches the clients it
- * checked, and shares one fetch among concurrent requests for the same document.
+ * used to map the server's network; those details go to the server's log, as does any
+ * failure no guard foresaw (a bug), whose stack is logged before the client is refused in
+ * the same words of our own. Nothing is cached here: OAuthClients (core/oauth/clients.ts)
+ * caches the clients it checked, and shares one fetch among concurrent requests for the
+ * same document.
  */
 
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { IncomingMessage } from 'node:http';
 import { request } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { OAuthError } from '../../core/oauth/types.js';
+import { isOAuthError, OAuthError } from '../../core/oauth/types.js';
 import { isPublicAddress } from './public-address.js';
 
 export interface ResolvedAddress {
@@ -68,7 +71,7 @@ function checkUrl(url: URL): void {
 function unreachableHost(url: URL, host: string): OAuthError {
   return refuse(
     url,
-    `its host ${host} was not found or is not on the public internet (documents are never fetched from ` +
+    `its host ${JSON.stringify(host)} was not found or is not on the public internet (documents are never fetched from ` +
       'loopback, private or link-local addresses)',
   );
 }
@@ -108,6 +111,10 @@ async function resolve(
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+function errorStack(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
 /** Whether a failed connection failed on the server's TLS certificate (Node's codes for it, and OpenSSL's). */
@@ -260,8 +267,20 @@ async function fetchDocument(url: URL, options: ClientMetadataFetcherOptions): P
 /**
  * The fetcher OAuthClients uses for a client_id that is an HTTPS URL: the parsed document,
  * as the server sent it (checking it against the client_id is the caller's business), or
- * an `invalid_client` OAuthError saying why it was refused.
+ * an `invalid_client` OAuthError saying why it was refused — never another error, so
+ * nothing it meets goes unlogged or reaches the client in the system's words.
  */
 export function createClientMetadataFetcher(options: ClientMetadataFetcherOptions = {}): ClientMetadataFetcher {
-  return (url) => fetchDocument(url, options);
+  const log = options.log ?? (() => {});
+  return async (url) => {
+    try {
+      return await fetchDocument(url, options);
+    } catch (error) {
+      if (isOAuthError(error)) throw error;
+      // A failure no guard worded (a bug, a system call failing unexpectedly): its stack goes
+      // to the log, and the client gets words of our own, as for every other failure.
+      log(`client metadata document ${url.href}: the fetch failed unexpectedly: ${errorStack(error)}`);
+      throw refuse(url, 'cannot be fetched: this server failed while fetching it (its log says why)');
+    }
+  };
 }

@@ -14,6 +14,8 @@ const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export class MemoryGrantStore implements GrantStore {
   private readonly clients = new Map<string, ClientRecord>();
+  /** When each client's consent page was last shown, by client id. */
+  private readonly shown = new Map<string, number>();
   private readonly grants = new Map<string, GrantRecord>();
   /** Secrets by hash. */
   private readonly secrets = new Map<string, GrantSecretRecord>();
@@ -35,23 +37,35 @@ export class MemoryGrantStore implements GrantStore {
     return this.clients.size;
   }
 
-  async removeUnusedClients(registeredBefore: number): Promise<number> {
-    const named = new Set([...this.grants.values()].map((grant) => grant.clientId));
-    let removed = 0;
-    for (const [id, client] of this.clients) {
-      if (client.created < registeredBefore && !named.has(id)) removed += Number(this.clients.delete(id));
-    }
-    return removed;
+  async markClientShown(id: string, at: number): Promise<void> {
+    if (this.clients.has(id)) this.shown.set(id, at);
   }
 
-  async removeOldestUnusedClients(count: number): Promise<number> {
-    const named = new Set([...this.grants.values()].map((grant) => grant.clientId));
-    const oldest = [...this.clients.values()]
-      .filter((client) => !named.has(client.id))
+  async removeUnusedClients(registeredBefore: number, shownBefore: number): Promise<number> {
+    const unused = this.unusedClients(shownBefore).filter((client) => client.created < registeredBefore);
+    for (const client of unused) this.removeClient(client.id);
+    return unused.length;
+  }
+
+  async removeOldestUnusedClients(count: number, shownBefore: number): Promise<number> {
+    const oldest = this.unusedClients(shownBefore)
       .sort((a, b) => a.created - b.created || byCodePoint(a.id, b.id))
       .slice(0, Math.max(0, count));
-    for (const client of oldest) this.clients.delete(client.id);
+    for (const client of oldest) this.removeClient(client.id);
     return oldest.length;
+  }
+
+  /** The clients no grant names and whose consent page was not shown since `shownBefore`. */
+  private unusedClients(shownBefore: number): ClientRecord[] {
+    const named = new Set([...this.grants.values()].map((grant) => grant.clientId));
+    return [...this.clients.values()].filter(
+      (client) => !named.has(client.id) && (this.shown.get(client.id) ?? Number.NEGATIVE_INFINITY) < shownBefore,
+    );
+  }
+
+  private removeClient(id: string): void {
+    this.clients.delete(id);
+    this.shown.delete(id);
   }
 
   async addGrant(grant: GrantRecord, code: GrantSecretRecord): Promise<void> {

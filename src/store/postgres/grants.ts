@@ -39,12 +39,13 @@ const SQL = {
   addClient: `INSERT INTO oauth_clients (${CLIENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5)`,
   getClient: `SELECT ${CLIENT_COLUMNS} FROM oauth_clients WHERE id = $1`,
   countClients: 'SELECT count(*)::integer AS count FROM oauth_clients',
-  removeUnusedClients: countDeleted(
-    'DELETE FROM oauth_clients c WHERE c.created < $1 AND NOT EXISTS (SELECT 1 FROM grants g WHERE g.client_id = c.id)',
-  ),
+  markClientShown: 'UPDATE oauth_clients SET shown = $2 WHERE id = $1',
+  removeUnusedClients:
+    countDeleted(`DELETE FROM oauth_clients c WHERE c.created < $1 AND (c.shown IS NULL OR c.shown < $2)
+       AND NOT EXISTS (SELECT 1 FROM grants g WHERE g.client_id = c.id)`),
   // A client another registration is removing (FOR UPDATE SKIP LOCKED) is left to it.
   removeOldestUnusedClients: countDeleted(`DELETE FROM oauth_clients WHERE id IN (SELECT c.id FROM oauth_clients c
-       WHERE NOT EXISTS (SELECT 1 FROM grants g WHERE g.client_id = c.id)
+       WHERE (c.shown IS NULL OR c.shown < $2) AND NOT EXISTS (SELECT 1 FROM grants g WHERE g.client_id = c.id)
        ORDER BY c.created, c.id COLLATE "C" LIMIT $1 FOR UPDATE SKIP LOCKED)`),
   addGrant: `INSERT INTO grants (${GRANT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
   getGrant: `SELECT ${GRANT_COLUMNS} FROM grants WHERE id = $1`,
@@ -88,12 +89,20 @@ export class PostgresGrantStore implements GrantStore {
     return row?.count ?? 0;
   }
 
-  async removeUnusedClients(registeredBefore: number): Promise<number> {
-    return this.db.transaction(async (db) => count(db, statement('removeUnusedClients', registeredBefore)));
+  async markClientShown(id: string, at: number): Promise<void> {
+    await this.db.query(statement('markClientShown', id, at));
   }
 
-  async removeOldestUnusedClients(limit: number): Promise<number> {
-    return this.db.transaction(async (db) => count(db, statement('removeOldestUnusedClients', Math.max(0, limit))));
+  async removeUnusedClients(registeredBefore: number, shownBefore: number): Promise<number> {
+    return this.db.transaction(async (db) =>
+      count(db, statement('removeUnusedClients', registeredBefore, shownBefore)),
+    );
+  }
+
+  async removeOldestUnusedClients(limit: number, shownBefore: number): Promise<number> {
+    return this.db.transaction(async (db) =>
+      count(db, statement('removeOldestUnusedClients', Math.max(0, limit), shownBefore)),
+    );
   }
 
   /** A taken grant id or code hash is refused, and neither is kept. */

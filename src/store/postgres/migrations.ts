@@ -184,6 +184,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // 6: the grants of one OAuth client, by index: forgetting unused clients (grants.ts) asks
   // of every old client whether any grant still names it.
   'CREATE INDEX grants_client ON grants (client_id);',
+  // 7: when the consent page was last shown for each registered client (ms, NULL if never):
+  // at the registration cap, a client a person may be deciding about is not pushed out.
+  'ALTER TABLE oauth_clients ADD COLUMN shown bigint;',
 ];
 
 /** Rows per batch of the search vectors' backfill. */

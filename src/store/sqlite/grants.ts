@@ -49,10 +49,12 @@ const SQL = {
   addClient: `INSERT INTO oauth_clients (${CLIENT_COLUMNS}) VALUES (?, ?, ?, ?, ?)`,
   getClient: `SELECT ${CLIENT_COLUMNS} FROM oauth_clients WHERE id = ?`,
   countClients: 'SELECT count(*) AS count FROM oauth_clients',
-  removeUnusedClients:
-    'DELETE FROM oauth_clients WHERE created < ? AND NOT EXISTS (SELECT 1 FROM grants WHERE grants.client_id = oauth_clients.id)',
+  markClientShown: 'UPDATE oauth_clients SET shown = ? WHERE id = ?',
+  removeUnusedClients: `DELETE FROM oauth_clients WHERE created < ? AND (shown IS NULL OR shown < ?)
+       AND NOT EXISTS (SELECT 1 FROM grants WHERE grants.client_id = oauth_clients.id)`,
   removeOldestUnusedClients: `DELETE FROM oauth_clients WHERE id IN (SELECT id FROM oauth_clients
-       WHERE NOT EXISTS (SELECT 1 FROM grants WHERE grants.client_id = oauth_clients.id) ORDER BY created, id LIMIT ?)`,
+       WHERE (shown IS NULL OR shown < ?) AND NOT EXISTS (SELECT 1 FROM grants WHERE grants.client_id = oauth_clients.id)
+       ORDER BY created, id LIMIT ?)`,
   addGrant: `INSERT INTO grants (${GRANT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   getGrant: `SELECT ${GRANT_COLUMNS} FROM grants WHERE id = ?`,
   listGrants: `SELECT ${GRANT_COLUMNS} FROM grants ORDER BY created, id`,
@@ -126,12 +128,18 @@ export class SqliteGrantStore implements GrantStore {
     return this.guard.read(() => (this.statements.countClients.get() as { count: number }).count);
   }
 
-  async removeUnusedClients(registeredBefore: number): Promise<number> {
-    return this.guard.write(() => this.statements.removeUnusedClients.run(registeredBefore).changes);
+  async markClientShown(id: string, at: number): Promise<void> {
+    await this.guard.write(() => this.statements.markClientShown.run(at, id));
   }
 
-  async removeOldestUnusedClients(count: number): Promise<number> {
-    return this.guard.write(() => this.statements.removeOldestUnusedClients.run(Math.max(0, count)).changes);
+  async removeUnusedClients(registeredBefore: number, shownBefore: number): Promise<number> {
+    return this.guard.write(() => this.statements.removeUnusedClients.run(registeredBefore, shownBefore).changes);
+  }
+
+  async removeOldestUnusedClients(count: number, shownBefore: number): Promise<number> {
+    return this.guard.write(
+      () => this.statements.removeOldestUnusedClients.run(shownBefore, Math.max(0, count)).changes,
+    );
   }
 
   /** A taken grant id or code hash is refused, and neither is kept. */

@@ -338,6 +338,9 @@ export const MIGRATIONS: readonly string[] = [
   `
   DROP TRIGGER search_pending_insert;
   `,
+  // 16: when the consent page was last shown for each registered client (ms, NULL if never):
+  // at the registration cap, a client a person may be deciding about is not pushed out.
+  'ALTER TABLE oauth_clients ADD COLUMN shown INTEGER;',
 ];
 
 /** The schema version the database records, read without taking the write lock. */

@@ -59,10 +59,10 @@ describe('check: a bad client or redirect URI is answered on a page, never redir
     ['an unknown client', { client_id: 'someone-else' }, 'Engram does not know this app: '],
     ['no redirect_uri', { redirect_uri: undefined }, 'Claude did not say where to return'],
     ['several redirect_uri', { redirect_uri: [GOOD.redirect_uri, GOOD.redirect_uri] }, 'more than one address'],
-    ['an unregistered redirect_uri', { redirect_uri: 'https://evil.example/cb' }, 'https://evil.example/cb, which is'],
-    ['a redirect_uri with a fragment', { redirect_uri: `${GOOD.redirect_uri}#x` }, 'not an address it registered'],
-    ['a relative redirect_uri', { redirect_uri: '/api/mcp/auth_callback' }, 'not an address it registered'],
-    ['a loopback redirect_uri on another path', { redirect_uri: 'http://127.0.0.1:5555/other' }, 'not an address'],
+    ['an unregistered redirect_uri', { redirect_uri: 'https://evil.example/cb' }, 'an address it did not register'],
+    ['a redirect_uri with a fragment', { redirect_uri: `${GOOD.redirect_uri}#x` }, 'an address it did not register'],
+    ['a relative redirect_uri', { redirect_uri: '/api/mcp/auth_callback' }, 'an address it did not register'],
+    ['a loopback redirect_uri on another path', { redirect_uri: 'http://127.0.0.1:5555/other' }, 'did not register'],
   ])('%s', async (_, change, words) => {
     const { grants, authorization } = setup();
     const result = await authorization.check({ ...GOOD, ...change });
@@ -75,6 +75,7 @@ describe('check: a bad client or redirect URI is answered on a page, never redir
     const failing: ClientDirectory = {
       resolve: () => Promise.reject(new Error('database down')),
       matchRedirectUri: () => true,
+      markShown: async () => {},
     };
     const authorization = new Authorization(new MemoryGrantStore(), failing, { issuer: ISSUER, resource: RESOURCE });
     await expect(authorization.check(GOOD)).rejects.toThrow('database down');
@@ -98,7 +99,12 @@ const LATER_REFUSALS: [string, Record<string, unknown>, string, string][] = [
     'for https://memory.example.com/mcp only',
   ],
   ['a resource with a fragment', { resource: `${RESOURCE}#x` }, 'invalid_target', 'is not served here'],
-  ['one foreign resource among several', { resource: [RESOURCE, 'https://x.example/'] }, 'invalid_target', 'x.example'],
+  [
+    'one foreign resource among several',
+    { resource: [RESOURCE, 'https://x.example/'] },
+    'invalid_target',
+    'not served',
+  ],
   ['a repeated scope', { scope: ['memory:read', 'memory:write'] }, 'invalid_request', 'scope is sent more than once'],
   ['a repeated code_challenge', { code_challenge: [CHALLENGE, CHALLENGE] }, 'invalid_request', 'code_challenge is'],
 ];
@@ -177,18 +183,90 @@ describe('check: a registered or metadata-document client is never sent a refusa
     expect(await grants.listGrants()).toEqual([]);
   });
 
-  it('repeats at most 80 characters of a value the request sent, so that no message can be written on the page', async () => {
+  it.each([
+    ['scope', 'the scope sent is unknown'],
+    ['response_type', 'the response_type sent is not supported'],
+    ['code_challenge_method', 'the code_challenge_method sent is refused'],
+    ['resource', 'the resource sent is not served here'],
+  ])(
+    'repeats none of a %s that is not a short plain word on its page, so no message can be written there',
+    async (parameter, words) => {
+      const { authorization, client_id } = await registered();
+      // One word (a scope is read word by word), yet a message all the same.
+      const message = 'Session-expired:sign-in-again-at-https://evil.example/x';
+      const result = await authorization.check({
+        ...GOOD,
+        client_id,
+        redirect_uri: 'https://phish.example/landing',
+        [parameter]: message,
+      });
+      const text = result.kind === 'page' ? result.message : '';
+      expect(text).toContain(words);
+      for (const piece of ['Session', 'evil', 'https://evil']) expect(text).not.toContain(piece);
+    },
+  );
+
+  it('names a short plain value on its page: enough to recognise, too little to write with', async () => {
     const { authorization, client_id } = await registered();
-    const words = 'Your-session-has-expired,-call-555-0100-to-unlock-your-memory.-'.repeat(5);
     const result = await authorization.check({
       ...GOOD,
       client_id,
       redirect_uri: 'https://phish.example/landing',
-      scope: words,
+      scope: 'memory:admin',
     });
-    const message = result.kind === 'page' ? result.message : '';
-    expect(message).toContain(`scope ${JSON.stringify(`${words.slice(0, 80)}…`)} is unknown`);
-    expect(message).not.toContain(words.slice(0, 81));
+    expect(result.kind === 'page' && result.message).toContain('scope "memory:admin" is unknown');
+  });
+
+  it('repeats neither an unknown client_id nor an unregistered redirect_uri on its page', async () => {
+    const { authorization, client_id } = await registered();
+    const message = 'Session-expired.-Sign-in-again-at-evil.example';
+    const unknown = await authorization.check({ ...GOOD, client_id: message });
+    expect(unknown.kind === 'page' && unknown.message).toContain(
+      'Engram does not know this app: no client has the id (a value not shown here): register first',
+    );
+    const elsewhere = await authorization.check({
+      ...GOOD,
+      client_id,
+      redirect_uri: `https://evil.example/${message}`,
+    });
+    expect(elsewhere.kind === 'page' && elsewhere.message).toBe(
+      'Phisher asked to return to an address it did not register (its redirect_uri), so Engram will not send you there.',
+    );
+    for (const result of [unknown, elsewhere]) expect(JSON.stringify(result)).not.toContain('Session');
+  });
+
+  it('repeats neither the address of a metadata document nor what the document says on its page', async () => {
+    const grants = new MemoryGrantStore();
+    const url = 'https://phish.example/Session-expired-sign-in-again-at-evil.example';
+    const clients = new OAuthClients(grants, {
+      fetchDocument: async () => ({ client_id: 'Session expired, sign in again at https://evil.example/x' }),
+    });
+    const authorization = new Authorization(grants, clients, { issuer: ISSUER, resource: RESOURCE });
+    const result = await authorization.check({ ...GOOD, client_id: url });
+    expect(result).toEqual({
+      kind: 'page',
+      message:
+        'Engram does not know this app: the client metadata document at the address its client_id names cannot ' +
+        'be used: its client_id (a value not shown here) must be exactly the URL it is served from.',
+    });
+  });
+
+  it('keeps the words Engram quotes itself in a refusal of the document', async () => {
+    const grants = new MemoryGrantStore();
+    const url = 'https://app.example/client.json';
+    const clients = new OAuthClients(grants, {
+      fetchDocument: async () => ({
+        client_id: url,
+        redirect_uris: ['https://app.example/cb'],
+        token_endpoint_auth_method: 'private_key_jwt_and_then_some_words',
+      }),
+    });
+    const authorization = new Authorization(grants, clients, { issuer: ISSUER, resource: RESOURCE });
+    const result = await authorization.check({ ...GOOD, client_id: url });
+    expect(result.kind === 'page' && result.message).toContain(
+      'token_endpoint_auth_method (a value not shown here) is not supported: this server has public clients only ' +
+        '(PKCE, no client secret), so register with "token_endpoint_auth_method": "none".',
+    );
   });
 
   it('a metadata-document client: a page too', async () => {

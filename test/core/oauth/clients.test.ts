@@ -7,7 +7,13 @@
  */
 
 import { describe, expect, it, vi } from 'vitest';
-import { MAX_DOCUMENT_FETCHES, OAuthClients, UNUSED_CLIENT_AGE_MS } from '../../../src/core/oauth/clients.js';
+import { Authorization } from '../../../src/core/oauth/authorization.js';
+import {
+  CONSENT_SHOWN_MS,
+  MAX_DOCUMENT_FETCHES,
+  OAuthClients,
+  UNUSED_CLIENT_AGE_MS,
+} from '../../../src/core/oauth/clients.js';
 import { type OAuthClient, OAuthError, type OAuthErrorCode } from '../../../src/core/oauth/types.js';
 import { MemoryGrantStore } from '../../../src/store/memory/grants.js';
 
@@ -176,8 +182,8 @@ describe('register', () => {
     ['a relative URI', { redirect_uris: ['/callback'] }, 'invalid_redirect_uri', /not an absolute URI/],
     ['http on a public host', { redirect_uris: ['http://a.example/cb'] }, 'invalid_redirect_uri', /use https/],
     ['http on a private address', { redirect_uris: ['http://192.168.1.2/cb'] }, 'invalid_redirect_uri', /use https/],
-    ['javascript:', { redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri', /scheme javascript:/],
-    ['data:', { redirect_uris: ['data:text/html,hi'] }, 'invalid_redirect_uri', /scheme data:/],
+    ['javascript:', { redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri', /scheme "javascript:"/],
+    ['data:', { redirect_uris: ['data:text/html,hi'] }, 'invalid_redirect_uri', /scheme "data:"/],
     ['a scheme without a dot', { redirect_uris: ['myapp:/cb'] }, 'invalid_redirect_uri', /private-use scheme/],
     [
       'credentials',
@@ -276,13 +282,78 @@ describe('register', () => {
     await expectOAuthError(
       clients.register(CLAUDE),
       'temporarily_unavailable',
-      /no more registrations \(it holds 2, each allowed by a user\)/,
+      /no more registrations for now \(it holds 2, each allowed by a user or shown on its consent page in the last 30 minutes\): try again later/,
     );
     expect(await grants.countClients()).toBe(2);
   });
 });
 
+describe('register: a flood at the cap and a person on the consent page', () => {
+  const RESOURCE = 'https://e.example/mcp';
+
+  /** Has /authorize show `clientId`'s consent page, as a person's browser would. */
+  async function showConsentPage(clients: OAuthClients, grants: MemoryGrantStore, clientId: string) {
+    const authorization = new Authorization(grants, clients, { issuer: 'https://e.example', resource: RESOURCE });
+    const result = await authorization.check({
+      client_id: clientId,
+      redirect_uri: CLAUDE.redirect_uris[0],
+      response_type: 'code',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      resource: RESOURCE,
+    });
+    expect(result.kind).toBe('ok');
+  }
+
+  it(`cannot push out a client whose consent page was shown in the last ${CONSENT_SHOWN_MS / 60_000} minutes, however many register`, async () => {
+    expect(CONSENT_SHOWN_MS).toBe(30 * 60_000);
+    const { grants, clients, advance } = setup({ maxRegistrations: 10 });
+    const app = await clients.register(CLAUDE);
+    await showConsentPage(clients, grants, app.client_id);
+    // One party registers a hundred times the cap while the person reads the page.
+    for (let i = 0; i < 1_000; i++) {
+      advance(1);
+      await clients.register({ ...CLAUDE, client_name: `Flood ${i}` });
+    }
+    advance(CONSENT_SHOWN_MS - 1_001);
+    await clients.register({ ...CLAUDE, client_name: 'Flood, last' });
+    expect(await clients.removeUnused()).toBe(0);
+    expect(await grants.countClients()).toBe(10);
+    expect((await clients.resolve(app.client_id)).name).toBe('Claude');
+
+    // Once its page has not been shown for longer than that, it is an unused registration like any other.
+    advance(2);
+    for (let i = 0; i < 10; i++) await clients.register({ ...CLAUDE, client_name: `Later ${i}` });
+    expect(await grants.getClient(app.client_id)).toBeUndefined();
+  });
+
+  it('refuses a registration, for now, when every client is allowed or on its consent page', async () => {
+    const { grants, clients, advance } = setup({ maxRegistrations: 2 });
+    const used = await clients.register(CLAUDE);
+    await grantTo(grants, used.client_id, 'g1');
+    const deciding = await clients.register(CLAUDE);
+    await showConsentPage(clients, grants, deciding.client_id);
+    await expectOAuthError(clients.register(CLAUDE), 'temporarily_unavailable', /for now .* try again later/);
+    expect(await grants.countClients()).toBe(2);
+    advance(CONSENT_SHOWN_MS + 1);
+    await clients.register(CLAUDE);
+    expect(await grants.getClient(deciding.client_id)).toBeUndefined();
+  });
+});
+
 describe('removeUnused', () => {
+  it('keeps a client whose consent page was shown lately, however old its registration', async () => {
+    const { grants, clients, advance } = setup();
+    const deciding = await clients.register(CLAUDE);
+    advance(UNUSED_CLIENT_AGE_MS);
+    await clients.markShown(await clients.resolve(deciding.client_id));
+    advance(1);
+    expect(await clients.removeUnused()).toBe(0);
+    advance(CONSENT_SHOWN_MS);
+    expect(await clients.removeUnused()).toBe(1);
+    expect(await grants.getClient(deciding.client_id)).toBeUndefined();
+  });
+
   it('removes the clients no grant names that registered over an hour ago, and no other', async () => {
     expect(UNUSED_CLIENT_AGE_MS).toBe(60 * 60_000);
     const { grants, clients, advance } = setup();

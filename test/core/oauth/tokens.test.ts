@@ -121,6 +121,7 @@ describe('exchangeCode', () => {
       label: 'Claude',
       readOnly: false,
       oauthApp: true,
+      readOnlyGrant: false,
     });
   });
 
@@ -134,6 +135,7 @@ describe('exchangeCode', () => {
       label: 'Claude',
       readOnly: true,
       oauthApp: true,
+      readOnlyGrant: true,
     });
   });
 
@@ -289,6 +291,18 @@ describe('refresh', () => {
       context.tokens.refresh({ refreshToken, clientId: 'client-claude', ...more });
     return { ...context, grantId, response, refresh };
   }
+
+  it('a token the app narrowed to memory:read is read-only, though its grant is not', async () => {
+    const { tokens, response, refresh } = await connected();
+    const narrowed = await refresh(response.refresh_token, { scope: 'memory:read' });
+    expect(await tokens.authenticate(narrowed.access_token, RESOURCE)).toEqual({
+      user: 'ada',
+      label: 'Claude',
+      readOnly: true,
+      oauthApp: true,
+      readOnlyGrant: false,
+    });
+  });
 
   it('rotates: a new pair, and the old refresh token is spent', async () => {
     const { tokens, response, refresh, issued } = await connected();
