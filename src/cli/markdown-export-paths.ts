@@ -64,9 +64,19 @@ export function readNoFollow(path: string, bounds: { limit?: number; cap?: numbe
 }
 
 /**
+ * Whether `gid` is the user's own private group: their primary group, numbered as they
+ * are (how Debian, Ubuntu and Fedora make one per user, with a umask of 002 that leaves
+ * every folder they make writable by it). Writable by that group is writable by them alone.
+ */
+function ownPrivateGroup(gid: number, uid: number): boolean {
+  return gid === uid && gid === process.getgid?.();
+}
+
+/**
  * Refuses a folder the export writes in (DIR, a group's folder) that is not the exporting
- * user's alone: owned by someone else, or writable by its group or by others, who could
- * then swap a file or folder in it for a link between the export's check and its write.
+ * user's alone: owned by someone else, or writable by others or by a group other than
+ * their own private one, who could then swap a file or folder in it for a link between
+ * the export's check and its write.
  */
 export function checkPrivate(folder: string): void {
   const uid = process.getuid?.();
@@ -78,7 +88,7 @@ export function checkPrivate(folder: string): void {
         'Export into a folder of your own; nothing was written',
     );
   }
-  if ((stats.mode & 0o022) !== 0) {
+  if ((stats.mode & 0o002) !== 0 || ((stats.mode & 0o020) !== 0 && !ownPrivateGroup(stats.gid, uid))) {
     throw new UsageError(
       `${folder} can be written by ${(stats.mode & 0o002) !== 0 ? 'everyone' : 'its group'}, who could put a link in ` +
         `it while the export writes. Make it yours alone (chmod go-w ${shellWord(folder)}), or name another folder; ` +

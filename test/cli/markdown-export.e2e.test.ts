@@ -288,6 +288,9 @@ describe('markdown export into a folder others may write', () => {
     expect(readFileSync(join(out, 'README.md'), 'utf8')).toBe(readme);
   });
 
+  // A group other than the user's own private one (nogroup); root may give a folder to it.
+  const OTHER_GROUP = 65534;
+
   it.each([
     ['the folder', '', 0o770, 'its group'],
     ['a group folder', 'topics', 0o707, 'everyone'],
@@ -295,6 +298,7 @@ describe('markdown export into a folder others may write', () => {
     const { engram, out } = await exported();
     const shared = join(out, folder);
     chmodSync(shared, mode);
+    if (who === 'its group' && process.getuid?.() === 0) chownSync(shared, 0, OTHER_GROUP);
     await engram.run('write', 'topics/tea', '--new', ' Sencha.');
     const before = readFileSync(join(out, 'topics/tea.md'), 'utf8');
     const refused = await engram.run('export', '--format', 'markdown', out);
@@ -308,6 +312,18 @@ describe('markdown export into a folder others may write', () => {
     chmodSync(shared, 0o700);
     expect((await engram.run('export', '--format', 'markdown', out)).code).toBe(0);
   });
+
+  it.skipIf(process.getuid?.() !== process.getgid?.())(
+    "writes in a folder writable by the user's own private group (a umask of 002 makes every folder so)",
+    async () => {
+      const { engram, out } = await exported();
+      chmodSync(out, 0o775);
+      chmodSync(join(out, 'topics'), 0o775);
+      await engram.run('write', 'topics/tea', '--new', ' Sencha.');
+      expect((await engram.run('export', '--format', 'markdown', out)).code).toBe(0);
+      expect(readFileSync(join(out, 'topics/tea.md'), 'utf8')).toContain('Sencha.');
+    },
+  );
 
   it.skipIf(process.getuid?.() !== 0)(
     'refuses a group folder that belongs to another user, writing nothing',
