@@ -88,7 +88,10 @@ export function* chatgptSteps(files: readonly ImportFile[], policy: Policy, opti
     description: `What ChatGPT remembered about the user (${count} memories)`,
     body,
   });
+  let reported = 0;
   for (const { line, repeats, firstRepeat } of repeated.values()) {
+    // As many memories may repeat as there are: one step every few thousand, as when they were read.
+    if (++reported % STEP_UNITS === 0) yield;
     const more = repeats > 1 ? `, and ${(repeats - 1).toLocaleString('en-US')} more lines after it` : '';
     builder.leaveOut({
       source: `line ${firstRepeat}`,

@@ -254,7 +254,8 @@ describe('each bridge run with pauses', () => {
     },
     'anthropic-memory': Object.fromEntries(Array.from({ length: 900 }, (_, i) => [`n${i}.md`, 'line\n'.repeat(2_000)])),
     'claude-code': { 'MEMORY.md': `# Index\n${'- [a](a.md) note\n'.repeat(300_000)}` },
-    chatgpt: { 'm.txt': Array.from({ length: 300_000 }, (_, i) => `memory ${i}`).join('\n') },
+    // Half the memories given twice: 150,000 repeated memories to report, besides 150,000 to read.
+    chatgpt: { 'm.txt': Array.from({ length: 300_000 }, (_, i) => `memory ${i % 150_000}`).join('\n') },
     'llama-webui': {
       'm.json': JSON.stringify({
         entries: Array.from({ length: 900 }, (_, i) => ({
