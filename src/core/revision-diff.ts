@@ -61,17 +61,20 @@ export interface DiffSide {
 
 /**
  * The unified diff from `left` to `right`; null when the texts are too large to diff
- * (DIFF_MAX_LINES, DIFF_MAX_CHARACTERS) or too different (DIFF_WORK, DIFF_TIMEOUT_MS).
+ * (DIFF_MAX_LINES, DIFF_MAX_CHARACTERS) or too different (DIFF_WORK, DIFF_TIMEOUT_MS),
+ * unless they are alike.
  */
 export function boundedPatch(left: DiffSide, right: DiffSide): string | null {
-  if (left.text.length + right.text.length > DIFF_MAX_CHARACTERS) return null;
-  const lines = lineCount(left.text) + lineCount(right.text);
+  // Two texts alike differ in nothing, however large: the patch is its headers alone.
+  const alike = left.text === right.text;
+  if (!alike && left.text.length + right.text.length > DIFF_MAX_CHARACTERS) return null;
+  const lines = alike ? 0 : lineCount(left.text) + lineCount(right.text);
   if (lines > DIFF_MAX_LINES) return null;
   const patch = createTwoFilesPatch(
     left.label,
     right.label,
-    left.text,
-    right.text,
+    alike ? '' : left.text,
+    alike ? '' : right.text,
     left.description,
     right.description,
     {
