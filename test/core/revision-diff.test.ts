@@ -28,15 +28,17 @@ const sampled = () => new Promise((resolve) => setTimeout(resolve, 20));
  * answer), and returns the patch (or null).
  */
 async function measuredPatch(left: string, right: string): Promise<string | null> {
-  const { result, maxDelayMs } = await withEventLoopDelay(() =>
-    withHeapPeak(async () => {
+  // The heap measure starts with a full collection, outside the loop's: a collection of
+  // this worker's whole heap is not the diff holding the loop.
+  const { result, peakBytes } = await withHeapPeak(() =>
+    withEventLoopDelay(async () => {
       const patch = boundedPatch(side('a', left), side('b', right));
       await sampled();
       return patch;
     }),
   );
-  expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
-  expect(result.peakBytes).toBeLessThan(HELD_HEAP_BYTES);
+  expect(result.maxDelayMs).toBeLessThan(HELD_LOOP_MS);
+  expect(peakBytes).toBeLessThan(HELD_HEAP_BYTES);
   return result.result;
 }
 

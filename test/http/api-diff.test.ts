@@ -77,15 +77,16 @@ describe('GET …/diff of two 8,000-line revisions that share nothing', () => {
     const { token } = await server.access.create({ user: 'ada', readOnly: true });
     const path = '/api/entries/topics/list/diff?from=1&to=2';
 
-    const { result, maxDelayMs } = await withEventLoopDelay(() =>
-      withHeapPeak(async () => {
+    // The heap measure's first full collection comes before the loop's measure: it is not the server's.
+    const { result, peakBytes } = await withHeapPeak(() =>
+      withEventLoopDelay(async () => {
         const diffs = Array.from({ length: 3 }, () => api(server.port, 'GET', path, { token }));
         const health = raw(server.port, { path: '/healthz' });
         return { answers: await Promise.all(diffs), health: await health };
       }),
     );
-    expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
-    expect(result.peakBytes).toBeLessThan(HELD_HEAP_BYTES);
+    expect(result.maxDelayMs).toBeLessThan(HELD_LOOP_MS);
+    expect(peakBytes).toBeLessThan(HELD_HEAP_BYTES);
     expect(result.result.health.status).toBe(200);
     for (const answer of result.result.answers) {
       expect(answer.status).toBe(200);
