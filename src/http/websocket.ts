@@ -13,7 +13,8 @@
  * being checked at once (beyond the cap, 503 before any upgrade), and open sockets per
  * token, per user and in all (beyond a cap, the socket is closed as soon as it opens, 1008
  * or 1013, with a reason that names the cap and what to do, since a browser shows a
- * refused upgrade to no one).
+ * refused upgrade to no one; such a socket is no longer counted as being checked, a few
+ * per user wait for their client to answer the close, more are cut off at once).
  *
  * An open socket is one MCP connection (mcp/websocket.ts) for the caller its token names.
  * The token is checked again before each message, as HTTP checks it on each request: a
@@ -66,6 +67,8 @@ export interface WebSocketLimits {
   readonly sockets: number;
   /** Upgrades being checked at once (their token, before the socket opens); one more is refused with 503. */
   readonly handshakes: number;
+  /** How long a socket closed as it opened (past a cap) has to answer the close before it is cut off. */
+  readonly refusedSocketGraceMs: number;
 }
 
 export const DEFAULT_WEBSOCKET_LIMITS: WebSocketLimits = {
@@ -78,7 +81,14 @@ export const DEFAULT_WEBSOCKET_LIMITS: WebSocketLimits = {
   socketsPerUser: 64,
   sockets: 1024,
   handshakes: 64,
+  refusedSocketGraceMs: 2_000,
 };
+
+/**
+ * Sockets of one user closed as they opened that may wait for their client to answer the
+ * close; one more is cut off at once (its client sees the connection drop, the log says why).
+ */
+const REFUSED_SOCKETS_WAITING_PER_USER = 4;
 
 export interface WebSocketOptions {
   readonly handler: ToolHandler;
@@ -119,8 +129,6 @@ const INTERNAL_ERROR_MESSAGE =
 /** At most 123 bytes, as a close reason must be. */
 const TOKEN_REFUSED_REASON = 'The token is no longer accepted: it was revoked or has expired.';
 const SHUTTING_DOWN_REASON = 'The server is shutting down.';
-/** How long a socket closed as it opened (a cap) has to answer the close before it is cut off. */
-const REFUSED_SOCKET_GRACE_MS = 2_000;
 
 /**
  * What a socket is counted under for the per-token cap: the token presented, however its
@@ -178,8 +186,10 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
   const gate = browserGate({ ...options, auth: options.auth.mode });
   const sockets = new Set<WebSocket>();
   const counts = new SocketCounts(limits);
-  /** Upgrades whose token is being checked, and sockets being closed as they opened (a cap). */
+  /** Upgrades whose token is being checked. */
   let handshakes = 0;
+  /** Sockets closed as they opened (past a cap) waiting for their client to answer, per user. */
+  const refusedWaiting = new Map<string, number>();
   /** How to refuse each upgrade in progress, for the refusals ws makes itself (a bad key or version). */
   const refusers = new WeakMap<IncomingMessage, (status: number, message: string) => void>();
   let closing = false;
@@ -196,12 +206,32 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
     else socket.destroy();
   });
 
-  /** Closes a socket as it opens, saying which cap it met; cut off if the client does not answer the close. */
+  /**
+   * Closes a socket as it opens, saying which cap it met; cut off if the client does not
+   * answer the close. It holds no place among the upgrades being checked (a token at its cap
+   * that never answers must not block everyone's upgrades), and a user may have only a few
+   * waiting for their answer: past them, a socket is cut off at once.
+   */
   function refuseOpen(socket: WebSocket, refusal: CapRefusal, user: string): void {
-    log(`ws: closed a new socket of user ${user} at once (${refusal.code}): ${refusal.reason}`);
-    const cutOff = setTimeout(() => socket.terminate(), REFUSED_SOCKET_GRACE_MS);
-    socket.once('close', () => clearTimeout(cutOff));
     socket.on('error', () => {});
+    const waiting = refusedWaiting.get(user) ?? 0;
+    if (waiting >= REFUSED_SOCKETS_WAITING_PER_USER) {
+      log(
+        `ws: cut off a new socket of user ${user} at once (${refusal.code}, ` +
+          `${countOf(waiting, 'socket')} already closing): ${refusal.reason}`,
+      );
+      socket.terminate();
+      return;
+    }
+    log(`ws: closed a new socket of user ${user} at once (${refusal.code}): ${refusal.reason}`);
+    refusedWaiting.set(user, waiting + 1);
+    const cutOff = setTimeout(() => socket.terminate(), limits.refusedSocketGraceMs);
+    socket.once('close', () => {
+      clearTimeout(cutOff);
+      const left = (refusedWaiting.get(user) ?? 1) - 1;
+      if (left === 0) refusedWaiting.delete(user);
+      else refusedWaiting.set(user, left);
+    });
     socket.close(refusal.code, refusal.reason);
   }
 
@@ -400,13 +430,12 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
         server.handleUpgrade(req, socket, head, (webSocket) => {
           socket.off('error', onEarlyError);
           logLine(101);
+          checked();
           const refusal = counts.refusal(outcome.caller.user, countedToken(outcome, credentials.authorization));
-          // A socket closed as it opens stays counted as a handshake until it is gone.
           if (refusal !== undefined) {
             refuseOpen(webSocket, refusal, outcome.caller.user);
             return;
           }
-          checked();
           open(mcp.serveMcpWebSocket, webSocket, outcome, credentials.authorization, client);
         });
       })
