@@ -20,8 +20,9 @@
  * The token is checked again before each message, as HTTP checks it on each request: a
  * revoked or expired one closes the socket (1008). Each socket is pinged, closed when it
  * stays silent too long, capped in message size (1009), in requests at once, in messages
- * waiting to be served (it is not read meanwhile) and in what its client leaves unread
- * (1008); close() says goodbye to every socket (1001). One log line when a socket opens,
+ * waiting to be served (it is not read meanwhile; nor is any socket while the bytes waiting
+ * over all of them fill the server's budget, waiting-budget.ts) and in what its client
+ * leaves unread (1008); close() says goodbye to every socket (1001). One log line when a socket opens,
  * one when it closes.
  */
 
@@ -33,6 +34,7 @@ import { isEngramError } from '../core/errors.js';
 import type { Policy } from '../core/policy.js';
 import type { Authenticated } from '../mcp/http.js';
 import type { EntryNames } from '../mcp/resources.js';
+import { WaitingBudget } from '../mcp/waiting-budget.js';
 import type { serveMcpWebSocket } from '../mcp/websocket.js';
 import type { ToolHandler } from '../tools/handler.js';
 import { retryAfterHeaders, STATUS_BY_CODE } from './api/errors.js';
@@ -57,6 +59,8 @@ export interface WebSocketLimits {
   readonly maxInFlight: number;
   /** Messages received on one socket and not yet served past which it is not read until they are. */
   readonly maxWaiting: number;
+  /** Bytes of messages received and not yet served, over every socket, at which no socket is read until half are. */
+  readonly waitingBytes: number;
   /** Bytes sent and not yet read by the client past which the socket is closed (1008) rather than written to. */
   readonly maxUnreadBytes: number;
   /** Open sockets one token may hold; one more is closed as it opens (1008). */
@@ -76,6 +80,7 @@ export const DEFAULT_WEBSOCKET_LIMITS: WebSocketLimits = {
   idleMs: 10 * 60_000,
   maxInFlight: 16,
   maxWaiting: 8,
+  waitingBytes: 32 * 1024 * 1024,
   maxUnreadBytes: 4 * 1024 * 1024,
   socketsPerToken: 32,
   socketsPerUser: 64,
@@ -186,6 +191,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
   const gate = browserGate({ ...options, auth: options.auth.mode });
   const sockets = new Set<WebSocket>();
   const counts = new SocketCounts(limits);
+  const budget = new WaitingBudget(limits.waitingBytes);
   /** Upgrades whose token is being checked. */
   let handshakes = 0;
   /** Sockets closed as they opened (past a cap) waiting for their client to answer, per user. */
@@ -292,6 +298,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
       ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
       maxInFlight: limits.maxInFlight,
       maxWaiting: limits.maxWaiting,
+      budget,
       maxUnreadBytes: limits.maxUnreadBytes,
       who: () => who,
       admit: async () => {
