@@ -7,9 +7,10 @@
 
 import { type Command, InvalidArgumentError } from 'commander';
 import { ACTIVITY_DEFAULT_LIMIT, ACTIVITY_LIMIT_CAP, type ActivityItem } from '../core/activity.js';
+import { shellWord } from '../core/shell-word.js';
 import { type CommonOptions, cliCaller } from './context.js';
 import type { Run } from './entries.js';
-import { repeatCommand, shellWord } from './repeat-command.js';
+import { repeatCommand } from './repeat-command.js';
 
 interface ActivityOptions extends CommonOptions {
   readonly actor?: string;

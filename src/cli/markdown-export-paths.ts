@@ -5,8 +5,8 @@
  */
 
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, type Stats } from 'node:fs';
+import { shellWord } from '../core/shell-word.js';
 import { UsageError } from './output.js';
-import { shellWord } from './repeat-command.js';
 
 /** A path's stats without following a link; undefined when nothing is there. */
 export function lstatOf(path: string): Stats | undefined {

@@ -10,6 +10,7 @@
  */
 
 import type { Command, Option } from 'commander';
+import { shellWord } from '../core/shell-word.js';
 
 /**
  * A secret-bearing option's value as it may be repeated: `value` without the secret
@@ -24,11 +25,6 @@ const secretBearing = new WeakMap<Option, WithoutSecret>();
 export function bearsSecret(option: Option, withoutSecret: WithoutSecret): Option {
   secretBearing.set(option, withoutSecret);
   return option;
-}
-
-/** A word as a POSIX shell reads it back: bare when safe, else single-quoted. */
-export function shellWord(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 /** A command line to run again, and the notes on what was left out of it (a secret). */

@@ -6,12 +6,12 @@
 
 import type { Command } from 'commander';
 import { type AccountSummary, checkUserName, type RemovedUser, userNotFound } from '../core/accounts.js';
+import { shellWord } from '../core/shell-word.js';
 import { countOf, formatCount } from '../core/text.js';
 import type { CommonOptions, Context } from './context.js';
 import type { Run } from './entries.js';
 import { UsageError } from './output.js';
 import { type PasswordSource, readNewPassword } from './password-input.js';
-import { shellWord } from './repeat-command.js';
 
 interface PasswordOptions extends CommonOptions {
   readonly passwordStdin?: boolean;

@@ -11,8 +11,8 @@ import { listedSources } from '../core/bridges/run.js';
 import type { EngramError } from '../core/errors.js';
 import { didYouMean } from '../core/format.js';
 import { nothingDone, recoveredOverCapProblem } from '../core/recovery-caps.js';
+import { shellWord } from '../core/shell-word.js';
 import { formatCount } from '../core/text.js';
-import { shellWord } from './repeat-command.js';
 
 export function cliMessage(error: EngramError): string {
   const detail = error.detail;

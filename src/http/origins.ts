@@ -3,11 +3,14 @@
  * names it may be reached by (the `Host` header, against DNS rebinding), and which
  * addresses it may listen on without authentication. A page refused is also logged with
  * the --allow-origin that would let it in: the browser shows the person only that the page
- * failed, never Engram's words, so the server's log is where they can find why.
+ * failed, never Engram's words, so the server's log is where they can find why. The origin
+ * in that hint is quoted as a shell word: a page may send any origin a URL parses to
+ * (`http://$(id).com`), and pasting the hint must never run a command.
  */
 
 import { isIP } from 'node:net';
 import { EngramError } from '../core/errors.js';
+import { shellWord } from '../core/shell-word.js';
 
 export type AuthMode = 'none' | 'token' | 'oauth';
 
@@ -67,12 +70,12 @@ function pagesFrom(origin: string): string {
   return origin === 'null' ? 'pages opened from a file or in a sandbox (Origin null)' : `pages from ${origin}`;
 }
 
-/** What would let pages of this origin in. */
+/** What would let pages of this origin in, as a command line safe to paste (the origin quoted). */
 function originHint(origin: string, auth: AuthMode): string {
   if (origin === 'null') {
     return `Serve the page from http://localhost or http://127.0.0.1 instead${auth === 'none' ? ', or restart engram serve with --auth token' : ''}.`;
   }
-  return `To allow them, restart engram serve with --allow-origin ${origin}${auth === 'none' ? ' (or use --auth token)' : ''}.`;
+  return `To allow them, restart engram serve with --allow-origin ${shellWord(origin)}${auth === 'none' ? ' (or use --auth token)' : ''}.`;
 }
 
 /** An Origin as the log may show it: printable ASCII with no spaces, at most 200 characters; else "?" (no forged lines). */

@@ -13,14 +13,16 @@
  * being checked at once (beyond the cap, 503 before any upgrade), and open sockets per
  * token, per user and in all (beyond a cap, the socket is closed as soon as it opens, 1008
  * or 1013, with a reason that names the cap and what to do, since a browser shows a
- * refused upgrade to no one).
+ * refused upgrade to no one; such a socket is no longer counted as being checked, a few
+ * per user wait for their client to answer the close, more are cut off at once).
  *
  * An open socket is one MCP connection (mcp/websocket.ts) for the caller its token names.
  * The token is checked again before each message, as HTTP checks it on each request: a
  * revoked or expired one closes the socket (1008). Each socket is pinged, closed when it
  * stays silent too long, capped in message size (1009), in requests at once, in messages
- * waiting to be served (it is not read meanwhile) and in what its client leaves unread
- * (1008); close() says goodbye to every socket (1001). One log line when a socket opens,
+ * waiting to be served (it is not read meanwhile; nor is any socket while the bytes waiting
+ * over all of them fill the server's budget, waiting-budget.ts) and in what its client
+ * leaves unread (1008); close() says goodbye to every socket (1001). One log line when a socket opens,
  * one when it closes.
  */
 
@@ -32,6 +34,7 @@ import { isEngramError } from '../core/errors.js';
 import type { Policy } from '../core/policy.js';
 import type { Authenticated } from '../mcp/http.js';
 import type { EntryNames } from '../mcp/resources.js';
+import { WaitingBudget } from '../mcp/waiting-budget.js';
 import type { serveMcpWebSocket } from '../mcp/websocket.js';
 import type { ToolHandler } from '../tools/handler.js';
 import { retryAfterHeaders, STATUS_BY_CODE } from './api/errors.js';
@@ -56,6 +59,8 @@ export interface WebSocketLimits {
   readonly maxInFlight: number;
   /** Messages received on one socket and not yet served past which it is not read until they are. */
   readonly maxWaiting: number;
+  /** Bytes of messages received and not yet served, over every socket, at which no socket is read until half are. */
+  readonly waitingBytes: number;
   /** Bytes sent and not yet read by the client past which the socket is closed (1008) rather than written to. */
   readonly maxUnreadBytes: number;
   /** Open sockets one token may hold; one more is closed as it opens (1008). */
@@ -66,6 +71,8 @@ export interface WebSocketLimits {
   readonly sockets: number;
   /** Upgrades being checked at once (their token, before the socket opens); one more is refused with 503. */
   readonly handshakes: number;
+  /** How long a socket closed as it opened (past a cap) has to answer the close before it is cut off. */
+  readonly refusedSocketGraceMs: number;
 }
 
 export const DEFAULT_WEBSOCKET_LIMITS: WebSocketLimits = {
@@ -73,12 +80,20 @@ export const DEFAULT_WEBSOCKET_LIMITS: WebSocketLimits = {
   idleMs: 10 * 60_000,
   maxInFlight: 16,
   maxWaiting: 8,
+  waitingBytes: 32 * 1024 * 1024,
   maxUnreadBytes: 4 * 1024 * 1024,
   socketsPerToken: 32,
   socketsPerUser: 64,
   sockets: 1024,
   handshakes: 64,
+  refusedSocketGraceMs: 2_000,
 };
+
+/**
+ * Sockets of one user closed as they opened that may wait for their client to answer the
+ * close; one more is cut off at once (its client sees the connection drop, the log says why).
+ */
+const REFUSED_SOCKETS_WAITING_PER_USER = 4;
 
 export interface WebSocketOptions {
   readonly handler: ToolHandler;
@@ -119,8 +134,6 @@ const INTERNAL_ERROR_MESSAGE =
 /** At most 123 bytes, as a close reason must be. */
 const TOKEN_REFUSED_REASON = 'The token is no longer accepted: it was revoked or has expired.';
 const SHUTTING_DOWN_REASON = 'The server is shutting down.';
-/** How long a socket closed as it opened (a cap) has to answer the close before it is cut off. */
-const REFUSED_SOCKET_GRACE_MS = 2_000;
 
 /**
  * What a socket is counted under for the per-token cap: the token presented, however its
@@ -178,8 +191,11 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
   const gate = browserGate({ ...options, auth: options.auth.mode });
   const sockets = new Set<WebSocket>();
   const counts = new SocketCounts(limits);
-  /** Upgrades whose token is being checked, and sockets being closed as they opened (a cap). */
+  const budget = new WaitingBudget(limits.waitingBytes);
+  /** Upgrades whose token is being checked. */
   let handshakes = 0;
+  /** Sockets closed as they opened (past a cap) waiting for their client to answer, per user. */
+  const refusedWaiting = new Map<string, number>();
   /** How to refuse each upgrade in progress, for the refusals ws makes itself (a bad key or version). */
   const refusers = new WeakMap<IncomingMessage, (status: number, message: string) => void>();
   let closing = false;
@@ -196,12 +212,32 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
     else socket.destroy();
   });
 
-  /** Closes a socket as it opens, saying which cap it met; cut off if the client does not answer the close. */
+  /**
+   * Closes a socket as it opens, saying which cap it met; cut off if the client does not
+   * answer the close. It holds no place among the upgrades being checked (a token at its cap
+   * that never answers must not block everyone's upgrades), and a user may have only a few
+   * waiting for their answer: past them, a socket is cut off at once.
+   */
   function refuseOpen(socket: WebSocket, refusal: CapRefusal, user: string): void {
-    log(`ws: closed a new socket of user ${user} at once (${refusal.code}): ${refusal.reason}`);
-    const cutOff = setTimeout(() => socket.terminate(), REFUSED_SOCKET_GRACE_MS);
-    socket.once('close', () => clearTimeout(cutOff));
     socket.on('error', () => {});
+    const waiting = refusedWaiting.get(user) ?? 0;
+    if (waiting >= REFUSED_SOCKETS_WAITING_PER_USER) {
+      log(
+        `ws: cut off a new socket of user ${user} at once (${refusal.code}, ` +
+          `${countOf(waiting, 'socket')} already closing): ${refusal.reason}`,
+      );
+      socket.terminate();
+      return;
+    }
+    log(`ws: closed a new socket of user ${user} at once (${refusal.code}): ${refusal.reason}`);
+    refusedWaiting.set(user, waiting + 1);
+    const cutOff = setTimeout(() => socket.terminate(), limits.refusedSocketGraceMs);
+    socket.once('close', () => {
+      clearTimeout(cutOff);
+      const left = (refusedWaiting.get(user) ?? 1) - 1;
+      if (left === 0) refusedWaiting.delete(user);
+      else refusedWaiting.set(user, left);
+    });
     socket.close(refusal.code, refusal.reason);
   }
 
@@ -262,6 +298,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
       ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
       maxInFlight: limits.maxInFlight,
       maxWaiting: limits.maxWaiting,
+      budget,
       maxUnreadBytes: limits.maxUnreadBytes,
       who: () => who,
       admit: async () => {
@@ -400,13 +437,12 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
         server.handleUpgrade(req, socket, head, (webSocket) => {
           socket.off('error', onEarlyError);
           logLine(101);
+          checked();
           const refusal = counts.refusal(outcome.caller.user, countedToken(outcome, credentials.authorization));
-          // A socket closed as it opens stays counted as a handshake until it is gone.
           if (refusal !== undefined) {
             refuseOpen(webSocket, refusal, outcome.caller.user);
             return;
           }
-          checked();
           open(mcp.serveMcpWebSocket, webSocket, outcome, credentials.authorization, client);
         });
       })

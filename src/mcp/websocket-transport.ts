@@ -10,7 +10,8 @@
  *
  * Nothing a client sends or leaves unread grows the server: while more than `maxWaiting`
  * messages wait to be served (each waits for its admission, a database round trip on
- * PostgreSQL), the socket is not read, so the kernel's buffers hold the client back; and
+ * PostgreSQL), the socket is not read, so the kernel's buffers hold the client back; while
+ * the server's `budget` of bytes waiting over all sockets is full, no socket is read; and
  * a socket whose client leaves more than `maxUnreadBytes` unread is closed (1008) instead
  * of being written more. The size of a message is capped by the socket itself (ws
  * `maxPayload`, close 1009).
@@ -20,12 +21,15 @@ import type { JSONRPCMessage, JSONRPCRequest, RequestId, Transport } from '@mode
 import type { RawData, WebSocket } from 'ws';
 import { isEngramError } from '../core/errors.js';
 import { decodeMessage, type Refusal, refusalAnswer } from './json-rpc-decode.js';
+import type { WaitingBudget } from './waiting-budget.js';
 
 export interface WebSocketTransportOptions {
   /** Requests served at once on this socket; one more is answered with a JSON-RPC error. */
   readonly maxInFlight: number;
   /** Messages received and not yet served past which the socket is not read until they are. */
   readonly maxWaiting: number;
+  /** The bytes waiting to be served over every socket of the server: while it is full, no socket is read. */
+  readonly budget: WaitingBudget;
   /** Bytes written and not yet read by the client past which the socket is closed (1008) rather than written to. */
   readonly maxUnreadBytes: number;
   /**
@@ -43,6 +47,10 @@ const REFUSED = -32000;
 const INTERNAL_ERROR = -32603;
 /** At most 123 bytes, as a close reason must be. */
 const UNREAD_REASON = 'Too many answers unread: read the answers before sending more.';
+
+function sizeOf(data: RawData): number {
+  return Array.isArray(data) ? data.reduce((sum, part) => sum + part.byteLength, 0) : data.byteLength;
+}
 
 function textOf(data: RawData): string {
   if (Buffer.isBuffer(data)) return data.toString('utf8');
@@ -81,21 +89,34 @@ export class WebSocketTransport implements Transport {
     private readonly options: WebSocketTransportOptions,
   ) {}
 
+  /** Stops watching the server's budget. */
+  private unwatch: () => void = () => {};
+
+  /** Reads the socket only while its own queue and the server's budget have room. */
+  private readonly pace = () => {
+    const read = this.waiting <= this.options.maxWaiting && !this.options.budget.full;
+    if (read && this.socket.isPaused) this.socket.resume();
+    else if (!read && !this.socket.isPaused) this.socket.pause();
+  };
   private readonly onSocketMessage = (data: RawData) => {
+    const bytes = sizeOf(data);
     this.waiting++;
-    if (this.waiting > this.options.maxWaiting) this.socket.pause();
+    this.options.budget.take(bytes);
+    this.pace();
     this.admitted = this.admitted.then(async () => {
       try {
         await this.receive(textOf(data));
       } finally {
         this.waiting--;
-        if (this.waiting <= this.options.maxWaiting && this.socket.isPaused) this.socket.resume();
+        this.options.budget.give(bytes);
+        this.pace();
       }
     });
   };
   private readonly onSocketClose = () => {
     if (this.closed) return;
     this.closed = true;
+    this.unwatch();
     this.socket.off('message', this.onSocketMessage);
     this.onclose?.();
   };
@@ -103,6 +124,8 @@ export class WebSocketTransport implements Transport {
   async start(): Promise<void> {
     this.socket.on('message', this.onSocketMessage);
     this.socket.once('close', this.onSocketClose);
+    this.unwatch = this.options.budget.watch(this.pace);
+    this.pace();
   }
 
   async send(message: JSONRPCMessage): Promise<void> {

@@ -206,6 +206,23 @@ describe('a page refused for its Origin', () => {
     expect(server.logs).toContain(HINT);
   });
 
+  it('an origin with shell syntax in its host is quoted, so the hint pasted into a shell runs no command', async () => {
+    const server = await startTestServer();
+    const origins = ['http://a`id`.com', 'http://$(id).com', 'http://a;id&b.com'];
+    for (const origin of origins) {
+      const response = await postRpc(server.port, rpc('tools/list'), { Origin: origin });
+      expect(response.status).toBe(403);
+      expect(response.body).toContain(`--allow-origin '${origin}' (or use --auth token)`);
+    }
+    expect(server.logs.filter((line) => line.startsWith('refused '))).toEqual(
+      origins.map(
+        (origin) =>
+          `refused pages from ${origin} (the browser does not show why): To allow them, restart engram serve with ` +
+          `--allow-origin '${origin}' (or use --auth token).`,
+      ),
+    );
+  });
+
   it('pages opened from a file (Origin null) are told another way in; an Origin that is not one, that none can name', async () => {
     const server = await startTestServer({ auth: 'token', allowOrigins: ['http://app.example'] });
     await postRpc(server.port, rpc('tools/list'), { Origin: 'null' });

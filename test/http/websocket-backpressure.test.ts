@@ -7,7 +7,10 @@
  * Measured as the server's peak memory (heap, and the buffers messages are read into) and
  * longest event-loop pause while the hostile client runs, then another client is served;
  * on SQLite and on PostgreSQL, with the server in this process and the flooding client in
- * its own (flooding-client.mjs), so that the server does not pace it.
+ * its own (flooding-client.mjs), so that the server does not pace it. And many sockets
+ * flooding at once, each message waiting for a slow token check: each socket's own cap
+ * let 24 of them hold 190 MiB (165 MiB of buffers at the peak, the loop held 600 ms); the
+ * server's budget of bytes waiting over all sockets stops reading every one while full.
  */
 
 import { spawn } from 'node:child_process';
@@ -17,10 +20,11 @@ import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { WebSocket } from 'ws';
 import { type Access, createAccess } from '../../src/core/access.js';
 import { createMemory, type Memory } from '../../src/core/memory.js';
-import type { Policy } from '../../src/core/policy.js';
+import { DEFAULT_POLICY, type Policy } from '../../src/core/policy.js';
 import type { Store } from '../../src/core/store.js';
 import { type RunningHttpServer, startHttpServer } from '../../src/http/server.js';
 import type { WebSocketLimits } from '../../src/http/websocket.js';
+import { openMemoryStore } from '../../src/store/memory/index.js';
 import { openPostgresStore } from '../../src/store/postgres/index.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { createToolHandler } from '../../src/tools/handler.js';
@@ -146,13 +150,16 @@ async function othersServed(served: Served): Promise<void> {
 
 const FLOODING_CLIENT = fileURLToPath(new URL('./flooding-client.mjs', import.meta.url));
 
-/** Runs the flooding client against /ws until it has sent everything. */
-function flood(port: number, token: string): Promise<void> {
+/** Runs the flooding client against /ws until it has sent everything (`messages` of `bytes`, on each of `sockets`). */
+function flood(
+  port: number,
+  token: string,
+  { bytes = MESSAGE_BYTES, messages = MESSAGES, sockets = 1 } = {},
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const url = `ws://127.0.0.1:${port}/ws?access_token=${token}`;
-    const child = spawn(process.execPath, [FLOODING_CLIENT, url, String(MESSAGE_BYTES), String(MESSAGES)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const args = [FLOODING_CLIENT, url, String(bytes), String(messages), String(sockets)];
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     onTestFinished(() => {
       child.kill();
     });
@@ -229,6 +236,77 @@ function unreadAnswers(openStore: OpenStore) {
     await othersServed(served);
   };
 }
+
+/** Sockets flooding at once, each with its own queue full: one token's fill of them, nearly. */
+const FLOODING_SOCKETS = 24;
+/** Each of their messages (nearly the largest the server takes), and how many each sends: 253 MiB in all. */
+const SOCKET_MESSAGE_BYTES = 900 * 1024;
+const SOCKET_MESSAGES = 12;
+/** The server's budget of bytes waiting here: without it, 24 full queues hold 9 × 900 KiB each, 190 MiB. */
+const WAITING_BYTES = 8 * 1024 * 1024;
+/**
+ * The buffers the server may hold: its budget, on each socket one message being read when
+ * all stopped (21 MiB), and the messages served whose buffers are not yet collected (seen:
+ * 88 MiB in all; 165 MiB without the budget).
+ */
+const HELD_BY_SOCKETS_BYTES = 120 * 1024 * 1024;
+/** Each message waits this long for its token check, as on a busy PostgreSQL: every socket's queue fills. */
+const ADMISSION_MS = 20;
+
+/** A server whose token check takes ADMISSION_MS, any token being ada's. */
+async function serveSlowAdmission(limits: Partial<WebSocketLimits>): Promise<Served> {
+  const access = {
+    authenticate: async (token: string) => {
+      await new Promise((resolve) => setTimeout(resolve, ADMISSION_MS));
+      return { user: 'ada', label: token, readOnly: false };
+    },
+  } as unknown as Access;
+  const memory = createMemory({ store: openMemoryStore() });
+  const logs: string[] = [];
+  const server = await startHttpServer({
+    handler: async () => ({ text: 'done', isError: false }),
+    memory,
+    policy: DEFAULT_POLICY,
+    version: '0.0.0-test',
+    auth: { mode: 'token', access },
+    host: '127.0.0.1',
+    port: 0,
+    log: (line) => logs.push(line),
+    webSocketLimits: limits,
+  });
+  onTestFinished(() => server.close());
+  return { server, token: 'engram_any', logs, memory };
+}
+
+describe('many WebSocket clients that never read, at once', () => {
+  it(
+    'are read only as fast as they are served, within one budget for the whole server: it holds little, its loop is never held, others are served',
+    async () => {
+      const served = await serveSlowAdmission({ waitingBytes: WAITING_BYTES });
+      const peaks = await withMemoryPeaks(() =>
+        withEventLoopDelay(async () => {
+          const flooding = flood(served.server.port, served.token, {
+            bytes: SOCKET_MESSAGE_BYTES,
+            messages: SOCKET_MESSAGES,
+            sockets: FLOODING_SOCKETS,
+          });
+          // The server answers others while the budget is full.
+          await expect
+            .poll(() => served.logs.filter((line) => line.includes('status=101')).length)
+            .toBe(FLOODING_SOCKETS);
+          expect((await raw(served.server.port, { path: '/healthz' })).status).toBe(200);
+          await flooding;
+        }),
+      );
+      const { maxDelayMs } = peaks.result;
+      expect(peaks.buffersBytes).toBeLessThan(HELD_BY_SOCKETS_BYTES);
+      expect(peaks.inUseBytes).toBeLessThan(IN_USE_BYTES);
+      expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
+      await othersServed(served);
+    },
+    SLOW_MACHINE_MS,
+  );
+});
 
 const UNREAD_LOG = 'ws: closed a socket whose client does not read what it is sent';
 

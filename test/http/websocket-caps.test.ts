@@ -4,7 +4,8 @@
  * (one more opens and is closed at once, with a code and a reason that names the cap and
  * what to do, since a browser shows no refused upgrade), and upgrades being checked at
  * once (one more is refused with 503 before any upgrade). A socket closed at once that
- * does not answer the close is cut off, and counts as being checked until then.
+ * does not answer the close is cut off after a grace period, takes no place among the
+ * upgrades being checked, and a user may have only a few such waiting (more: cut off at once).
  */
 
 import { connect } from 'node:net';
@@ -77,8 +78,14 @@ function refusedUpgrade(url: string): Promise<{ status: number; message: string;
   });
 }
 
+interface SilentSocket {
+  /** Resolves when the server ends the connection. */
+  readonly ended: Promise<void>;
+  isEnded(): boolean;
+}
+
 /** Completes a WebSocket handshake by hand, then reads nothing more: a close it is sent goes unanswered. */
-function silentSocket(port: number, token: string): Promise<void> {
+function silentSocket(port: number, token: string): Promise<SilentSocket> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () =>
       socket.write(
@@ -91,13 +98,20 @@ function silentSocket(port: number, token: string): Promise<void> {
       socket.destroy();
     });
     let head = '';
+    let isEnded = false;
+    const ended = new Promise<void>((done) =>
+      socket.once('close', () => {
+        isEnded = true;
+        done();
+      }),
+    );
     socket.setEncoding('latin1');
     socket.on('error', reject);
     socket.on('data', (chunk: string) => {
+      if (head.includes('\r\n\r\n')) return;
       head += chunk;
       if (!head.includes('\r\n\r\n')) return;
-      socket.pause();
-      if (head.startsWith('HTTP/1.1 101')) resolve();
+      if (head.startsWith('HTTP/1.1 101')) resolve({ ended, isEnded: () => isEnded });
       else reject(new Error(head));
     });
   });
@@ -174,9 +188,16 @@ describe('WebSocket upgrades being checked at once', () => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
+    let checking: () => void = () => {};
+    const slowBeingChecked = new Promise<void>((resolve) => {
+      checking = resolve;
+    });
     const access = {
       authenticate: async (token: string) => {
-        if (token === 'engram_slow') await held;
+        if (token === 'engram_slow') {
+          checking();
+          await held;
+        }
         return { user: 'ada', label: token, readOnly: false };
       },
     } as unknown as Access;
@@ -193,8 +214,7 @@ describe('WebSocket upgrades being checked at once', () => {
     });
     onTestFinished(() => running.close());
     const slow = openSocket(wsUrl(running.port, 'engram_slow'));
-    // The slow upgrade is being checked once the server answers others again.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await slowBeingChecked;
     expect(await refusedUpgrade(wsUrl(running.port, 'engram_fast'))).toEqual({
       status: 503,
       message:
@@ -207,26 +227,46 @@ describe('WebSocket upgrades being checked at once', () => {
     await openSocket(wsUrl(running.port, 'engram_fast'));
   });
 
-  it('a socket closed at once by a cap that does not answer the close counts as being checked until it is cut off', async () => {
-    const server = await startTestServer({ auth: 'token', webSocketLimits: { socketsPerToken: 1, handshakes: 1 } });
+  it('sockets closed at once by a cap that do not answer the close take no place among them: others still open', async () => {
+    const server = await startTestServer({
+      auth: 'token',
+      webSocketLimits: { socketsPerToken: 1, handshakes: 1, refusedSocketGraceMs: 60_000 },
+    });
     const { token } = await server.access.create({ user: 'ada' });
-    const { token: other } = await server.access.create({ user: 'ada' });
+    const { token: bob } = await server.access.create({ user: 'bob' });
     await openSocket(wsUrl(server.port, token));
     await silentSocket(server.port, token);
-    expect((await refusedUpgrade(wsUrl(server.port, other))).status).toBe(503);
-    // Cut off within 2 s: then the next upgrade is checked and opens.
-    await expect
-      .poll(
-        async () =>
-          await openSocket(wsUrl(server.port, other)).then(
-            () => 'opened',
-            () => 'refused',
-          ),
-        {
-          timeout: 5_000,
-          interval: 250,
-        },
-      )
-      .toBe('opened');
+    await silentSocket(server.port, token);
+    await openSocket(wsUrl(server.port, bob));
+  });
+});
+
+describe('WebSocket sockets closed at once by a cap', () => {
+  it('one that does not answer the close is cut off after the grace period', async () => {
+    const server = await startTestServer({
+      auth: 'token',
+      webSocketLimits: { socketsPerToken: 1, refusedSocketGraceMs: 200 },
+    });
+    const { token } = await server.access.create({ user: 'ada' });
+    await openSocket(wsUrl(server.port, token));
+    const silent = await silentSocket(server.port, token);
+    await silent.ended;
+  });
+
+  it('a user has at most 4 waiting for their answer; one more is cut off at once, saying so in the log', async () => {
+    const server = await startTestServer({
+      auth: 'token',
+      webSocketLimits: { socketsPerToken: 1, refusedSocketGraceMs: 60_000 },
+    });
+    const { token } = await server.access.create({ user: 'ada' });
+    await openSocket(wsUrl(server.port, token));
+    const waiting = await Promise.all([1, 2, 3, 4].map(() => silentSocket(server.port, token)));
+    const fifth = await silentSocket(server.port, token);
+    await fifth.ended;
+    expect(server.logs).toContain(
+      'ws: cut off a new socket of user ada at once (1008, 4 sockets already closing): This token has 1 socket ' +
+        'open, the most it may: close one (in another tab or app) and connect again.',
+    );
+    for (const socket of waiting) expect(socket.isEnded()).toBe(false);
   });
 });

@@ -3,13 +3,15 @@
  * show on demand: answers the socket has not sent yet (still counted in flight, so a
  * client that does not read cannot make the server hold ever more), answers piling up
  * unread (the next answer closes the socket, 1008, unwritten), messages kept in order
- * while each waits for its admission, and the socket not read while too many wait.
+ * while each waits for its admission, the socket not read while too many wait, and no
+ * socket read while the server's budget of bytes waiting is full.
  */
 
 import { EventEmitter } from 'node:events';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import type { WebSocket } from 'ws';
+import { WaitingBudget } from '../../src/mcp/waiting-budget.js';
 import { WebSocketTransport, type WebSocketTransportOptions } from '../../src/mcp/websocket-transport.js';
 
 /** Just what the transport uses of a ws socket; `send` completes only when the test says so. */
@@ -58,6 +60,7 @@ async function started(options: Partial<WebSocketTransportOptions> = {}) {
     maxInFlight: 1,
     maxWaiting: 2,
     maxUnreadBytes: 1000,
+    budget: new WaitingBudget(1024 * 1024),
     admit: async () => true,
     report: (line) => reports.push(line),
     ...options,
@@ -126,6 +129,53 @@ describe('WebSocketTransport', () => {
     await expect.poll(() => delivered.length).toBe(3);
     expect(socket.isPaused).toBe(false);
     expect(socket.reading).toEqual(['pause', 'resume']);
+  });
+
+  it('stops reading every socket while the bytes waiting over all of them fill the budget, and reads them again once half are served', async () => {
+    const admissions: (() => void)[] = [];
+    const admit = () => new Promise<boolean>((resolve) => admissions.push(() => resolve(true)));
+    const size = Buffer.byteLength(JSON.stringify(request(1)));
+    // Room for three messages: the third fills it; it has room again at one and a half.
+    const budget = new WaitingBudget(3 * size);
+    const first = await started({ maxInFlight: 10, maxWaiting: 10, budget, admit });
+    const second = await started({ maxInFlight: 10, maxWaiting: 10, budget, admit });
+    await first.socket.receive(request(1));
+    await first.socket.receive(request(2));
+    expect([first.socket.isPaused, second.socket.isPaused]).toEqual([false, false]);
+    await second.socket.receive(request(3));
+    expect([first.socket.isPaused, second.socket.isPaused]).toEqual([true, true]);
+    admissions.shift()?.();
+    await expect.poll(() => first.delivered.length).toBe(1);
+    expect([first.socket.isPaused, second.socket.isPaused]).toEqual([true, true]);
+    admissions.shift()?.();
+    await expect.poll(() => second.delivered.length).toBe(1);
+    expect([first.socket.isPaused, second.socket.isPaused]).toEqual([false, false]);
+    expect(first.socket.reading).toEqual(['pause', 'resume']);
+    expect(second.socket.reading).toEqual(['pause', 'resume']);
+  });
+
+  it('gives back the bytes of messages still waiting when their socket closes', async () => {
+    let admitAll: () => void = () => {};
+    const admission = new Promise<void>((resolve) => {
+      admitAll = resolve;
+    });
+    const size = Buffer.byteLength(JSON.stringify(request(1)));
+    const budget = new WaitingBudget(2 * size);
+    const { socket } = await started({
+      maxInFlight: 10,
+      budget,
+      admit: async () => {
+        await admission;
+        return true;
+      },
+    });
+    await socket.receive(request(1));
+    await socket.receive(request(2));
+    expect(budget.full).toBe(true);
+    socket.readyState = 3;
+    socket.emit('close');
+    admitAll();
+    await expect.poll(() => budget.full).toBe(false);
   });
 
   it('keeps the order of messages while each waits for its admission', async () => {
