@@ -6,6 +6,8 @@
  * the name given); each topic file an entry of its own, in areas when its type is
  * `project`, else in topics, described by its front matter, else by the text of its link
  * in MEMORY.md, else by its first heading or line. Links to missing files are reported.
+ * A MEMORY.md larger than all one memory may hold (userCap) is refused before its links
+ * are read: no import of it could succeed.
  */
 
 import type { Policy } from '../policy.js';
@@ -14,8 +16,8 @@ import { firstHeadingOrLineSteps } from './first-line.js';
 import { frontMatterSteps } from './front-matter.js';
 import type { BridgeOptions } from './index.js';
 import { eachLine } from './lines.js';
-import { badSource, excerpt, type ImportFile, type ImportPlan, PlanBuilder, textOf } from './plan.js';
-import { runWhole, type Steps } from './steps.js';
+import { badSource, excerpt, type ImportFile, type ImportPlan, overUserCap, PlanBuilder, textOf } from './plan.js';
+import { runWhole, STEP_UNITS, type Steps } from './steps.js';
 
 export const CLAUDE_CODE_INDEX = 'MEMORY.md';
 const DEFAULT_NAME = 'topics/claude-code-memory';
@@ -65,6 +67,9 @@ export function* claudeCodeSteps(
   const indexFile = files.find((file) => file.path === CLAUDE_CODE_INDEX);
   if (!indexFile) throw badSource(`no ${CLAUDE_CODE_INDEX} in the folder: name a Claude Code memory folder (…/memory)`);
   const index = normalizeNewlines(textOf(indexFile));
+  // More characters than all one memory may hold in bytes: no import of it could succeed, and its links
+  // (each kept until the folder is checked for it) stay as few as a MEMORY.md that could be imported holds.
+  if (index.length > policy.userCap) throw overUserCap(policy);
   const linked = yield* links(index);
   const builder = new PlanBuilder('claude-code', policy, options);
   yield* builder.add({
@@ -96,7 +101,10 @@ export function* claudeCodeSteps(
     });
     yield;
   }
+  // As many may be left out as the folder has files, or MEMORY.md links: a step every few thousand.
+  let reported = 0;
   for (const path of notTopics) {
+    if (++reported % STEP_UNITS === 0) yield;
     builder.leaveOut({
       source: path,
       names: [],
@@ -106,6 +114,7 @@ export function* claudeCodeSteps(
   }
   const present = new Set(files.map((file) => file.path));
   for (const target of linked.keys()) {
+    if (++reported % STEP_UNITS === 0) yield;
     if (!present.has(target)) {
       builder.leaveOut({
         source: excerpt(target),

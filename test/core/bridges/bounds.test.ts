@@ -371,6 +371,33 @@ describe('every bridge reads line by line, a step at a time, whatever its lines'
   );
 
   it(
+    'refuses a MEMORY.md past the user cap before reading its links (2.5 million to missing files)',
+    async () => {
+      const index = Array.from({ length: 2_500_000 }, (_, i) => `- [a${i}](a${i}.md)`).join('\n');
+      // Before: every link kept until the folder was checked for it, some 260 MB, and the loop held 600 ms and more.
+      const pause = async () => {
+        await nextTurn();
+      };
+      const { result, peakBytes } = await withHeapPeak(() =>
+        withEventLoopDelay(() =>
+          runWithPauses(
+            BRIDGES['claude-code'].steps([{ path: 'MEMORY.md', text: index }], DEFAULT_POLICY, {}),
+            pause,
+          ).then(
+            () => 'not refused',
+            (refused: Error) => refused.message,
+          ),
+        ),
+      );
+      const { result: error, maxDelayMs } = result;
+      expect(error).toMatch(/^the entries of this source come to more than 4,194,304 bytes, all one memory may hold/);
+      expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
+      expect(peakBytes).toBeLessThan(32 * 1024 * 1024);
+    },
+    HEAVY_TEST_MS,
+  );
+
+  it(
     'counts a memory.jsonl entity given again 600,000 times, keeping one',
     async () => {
       const entity = JSON.stringify({ type: 'entity', name: 'Ada', entityType: 'person', observations: ['x'] });
