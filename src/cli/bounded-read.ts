@@ -23,21 +23,39 @@ export interface ReadLimit {
   readonly refuse?: (message: string) => Error;
 }
 
+/** Bytes asked of each read: a chunk, as readFileSync reads. */
 const CHUNK_BYTES = 64 * 1024;
 
-/** Reads `fd` in chunks, refusing as soon as more than the limit has come; `null` once past it. */
+/** How long to wait for a non-blocking stdin that has nothing yet, before asking again (not spinning a core). */
+const EMPTY_WAIT_MS = 10;
+
+const waitCell = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Reads `fd` into one buffer that doubles as it fills, never past the limit and a byte,
+ * refusing as soon as more than the limit has come: `null` once past it. However small
+ * the reads (a pipe handing over a few bytes at a time), it holds at most twice what came.
+ */
 function readChunks(fd: number, limit: ReadLimit): Buffer | null {
-  const chunks: Buffer[] = [];
+  const most = limit.bytes + 1;
+  let buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, most));
   let total = 0;
   for (;;) {
-    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    if (total === buffer.length) {
+      const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, most));
+      buffer.copy(grown, 0, 0, total);
+      buffer = grown;
+    }
     let read: number;
     try {
-      read = readSync(fd, chunk, 0, CHUNK_BYTES, null);
+      read = readSync(fd, buffer, total, Math.min(CHUNK_BYTES, buffer.length - total), null);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      // A non-blocking stdin with nothing yet: wait for it, as readFileSync does.
-      if (code === 'EAGAIN') continue;
+      // A non-blocking stdin with nothing yet: wait for it, as readFileSync does, a few milliseconds at a time.
+      if (code === 'EAGAIN') {
+        Atomics.wait(waitCell, 0, 0, EMPTY_WAIT_MS);
+        continue;
+      }
       // Windows' end of a pipe.
       if (code === 'EOF') break;
       throw error;
@@ -45,9 +63,8 @@ function readChunks(fd: number, limit: ReadLimit): Buffer | null {
     if (read === 0) break;
     total += read;
     if (total > limit.bytes) return null;
-    chunks.push(chunk.subarray(0, read));
   }
-  return Buffer.concat(chunks, total);
+  return buffer.subarray(0, total);
 }
 
 /** The bytes of `path` ("-" is stdin), at most `limit.bytes` of them, or a refusal saying so. */

@@ -7,14 +7,14 @@
  */
 
 import type { Policy } from '../policy.js';
-import { firstHeadingOrLine } from './first-line.js';
-import { type Draft, type ImportFile, type ImportPlan, type PlanOptions, planSteps, textOf } from './plan.js';
+import { firstHeadingOrLineSteps } from './first-line.js';
+import { type ImportFile, type ImportPlan, PlanBuilder, type PlanOptions, textOf } from './plan.js';
 import { runWhole, type Steps } from './steps.js';
 
 const OTHER_GROUP = 'topics';
 const TEXT_ENDING = /\.(md|markdown|txt)$/i;
 
-export function anthropicMemorySteps(
+export function* anthropicMemorySteps(
   files: readonly ImportFile[],
   policy: Policy,
   options: PlanOptions,
@@ -22,27 +22,26 @@ export function anthropicMemorySteps(
   // Named the folder above /memories (the helper's base path): read what is under memories/.
   const underMemories = files.every((file) => file.path.startsWith('memories/'));
   // Drafted one at a time as the plan takes them: a folder of more files than the entry cap is refused at the first one over it.
-  function* drafts(): Generator<Draft> {
-    for (const file of files) yield draftOf(file);
-  }
-  const draftOf = (file: ImportFile): Draft => {
+  const builder = new PlanBuilder('anthropic-memory', policy, options);
+  for (const file of files) {
     const path = underMemories ? file.path.slice('memories/'.length) : file.path;
     const text = textOf(file);
     const parts = path.replace(TEXT_ENDING, '').split('/');
     const first = parts[0]?.toLowerCase() ?? '';
     const inGroup = parts.length > 1 && Object.hasOwn(policy.groups, first);
     const slugParts = inGroup ? parts.slice(1) : parts;
-    const description = firstHeadingOrLine(text);
-    return {
+    const description = yield* firstHeadingOrLineSteps(text);
+    yield* builder.add({
       source: file.path,
       group: inGroup ? first : OTHER_GROUP,
       slug: slugParts.join('-'),
       description: description ?? slugParts.join(' '),
       body: text,
       notes: description === undefined ? ['the file is empty: described by its name'] : [],
-    };
-  };
-  return planSteps('anthropic-memory', drafts(), policy, options);
+    });
+    yield;
+  }
+  return builder.plan();
 }
 
 export function parseAnthropicMemory(

@@ -11,6 +11,7 @@
 import type { Policy } from '../policy.js';
 import { utf8Bytes } from '../text.js';
 import type { BridgeOptions } from './index.js';
+import { eachLine } from './lines.js';
 import { badSource, type ImportFile, type ImportPlan, overUserCap, PlanBuilder, textOf } from './plan.js';
 import { runWhole, STEP_UNITS, type Steps } from './steps.js';
 
@@ -22,20 +23,6 @@ interface Repeated {
   readonly line: number;
   readonly firstRepeat: number;
   repeats: number;
-}
-
-/** The lines of `text`, numbered from 1, ending at `\n`, `\r\n` or `\r`, read one at a time (a step every few thousand). */
-function* linesOf(text: string, each: (line: string, number: number) => void): Steps<void> {
-  let number = 0;
-  let read = 0;
-  for (let start = 0; start <= text.length; ) {
-    const newline = text.indexOf('\n', start);
-    const end = newline === -1 ? text.length : newline;
-    const line = text.slice(start, end);
-    start = end + 1;
-    for (const part of line.includes('\r') ? line.replace(/\r$/, '').split('\r') : [line]) each(part, ++number);
-    if (++read % STEP_UNITS === 0) yield;
-  }
 }
 
 /** Parts the set of memories is kept in: a Map grows by rehashing all it holds in one stretch, each part a 64th of them. */
@@ -58,24 +45,30 @@ export function* chatgptSteps(files: readonly ImportFile[], policy: Policy, opti
   let bytes = 0;
   let count = 0;
   for (const file of files) {
-    yield* linesOf(textOf(file), (raw, line) => {
-      const text = raw.replace(BULLET, '').trim();
-      if (!text) return;
-      const part = seen[partOf(text)] as Map<string, number>;
-      const first = part.get(text);
-      if (first === undefined) {
-        part.set(text, line);
-        body += `${text}\n`;
-        count++;
-        // Past the user cap, no import of this body can succeed: what is kept stays within it.
-        bytes += utf8Bytes(text) + 1;
-        if (bytes > policy.userCap) throw overUserCap(policy);
-        return;
-      }
-      const again = repeated.get(text);
-      if (again) again.repeats++;
-      else repeated.set(text, { line: first, firstRepeat: line, repeats: 1 });
-    });
+    // Lines end at `\n`, `\r\n` or `\r`, all found in one scan: a paste with `\r` ends is as many lines, and steps.
+    yield* eachLine(
+      textOf(file),
+      (raw, line) => {
+        const text = raw.replace(BULLET, '').trim();
+        if (!text) return true;
+        const part = seen[partOf(text)] as Map<string, number>;
+        const first = part.get(text);
+        if (first === undefined) {
+          part.set(text, line);
+          body += `${text}\n`;
+          count++;
+          // Past the user cap, no import of this body can succeed: what is kept stays within it.
+          bytes += utf8Bytes(text) + 1;
+          if (bytes > policy.userCap) throw overUserCap(policy);
+          return true;
+        }
+        const again = repeated.get(text);
+        if (again) again.repeats++;
+        else repeated.set(text, { line: first, firstRepeat: line, repeats: 1 });
+        return true;
+      },
+      { carriageReturns: true },
+    );
   }
   if (count === 0) throw badSource('the file holds no memory (one a line)');
   const name = options.name ?? DEFAULT_NAME;

@@ -6,14 +6,17 @@
  * the name given); each topic file an entry of its own, in areas when its type is
  * `project`, else in topics, described by its front matter, else by the text of its link
  * in MEMORY.md, else by its first heading or line. Links to missing files are reported.
+ * A MEMORY.md larger than all one memory may hold (userCap) is refused before its links
+ * are read: no import of it could succeed.
  */
 
 import type { Policy } from '../policy.js';
 import { normalizeNewlines } from '../text.js';
-import { firstHeadingOrLine } from './first-line.js';
-import { readFrontMatter } from './front-matter.js';
+import { firstHeadingOrLineSteps } from './first-line.js';
+import { frontMatterSteps } from './front-matter.js';
 import type { BridgeOptions } from './index.js';
-import { badSource, excerpt, type ImportFile, type ImportPlan, PlanBuilder, textOf } from './plan.js';
+import { eachLine } from './lines.js';
+import { badSource, excerpt, type ImportFile, type ImportPlan, overUserCap, PlanBuilder, textOf } from './plan.js';
 import { runWhole, STEP_UNITS, type Steps } from './steps.js';
 
 export const CLAUDE_CODE_INDEX = 'MEMORY.md';
@@ -33,8 +36,8 @@ function targetPath(raw: string): string {
 /** `[text](target.md)` links of the index: the file each names, and what the line says of it. */
 function* links(index: string): Steps<Map<string, string>> {
   const found = new Map<string, string>();
-  let read = 0;
-  for (const line of index.split('\n')) {
+  // Line by line, never split whole: a MEMORY.md of millions of lines is read a step at a time.
+  yield* eachLine(index, (line) => {
     // Neither part runs over a `[`: a line of a million `[` or `[](` is read in one pass, not one per `[`.
     for (const match of line.matchAll(/\[([^[\]]*)\]\(<?([^()[\]\s<>]+\.md)>?\)/g)) {
       const target = targetPath(match[2] ?? '');
@@ -46,15 +49,9 @@ function* links(index: string): Steps<Map<string, string>> {
         .trim();
       if (!found.has(target)) found.set(target, after || (match[1] ?? '').slice(0, DESCRIBING_CHARS).trim());
     }
-    if (++read % STEP_UNITS === 0) yield;
-  }
+    return true;
+  });
   return found;
-}
-
-/** `type:` of a front matter, if there is one (Claude Code writes user, feedback, project, reference). */
-function typeOf(text: string): string | undefined {
-  const fence = /^---\n([\s\S]*?)\n---\n/.exec(text);
-  return fence?.[1] ? /^type\s*:\s*["']?([\w-]+)/m.exec(fence[1])?.[1]?.toLowerCase() : undefined;
 }
 
 function splitName(name: string): { group: string; slug: string } {
@@ -70,12 +67,15 @@ export function* claudeCodeSteps(
   const indexFile = files.find((file) => file.path === CLAUDE_CODE_INDEX);
   if (!indexFile) throw badSource(`no ${CLAUDE_CODE_INDEX} in the folder: name a Claude Code memory folder (…/memory)`);
   const index = normalizeNewlines(textOf(indexFile));
+  // More characters than all one memory may hold in bytes: no import of it could succeed, and its links
+  // (each kept until the folder is checked for it) stay as few as a MEMORY.md that could be imported holds.
+  if (index.length > policy.userCap) throw overUserCap(policy);
   const linked = yield* links(index);
   const builder = new PlanBuilder('claude-code', policy, options);
   yield* builder.add({
     source: CLAUDE_CODE_INDEX,
     ...splitName(options.name ?? DEFAULT_NAME),
-    description: firstHeadingOrLine(index) ?? 'Claude Code memory index',
+    description: (yield* firstHeadingOrLineSteps(index)) ?? 'Claude Code memory index',
     body: index,
   });
   // Files that are not topic files are reported after the entries, as links to missing files are.
@@ -87,13 +87,13 @@ export function* claudeCodeSteps(
       continue;
     }
     const text = normalizeNewlines(textOf(file));
-    const read = readFrontMatter(text);
+    const read = yield* frontMatterSteps(text);
     if (typeof read === 'string') throw badSource(`${file.path}: ${read}`);
     const notes = linked.has(file.path) ? [] : ['not linked from MEMORY.md'];
-    const described = read.description?.trim() || linked.get(file.path) || firstHeadingOrLine(read.body);
+    const described = read.description?.trim() || linked.get(file.path) || (yield* firstHeadingOrLineSteps(read.body));
     yield* builder.add({
       source: file.path,
-      group: typeOf(text) === 'project' ? 'areas' : 'topics',
+      group: read.type === 'project' ? 'areas' : 'topics',
       slug: file.path.slice(0, -'.md'.length),
       description: described ?? file.path.slice(0, -'.md'.length),
       body: read.body,
@@ -101,7 +101,10 @@ export function* claudeCodeSteps(
     });
     yield;
   }
+  // As many may be left out as the folder has files, or MEMORY.md links: a step every few thousand.
+  let reported = 0;
   for (const path of notTopics) {
+    if (++reported % STEP_UNITS === 0) yield;
     builder.leaveOut({
       source: path,
       names: [],
@@ -111,6 +114,7 @@ export function* claudeCodeSteps(
   }
   const present = new Set(files.map((file) => file.path));
   for (const target of linked.keys()) {
+    if (++reported % STEP_UNITS === 0) yield;
     if (!present.has(target)) {
       builder.leaveOut({
         source: excerpt(target),

@@ -6,6 +6,9 @@
  * single-quoted scalars people write by hand.
  */
 
+import { eachLine } from './lines.js';
+import { runWhole, type Steps } from './steps.js';
+
 const FENCE = '---\n';
 
 /** An entry file's text: front matter holding the description, then the body as it is. */
@@ -18,9 +21,10 @@ export function withFrontMatter(description: string, body: string): string {
 export interface FrontMatter {
   /** The `description:` value, or undefined when there is none. */
   readonly description: string | undefined;
+  /** The `type:` value in lower case (Claude Code writes user, feedback, project, reference), if there is one. */
+  readonly type: string | undefined;
   readonly body: string;
 }
-
 /** A YAML scalar as people write it: "double" (JSON escapes), 'single' ('' for '), or plain. */
 function scalar(raw: string): string | undefined {
   const value = raw.trim();
@@ -41,23 +45,37 @@ function scalar(raw: string): string | undefined {
 }
 
 /**
- * Splits `text` (with `\n` line ends) into its front matter's description and the body.
- * Text without front matter is all body. Returns an error message for front matter
- * that is opened but never closed, or a description that cannot be read.
+ * Splits `text` (with `\n` line ends) into its front matter's description and type, and
+ * the body. Text without front matter is all body. Returns an error message for front
+ * matter that is opened but never closed, or a description that cannot be read. Only the
+ * front matter is read line by line (up to its closing `---`), a step every few thousand
+ * lines: never split whole, however many lines it holds.
  */
-export function readFrontMatter(text: string): FrontMatter | string {
-  if (!text.startsWith(FENCE)) return { description: undefined, body: text };
+export function* frontMatterSteps(text: string): Steps<FrontMatter | string> {
+  if (!text.startsWith(FENCE)) return { description: undefined, type: undefined, body: text };
   const end = text.indexOf(`\n${FENCE}`, FENCE.length - 1);
   const close = end < 0 && text.endsWith('\n---') ? text.length - 4 : end;
   if (close < 0) return 'its front matter (the lines after the first ---) is never closed by a --- line';
-  const lines = text.slice(FENCE.length, close + 1).split('\n');
   const body = text.slice(Math.min(text.length, close + 1 + FENCE.length));
   let description: string | undefined;
-  for (const line of lines) {
-    const match = /^description\s*:(.*)$/s.exec(line);
-    if (!match) continue;
-    description = scalar(match[1] ?? '');
-    if (description === undefined) return `its description (${line.trim()}) is not a readable YAML string`;
-  }
-  return { description, body };
+  let type: string | undefined;
+  let unreadable: string | undefined;
+  yield* eachLine(
+    text,
+    (line) => {
+      type ??= /^type\s*:\s*["']?([\w-]+)/.exec(line)?.[1]?.toLowerCase();
+      const match = /^description\s*:(.*)$/s.exec(line);
+      if (!match) return true;
+      description = scalar(match[1] ?? '');
+      if (description === undefined) unreadable = `its description (${line.trim()}) is not a readable YAML string`;
+      return description !== undefined;
+    },
+    { start: FENCE.length, end: close },
+  );
+  return unreadable ?? { description, type, body };
+}
+
+/** The same, in one stretch (a single file, and tests). */
+export function readFrontMatter(text: string): FrontMatter | string {
+  return runWhole(frontMatterSteps(text));
 }

@@ -8,8 +8,8 @@
 import type { Policy } from '../policy.js';
 import type { StoredEntry } from '../store.js';
 import { normalizeNewlines, utf8Bytes } from '../text.js';
-import { firstHeadingOrLine } from './first-line.js';
-import { readFrontMatter, withFrontMatter } from './front-matter.js';
+import { firstHeadingOrLineSteps } from './first-line.js';
+import { frontMatterSteps, withFrontMatter } from './front-matter.js';
 import { badSource, type ImportFile, type ImportPlan, PlanBuilder, type PlanOptions, textOf } from './plan.js';
 import { runWhole, type Steps } from './steps.js';
 
@@ -63,12 +63,12 @@ export function* markdownSteps(files: readonly ImportFile[], policy: Policy, opt
   const builder = new PlanBuilder('markdown', policy, options);
   for (const file of entries) {
     const [group = '', fileName = ''] = file.path.split('/');
-    const read = readFrontMatter(normalizeNewlines(textOf(file)));
+    const read = yield* frontMatterSteps(normalizeNewlines(textOf(file)));
     if (typeof read === 'string') throw badSource(`${file.path}: ${read}`);
     const notes: string[] = [];
     let description = read.description ?? '';
     if (!description.trim()) {
-      description = firstHeadingOrLine(read.body) ?? '';
+      description = (yield* firstHeadingOrLineSteps(read.body)) ?? '';
       notes.push('no description in its front matter: took its first heading or line');
     }
     yield* builder.add({

@@ -22,6 +22,7 @@ import { isValidSegment, isWritableName } from '../names.js';
 import type { Policy } from '../policy.js';
 import { charLength, foldDescription, normalizeNewlines, utf8Bytes, withoutByteOrderMark } from '../text.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportDocument } from '../transfer.js';
+import { STEP_LINE_CHARS } from './lines.js';
 import { runWhole, STEP_UNITS, type Steps } from './steps.js';
 
 /** One file of the source, as the door read it: its path relative to what was named, `/`-separated. */
@@ -277,6 +278,8 @@ export class PlanBuilder {
     const first = this.freeName(group, slug, 1);
     if (holder) notes.push(`${wanted} is taken by ${holder.source}: named ${first}`);
     const names: string[] = [];
+    // A step every few thousand pieces, or pieces of STEP_LINE_CHARS characters: each is measured.
+    let chars = 0;
     for (const [index, piece] of pieces.entries()) {
       const name = index === 0 ? first : this.freeName(group, first.slice(group.length + 1), index + 1);
       const partDescription =
@@ -294,7 +297,11 @@ export class PlanBuilder {
         this.writableBytes += utf8Bytes(name) + utf8Bytes(partDescription) + utf8Bytes(piece);
         if (this.writableBytes > policy.userCap) throw overUserCap(policy);
       } else checkEntryCount('the import', ++this.otherGroups, policy);
-      if (index % STEP_UNITS === STEP_UNITS - 1) yield;
+      chars += piece.length;
+      if (index % STEP_UNITS === STEP_UNITS - 1 || chars >= STEP_LINE_CHARS) {
+        chars = 0;
+        yield;
+      }
     }
     if (pieces.length > 1)
       notes.push(`over the entry cap of ${formatBytes(policy.entryCap)}: split in ${pieces.length}`);

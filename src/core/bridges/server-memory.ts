@@ -5,14 +5,17 @@
  * becomes an entry: its group by entityType (person → people, project → areas, the rest →
  * topics, or as `--map TYPE=GROUP` says), its observations the lines of the body, then its
  * relations as `→ relationType target` lines; its description its name and type. A file
- * of more entities than the entry cap is refused as soon as that is known; a line nested
- * deeper than any door takes (MAX_JSON_DEPTH) is refused before it is parsed.
+ * of more entities than the entry cap is refused as soon as that is known; an entity line
+ * given again word for word is counted, not kept (reported once with how many times it
+ * repeats); a line nested deeper than any door takes (MAX_JSON_DEPTH) is refused before
+ * it is parsed.
  */
 
 import { checkEntryCount } from '../edit.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-nesting.js';
 import { groupList, type Policy } from '../policy.js';
 import type { BridgeOptions } from './index.js';
+import { eachLine } from './lines.js';
 import { badSource, excerpt, type ImportFile, type ImportPlan, PlanBuilder, quoted, textOf } from './plan.js';
 import { runWhole, STEP_UNITS, type Steps } from './steps.js';
 
@@ -51,19 +54,18 @@ export function* serverMemorySteps(
   options: BridgeOptions,
 ): Steps<ImportPlan> {
   const group = groupFor(options.map ?? {}, policy);
+  // The entities kept, in the order they come: one each of a name, and one each of its copies that differ.
   const entities: Entity[] = [];
-  const byName = new Map<string, Entity>();
+  // Each name's kept copies, by their type and observations: an exact copy is only counted.
+  const byName = new Map<string, Map<string, Entity>>();
+  // The copies given again, in the order their first repeat comes: one report item each, whatever their number.
+  const repeated = new Map<Entity, { firstRepeat: number; repeats: number }>();
   const relations: { line: number; from: string; to: string; relationType: string }[] = [];
   for (const file of files) {
     const source = textOf(file);
     // Line by line as the file is read, not split first: a file of more entities than the cap is refused at the first one over it.
-    for (let start = 0, line = 1; start <= source.length; line++) {
-      const newline = source.indexOf('\n', start);
-      const end = newline === -1 ? source.length : newline;
-      const text = source.slice(start, end);
-      start = end + 1;
-      if (line % STEP_UNITS === 0) yield;
-      if (text.trim() === '') continue;
+    yield* eachLine(source, (text, line, next) => {
+      if (text.trim() === '') return true;
       const where = `${file.path} line ${line}`;
       if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
         throw badSource(
@@ -74,7 +76,7 @@ export function* serverMemorySteps(
       try {
         record = JSON.parse(text) as Record<string, unknown>;
       } catch (error) {
-        const last = source.slice(start).trim() === '';
+        const last = source.slice(next).trim() === '';
         throw badSource(
           `${where} is not JSON (${(error as Error).message})${last ? ': the file may be cut short' : ''}`,
         );
@@ -93,11 +95,22 @@ export function* serverMemorySteps(
         ) {
           throw badSource(`${where}: an entity needs a name, an entityType and observations (a list of strings)`);
         }
+        const copies = byName.get(name) ?? new Map<string, Entity>();
+        const content = JSON.stringify([entityType, observations]);
+        const copy = copies.get(content);
+        if (copy) {
+          const again = repeated.get(copy);
+          if (again) again.repeats++;
+          else repeated.set(copy, { firstRepeat: line, repeats: 1 });
+          return true;
+        }
         const entity: Entity = { line, name, entityType, observations: [...observations], relations: [] };
+        copies.set(content, entity);
+        byName.set(name, copies);
         entities.push(entity);
-        if (!byName.has(name)) byName.set(name, entity);
-        // Each entity name becomes an entry of its own: past the entry cap, the import is refused whatever follows.
-        if (byName.size > policy.maxEntries) checkEntryCount('the import', byName.size, policy);
+        // Each entity kept becomes an entry of its own (a copy that differs is named -2): past the entry cap,
+        // the import is refused whatever follows.
+        if (entities.length > policy.maxEntries) checkEntryCount('the import', entities.length, policy);
       } else if (record.type === 'relation') {
         const { from, to, relationType } = record;
         if (!isString(from) || !isString(to) || !isString(relationType)) {
@@ -107,13 +120,15 @@ export function* serverMemorySteps(
       } else {
         throw badSource(`${where}: type ${JSON.stringify(record.type)} is neither "entity" nor "relation"`);
       }
-    }
+      return true;
+    });
   }
   if (entities.length === 0) throw badSource('the file holds no entity (lines of {"type":"entity", …})');
   const builder = new PlanBuilder('server-memory', policy, options);
   const orphans: typeof relations = [];
   for (const [index, relation] of relations.entries()) {
-    const source = byName.get(relation.from);
+    // A name's relations go to its first copy.
+    const source = byName.get(relation.from)?.values().next().value;
     if (source) source.relations.push(`→ ${relation.relationType} ${relation.to}`);
     else orphans.push(relation);
     if (index % STEP_UNITS === 0) yield;
@@ -127,6 +142,15 @@ export function* serverMemorySteps(
       body: [...entity.observations, ...entity.relations].map((text) => `${text}\n`).join(''),
     });
     yield;
+  }
+  for (const [entity, { firstRepeat, repeats }] of repeated) {
+    const more = repeats > 1 ? `, and ${(repeats - 1).toLocaleString('en-US')} more lines after it` : '';
+    builder.leaveOut({
+      source: `line ${firstRepeat}: entity ${quoted(entity.name)} (${excerpt(entity.entityType)})`,
+      names: [],
+      notes: [`the same entity as line ${entity.line}${more}: left out`],
+      problem: 'duplicate',
+    });
   }
   for (const { line, from, to, relationType } of orphans) {
     builder.leaveOut({

@@ -4,7 +4,9 @@
  * and counts the rest; a ChatGPT line given again is one item with its count; splitting
  * measures each line once; every JSON text is checked for nesting before it is parsed;
  * the patterns that read a line (links, headings, front-matter comments) take one pass;
- * and a bridge run with pauses never holds the loop. Counted as work and items, or as
+ * a bridge run with pauses never holds the loop, whatever its line ends (`\r`), the
+ * number of its lines (a MEMORY.md or a front matter of millions) or their length; and an
+ * entity given again is counted, not kept. Counted as work and items, or as
  * event-loop pauses — never as wall time.
  */
 
@@ -19,8 +21,9 @@ import { parseLlamaWebui } from '../../../src/core/bridges/llama-webui.js';
 import { buildPlan, type Draft, LISTED_LEFT_OUT, splitBody } from '../../../src/core/bridges/plan.js';
 import { parseServerMemory } from '../../../src/core/bridges/server-memory.js';
 import { runWhole, runWithPauses } from '../../../src/core/bridges/steps.js';
-import { DEFAULT_POLICY } from '../../../src/core/policy.js';
+import { DEFAULT_POLICY, type Policy } from '../../../src/core/policy.js';
 import { HELD_LOOP_MS, withEventLoopDelay } from '../../helpers/event-loop.js';
+import { withHeapPeak } from '../../helpers/heap.js';
 import { files } from './fixtures.js';
 
 /** Room for a test of many megabytes on a busy machine (its time is never what is asserted). */
@@ -282,6 +285,151 @@ describe('each bridge run with pauses', () => {
           : runWithPauses(bridge.steps(files(sources[kind]), policy, { split: true }), pause),
       );
       expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
+    },
+    HEAVY_TEST_MS,
+  );
+});
+
+/** Runs a bridge with pauses, measuring the heap it holds at its peak and the longest pause of the loop. */
+async function runMeasured(kind: (typeof BRIDGE_KINDS)[number], source: Record<string, string>, policy: Policy) {
+  const bridge = BRIDGES[kind];
+  const pause = async () => {
+    await nextTurn();
+  };
+  // As text, as a server hands it over, and made one flat string first (a search flattens it): neither decoding
+  // bytes (a CLI's file) nor V8 joining a string built of pieces (a known, separate stall) is what is measured.
+  const sourceFiles = Object.entries(source).map(([path, text]) => ({ path, text }));
+  for (const { text } of sourceFiles) text.includes('\u0000');
+  const { result, peakBytes } = await withHeapPeak(() =>
+    withEventLoopDelay(() =>
+      bridge.read
+        ? bridge.read(sourceFiles, policy, { split: true }, pause)
+        : runWithPauses(bridge.steps(sourceFiles, policy, { split: true }), pause),
+    ),
+  );
+  return { plan: result.result, maxDelayMs: result.maxDelayMs, peakBytes };
+}
+
+describe('every bridge reads line by line, a step at a time, whatever its lines', () => {
+  const roomy = { ...DEFAULT_POLICY, maxEntries: 5_000, userCap: 128 * 1024 * 1024 };
+
+  it(
+    'reads a ChatGPT paste with \\r line ends as many lines, never the whole paste in one step',
+    async () => {
+      // 2 million lines ending in \r alone. Before: one "line", split into 2 million strings and read in one step.
+      const text = Array.from({ length: 2_000_000 }, (_, i) => `memory ${i % 100_000}\r`).join('');
+      const { plan, maxDelayMs } = await runMeasured('chatgpt', { 'm.txt': text }, roomy);
+      expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
+      expect(plan.items[0]?.source).toBe('100000 memories');
+      expect(plan.items[1]).toEqual({
+        source: 'line 100001',
+        names: [],
+        notes: ['the same memory as line 1, and 18 more lines after it: kept once'],
+        problem: 'duplicate',
+      });
+      expect(parseChatgpt(files({ 'm.txt': 'a\rb\r\nc\n\rd' }), DEFAULT_POLICY).entries[0]?.body).toBe('a\nb\nc\nd\n');
+    },
+    HEAVY_TEST_MS,
+  );
+
+  it(
+    'steps by characters too: 4,000 memory.jsonl lines of 15 KB are not one step',
+    async () => {
+      const observation = 'o'.repeat(15 * 1024);
+      const text = Array.from({ length: 4_000 }, (_, i) =>
+        JSON.stringify({ type: 'entity', name: `e${i}`, entityType: 't', observations: [observation] }),
+      ).join('\n');
+      const { plan, maxDelayMs } = await runMeasured('server-memory', { 'memory.jsonl': text }, roomy);
+      expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
+      expect(plan.entries).toHaveLength(4_000);
+    },
+    HEAVY_TEST_MS,
+  );
+
+  it(
+    'reads a MEMORY.md of 8 million lines without a heading a step at a time',
+    async () => {
+      const { plan, maxDelayMs } = await runMeasured('claude-code', { 'MEMORY.md': 'x\n'.repeat(8_000_000) }, roomy);
+      expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
+      expect(plan.entries[0]?.description).toBe('x (part 1 of 977)');
+    },
+    HEAVY_TEST_MS,
+  );
+
+  it(
+    'reads a front matter of 4 million lines a step at a time',
+    async () => {
+      const text = `---\n${'k: v\n'.repeat(4_000_000)}type: project\ndescription: Long\n---\nbody\n`;
+      const markdown = await runMeasured('markdown', { 'topics/a.md': text }, roomy);
+      expect(markdown.maxDelayMs).toBeLessThan(HELD_LOOP_MS);
+      expect(markdown.plan.entries).toEqual([{ name: 'topics/a', description: 'Long', body: 'body\n' }]);
+      const claude = await runMeasured('claude-code', { 'MEMORY.md': '# M\n', 'a.md': text }, roomy);
+      expect(claude.maxDelayMs).toBeLessThan(HELD_LOOP_MS);
+      expect(claude.plan.entries[1]).toEqual({ name: 'areas/a', description: 'Long', body: 'body\n' });
+    },
+    HEAVY_TEST_MS,
+  );
+
+  it(
+    'refuses a MEMORY.md past the user cap before reading its links (2.5 million to missing files)',
+    async () => {
+      const index = Array.from({ length: 2_500_000 }, (_, i) => `- [a${i}](a${i}.md)`).join('\n');
+      // Before: every link kept until the folder was checked for it, some 260 MB, and the loop held 600 ms and more.
+      const pause = async () => {
+        await nextTurn();
+      };
+      const { result, peakBytes } = await withHeapPeak(() =>
+        withEventLoopDelay(() =>
+          runWithPauses(
+            BRIDGES['claude-code'].steps([{ path: 'MEMORY.md', text: index }], DEFAULT_POLICY, {}),
+            pause,
+          ).then(
+            () => 'not refused',
+            (refused: Error) => refused.message,
+          ),
+        ),
+      );
+      const { result: error, maxDelayMs } = result;
+      expect(error).toMatch(/^the entries of this source come to more than 4,194,304 bytes, all one memory may hold/);
+      expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
+      expect(peakBytes).toBeLessThan(32 * 1024 * 1024);
+    },
+    HEAVY_TEST_MS,
+  );
+
+  it(
+    'counts a memory.jsonl entity given again 600,000 times, keeping one',
+    async () => {
+      const entity = JSON.stringify({ type: 'entity', name: 'Ada', entityType: 'person', observations: ['x'] });
+      const other = JSON.stringify({ type: 'entity', name: 'Ada', entityType: 'person', observations: ['y'] });
+      // 40 MB of text, held before the import: an entity for each line was some 200 MB more.
+      const text = `${entity}\n${other}\n${`${entity}\n`.repeat(600_000)}`;
+      const { plan, maxDelayMs, peakBytes } = await runMeasured('server-memory', { 'memory.jsonl': text }, roomy);
+      expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
+      expect(peakBytes).toBeLessThan(32 * 1024 * 1024);
+      expect(plan.entries.map((entry) => entry.name)).toEqual(['people/ada', 'people/ada-2']);
+      expect(plan.items.slice(2)).toEqual([
+        {
+          source: 'line 3: entity "Ada" (person)',
+          names: [],
+          notes: ['the same entity as line 1, and 599,999 more lines after it: left out'],
+          problem: 'duplicate',
+        },
+      ]);
+      expect(plan.unlisted).toEqual({ duplicate: 0, 'too-large': 0, 'not-an-entry': 0 });
+    },
+    HEAVY_TEST_MS,
+  );
+
+  it(
+    'refuses entities past the entry cap counting each copy that differs, however few names',
+    () => {
+      const text = Array.from({ length: 1_001 }, (_, i) =>
+        JSON.stringify({ type: 'entity', name: 'Ada', entityType: 'person', observations: [`${i}`] }),
+      ).join('\n');
+      expect(refusal(() => parseServerMemory(files({ 'memory.jsonl': text }), DEFAULT_POLICY))).toMatch(
+        /^the import would make 1,001 entries in this memory; the cap is 1,000\./,
+      );
     },
     HEAVY_TEST_MS,
   );
