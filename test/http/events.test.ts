@@ -256,11 +256,11 @@ describe.skipIf(!postgres)('GET /api/events on PostgreSQL', () => {
     for (const database of databases) await database.drop();
   });
 
-  it('tells of a write made through another store (another server) on the same database', async () => {
+  /** An `engram serve` without auth over a new PostgreSQL database, closed (server, then store) when the test ends. */
+  async function serveFreshDatabase() {
     const database = await createTestDatabase(postgres as string);
     databases.push(database);
     const store = await openPostgresStore({ connectionString: database.url });
-    const other = await openPostgresStore({ connectionString: database.url });
     const memory = createMemory({ store });
     const server = await startHttpServer({
       handler: createToolHandler(memory),
@@ -275,8 +275,14 @@ describe.skipIf(!postgres)('GET /api/events on PostgreSQL', () => {
     onTestFinished(async () => {
       await server.close();
       await store.close();
-      await other.close();
     });
+    return { database, memory, server };
+  }
+
+  it('tells of a write made through another store (another server) on the same database', async () => {
+    const { database, server } = await serveFreshDatabase();
+    const other = await openPostgresStore({ connectionString: database.url });
+    onTestFinished(() => other.close());
     const stream = await ready(await openEvents(server.port));
     const elsewhere = createMemory({ store: other });
     await elsewhere.write({ user: 'someone-else', label: 'x' }, { name: 'topics/a', description: 'd', new: 'x' });
@@ -286,27 +292,10 @@ describe.skipIf(!postgres)('GET /api/events on PostgreSQL', () => {
   });
 
   it('says ready only once it has read where it starts: a write committed while that read is held is told', async () => {
-    const database = await createTestDatabase(postgres as string);
-    databases.push(database);
-    const store = await openPostgresStore({ connectionString: database.url });
-    const memory = createMemory({ store });
-    const server = await startHttpServer({
-      handler: createToolHandler(memory),
-      memory,
-      policy: DEFAULT_POLICY,
-      version: '0.0.0-test',
-      auth: { mode: 'none', user: 'local' },
-      host: '127.0.0.1',
-      port: 0,
-      log: () => {},
-    });
+    const { database, memory, server } = await serveFreshDatabase();
     const other = new pg.Client({ connectionString: database.url });
     await other.connect();
-    onTestFinished(async () => {
-      await other.end();
-      await server.close();
-      await store.close();
-    });
+    onTestFinished(() => other.end());
     await memory.write({ user: 'local', label: 'claude' }, { name: 'topics/a', description: 'd', new: 'x' });
     // Another process holds the table of change counters: the stream's first read of its user's waits.
     await other.query('BEGIN');
