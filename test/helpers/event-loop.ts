@@ -13,7 +13,6 @@
  */
 
 import { readFileSync } from 'node:fs';
-import { collectGarbage } from './heap.js';
 
 /**
  * The event-loop delay a test calls "held". What these tests guard against held the loop
@@ -36,14 +35,8 @@ function waitedForCoreNs(): number {
   }
 }
 
-/**
- * Runs `work` and returns it with the longest stretch the event loop was held meanwhile, in
- * ms. The garbage made before (the test's seeding: tens of thousands of entries, megabytes
- * of source text) is collected first, outside the measure: its collection, which a busy
- * machine stretched past the bound, is not the work's doing.
- */
+/** Runs `work` and returns it with the longest stretch the event loop was held meanwhile, in ms. */
 export async function withEventLoopDelay<T>(work: () => Promise<T>): Promise<{ result: T; maxDelayMs: number }> {
-  collectGarbage();
   let maxHeldNs = 0;
   let lastTick = process.hrtime.bigint();
   let lastWaited = waitedForCoreNs();
