@@ -4,7 +4,7 @@
  * one entry, and an append of one line that is durable when it resolves.
  */
 
-import type { IndexRow } from '../src/core/format.js';
+import type { IndexRow } from '../src/memory/model/format.js';
 
 /** One entry as the floor answers it: its index line's parts, and its body. */
 export interface FloorEntry extends IndexRow {

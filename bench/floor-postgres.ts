@@ -3,7 +3,7 @@
  * same rows as the SQLite floor (floor-sqlite.ts), on a node-postgres pool of Engram's
  * default size. An open is one indexed read of the entry's latest revision, one round
  * trip, the opens that arrive while others run going together in one statement, as
- * Engram's do (src/store/postgres/batch.ts): fewer round trips is less work per read,
+ * Engram's do (src/storage/postgres/batch.ts): fewer round trips is less work per read,
  * which a floor must count; an append is one statement that reads the head, saves a new revision, moves the
  * head and adds to the user's usage, and commits on its own: one round trip, durable
  * (synchronous_commit on) when it answers. One user's appends go one at a time in this
@@ -12,12 +12,12 @@
  */
 
 import pg from 'pg';
-import type { IndexRow } from '../src/core/format.js';
-import { Batcher, pairKey, pairs } from '../src/store/postgres/batch.js';
-import { UserQueue } from '../src/store/postgres/user-queue.js';
+import type { IndexRow } from '../src/memory/model/format.js';
+import { Batcher, pairKey, pairs } from '../src/storage/postgres/batch.js';
+import { UserQueue } from '../src/storage/postgres/user-queue.js';
 import type { FloorEntry, FloorMemory, FloorSeed } from './floor-memory.js';
 
-/** Engram's default pool size (src/store/postgres/pool.ts). */
+/** Engram's default pool size (src/storage/postgres/pool.ts). */
 const POOL_SIZE = 10;
 
 /** Opens of many (user, name) pairs in one statement: $1 the users, $2 the names. */

@@ -16,7 +16,7 @@
 
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { indexLine } from '../src/core/index-lines.js';
+import { indexLine } from '../src/memory/model/index-lines.js';
 import { bodyOf, subjects } from './content.js';
 import type { FloorMemory, FloorSeed } from './floor-memory.js';
 import { openPostgresFloor } from './floor-postgres.js';

@@ -8,7 +8,7 @@
  */
 
 import Database from 'better-sqlite3';
-import type { IndexRow } from '../src/core/format.js';
+import type { IndexRow } from '../src/memory/model/format.js';
 import type { FloorEntry, FloorMemory, FloorSeed } from './floor-memory.js';
 
 export function openSqliteFloor(path: string, seed: FloorSeed): FloorMemory {

@@ -6,11 +6,11 @@
  * token` opens the same database.
  */
 
-import { createAccess } from '../src/core/access.js';
-import { createMemory } from '../src/core/memory.js';
-import type { Store } from '../src/core/store.js';
-import { openPostgresStore } from '../src/store/postgres/index.js';
-import { openSqliteStore } from '../src/store/sqlite/index.js';
+import { createAccess } from '../src/access/tokens/access.js';
+import { createMemory } from '../src/memory/memory.js';
+import type { Store } from '../src/memory/port.js';
+import { openPostgresStore } from '../src/storage/postgres/index.js';
+import { openSqliteStore } from '../src/storage/sqlite/index.js';
 import { appendedLine, bodyOf, subject } from './content.js';
 
 /**

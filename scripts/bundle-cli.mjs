@@ -11,7 +11,7 @@
  * The files stay in dist/cli/, where tsc put the modules, so every path a module takes
  * relative to import.meta.url (package.json, spec/, dist/web) still resolves: it does for
  * a module one folder below dist/ alone, and the build fails for any other that takes
- * one (a module in dist/store/sqlite/, or a dependency, would look in the wrong place). What is
+ * one (a module in dist/storage/sqlite/, or a dependency, would look in the wrong place). What is
  * loaded on demand (the HTTP stack, the SDK, PostgreSQL, OAuth) stays a chunk of its own
  * behind its import(). better-sqlite3 (native) and pg stay in node_modules. The library's
  * entry points (dist/index.js, ...) are tsc's files, not bundled.

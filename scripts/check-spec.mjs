@@ -24,7 +24,7 @@ const problems = [];
 if (!readFileSync(PROJECT_SPEC).equals(shared)) {
   problems.push('spec/tools.json is not byte for byte the shared spec');
 }
-const { openAiTools } = await import('../dist/tools/definitions.js');
+const { openAiTools } = await import('../dist/memory/tools/definitions.js');
 if (!isDeepStrictEqual(openAiTools(), JSON.parse(shared.toString('utf8')))) {
   problems.push('openAiTools() does not deep-equal the shared spec');
 }

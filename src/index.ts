@@ -27,25 +27,25 @@ export {
   type OpenAiToolMessage,
   openAiToolMessages,
 } from './adapters/openai.js';
-export type { ActivityItem, ActivityPage, ActorCount, MemoryChange } from './core/activity.js';
-export type { Caller } from './core/caller.js';
-export type { WriteRequest } from './core/edit.js';
-export { EngramError, type ErrorCode, isEngramError } from './core/errors.js';
-export { formatIndex, formatOpened, type IndexRow, indexLine } from './core/format.js';
-export type { RevisionDiff } from './core/history.js';
-export { createMemory, Memory, type MemoryOptions } from './core/memory.js';
-export { DEFAULT_GROUPS, DEFAULT_POLICY, type Policy } from './core/policy.js';
-export type { SearchHit, SearchSnippet } from './core/search.js';
-export type { Store, StoredEntry } from './core/store.js';
-export { MemoryStore, openMemoryStore } from './store/memory/index.js';
-export { openPostgresStore, PostgresStore, type PostgresStoreOptions } from './store/postgres/index.js';
-export { openSqliteStore, SqliteStore, type SqliteStoreOptions } from './store/sqlite/index.js';
-export { handleToolCall } from './tools/call.js';
+export type { ActivityItem, ActivityPage, ActorCount, MemoryChange } from './memory/activity.js';
+export { createMemory, Memory, type MemoryOptions } from './memory/memory.js';
+export type { Caller } from './memory/model/caller.js';
+export type { WriteRequest } from './memory/model/edit.js';
+export { EngramError, type ErrorCode, isEngramError } from './memory/model/errors.js';
+export { formatIndex, formatOpened, type IndexRow, indexLine } from './memory/model/format.js';
+export { DEFAULT_GROUPS, DEFAULT_POLICY, type Policy } from './memory/model/policy.js';
+export type { Store, StoredEntry } from './memory/port.js';
+export type { RevisionDiff } from './memory/recovery.js';
+export type { SearchHit, SearchSnippet } from './memory/search.js';
+export { handleToolCall } from './memory/tools/call.js';
 export {
   anthropicTools,
   mcpTools,
   type OpenAiTool,
   openAiTools,
   openAiTools as toolDefinitions,
-} from './tools/definitions.js';
-export { createToolHandler, type ToolHandler, type ToolResult } from './tools/handler.js';
+} from './memory/tools/definitions.js';
+export { createToolHandler, type ToolHandler, type ToolResult } from './memory/tools/handler.js';
+export { MemoryStore, openMemoryStore } from './storage/memory/index.js';
+export { openPostgresStore, PostgresStore, type PostgresStoreOptions } from './storage/postgres/index.js';
+export { openSqliteStore, SqliteStore, type SqliteStoreOptions } from './storage/sqlite/index.js';

@@ -5,7 +5,7 @@
  * with the agent's own. The tools to offer the model are `anthropicTools(memory.policy)`.
  */
 
-import type { Memory } from '../core/memory.js';
+import type { Memory } from '../memory/memory.js';
 import { type AdapterOptions, isMemoryTool, runMemoryCall } from './calls.js';
 
 /** A tool_use block of an assistant message (input already an object). */

@@ -4,11 +4,11 @@
  * and the one path from a model's call to the tool handler.
  */
 
-import type { Caller } from '../core/caller.js';
-import type { Memory } from '../core/memory.js';
-import { AGENT_CALLER, handleToolCall } from '../tools/call.js';
-import { isToolName, type ToolName } from '../tools/definitions.js';
-import type { ToolResult } from '../tools/handler.js';
+import type { Memory } from '../memory/memory.js';
+import type { Caller } from '../memory/model/caller.js';
+import { AGENT_CALLER, handleToolCall } from '../memory/tools/call.js';
+import { isToolName, type ToolName } from '../memory/tools/definitions.js';
+import type { ToolResult } from '../memory/tools/handler.js';
 
 /** One memory call an adapter ran: the tool, the arguments as the model sent them, the result. */
 export interface MemoryCall {

@@ -5,7 +5,7 @@
  * the model are `openAiTools(memory.policy)` (alias `toolDefinitions`).
  */
 
-import type { Memory } from '../core/memory.js';
+import type { Memory } from '../memory/memory.js';
 import { type AdapterOptions, isMemoryTool, runMemoryCall } from './calls.js';
 
 /** A tool call of an assistant message, as chat completions send it (arguments a JSON string). */

@@ -8,9 +8,9 @@
  */
 
 import { type JSONSchema7, jsonSchema, type Tool, tool } from 'ai';
-import type { Memory } from '../core/memory.js';
-import { openAiTools, type ToolName } from '../tools/definitions.js';
-import type { ToolResult } from '../tools/handler.js';
+import type { Memory } from '../memory/memory.js';
+import { openAiTools, type ToolName } from '../memory/tools/definitions.js';
+import type { ToolResult } from '../memory/tools/handler.js';
 import { type AdapterOptions, runMemoryCall } from './calls.js';
 
 export type { AdapterOptions, MemoryCall } from './calls.js';

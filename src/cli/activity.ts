@@ -1,13 +1,13 @@
 /**
  * `engram activity`: what changed across one's whole memory, which assistant wrote it and
- * when, newest first (core/activity.ts) — the timeline of the web UI's activity view, for
+ * when, newest first (memory/activity.ts) — the timeline of the web UI's activity view, for
  * the terminal. A page at a time: the last line says how to see the next, with every
  * option that shaped this page (a database password left out, with a note saying so).
  */
 
 import { type Command, InvalidArgumentError } from 'commander';
-import { ACTIVITY_DEFAULT_LIMIT, ACTIVITY_LIMIT_CAP, type ActivityItem } from '../core/activity.js';
-import { shellWord } from '../core/shell-word.js';
+import { ACTIVITY_DEFAULT_LIMIT, ACTIVITY_LIMIT_CAP, type ActivityItem } from '../memory/activity.js';
+import { shellWord } from '../memory/model/shell-word.js';
 import { type CommonOptions, cliCaller } from './context.js';
 import type { Run } from './entries.js';
 import { repeatCommand } from './repeat-command.js';

@@ -5,8 +5,8 @@
  * to run again, without leaking a password.
  */
 
-import type { Store } from '../core/store.js';
-import { openSqliteStore } from '../store/sqlite/index.js';
+import type { Store } from '../memory/port.js';
+import { openSqliteStore } from '../storage/sqlite/index.js';
 import { log } from './output.js';
 
 export type Backend =
@@ -43,7 +43,7 @@ export async function openBackend(backend: Backend, options: OpenOptions = {}): 
     });
   }
   // Loaded only when asked for: most people never need the PostgreSQL driver.
-  const { openPostgresStore } = await import('../store/postgres/index.js');
+  const { openPostgresStore } = await import('../storage/postgres/index.js');
   return openPostgresStore({
     connectionString: backend.url,
     ...(backend.poolSize === undefined ? {} : { max: backend.poolSize }),

@@ -7,7 +7,7 @@
  */
 
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { formatCount } from '../core/text.js';
+import { formatCount } from '../memory/model/text.js';
 import { UsageError } from './output.js';
 
 export interface ReadLimit {

@@ -5,7 +5,7 @@
  * can fail — nothing listening, a refused key, an unknown model, silence — into one line.
  */
 
-import { asSentence } from '../core/text.js';
+import { asSentence } from '../memory/model/text.js';
 import { type AssistantReply, EndpointError, errorMessage, readCompletion, readEventStream } from './chat-stream.js';
 import { UsageError } from './output.js';
 

@@ -7,16 +7,16 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { z } from 'zod';
-import { EngramError } from '../core/errors.js';
-import { isValidSegment } from '../core/names.js';
-import { CLIENT_NAME_CAP, REDIRECT_URIS_CAP } from '../core/oauth/clients.js';
-import { redirectUriProblem } from '../core/oauth/redirect-uris.js';
-import type { OAuthClient } from '../core/oauth/types.js';
-import { DEFAULT_POLICY, type Policy } from '../core/policy.js';
-import { charLength, foldDescription, withoutByteOrderMark } from '../core/text.js';
-import { normalizeUser } from '../core/users.js';
+import { CLIENT_NAME_CAP, REDIRECT_URIS_CAP } from '../access/oauth/clients.js';
+import { redirectUriProblem } from '../access/oauth/redirect-uris.js';
+import type { OAuthClient } from '../access/oauth/types.js';
 import { parsePublicUrl } from '../http/origins.js';
 import type { WebSocketLimits } from '../http/websocket.js';
+import { EngramError } from '../memory/model/errors.js';
+import { isValidSegment } from '../memory/model/names.js';
+import { DEFAULT_POLICY, type Policy } from '../memory/model/policy.js';
+import { charLength, foldDescription, withoutByteOrderMark } from '../memory/model/text.js';
+import { normalizeUser } from '../memory/model/users.js';
 import { readBoundedText } from './bounded-read.js';
 import type { Environment } from './environment.js';
 

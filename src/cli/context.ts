@@ -5,15 +5,15 @@
  */
 
 import { readFileSync } from 'node:fs';
-import { type Access, createAccess } from '../core/access.js';
-import { type Accounts, createAccounts } from '../core/accounts.js';
-import { EngramError } from '../core/errors.js';
-import { type Caller, createMemory, type Memory } from '../core/memory.js';
-import { Authorization, type AuthorizationOptions } from '../core/oauth/authorization.js';
-import { OAuthClients } from '../core/oauth/clients.js';
-import { OAuthTokens } from '../core/oauth/tokens.js';
-import type { PasswordCost } from '../core/passwords.js';
-import { normalizeUser, USER_CAP } from '../core/users.js';
+import { type Accounts, createAccounts } from '../access/accounts/accounts.js';
+import type { PasswordCost } from '../access/accounts/passwords.js';
+import { Authorization, type AuthorizationOptions } from '../access/oauth/authorization.js';
+import { OAuthClients } from '../access/oauth/clients.js';
+import { OAuthTokens } from '../access/oauth/tokens.js';
+import { type Access, createAccess } from '../access/tokens/access.js';
+import { type Caller, createMemory, type Memory } from '../memory/memory.js';
+import { EngramError } from '../memory/model/errors.js';
+import { normalizeUser, USER_CAP } from '../memory/model/users.js';
 import { type Backend, describeBackend, openBackend } from './backend.js';
 import { loadSettings, type Settings } from './config.js';
 import type { Environment } from './environment.js';
@@ -95,7 +95,7 @@ export function chooseBackend(options: CommonOptions, settings: Settings, enviro
 
 /**
  * Whose memory: --user or ENGRAM_USER, then the config file's "user", then `local`; one
- * rule for every command (core/users.ts), checked before anything is opened, so a typo
+ * rule for every command (memory/model/users.ts), checked before anything is opened, so a typo
  * never opens another memory. The config file's "user" is checked with the file.
  */
 export function chooseUser(options: CommonOptions, settings: Settings, environment: Environment): string {

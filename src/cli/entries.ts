@@ -6,10 +6,10 @@
  */
 
 import type { Command } from 'commander';
-import { EngramError } from '../core/errors.js';
-import { formatDropped, formatIndex, formatMissing, formatOpened, indexLine } from '../core/format.js';
-import type { Policy } from '../core/policy.js';
-import { formatCount } from '../core/text.js';
+import { EngramError } from '../memory/model/errors.js';
+import { formatDropped, formatIndex, formatMissing, formatOpened, indexLine } from '../memory/model/format.js';
+import type { Policy } from '../memory/model/policy.js';
+import { formatCount } from '../memory/model/text.js';
 import { readBoundedText } from './bounded-read.js';
 import { type CommonOptions, type Context, cliCaller } from './context.js';
 import type { Opening } from './existing-memory.js';

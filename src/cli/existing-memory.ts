@@ -11,8 +11,8 @@
 
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { EngramError } from '../core/errors.js';
-import { folderMissing, noSuchFolderError } from '../store/sqlite/file.js';
+import { EngramError } from '../memory/model/errors.js';
+import { folderMissing, noSuchFolderError } from '../storage/sqlite/file.js';
 import type { Backend } from './backend.js';
 
 /**

@@ -1,14 +1,14 @@
 /**
- * `engram import --from KIND PATH`: brings in a memory kept by another system (core/bridges)
+ * `engram import --from KIND PATH`: brings in a memory kept by another system (transfer/bridges)
  * through the same import as an export document — one transaction, the tools' names and
  * caps, history recorded as `import:KIND` — and says, item by item, what was (or, with
  * --dry-run, would be) created, appended, left as it was or left out, and why.
  */
 
-import { BRIDGES, type BridgeKind } from '../core/bridges/index.js';
-import { type ImportedItem, type ImportFromResult, importFromSource } from '../core/bridges/run.js';
-import { formatCount } from '../core/text.js';
-import type { ImportMode } from '../core/transfer.js';
+import { formatCount } from '../memory/model/text.js';
+import { BRIDGES, type BridgeKind } from '../transfer/bridges/index.js';
+import { type ImportedItem, type ImportFromResult, importFromSource } from '../transfer/bridges/run.js';
+import type { ImportMode } from '../transfer/transfer.js';
 import { type Context, cliCaller } from './context.js';
 import type { Output } from './output.js';
 import { UsageError } from './output.js';

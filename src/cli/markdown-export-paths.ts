@@ -5,7 +5,7 @@
  */
 
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, type Stats } from 'node:fs';
-import { shellWord } from '../core/shell-word.js';
+import { shellWord } from '../memory/model/shell-word.js';
 import { UsageError } from './output.js';
 
 /** A path's stats without following a link; undefined when nothing is there. */

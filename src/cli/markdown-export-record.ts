@@ -7,7 +7,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { MARKDOWN_INDEX } from '../core/bridges/markdown.js';
+import { MARKDOWN_INDEX } from '../transfer/bridges/markdown.js';
 import { UsageError } from './output.js';
 
 export const EXPORT_RECORD = '.engram-export.json';

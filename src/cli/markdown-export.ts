@@ -1,7 +1,7 @@
 /**
  * `engram export --format markdown DIR`: the memory as a folder a person can read, diff
  * and keep in git — one file per live entry at DIR/group/slug.md and a README.md index
- * (core/bridges/markdown.ts says what they hold). Files are readable by their owner alone.
+ * (transfer/bridges/markdown.ts says what they hold). Files are readable by their owner alone.
  *
  * DIR must be empty or new, or hold an earlier markdown export (its record, or its
  * README.md, says so): that one is refreshed — the entries' files rewritten, the files of
@@ -38,7 +38,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { MARKDOWN_INDEX, MARKDOWN_INDEX_TITLE, type MarkdownFile } from '../core/bridges/markdown.js';
+import { MARKDOWN_INDEX, MARKDOWN_INDEX_TITLE, type MarkdownFile } from '../transfer/bridges/markdown.js';
 import { checkPrivate, kindOf, lstatOf, readNoFollow } from './markdown-export-paths.js';
 import {
   EXPORT_RECORD,

@@ -9,9 +9,9 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
-import { type CopyProgress, type CopySummary, copyStore } from '../core/migration.js';
-import type { Store } from '../core/store.js';
-import { countOf, formatCount } from '../core/text.js';
+import { countOf, formatCount } from '../memory/model/text.js';
+import type { Store } from '../memory/port.js';
+import { type CopyProgress, type CopySummary, copyStore } from '../transfer/migration.js';
 import { type Backend, backendOf, describeBackend, openBackend } from './backend.js';
 import { loadSettings } from './config.js';
 import type { Environment } from './environment.js';

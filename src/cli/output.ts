@@ -5,8 +5,8 @@
  * so no command prints a stored escape sequence raw.
  */
 
-import { isEngramError } from '../core/errors.js';
-import type { PasswordCost } from '../core/passwords.js';
+import type { PasswordCost } from '../access/accounts/passwords.js';
+import { isEngramError } from '../memory/model/errors.js';
 import { isoTimes } from './json-times.js';
 import type { PasswordSource } from './password-input.js';
 import { forTerminal, highlighted, jsonForTerminal } from './terminal.js';

@@ -8,7 +8,7 @@
 
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { EngramError } from '../core/errors.js';
+import { EngramError } from '../memory/model/errors.js';
 import { readBoundedText } from './bounded-read.js';
 import { UsageError } from './output.js';
 

@@ -4,11 +4,11 @@
  */
 
 import { type Command, InvalidArgumentError } from 'commander';
-import { indexLine } from '../core/format.js';
-import type { RevisionDiff } from '../core/history.js';
-import { lineCount } from '../core/revision-diff.js';
-import type { RevisionRecord } from '../core/store.js';
-import { countOf, formatCount, utf8Bytes } from '../core/text.js';
+import { indexLine } from '../memory/model/format.js';
+import { lineCount } from '../memory/model/revision-diff.js';
+import { countOf, formatCount, utf8Bytes } from '../memory/model/text.js';
+import type { RevisionRecord } from '../memory/port.js';
+import type { RevisionDiff } from '../memory/recovery.js';
 import { type CommonOptions, cliCaller } from './context.js';
 import type { Run } from './entries.js';
 

@@ -10,7 +10,7 @@
  */
 
 import type { Command, Option } from 'commander';
-import { shellWord } from '../core/shell-word.js';
+import { shellWord } from '../memory/model/shell-word.js';
 
 /**
  * A secret-bearing option's value as it may be repeated: `value` without the secret

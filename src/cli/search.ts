@@ -1,13 +1,13 @@
 /**
  * `engram search QUERY`: full-text search of one's memory from the command line, the
- * same search as the web UI's (core/search.ts). Each hit is its name and description,
+ * same search as the web UI's (memory/search.ts). Each hit is its name and description,
  * then a line of its body around the words found; on a terminal the words found are
  * highlighted, elsewhere the lines are plain. --json gives scripts the hits as they are.
  */
 
 import { type Command, InvalidArgumentError } from 'commander';
-import type { SearchHit, SearchSnippet } from '../core/search.js';
-import { SEARCH_DEFAULT_LIMIT, SEARCH_LIMIT_CAP } from '../core/search.js';
+import type { SearchHit, SearchSnippet } from '../memory/search.js';
+import { SEARCH_DEFAULT_LIMIT, SEARCH_LIMIT_CAP } from '../memory/search.js';
 import { type CommonOptions, cliCaller } from './context.js';
 import type { Run } from './entries.js';
 import type { Piece } from './output.js';

@@ -12,7 +12,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { AuthSettings } from '../http/auth.js';
 import { assertSafeBinding, assertSafePublicUrl, parseAllowedOrigin, parsePublicUrl } from '../http/origins.js';
 import type { RunningHttpServer } from '../http/server.js';
-import { createToolHandler } from '../tools/handler.js';
+import { createToolHandler } from '../memory/tools/handler.js';
 import { loadSettings } from './config.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import type { Environment } from './environment.js';
@@ -134,7 +134,7 @@ async function serve(
   const clients =
     options.auth === 'oauth'
       ? context.oauth.clients(
-          (await import('../http/oauth/client-metadata.js')).createClientMetadataFetcher({
+          (await import('../access/oauth/http/client-metadata.js')).createClientMetadataFetcher({
             allowPrivateAddresses: context.settings.allowPrivateClientMetadata ?? false,
             log,
           }),

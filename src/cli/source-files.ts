@@ -1,6 +1,6 @@
 /**
  * Reads what `engram import --from KIND PATH` names — one file, or every file under a
- * folder — into the bytes the bridges parse (core/bridges receive contents, never paths
+ * folder — into the bytes the bridges parse (transfer/bridges receive contents, never paths
  * to open). Hidden files and folders (.git, .DS_Store, an editor's temporary files) are
  * not memory and are left out; so are symbolic links, which could lead anywhere. Sizes
  * are checked before anything is read: a file or folder past the limit is refused unread.
@@ -8,8 +8,8 @@
 
 import { type Dirent, existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { SourceFile } from '../core/bridges/plan.js';
-import { formatCount } from '../core/text.js';
+import { formatCount } from '../memory/model/text.js';
+import type { SourceFile } from '../transfer/bridges/plan.js';
 import { readBounded } from './bounded-read.js';
 import { UsageError } from './output.js';
 

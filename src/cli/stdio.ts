@@ -1,8 +1,8 @@
 /** `engram stdio`: serves the memory to one local MCP client over stdin/stdout. */
 
 import type { Command } from 'commander';
-import { actorLabel } from '../core/caller.js';
-import { createToolHandler } from '../tools/handler.js';
+import { actorLabel } from '../memory/model/caller.js';
+import { createToolHandler } from '../memory/tools/handler.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import type { Environment } from './environment.js';
 import { log, logInternalError, reportFailure, UsageError } from './output.js';

@@ -6,7 +6,7 @@
  */
 
 import { createSecureContext } from 'node:tls';
-import { EngramError } from '../core/errors.js';
+import { EngramError } from '../memory/model/errors.js';
 import { readBounded } from './bounded-read.js';
 import { UsageError } from './output.js';
 

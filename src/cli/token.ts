@@ -7,10 +7,10 @@
  */
 
 import type { Command } from 'commander';
-import type { TokenInfo } from '../core/access.js';
-import { EngramError, isEngramError } from '../core/errors.js';
-import type { AppInfo } from '../core/oauth/tokens.js';
-import { SCOPE_WRITE } from '../core/oauth/types.js';
+import type { AppInfo } from '../access/oauth/tokens.js';
+import { SCOPE_WRITE } from '../access/oauth/types.js';
+import type { TokenInfo } from '../access/tokens/access.js';
+import { EngramError, isEngramError } from '../memory/model/errors.js';
 import type { CommonOptions, Context } from './context.js';
 import type { Run } from './entries.js';
 

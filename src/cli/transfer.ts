@@ -2,9 +2,9 @@
 
 import { closeSync, existsSync, fchmodSync, fstatSync, openSync, statSync, writeSync } from 'node:fs';
 import { type Command, Option } from 'commander';
-import { BRIDGE_KINDS, BRIDGES, type BridgeKind } from '../core/bridges/index.js';
-import { markdownExport } from '../core/bridges/markdown.js';
-import type { ImportReport } from '../core/transfer.js';
+import { BRIDGE_KINDS, BRIDGES, type BridgeKind } from '../transfer/bridges/index.js';
+import { markdownExport } from '../transfer/bridges/markdown.js';
+import type { ImportReport } from '../transfer/transfer.js';
 import { readBounded } from './bounded-read.js';
 import { type CommonOptions, cliCaller } from './context.js';
 import type { Run } from './entries.js';

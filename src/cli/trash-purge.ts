@@ -7,7 +7,7 @@
  * the store is not closed beneath it.
  */
 
-import type { Memory } from '../core/memory.js';
+import type { Memory } from '../memory/memory.js';
 
 export const TRASH_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 

@@ -5,9 +5,9 @@
  */
 
 import type { Command } from 'commander';
-import { type AccountSummary, checkUserName, type RemovedUser, userNotFound } from '../core/accounts.js';
-import { shellWord } from '../core/shell-word.js';
-import { countOf, formatCount } from '../core/text.js';
+import { type AccountSummary, checkUserName, type RemovedUser, userNotFound } from '../access/accounts/accounts.js';
+import { shellWord } from '../memory/model/shell-word.js';
+import { countOf, formatCount } from '../memory/model/text.js';
 import type { CommonOptions, Context } from './context.js';
 import type { Run } from './entries.js';
 import { UsageError } from './output.js';

@@ -7,12 +7,12 @@
  * is a shell word (shellWord), which no shell expands.
  */
 
-import { listedSources } from '../core/bridges/run.js';
-import type { EngramError } from '../core/errors.js';
-import { didYouMean } from '../core/format.js';
-import { nothingDone, recoveredOverCapProblem } from '../core/recovery-caps.js';
-import { shellWord } from '../core/shell-word.js';
-import { formatCount } from '../core/text.js';
+import type { EngramError } from '../memory/model/errors.js';
+import { didYouMean } from '../memory/model/format.js';
+import { shellWord } from '../memory/model/shell-word.js';
+import { formatCount } from '../memory/model/text.js';
+import { nothingDone, recoveredOverCapProblem } from '../memory/recovery-caps.js';
+import { listedSources } from '../transfer/bridges/run.js';
 
 export function cliMessage(error: EngramError): string {
   const detail = error.detail;

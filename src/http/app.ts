@@ -9,12 +9,13 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { isEngramError } from '../core/errors.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../core/json-nesting.js';
-import type { Memory } from '../core/memory.js';
-import type { Policy } from '../core/policy.js';
+import { createOAuthRoutes } from '../access/oauth/http/router.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json/json-nesting.js';
 import type { McpHttpEndpoint } from '../mcp/http.js';
-import type { ToolHandler } from '../tools/handler.js';
+import type { Memory } from '../memory/memory.js';
+import { isEngramError } from '../memory/model/errors.js';
+import type { Policy } from '../memory/model/policy.js';
+import type { ToolHandler } from '../memory/tools/handler.js';
 import { applyAnswerHeaders } from './answer-headers.js';
 import { createApiAuthenticate, type WebAccounts } from './api/browser-auth.js';
 import { type ApiErrorCode, retryAfterHeaders, STATUS_BY_CODE, sendApiError } from './api/errors.js';
@@ -26,7 +27,6 @@ import { answerOptions, corsHeaders } from './cors.js';
 import { answerInternalError } from './internal-error.js';
 import { MAX_BODY_BYTES, readBody } from './limits.js';
 import { formatRequestLine, type RpcSummary, summarizeRpc } from './logging.js';
-import { createOAuthRoutes } from './oauth/router.js';
 import { browserGate } from './origins.js';
 import { repeatedHeader } from './repeated-header.js';
 import { createWebRoutes } from './web.js';

@@ -7,16 +7,16 @@
  * metadata (RFC 9728 §5.1), where an MCP client discovers how to get one.
  */
 
-import type { Access } from '../core/access.js';
-import type { Caller } from '../core/caller.js';
-import { isEngramError } from '../core/errors.js';
-import type { Authorization, AuthorizationOptions } from '../core/oauth/authorization.js';
-import type { OAuthClients } from '../core/oauth/clients.js';
-import { SECRET_PREFIXES } from '../core/oauth/secrets.js';
-import type { OAuthTokens } from '../core/oauth/tokens.js';
-import { SCOPES } from '../core/oauth/types.js';
-import type { ConsentAccounts } from './oauth/authorize.js';
-import { resourceMetadataUrlOf, resourceOf } from './oauth/metadata.js';
+import type { Authorization, AuthorizationOptions } from '../access/oauth/authorization.js';
+import type { OAuthClients } from '../access/oauth/clients.js';
+import type { ConsentAccounts } from '../access/oauth/http/authorize.js';
+import { resourceMetadataUrlOf, resourceOf } from '../access/oauth/http/metadata.js';
+import { SECRET_PREFIXES } from '../access/oauth/secrets.js';
+import type { OAuthTokens } from '../access/oauth/tokens.js';
+import { SCOPES } from '../access/oauth/types.js';
+import type { Access } from '../access/tokens/access.js';
+import type { Caller } from '../memory/model/caller.js';
+import { isEngramError } from '../memory/model/errors.js';
 
 export type AuthSettings =
   | { readonly mode: 'none'; readonly user: string }

@@ -9,8 +9,8 @@
  */
 
 import { isIP } from 'node:net';
-import { EngramError } from '../core/errors.js';
-import { shellWord } from '../core/shell-word.js';
+import { EngramError } from '../memory/model/errors.js';
+import { shellWord } from '../memory/model/shell-word.js';
 
 export type AuthMode = 'none' | 'token' | 'oauth';
 

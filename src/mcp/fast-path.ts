@@ -15,9 +15,9 @@
 
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { classifyInboundRequest, isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
-import type { Caller } from '../core/memory.js';
-import type { Policy } from '../core/policy.js';
-import type { ToolHandler } from '../tools/handler.js';
+import type { Caller } from '../memory/memory.js';
+import type { Policy } from '../memory/model/policy.js';
+import type { ToolHandler } from '../memory/tools/handler.js';
 import { createHotAnswerer, type HotRequest, hotRequest } from './hot-request.js';
 
 export interface FastPathOptions<Who> {

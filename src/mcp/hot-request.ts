@@ -5,10 +5,10 @@
  * straight from the tool handler and leave every other request to the SDK.
  */
 
-import type { Caller } from '../core/memory.js';
-import type { Policy } from '../core/policy.js';
-import { isToolName, mcpTools } from '../tools/definitions.js';
-import type { ToolHandler } from '../tools/handler.js';
+import type { Caller } from '../memory/memory.js';
+import type { Policy } from '../memory/model/policy.js';
+import { isToolName, mcpTools } from '../memory/tools/definitions.js';
+import type { ToolHandler } from '../memory/tools/handler.js';
 import { callToolResult, unknownToolError } from './server.js';
 
 export type RequestId = string | number;

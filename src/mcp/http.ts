@@ -11,7 +11,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { type AuthInfo, createMcpHandler } from '@modelcontextprotocol/server';
-import { actorLabel, type Caller } from '../core/caller.js';
+import { actorLabel, type Caller } from '../memory/model/caller.js';
 import { createFastPath } from './fast-path.js';
 import { createMcpServerFactory, type McpServerOptions } from './server.js';
 import { createSessionIds } from './session-id.js';

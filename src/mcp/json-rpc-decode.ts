@@ -1,13 +1,13 @@
 /**
  * One JSON-RPC message from a client's text, for the transports that carry one message
  * per unit (a line on stdio, a message on a WebSocket): the nesting is checked before the
- * text is parsed (core/json-nesting.ts), then the JSON, then the JSON-RPC shape. A text that
+ * text is parsed (json/json-nesting.ts), then the JSON, then the JSON-RPC shape. A text that
  * fails is answered with the JSON-RPC error its refusal names (id null: its id cannot be
  * read), never dropped in silence, and the connection goes on.
  */
 
 import { type JSONRPCMessage, ProtocolErrorCode, parseJSONRPCMessage } from '@modelcontextprotocol/server';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../core/json-nesting.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json/json-nesting.js';
 
 /** Why a text was refused: the JSON-RPC error it is answered with. */
 export interface Refusal {

@@ -25,10 +25,10 @@ import {
   type ResourceTemplateType,
   UriTemplate,
 } from '@modelcontextprotocol/server';
-import type { Caller } from '../core/caller.js';
-import { isEngramError } from '../core/errors.js';
-import type { Memory } from '../core/memory.js';
-import type { ToolHandler, ToolResult } from '../tools/handler.js';
+import type { Memory } from '../memory/memory.js';
+import type { Caller } from '../memory/model/caller.js';
+import { isEngramError } from '../memory/model/errors.js';
+import type { ToolHandler, ToolResult } from '../memory/tools/handler.js';
 
 export const INDEX_URI = 'memory://index';
 export const ENTRY_TEMPLATE = 'memory://entry/{name}';

@@ -14,10 +14,10 @@ import {
   ProtocolErrorCode,
   Server,
 } from '@modelcontextprotocol/server';
-import type { Caller } from '../core/memory.js';
-import type { Policy } from '../core/policy.js';
-import { isToolName, mcpTools, TOOL_NAMES } from '../tools/definitions.js';
-import type { ToolHandler, ToolResult } from '../tools/handler.js';
+import type { Caller } from '../memory/memory.js';
+import type { Policy } from '../memory/model/policy.js';
+import { isToolName, mcpTools, TOOL_NAMES } from '../memory/tools/definitions.js';
+import type { ToolHandler, ToolResult } from '../memory/tools/handler.js';
 import { serverInfo } from './identity.js';
 import { completesWithNames, getPrompt, PROMPT_LIST } from './prompts.js';
 import {

@@ -8,7 +8,7 @@
  */
 
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { actorLabel } from '../core/caller.js';
+import { actorLabel } from '../memory/model/caller.js';
 
 export interface SessionIds {
   /** A new id carrying `clientName`, or undefined when the name is empty once cleaned. */

@@ -16,9 +16,9 @@
  */
 
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import type { Caller } from '../core/memory.js';
-import type { Policy } from '../core/policy.js';
-import type { ToolHandler } from '../tools/handler.js';
+import type { Caller } from '../memory/memory.js';
+import type { Policy } from '../memory/model/policy.js';
+import type { ToolHandler } from '../memory/tools/handler.js';
 import { createHotAnswerer, hotRequest, type RequestId } from './hot-request.js';
 
 export interface StdioFastPathOptions {

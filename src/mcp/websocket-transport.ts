@@ -19,7 +19,7 @@
 
 import type { JSONRPCMessage, JSONRPCRequest, RequestId, Transport } from '@modelcontextprotocol/server';
 import type { RawData, WebSocket } from 'ws';
-import { isEngramError } from '../core/errors.js';
+import { isEngramError } from '../memory/model/errors.js';
 import { decodeMessage, type Refusal, refusalAnswer } from './json-rpc-decode.js';
 import type { WaitingBudget } from './waiting-budget.js';
 

@@ -5,7 +5,7 @@ import { describeBackend } from '../../src/cli/backend.js';
 import type { Settings } from '../../src/cli/config.js';
 import { chooseBackend } from '../../src/cli/context.js';
 import { readEnvironment } from '../../src/cli/environment.js';
-import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
 
 const settings = (extra: Partial<Settings> = {}): Settings => ({ policy: DEFAULT_POLICY, ...extra });
 const env = { XDG_DATA_HOME: '/data' };

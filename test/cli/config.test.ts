@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { loadSettings, parseConfig } from '../../src/cli/config.js';
 import { readEnvironment } from '../../src/cli/environment.js';
-import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
 import { expectEngramError } from '../core/fixtures.js';
 
 /** A folder of the running test's own, removed when it finishes. */

@@ -1,7 +1,7 @@
 /**
  * A database file the CLI cannot use, as a newcomer meets it: a folder given as --db, a
  * path under a file, a read-only file, a read-only folder. Each ends the command with
- * exit 1 and a message that names the file and says what to do (store/sqlite/errors.ts),
+ * exit 1 and a message that names the file and says what to do (storage/sqlite/errors.ts),
  * never "internal error". The read-only cases run the built CLI as an unprivileged user
  * when the tests run as root, who may write anything.
  */

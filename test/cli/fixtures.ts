@@ -8,8 +8,8 @@
 
 import { existsSync } from 'node:fs';
 import { expect } from 'vitest';
+import type { PasswordCost } from '../../src/access/accounts/passwords.js';
 import { main } from '../../src/cli/program.js';
-import type { PasswordCost } from '../../src/core/passwords.js';
 import { childEnv, type EngramRun, queryDatabase, runEngram, type TempDir, tempDir } from '../helpers/engram.js';
 
 export interface Cli {

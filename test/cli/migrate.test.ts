@@ -11,10 +11,10 @@
  */
 
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Caller, Decide, Store, StoreDump } from '../../src/core/store.js';
-import { openPostgresStore } from '../../src/store/postgres/index.js';
-import { openSqliteStore } from '../../src/store/sqlite/index.js';
-import { account, client, grant, grantSecret, session } from '../../src/testing/setup.js';
+import type { Caller, Decide, Store, StoreDump } from '../../src/memory/port.js';
+import { account, client, grant, grantSecret, session } from '../../src/storage/contract/setup.js';
+import { openPostgresStore } from '../../src/storage/postgres/index.js';
+import { openSqliteStore } from '../../src/storage/sqlite/index.js';
 import { childEnv, runEngram, tempDir } from '../helpers/engram.js';
 import {
   createTestDatabase,

@@ -9,7 +9,7 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/program.js';
-import { shellWord } from '../../src/core/shell-word.js';
+import { shellWord } from '../../src/memory/model/shell-word.js';
 import { childEnv, type EngramRun, runEngram, tempDir } from '../helpers/engram.js';
 import { runInProcess } from './fixtures.js';
 

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/output.js';
 import { type PasswordSource, readNewPassword, withoutFinalNewline } from '../../src/cli/password-input.js';
-import { EngramError } from '../../src/core/errors.js';
+import { EngramError } from '../../src/memory/model/errors.js';
 
 function pipe(text: string): PasswordSource {
   return {

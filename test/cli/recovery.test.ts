@@ -10,8 +10,8 @@ import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { createMemory, type WriteRequest } from '../../src/core/memory.js';
-import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { createMemory, type WriteRequest } from '../../src/memory/memory.js';
+import { openSqliteStore } from '../../src/storage/sqlite/index.js';
 import { type EngramRun, queryDatabase } from '../helpers/engram.js';
 import { type Cli, cli, databaseState, expectRefused, expectUsageError, inProcessCli, ok } from './fixtures.js';
 

@@ -7,7 +7,7 @@ import { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { databaseUrlToRepeat } from '../../src/cli/backend.js';
 import { bearsSecret, repeatCommand } from '../../src/cli/repeat-command.js';
-import { shellWord } from '../../src/core/shell-word.js';
+import { shellWord } from '../../src/memory/model/shell-word.js';
 
 describe('shellWord', () => {
   it('leaves a safe word bare and single-quotes any other, a quote inside included', () => {

@@ -7,8 +7,8 @@
 
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { hashSecret, newSecret } from '../../src/core/oauth/secrets.js';
-import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { hashSecret, newSecret } from '../../src/access/oauth/secrets.js';
+import { openSqliteStore } from '../../src/storage/sqlite/index.js';
 import { childEnv, queryDatabase, tempDir } from '../helpers/engram.js';
 import { runInProcess } from './fixtures.js';
 

@@ -6,8 +6,8 @@
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { scheduleTrashPurge, TRASH_PURGE_INTERVAL_MS } from '../../src/cli/trash-purge.js';
-import { createMemory, type Memory } from '../../src/core/memory.js';
-import { openMemoryStore } from '../../src/store/memory/index.js';
+import { createMemory, type Memory } from '../../src/memory/memory.js';
+import { openMemoryStore } from '../../src/storage/memory/index.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const ME = { user: 'local', label: 'test' };

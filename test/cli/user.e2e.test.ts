@@ -9,7 +9,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { verifyPassword } from '../../src/core/passwords.js';
+import { verifyPassword } from '../../src/access/accounts/passwords.js';
 import { childEnv, queryDatabase, runEngram, tempDir } from '../helpers/engram.js';
 import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
 import { runInProcess } from './fixtures.js';

@@ -8,9 +8,9 @@
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { cliMessage } from '../../src/cli/wording.js';
-import { EngramError } from '../../src/core/errors.js';
-import { createMemory } from '../../src/core/memory.js';
-import { openMemoryStore } from '../../src/store/memory/index.js';
+import { createMemory } from '../../src/memory/memory.js';
+import { EngramError } from '../../src/memory/model/errors.js';
+import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { CALLER, newMemory } from '../core/fixtures.js';
 import { inProcessCli, ok } from './fixtures.js';
 

@@ -7,8 +7,8 @@
 
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createAccess, TOKEN_PREFIX } from '../../src/core/access.js';
-import { MemoryTokenStore } from '../../src/store/memory/tokens.js';
+import { createAccess, TOKEN_PREFIX } from '../../src/access/tokens/access.js';
+import { MemoryTokenStore } from '../../src/storage/memory/tokens.js';
 import { expectEngramError } from './fixtures.js';
 
 function setup() {

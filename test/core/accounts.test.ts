@@ -9,12 +9,12 @@
 
 import { createHash } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { createAccess } from '../../src/core/access.js';
-import { type AccountsOptions, createAccounts } from '../../src/core/accounts.js';
-import { EngramError } from '../../src/core/errors.js';
-import { type Caller, createMemory } from '../../src/core/memory.js';
-import type { GrantRecord } from '../../src/core/store.js';
-import { openMemoryStore } from '../../src/store/memory/index.js';
+import { type AccountsOptions, createAccounts } from '../../src/access/accounts/accounts.js';
+import { createAccess } from '../../src/access/tokens/access.js';
+import { type Caller, createMemory } from '../../src/memory/memory.js';
+import { EngramError } from '../../src/memory/model/errors.js';
+import type { GrantRecord } from '../../src/memory/port.js';
+import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
 import { expectEngramError } from './fixtures.js';
 

@@ -1,15 +1,15 @@
 /**
- * The Activity service (core/activity.ts) over the in-process store: the bounds of a page
+ * The Activity service (memory/activity.ts) over the in-process store: the bounds of a page
  * and its cursor checked before the store is asked, pages that follow one another through
  * `next`, and watching through the Memory service.
  */
 
 import { describe, expect, it } from 'vitest';
-import { ACTIVITY_LIMIT_CAP, activityCursor, parseCursor } from '../../src/core/activity.js';
-import type { EngramError } from '../../src/core/errors.js';
-import { createMemory } from '../../src/core/memory.js';
-import type { Caller } from '../../src/core/store.js';
-import { openMemoryStore } from '../../src/store/memory/index.js';
+import { ACTIVITY_LIMIT_CAP, activityCursor, parseCursor } from '../../src/memory/activity.js';
+import { createMemory } from '../../src/memory/memory.js';
+import type { EngramError } from '../../src/memory/model/errors.js';
+import type { Caller } from '../../src/memory/port.js';
+import { openMemoryStore } from '../../src/storage/memory/index.js';
 
 const alice: Caller = { user: 'alice', label: 'claude' };
 

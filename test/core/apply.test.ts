@@ -4,9 +4,9 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { applyChange, applyUndrop, entryAfter, writeRules } from '../../src/core/apply.js';
-import type { Caller } from '../../src/core/caller.js';
-import type { StoredEntry } from '../../src/core/store.js';
+import { applyChange, applyUndrop, entryAfter, writeRules } from '../../src/memory/model/apply.js';
+import type { Caller } from '../../src/memory/model/caller.js';
+import type { StoredEntry } from '../../src/memory/port.js';
 
 const ada: Caller = { user: 'ada', label: 'laptop' };
 const AT = 1_700_000_000_000;

@@ -5,8 +5,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { EngramError } from '../../src/core/errors.js';
-import { suggestedNames } from '../../src/core/memory.js';
+import { suggestedNames } from '../../src/memory/memory.js';
+import { EngramError } from '../../src/memory/model/errors.js';
 import { HELD_LOOP_MS, withEventLoopDelay } from '../helpers/event-loop.js';
 import { collectGarbage } from '../helpers/heap.js';
 import { CALLER, newMemory } from './fixtures.js';

@@ -1,7 +1,7 @@
 /** Labels that clients choose for themselves are recorded in history: one safe line each. */
 
 import { describe, expect, it } from 'vitest';
-import { actorLabel } from '../../src/core/caller.js';
+import { actorLabel } from '../../src/memory/model/caller.js';
 
 describe('actorLabel', () => {
   it('keeps an ordinary client name', () => {

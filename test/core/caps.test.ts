@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { bodyOverCap, descriptionOverCap } from '../../src/core/caps.js';
+import { bodyOverCap, descriptionOverCap } from '../../src/memory/model/caps.js';
 import { CALLER, newMemory } from './fixtures.js';
 
 describe('bodyOverCap and descriptionOverCap', () => {

@@ -18,10 +18,10 @@ import {
   removeUnique,
   replaceUnique,
   type WriteRequest,
-} from '../../src/core/edit.js';
-import type { EngramError } from '../../src/core/errors.js';
-import { DEFAULT_POLICY } from '../../src/core/policy.js';
-import { utf8Bytes } from '../../src/core/text.js';
+} from '../../src/memory/model/edit.js';
+import type { EngramError } from '../../src/memory/model/errors.js';
+import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
+import { utf8Bytes } from '../../src/memory/model/text.js';
 import { expectEngramError, policyWith } from './fixtures.js';
 
 const NAME = 'areas/x';

@@ -6,9 +6,9 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { createEntry, saveEntry } from '../../src/core/editor.js';
-import { type Caller, createMemory } from '../../src/core/memory.js';
-import { openMemoryStore } from '../../src/store/memory/index.js';
+import { createEntry, saveEntry } from '../../src/memory/editor.js';
+import { type Caller, createMemory } from '../../src/memory/memory.js';
+import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { expectEngramError } from './fixtures.js';
 
 const person: Caller = { user: 'alice', label: 'web', readOnly: false };

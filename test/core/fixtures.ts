@@ -5,11 +5,11 @@
  */
 
 import { expect } from 'vitest';
-import { EngramError, type ErrorCode } from '../../src/core/errors.js';
-import { type Caller, createMemory, type Memory } from '../../src/core/memory.js';
-import { DEFAULT_POLICY, type Policy } from '../../src/core/policy.js';
-import type { StoredEntry } from '../../src/core/store.js';
-import { openMemoryStore } from '../../src/store/memory/index.js';
+import { type Caller, createMemory, type Memory } from '../../src/memory/memory.js';
+import { EngramError, type ErrorCode } from '../../src/memory/model/errors.js';
+import { DEFAULT_POLICY, type Policy } from '../../src/memory/model/policy.js';
+import type { StoredEntry } from '../../src/memory/port.js';
+import { openMemoryStore } from '../../src/storage/memory/index.js';
 
 export const CALLER: Caller = { user: 'alice', label: 'test' };
 export const READ_ONLY: Caller = { user: 'alice', label: 'viewer', readOnly: true };

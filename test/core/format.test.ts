@@ -5,9 +5,9 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { entryEnd, formatOpened } from '../../src/core/format.js';
-import { foldDescription } from '../../src/core/text.js';
-import { createToolHandler } from '../../src/tools/handler.js';
+import { entryEnd, formatOpened } from '../../src/memory/model/format.js';
+import { foldDescription } from '../../src/memory/model/text.js';
+import { createToolHandler } from '../../src/memory/tools/handler.js';
 import { boundaryTagOf } from '../helpers/boundary.js';
 import { CALLER, newMemory } from './fixtures.js';
 

@@ -6,8 +6,8 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatIndex, type IndexRow, indexLine } from '../../src/core/format.js';
-import { type IndexChange, KeptIndex } from '../../src/core/index-lines.js';
+import { formatIndex, type IndexRow, indexLine } from '../../src/memory/model/format.js';
+import { type IndexChange, KeptIndex } from '../../src/memory/model/index-lines.js';
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const nameOf = (n: number) => `topics/${String(n).padStart(5, '0')}`;

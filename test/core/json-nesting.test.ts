@@ -1,7 +1,7 @@
 /** The nesting check every door runs before parsing a JSON request. */
 
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/core/json-nesting.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/json/json-nesting.js';
 
 const nested = (depth: number) => `${'{"a":['.repeat(depth)}${']}'.repeat(depth)}`;
 

@@ -4,10 +4,10 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import type { ErrorCode } from '../../src/core/errors.js';
-import { EMPTY_INDEX, formatIndex, indexLine } from '../../src/core/format.js';
-import { createMemory, MAX_LISTED_NAMES, type Memory, type WriteRequest } from '../../src/core/memory.js';
-import type { Policy } from '../../src/core/policy.js';
+import { createMemory, MAX_LISTED_NAMES, type Memory, type WriteRequest } from '../../src/memory/memory.js';
+import type { ErrorCode } from '../../src/memory/model/errors.js';
+import { EMPTY_INDEX, formatIndex, indexLine } from '../../src/memory/model/format.js';
+import type { Policy } from '../../src/memory/model/policy.js';
 import { CALLER, expectRefused, newMemory, READ_ONLY, seed, snapshot } from './fixtures.js';
 
 const write = (memory: Memory, request: WriteRequest) => memory.write(CALLER, request);

@@ -5,9 +5,9 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { type CopyProgress, copyStore } from '../../src/core/migration.js';
-import type { Caller, Decide, Store } from '../../src/core/store.js';
-import { openMemoryStore } from '../../src/store/memory/index.js';
+import type { Caller, Decide, Store } from '../../src/memory/port.js';
+import { openMemoryStore } from '../../src/storage/memory/index.js';
+import { type CopyProgress, copyStore } from '../../src/transfer/migration.js';
 import { rules } from '../helpers/rules.js';
 import { expectEngramError } from './fixtures.js';
 

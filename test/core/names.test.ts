@@ -4,8 +4,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { isValidName, normalizeName, parseName, parseWritableName } from '../../src/core/names.js';
-import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import { isValidName, normalizeName, parseName, parseWritableName } from '../../src/memory/model/names.js';
+import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
 import { expectEngramError, policyWith } from './fixtures.js';
 
 const slug64 = `a${'b'.repeat(62)}c`;

@@ -13,7 +13,7 @@ import {
   MAX_PASSWORD_LENGTH,
   MIN_PASSWORD_LENGTH,
   verifyPassword,
-} from '../../src/core/passwords.js';
+} from '../../src/access/accounts/passwords.js';
 import { expectEngramError } from './fixtures.js';
 
 const PASSWORD = 'correct horse battery staple';

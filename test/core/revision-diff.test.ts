@@ -7,7 +7,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { boundedPatch, lineCount, maxEditLength } from '../../src/core/revision-diff.js';
+import { boundedPatch, lineCount, maxEditLength } from '../../src/memory/model/revision-diff.js';
 import { HELD_LOOP_MS, withEventLoopDelay } from '../helpers/event-loop.js';
 import { withHeapPeak } from '../helpers/heap.js';
 

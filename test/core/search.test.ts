@@ -1,10 +1,11 @@
 /**
- * The pure parts of search (core/search.ts, core/search-words.ts): what a word is and how
+ * The pure parts of search (memory/search.ts, memory/model/search-words.ts): what a word is and how
  * it folds, how a query becomes words and its bounds, how an entry ranks, and the
  * snippets — their window, cuts, one-line text and match places — whatever the store.
  */
 
 import { describe, expect, it } from 'vitest';
+import { foldWord, LONGEST_WORD, searchText, searchWords, wordsAt } from '../../src/memory/model/search-words.js';
 import {
   parseSearch,
   SEARCH_DEFAULT_LIMIT,
@@ -13,8 +14,7 @@ import {
   searchHit,
   searchLimit,
   searchRank,
-} from '../../src/core/search.js';
-import { foldWord, LONGEST_WORD, searchText, searchWords, wordsAt } from '../../src/core/search-words.js';
+} from '../../src/memory/search.js';
 
 const entry = (name: string, description: string, body: string) => ({ name, description, body, updated: 1 });
 

@@ -1,7 +1,7 @@
 /** asSentence: a message quoted into another ends with one full stop, never two. */
 
 import { describe, expect, it } from 'vitest';
-import { asSentence } from '../../src/core/text.js';
+import { asSentence } from '../../src/memory/model/text.js';
 
 describe('asSentence', () => {
   it('adds a full stop only where none ends the text', () => {

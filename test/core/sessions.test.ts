@@ -4,8 +4,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { createAccounts } from '../../src/core/accounts.js';
-import { openMemoryStore } from '../../src/store/memory/index.js';
+import { createAccounts } from '../../src/access/accounts/accounts.js';
+import { openMemoryStore } from '../../src/storage/memory/index.js';
 
 describe('sessions for the web UI', () => {
   it('finds the session a secret opens, and ends a session only for its own user', async () => {

@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_THROTTLE, SignInThrottle } from '../../src/core/sign-in-throttle.js';
+import { DEFAULT_THROTTLE, SignInThrottle } from '../../src/access/accounts/sign-in-throttle.js';
 
 const MINUTE = 60_000;
 

@@ -5,10 +5,10 @@
  */
 
 import { describe, expect, it, vi } from 'vitest';
-import { type Caller, createMemory, type Memory } from '../../src/core/memory.js';
-import type { Policy } from '../../src/core/policy.js';
-import { EXPORT_FORMAT, EXPORT_VERSION } from '../../src/core/transfer.js';
-import { openMemoryStore } from '../../src/store/memory/index.js';
+import { type Caller, createMemory, type Memory } from '../../src/memory/memory.js';
+import type { Policy } from '../../src/memory/model/policy.js';
+import { openMemoryStore } from '../../src/storage/memory/index.js';
+import { EXPORT_FORMAT, EXPORT_VERSION } from '../../src/transfer/transfer.js';
 import { CALLER, expectEngramError, seed, snapshot } from './fixtures.js';
 
 const START = Date.UTC(2025, 0, 1);

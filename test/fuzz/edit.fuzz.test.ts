@@ -1,5 +1,5 @@
 /**
- * Fuzzing the pure edit semantics (src/core/edit.ts) against a reference model: the
+ * Fuzzing the pure edit semantics (src/memory/model/edit.ts) against a reference model: the
  * write table of DESIGN §2 read as literally and naively as possible, written without
  * looking at the implementation. Random bodies, needles cut from them, descriptions,
  * caps and unicode: planEdit must succeed with exactly the model's result, or refuse
@@ -18,9 +18,9 @@ import {
   removeUnique,
   replaceUnique,
   type WriteRequest,
-} from '../../src/core/edit.js';
-import { EngramError } from '../../src/core/errors.js';
-import { DEFAULT_POLICY, type Policy } from '../../src/core/policy.js';
+} from '../../src/memory/model/edit.js';
+import { EngramError } from '../../src/memory/model/errors.js';
+import { DEFAULT_POLICY, type Policy } from '../../src/memory/model/policy.js';
 
 const NAME = 'areas/fuzz';
 const RUNS = { numRuns: 1_000 };

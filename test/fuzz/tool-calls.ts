@@ -5,7 +5,7 @@
  */
 
 import fc from 'fast-check';
-import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
 
 export interface ToolCall {
   readonly tool: string;

@@ -11,9 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { indexLine } from '../../src/core/format.js';
-import { DEFAULT_POLICY } from '../../src/core/policy.js';
-import { utf8Bytes } from '../../src/core/text.js';
 import {
   createMemory,
   handleToolCall,
@@ -22,6 +19,9 @@ import {
   openSqliteStore,
   type Store,
 } from '../../src/index.js';
+import { indexLine } from '../../src/memory/model/format.js';
+import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
+import { utf8Bytes } from '../../src/memory/model/text.js';
 import { type ToolCall, toolCall } from './tool-calls.js';
 
 const USER = 'local';

@@ -4,8 +4,8 @@
  * store its own; the contract suites use a test clock).
  */
 
-import { writeRules } from '../../src/core/apply.js';
-import { DEFAULT_POLICY } from '../../src/core/policy.js';
-import type { WriteRules } from '../../src/core/store.js';
+import { writeRules } from '../../src/memory/model/apply.js';
+import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
+import type { WriteRules } from '../../src/memory/port.js';
 
 export const rules: WriteRules = writeRules(DEFAULT_POLICY, Date.now);

@@ -5,7 +5,7 @@
  */
 
 import type Database from 'better-sqlite3';
-import type { SqliteStore } from '../../src/store/sqlite/index.js';
+import type { SqliteStore } from '../../src/storage/sqlite/index.js';
 
 function connectionOf(store: SqliteStore): Database.Database {
   return (store as unknown as { db: Database.Database }).db;

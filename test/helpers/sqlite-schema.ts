@@ -4,7 +4,7 @@
  */
 
 import type Database from 'better-sqlite3';
-import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { MIGRATIONS } from '../../src/storage/sqlite/migrations.js';
 
 /** Brings a new database `db` to schema `version`: the first `version` migrations, that version recorded. */
 export function migrateSqliteTo(db: Database.Database, version: number): void {

@@ -6,7 +6,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import type { Caller } from '../../src/core/memory.js';
+import type { Caller } from '../../src/memory/memory.js';
 import { type ApiResponse, api, apiError, contents, LOCAL } from './api-client.js';
 import { startTestServer, type TestServer } from './fixtures.js';
 

@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import type { Caller } from '../../src/core/store.js';
+import type { Caller } from '../../src/memory/port.js';
 import { api } from './api-client.js';
 import { startTestServer, type TestServer } from './fixtures.js';
 

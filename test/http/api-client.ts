@@ -5,7 +5,7 @@
  */
 
 import { expect } from 'vitest';
-import type { Caller, Memory } from '../../src/core/memory.js';
+import type { Caller, Memory } from '../../src/memory/memory.js';
 import { type RawResponse, raw } from './fixtures.js';
 
 export interface ApiCall {

@@ -8,7 +8,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { BRIDGE_KINDS } from '../../src/core/bridges/index.js';
+import { BRIDGE_KINDS } from '../../src/transfer/bridges/index.js';
 import { CLAUDE_CODE_FOLDER } from '../core/bridges/fixtures.js';
 import { api, apiError, contents, LOCAL } from './api-client.js';
 import { startTestServer, type TestServer } from './fixtures.js';

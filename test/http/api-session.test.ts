@@ -7,13 +7,13 @@
  */
 
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createAccess } from '../../src/core/access.js';
-import { createAccounts } from '../../src/core/accounts.js';
-import { createMemory } from '../../src/core/memory.js';
-import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import { createAccounts } from '../../src/access/accounts/accounts.js';
+import { createAccess } from '../../src/access/tokens/access.js';
 import { startHttpServer } from '../../src/http/server.js';
-import { openMemoryStore } from '../../src/store/memory/index.js';
-import { createToolHandler } from '../../src/tools/handler.js';
+import { createMemory } from '../../src/memory/memory.js';
+import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
+import { createToolHandler } from '../../src/memory/tools/handler.js';
+import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { api, apiError, contents, LOCAL } from './api-client.js';
 import { startTestServer, type TestServer } from './fixtures.js';
 

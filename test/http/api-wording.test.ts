@@ -4,8 +4,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { EngramError, type ErrorDetail } from '../../src/core/errors.js';
 import { apiMessage } from '../../src/http/api/wording.js';
+import { EngramError, type ErrorDetail } from '../../src/memory/model/errors.js';
 
 const worded = (detail: ErrorDetail) => apiMessage(new EngramError('NOT_FOUND', 'core words', detail));
 

@@ -6,8 +6,8 @@
  */
 
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createAccess } from '../../src/core/access.js';
-import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { createAccess } from '../../src/access/tokens/access.js';
+import { openSqliteStore } from '../../src/storage/sqlite/index.js';
 import { HTTP_CLIENTS } from './clients.js';
 import { postRpc, type RawResponse, rpc, rpcMessage, startTestServer } from './fixtures.js';
 

@@ -9,15 +9,15 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
-import { type Access, createAccess } from '../../src/core/access.js';
-import { type Accounts, createAccounts } from '../../src/core/accounts.js';
-import { createMemory, type Memory } from '../../src/core/memory.js';
-import type { Policy } from '../../src/core/policy.js';
+import { type Accounts, createAccounts } from '../../src/access/accounts/accounts.js';
+import { type Access, createAccess } from '../../src/access/tokens/access.js';
 import type { Timeouts } from '../../src/http/limits.js';
 import { startHttpServer } from '../../src/http/server.js';
 import type { WebSocketLimits } from '../../src/http/websocket.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
-import { createToolHandler } from '../../src/tools/handler.js';
+import { createMemory, type Memory } from '../../src/memory/memory.js';
+import type { Policy } from '../../src/memory/model/policy.js';
+import { createToolHandler } from '../../src/memory/tools/handler.js';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/index.js';
 import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
 
 export interface TestServer {

@@ -9,10 +9,10 @@
 
 import { createHash } from 'node:crypto';
 import { beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
-import type { Accounts, AccountsOptions } from '../../src/core/accounts.js';
-import type { OAuthClient } from '../../src/core/oauth/types.js';
-import { hashPassword } from '../../src/core/passwords.js';
-import type { MemoryStore } from '../../src/store/memory/index.js';
+import type { Accounts, AccountsOptions } from '../../src/access/accounts/accounts.js';
+import { hashPassword } from '../../src/access/accounts/passwords.js';
+import type { OAuthClient } from '../../src/access/oauth/types.js';
+import type { MemoryStore } from '../../src/storage/memory/index.js';
 import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
 import { postRpc, type RawResponse, raw, rpc, rpcMessage } from './fixtures.js';
 import {

@@ -10,13 +10,13 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { OAuthError } from '../../src/core/oauth/types.js';
 import {
   type ClientMetadataFetcherOptions,
   createClientMetadataFetcher,
   type ResolvedAddress,
-} from '../../src/http/oauth/client-metadata.js';
-import { isPublicAddress } from '../../src/http/oauth/public-address.js';
+} from '../../src/access/oauth/http/client-metadata.js';
+import { isPublicAddress } from '../../src/access/oauth/http/public-address.js';
+import { OAuthError } from '../../src/access/oauth/types.js';
 import { startHttpsServer, testCertificates } from '../helpers/tls.js';
 
 const DOCUMENT = {

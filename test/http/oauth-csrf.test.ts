@@ -6,8 +6,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { readCookie, setCookie } from '../../src/http/oauth/cookies.js';
-import { createCsrfGuard } from '../../src/http/oauth/csrf.js';
+import { readCookie, setCookie } from '../../src/access/oauth/http/cookies.js';
+import { createCsrfGuard } from '../../src/access/oauth/http/csrf.js';
 
 describe('readCookie', () => {
   it.each([

@@ -7,18 +7,18 @@
 
 import { createHash } from 'node:crypto';
 import { onTestFinished } from 'vitest';
-import { type Access, createAccess } from '../../src/core/access.js';
-import { type Accounts, type AccountsOptions, createAccounts } from '../../src/core/accounts.js';
-import { createMemory, type Memory } from '../../src/core/memory.js';
-import { Authorization } from '../../src/core/oauth/authorization.js';
-import { OAuthClients } from '../../src/core/oauth/clients.js';
-import { hashSecret, newSecret } from '../../src/core/oauth/secrets.js';
-import { OAuthTokens } from '../../src/core/oauth/tokens.js';
-import type { CodeData, OAuthClient } from '../../src/core/oauth/types.js';
-import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import { type Accounts, type AccountsOptions, createAccounts } from '../../src/access/accounts/accounts.js';
+import { Authorization } from '../../src/access/oauth/authorization.js';
+import { OAuthClients } from '../../src/access/oauth/clients.js';
+import { hashSecret, newSecret } from '../../src/access/oauth/secrets.js';
+import { OAuthTokens } from '../../src/access/oauth/tokens.js';
+import type { CodeData, OAuthClient } from '../../src/access/oauth/types.js';
+import { type Access, createAccess } from '../../src/access/tokens/access.js';
 import { startHttpServer } from '../../src/http/server.js';
-import { type MemoryStore, openMemoryStore } from '../../src/store/memory/index.js';
-import { createToolHandler } from '../../src/tools/handler.js';
+import { createMemory, type Memory } from '../../src/memory/memory.js';
+import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
+import { createToolHandler } from '../../src/memory/tools/handler.js';
+import { type MemoryStore, openMemoryStore } from '../../src/storage/memory/index.js';
 import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
 import { type RawResponse, raw } from './fixtures.js';
 

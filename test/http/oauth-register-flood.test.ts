@@ -9,7 +9,7 @@
  */
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../src/core/passwords.js';
+import { hashPassword } from '../../src/access/accounts/passwords.js';
 import { HELD_LOOP_MS, withEventLoopDelay } from '../helpers/event-loop.js';
 import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
 import { JSON_HEADERS, raw, rpc, rpcMessage } from './fixtures.js';

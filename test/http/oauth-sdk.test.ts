@@ -17,8 +17,8 @@ import type {
   OAuthTokens as SdkTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { expect, it, onTestFinished } from 'vitest';
-import { hashSecret, newSecret } from '../../src/core/oauth/secrets.js';
-import type { CodeData } from '../../src/core/oauth/types.js';
+import { hashSecret, newSecret } from '../../src/access/oauth/secrets.js';
+import type { CodeData } from '../../src/access/oauth/types.js';
 import { type OAuthTestServer, startOAuthServer } from './oauth-fixtures.js';
 
 const REDIRECT = 'http://127.0.0.1:9/callback';

@@ -8,7 +8,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { REFRESH_REUSE_GRACE_MS } from '../../src/core/oauth/tokens.js';
+import { REFRESH_REUSE_GRACE_MS } from '../../src/access/oauth/tokens.js';
 import { postRpc, type RawResponse, raw, rpc, rpcMessage } from './fixtures.js';
 import {
   authorizeDirectly,

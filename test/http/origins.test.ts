@@ -6,7 +6,6 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { EngramError } from '../../src/core/errors.js';
 import {
   assertSafeBinding,
   assertSafePublicUrl,
@@ -16,6 +15,7 @@ import {
   parseAllowedOrigin,
   parsePublicUrl,
 } from '../../src/http/origins.js';
+import { EngramError } from '../../src/memory/model/errors.js';
 
 describe('isAllowedHost (loopback Host names only)', () => {
   it.each([

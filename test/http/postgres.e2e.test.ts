@@ -10,7 +10,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
-import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import { MIGRATIONS } from '../../src/storage/postgres/migrations.js';
 import { runInProcess } from '../cli/fixtures.js';
 import { boundaryTagOf } from '../helpers/boundary.js';
 import { childEnv, ENGRAM_CLI, tempDir } from '../helpers/engram.js';

@@ -9,12 +9,12 @@
 import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createAccess } from '../../src/core/access.js';
-import { createMemory } from '../../src/core/memory.js';
-import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import { createAccess } from '../../src/access/tokens/access.js';
 import { type HttpServerOptions, type RunningHttpServer, startHttpServer } from '../../src/http/server.js';
-import { openMemoryStore } from '../../src/store/memory/index.js';
-import { createToolHandler } from '../../src/tools/handler.js';
+import { createMemory } from '../../src/memory/memory.js';
+import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
+import { createToolHandler } from '../../src/memory/tools/handler.js';
+import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { testCertificates } from '../helpers/tls.js';
 import { JSON_HEADERS, raw, rpc } from './fixtures.js';
 

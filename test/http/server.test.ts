@@ -6,11 +6,11 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createMemory } from '../../src/core/memory.js';
-import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { startHttpServer } from '../../src/http/server.js';
-import { openMemoryStore } from '../../src/store/memory/index.js';
-import { createToolHandler } from '../../src/tools/handler.js';
+import { createMemory } from '../../src/memory/memory.js';
+import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
+import { createToolHandler } from '../../src/memory/tools/handler.js';
+import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { JSON_HEADERS, raw, rpc, startTestServer } from './fixtures.js';
 
 const memory = createMemory({ store: openMemoryStore() });

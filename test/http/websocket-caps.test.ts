@@ -11,11 +11,11 @@
 import { connect } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { WebSocket } from 'ws';
-import type { Access } from '../../src/core/access.js';
-import { createMemory } from '../../src/core/memory.js';
-import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import type { Access } from '../../src/access/tokens/access.js';
 import { startHttpServer } from '../../src/http/server.js';
-import { openMemoryStore } from '../../src/store/memory/index.js';
+import { createMemory } from '../../src/memory/memory.js';
+import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
+import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { startTestServer } from './fixtures.js';
 
 interface Closed {

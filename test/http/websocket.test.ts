@@ -12,12 +12,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { type ClientOptions, WebSocket } from 'ws';
-import type { Access } from '../../src/core/access.js';
-import { EngramError } from '../../src/core/errors.js';
-import { createMemory } from '../../src/core/memory.js';
-import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import type { Access } from '../../src/access/tokens/access.js';
 import { startHttpServer } from '../../src/http/server.js';
-import { openMemoryStore } from '../../src/store/memory/index.js';
+import { createMemory } from '../../src/memory/memory.js';
+import { EngramError } from '../../src/memory/model/errors.js';
+import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
+import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { JSON_HEADERS, postRpc, raw, rpc, rpcMessage, startTestServer, type TestServer } from './fixtures.js';
 import { sendUntilClosed } from './raw-socket.js';
 

@@ -14,9 +14,9 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import type { Caller } from '../../src/core/memory.js';
-import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { createFastPath } from '../../src/mcp/fast-path.js';
+import type { Caller } from '../../src/memory/memory.js';
+import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
 import { postRpc, type RawResponse, startTestServer, type TestServer } from '../http/fixtures.js';
 
 /** A JSON-RPC request body; ids may be strings as well as numbers. */

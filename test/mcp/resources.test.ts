@@ -9,11 +9,11 @@
 import { ProtocolError, ResourceNotFoundError, UriTemplate } from '@modelcontextprotocol/server';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EngramError } from '../../src/core/errors.js';
-import { createMemory } from '../../src/core/memory.js';
 import { createMemoryResources, ENTRY_TEMPLATE, entryNameOf, entryUri } from '../../src/mcp/resources.js';
-import { openMemoryStore } from '../../src/store/memory/index.js';
-import type { ToolHandler } from '../../src/tools/handler.js';
+import { createMemory } from '../../src/memory/memory.js';
+import { EngramError } from '../../src/memory/model/errors.js';
+import type { ToolHandler } from '../../src/memory/tools/handler.js';
+import { openMemoryStore } from '../../src/storage/memory/index.js';
 
 const caller = { user: 'ada', label: 'test' };
 

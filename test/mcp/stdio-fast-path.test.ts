@@ -19,14 +19,14 @@ import {
 } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { describe, expect, it } from 'vitest';
-import { actorLabel } from '../../src/core/caller.js';
-import { createMemory } from '../../src/core/memory.js';
-import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { createMcpServerFactory, type McpServerOptions } from '../../src/mcp/server.js';
 import { createStdioFastPath, type StdioFastPath } from '../../src/mcp/stdio-fast-path.js';
 import { StdioLineTransport } from '../../src/mcp/stdio-transport.js';
-import { openMemoryStore } from '../../src/store/memory/index.js';
-import { createToolHandler } from '../../src/tools/handler.js';
+import { createMemory } from '../../src/memory/memory.js';
+import { actorLabel } from '../../src/memory/model/caller.js';
+import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
+import { createToolHandler } from '../../src/memory/tools/handler.js';
+import { openMemoryStore } from '../../src/storage/memory/index.js';
 
 /** One server on in-memory pipes; `fast` says whether it has the fast path. */
 class Twin {

@@ -2,7 +2,7 @@
  * The published declarations need no type package of the database drivers: better-sqlite3
  * and pg are dependencies, but @types/better-sqlite3 and @types/pg only devDependencies, so
  * a dependent that checks library types (skipLibCheck off) would not have them. The stores
- * are typed by their own slice of each driver instead (src/store/{sqlite,postgres}/driver.ts).
+ * are typed by their own slice of each driver instead (src/storage/{sqlite,postgres}/driver.ts).
  * Read from the build, as a dependent gets it.
  */
 
@@ -63,7 +63,7 @@ describe('the published declarations', () => {
     for (const file of files) named.set(file, modulesNamedBy(await readFile(join(DIST, file), 'utf8')));
 
     // The reading finds what the declarations do import, so it would find a driver too.
-    expect(named.get('index.d.ts')).toContain('./store/sqlite/index.js');
+    expect(named.get('index.d.ts')).toContain('./storage/sqlite/index.js');
     const drivers = [...named].flatMap(([file, modules]) =>
       modules.filter((module) => DRIVERS.includes(module)).map((module) => `${file}: ${module}`),
     );

@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe } from 'vitest';
-import { openPostgresStore } from '../../src/store/postgres/index.js';
-import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
-import { openSqliteStore } from '../../src/store/sqlite/index.js';
-import { describeAccountContract, describeGrantContract } from '../../src/testing/index.js';
+import { describeAccountContract, describeGrantContract } from '../../src/storage/contract/index.js';
+import { openPostgresStore } from '../../src/storage/postgres/index.js';
+import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.js';
+import { openSqliteStore } from '../../src/storage/sqlite/index.js';
 import {
   createTestDatabase,
   createTestSchema,

@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ActivityPosition } from '../../src/core/activity.js';
-import type { Store } from '../../src/core/store.js';
-import { FIRST_STEP_ROWS, STEP_ROWS } from '../../src/store/sqlite/activity-walk.js';
-import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import type { ActivityPosition } from '../../src/memory/activity.js';
+import type { Store } from '../../src/memory/port.js';
+import { FIRST_STEP_ROWS, STEP_ROWS } from '../../src/storage/sqlite/activity-walk.js';
+import { openSqliteStore } from '../../src/storage/sqlite/index.js';
 
 /** Alice's revisions, oldest first: all by mcp but those at these places (0 the oldest), on both sides of the steps' edges. */
 const TOTAL = FIRST_STEP_ROWS + 2 * STEP_ROWS + 10;

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Caller } from '../../src/core/store.js';
-import { openSqliteStore } from '../../src/store/sqlite/index.js';
-import { appendLine, bytes } from '../../src/testing/setup.js';
+import type { Caller } from '../../src/memory/port.js';
+import { appendLine, bytes } from '../../src/storage/contract/setup.js';
+import { openSqliteStore } from '../../src/storage/sqlite/index.js';
 import { rules } from '../helpers/rules.js';
 import { migrateSqliteTo } from '../helpers/sqlite-schema.js';
 

@@ -1,5 +1,5 @@
 /**
- * Word of changes across processes (store/change-feed.ts): a change committed through
+ * Word of changes across processes (storage/change-feed.ts): a change committed through
  * another store on the same database — another process — reaches a watcher of this one,
  * on SQLite (a second connection to the file) and on PostgreSQL (a second pool); another
  * user's never does. Then the feed itself: what it polls, and when it stops.
@@ -9,12 +9,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import type { MemoryChange } from '../../src/core/activity.js';
-import type { Caller, Store } from '../../src/core/store.js';
-import { ChangeFeed } from '../../src/store/change-feed.js';
-import { openPostgresStore } from '../../src/store/postgres/index.js';
-import { openSqliteStore } from '../../src/store/sqlite/index.js';
-import { appendLine } from '../../src/testing/setup.js';
+import type { MemoryChange } from '../../src/memory/activity.js';
+import type { Caller, Store } from '../../src/memory/port.js';
+import { ChangeFeed } from '../../src/storage/change-feed.js';
+import { appendLine } from '../../src/storage/contract/setup.js';
+import { openPostgresStore } from '../../src/storage/postgres/index.js';
+import { openSqliteStore } from '../../src/storage/sqlite/index.js';
 import { createTestDatabase, findTestPostgres, type TestDatabase } from '../helpers/postgres.js';
 import { rules } from '../helpers/rules.js';
 

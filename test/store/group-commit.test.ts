@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EngramError } from '../../src/core/errors.js';
-import type { Caller, Decide } from '../../src/core/store.js';
-import { GroupCommit } from '../../src/store/sqlite/group-commit.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
+import { EngramError } from '../../src/memory/model/errors.js';
+import type { Caller, Decide } from '../../src/memory/port.js';
+import { GroupCommit } from '../../src/storage/sqlite/group-commit.js';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/index.js';
 import { rules } from '../helpers/rules.js';
 
 const actor: Caller = { user: 'local', label: 'group-commit-test' };

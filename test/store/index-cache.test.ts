@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EngramError } from '../../src/core/errors.js';
-import { EMPTY_INDEX, formatIndex, type IndexRow, indexLine } from '../../src/core/format.js';
-import type { Caller, Decide } from '../../src/core/store.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
-import { compareNames, IndexCache } from '../../src/store/sqlite/index-cache.js';
+import { EngramError } from '../../src/memory/model/errors.js';
+import { EMPTY_INDEX, formatIndex, type IndexRow, indexLine } from '../../src/memory/model/format.js';
+import type { Caller, Decide } from '../../src/memory/port.js';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/index.js';
+import { compareNames, IndexCache } from '../../src/storage/sqlite/index-cache.js';
 import { rules } from '../helpers/rules.js';
 
 const ada: Caller = { user: 'ada', label: 'cache-test' };

@@ -6,13 +6,13 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngramError } from '../../src/core/errors.js';
-import type { Caller } from '../../src/core/store.js';
-import type { Connection, Pool } from '../../src/store/postgres/driver.js';
-import { explainFailure } from '../../src/store/postgres/errors.js';
-import { openPostgresStore } from '../../src/store/postgres/index.js';
-import { Runner } from '../../src/store/postgres/transaction.js';
-import { appendLine } from '../../src/testing/setup.js';
+import { EngramError } from '../../src/memory/model/errors.js';
+import type { Caller } from '../../src/memory/port.js';
+import { appendLine } from '../../src/storage/contract/setup.js';
+import type { Connection, Pool } from '../../src/storage/postgres/driver.js';
+import { explainFailure } from '../../src/storage/postgres/errors.js';
+import { openPostgresStore } from '../../src/storage/postgres/index.js';
+import { Runner } from '../../src/storage/postgres/transaction.js';
 import { createTestDatabase, findTestPostgres, queryPostgres, type TestDatabase } from '../helpers/postgres.js';
 import { rules } from '../helpers/rules.js';
 

@@ -8,15 +8,15 @@
 
 import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EngramError } from '../../src/core/errors.js';
-import type { Caller } from '../../src/core/store.js';
-import type { Connection, Pool, Statement } from '../../src/store/postgres/driver.js';
-import { openPostgresStore, type PostgresStore, type PostgresStoreOptions } from '../../src/store/postgres/index.js';
-import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
-import { SQL } from '../../src/store/postgres/statements.js';
-import { callDecide, Runner } from '../../src/store/postgres/transaction.js';
-import { describeStoreContract } from '../../src/testing/index.js';
-import { appendLine, grant, grantSecret, token } from '../../src/testing/setup.js';
+import { EngramError } from '../../src/memory/model/errors.js';
+import type { Caller } from '../../src/memory/port.js';
+import { describeStoreContract } from '../../src/storage/contract/index.js';
+import { appendLine, grant, grantSecret, token } from '../../src/storage/contract/setup.js';
+import type { Connection, Pool, Statement } from '../../src/storage/postgres/driver.js';
+import { openPostgresStore, type PostgresStore, type PostgresStoreOptions } from '../../src/storage/postgres/index.js';
+import { MIGRATIONS } from '../../src/storage/postgres/migrations.js';
+import { SQL } from '../../src/storage/postgres/statements.js';
+import { callDecide, Runner } from '../../src/storage/postgres/transaction.js';
 import {
   createTestDatabase,
   createTestSchema,

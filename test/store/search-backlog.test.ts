@@ -13,10 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createMemory } from '../../src/core/memory.js';
-import type { Caller, Store } from '../../src/core/store.js';
-import { openSqliteStore } from '../../src/store/sqlite/index.js';
-import { bytes, drop, put } from '../../src/testing/setup.js';
+import { createMemory } from '../../src/memory/memory.js';
+import type { Caller, Store } from '../../src/memory/port.js';
+import { bytes, drop, put } from '../../src/storage/contract/setup.js';
+import { openSqliteStore } from '../../src/storage/sqlite/index.js';
 import { rules } from '../helpers/rules.js';
 import { migrateSqliteTo } from '../helpers/sqlite-schema.js';
 

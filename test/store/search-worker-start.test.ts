@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import type { Caller } from '../../src/core/store.js';
-import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import type { Caller } from '../../src/memory/port.js';
+import { openSqliteStore } from '../../src/storage/sqlite/index.js';
 import { searchBacklogIn } from '../helpers/engram.js';
 import { rules } from '../helpers/rules.js';
 

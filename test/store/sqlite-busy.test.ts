@@ -12,9 +12,18 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Caller, Store } from '../../src/core/store.js';
-import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/index.js';
-import { account, appendLine, drop, grant, grantSecret, put, session, token } from '../../src/testing/setup.js';
+import type { Caller, Store } from '../../src/memory/port.js';
+import {
+  account,
+  appendLine,
+  drop,
+  grant,
+  grantSecret,
+  put,
+  session,
+  token,
+} from '../../src/storage/contract/setup.js';
+import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../src/storage/sqlite/index.js';
 import { HELD_LOOP_MS, withEventLoopDelay } from '../helpers/event-loop.js';
 import { rules } from '../helpers/rules.js';
 

@@ -9,11 +9,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EngramError } from '../../src/core/errors.js';
-import type { Caller } from '../../src/core/store.js';
-import { explainFailure } from '../../src/store/sqlite/errors.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
-import { appendLine, put } from '../../src/testing/setup.js';
+import { EngramError } from '../../src/memory/model/errors.js';
+import type { Caller } from '../../src/memory/port.js';
+import { appendLine, put } from '../../src/storage/contract/setup.js';
+import { explainFailure } from '../../src/storage/sqlite/errors.js';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/index.js';
 import { rules } from '../helpers/rules.js';
 import { fillDisk, makeReadOnly } from '../helpers/sqlite-faults.js';
 

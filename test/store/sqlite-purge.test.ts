@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EngramError } from '../../src/core/errors.js';
-import { createMemory } from '../../src/core/memory.js';
-import type { Caller, Decide } from '../../src/core/store.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
+import { createMemory } from '../../src/memory/memory.js';
+import { EngramError } from '../../src/memory/model/errors.js';
+import type { Caller, Decide } from '../../src/memory/port.js';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/index.js';
 import { rules } from '../helpers/rules.js';
 
 const alice: Caller = { user: 'alice', label: 'purge-test' };

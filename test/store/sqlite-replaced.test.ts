@@ -10,9 +10,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Caller } from '../../src/core/store.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
-import { appendLine, token } from '../../src/testing/setup.js';
+import type { Caller } from '../../src/memory/port.js';
+import { appendLine, token } from '../../src/storage/contract/setup.js';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/index.js';
 import { rules } from '../helpers/rules.js';
 
 const alice: Caller = { user: 'alice', label: 'replaced-test' };

@@ -12,13 +12,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Caller } from '../../src/core/store.js';
-import { BUSY_TIMEOUT_MS } from '../../src/store/sqlite/busy.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
-import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
-import { SQL } from '../../src/store/sqlite/statements.js';
-import { describeEntryContract, describeStoreContract } from '../../src/testing/index.js';
-import { appendLine, grant, grantSecret, type OpenedStore, token } from '../../src/testing/setup.js';
+import type { Caller } from '../../src/memory/port.js';
+import { describeEntryContract, describeStoreContract } from '../../src/storage/contract/index.js';
+import { appendLine, grant, grantSecret, type OpenedStore, token } from '../../src/storage/contract/setup.js';
+import { BUSY_TIMEOUT_MS } from '../../src/storage/sqlite/busy.js';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/index.js';
+import { MIGRATIONS } from '../../src/storage/sqlite/migrations.js';
+import { SQL } from '../../src/storage/sqlite/statements.js';
 import { rules } from '../helpers/rules.js';
 
 /** A store on a new file in a folder of its own, which the cleanup removes. */
@@ -273,7 +273,7 @@ describe('SqliteStore', () => {
 
   describe('two processes on one file', () => {
     const fixture = fileURLToPath(new URL('./fixtures/append-lines.mjs', import.meta.url));
-    const built = fileURLToPath(new URL('../../dist/store/sqlite/index.js', import.meta.url));
+    const built = fileURLToPath(new URL('../../dist/storage/sqlite/index.js', import.meta.url));
 
     /** Starts one appender; resolves once it has opened the database and waits for its go. */
     function startAppender(

@@ -8,8 +8,8 @@
  */
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MAX_DELAY_MS, pauseAfter, whileBusy } from '../../src/store/sqlite/busy.js';
-import { GATE_CELLS, HOLDERS, WriteGate } from '../../src/store/sqlite/write-gate.js';
+import { MAX_DELAY_MS, pauseAfter, whileBusy } from '../../src/storage/sqlite/busy.js';
+import { GATE_CELLS, HOLDERS, WriteGate } from '../../src/storage/sqlite/write-gate.js';
 
 /** The worker's side of the gate, as search-worker.ts plays it. */
 function workerOf(gate: WriteGate) {

@@ -4,7 +4,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { parseDropArguments, parseOpenArguments, parseWriteArguments } from '../../src/tools/arguments.js';
+import { parseDropArguments, parseOpenArguments, parseWriteArguments } from '../../src/memory/tools/arguments.js';
 import { expectEngramError } from '../core/fixtures.js';
 
 const OPEN_EXAMPLE = 'For example {"names": ["areas/qwentts-cpp", "people/allozaur"]}, or {} for the index.';

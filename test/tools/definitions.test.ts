@@ -7,8 +7,14 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_GROUPS } from '../../src/core/policy.js';
-import { anthropicTools, groupSentence, isToolName, mcpTools, openAiTools } from '../../src/tools/definitions.js';
+import { DEFAULT_GROUPS } from '../../src/memory/model/policy.js';
+import {
+  anthropicTools,
+  groupSentence,
+  isToolName,
+  mcpTools,
+  openAiTools,
+} from '../../src/memory/tools/definitions.js';
 
 /** The project's copy of the spec. `npm run check-spec` checks it against the user's original, outside the repo. */
 const PROJECT_SPEC = fileURLToPath(new URL('../../spec/tools.json', import.meta.url));

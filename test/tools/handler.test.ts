@@ -5,10 +5,10 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { EMPTY_INDEX } from '../../src/core/format.js';
-import type { Memory } from '../../src/core/memory.js';
-import type { Store } from '../../src/core/store.js';
-import { createToolHandler } from '../../src/tools/handler.js';
+import type { Memory } from '../../src/memory/memory.js';
+import { EMPTY_INDEX } from '../../src/memory/model/format.js';
+import type { Store } from '../../src/memory/port.js';
+import { createToolHandler } from '../../src/memory/tools/handler.js';
 import { CALLER, newMemory, READ_ONLY, seed, snapshot } from '../core/fixtures.js';
 import { boundaryTagOf } from '../helpers/boundary.js';
 

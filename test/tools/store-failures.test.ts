@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createMemory } from '../../src/core/memory.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
-import { createToolHandler } from '../../src/tools/handler.js';
+import { createMemory } from '../../src/memory/memory.js';
+import { createToolHandler } from '../../src/memory/tools/handler.js';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/index.js';
 import { fillDisk, makeReadOnly } from '../helpers/sqlite-faults.js';
 
 const caller = { user: 'local', label: 'test' };

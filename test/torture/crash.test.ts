@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMemory } from '../../src/core/memory.js';
-import { utf8Bytes } from '../../src/core/text.js';
-import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { createMemory } from '../../src/memory/memory.js';
+import { utf8Bytes } from '../../src/memory/model/text.js';
+import { openSqliteStore } from '../../src/storage/sqlite/index.js';
 import { type Child, describeEnding, fixture, startChild } from './child.js';
 import { type Random, tortureRandom } from './seed.js';
 

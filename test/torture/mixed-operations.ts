@@ -7,9 +7,9 @@
  */
 
 import { expect } from 'vitest';
-import type { IndexRow } from '../../src/core/format.js';
-import type { RevisionRecord, StoredEntry, TrashedEntry } from '../../src/core/store.js';
-import { utf8Bytes } from '../../src/core/text.js';
+import type { IndexRow } from '../../src/memory/model/format.js';
+import { utf8Bytes } from '../../src/memory/model/text.js';
+import type { RevisionRecord, StoredEntry, TrashedEntry } from '../../src/memory/port.js';
 import { type Child, describeEnding, fixture, startChild } from './child.js';
 import type { Random } from './seed.js';
 

@@ -6,9 +6,9 @@
  * could mint tokens would outlive its own revocation in the ones it made.
  */
 
-import type { Access, TokenInfo } from '../../core/access.js';
-import { EngramError } from '../../core/errors.js';
-import type { AppInfo, OAuthTokens } from '../../core/oauth/tokens.js';
+import type { AppInfo, OAuthTokens } from '../../access/oauth/tokens.js';
+import type { Access, TokenInfo } from '../../access/tokens/access.js';
+import { EngramError } from '../../memory/model/errors.js';
 import { jsonBody } from './request.js';
 import type { Route } from './route.js';
 

@@ -1,12 +1,12 @@
 /**
  * `GET /api/activity` and `GET /api/activity/actors`: what changed across the caller's
  * whole memory, which assistant wrote it and when, newest first, a page at a time
- * (core/activity.ts); and the actors with their counts, for the web UI's filter.
+ * (memory/activity.ts); and the actors with their counts, for the web UI's filter.
  */
 
-import { ACTIVITY_LIMIT_CAP, type ActivityItem, type ActorCount } from '../../core/activity.js';
-import { EngramError } from '../../core/errors.js';
-import type { Memory } from '../../core/memory.js';
+import { ACTIVITY_LIMIT_CAP, type ActivityItem, type ActorCount } from '../../memory/activity.js';
+import type { Memory } from '../../memory/memory.js';
+import { EngramError } from '../../memory/model/errors.js';
 import type { Route } from './route.js';
 
 export function activityRoutes(memory: Memory): Route[] {

@@ -12,10 +12,10 @@
  */
 
 import type { IncomingMessage } from 'node:http';
-import type { Accounts } from '../../core/accounts.js';
+import type { Accounts } from '../../access/accounts/accounts.js';
+import { SESSION_COOKIE } from '../../access/oauth/http/authorize.js';
+import { readCookie } from '../../access/oauth/http/cookies.js';
 import type { Authenticate, AuthOutcome } from '../auth.js';
-import { SESSION_COOKIE } from '../oauth/authorize.js';
-import { readCookie } from '../oauth/cookies.js';
 
 /** The header the web UI adds to every call, and its one value. */
 export const CSRF_HEADER = 'x-engram-csrf';

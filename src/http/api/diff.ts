@@ -6,8 +6,8 @@
  * sizes, line counts and texts), for the reader to compare.
  */
 
-import { EngramError } from '../../core/errors.js';
-import type { Memory } from '../../core/memory.js';
+import type { Memory } from '../../memory/memory.js';
+import { EngramError } from '../../memory/model/errors.js';
 import type { Route } from './route.js';
 import { diffSideJson } from './shapes.js';
 

@@ -7,10 +7,10 @@
  * the person typed or the model wrote is lost.
  */
 
-import { createEntry, saveEntry } from '../../core/editor.js';
-import { EngramError, isEngramError } from '../../core/errors.js';
-import { formatMissing } from '../../core/format.js';
-import type { Caller, Memory } from '../../core/memory.js';
+import { createEntry, saveEntry } from '../../memory/editor.js';
+import type { Caller, Memory } from '../../memory/memory.js';
+import { EngramError, isEngramError } from '../../memory/model/errors.js';
+import { formatMissing } from '../../memory/model/format.js';
 import { jsonBody } from './request.js';
 import type { Route } from './route.js';
 import { entryJson, overviewJson, revisionJson } from './shapes.js';

@@ -6,7 +6,7 @@
  */
 
 import type { ServerResponse } from 'node:http';
-import type { ErrorCode, ErrorDetail } from '../../core/errors.js';
+import type { ErrorCode, ErrorDetail } from '../../memory/model/errors.js';
 import { sendJson } from './json.js';
 
 /** Refusals the HTTP layer makes before any Memory call (they are not EngramErrors). */

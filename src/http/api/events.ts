@@ -1,7 +1,7 @@
 /**
  * `GET /api/events`: server-sent events telling a signed-in browser that its user's memory
  * changed — by any assistant, in any process sharing the database (the store's watch,
- * core/activity.ts) — so the web UI fetches again instead of polling. Each stream is the
+ * memory/activity.ts) — so the web UI fetches again instead of polling. Each stream is the
  * caller's own user's alone. Streams are capped per user and in all (429 beyond), kept
  * open through proxies by a comment every HEARTBEAT_MS, ended when their caller is no
  * longer let in (a revoked token, a signed-out session: checked at each heartbeat) or
@@ -9,9 +9,9 @@
  */
 
 import type { ServerResponse } from 'node:http';
-import type { MemoryChange } from '../../core/activity.js';
-import { EngramError } from '../../core/errors.js';
-import type { Caller, Memory } from '../../core/memory.js';
+import type { MemoryChange } from '../../memory/activity.js';
+import type { Caller, Memory } from '../../memory/memory.js';
+import { EngramError } from '../../memory/model/errors.js';
 import type { ApiResult, Route } from './route.js';
 
 export interface EventStreamLimits {

@@ -5,9 +5,9 @@
  * whole nor checked in one stretch; then the entries are imported in one transaction.
  */
 
-import { isEngramError } from '../../core/errors.js';
-import type { Caller, Memory } from '../../core/memory.js';
-import { type ImportOptions, notJson } from '../../core/transfer.js';
+import type { Caller, Memory } from '../../memory/memory.js';
+import { isEngramError } from '../../memory/model/errors.js';
+import { type ImportOptions, notJson } from '../../transfer/transfer.js';
 import { type BodySource, bodyTooLarge, readJsonStream, refusedWhileReading } from './import-stream.js';
 import type { ApiResult } from './route.js';
 

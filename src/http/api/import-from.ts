@@ -1,19 +1,19 @@
 /**
- * `POST /api/import?from=KIND`: a memory kept by another system (core/bridges), sent as the
+ * `POST /api/import?from=KIND`: a memory kept by another system (transfer/bridges), sent as the
  * files that hold it, `{"files": [{"path", "text"}], "options": {"map", "name"}}`, brought
- * in by the import `engram import --from KIND` runs (core/bridges/run.ts). This file only
+ * in by the import `engram import --from KIND` runs (transfer/bridges/run.ts). This file only
  * reads the body into the bridge's files and options, and words the answer and the
  * refusals for a REST client: what each item becomes (items left out past the first ones
  * only counted, in `unlisted`), and how to call again.
  */
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { BRIDGE_KINDS, BRIDGES, type BridgeKind } from '../../core/bridges/index.js';
-import type { ImportFile } from '../../core/bridges/plan.js';
-import { type ImportedItem, type ImportFromOptions, importFromSource } from '../../core/bridges/run.js';
-import { EngramError, isEngramError } from '../../core/errors.js';
-import type { Caller, Memory } from '../../core/memory.js';
-import { formatCount } from '../../core/text.js';
+import type { Caller, Memory } from '../../memory/memory.js';
+import { EngramError, isEngramError } from '../../memory/model/errors.js';
+import { formatCount } from '../../memory/model/text.js';
+import { BRIDGE_KINDS, BRIDGES, type BridgeKind } from '../../transfer/bridges/index.js';
+import type { ImportFile } from '../../transfer/bridges/plan.js';
+import { type ImportedItem, type ImportFromOptions, importFromSource } from '../../transfer/bridges/run.js';
 import { STATUS_BY_CODE } from './errors.js';
 import { type BodySource, bodyTooLarge, readJsonStream, refusedWhileReading } from './import-stream.js';
 import type { ApiResult } from './route.js';

@@ -12,9 +12,9 @@
 import type { IncomingMessage } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { JSONParser } from '@streamparser/json';
-import { EngramError } from '../../core/errors.js';
-import { MAX_JSON_DEPTH, NO_ROOT, TopLevel } from '../../core/json-top-level.js';
-import { formatCount } from '../../core/text.js';
+import { MAX_JSON_DEPTH, NO_ROOT, TopLevel } from '../../json/json-top-level.js';
+import { EngramError } from '../../memory/model/errors.js';
+import { formatCount } from '../../memory/model/text.js';
 import { declaredTooLarge } from '../limits.js';
 import { retryAfterHeaders, STATUS_BY_CODE } from './errors.js';
 import type { ApiResult } from './route.js';

@@ -4,8 +4,8 @@
  * write it instead.
  */
 
-import { EngramError } from '../../core/errors.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../core/json-nesting.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../json/json-nesting.js';
+import { EngramError } from '../../memory/model/errors.js';
 
 /** `?key=1` (or `true`) is on, `?key=0` (or `false`) or no key is off. */
 export function flag(query: URLSearchParams, key: string): boolean {

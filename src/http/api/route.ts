@@ -5,7 +5,7 @@
  */
 
 import type { ServerResponse } from 'node:http';
-import type { Caller } from '../../core/memory.js';
+import type { Caller } from '../../memory/memory.js';
 import type { BodySource } from './import-stream.js';
 
 export interface ApiRequest {

@@ -6,11 +6,11 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Access } from '../../core/access.js';
-import { isEngramError } from '../../core/errors.js';
-import type { Caller, Memory } from '../../core/memory.js';
-import type { OAuthTokens } from '../../core/oauth/tokens.js';
-import { formatCount } from '../../core/text.js';
+import type { OAuthTokens } from '../../access/oauth/tokens.js';
+import type { Access } from '../../access/tokens/access.js';
+import type { Caller, Memory } from '../../memory/memory.js';
+import { isEngramError } from '../../memory/model/errors.js';
+import { formatCount } from '../../memory/model/text.js';
 import { answerOptions } from '../cors.js';
 import { answerInternalError } from '../internal-error.js';
 import { readBody } from '../limits.js';

@@ -1,12 +1,12 @@
 /**
  * `GET /api/search?q=…&limit=…`: full-text search of the caller's live entries, for the
- * web UI as one types and for scripts (core/search.ts). Snippets are plain text with the
+ * web UI as one types and for scripts (memory/search.ts). Snippets are plain text with the
  * places of the matched words: the page escapes and highlights them itself.
  */
 
-import { EngramError } from '../../core/errors.js';
-import type { Memory } from '../../core/memory.js';
-import { SEARCH_LIMIT_CAP, type SearchHit } from '../../core/search.js';
+import type { Memory } from '../../memory/memory.js';
+import { EngramError } from '../../memory/model/errors.js';
+import { SEARCH_LIMIT_CAP, type SearchHit } from '../../memory/search.js';
 import type { Route } from './route.js';
 
 export function searchRoutes(memory: Memory): Route[] {

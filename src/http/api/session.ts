@@ -9,12 +9,12 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { EngramError } from '../../core/errors.js';
-import type { SessionInfo } from '../../core/sessions.js';
+import type { SessionInfo } from '../../access/accounts/sessions.js';
+import { SESSION_COOKIE } from '../../access/oauth/http/authorize.js';
+import { readCookie, setCookie } from '../../access/oauth/http/cookies.js';
+import { EngramError } from '../../memory/model/errors.js';
 import { clientAddress } from '../client-address.js';
 import { readBody } from '../limits.js';
-import { SESSION_COOKIE } from '../oauth/authorize.js';
-import { readCookie, setCookie } from '../oauth/cookies.js';
 import { type ApiAuthenticate, fromOwnPage, type WebAccounts } from './browser-auth.js';
 import { sendApiError } from './errors.js';
 import { sendJson } from './json.js';

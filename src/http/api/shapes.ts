@@ -4,10 +4,10 @@
  * without knowing Engram's internals.
  */
 
-import type { TrashItem } from '../../core/history.js';
-import { lineCount } from '../../core/revision-diff.js';
-import type { OverviewRow, RevisionRecord, StoredEntry } from '../../core/store.js';
-import { utf8Bytes } from '../../core/text.js';
+import { lineCount } from '../../memory/model/revision-diff.js';
+import { utf8Bytes } from '../../memory/model/text.js';
+import type { OverviewRow, RevisionRecord, StoredEntry } from '../../memory/port.js';
+import type { TrashItem } from '../../memory/recovery.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -8,8 +8,8 @@
  * purged, as `engram wipe --json` does.
  */
 
-import { EngramError } from '../../core/errors.js';
-import type { Memory } from '../../core/memory.js';
+import type { Memory } from '../../memory/memory.js';
+import { EngramError } from '../../memory/model/errors.js';
 import { importDocument } from './import-document.js';
 import { bridgeKind, importFromRequest } from './import-from.js';
 import { choice, flag, jsonBody } from './request.js';

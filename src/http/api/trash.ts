@@ -1,7 +1,7 @@
 /** `/api/trash`: what was dropped, when it will be purged, bringing an entry back, and purging it for good. */
 
-import type { Memory } from '../../core/memory.js';
-import { parseName } from '../../core/names.js';
+import type { Memory } from '../../memory/memory.js';
+import { parseName } from '../../memory/model/names.js';
 import type { Route } from './route.js';
 import { entryJson, trashJson } from './shapes.js';
 

@@ -5,11 +5,11 @@
  * from its detail. The others keep core's message.
  */
 
-import { listedSources } from '../../core/bridges/run.js';
-import type { EngramError } from '../../core/errors.js';
-import { didYouMean } from '../../core/format.js';
-import { nothingDone, recoveredOverCapProblem } from '../../core/recovery-caps.js';
-import { formatCount } from '../../core/text.js';
+import type { EngramError } from '../../memory/model/errors.js';
+import { didYouMean } from '../../memory/model/format.js';
+import { formatCount } from '../../memory/model/text.js';
+import { nothingDone, recoveredOverCapProblem } from '../../memory/recovery-caps.js';
+import { listedSources } from '../../transfer/bridges/run.js';
 
 /** The API path of an entry, as its routes spell it. */
 function entryPath(name: string): string {

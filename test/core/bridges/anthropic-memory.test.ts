@@ -7,9 +7,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseAnthropicMemory } from '../../../src/core/bridges/anthropic-memory.js';
-import type { SourceFile } from '../../../src/core/bridges/plan.js';
-import { DEFAULT_POLICY } from '../../../src/core/policy.js';
+import { DEFAULT_POLICY } from '../../../src/memory/model/policy.js';
+import { parseAnthropicMemory } from '../../../src/transfer/bridges/anthropic-memory.js';
+import type { SourceFile } from '../../../src/transfer/bridges/plan.js';
 import { writeAnthropicMemory } from '../../helpers/anthropic-memory.js';
 import { tempDir } from '../../helpers/engram.js';
 import { BINARY, files } from './fixtures.js';

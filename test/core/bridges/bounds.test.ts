@@ -12,16 +12,16 @@
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parseChatgpt } from '../../../src/core/bridges/chatgpt.js';
-import { parseClaudeCode } from '../../../src/core/bridges/claude-code.js';
-import { firstHeadingOrLine } from '../../../src/core/bridges/first-line.js';
-import { readFrontMatter } from '../../../src/core/bridges/front-matter.js';
-import { BRIDGE_KINDS, BRIDGES } from '../../../src/core/bridges/index.js';
-import { parseLlamaWebui } from '../../../src/core/bridges/llama-webui.js';
-import { buildPlan, type Draft, LISTED_LEFT_OUT, splitBody } from '../../../src/core/bridges/plan.js';
-import { parseServerMemory } from '../../../src/core/bridges/server-memory.js';
-import { runWhole, runWithPauses } from '../../../src/core/bridges/steps.js';
-import { DEFAULT_POLICY, type Policy } from '../../../src/core/policy.js';
+import { DEFAULT_POLICY, type Policy } from '../../../src/memory/model/policy.js';
+import { parseChatgpt } from '../../../src/transfer/bridges/chatgpt.js';
+import { parseClaudeCode } from '../../../src/transfer/bridges/claude-code.js';
+import { firstHeadingOrLine } from '../../../src/transfer/bridges/first-line.js';
+import { readFrontMatter } from '../../../src/transfer/bridges/front-matter.js';
+import { BRIDGE_KINDS, BRIDGES } from '../../../src/transfer/bridges/index.js';
+import { parseLlamaWebui } from '../../../src/transfer/bridges/llama-webui.js';
+import { buildPlan, type Draft, LISTED_LEFT_OUT, splitBody } from '../../../src/transfer/bridges/plan.js';
+import { parseServerMemory } from '../../../src/transfer/bridges/server-memory.js';
+import { runWhole, runWithPauses } from '../../../src/transfer/bridges/steps.js';
 import { HELD_LOOP_MS, withEventLoopDelay } from '../../helpers/event-loop.js';
 import { withHeapPeak } from '../../helpers/heap.js';
 import { files } from './fixtures.js';

@@ -5,8 +5,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { parseChatgpt } from '../../../src/core/bridges/chatgpt.js';
-import { DEFAULT_POLICY } from '../../../src/core/policy.js';
+import { DEFAULT_POLICY } from '../../../src/memory/model/policy.js';
+import { parseChatgpt } from '../../../src/transfer/bridges/chatgpt.js';
 import { BINARY, files } from './fixtures.js';
 
 const LIST =

@@ -5,8 +5,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { parseClaudeCode } from '../../../src/core/bridges/claude-code.js';
-import { DEFAULT_POLICY } from '../../../src/core/policy.js';
+import { DEFAULT_POLICY } from '../../../src/memory/model/policy.js';
+import { parseClaudeCode } from '../../../src/transfer/bridges/claude-code.js';
 import { BINARY, CLAUDE_CODE_FOLDER, files } from './fixtures.js';
 
 describe('parseClaudeCode', () => {

@@ -1,6 +1,6 @@
 /** Source files for the bridge tests: text (or raw bytes) by path, as a door would read them. */
 
-import type { SourceFile } from '../../../src/core/bridges/plan.js';
+import type { SourceFile } from '../../../src/transfer/bridges/plan.js';
 
 export function files(contents: Record<string, string | Uint8Array>): SourceFile[] {
   return Object.entries(contents).map(([path, content]) => ({

@@ -7,9 +7,9 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { parseLlamaWebui, readLlamaWebui } from '../../../src/core/bridges/llama-webui.js';
-import type { ImportFile, ImportPlan } from '../../../src/core/bridges/plan.js';
-import { DEFAULT_POLICY } from '../../../src/core/policy.js';
+import { DEFAULT_POLICY } from '../../../src/memory/model/policy.js';
+import { parseLlamaWebui, readLlamaWebui } from '../../../src/transfer/bridges/llama-webui.js';
+import type { ImportFile, ImportPlan } from '../../../src/transfer/bridges/plan.js';
 import { webuiMemoryExport } from '../../helpers/llama-webui.js';
 import { BINARY } from './fixtures.js';
 

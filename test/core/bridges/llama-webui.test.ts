@@ -8,9 +8,9 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { parseLlamaWebui } from '../../../src/core/bridges/llama-webui.js';
-import { planDocument } from '../../../src/core/bridges/plan.js';
-import { DEFAULT_POLICY } from '../../../src/core/policy.js';
+import { DEFAULT_POLICY } from '../../../src/memory/model/policy.js';
+import { parseLlamaWebui } from '../../../src/transfer/bridges/llama-webui.js';
+import { planDocument } from '../../../src/transfer/bridges/plan.js';
 import { webuiMemoryExport } from '../../helpers/llama-webui.js';
 import { CALLER, newMemory, seed, snapshot } from '../fixtures.js';
 import { BINARY, files } from './fixtures.js';

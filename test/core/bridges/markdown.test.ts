@@ -5,10 +5,10 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { readFrontMatter, withFrontMatter } from '../../../src/core/bridges/front-matter.js';
-import { markdownExport, parseMarkdown } from '../../../src/core/bridges/markdown.js';
-import { planDocument } from '../../../src/core/bridges/plan.js';
-import { DEFAULT_POLICY } from '../../../src/core/policy.js';
+import { DEFAULT_POLICY } from '../../../src/memory/model/policy.js';
+import { readFrontMatter, withFrontMatter } from '../../../src/transfer/bridges/front-matter.js';
+import { markdownExport, parseMarkdown } from '../../../src/transfer/bridges/markdown.js';
+import { planDocument } from '../../../src/transfer/bridges/plan.js';
 import { CALLER, newMemory, snapshot } from '../fixtures.js';
 import { AWKWARD_ENTRIES, BINARY, files } from './fixtures.js';
 

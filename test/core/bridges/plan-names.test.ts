@@ -9,8 +9,8 @@
  */
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildPlan, type Draft } from '../../../src/core/bridges/plan.js';
-import { DEFAULT_POLICY } from '../../../src/core/policy.js';
+import { DEFAULT_POLICY } from '../../../src/memory/model/policy.js';
+import { buildPlan, type Draft } from '../../../src/transfer/bridges/plan.js';
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -5,10 +5,10 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { buildPlan, type Draft, planDocument, slugify, splitBody, textOf } from '../../../src/core/bridges/plan.js';
-import { runWhole } from '../../../src/core/bridges/steps.js';
-import { isValidSegment } from '../../../src/core/names.js';
-import { DEFAULT_POLICY } from '../../../src/core/policy.js';
+import { isValidSegment } from '../../../src/memory/model/names.js';
+import { DEFAULT_POLICY } from '../../../src/memory/model/policy.js';
+import { buildPlan, type Draft, planDocument, slugify, splitBody, textOf } from '../../../src/transfer/bridges/plan.js';
+import { runWhole } from '../../../src/transfer/bridges/steps.js';
 import { BINARY } from './fixtures.js';
 
 const draft = (slug: string, body = 'text\n', extra: Partial<Draft> = {}): Draft => ({

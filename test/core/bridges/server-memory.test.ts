@@ -7,9 +7,9 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { planDocument } from '../../../src/core/bridges/plan.js';
-import { parseServerMemory } from '../../../src/core/bridges/server-memory.js';
-import { DEFAULT_POLICY } from '../../../src/core/policy.js';
+import { DEFAULT_POLICY } from '../../../src/memory/model/policy.js';
+import { planDocument } from '../../../src/transfer/bridges/plan.js';
+import { parseServerMemory } from '../../../src/transfer/bridges/server-memory.js';
 import { tempDir } from '../../helpers/engram.js';
 import { writeServerMemory } from '../../helpers/server-memory.js';
 import { CALLER, newMemory, seed, snapshot } from '../fixtures.js';

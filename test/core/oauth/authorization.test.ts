@@ -8,11 +8,11 @@
 
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { Authorization, type ClientDirectory } from '../../../src/core/oauth/authorization.js';
-import { OAuthClients } from '../../../src/core/oauth/clients.js';
-import { SECRET_PREFIXES } from '../../../src/core/oauth/secrets.js';
-import type { OAuthClient } from '../../../src/core/oauth/types.js';
-import { MemoryGrantStore } from '../../../src/store/memory/grants.js';
+import { Authorization, type ClientDirectory } from '../../../src/access/oauth/authorization.js';
+import { OAuthClients } from '../../../src/access/oauth/clients.js';
+import { SECRET_PREFIXES } from '../../../src/access/oauth/secrets.js';
+import type { OAuthClient } from '../../../src/access/oauth/types.js';
+import { MemoryGrantStore } from '../../../src/storage/memory/grants.js';
 
 const ISSUER = 'https://memory.example.com';
 const RESOURCE = 'https://memory.example.com/mcp';

@@ -7,15 +7,15 @@
  */
 
 import { describe, expect, it, vi } from 'vitest';
-import { Authorization } from '../../../src/core/oauth/authorization.js';
+import { Authorization } from '../../../src/access/oauth/authorization.js';
 import {
   CONSENT_SHOWN_MS,
   MAX_DOCUMENT_FETCHES,
   OAuthClients,
   UNUSED_CLIENT_AGE_MS,
-} from '../../../src/core/oauth/clients.js';
-import { type OAuthClient, OAuthError, type OAuthErrorCode } from '../../../src/core/oauth/types.js';
-import { MemoryGrantStore } from '../../../src/store/memory/grants.js';
+} from '../../../src/access/oauth/clients.js';
+import { type OAuthClient, OAuthError, type OAuthErrorCode } from '../../../src/access/oauth/types.js';
+import { MemoryGrantStore } from '../../../src/storage/memory/grants.js';
 
 const CLAUDE = {
   client_name: 'Claude',

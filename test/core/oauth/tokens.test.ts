@@ -10,11 +10,11 @@
 
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { GrantRecord } from '../../../src/core/account-store.js';
-import { hashSecret, newSecret } from '../../../src/core/oauth/secrets.js';
-import { OAuthTokens, REFRESH_REUSE_GRACE_MS } from '../../../src/core/oauth/tokens.js';
-import { type CodeData, OAuthError, type OAuthErrorCode } from '../../../src/core/oauth/types.js';
-import { MemoryGrantStore } from '../../../src/store/memory/grants.js';
+import { hashSecret, newSecret } from '../../../src/access/oauth/secrets.js';
+import { OAuthTokens, REFRESH_REUSE_GRACE_MS } from '../../../src/access/oauth/tokens.js';
+import { type CodeData, OAuthError, type OAuthErrorCode } from '../../../src/access/oauth/types.js';
+import type { GrantRecord } from '../../../src/access/port.js';
+import { MemoryGrantStore } from '../../../src/storage/memory/grants.js';
 
 const RESOURCE = 'https://memory.example.com/mcp';
 const REDIRECT = 'https://claude.ai/api/mcp/auth_callback';

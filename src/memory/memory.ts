@@ -1,0 +1,224 @@
+/**
+ * The Memory service: the three tool operations (open, write, drop) and the index,
+ * over any Store. Every front door — MCP, HTTP, CLI, library — calls this and nothing
+ * below it, so all of them apply the same rules and return the same messages.
+ */
+
+import { Transfer } from '../transfer/transfer.js';
+import { Activity } from './activity.js';
+import { writeRules } from './model/apply.js';
+import { assertWritable, type Caller } from './model/caller.js';
+import { checkCaps, planEdit, type WriteRequest, writeNotFound } from './model/edit.js';
+import { EngramError } from './model/errors.js';
+import { didYouMean, type IndexRow, type MissingEntry } from './model/format.js';
+import { parseName, parseWritableName } from './model/names.js';
+import { DEFAULT_POLICY, type Policy } from './model/policy.js';
+import { closest } from './model/similarity.js';
+import { normalizeNewlines, utf8Bytes } from './model/text.js';
+import type { Change, OverviewRow, Store, StoredEntry, Usage, WriteRules } from './port.js';
+import { Recovery } from './recovery.js';
+import { parseSearch, type SearchHit, searchLimit } from './search.js';
+
+export type { Caller, WriteRequest };
+
+/** Missing names of one memory_open that get "did you mean" suggestions; the rest are only reported. */
+const SUGGESTED_NAMES = 10;
+
+/**
+ * Existing names compared with missing ones, in all, for one call's "did you mean": about
+ * 20 ms at some 0.2 µs a comparison. A name costs one comparison per entry, so ten names
+ * are suggested for up to 10,000 entries, fewer above, and none past 100,000 (a memory
+ * grown that far with raised caps), where the answer says "not found" and no more.
+ */
+const SUGGESTION_COMPARISONS = 100_000;
+
+/** How many missing names of one call get suggestions, against a memory of `entries` entries. */
+export function suggestedNames(entries: number): number {
+  return Math.min(SUGGESTED_NAMES, Math.floor(SUGGESTION_COMPARISONS / Math.max(entries, 1)));
+}
+
+/** The most names one `names` call returns, however many match (a picker's worth). */
+export const MAX_LISTED_NAMES = 100;
+
+/** Entry names that matched what was typed: the first ones, and how many matched in all. */
+export interface NameList {
+  readonly names: readonly string[];
+  readonly total: number;
+}
+
+export interface WriteOutcome {
+  readonly entry: StoredEntry;
+  /** False when the write left the entry exactly as it was. */
+  readonly changed: boolean;
+}
+
+export interface OpenOutcome {
+  /** Found entries, in the order they were asked for. */
+  readonly found: StoredEntry[];
+  readonly missing: MissingEntry[];
+}
+
+export interface MemoryOptions {
+  readonly store: Store;
+  /**
+   * The rules this memory enforces; what is left out is DEFAULT_POLICY's. The history
+   * limits (historyLimit, historyCap) travel to the store with every write, so they hold
+   * on any store, however it was opened.
+   */
+  readonly policy?: Partial<Policy>;
+  /**
+   * Clock in milliseconds, the only one: the times of every change, revision and drop the
+   * store records, and trash retention. Tests inject one.
+   */
+  readonly now?: () => number;
+}
+
+export class Memory {
+  readonly store: Store;
+  readonly policy: Policy;
+  /** What every write is applied under: this policy's history limits and this clock. */
+  readonly rules: WriteRules;
+  /** History, restore, trash, undrop, purge: for the human, never for the model. */
+  readonly recovery: Recovery;
+  /** Export, import, wipe. */
+  readonly transfer: Transfer;
+  /** What changed across the whole memory, by whom; and word of changes as they commit. */
+  readonly activity: Activity;
+
+  constructor(options: MemoryOptions) {
+    this.store = options.store;
+    this.policy = { ...DEFAULT_POLICY, ...options.policy };
+    const now = options.now ?? Date.now;
+    this.rules = writeRules(this.policy, now);
+    this.recovery = new Recovery(this.store, this.policy, this.rules);
+    this.transfer = new Transfer(this.store, this.policy, this.rules, () => this.recovery.purgeIfNoRetention());
+    this.activity = new Activity(this.store);
+  }
+
+  /** One row per entry, sorted by name; never reads bodies. */
+  index(caller: Caller): Promise<readonly IndexRow[]> {
+    return this.store.index(caller.user);
+  }
+
+  /**
+   * Entry names for a picker (a client completing an entry's name): those starting with
+   * `typed`, or whose part after the `/` does, case folded; in index order, at most `limit`
+   * (never more than MAX_LISTED_NAMES), with how many matched. Never reads bodies.
+   */
+  async names(caller: Caller, typed = '', limit = MAX_LISTED_NAMES): Promise<NameList> {
+    const start = typed.trim().toLowerCase();
+    const matches = (await this.store.index(caller.user))
+      .map((row) => row.name)
+      .filter((name) => name.startsWith(start) || name.slice(name.indexOf('/') + 1).startsWith(start));
+    return { names: matches.slice(0, Math.max(0, Math.min(limit, MAX_LISTED_NAMES))), total: matches.length };
+  }
+
+  /** The index for people: each entry with when it last changed and who changed it; never reads bodies. */
+  overview(caller: Caller): Promise<OverviewRow[]> {
+    return this.store.overview(caller.user);
+  }
+
+  /** What the caller's live entries take, against the policy's caps. */
+  usage(caller: Caller): Promise<Usage> {
+    return this.store.usage(caller.user);
+  }
+
+  /**
+   * Full-text search of the caller's live entries, for people (search.ts), never a tool of
+   * the model: the query checked and bounded (INVALID_ARGUMENT), at most `limit` hits.
+   */
+  async search(caller: Caller, query: string, options: { readonly limit?: number } = {}): Promise<SearchHit[]> {
+    const terms = parseSearch(query);
+    return this.store.search(caller.user, terms, { limit: searchLimit(options.limit) });
+  }
+
+  async open(caller: Caller, rawNames: readonly string[]): Promise<OpenOutcome> {
+    const names = [...new Set(rawNames.map((raw) => parseName(raw, this.policy)))];
+    if (names.length > this.policy.maxNames) {
+      throw new EngramError(
+        'INVALID_ARGUMENT',
+        `memory_open takes at most ${this.policy.maxNames} names per call; ${names.length} were given. ` +
+          'Open the entries you need most first, then the rest in another call.',
+        { reason: 'too-many-names', given: names.length, max: this.policy.maxNames },
+      );
+    }
+    const rows = await this.store.get(caller.user, names);
+    const byName = new Map(rows.map((entry) => [entry.name, entry]));
+    const found = names.flatMap((name) => byName.get(name) ?? []);
+    const absent = names.filter((name) => !byName.has(name));
+    const missing = absent.length === 0 ? [] : await this.describeMissing(caller, absent);
+    return { found, missing };
+  }
+
+  async write(caller: Caller, request: WriteRequest): Promise<WriteOutcome> {
+    const name = parseWritableName(request.name, this.policy);
+    assertWritable(caller);
+    const edit: WriteRequest = {
+      name,
+      description: request.description,
+      new: request.new === undefined ? undefined : normalizeNewlines(request.new),
+      old: request.old === undefined ? undefined : normalizeNewlines(request.old),
+    };
+    try {
+      const decide = (current: StoredEntry | undefined, usage: Usage): Change => {
+        const result = planEdit(current, edit, this.policy);
+        if (current && result.body === current.body && result.description === current.description) {
+          return { kind: 'none' };
+        }
+        checkCaps(name, current, { description: result.description, size: utf8Bytes(result.body) }, usage, this.policy);
+        return { kind: 'put', ...result };
+      };
+      const { before, after } = await this.store.mutate(caller, name, decide, this.rules);
+      if (!after) throw new Error(`store returned no entry after writing ${name}`);
+      return { entry: after, changed: before?.revision !== after.revision };
+    } catch (error) {
+      if (error instanceof EngramError && error.code === 'NOT_FOUND') {
+        throw writeNotFound(name, await this.suggest(caller, name));
+      }
+      throw error;
+    }
+  }
+
+  async drop(caller: Caller, rawName: string): Promise<StoredEntry> {
+    const name = parseName(rawName, this.policy);
+    assertWritable(caller);
+    const { before } = await this.store.mutate(
+      caller,
+      name,
+      (current) => (current ? { kind: 'drop' } : { kind: 'none' }),
+      this.rules,
+    );
+    if (!before) {
+      const suggestions = await this.suggest(caller, name);
+      const hint = didYouMean(suggestions);
+      throw new EngramError(
+        'NOT_FOUND',
+        `${name} not found, nothing was dropped.${hint} memory_open() lists every entry.`,
+        { reason: 'drop-not-found', name, suggestions },
+      );
+    }
+    await this.recovery.purgeIfNoRetention();
+    return before;
+  }
+
+  /** Up to three existing names close to `name` (already parsed), unless the memory is too large to compare (suggestedNames). */
+  private async suggest(caller: Caller, name: string): Promise<readonly string[]> {
+    const [missing] = await this.describeMissing(caller, [name]);
+    return missing!.suggestions;
+  }
+
+  /** Suggestions for the first few missing names only (suggestedNames), so one call's cost stays bounded. */
+  private async describeMissing(caller: Caller, names: string[]): Promise<MissingEntry[]> {
+    const rows = await this.store.index(caller.user);
+    const suggested = suggestedNames(rows.length);
+    const existing = suggested > 0 ? rows.map((row) => row.name) : [];
+    return names.map((name, at) => ({
+      name,
+      suggestions: at < suggested ? closest(name, existing) : [],
+    }));
+  }
+}
+
+export function createMemory(options: MemoryOptions): Memory {
+  return new Memory(options);
+}

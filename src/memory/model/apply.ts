@@ -1,0 +1,144 @@
+/**
+ * Applying a change: the one rule every store persists. Given the entry as it is now
+ * (or nothing), the change `decide` chose, who makes it, when, and the policy's
+ * historyLimit, it says what the store writes: the entry's new values, the revision to
+ * record, how the user's counters move, and which of the entry's old revisions to
+ * delete. Pure, so every backend numbers revisions, records drops and counts usage
+ * alike; a store only persists what it returns (and then keeps the user's history
+ * under the history cap, src/storage/history-cap.ts, which needs the stored rows).
+ */
+
+import type { Change, RevisionRecord, StoredEntry, WriteRules } from '../port.js';
+import type { Caller } from './caller.js';
+import type { Policy } from './policy.js';
+import { utf8Bytes } from './text.js';
+import { entryBytes, revisionBytes } from './usage.js';
+
+/** How one change moves the user's counters (the SQL stores' `users` row). */
+export interface UsageDelta {
+  /** Bytes of the user's live entries (names, descriptions, bodies). */
+  readonly totalBytes: number;
+  /** Number of live entries. */
+  readonly entries: number;
+  /**
+   * Bytes of the user's history: the recorded revision's. The revisions trimmed by
+   * `trimThrough` leave it too, by the bytes the store finds as it deletes them.
+   */
+  readonly historyBytes: number;
+}
+
+export interface AppliedChange {
+  /**
+   * What happens to the entry's row: `write` inserts it (when there was no live entry)
+   * or updates it; `drop` marks it dropped, by `record.actor` at `record.at`; `undrop`
+   * makes a dropped row live again.
+   */
+  readonly kind: 'write' | 'drop' | 'undrop';
+  /** The row's values after the change. A drop or undrop keeps the text and times, with the new revision number. */
+  readonly entry: StoredEntry;
+  /** The revision to record (for a drop, the text the entry had). */
+  readonly record: RevisionRecord;
+  readonly usage: UsageDelta;
+  /** The entry's revisions numbered at or below this one are deleted (historyLimit); 0 keeps every one. */
+  readonly trimThrough: number;
+}
+
+export interface ChangeInput {
+  /** The entry's name (already normalised). */
+  readonly name: string;
+  /** The live entry as it is now, or undefined when there is none. */
+  readonly current: StoredEntry | undefined;
+  readonly change: Change;
+  readonly caller: Caller;
+  /** The time of the change, in ms since the epoch (read from WriteRules.now inside the transaction). */
+  readonly at: number;
+  readonly historyLimit: number;
+}
+
+/**
+ * What to persist for `change`, or undefined when there is nothing to write: the change is
+ * `none`, or a drop of an entry that does not exist. Then the entry stays as it is.
+ */
+export function applyChange(input: ChangeInput): AppliedChange | undefined {
+  const { name, current, change, caller, at, historyLimit } = input;
+  if (change.kind === 'none') return undefined;
+  if (change.kind === 'drop') {
+    if (!current) return undefined;
+    const entry = { ...current, revision: current.revision + 1 };
+    const record = recordOf(entry, 'drop', caller, at);
+    const usage = { totalBytes: -bytesOf(current), entries: -1, historyBytes: recordBytes(record) };
+    return { kind: 'drop', entry, record, usage, trimThrough: trimThrough(entry.revision, historyLimit) };
+  }
+  const entry: StoredEntry = {
+    name,
+    description: change.description,
+    body: change.body,
+    size: utf8Bytes(change.body),
+    created: current?.created ?? at,
+    updated: at,
+    revision: (current?.revision ?? 0) + 1,
+  };
+  const record = recordOf(entry, change.operation, caller, at);
+  const usage = {
+    totalBytes: bytesOf(entry) - (current ? bytesOf(current) : 0),
+    entries: current ? 0 : 1,
+    historyBytes: recordBytes(record),
+  };
+  return { kind: 'write', entry, record, usage, trimThrough: trimThrough(entry.revision, historyLimit) };
+}
+
+/** What to persist to bring back `dropped`, the most recently dropped copy of its name (no live entry has it). */
+export function applyUndrop(
+  dropped: StoredEntry,
+  caller: Caller,
+  at: number,
+  historyLimit: number,
+): AppliedChange & { readonly kind: 'undrop' } {
+  const entry = { ...dropped, revision: dropped.revision + 1 };
+  const record = recordOf(entry, 'undrop', caller, at);
+  const usage = { totalBytes: bytesOf(entry), entries: 1, historyBytes: recordBytes(record) };
+  return { kind: 'undrop', entry, record, usage, trimThrough: trimThrough(entry.revision, historyLimit) };
+}
+
+/** The entry a mutate reports after `applied` (undefined: dropped, or never there); `current` when nothing was applied. */
+export function entryAfter(
+  current: StoredEntry | undefined,
+  applied: AppliedChange | undefined,
+): StoredEntry | undefined {
+  if (!applied) return current;
+  return applied.kind === 'drop' ? undefined : applied.entry;
+}
+
+/** The rules a Memory service hands its store with every write: its policy's history limits and its clock. */
+export function writeRules(policy: Pick<Policy, 'historyLimit' | 'historyCap'>, now: () => number): WriteRules {
+  return { now, historyLimit: policy.historyLimit, historyCap: policy.historyCap };
+}
+
+function recordOf(
+  entry: StoredEntry,
+  operation: RevisionRecord['operation'],
+  caller: Caller,
+  at: number,
+): RevisionRecord {
+  return {
+    revision: entry.revision,
+    operation,
+    actor: caller.label,
+    at,
+    description: entry.description,
+    body: entry.body,
+  };
+}
+
+/** Revisions kept per entry: the newest `historyLimit`, so a new revision N deletes those up to N - historyLimit. */
+function trimThrough(revision: number, historyLimit: number): number {
+  return Math.max(0, revision - historyLimit);
+}
+
+function bytesOf(entry: StoredEntry): number {
+  return entryBytes(entry.name, entry.description, entry.size);
+}
+
+function recordBytes(record: RevisionRecord): number {
+  return revisionBytes(record.description, record.body);
+}

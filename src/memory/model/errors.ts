@@ -1,0 +1,145 @@
+/**
+ * Errors that a caller can act on. Every refusal in Engram is an EngramError with a
+ * stable code (for programs), the data of what went wrong (`detail`: the name, the
+ * suggestions, the sizes, the revisions kept…), and a message. The message is written
+ * for the model, the Memory service's first reader: what was wrong and exactly how to
+ * call again. A front door whose reader calls otherwise (the command line's flags, the
+ * REST API's routes) words the refusals that say how to call from `detail` instead.
+ */
+
+export type ErrorCode =
+  | 'INVALID_ARGUMENT'
+  | 'INVALID_NAME'
+  | 'READ_ONLY_GROUP'
+  | 'READ_ONLY_TOKEN'
+  | 'NOT_FOUND'
+  | 'NO_MATCH'
+  | 'AMBIGUOUS'
+  | 'TOO_LARGE'
+  | 'NOTHING_TO_DO'
+  | 'CONFLICT'
+  | 'UNAUTHORIZED'
+  | 'UNKNOWN_TOOL'
+  | 'INVALID_CONFIG'
+  /** The user's entry count cap is reached. */
+  | 'TOO_MANY_ENTRIES'
+  /** The server is already doing this kind of work for the user (an import): try again shortly. */
+  | 'BUSY'
+  /** Another process held the database's write lock past the deadline: try again shortly. */
+  | 'STORE_BUSY'
+  /** The database file or its folder cannot be written (permissions, read-only file system). */
+  | 'STORE_READ_ONLY'
+  /** The disk (or the database's quota) is full. */
+  | 'STORE_FULL'
+  /** The database file was removed or replaced while open: writes would be lost at the next start. */
+  | 'STORE_REPLACED'
+  /** The database cannot be reached or read (server down, corrupt file, lost connection). */
+  | 'STORE_UNAVAILABLE'
+  /** Too many failed sign-ins for this user or from this address lately: try again after a while. */
+  | 'TOO_MANY_ATTEMPTS'
+  /** A person's save of an entry that has changed since they read it (If-Match): nothing was saved. */
+  | 'STALE_REVISION';
+
+/**
+ * What a refusal that tells its reader how to call again is about, for the doors that
+ * word it themselves. Refusals whose message names no way of calling carry none.
+ */
+export type ErrorDetail =
+  /** `old` was given for an entry whose body is empty. */
+  | { readonly reason: 'old-in-empty-body'; readonly name: string }
+  /** `old` does not occur; the body line that most resembles it. */
+  | { readonly reason: 'old-not-found'; readonly name: string; readonly closestLine: string }
+  /** A write of `old` (or of nothing) on an entry that does not exist. */
+  | { readonly reason: 'write-not-found'; readonly name: string; readonly suggestions: readonly string[] }
+  /** A new entry without a description. */
+  | { readonly reason: 'create-without-description'; readonly name: string }
+  /** A description that folds to nothing, on an existing entry. */
+  | { readonly reason: 'empty-description'; readonly name: string }
+  /** `old` given as the empty string. */
+  | { readonly reason: 'empty-old' }
+  /** Neither new, old nor description. */
+  | { readonly reason: 'nothing-to-do' }
+  /** Past the user's byte cap. */
+  | { readonly reason: 'user-cap'; readonly name: string; readonly totalAfter: number; readonly cap: number }
+  /** Past the user's entry cap. */
+  | { readonly reason: 'entry-cap'; readonly name: string; readonly entriesAfter: number; readonly cap: number }
+  /** More names in one memory_open than the policy's maxNames. */
+  | { readonly reason: 'too-many-names'; readonly given: number; readonly max: number }
+  /** A drop of a name that does not exist. */
+  | { readonly reason: 'drop-not-found'; readonly name: string; readonly suggestions: readonly string[] }
+  /** A change by a read-only caller. */
+  | { readonly reason: 'read-only-caller' }
+  /** A restore of an entry that is in the trash. */
+  | { readonly reason: 'restore-in-trash'; readonly name: string }
+  /** A person opened an entry that is in the trash (REST; the model never sees the trash). */
+  | { readonly reason: 'open-in-trash'; readonly name: string; readonly droppedAt: number; readonly droppedBy: string }
+  /** A restore or undrop of text over the entry cap (`body`) or the description cap, as they are now. */
+  | {
+      readonly reason: 'recovered-over-cap';
+      readonly operation: 'restore' | 'undrop';
+      readonly name: string;
+      readonly revision: number;
+      readonly part: 'body' | 'description';
+      readonly size: number;
+      readonly cap: number;
+    }
+  /** An undrop while a live entry holds the name. */
+  | { readonly reason: 'undrop-taken'; readonly name: string }
+  /** An undrop of a name that is not in the trash. */
+  | { readonly reason: 'undrop-missing'; readonly name: string }
+  /** A purge of a live entry without force. */
+  | { readonly reason: 'purge-live'; readonly name: string }
+  /** An account added for a user who has one. */
+  | { readonly reason: 'account-exists'; readonly user: string }
+  /** A user who has no account, memory, token or connected app. */
+  | { readonly reason: 'user-not-found'; readonly user: string }
+  /** Sign-in refused, without checking the password, after too many failures lately. */
+  | { readonly reason: 'sign-in-throttled'; readonly retryAfterSeconds: number }
+  /** A new entry whose name is taken (a person's create, which never appends). */
+  | { readonly reason: 'entry-exists'; readonly name: string }
+  /** A save based on revision `expected` of an entry now at revision `current`. */
+  | { readonly reason: 'stale-revision'; readonly name: string; readonly expected: number; readonly current: number }
+  /**
+   * An import from another memory system with items over the entry cap (transfer/bridges/run.ts):
+   * `count` of them in all, the first ones' `sources` listed.
+   */
+  | {
+      readonly reason: 'import-too-large';
+      readonly sources: readonly string[];
+      readonly count: number;
+      readonly cap: number;
+    }
+  /** An Engram export given as another memory system's file (transfer/bridges/llama-webui.ts). */
+  | { readonly reason: 'import-engram-export'; readonly path: string }
+  /** An entity type mapped to a group this memory does not have (transfer/bridges/server-memory.ts). */
+  | {
+      readonly reason: 'import-map-group';
+      readonly type: string;
+      readonly group: string;
+      readonly groups: readonly string[];
+    }
+  /** A SQLite database path whose folder does not exist: no memory is created there. */
+  | { readonly reason: 'no-such-folder'; readonly path: string; readonly folder: string }
+  /** A revision that is not kept. */
+  | {
+      readonly reason: 'no-such-revision';
+      readonly name: string;
+      readonly revision: number;
+      readonly first: number;
+      readonly last: number;
+    };
+
+export class EngramError extends Error {
+  override readonly name = 'EngramError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly detail?: ErrorDetail,
+  ) {
+    super(message);
+  }
+}
+
+export function isEngramError(value: unknown): value is EngramError {
+  return value instanceof EngramError;
+}

@@ -1,0 +1,347 @@
+/**
+ * The port every storage backend implements (SQLite, PostgreSQL, in-process), published
+ * as `engram/store` so that a backend of someone else's is typed like ours (and tested
+ * like ours with `engram/testing`). It lives in core because the Memory service is
+ * written against it; backends live in src/storage.
+ *
+ * A store knows nothing of edit rules, and keeps no rule or clock of its own. A write is
+ * `mutate(...)`: inside one transaction the store reads the entry and the user's usage,
+ * calls the pure `decide` function, hands its change to the pure `applyChange` (apply.ts)
+ * with the caller and the WriteRules the Memory service passed, and persists what that
+ * returns. `decide` may throw to refuse; the store then changes nothing and rethrows.
+ *
+ * `Store` is the union of five ports, one per seam its contract suites test apart:
+ * EntryStore (the index, reads, writes), RecoveryStore (history, trash, undrop, purge),
+ * DumpStore (a whole store, copied), SearchStore (full-text search), and TokenStore
+ * (bearer tokens, as `store.tokens`); beside them AccountStore (`store.accounts`) and
+ * GrantStore (`store.grants`), in account-store.ts, for signing in and OAuth.
+ */
+
+import type {
+  AccountRecord,
+  AccountStore,
+  ClientRecord,
+  GrantRecord,
+  GrantSecretRecord,
+  GrantStore,
+} from '../access/port.js';
+import type { ActivityQuery, ActivityRecord, ActorCount, ChangeListener } from './activity.js';
+import type { Caller } from './model/caller.js';
+import { EngramError } from './model/errors.js';
+import type { IndexRow } from './model/format.js';
+import type { Policy } from './model/policy.js';
+import type { SearchHit, SearchTerms } from './search.js';
+
+export type RevisionOperation =
+  | 'create'
+  | 'append'
+  | 'replace'
+  | 'remove'
+  | 'describe'
+  | 'drop'
+  | 'restore'
+  | 'undrop'
+  | 'import';
+
+export interface StoredEntry {
+  readonly name: string;
+  readonly description: string;
+  readonly body: string;
+  /** UTF-8 byte length of the body, kept in its own column so the index never reads bodies. */
+  readonly size: number;
+  /** Milliseconds since the epoch. */
+  readonly created: number;
+  readonly updated: number;
+  /** Revision number of the entry's latest change, 1 on creation. */
+  readonly revision: number;
+}
+
+export type {
+  AccountRecord,
+  AccountStore,
+  ClientRecord,
+  GrantRecord,
+  GrantSecretKind,
+  GrantSecretRecord,
+  GrantStore,
+  Redemption,
+  SessionRecord,
+} from '../access/port.js';
+export { duplicateKeyError } from '../access/port.js';
+export type { Caller };
+
+/**
+ * What every change is applied under: the Memory service's clock and its policy's
+ * history limits, handed to the store with each write so that one owner (the Memory
+ * service, from its Policy) decides them for every backend.
+ */
+export interface WriteRules extends Pick<Policy, 'historyLimit' | 'historyCap'> {
+  /** The time of a change in ms since the epoch, read inside its transaction. */
+  readonly now: () => number;
+}
+
+export type Change =
+  | { readonly kind: 'put'; readonly operation: RevisionOperation; readonly description: string; readonly body: string }
+  | { readonly kind: 'drop' }
+  | { readonly kind: 'none' };
+
+/** What a user's live entries take, against the caps of the Policy (see usage.ts). */
+export interface Usage {
+  /** Sum of entryBytes over the user's live entries: names, descriptions and bodies, in UTF-8 bytes. */
+  readonly totalBytes: number;
+  /** How many live entries the user has. */
+  readonly entries: number;
+}
+
+export type Decide = (current: StoredEntry | undefined, usage: Usage) => Change;
+
+export interface MutationResult {
+  /** The entry before the change (undefined if it did not exist). */
+  readonly before: StoredEntry | undefined;
+  /** The entry after the change (undefined if it was dropped or never existed). */
+  readonly after: StoredEntry | undefined;
+}
+
+/** One recorded change of an entry: what it became, by whom, when. */
+export interface RevisionRecord {
+  readonly revision: number;
+  readonly operation: RevisionOperation;
+  readonly actor: string;
+  readonly at: number;
+  /** The description and body the entry had after this change (before it, for a drop). */
+  readonly description: string;
+  readonly body: string;
+}
+
+/** An entry in the trash: dropped, seen and restorable only by the human. */
+export interface TrashedEntry extends StoredEntry {
+  readonly droppedAt: number;
+  readonly droppedBy: string;
+}
+
+/** A change to apply to one named entry as part of a multi-entry transaction. */
+export interface NamedChange {
+  readonly name: string;
+  readonly change: Change;
+}
+
+/** Sees every live entry of the user (bodies included) and returns the changes to apply. */
+export type DecideAll = (entries: readonly StoredEntry[], usage: Usage) => readonly NamedChange[];
+
+/** Sees the copy an undrop would bring back and the user's usage; throws to refuse. */
+export type UndropCheck = (entry: StoredEntry, usage: Usage) => void;
+
+export type UndropResult =
+  | { readonly status: 'restored'; readonly entry: StoredEntry }
+  /** A live entry holds the name (and a copy is in the trash). */
+  | { readonly status: 'taken' }
+  /** Nothing of that name is in the trash. */
+  | { readonly status: 'missing' };
+
+/** One entry of a dump: a live or dropped copy of any user's entry, with every revision kept. */
+export interface DumpedEntry extends StoredEntry {
+  /** The store's own row id: kept, so that copies dropped at the same moment keep their order. */
+  readonly id: number;
+  readonly user: string;
+  /** Null for a live entry. */
+  readonly droppedAt: number | null;
+  readonly droppedBy: string | null;
+  /** Oldest first. */
+  readonly revisions: readonly RevisionRecord[];
+}
+
+export interface UserUsage extends Usage {
+  readonly user: string;
+  /** UTF-8 bytes of the descriptions and bodies of every revision the user's entries (live and dropped) keep. */
+  readonly historyBytes: number;
+}
+
+/** Everything a store holds, to copy it whole into another store (`engram migrate`). */
+export interface StoreDump {
+  /** Every user's entries, live and dropped, by ascending id. */
+  readonly entries: readonly DumpedEntry[];
+  /** Every user's usage total, by user name in code-point order. */
+  readonly users: readonly UserUsage[];
+  /** Every token, in order of creation (then id). */
+  readonly tokens: readonly TokenRecord[];
+  /** Every account, by user name in code-point order. Sessions are not copied: browsers sign in again. */
+  readonly accounts: readonly AccountRecord[];
+  /** Every registered OAuth client, in order of registration (then id). */
+  readonly clients: readonly ClientRecord[];
+  /** Every grant (connected app), in order of creation (then id). */
+  readonly grants: readonly GrantRecord[];
+  /** Every secret of those grants, by grant id, then hash. */
+  readonly grantSecrets: readonly GrantSecretRecord[];
+}
+
+export interface LoadOptions {
+  /** Replace whatever the store holds; without it, a store that is not empty refuses the load. */
+  readonly replace: boolean;
+  /** Told, as the load proceeds, how many of the dump's entries are written so far. */
+  readonly onProgress?: (entriesWritten: number) => void;
+}
+
+/** What `load` throws, changing nothing, when the store is not empty and `replace` was not asked for. */
+export function notEmptyError(): EngramError {
+  return new EngramError(
+    'CONFLICT',
+    'the target store is not empty, so nothing was loaded: load with replace to overwrite everything in it, or load into an empty store.',
+  );
+}
+
+/** An index row with the entry's last change: its time, revision number and actor. */
+export interface OverviewRow extends IndexRow {
+  readonly updated: number;
+  readonly revision: number;
+  readonly actor: string;
+}
+
+/** The entries of every user: the index, reads, and the one way to change them. */
+export interface EntryStore {
+  /** One row per live entry of the user, sorted by name, from stored columns only. */
+  index(user: string): Promise<readonly IndexRow[]>;
+  /**
+   * The index for people (the web UI): one row per live entry, sorted by name, with when
+   * it last changed, its revision and who made that change (the latest revision's actor);
+   * never reads bodies.
+   */
+  overview(user: string): Promise<OverviewRow[]>;
+  /** What the user's live entries take now (the same figures `decide` is given). */
+  usage(user: string): Promise<Usage>;
+  /** Every user the store keeps anything of (live entries, trash or history), with their usage, by name in code-point order. */
+  users(): Promise<UserUsage[]>;
+  /** The live entries among `names` (already normalised), in no particular order. */
+  get(user: string, names: readonly string[]): Promise<StoredEntry[]>;
+  /**
+   * Reads, decides and writes one entry atomically: `decide`'s change goes through
+   * `applyChange` under `rules`, recording a revision for a change.
+   */
+  mutate(caller: Caller, name: string, decide: Decide, rules: WriteRules): Promise<MutationResult>;
+  /** Like mutate, over all of the user's entries at once, in one transaction (import, wipe). */
+  mutateAll(caller: Caller, decide: DecideAll, rules: WriteRules): Promise<void>;
+}
+
+/** What was dropped or changed, seen and undone: revisions, the trash, undrop and purge. */
+export interface RecoveryStore {
+  /** Revisions of the live entry `name`, else of its most recently dropped copy; oldest first. */
+  history(user: string, name: string): Promise<RevisionRecord[]>;
+  /** The user's trash, most recently dropped first. */
+  trash(user: string): Promise<TrashedEntry[]>;
+  /**
+   * Brings back the most recently dropped copy of `name`, recording an `undrop` revision
+   * (`applyUndrop` under `rules`). `check` sees that copy and the user's usage inside the
+   * transaction and may throw to refuse (a cap): the store then changes nothing and rethrows.
+   */
+  undrop(caller: Caller, name: string, rules: WriteRules, check?: UndropCheck): Promise<UndropResult>;
+  /**
+   * Deletes the dropped copies of `name` (and the live entry too with includeLive) with all
+   * their revisions, so that no copy of their text remains in the store's files.
+   * Returns how many entries were purged.
+   */
+  purge(user: string, name: string, options: { readonly includeLive: boolean }): Promise<number>;
+  /** Purges, for every user, the trash dropped at or before `cutoff` (ms since the epoch). */
+  purgeTrash(cutoff: number): Promise<number>;
+}
+
+/** A whole store at once, to copy it into another (`engram migrate`). */
+export interface DumpStore {
+  /** True when the store holds no entry (live or dropped), no user's usage, no token, account, client or grant. */
+  isEmpty(): Promise<boolean>;
+  /** Everything the store holds, read as one consistent snapshot. */
+  dump(): Promise<StoreDump>;
+  /**
+   * Writes `dump` in one transaction, keeping every id, time and total as given: all of it,
+   * or nothing. Unless `replace`, a store that is not empty refuses with CONFLICT (notEmptyError).
+   */
+  load(dump: StoreDump, options: LoadOptions): Promise<void>;
+}
+
+/**
+ * Full-text search of live entries for people (search.ts), from an index the store keeps
+ * in the same transaction as every write that changes a live entry's text, drops, brings
+ * back, purges, loads or wipes it.
+ */
+export interface SearchStore {
+  /**
+   * The user's live entries holding every one of `terms` (folded words, search-words.ts)
+   * as a word of the name, description or body, the last term as the start of a word;
+   * ranked all terms in the name first, then all in the description, then the rest, each
+   * rank most recently updated first, then by name in code-point order; at most `limit`
+   * (1 to 50), each built with `searchHit`.
+   */
+  search(user: string, terms: SearchTerms, options: { readonly limit: number }): Promise<SearchHit[]>;
+}
+
+/**
+ * Activity (activity.ts): a user's changes across their whole memory, read from the
+ * revisions kept, by an index of the user's revisions by time — never bodies — and who made them.
+ */
+export interface ActivityStore {
+  /**
+   * The user's revisions (of live and dropped entries), newest first — by time, then entry
+   * id, then revision, all descending — each with its entry's name; only those after
+   * `before` in that order, and only `actor`'s when given; at most `limit` (a page of at
+   * most ACTIVITY_LIMIT_CAP, and one more to see whether another follows).
+   */
+  activity(user: string, query: ActivityQuery): Promise<ActivityRecord[]>;
+  /** Each actor of the user's revisions with how many they made and the latest's time: most first, then by name in code-point order. */
+  actors(user: string): Promise<ActorCount[]>;
+}
+
+/**
+ * Word of changes as they commit, for live updates (activity.ts MemoryChange). Changes
+ * this store commits are told once committed (the in-process store synchronously);
+ * changes another process commits to the same database are told within a poll.
+ */
+export interface ChangeStore {
+  /**
+   * Calls `listener` for each committed change of the user's memory until the function
+   * it resolves to is called. It resolves once the store knows where the watch starts:
+   * every change committed after that is told (one committed before may be told too).
+   * Rejects when the store is closed.
+   */
+  watch(user: string, listener: ChangeListener): Promise<() => void>;
+}
+
+/** A backend: the union of the ports above, with its tokens beside them and a way to close it. */
+export interface Store extends EntryStore, RecoveryStore, DumpStore, SearchStore, ActivityStore, ChangeStore {
+  /** The bearer tokens kept in the same database. */
+  readonly tokens: TokenStore;
+  /** Accounts (passwords) and signed-in browsers. */
+  readonly accounts: AccountStore;
+  /** OAuth clients, grants (connected apps) and their codes and tokens. */
+  readonly grants: GrantStore;
+  close(): Promise<void>;
+}
+
+/** A bearer token as stored: only the SHA-256 of the secret is kept. */
+export interface TokenRecord {
+  readonly id: string;
+  readonly user: string;
+  readonly label: string;
+  readonly readOnly: boolean;
+  /** Hex SHA-256 of the token secret. */
+  readonly hash: string;
+  readonly created: number;
+  readonly lastUsed: number | undefined;
+}
+
+/** The tokens of `--auth token`, kept beside the entries in the same database. */
+export interface TokenStore {
+  /** Keeps a new token; one whose id or hash is taken already is refused with duplicateTokenError, changing nothing. */
+  add(token: TokenRecord): Promise<void>;
+  list(): Promise<TokenRecord[]>;
+  /** The live (not revoked) token with this hash. */
+  findByHash(hash: string): Promise<TokenRecord | undefined>;
+  /** Removes the token; false when no such id. Takes effect for the next request. */
+  revoke(id: string): Promise<boolean>;
+  touch(id: string, at: number): Promise<void>;
+}
+
+/** What `tokens.add` throws, on every backend, for a token whose id or hash another token has. */
+export function duplicateTokenError(field: 'id' | 'hash'): EngramError {
+  return new EngramError(
+    'CONFLICT',
+    `another token has the same ${field}: each token's id and hash must be unique, so nothing was added.`,
+  );
+}

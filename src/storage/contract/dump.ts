@@ -1,0 +1,491 @@
+/**
+ * The dump part of the Store contract (DumpStore: isEmpty, dump and load, on which
+ * `engram migrate` stands), written once and run against every backend by
+ * `describeStoreContract` (index.ts).
+ * A load is proved lossless by dumping the copy again and by reading it through every
+ * other method. Nothing here may know which backend it is testing.
+ */
+
+import { describe, expect, it } from 'vitest';
+import type { Caller, Store, StoreDump } from '../../memory/port.js';
+import {
+  account,
+  appendLine,
+  client,
+  drop,
+  grant,
+  grantSecret,
+  type OpenStore,
+  put,
+  recount,
+  START,
+  session,
+  storesPerTest,
+  token,
+} from './setup.js';
+
+const desktop: Caller = { user: 'alice', label: 'claude-desktop' };
+const cli: Caller = { user: 'alice', label: 'cli' };
+const bob: Caller = { user: 'bob', label: 'bob "laptop", {token}' };
+
+/** Text that a careless encoding (CSV, array literals, JSON) would mangle. */
+const AWKWARD = 'quote " backslash \\ braces {a,b} comma, NULL\nnull\ttab ✓ é 🙂\n';
+
+const EMPTY: StoreDump = {
+  entries: [],
+  users: [],
+  tokens: [],
+  accounts: [],
+  clients: [],
+  grants: [],
+  grantSecrets: [],
+};
+
+/** What fill() keeps beside the entries and tokens, each list in the order of its putting. */
+const ACCOUNTS = [
+  account('bob', { passwordHash: undefined, created: START + 3_000, updated: START + 3_000 }),
+  account('alice', {
+    passwordHash: 'scrypt$N=16384,r=8,p=1$c2FsdA$aGFzaA',
+    created: START + 1_000,
+    updated: START + 4_000,
+  }),
+];
+const CLIENTS = [
+  client('c-late', { created: START + 6_000 }),
+  client('c-early', { name: 'App "early", {x} ✓', redirectUris: ['http://localhost/cb'], created: START + 5_000 }),
+];
+const GRANTS = [
+  grant('g-alice', {
+    clientId: 'c-early',
+    clientName: 'App "early", {x} ✓',
+    created: START + 8_000,
+    lastUsed: START + 9_000,
+  }),
+  grant('g-bob', { user: 'bob', clientId: 'c-late', readOnly: true, created: START + 7_000 }),
+];
+const SECRETS = {
+  code: grantSecret('b-code', 'g-alice', { data: AWKWARD }),
+  access: grantSecret('a-access', 'g-alice', { kind: 'access', created: START + 20_000, expires: START + 3_620_000 }),
+  refresh: grantSecret('c-refresh', 'g-alice', {
+    kind: 'refresh',
+    created: START + 20_000,
+    expires: START + 99_000_000,
+  }),
+  bobCode: grantSecret('d-code', 'g-bob'),
+} as const;
+
+/** A dump of `count` live entries of alice's, two revisions each, with ids that leave gaps. */
+function manyEntries(count: number): StoreDump {
+  const entries = Array.from({ length: count }, (_, i) => {
+    const body = `line ${i}\nline ${i} again\n`;
+    return {
+      id: 10 + i * 3,
+      user: 'alice',
+      name: `topics/n${String(i).padStart(5, '0')}`,
+      description: `entry ${i}`,
+      body,
+      size: Buffer.byteLength(body),
+      created: START + i,
+      updated: START + i + 1,
+      revision: 2,
+      droppedAt: null,
+      droppedBy: null,
+      revisions: [
+        {
+          revision: 1,
+          operation: 'create' as const,
+          actor: 'cli',
+          at: START + i,
+          description: `entry ${i}`,
+          body: `line ${i}\n`,
+        },
+        { revision: 2, operation: 'append' as const, actor: 'cli', at: START + i + 1, description: `entry ${i}`, body },
+      ],
+    };
+  });
+  const dump: StoreDump = { ...EMPTY, entries };
+  return { ...dump, users: recount(dump) };
+}
+
+export function describeDumpContract(label: string, open: OpenStore): void {
+  describe(`Store dump contract: ${label}`, () => {
+    const { clock, rules, keep } = storesPerTest();
+
+    /** A fresh, empty store on the shared clock; the teardown closes it. */
+    function fresh(): Promise<Store> {
+      return keep(open());
+    }
+
+    /**
+     * Two users' memories with everything a store keeps: edits by several actors, awkward
+     * text, two dropped copies of one name (dropped at the same moment), a re-created
+     * name, an undrop, tokens of every kind, accounts (one without a password) with a
+     * session, clients, and grants holding codes and tokens, used and not.
+     */
+    async function fill(store: Store): Promise<void> {
+      const at = async (seconds: number, step: () => Promise<unknown>) => {
+        clock.time = START + seconds * 1_000;
+        await step();
+      };
+      await at(1, () => store.mutate(desktop, 'topics/editor', put('Uses Helix.\n', 'Editor, keyboard'), rules));
+      await at(2, () => store.mutate(desktop, 'topics/editor', appendLine('Tabs, width 4.'), rules));
+      await at(3, () => store.mutate(bob, 'people/ada', put(AWKWARD, 'Ada, "the" {first}'), rules));
+      await at(4, () => store.mutate(desktop, 'areas/old', put('first copy\n'), rules));
+      await at(5, () => store.mutate(cli, 'areas/old', drop, rules));
+      await at(5, () => store.mutate(desktop, 'areas/old', put('second copy\n'), rules));
+      await at(5, () => store.mutate(cli, 'areas/old', drop, rules));
+      await at(6, () => store.mutate(desktop, 'areas/back', put('back\n'), rules));
+      await at(7, () => store.mutate(cli, 'areas/back', drop, rules));
+      await at(8, () => store.undrop(cli, 'areas/back', rules));
+      await at(9, () => store.mutate(desktop, 'topics/empty', put('gone\n', 'Emptied'), rules));
+      await at(10, () => store.mutate(desktop, 'topics/empty', put('', 'Emptied'), rules));
+      await store.tokens.add(token('t-alice', { created: START + 1_000, lastUsed: START + 9_000 }));
+      await store.tokens.add(
+        token('t-bob', { user: 'bob', label: 'bob "ro"', readOnly: true, created: START + 2_000 }),
+      );
+      for (const kept of ACCOUNTS) await store.accounts.put(kept);
+      await store.accounts.addSession(session('s-alice'));
+      for (const kept of CLIENTS) await store.grants.addClient(kept);
+      const [first, second] = GRANTS;
+      await store.grants.addGrant(first!, SECRETS.code);
+      await store.grants.addGrant(second!, SECRETS.bobCode);
+      await store.grants.redeem(SECRETS.code.hash, START + 20_000);
+      await store.grants.addSecrets(first!.id, [SECRETS.access, SECRETS.refresh]);
+    }
+
+    /** Everything the other methods show about both users. */
+    async function reads(store: Store) {
+      const names = ['topics/editor', 'people/ada', 'areas/old', 'areas/back', 'topics/empty', 'topics/new'];
+      const perUser = async (user: string) => ({
+        index: await store.index(user),
+        entries: (await store.get(user, names)).sort((a, b) => (a.name < b.name ? -1 : 1)),
+        histories: await Promise.all(names.map((name) => store.history(user, name))),
+        trash: await store.trash(user),
+      });
+      return {
+        alice: await perUser('alice'),
+        bob: await perUser('bob'),
+        tokens: await store.tokens.list(),
+        byHash: await store.tokens.findByHash(token('t-bob').hash),
+        accounts: await store.accounts.list(),
+        clients: await Promise.all(CLIENTS.map((kept) => store.grants.getClient(kept.id))),
+        clientCount: await store.grants.countClients(),
+        grants: await store.grants.listGrants(),
+        secrets: await Promise.all(Object.values(SECRETS).map((secret) => store.grants.findSecret(secret.hash))),
+      };
+    }
+
+    describe('isEmpty', () => {
+      it('is true for a fresh store, whose dump holds nothing', async () => {
+        const store = await fresh();
+
+        expect(await store.isEmpty()).toBe(true);
+        expect(await store.dump()).toEqual(EMPTY);
+      });
+
+      it('is false once the store holds an entry, even only in the trash', async () => {
+        const store = await fresh();
+        await store.mutate(desktop, 'topics/a', put('a\n'), rules);
+        await store.mutate(desktop, 'topics/a', drop, rules);
+
+        expect(await store.isEmpty()).toBe(false);
+      });
+
+      it('is false once the store holds a token', async () => {
+        const store = await fresh();
+        await store.tokens.add(token('t1'));
+
+        expect(await store.isEmpty()).toBe(false);
+      });
+
+      it('is false once the store holds only an account, only a client, or only a grant', async () => {
+        const [withAccount, withClient, withGrant] = [await fresh(), await fresh(), await fresh()];
+        await withAccount.accounts.put(account('alice'));
+        await withClient.grants.addClient(client('c1'));
+        await withGrant.grants.addGrant(grant('g1'), grantSecret('c1', 'g1'));
+
+        expect(await withAccount.isEmpty()).toBe(false);
+        expect(await withClient.isEmpty()).toBe(false);
+        expect(await withGrant.isEmpty()).toBe(false);
+      });
+    });
+
+    describe('dump', () => {
+      it('holds every entry of every user, live and dropped, each with every revision, the usage and the tokens', async () => {
+        const store = await fresh();
+        await fill(store);
+
+        const dump = await store.dump();
+
+        const ids = dump.entries.map((entry) => entry.id);
+        expect(ids).toEqual([...ids].sort((a, b) => a - b));
+        expect(new Set(ids).size).toBe(ids.length);
+        const strip = dump.entries.map(({ id, revisions, ...entry }) => ({
+          ...entry,
+          revisions: revisions.map((r) => `${r.revision} ${r.operation} ${r.actor} ${r.at - START} ${r.description}`),
+        }));
+        expect(strip).toEqual([
+          {
+            user: 'alice',
+            name: 'topics/editor',
+            description: 'Editor, keyboard',
+            body: 'Uses Helix.\nTabs, width 4.\n',
+            size: 27,
+            created: START + 1_000,
+            updated: START + 2_000,
+            revision: 2,
+            droppedAt: null,
+            droppedBy: null,
+            revisions: [
+              '1 create claude-desktop 1000 Editor, keyboard',
+              '2 append claude-desktop 2000 Editor, keyboard',
+            ],
+          },
+          {
+            user: 'bob',
+            name: 'people/ada',
+            description: 'Ada, "the" {first}',
+            body: AWKWARD,
+            size: Buffer.byteLength(AWKWARD),
+            created: START + 3_000,
+            updated: START + 3_000,
+            revision: 1,
+            droppedAt: null,
+            droppedBy: null,
+            revisions: [`1 create ${bob.label} 3000 Ada, "the" {first}`],
+          },
+          {
+            user: 'alice',
+            name: 'areas/old',
+            description: 'a description',
+            body: 'first copy\n',
+            size: 11,
+            created: START + 4_000,
+            updated: START + 4_000,
+            revision: 2,
+            droppedAt: START + 5_000,
+            droppedBy: 'cli',
+            revisions: ['1 create claude-desktop 4000 a description', '2 drop cli 5000 a description'],
+          },
+          {
+            user: 'alice',
+            name: 'areas/old',
+            description: 'a description',
+            body: 'second copy\n',
+            size: 12,
+            created: START + 5_000,
+            updated: START + 5_000,
+            revision: 2,
+            droppedAt: START + 5_000,
+            droppedBy: 'cli',
+            revisions: ['1 create claude-desktop 5000 a description', '2 drop cli 5000 a description'],
+          },
+          {
+            user: 'alice',
+            name: 'areas/back',
+            description: 'a description',
+            body: 'back\n',
+            size: 5,
+            created: START + 6_000,
+            updated: START + 6_000,
+            revision: 3,
+            droppedAt: null,
+            droppedBy: null,
+            revisions: [
+              '1 create claude-desktop 6000 a description',
+              '2 drop cli 7000 a description',
+              '3 undrop cli 8000 a description',
+            ],
+          },
+          {
+            user: 'alice',
+            name: 'topics/empty',
+            description: 'Emptied',
+            body: '',
+            size: 0,
+            created: START + 9_000,
+            updated: START + 10_000,
+            revision: 2,
+            droppedAt: null,
+            droppedBy: null,
+            revisions: ['1 create claude-desktop 9000 Emptied', '2 replace claude-desktop 10000 Emptied'],
+          },
+        ]);
+        expect(dump.entries[1]!.revisions[0]!.body).toBe(AWKWARD);
+        expect(dump.users).toEqual([
+          {
+            user: 'alice',
+            // The name, description and body of each live entry: topics/editor, areas/back, topics/empty.
+            totalBytes: 13 + 16 + 27 + (10 + 13 + 5) + (12 + 7 + 0),
+            entries: 3,
+            // The description and body of every revision kept: topics/editor's two, areas/old's two
+            // copies (create and drop each), areas/back's three, topics/empty's two.
+            historyBytes: 16 + 12 + (16 + 27) + (13 + 11) * 2 + (13 + 12) * 2 + (13 + 5) * 3 + (7 + 5) + (7 + 0),
+          },
+          {
+            user: 'bob',
+            totalBytes: Buffer.byteLength('people/ada') + 18 + Buffer.byteLength(AWKWARD),
+            entries: 1,
+            historyBytes: 18 + Buffer.byteLength(AWKWARD),
+          },
+        ]);
+        expect(dump.users).toEqual(recount(dump));
+        expect(dump.tokens).toEqual([
+          token('t-alice', { created: START + 1_000, lastUsed: START + 9_000 }),
+          token('t-bob', { user: 'bob', label: 'bob "ro"', readOnly: true, created: START + 2_000 }),
+        ]);
+      });
+
+      it('holds every account, client, grant and secret in its order, and no session', async () => {
+        const store = await fresh();
+        await fill(store);
+
+        const dump = await store.dump();
+
+        expect(dump.accounts).toEqual([ACCOUNTS[1], ACCOUNTS[0]]);
+        expect(dump.clients).toEqual([CLIENTS[1], CLIENTS[0]]);
+        expect(dump.grants).toEqual([GRANTS[1], GRANTS[0]]);
+        const { code, access, refresh, bobCode } = SECRETS;
+        // By grant id (g-alice before g-bob), then hash.
+        expect(dump.grantSecrets).toEqual([access, { ...code, used: START + 20_000 }, refresh, bobCode]);
+        expect(JSON.stringify(dump)).not.toContain(session('s-alice').hash);
+      });
+    });
+
+    describe('load', () => {
+      it('into an empty store gives a copy that dumps identically and answers every read the same', async () => {
+        const source = await fresh();
+        await fill(source);
+        const dump = await source.dump();
+        const target = await fresh();
+
+        await target.load(dump, { replace: false });
+
+        expect(await target.dump()).toEqual(dump);
+        expect(await reads(target)).toEqual(await reads(source));
+        expect(await target.isEmpty()).toBe(false);
+      });
+
+      it('leaves a copy that works on: revisions number on, new entries, undrop, purge and tokens', async () => {
+        const source = await fresh();
+        await fill(source);
+        const target = await fresh();
+        await target.load(await source.dump(), { replace: false });
+
+        clock.time = START + 60_000;
+        for (const store of [source, target]) {
+          await store.mutate(desktop, 'topics/editor', appendLine('Font: Iosevka.'), rules);
+          await store.mutate(desktop, 'topics/new', put('new\n'), rules);
+          await store.undrop(cli, 'areas/old', rules);
+          await store.purge('bob', 'people/ada', { includeLive: true });
+          await store.tokens.touch('t-bob', START + 61_000);
+          await store.tokens.revoke('t-alice');
+        }
+
+        expect(await reads(target)).toEqual(await reads(source));
+        const [before, after] = [await source.dump(), await target.dump()];
+        expect(after.users).toEqual(before.users);
+        expect(after.entries.map(({ id, ...entry }) => entry)).toEqual(before.entries.map(({ id, ...entry }) => entry));
+        expect(new Set(after.entries.map((entry) => entry.id)).size).toBe(after.entries.length);
+      });
+
+      it('refuses a store that holds only an account with CONFLICT, changing nothing', async () => {
+        const source = await fresh();
+        await fill(source);
+        const target = await fresh();
+        await target.accounts.put(account('carol'));
+        const before = await target.dump();
+
+        await expect(target.load(await source.dump(), { replace: false })).rejects.toMatchObject({
+          name: 'EngramError',
+          code: 'CONFLICT',
+        });
+
+        expect(await target.dump()).toEqual(before);
+      });
+
+      it('refuses a store that is not empty with CONFLICT, changing nothing', async () => {
+        const source = await fresh();
+        await fill(source);
+        const target = await fresh();
+        await target.mutate(bob, 'topics/mine', put('mine\n'), rules);
+        await target.tokens.add(token('t-mine'));
+        const before = await target.dump();
+
+        const attempt = target.load(await source.dump(), { replace: false });
+
+        await expect(attempt).rejects.toMatchObject({ name: 'EngramError', code: 'CONFLICT' });
+        await expect(attempt).rejects.toThrow(
+          'the target store is not empty, so nothing was loaded: load with replace to overwrite everything in it, or load into an empty store.',
+        );
+        expect(await target.dump()).toEqual(before);
+      });
+
+      it('with replace, puts the dump in place of everything the store held', async () => {
+        const source = await fresh();
+        await fill(source);
+        const dump = await source.dump();
+        const target = await fresh();
+        await target.mutate(bob, 'topics/mine', put('mine\n'), rules);
+        await target.mutate(bob, 'topics/mine', appendLine('more'), rules);
+        await target.tokens.add(token('t-mine'));
+
+        await target.accounts.put(account('carol'));
+        await target.accounts.addSession(session('s-carol', { user: 'carol' }));
+        await target.grants.addGrant(grant('g-carol', { user: 'carol' }), grantSecret('carol', 'g-carol'));
+
+        await target.load(dump, { replace: true });
+
+        expect(await target.dump()).toEqual(dump);
+        expect(await target.history('bob', 'topics/mine')).toEqual([]);
+        expect(await target.tokens.findByHash(token('t-mine').hash)).toBeUndefined();
+        expect(await target.accounts.get('carol')).toBeUndefined();
+        expect(await target.accounts.listSessions()).toEqual([]);
+        expect(await target.grants.findSecret(grantSecret('carol', 'g-carol').hash)).toBeUndefined();
+      });
+
+      it('with replace and an empty dump, empties the store', async () => {
+        const target = await fresh();
+        await fill(target);
+
+        await target.load(EMPTY, { replace: true });
+
+        expect(await target.isEmpty()).toBe(true);
+        expect(await target.index('alice')).toEqual([]);
+        expect(await target.trash('alice')).toEqual([]);
+      });
+
+      it('writes all or nothing: a dump that cannot be stored leaves the store as it was', async () => {
+        const source = await fresh();
+        await fill(source);
+        const target = await fresh();
+        await target.mutate(bob, 'topics/mine', put('mine\n'), rules);
+        const before = await target.dump();
+        const dump = await source.dump();
+        const broken: StoreDump = { ...dump, tokens: [...dump.tokens, { ...token('t-alice'), hash: 'e'.repeat(64) }] };
+
+        await expect(target.load(broken, { replace: true })).rejects.toMatchObject({
+          name: 'EngramError',
+          code: 'CONFLICT',
+          message: "another token has the same id: each token's id and hash must be unique, so nothing was added.",
+        });
+
+        expect(await target.dump()).toEqual(before);
+      });
+
+      it('loads thousands of entries with their own ids, reporting progress up to every entry written', async () => {
+        const many = manyEntries(2_345);
+        const target = await fresh();
+        const reported: number[] = [];
+
+        await target.load(many, { replace: false, onProgress: (written) => reported.push(written) });
+
+        expect(await target.dump()).toEqual(many);
+        expect(reported.at(-1)).toBe(many.entries.length);
+        expect(reported).toEqual([...reported].sort((a, b) => a - b));
+        expect((await target.mutate(desktop, 'topics/next', put('next\n'), rules)).after?.revision).toBe(1);
+        expect((await target.dump()).entries.at(-1)?.id).toBeGreaterThan(many.entries.at(-1)!.id);
+      });
+    });
+  });
+}

@@ -1,0 +1,204 @@
+/**
+ * Every SQL statement the PostgreSQL store runs, each prepared once per connection under
+ * its own name. Every query is keyed by user; the index reads only the covering index
+ * `entries_live`, never bodies.
+ */
+
+import { ENTRY_COLUMNS } from '../sql-rows.js';
+import type { Statement } from './driver.js';
+
+/** What a revision takes against the history cap, as usage.ts's revisionBytes: UTF-8 bytes of description and body. */
+const REVISION_BYTES = 'octet_length(description) + octet_length(body)';
+
+/**
+ * An entry's search vector (migrations.ts, step 4) from the words of its name, description
+ * and body (search-words.ts searchText), weighted A, B and C so a search can tell where a
+ * word is; `name`, `description` and `body` are SQL expressions of those words.
+ */
+export function searchVector(name: string, description: string, body: string): string {
+  return `setweight(to_tsvector('simple', ${name}), 'A') || setweight(to_tsvector('simple', ${description}), 'B')
+    || setweight(to_tsvector('simple', ${body}), 'C')`;
+}
+
+/**
+ * The tsquery of search terms (memory/search.ts): every term, the last as a prefix, each
+ * restricted to `weight` when given (A: the name, B: the description). Built as a literal
+ * whose lexemes are quoted, never parsed from what was typed: no operator can get in.
+ */
+export function searchQuery(terms: readonly string[], weight = ''): string {
+  return terms
+    .map((term, at) => {
+      const quoted = `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+      return `${quoted}:${at === terms.length - 1 ? '*' : ''}${weight}`;
+    })
+    .join(' & ');
+}
+
+/**
+ * The parts of a save (saveOver, saveNew): one statement that writes an entry, records its
+ * revision, trims its revisions past historyLimit and moves the user's counters — and
+ * does all of it only while the user's change counter is still $2, the value the change
+ * was decided on (NULL: decided under the user's lock, nothing to check). Another
+ * writer's commit in between moves the counter, and the statement writes nothing: it
+ * returns no row. Parameters: $1 user, $2 change counter or NULL, $3 $4 $5 the deltas of
+ * total bytes, entries and history bytes, $6 description, $7 body, $8 size, $9 time,
+ * $10 revision, $11 $12 $13 the words of name, description and body (search-words.ts),
+ * $14 operation, $15 actor, $16 the entry's id (saveOver) or name (saveNew), $17 the
+ * revision to trim through (0: none). A write's revision records the entry as written
+ * (apply.ts), so its text is sent once. If historyLimit trims the new revision too, it is
+ * not recorded and its bytes leave the history delta again.
+ */
+const saveParts = (trimmed: string) => ({
+  counted: `u AS (
+       UPDATE users SET total_bytes = total_bytes + $3::bigint, entries = entries + $4::integer,
+         history_bytes = history_bytes + $5::bigint - ${trimmed}
+           - CASE WHEN $10::integer <= $17::integer THEN $5::bigint ELSE 0 END,
+         changes = changes + 1
+       WHERE user_id = $1::text AND ($2::bigint IS NULL OR changes = $2::bigint) RETURNING total_bytes, history_bytes, entries)`,
+  recorded: `r AS (
+       INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
+       SELECT $1, e.id, $10, $14::text, $15::text, $9, $6, $7, false FROM e WHERE $10 > $17)`,
+});
+
+const SAVE_OVER = saveParts(
+  `(SELECT coalesce(sum(${REVISION_BYTES}), 0)::bigint FROM revisions
+             WHERE user_id = $1 AND entry_id = $16::bigint AND revision <= $17)`,
+);
+
+const SAVE_NEW = saveParts('0');
+
+/** ENTRY_COLUMNS of the entries aliased `e`. */
+const E_COLUMNS = ENTRY_COLUMNS.split(', ')
+  .map((column) => `e.${column}`)
+  .join(', ');
+
+/** The (user, name) pairs of a batch of reads (batch.ts): $1 the users, $2 the names, pair by pair. */
+const WANTED = 'unnest($1::text[], $2::text[]) AS k (user_id, name)';
+
+export const SQL = {
+  index: 'SELECT name, size, description FROM entries WHERE user_id = $1 AND dropped_at IS NULL ORDER BY name',
+  overview: `SELECT e.name, e.size, e.description, e.updated, e.revision, r.actor FROM entries e
+       JOIN revisions r ON r.user_id = e.user_id AND r.entry_id = e.id AND r.revision = e.revision
+       WHERE e.user_id = $1 AND e.dropped_at IS NULL ORDER BY e.name`,
+  // $2: every term anywhere; $3: every term in the name; $4: every term in the description (searchQuery).
+  search: `SELECT name, description, body, updated FROM entries
+     WHERE user_id = $1 AND dropped_at IS NULL AND search @@ $2::tsquery
+     ORDER BY search @@ $3::tsquery DESC, search @@ $4::tsquery DESC, updated DESC, name LIMIT $5`,
+  live: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = $1 AND name = $2 AND dropped_at IS NULL`,
+  // The live entries of several users' names at once (a batch of reads), each by entries_live.
+  liveOf: `SELECT k.user_id AS "user", ${E_COLUMNS} FROM ${WANTED}
+     JOIN entries e ON e.user_id = k.user_id AND e.name = k.name AND e.dropped_at IS NULL`,
+  allLive: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = $1 AND dropped_at IS NULL ORDER BY name`,
+  // Locked, so that purging expired trash cannot delete it while it is being restored.
+  latestTrashed: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = $1 AND name = $2 AND dropped_at IS NOT NULL
+     ORDER BY dropped_at DESC, id DESC LIMIT 1 FOR UPDATE`,
+  trash: `SELECT ${ENTRY_COLUMNS}, dropped_at, dropped_by FROM entries WHERE user_id = $1 AND dropped_at IS NOT NULL
+     ORDER BY dropped_at DESC, id DESC`,
+  // The users row is the lock that serialises every write of one user, across servers.
+  ensureUser: 'INSERT INTO users (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING',
+  lockUser: 'SELECT total_bytes AS "totalBytes", entries, changes FROM users WHERE user_id = $1 FOR UPDATE',
+  // Writes decided without the lock (a batch of them): each user's counters and the live entry of
+  // the name (or NULLs), from one snapshot; a user not yet known has no row.
+  readForWrite: `SELECT k.user_id AS "user", k.name AS wanted, u.changes, u.total_bytes AS "totalBytes", u.entries,
+       u.history_bytes, ${E_COLUMNS}
+     FROM ${WANTED} JOIN users u ON u.user_id = k.user_id
+       LEFT JOIN entries e ON e.user_id = k.user_id AND e.name = k.name AND e.dropped_at IS NULL`,
+  usage: 'SELECT total_bytes AS "totalBytes", entries FROM users WHERE user_id = $1',
+  users: `SELECT user_id AS "user", total_bytes AS "totalBytes", entries, history_bytes AS "historyBytes"
+     FROM users WHERE entries > 0 OR history_bytes > 0 ORDER BY user_id COLLATE "C"`,
+  // Every counter moves by delta, never by summing the user's rows; the history is returned for the cap.
+  // Every change moves the counters, so it moves the user's change counter too (change-feed.ts).
+  addUsage: `UPDATE users SET total_bytes = total_bytes + $2, entries = entries + $3, history_bytes = history_bytes + $4,
+       changes = changes + 1
+     WHERE user_id = $1 RETURNING history_bytes, entries`,
+  versions: 'SELECT user_id AS "user", changes FROM users WHERE user_id = ANY ($1::text[])',
+  // A user's revisions newest first, after a position (NEWEST is after every one), by
+  // revisions_activity, or revisions_actor for one actor's; sizes from the bodies' lengths
+  // (a TOASTed body's length is read from its header, never detoasted).
+  activity: `SELECT r.at, r.entry_id AS entry, r.revision, e.name, r.operation, r.actor, r.description,
+       octet_length(r.body) AS size
+     FROM revisions r JOIN entries e ON e.user_id = r.user_id AND e.id = r.entry_id
+     WHERE r.user_id = $1 AND (r.at, r.entry_id, r.revision) < ($2::bigint, $3::bigint, $4::integer)
+     ORDER BY r.at DESC, r.entry_id DESC, r.revision DESC LIMIT $5`,
+  activityOf: `SELECT r.at, r.entry_id AS entry, r.revision, e.name, r.operation, r.actor, r.description,
+       octet_length(r.body) AS size
+     FROM revisions r JOIN entries e ON e.user_id = r.user_id AND e.id = r.entry_id
+     WHERE r.user_id = $1 AND r.actor = $6 AND (r.at, r.entry_id, r.revision) < ($2::bigint, $3::bigint, $4::integer)
+     ORDER BY r.at DESC, r.entry_id DESC, r.revision DESC LIMIT $5`,
+  actors: `SELECT actor, count(*)::integer AS changes, max(at) AS last FROM revisions WHERE user_id = $1
+     GROUP BY actor ORDER BY changes DESC, actor COLLATE "C"`,
+  // A write over the live entry $16, or of a new entry named $16 (see saveParts).
+  saveOver: `WITH ${SAVE_OVER.counted},
+     e AS (
+       UPDATE entries SET description = $6, body = $7, size = $8, updated = $9, revision = $10,
+         search = ${searchVector('$11::text', '$12::text', '$13::text')}
+       WHERE user_id = $1 AND id = $16 AND EXISTS (SELECT FROM u) RETURNING id),
+     ${SAVE_OVER.recorded},
+     t AS (DELETE FROM revisions WHERE user_id = $1 AND entry_id = $16 AND revision <= $17 AND EXISTS (SELECT FROM u))
+     SELECT e.id, u.total_bytes, u.history_bytes, u.entries FROM u, e`,
+  saveNew: `WITH ${SAVE_NEW.counted},
+     e AS (
+       INSERT INTO entries (user_id, name, description, body, size, created, updated, revision, search)
+       SELECT $1, $16::text, $6::text, $7::text, $8::integer, $9::bigint, $9::bigint, $10::integer,
+         ${searchVector('$11::text', '$12::text', '$13::text')}
+       FROM u RETURNING id),
+     ${SAVE_NEW.recorded}
+     SELECT e.id, u.total_bytes, u.history_bytes, u.entries FROM u, e`,
+  drop: 'UPDATE entries SET dropped_at = $3, dropped_by = $4, revision = $5 WHERE user_id = $1 AND id = $2',
+  undrop: 'UPDATE entries SET dropped_at = NULL, dropped_by = NULL, revision = $3 WHERE user_id = $1 AND id = $2',
+  // in_trash: the revision a drop records stays the latest of its entry while the entry is in the trash.
+  addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $4 = 'drop')`,
+  leaveTrash: 'UPDATE revisions SET in_trash = false WHERE user_id = $1 AND entry_id = $2 AND revision = $3',
+  trimRevisions: `DELETE FROM revisions WHERE user_id = $1 AND entry_id = $2 AND revision <= $3 RETURNING ${REVISION_BYTES} AS bytes`,
+  // The history cap's candidates, oldest first: revisions that are not the latest of their
+  // entry, then dropped entries whole (by entries_trash). The first reads the user's oldest
+  // $3 revisions by the index revisions_age, the trash left out: with $3 = the live entries
+  // + $2, at most one latest revision per live entry among them, so $2 candidates if there are.
+  olderRevisions: `SELECT r.entry_id, r.revision, octet_length(r.description) + octet_length(r.body) AS bytes
+     FROM (SELECT entry_id, revision, at, description, body FROM revisions
+           WHERE user_id = $1 AND NOT in_trash ORDER BY at, entry_id, revision LIMIT $3) r
+       JOIN entries e ON e.user_id = $1 AND e.id = r.entry_id
+     WHERE r.revision < e.revision ORDER BY r.at, r.entry_id, r.revision LIMIT $2`,
+  deleteRevisionsAmong: `DELETE FROM revisions
+     WHERE user_id = $1 AND (entry_id, revision) IN (SELECT * FROM unnest($2::bigint[], $3::integer[]))`,
+  oldestTrash: `SELECT id, (SELECT coalesce(sum(octet_length(r.description) + octet_length(r.body)), 0)
+       FROM revisions r WHERE r.user_id = e.user_id AND r.entry_id = e.id) AS bytes
+     FROM entries e WHERE e.user_id = $1 AND e.dropped_at IS NOT NULL ORDER BY e.dropped_at, e.id LIMIT $2`,
+  deleteEntriesAmong: 'DELETE FROM entries WHERE user_id = $1 AND id = ANY ($2::bigint[])',
+  // The live copy if there is one, else the most recently dropped.
+  history: `SELECT revision, operation, actor, at, description, body FROM revisions
+     WHERE user_id = $1 AND entry_id = (
+       SELECT id FROM entries WHERE user_id = $1 AND name = $2 ORDER BY dropped_at DESC NULLS FIRST, id DESC LIMIT 1)
+     ORDER BY revision`,
+  // Revisions go with their entry (ON DELETE CASCADE); every part of one statement sees the
+  // rows as they were before it, so the revisions' bytes are summed as they are deleted.
+  purgeCopies: `WITH gone AS (
+       DELETE FROM entries WHERE user_id = $1 AND name = $2 AND ($3::boolean OR dropped_at IS NOT NULL)
+       RETURNING id, name, description, size, dropped_at)
+     SELECT name, description, size, dropped_at, (SELECT coalesce(sum(${REVISION_BYTES}), 0)
+       FROM revisions r WHERE r.user_id = $1 AND r.entry_id = gone.id) AS history FROM gone`,
+  // The users whose trash expired, locked in one order (as writers lock them) before it is purged.
+  lockExpiredUsers: `SELECT user_id FROM users WHERE user_id IN (
+       SELECT user_id FROM entries WHERE dropped_at IS NOT NULL AND dropped_at <= $1)
+     ORDER BY user_id FOR UPDATE`,
+  purgeExpired: `WITH gone AS (
+       DELETE FROM entries WHERE dropped_at IS NOT NULL AND dropped_at <= $1 RETURNING user_id, id),
+     freed AS (
+       SELECT r.user_id, sum(${REVISION_BYTES}) AS bytes FROM revisions r JOIN gone g ON r.user_id = g.user_id AND r.entry_id = g.id
+       GROUP BY r.user_id),
+     counted AS (
+       UPDATE users SET history_bytes = history_bytes - freed.bytes, changes = changes + 1
+       FROM freed WHERE users.user_id = freed.user_id)
+     SELECT count(*)::integer AS purged FROM gone`,
+} as const;
+
+/** The statement `key` with its parameters, prepared once per connection. */
+export function statement(key: keyof typeof SQL, ...values: unknown[]): Statement {
+  return { name: `engram_${key}`, text: SQL[key], values };
+}
+
+/** `deletion` (a DELETE without RETURNING) as a query of one row: `count`, how many rows it removed. */
+export function countDeleted(deletion: string): string {
+  return `WITH gone AS (${deletion} RETURNING 1) SELECT count(*)::integer AS count FROM gone`;
+}

@@ -1,0 +1,143 @@
+/**
+ * How the PostgreSQL store talks to the pool: every write as one transaction (BEGIN …
+ * COMMIT, ROLLBACK on any failure, or one statement that commits on its own), and every
+ * statement or transaction tried again with
+ * backoff when the failure is transient — a serialization failure, a deadlock, no free
+ * connection slot, or the connection lost while the server restarts and the pool
+ * reconnects. What still fails is put in words (errors.ts). What the caller's decide
+ * throws is rethrown as is, after ROLLBACK, and never retried.
+ */
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import { EngramError } from '../../memory/model/errors.js';
+import type { Connection, Pool, Queryable, Statement } from './driver.js';
+import { explainFailure, isConnectionError, NO_CONNECTION_SLOT, unavailable } from './errors.js';
+
+const ATTEMPTS = 6;
+const FIRST_DELAY_MS = 50;
+
+/**
+ * serialization_failure and deadlock_detected: the transaction did nothing and may simply
+ * run again; too_many_connections: no connection was opened, and a slot frees up soon.
+ */
+const RETRYABLE_STATES = new Set(['40001', '40P01', NO_CONNECTION_SLOT]);
+
+function isTransient(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return (typeof code === 'string' && RETRYABLE_STATES.has(code)) || isConnectionError(error);
+}
+
+/** Carries an error thrown by decide through the transaction, marked as not to be retried. */
+class Refusal extends Error {
+  constructor(readonly reason: unknown) {
+    super('decide refused the change');
+  }
+}
+
+/** Calls the caller's decide inside a transaction: what it throws rolls back and reaches the caller unchanged. */
+export function callDecide<T>(decide: () => T): T {
+  try {
+    return decide();
+  } catch (error) {
+    throw new Refusal(error);
+  }
+}
+
+export class Runner {
+  constructor(
+    private readonly pool: Pool,
+    /** `host:port`, for messages. */
+    private readonly address: string,
+  ) {}
+
+  /** One statement on any connection of the pool. */
+  query<Row>(statement: Statement): Promise<Row[]> {
+    return this.retrying(async () => (await this.pool.query<Row>(statement)).rows);
+  }
+
+  /**
+   * One statement that writes and commits on its own (its own transaction, no BEGIN or
+   * COMMIT round trip). Tried again only while it cannot have reached the server; a
+   * connection lost once it was sent may or may not have committed it: `lost`.
+   */
+  async commit<Row>(statement: Statement): Promise<Row[] | 'lost'> {
+    const connection = await this.retrying(() => this.connect());
+    try {
+      const { rows } = await connection.query<Row>(statement);
+      connection.release();
+      return rows;
+    } catch (error) {
+      if (!isConnectionError(error)) {
+        connection.release();
+        throw explainFailure(error, this.address);
+      }
+      connection.release(error instanceof Error ? error : new Error(String(error)));
+      return 'lost';
+    }
+  }
+
+  /** `work` in one transaction on one connection: committed whole, or not at all. */
+  transaction<T>(work: (connection: Queryable) => Promise<T>): Promise<T> {
+    return this.retrying(() => this.attempt(work));
+  }
+
+  private async attempt<T>(work: (connection: Queryable) => Promise<T>): Promise<T> {
+    const connection = await this.connect();
+    let committing = false;
+    try {
+      await connection.query({ text: 'BEGIN' });
+      const result = await work(connection);
+      committing = true;
+      await connection.query({ text: 'COMMIT' });
+      connection.release();
+      return result;
+    } catch (error) {
+      await rollBack(connection, error);
+      // The server may have committed before the connection broke: running the work again
+      // could apply it twice, so say so instead.
+      if (committing && isConnectionError(error)) throw this.mayHaveCommitted();
+      throw error;
+    }
+  }
+
+  /** What a change whose commit was cut off is reported as: it may or may not have been saved. */
+  mayHaveCommitted(): EngramError {
+    return new EngramError(
+      'STORE_UNAVAILABLE',
+      `lost the connection to PostgreSQL at ${this.address} while committing, so the change may or may not have been saved. Read the entry again before repeating the change.`,
+    );
+  }
+
+  private async connect(): Promise<Connection> {
+    try {
+      return await this.pool.connect();
+    } catch (error) {
+      // Unreachable or full: retried, then reported as such. Refused (authentication, no such database): reported at once.
+      if (isTransient(error)) throw error;
+      const explained = explainFailure(error, this.address);
+      throw explained === error ? unavailable(this.address, error) : explained;
+    }
+  }
+
+  private async retrying<T>(run: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run();
+      } catch (error) {
+        if (error instanceof Refusal) throw error.reason;
+        if (!isTransient(error) || attempt >= ATTEMPTS) throw explainFailure(error, this.address);
+        await sleep(FIRST_DELAY_MS * 2 ** (attempt - 1) * (0.5 + Math.random() / 2));
+      }
+    }
+  }
+}
+
+/** Ends the failed transaction; a connection that cannot even roll back is discarded by the pool. */
+async function rollBack(connection: Connection, cause: unknown): Promise<void> {
+  try {
+    await connection.query({ text: 'ROLLBACK' });
+    connection.release();
+  } catch {
+    connection.release(cause instanceof Error ? cause : new Error(String(cause)));
+  }
+}

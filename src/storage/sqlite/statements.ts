@@ -1,0 +1,120 @@
+/**
+ * Every SQL statement the SQLite store runs, prepared once per connection. Queries are
+ * keyed by user; the index reads only the covering index, never bodies.
+ */
+
+import type { Database, Statement } from './driver.js';
+
+/**
+ * An entry's body (schema 11): its latest revision's, which holds it, unless the entry row
+ * holds one of its own (an entry no revision of which has its text: written by hand or by
+ * an older Engram, or past a history limit of 0).
+ */
+export function bodyOf(entry: string): string {
+  return `coalesce(${entry}.body, (SELECT head.body FROM revisions head
+       WHERE head.entry_id = ${entry}.id AND head.revision = ${entry}.revision))`;
+}
+
+/** The columns an entry is read by, in the order of EntryRow (sql-rows.ts). */
+const ENTRY_COLUMNS = `id, name, description, ${bodyOf('entries')} AS body, size, created, updated, revision`;
+
+/** What a revision takes against the history cap, as usage.ts's revisionBytes: UTF-8 bytes of description and body. */
+const REVISION_BYTES = 'length(CAST(description AS BLOB)) + length(CAST(body AS BLOB))';
+
+/**
+ * The FTS5 query of search terms (memory/search.ts): each term a quoted string (a `"` in it
+ * doubled), the last as a prefix, all within `column` when given. Built from the terms,
+ * never from what was typed: no FTS5 operator (OR, NEAR, `*`, `(`, `:`) can get in.
+ */
+export function searchMatch(terms: readonly string[], column?: 'name' | 'description'): string {
+  const phrases = terms
+    .map((term, at) => `"${term.replaceAll('"', '""')}"${at === terms.length - 1 ? '*' : ''}`)
+    .join(' ');
+  return column ? `{${column}} : (${phrases})` : phrases;
+}
+
+export const SQL = {
+  index:
+    'SELECT name, size, description FROM entries INDEXED BY entries_index WHERE user_id = ? AND dropped_at IS NULL ORDER BY name',
+  overview: `SELECT e.name, e.size, e.description, e.updated, e.revision, r.actor FROM entries e
+       JOIN revisions r ON r.entry_id = e.id AND r.revision = e.revision
+       WHERE e.user_id = ? AND e.dropped_at IS NULL ORDER BY e.name`,
+  // The live entries (entries_search holds only those) with every term anywhere, then ranked:
+  // every term in the name, then in the description (searchMatch), then the latest first.
+  search: `SELECT e.name, e.description, ${bodyOf('e')} AS body, e.updated FROM entries_search JOIN entries e ON e.id = entries_search.rowid
+       WHERE entries_search MATCH @anywhere AND e.user_id = @user AND e.dropped_at IS NULL
+       ORDER BY e.id IN (SELECT rowid FROM entries_search WHERE entries_search MATCH @inName) DESC,
+         e.id IN (SELECT rowid FROM entries_search WHERE entries_search MATCH @inDescription) DESC,
+         e.updated DESC, e.name
+       LIMIT @limit`,
+  optimizeSearch: "INSERT INTO entries_search (entries_search) VALUES ('optimize')",
+  live: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND name = ? AND dropped_at IS NULL`,
+  allLive: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND dropped_at IS NULL ORDER BY name`,
+  latestTrashed: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND name = ? AND dropped_at IS NOT NULL
+       ORDER BY dropped_at DESC, id DESC LIMIT 1`,
+  copies: `SELECT id, user_id, name, description, size, dropped_at FROM entries WHERE user_id = ? AND name = ?`,
+  trash: `SELECT ${ENTRY_COLUMNS}, dropped_at, dropped_by FROM entries WHERE user_id = ? AND dropped_at IS NOT NULL
+       ORDER BY dropped_at DESC, id DESC`,
+  expiredTrash: `SELECT id, user_id, name, description, size, dropped_at FROM entries
+       WHERE dropped_at IS NOT NULL AND dropped_at <= ?`,
+  usage: 'SELECT total_bytes AS totalBytes, entries FROM users WHERE user_id = ?',
+  users: `SELECT user_id AS user, total_bytes AS totalBytes, entries, history_bytes AS historyBytes
+       FROM users WHERE entries > 0 OR history_bytes > 0 ORDER BY user_id`,
+  // Every counter moves by delta, never by summing the user's rows; the history is returned for the cap.
+  // Every change moves the counters, so it moves the user's change counter too (change-feed.ts);
+  // a user's first starts it past the floor a load left (dump.ts), never at a number they had.
+  addUsage: `INSERT INTO users (user_id, total_bytes, entries, history_bytes, changes)
+       VALUES (@user, @bytes, @entries, @history, (SELECT user_version FROM pragma_user_version) + 1)
+       ON CONFLICT (user_id) DO UPDATE SET total_bytes = total_bytes + @bytes, entries = entries + @entries,
+         history_bytes = history_bytes + @history, changes = changes + 1
+       RETURNING history_bytes, changes`,
+  version: 'SELECT changes FROM users WHERE user_id = ?',
+  // A user's revisions newest first (after a position: no position is after every one), by
+  // revisions_activity; sizes from the bodies' lengths. One actor's, and the actors, are read
+  // from it a stretch at a time (activity-walk.ts).
+  activity: `SELECT r.at, r.entry_id AS entry, r.revision, e.name, r.operation, r.actor, r.description,
+         octet_length(r.body) AS size
+       FROM revisions r INDEXED BY revisions_activity JOIN entries e ON e.id = r.entry_id
+       WHERE r.user_id = @user AND (r.at, r.entry_id, r.revision) < (@at, @entry, @revision)
+       ORDER BY r.at DESC, r.entry_id DESC, r.revision DESC LIMIT @limit`,
+  insert: `INSERT INTO entries (user_id, name, description, body, size, created, updated, revision)
+       VALUES (@user, @name, @description, @body, @size, @at, @at, @revision)`,
+  update: `UPDATE entries SET description = @description, body = @body, size = @size, updated = @at, revision = @revision
+       WHERE id = @id`,
+  // @body: null where the revision written with the entry holds it (store.ts, persist).
+  drop: 'UPDATE entries SET dropped_at = @at, dropped_by = @actor, body = @body, revision = @revision WHERE id = @id',
+  undrop: 'UPDATE entries SET dropped_at = NULL, dropped_by = NULL, body = @body, revision = @revision WHERE id = @id',
+  deleteEntry: 'DELETE FROM entries WHERE id = ?',
+  deleteRevisions: `DELETE FROM revisions WHERE entry_id = ? RETURNING ${REVISION_BYTES} AS bytes`,
+  // in_trash is no longer read (schema 10): 0 for every new revision.
+  addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
+       VALUES (@user, @id, @revision, @operation, @actor, @at, @description, @body, 0)`,
+  trimRevisions: `DELETE FROM revisions WHERE entry_id = @id AND revision <= @through RETURNING ${REVISION_BYTES} AS bytes`,
+  // The history cap's candidates, oldest first: revisions that are not the latest of their
+  // entry, then dropped entries whole. Both walk an index of the user's rows in that order;
+  // the first skips the latest revision of each entry, live or in the trash.
+  olderRevisions: `SELECT r.rowid AS id, length(CAST(r.description AS BLOB)) + length(CAST(r.body AS BLOB)) AS bytes
+       FROM revisions r INDEXED BY revisions_activity JOIN entries e ON e.id = r.entry_id
+       WHERE r.user_id = ? AND r.revision < e.revision
+       ORDER BY r.at, r.entry_id, r.revision LIMIT ?`,
+  deleteRevision: 'DELETE FROM revisions WHERE rowid = ?',
+  oldestTrash: `SELECT id, (SELECT coalesce(sum(${REVISION_BYTES}), 0)
+         FROM revisions WHERE entry_id = entries.id) AS bytes
+       FROM entries INDEXED BY entries_trash WHERE user_id = ? AND dropped_at IS NOT NULL
+       ORDER BY dropped_at, id LIMIT ?`,
+  revisions:
+    'SELECT revision, operation, actor, at, description, body FROM revisions WHERE entry_id = ? ORDER BY revision',
+} as const;
+
+export type Statements = Prepared<typeof SQL>;
+
+/** Each statement of `sql`, prepared on `db`, under its key. */
+export type Prepared<T> = { readonly [K in keyof T]: Statement };
+
+export function prepareAll<T extends Record<string, string>>(db: Database, sql: T): Prepared<T> {
+  return Object.fromEntries(Object.entries(sql).map(([key, text]) => [key, db.prepare(text)])) as Prepared<T>;
+}
+
+export function prepareStatements(db: Database): Statements {
+  return prepareAll(db, SQL);
+}

@@ -1,0 +1,549 @@
+/**
+ * The embedded default: one SQLite file through better-sqlite3. WAL with
+ * synchronous=FULL, so an acknowledged write survives power loss; every write in
+ * BEGIN IMMEDIATE, waiting on a timer while another process holds the lock, so several
+ * processes (stdio servers, the CLI, `engram serve`) can share one file, no update is
+ * lost and the event loop never stalls (guard.ts); concurrent writes of one process
+ * share a commit (group-commit.ts). secure_delete is on, so purged and trimmed text is
+ * overwritten, not merely unlinked. Every failure of the file is a store error in words.
+ * Search follows the writes in batches (search-backlog.ts), for a server in a worker
+ * thread (search-worker.ts) that takes turns with this connection's writes (write-gate.ts).
+ */
+
+import type { ActivityQuery, ActivityRecord, ActorCount, ChangeListener } from '../../memory/activity.js';
+import { type AppliedChange, applyChange, applyUndrop, entryAfter } from '../../memory/model/apply.js';
+import { EngramError, isEngramError } from '../../memory/model/errors.js';
+import type { IndexRow } from '../../memory/model/format.js';
+import { entryBytes } from '../../memory/model/usage.js';
+import type {
+  Caller,
+  Change,
+  Decide,
+  DecideAll,
+  LoadOptions,
+  MutationResult,
+  OverviewRow,
+  RevisionRecord,
+  Store,
+  StoreDump,
+  StoredEntry,
+  TrashedEntry,
+  UndropCheck,
+  UndropResult,
+  Usage,
+  UserUsage,
+  WriteRules,
+} from '../../memory/port.js';
+import { type SearchedEntry, type SearchHit, type SearchTerms, searchHit } from '../../memory/search.js';
+import { ChangeFeed, mutationDetails, recordingDecide } from '../change-feed.js';
+import { TRIM_BATCH, Trim } from '../history-cap.js';
+import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
+import { SqliteAccountStore } from './accounts.js';
+import { ActivityWalk, NEWEST } from './activity-walk.js';
+import { DEFAULT_BUSY_DEADLINE_MS, isBusy, retryUntil } from './busy.js';
+import { openDatabase } from './connection.js';
+import type { Database } from './driver.js';
+import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
+import { SqliteGrantStore } from './grants.js';
+import { GroupCommit } from './group-commit.js';
+import { Guard } from './guard.js';
+import { IndexCache } from './index-cache.js';
+import { SearchBacklog } from './search-backlog.js';
+import { SearchWorker } from './search-worker.js';
+import { prepareStatements, type Statements, searchMatch } from './statements.js';
+import { SqliteTokenStore } from './tokens.js';
+import { WriteGate } from './write-gate.js';
+
+export interface SqliteStoreOptions {
+  /** Database file, in a folder that exists (the store creates the file, never a folder); `:memory:` for a private in-memory database. */
+  readonly path: string;
+  /**
+   * How long a write waits for another process's transaction before it is refused with
+   * STORE_BUSY, in ms (default 10,000). It waits on a timer: the process keeps serving.
+   */
+  readonly busyTimeoutMs?: number;
+  /** Told once, in words for a log, when the database file was removed or replaced while open. */
+  readonly onWarning?: (message: string) => void;
+  /**
+   * Let concurrent writes share one commit (default true). Off, every write is its own
+   * transaction and fsync: for measuring what group commit brings.
+   */
+  readonly groupCommit?: boolean;
+  /**
+   * Bring the search index up to date after writes in a worker thread, on a connection of
+   * its own, rather than on the event loop (default false): for a long-running server,
+   * whose other requests then never wait behind it (search-worker.ts). Started by the first
+   * write; a file database only.
+   */
+  readonly searchWorker?: boolean;
+}
+
+/**
+ * How often a watched store looks for commits of other connections (PRAGMA data_version,
+ * a read of this connection's own state): only while someone watches.
+ */
+const WATCH_POLL_MS = 250;
+
+/** The columns purging needs. */
+interface CopyRow {
+  id: number;
+  user_id: string;
+  name: string;
+  description: string;
+  size: number;
+  dropped_at: number | null;
+}
+
+export class SqliteStore implements Store {
+  private readonly db: Database;
+  private readonly guard: Guard;
+  private readonly statements: Statements;
+  private readonly groupCommit: GroupCommit | undefined;
+  private readonly mutateOne;
+  private readonly mutateEvery;
+  private readonly undropOne;
+  private readonly purgeRows;
+  private readonly indexCache: IndexCache;
+  private readonly searchBacklog: SearchBacklog;
+  private readonly activityWalk: ActivityWalk;
+  private readonly feed: ChangeFeed;
+  readonly tokens: SqliteTokenStore;
+  readonly accounts: SqliteAccountStore;
+  readonly grants: SqliteGrantStore;
+
+  constructor(options: SqliteStoreOptions) {
+    const context = { path: options.path, busyDeadlineMs: options.busyTimeoutMs ?? DEFAULT_BUSY_DEADLINE_MS };
+    const { db, file } = openDatabase(context, options.onWarning);
+    this.db = db;
+    const gate = new WriteGate();
+    this.guard = new Guard(file, context, gate);
+    this.statements = prepareStatements(this.db);
+    const identity = file.identity;
+    this.searchBacklog = new SearchBacklog(
+      this.db,
+      this.guard,
+      options.searchWorker && identity
+        ? (onGone) => {
+            try {
+              return new SearchWorker({
+                path: options.path,
+                identity,
+                gate,
+                onGone: (reason) => {
+                  options.onWarning?.(
+                    `search indexing moved back to the main thread${reason === undefined ? '' : `: ${reason}`}`,
+                  );
+                  onGone();
+                },
+              });
+            } catch (error) {
+              // No thread could be made (Node throws ERR_WORKER_INIT_FAILED at a limit of threads):
+              // the loop catches up, as without a worker. Thrown on, it ended the process from a timer.
+              options.onWarning?.(
+                `search indexing stays on the main thread: ${error instanceof Error ? error.message : String(error)}`,
+              );
+              return undefined;
+            }
+          }
+        : undefined,
+    );
+    this.activityWalk = new ActivityWalk(this.db, this.guard);
+    this.tokens = new SqliteTokenStore(this.db, this.guard);
+    this.accounts = new SqliteAccountStore(this.db, this.guard);
+    this.grants = new SqliteGrantStore(this.db, this.guard);
+    this.groupCommit =
+      options.groupCommit === false
+        ? undefined
+        : new GroupCommit(this.db, {
+            busyDeadlineMs: context.busyDeadlineMs,
+            beforeBatch: () => this.guard.checkFile(),
+            gate,
+          });
+    this.mutateOne = this.db.transaction(this.mutateInTransaction.bind(this));
+    const dataVersion = this.db.prepare('PRAGMA data_version').pluck();
+    this.indexCache = new IndexCache({
+      dataVersion: () => dataVersion.get() as number,
+      changesOf: (user) => (this.statements.version.pluck().get(user) as number | undefined) ?? 0,
+    });
+    // Another connection's commit moves data_version (this connection's own do not: those
+    // are told as they commit); only then are the watched users' change counters read.
+    const watchedDataVersion = this.db.prepare('PRAGMA data_version').pluck();
+    let seenDataVersion = -1;
+    this.feed = new ChangeFeed({
+      readVersions: (users) =>
+        new Map(users.map((user) => [user, (this.statements.version.pluck().get(user) as number | undefined) ?? 0])),
+      pollMs: WATCH_POLL_MS,
+      mayHaveChanged: () => {
+        const version = watchedDataVersion.get() as number;
+        const changed = version !== seenDataVersion;
+        seenDataVersion = version;
+        return changed;
+      },
+    });
+    this.mutateEvery = this.db.transaction(this.mutateAllInTransaction.bind(this));
+    this.undropOne = this.db.transaction(this.undropInTransaction.bind(this));
+    // The copies are selected inside the transaction, so no other process can undrop one in between.
+    this.purgeRows = this.db.transaction((select: () => CopyRow[]) => {
+      const rows = select();
+      if (rows.length > 0) this.indexCache.invalidate();
+      for (const row of rows) {
+        // Its revisions leave the user's history; a purged live entry leaves their usage too.
+        const live = row.dropped_at === null;
+        this.statements.addUsage.run({
+          user: row.user_id,
+          bytes: live ? -entryBytes(row.name, row.description, row.size) : 0,
+          entries: live ? -1 : 0,
+          history: -this.deleteCopy(row.id),
+        });
+      }
+      // Their words leave the search index now, not in a later catch-up; and the index keeps
+      // the words of what it stopped indexing (a drop, an edit) in its structure until
+      // merged: merged now, so that no word of a purged entry remains.
+      if (rows.length > 0) {
+        this.searchBacklog.catchUp(rows.map((row) => row.id));
+        this.statements.optimizeSearch.run();
+      }
+      return rows.length;
+    });
+  }
+
+  async index(user: string): Promise<readonly IndexRow[]> {
+    return this.guard.read(() =>
+      this.indexCache.get(
+        user,
+        () =>
+          // Arrays from SQLite, objects built here: about a third cheaper than SQLite-built objects.
+          (this.statements.index.raw().all(user) as [string, number, string][]).map(([name, size, description]) => ({
+            name,
+            size,
+            description,
+          })),
+        (name) => {
+          const row = this.statements.live.get(user, name) as EntryRow | undefined;
+          return row && { name: row.name, size: row.size, description: row.description };
+        },
+      ),
+    );
+  }
+
+  async overview(user: string): Promise<OverviewRow[]> {
+    return this.guard.read(() => this.statements.overview.all(user) as OverviewRow[]);
+  }
+
+  async usage(user: string): Promise<Usage> {
+    return this.guard.read(() => this.usageOf(user));
+  }
+
+  async users(): Promise<UserUsage[]> {
+    return this.guard.read(() => this.statements.users.all() as UserUsage[]);
+  }
+
+  async get(user: string, names: readonly string[]): Promise<StoredEntry[]> {
+    return this.guard.read(() =>
+      names.flatMap((name) => {
+        const row = this.statements.live.get(user, name) as EntryRow | undefined;
+        return row ? [toEntry(row)] : [];
+      }),
+    );
+  }
+
+  async mutate(caller: Caller, name: string, decide: Decide, rules: WriteRules): Promise<MutationResult> {
+    const recording = recordingDecide(decide);
+    const result = await this.forgettingOnFailure(
+      caller.user,
+      this.groupCommit
+        ? this.guard.explained(
+            this.groupCommit.run(() => this.mutateInTransaction(caller, name, recording.decide, rules)),
+          )
+        : this.guard.write(() => this.mutateOne.immediate(caller, name, recording.decide, rules)),
+    );
+    const details = mutationDetails(name, recording.decided(), result);
+    if (details) this.feed.committed(caller.user, details);
+    this.searchBacklog.wrote();
+    return result;
+  }
+
+  async mutateAll(caller: Caller, decide: DecideAll, rules: WriteRules): Promise<void> {
+    await this.forgettingOnFailure(
+      caller.user,
+      this.guard.write(() => this.mutateEvery.immediate(caller, decide, rules)),
+    );
+    this.feed.committed(caller.user);
+    this.searchBacklog.wrote();
+  }
+
+  async history(user: string, name: string): Promise<RevisionRecord[]> {
+    const s = this.statements;
+    return this.guard.read(() => {
+      const row = (s.live.get(user, name) ?? s.latestTrashed.get(user, name)) as EntryRow | undefined;
+      return row ? (s.revisions.all(row.id) as RevisionRecord[]) : [];
+    });
+  }
+
+  async trash(user: string): Promise<TrashedEntry[]> {
+    return this.guard.read(() => (this.statements.trash.all(user) as TrashRow[]).map(toTrashedEntry));
+  }
+
+  async undrop(caller: Caller, name: string, rules: WriteRules, check?: UndropCheck): Promise<UndropResult> {
+    const result = await this.forgettingOnFailure(
+      caller.user,
+      this.guard.write(() => this.undropOne.immediate(caller, name, rules, check)),
+    );
+    if (result.status === 'restored') {
+      this.searchBacklog.wrote();
+      this.feed.committed(caller.user, { name, revision: result.entry.revision, operation: 'undrop' });
+    }
+    return result;
+  }
+
+  async purge(user: string, name: string, options: { readonly includeLive: boolean }): Promise<number> {
+    return this.purgeCopies(
+      () =>
+        (this.statements.copies.all(user, name) as CopyRow[]).filter(
+          (row) => options.includeLive || row.dropped_at !== null,
+        ),
+      () => this.feed.committed(user, { name }),
+    );
+  }
+
+  async purgeTrash(cutoff: number): Promise<number> {
+    return this.purgeCopies(
+      () => this.statements.expiredTrash.all(cutoff) as CopyRow[],
+      () => this.feed.committedSome(),
+    );
+  }
+
+  /** One actor's is read a stretch of the history at a time (activity-walk.ts): it may be a rare one among millions. */
+  async activity(user: string, query: ActivityQuery): Promise<ActivityRecord[]> {
+    const { actor, limit } = query;
+    const before = query.before ?? NEWEST;
+    if (actor !== undefined) return this.activityWalk.activityOf(user, actor, before, limit);
+    return this.guard.read(() => this.statements.activity.all({ user, limit, ...before }) as ActivityRecord[]);
+  }
+
+  /** Read a stretch of the history at a time (activity-walk.ts), as one actor's activity is. */
+  async actors(user: string): Promise<ActorCount[]> {
+    return this.activityWalk.actors(user);
+  }
+
+  watch(user: string, listener: ChangeListener): Promise<() => void> {
+    return this.feed.watch(user, listener);
+  }
+
+  /** By the FTS5 index entries_search, first brought up to date with every write (search-backlog.ts). */
+  async search(user: string, terms: SearchTerms, options: { readonly limit: number }): Promise<SearchHit[]> {
+    await this.guard.explained(this.searchBacklog.drain());
+    return this.guard.read(() => {
+      const rows = this.statements.search.all({
+        user,
+        anywhere: searchMatch(terms),
+        inName: searchMatch(terms, 'name'),
+        inDescription: searchMatch(terms, 'description'),
+        limit: options.limit,
+      }) as SearchedEntry[];
+      return rows.map((row) => searchHit(row, terms));
+    });
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return this.guard.read(() => isEmpty(this.db));
+  }
+
+  async dump(): Promise<StoreDump> {
+    return this.guard.read(() => dumpDatabase(this.db));
+  }
+
+  async load(dump: StoreDump, options: LoadOptions): Promise<void> {
+    this.indexCache.invalidate();
+    await this.guard.write(() => loadDatabase(this.db, dump, options));
+    this.feed.committedSome();
+    this.searchBacklog.wrote();
+  }
+
+  async close(): Promise<void> {
+    this.feed.close();
+    await this.searchBacklog.close();
+    if (this.db.open) this.db.close();
+  }
+
+  /** A pragma's value on this connection, read-only: how diagnostics and tests see the durability settings. */
+  pragma(name: 'journal_mode' | 'synchronous' | 'busy_timeout'): unknown {
+    return this.db.pragma(name, { simple: true });
+  }
+
+  /**
+   * Deletes entries and revisions (then tells watchers: `committed`), checkpoints and empties
+   * the WAL so it keeps no copy of their text. A reader of another connection that outlasts the busy deadline
+   * keeps the WAL from being emptied: then the purge says so rather than claim success.
+   */
+  private async purgeCopies(select: () => CopyRow[], committed: () => void): Promise<number> {
+    const count = await this.guard.write(() => this.purgeRows.immediate(select));
+    if (count === 0) return 0;
+    committed();
+    const emptied = await this.guard.explained(
+      retryUntil(() => {
+        try {
+          const [checkpoint] = this.guard.exclusive(
+            () => this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>,
+          );
+          return !checkpoint?.busy;
+        } catch (error) {
+          if (isBusy(error)) return false;
+          throw error;
+        }
+      }, this.guard.busyDeadlineMs),
+    );
+    if (!emptied) {
+      throw new EngramError(
+        'STORE_UNAVAILABLE',
+        'The entries were deleted, but another connection kept reading the database, so copies of their text ' +
+          'remain in its write-ahead log (the -wal file beside it) until every program using the database has ' +
+          'closed it: end the long read in the other program, and restart any running engram serve.',
+      );
+    }
+    return count;
+  }
+
+  private mutateInTransaction(caller: Caller, name: string, decide: Decide, rules: WriteRules): MutationResult {
+    const row = this.statements.live.get(caller.user, name) as EntryRow | undefined;
+    const before = row ? toEntry(row) : undefined;
+    const change = decide(before, this.usageOf(caller.user));
+    return { before, after: this.apply(caller, name, row, change, rules) };
+  }
+
+  private mutateAllInTransaction(caller: Caller, decide: DecideAll, rules: WriteRules): void {
+    const rows = this.statements.allLive.all(caller.user) as EntryRow[];
+    const byName = new Map(rows.map((row) => [row.name, row]));
+    const changes = decide(rows.map(toEntry), this.usageOf(caller.user));
+    for (const { name, change } of changes) this.apply(caller, name, byName.get(name), change, rules);
+  }
+
+  private undropInTransaction(
+    caller: Caller,
+    name: string,
+    rules: WriteRules,
+    check: UndropCheck | undefined,
+  ): UndropResult {
+    const s = this.statements;
+    const row = s.latestTrashed.get(caller.user, name) as EntryRow | undefined;
+    if (!row) return { status: 'missing' };
+    if (s.live.get(caller.user, name)) return { status: 'taken' };
+    const dropped = toEntry(row);
+    check?.(dropped, this.usageOf(caller.user));
+    const applied = applyUndrop(dropped, caller, rules.now(), rules.historyLimit);
+    this.persist(caller.user, row.id, applied, rules);
+    return { status: 'restored', entry: applied.entry };
+  }
+
+  private usageOf(user: string): Usage {
+    return (this.statements.usage.get(user) as Usage | undefined) ?? { totalBytes: 0, entries: 0 };
+  }
+
+  /**
+   * A write of the user's. When the database failed it, its transaction (or savepoint) may
+   * have been rolled back after it moved the kept index's count (IndexCache.counted), so
+   * their index is read again. A refusal of the write itself (an Engram error but a store's:
+   * a cap, a missing `old`) comes from deciding, before anything was persisted or counted:
+   * the index stays, or every refused call would cost a whole read of it.
+   */
+  private async forgettingOnFailure<T>(user: string, write: Promise<T>): Promise<T> {
+    try {
+      return await write;
+    } catch (error) {
+      if (!isEngramError(error) || error.code.startsWith('STORE_')) this.indexCache.forget(user);
+      throw error;
+    }
+  }
+
+  /** Applies one decided change to the live row (if any) and returns the entry after it. */
+  private apply(
+    caller: Caller,
+    name: string,
+    row: EntryRow | undefined,
+    change: Change,
+    rules: WriteRules,
+  ): StoredEntry | undefined {
+    const current = row && toEntry(row);
+    const applied = applyChange({ name, current, change, caller, at: rules.now(), historyLimit: rules.historyLimit });
+    if (applied) this.persist(caller.user, row?.id, applied, rules);
+    return entryAfter(current, applied);
+  }
+
+  /**
+   * Persists what applyChange or applyUndrop returned on the row `id` (a new row when
+   * undefined): the entry, its revision, the revisions past historyLimit deleted, the
+   * user's counters moved (one statement), then their history kept within the cap. The
+   * body is stored once, in the revision (migrations.ts, step 11); in the entry row only
+   * when that revision is trimmed at once (a history limit of 0).
+   */
+  private persist(user: string, id: number | undefined, applied: AppliedChange, rules: WriteRules): void {
+    const s = this.statements;
+    const { entry, record } = applied;
+    this.indexCache.touched(user, entry.name);
+    const body = applied.trimThrough >= entry.revision ? entry.body : null;
+    let rowId: number;
+    if (applied.kind === 'write') {
+      const values = { description: entry.description, body, size: entry.size, at: entry.updated };
+      if (id === undefined) {
+        rowId = Number(s.insert.run({ user, name: entry.name, ...values, revision: entry.revision }).lastInsertRowid);
+      } else {
+        rowId = id;
+        s.update.run({ id, ...values, revision: entry.revision });
+      }
+    } else {
+      if (id === undefined) throw new Error(`no row to ${applied.kind} for ${entry.name}`);
+      rowId = id;
+      if (applied.kind === 'drop') {
+        s.drop.run({ id, at: record.at, actor: record.actor, body, revision: entry.revision });
+      } else s.undrop.run({ id, body, revision: entry.revision });
+    }
+    const revision = Number(s.addRevision.run({ user, id: rowId, ...record }).lastInsertRowid);
+    this.searchBacklog.revised(rowId, revision, applied.trimThrough < entry.revision);
+    const trimmed =
+      applied.trimThrough > 0 ? sumBytes(s.trimRevisions.all({ id: rowId, through: applied.trimThrough })) : 0;
+    const { usage } = applied;
+    const after = s.addUsage.get({
+      user,
+      bytes: usage.totalBytes,
+      entries: usage.entries,
+      history: usage.historyBytes - trimmed,
+    }) as { history_bytes: number; changes: number };
+    this.indexCache.counted(user, after.changes);
+    this.trimHistory(user, Trim.of(after.history_bytes, rules.historyCap));
+  }
+
+  /**
+   * Trims the user's history (see history-cap.ts): their oldest revisions that are not the
+   * latest of their entry, then their oldest dropped entries whole (the latest revision of a
+   * live entry always stays). Batches of TRIM_BATCH rows, read by index.
+   */
+  private trimHistory(user: string, trim: Trim | undefined): void {
+    if (!trim) return;
+    const s = this.statements;
+    for (let more = true; more && !trim.done; ) {
+      const older = s.olderRevisions.all(user, TRIM_BATCH) as Array<{ id: number; bytes: number }>;
+      for (const { id } of trim.take(older)) s.deleteRevision.run(id);
+      more = older.length === TRIM_BATCH;
+    }
+    for (let more = true; more && !trim.done; ) {
+      const trash = s.oldestTrash.all(user, TRIM_BATCH) as Array<{ id: number; bytes: number }>;
+      for (const { id } of trim.take(trash)) this.deleteCopy(id);
+      more = trash.length === TRIM_BATCH;
+    }
+    if (trim.freed > 0) {
+      const after = s.addUsage.get({ user, bytes: 0, entries: 0, history: -trim.freed }) as { changes: number };
+      this.indexCache.counted(user, after.changes);
+    }
+  }
+
+  /** Deletes an entry row and its revisions (overwritten: secure_delete), returning the history bytes freed. */
+  private deleteCopy(id: number): number {
+    const freed = sumBytes(this.statements.deleteRevisions.all(id));
+    this.statements.deleteEntry.run(id);
+    return freed;
+  }
+}
+
+function sumBytes(rows: readonly unknown[]): number {
+  return (rows as Array<{ bytes: number }>).reduce((sum, row) => sum + row.bytes, 0);
+}
