@@ -4,8 +4,9 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import { assertWritable } from '../../src/core/caller.js';
 import { EngramError, type ErrorDetail } from '../../src/core/errors.js';
-import { apiMessage } from '../../src/http/api/wording.js';
+import { apiMessage, READ_ONLY_TOKEN } from '../../src/http/api/wording.js';
 
 const worded = (detail: ErrorDetail) => apiMessage(new EngramError('NOT_FOUND', 'core words', detail));
 
@@ -71,5 +72,22 @@ describe('apiMessage', () => {
 
   it('keeps core words where nothing says how to call', () => {
     expect(apiMessage(new EngramError('INVALID_NAME', 'core words'))).toBe('core words');
+  });
+
+  it("keeps core words on purpose where they are already a person's", () => {
+    expect(worded({ reason: 'stale-revision', name: 'topics/me', expected: 2, current: 3 })).toBe('core words');
+    expect(worded({ reason: 'sign-in-throttled', retryAfterSeconds: 30 })).toBe('core words');
+  });
+
+  it('tells a read-only token what the router tells it, not what an MCP client is told', () => {
+    let refusal: unknown;
+    try {
+      assertWritable({ user: 'alice', label: 'script', readOnly: true });
+    } catch (error) {
+      refusal = error;
+    }
+    if (!(refusal instanceof EngramError)) throw new Error('expected a refusal');
+    expect(refusal.message).toContain('memory_write');
+    expect(apiMessage(refusal)).toBe(READ_ONLY_TOKEN);
   });
 });
