@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { cliMessage } from '../../src/cli/wording.js';
 import { EngramError } from '../../src/core/errors.js';
+import { didYouMean } from '../../src/core/format.js';
 import { createMemory } from '../../src/core/memory.js';
 import { openMemoryStore } from '../../src/store/memory/index.js';
 import { CALLER, newMemory } from '../core/fixtures.js';
@@ -33,7 +34,8 @@ describe('refusals at the command line', () => {
     const cases: Array<[() => Promise<unknown>, string]> = [
       [
         () => memory.write(CALLER, { name: 'topics/edtor', description: 'd' }),
-        'topics/edtor not found. Did you mean topics/editor? To create it: engram write topics/edtor -d "what it covers" --new TEXT (without --old).',
+        `topics/edtor not found.${didYouMean(['topics/editor'])} ` +
+          'To create it: engram write topics/edtor -d "what it covers" --new TEXT (without --old).',
       ],
       [
         () => memory.write(CALLER, { name: 'topics/new', new: 'x' }),
@@ -77,7 +79,7 @@ describe('refusals at the command line', () => {
       ],
       [
         () => memory.drop(CALLER, 'topics/edtor'),
-        'topics/edtor not found, nothing was dropped. Did you mean topics/editor? engram index lists every entry.',
+        `topics/edtor not found, nothing was dropped.${didYouMean(['topics/editor'])} engram index lists every entry.`,
       ],
     ];
     for (const [work, message] of cases) {

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { assertWritable } from '../../src/core/caller.js';
 import { EngramError, type ErrorDetail } from '../../src/core/errors.js';
+import { didYouMean } from '../../src/core/format.js';
 import { apiMessage, READ_ONLY_TOKEN } from '../../src/http/api/wording.js';
 
 const worded = (detail: ErrorDetail) => apiMessage(new EngramError('NOT_FOUND', 'core words', detail));
@@ -22,6 +23,10 @@ describe('apiMessage', () => {
         '(GET /api/entries/topics/old shows it), then undrop again.',
     ],
     [{ reason: 'undrop-missing', name: 'topics/me' }, 'topics/me is not in the trash. GET /api/trash lists what is.'],
+    [
+      { reason: 'drop-not-found', name: 'topics/tee', suggestions: ['topics/tea'] },
+      `topics/tee not found, nothing was dropped.${didYouMean(['topics/tea'])} GET /api/entries lists every entry.`,
+    ],
     [
       { reason: 'no-such-revision', name: 'topics/me', revision: 9, first: 3, last: 3 },
       'topics/me has no revision 9; the revisions kept are 3. GET /api/entries/topics/me/history lists them.',
