@@ -10,11 +10,20 @@
 
 import { listedSources } from '../core/bridges/run.js';
 import { CORE_MESSAGE, type DoorWording, NEVER_HERE, wordedBy } from '../core/door-wording.js';
-import type { EngramError } from '../core/errors.js';
+import type { EngramError, TextField } from '../core/errors.js';
 import { didYouMean } from '../core/format.js';
 import { nothingDone, recoveredOverCapProblem } from '../core/recovery-caps.js';
 import { shellWord } from '../core/shell-word.js';
 import { formatCount } from '../core/text.js';
+
+/** Where each text of a write comes from on the command line. */
+const TEXT_FLAG: Readonly<Record<TextField, string>> = {
+  description: '-d',
+  new: 'The new text (--new, --new-file or - for stdin)',
+  old: '--old',
+  // Only an imported entry has one, and the import words its refusal with the entry's place in the file.
+  body: 'The body',
+};
 
 const CLI_WORDING: DoorWording = {
   byCode: {
@@ -24,6 +33,7 @@ const CLI_WORDING: DoorWording = {
     READ_ONLY_TOKEN: CORE_MESSAGE,
     NOT_FOUND: CORE_MESSAGE,
     NO_MATCH: CORE_MESSAGE,
+    // "old text occurs 2 times in …": --old's text, as a person at the terminal reads it too.
     AMBIGUOUS: CORE_MESSAGE,
     TOO_LARGE: CORE_MESSAGE,
     NOTHING_TO_DO: CORE_MESSAGE,
@@ -61,6 +71,11 @@ const CLI_WORDING: DoorWording = {
       'or leave -d out to keep the current description.',
     'empty-old': () =>
       '--old must not be empty: give the exact text to replace or remove, or leave --old out to append --new.',
+    'nul-character': (detail) =>
+      `${TEXT_FLAG[detail.field]} contains a NUL character (\\u0000), which memory cannot hold. Remove it and run again.`,
+    'description-over-cap': (detail) =>
+      `-d is ${formatCount(detail.size)} characters; the cap is ${formatCount(detail.cap)}. ` +
+      `Shorten it to one line on what ${detail.name} covers and run again.`,
     'nothing-to-do': () =>
       'Nothing to do: pass --new to append, --old and --new to replace, --old alone to remove, or -d to change the description.',
     'user-cap': (detail) =>

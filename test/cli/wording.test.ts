@@ -174,6 +174,24 @@ describe('refusals at the command line', () => {
     });
   });
 
+  it('name the flag that holds a NUL character, and -d over the description cap', async () => {
+    const engram = inProcessCli({ descriptionCap: 10 });
+    const nul = engram.dir.file('nul.txt');
+    writeFileSync(nul, 'a\u0000b');
+    expect(await engram.run('write', 'topics/x', '-d', 'X', '--new-file', nul)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'The new text (--new, --new-file or - for stdin) contains a NUL character (\\u0000), which memory cannot hold. ' +
+        'Remove it and run again.\n',
+    });
+    expect(await engram.run('write', 'topics/x', '-d', 'Eleven long', '--new', 'x')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: '-d is 11 characters; the cap is 10. Shorten it to one line on what topics/x covers and run again.\n',
+    });
+  });
+
   it("say how to import an Engram export given as another memory system's file", async () => {
     const engram = inProcessCli();
     const engramExport = engram.dir.file('memory.json');

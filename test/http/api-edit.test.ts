@@ -148,6 +148,30 @@ describe('PUT /api/entries/{group}/{slug}', () => {
     expect(await contents(server.memory)).toEqual(before);
   });
 
+  it('names its own fields for a NUL character (400) and a description over the cap (413), changing nothing', async () => {
+    const server = await startTestServer({ policy: { descriptionCap: 10 } });
+    await server.memory.write(model, { name: 'topics/tea', description: 'Tea', new: 'Green.' });
+    const before = await contents(server.memory);
+    const put = (body: unknown) => api(server.port, 'PUT', '/api/entries/topics/tea', { body });
+    const nul = await put({ body: 'Green.\u0000' });
+    expect(nul.status).toBe(400);
+    expect(nul.json).toEqual(
+      apiError(
+        'INVALID_ARGUMENT',
+        '"body" contains a NUL character (\\u0000), which memory cannot hold: remove it and send it again.',
+      ),
+    );
+    const long = await put({ description: 'Eleven long' });
+    expect(long.status).toBe(413);
+    expect(long.json).toEqual(
+      apiError(
+        'TOO_LARGE',
+        'The description of topics/tea is 11 characters; the cap is 10: shorten it to one line on what it covers.',
+      ),
+    );
+    expect(await contents(server.memory)).toEqual(before);
+  });
+
   it('is refused to a read-only token', async () => {
     const server = await startTestServer({ auth: 'token' });
     const reader = await server.access.create({ user: 'local', label: 'viewer', readOnly: true });

@@ -24,6 +24,14 @@ describe('apiMessage', () => {
     ],
     [{ reason: 'undrop-missing', name: 'topics/me' }, 'topics/me is not in the trash. GET /api/trash lists what is.'],
     [
+      { reason: 'nul-character', field: 'new' },
+      '"body" contains a NUL character (\\u0000), which memory cannot hold: remove it and send it again.',
+    ],
+    [
+      { reason: 'nul-character', field: 'description' },
+      '"description" contains a NUL character (\\u0000), which memory cannot hold: remove it and send it again.',
+    ],
+    [
       { reason: 'drop-not-found', name: 'topics/tee', suggestions: ['topics/tea'] },
       `topics/tee not found, nothing was dropped.${didYouMean(['topics/tea'])} GET /api/entries lists every entry.`,
     ],

@@ -8,7 +8,7 @@
 
 import { listedSources } from '../../core/bridges/run.js';
 import { CORE_MESSAGE, type DoorWording, NEVER_HERE, wordedBy } from '../../core/door-wording.js';
-import type { EngramError } from '../../core/errors.js';
+import type { EngramError, TextField } from '../../core/errors.js';
 import { didYouMean } from '../../core/format.js';
 import { nothingDone, recoveredOverCapProblem } from '../../core/recovery-caps.js';
 import { formatCount } from '../../core/text.js';
@@ -23,6 +23,17 @@ function entryPath(name: string): string {
   return `/api/entries/${name}`;
 }
 
+/**
+ * The field of a person's save that holds each text of the edit core makes of it
+ * (core/editor.ts): the whole body sent is core's `new`, replacing `old`, the body as it was.
+ */
+const TEXT_FIELD: Readonly<Record<TextField, string>> = {
+  description: 'description',
+  new: 'body',
+  old: 'body',
+  body: 'body',
+};
+
 const API_WORDING: DoorWording = {
   byCode: {
     INVALID_ARGUMENT: CORE_MESSAGE,
@@ -31,7 +42,8 @@ const API_WORDING: DoorWording = {
     READ_ONLY_TOKEN: CORE_MESSAGE,
     NOT_FOUND: CORE_MESSAGE,
     NO_MATCH: CORE_MESSAGE,
-    AMBIGUOUS: CORE_MESSAGE,
+    // A save's old text is the whole body as it was, which occurs in it once (core/editor.ts).
+    AMBIGUOUS: NEVER_HERE,
     TOO_LARGE: CORE_MESSAGE,
     NOTHING_TO_DO: CORE_MESSAGE,
     CONFLICT: CORE_MESSAGE,
@@ -80,6 +92,11 @@ const API_WORDING: DoorWording = {
     'create-without-description': (detail) => `${detail.name} needs a description: one line on what it covers.`,
     'empty-description': (detail) =>
       `The description of ${detail.name} is empty once white space is folded: write one line on what it covers.`,
+    'nul-character': (detail) =>
+      `"${TEXT_FIELD[detail.field]}" contains a NUL character (\\u0000), which memory cannot hold: remove it and send it again.`,
+    'description-over-cap': (detail) =>
+      `The description of ${detail.name} is ${formatCount(detail.size)} characters; the cap is ` +
+      `${formatCount(detail.cap)}: shorten it to one line on what it covers.`,
     'nothing-to-do': () => 'Nothing to save: send the description, the body, or both.',
     'drop-not-found': (detail) =>
       `${detail.name} not found, nothing was dropped.${didYouMean(detail.suggestions)} GET /api/entries lists every entry.`,
