@@ -30,7 +30,8 @@ const CLI_WORDING: DoorWording = {
     INVALID_ARGUMENT: CORE_MESSAGE,
     INVALID_NAME: CORE_MESSAGE,
     READ_ONLY_GROUP: CORE_MESSAGE,
-    READ_ONLY_TOKEN: CORE_MESSAGE,
+    // The command line's caller is the local user, who may always write.
+    READ_ONLY_TOKEN: NEVER_HERE,
     NOT_FOUND: CORE_MESSAGE,
     NO_MATCH: CORE_MESSAGE,
     // "old text occurs 2 times in …": --old's text, as a person at the terminal reads it too.
@@ -123,7 +124,7 @@ const CLI_WORDING: DoorWording = {
       `${detail.path} is an Engram export: import it with engram import FILE, without --from; nothing was imported.`,
     // Core words it with the command line's own flag (--map TYPE=GROUP).
     'import-map-group': CORE_MESSAGE,
-    // The command line's caller is the local user, who may always write.
+    // The command line's caller is the local user (see READ_ONLY_TOKEN).
     'read-only-caller': NEVER_HERE,
     // Only REST's GET /api/entries/{name} looks in the trash for an entry it cannot open.
     'open-in-trash': NEVER_HERE,
