@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { cliMessage } from '../../src/cli/wording.js';
 import { createMemory } from '../../src/memory/memory.js';
 import { EngramError } from '../../src/memory/model/errors.js';
+import { didYouMean } from '../../src/memory/model/format.js';
 import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { CALLER, newMemory } from '../core/fixtures.js';
 import { inProcessCli, ok } from './fixtures.js';
@@ -33,7 +34,8 @@ describe('refusals at the command line', () => {
     const cases: Array<[() => Promise<unknown>, string]> = [
       [
         () => memory.write(CALLER, { name: 'topics/edtor', description: 'd' }),
-        'topics/edtor not found. Did you mean topics/editor? To create it: engram write topics/edtor -d "what it covers" --new TEXT (without --old).',
+        `topics/edtor not found.${didYouMean(['topics/editor'])} ` +
+          'To create it: engram write topics/edtor -d "what it covers" --new TEXT (without --old).',
       ],
       [
         () => memory.write(CALLER, { name: 'topics/new', new: 'x' }),
@@ -77,7 +79,7 @@ describe('refusals at the command line', () => {
       ],
       [
         () => memory.drop(CALLER, 'topics/edtor'),
-        'topics/edtor not found, nothing was dropped. Did you mean topics/editor? engram index lists every entry.',
+        `topics/edtor not found, nothing was dropped.${didYouMean(['topics/editor'])} engram index lists every entry.`,
       ],
     ];
     for (const [work, message] of cases) {
@@ -169,6 +171,24 @@ describe('refusals at the command line', () => {
     expect(asJson.code).toBe(1);
     expect(JSON.parse(asJson.stdout)).toEqual({
       error: { code: 'NOT_FOUND', message: 'topics/nothing not found.\nengram index lists every entry.' },
+    });
+  });
+
+  it('name the flag that holds a NUL character, and -d over the description cap', async () => {
+    const engram = inProcessCli({ descriptionCap: 10 });
+    const nul = engram.dir.file('nul.txt');
+    writeFileSync(nul, 'a\u0000b');
+    expect(await engram.run('write', 'topics/x', '-d', 'X', '--new-file', nul)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'The new text (--new, --new-file or - for stdin) contains a NUL character (\\u0000), which memory cannot hold. ' +
+        'Remove it and run again.\n',
+    });
+    expect(await engram.run('write', 'topics/x', '-d', 'Eleven long', '--new', 'x')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: '-d is 11 characters; the cap is 10. Shorten it to one line on what topics/x covers and run again.\n',
     });
   });
 

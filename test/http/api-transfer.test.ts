@@ -7,6 +7,7 @@
 
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { CALLER, expectEngramError, newMemory } from '../core/fixtures.js';
 import { api, apiError, contents, LOCAL } from './api-client.js';
 import { startTestServer, type TestServer } from './fixtures.js';
 
@@ -154,12 +155,6 @@ describe('POST /api/import', () => {
       /^the import file is not valid JSON \(.+\); nothing was imported\.$/,
     ],
     [
-      'a document with an invalid name',
-      importPath(),
-      JSON.stringify(document([{ name: 'People/John Smith', description: 'John', body: 'x' }])),
-      'entries[0]: "People/John Smith" is not a valid name (<group>/<slug>); nothing was imported.',
-    ],
-    [
       'a document of another kind',
       importPath(),
       JSON.stringify({ entries: [] }),
@@ -184,6 +179,21 @@ describe('POST /api/import', () => {
     const response = await api(server.port, 'POST', path, { body });
     expect(response.status).toBe(400);
     expect(response.json).toEqual(apiError('INVALID_ARGUMENT', message));
+    expect(await contents(server.memory)).toEqual(before);
+  });
+
+  it("refuses a document with an invalid name with 400, in core's words on the document, changing nothing", async () => {
+    const server = await seeded();
+    const before = await contents(server.memory);
+    const text = JSON.stringify(document([{ name: 'People/John Smith', description: 'John', body: 'x' }]));
+    const response = await api(server.port, 'POST', importPath(), { body: text });
+    expect(response.status).toBe(400);
+    const core = newMemory();
+    const invalid = await expectEngramError(
+      () => core.transfer.import(CALLER, core.transfer.parse(text), { mode: 'merge' }),
+      'INVALID_ARGUMENT',
+    );
+    expect(response.json).toEqual(apiError('INVALID_ARGUMENT', invalid.message));
     expect(await contents(server.memory)).toEqual(before);
   });
 

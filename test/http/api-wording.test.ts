@@ -4,8 +4,10 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { apiMessage } from '../../src/http/api/wording.js';
+import { apiMessage, READ_ONLY_TOKEN } from '../../src/http/api/wording.js';
+import { assertWritable } from '../../src/memory/model/caller.js';
 import { EngramError, type ErrorDetail } from '../../src/memory/model/errors.js';
+import { didYouMean } from '../../src/memory/model/format.js';
 
 const worded = (detail: ErrorDetail) => apiMessage(new EngramError('NOT_FOUND', 'core words', detail));
 
@@ -21,6 +23,18 @@ describe('apiMessage', () => {
         '(GET /api/entries/topics/old shows it), then undrop again.',
     ],
     [{ reason: 'undrop-missing', name: 'topics/me' }, 'topics/me is not in the trash. GET /api/trash lists what is.'],
+    [
+      { reason: 'nul-character', field: 'new' },
+      '"body" contains a NUL character (\\u0000), which memory cannot hold: remove it and send it again.',
+    ],
+    [
+      { reason: 'nul-character', field: 'description' },
+      '"description" contains a NUL character (\\u0000), which memory cannot hold: remove it and send it again.',
+    ],
+    [
+      { reason: 'drop-not-found', name: 'topics/tee', suggestions: ['topics/tea'] },
+      `topics/tee not found, nothing was dropped.${didYouMean(['topics/tea'])} GET /api/entries lists every entry.`,
+    ],
     [
       { reason: 'no-such-revision', name: 'topics/me', revision: 9, first: 3, last: 3 },
       'topics/me has no revision 9; the revisions kept are 3. GET /api/entries/topics/me/history lists them.',
@@ -71,5 +85,22 @@ describe('apiMessage', () => {
 
   it('keeps core words where nothing says how to call', () => {
     expect(apiMessage(new EngramError('INVALID_NAME', 'core words'))).toBe('core words');
+  });
+
+  it("keeps core words on purpose where they are already a person's", () => {
+    expect(worded({ reason: 'stale-revision', name: 'topics/me', expected: 2, current: 3 })).toBe('core words');
+    expect(worded({ reason: 'sign-in-throttled', retryAfterSeconds: 30 })).toBe('core words');
+  });
+
+  it('tells a read-only token what the router tells it, not what an MCP client is told', () => {
+    let refusal: unknown;
+    try {
+      assertWritable({ user: 'alice', label: 'script', readOnly: true });
+    } catch (error) {
+      refusal = error;
+    }
+    if (!(refusal instanceof EngramError)) throw new Error('expected a refusal');
+    expect(refusal.message).toContain('memory_write');
+    expect(apiMessage(refusal)).toBe(READ_ONLY_TOKEN);
   });
 });

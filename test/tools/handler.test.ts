@@ -6,10 +6,10 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Memory } from '../../src/memory/memory.js';
-import { EMPTY_INDEX } from '../../src/memory/model/format.js';
+import { EMPTY_INDEX, formatMissing } from '../../src/memory/model/format.js';
 import type { Store } from '../../src/memory/port.js';
 import { createToolHandler } from '../../src/memory/tools/handler.js';
-import { CALLER, newMemory, READ_ONLY, seed, snapshot } from '../core/fixtures.js';
+import { CALLER, expectEngramError, newMemory, READ_ONLY, seed, snapshot } from '../core/fixtures.js';
 import { boundaryTagOf } from '../helpers/boundary.js';
 
 async function setup() {
@@ -67,7 +67,7 @@ describe('memory_open', () => {
       text:
         'areas/qwentts-cpp (16 bytes): TTS in C++\nTarget: 24 kHz.' +
         `\n=== end of areas/qwentts-cpp [${boundaryTagOf(result.text)}] ===\n\n` +
-        'people/alozaur not found. Did you mean people/allozaur?',
+        formatMissing({ name: 'people/alozaur', suggestions: ['people/allozaur'] }),
       isError: false,
     });
   });
@@ -76,19 +76,19 @@ describe('memory_open', () => {
     const { call } = await setup();
     expect(await call('memory_open', { names: ['people/alozaur', 'topics/zzz'] })).toEqual({
       text:
-        'people/alozaur not found. Did you mean people/allozaur?\n' +
-        'topics/zzz not found.\n' +
+        `${formatMissing({ name: 'people/alozaur', suggestions: ['people/allozaur'] })}\n` +
+        `${formatMissing({ name: 'topics/zzz', suggestions: [] })}\n` +
         'memory_open() with no names lists every entry.',
       isError: true,
       code: 'NOT_FOUND',
     });
   });
 
-  it('is an error when a name is invalid', async () => {
-    const { call } = await setup();
+  it("is an error when a name is invalid, in core's words as they are", async () => {
+    const { memory, call } = await setup();
     const result = await call('memory_open', { names: ['people/allozaur', 'people/John Smith'] });
-    expect(result).toMatchObject({ isError: true, code: 'INVALID_NAME' });
-    expect(result.text).toMatch(/^"people\/John Smith" is not a valid name/);
+    const invalid = await expectEngramError(() => memory.open(CALLER, ['people/John Smith']), 'INVALID_NAME');
+    expect(result).toEqual({ isError: true, code: 'INVALID_NAME', text: invalid.message });
   });
 });
 
@@ -143,8 +143,14 @@ describe('memory_drop', () => {
 
   it('refuses an unknown name with suggestions, and a missing name', async () => {
     const { memory, call } = await setup();
+    const unknown = await expectEngramError(() => memory.drop(CALLER, 'areas/qwentts'), 'NOT_FOUND');
+    expect(unknown.detail).toEqual({
+      reason: 'drop-not-found',
+      name: 'areas/qwentts',
+      suggestions: ['areas/qwentts-cpp'],
+    });
     expect(await callUnchanged(memory, () => call('memory_drop', { name: 'areas/qwentts' }))).toEqual({
-      text: 'areas/qwentts not found, nothing was dropped. Did you mean areas/qwentts-cpp? memory_open() lists every entry.',
+      text: unknown.message,
       isError: true,
       code: 'NOT_FOUND',
     });

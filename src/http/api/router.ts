@@ -29,7 +29,7 @@ import { searchRoutes } from './search.js';
 import type { SessionRoutes } from './session.js';
 import { transferRoutes } from './transfer.js';
 import { trashRoutes } from './trash.js';
-import { apiMessage } from './wording.js';
+import { apiMessage, READ_ONLY_TOKEN } from './wording.js';
 
 /** Largest body of `POST /api/import`: a whole memory, far above the 1 MiB that a tool call may take. */
 export const MAX_IMPORT_BODY_BYTES = 64 * 1024 * 1024;
@@ -68,10 +68,6 @@ export interface Api {
   /** Ends the streams of /api/events (and refuses new ones): the server is closing. */
   closeStreams(): void;
 }
-
-const READ_ONLY =
-  'This token is read-only: it can GET from /api but not change memory. ' +
-  'Ask the owner of this server for a read-write token (engram token create --user NAME).';
 
 export function isApiPath(path: string): boolean {
   return path === '/api' || path.startsWith('/api/');
@@ -143,7 +139,7 @@ export function createApi(options: ApiOptions): Api {
     const label = req.headers[CSRF_HEADER] === '1' ? WEB_ACTOR : API_ACTOR;
     const caller: Caller = auth.anonymous ? { ...auth.caller, label } : auth.caller;
     if (route.method !== 'GET' && caller.readOnly) {
-      sendApiError(res, 403, 'READ_ONLY_TOKEN', READ_ONLY);
+      sendApiError(res, 403, 'READ_ONLY_TOKEN', READ_ONLY_TOKEN);
       return;
     }
     const query = new URL(req.url ?? '/', 'http://engram').searchParams;

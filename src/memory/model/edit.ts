@@ -6,7 +6,7 @@
 
 import type { Usage } from '../port.js';
 import { bodyOverCap, descriptionOverCap } from './caps.js';
-import { EngramError } from './errors.js';
+import { EngramError, type TextField } from './errors.js';
 import { didYouMean } from './format.js';
 import type { Policy } from './policy.js';
 import { similarity } from './similarity.js';
@@ -151,12 +151,13 @@ export function removeUnique(name: string, body: string, old: string): string {
  * Text holds no NUL character (U+0000): PostgreSQL cannot store one, so no backend
  * accepts it, and the same call behaves the same on every store.
  */
-export function assertNoNul(fields: Readonly<Record<string, string | undefined>>): void {
-  for (const [field, value] of Object.entries(fields)) {
+export function assertNoNul(fields: Readonly<Partial<Record<TextField, string>>>): void {
+  for (const [field, value] of Object.entries(fields) as [TextField, string | undefined][]) {
     if (value?.includes('\u0000')) {
       throw new EngramError(
         'INVALID_ARGUMENT',
         `${field} contains a NUL character (\\u0000), which memory cannot hold. Remove it and call again.`,
+        { reason: 'nul-character', field },
       );
     }
   }
@@ -171,6 +172,7 @@ export function cleanDescription(name: string, raw: string, policy: Policy): str
       'TOO_LARGE',
       `description is ${formatCount(over.size)} characters; the cap is ${formatCount(over.cap)}. ` +
         `Shorten it to one line on what ${name} covers and call again.`,
+      { reason: 'description-over-cap', name, ...over },
     );
   }
   return description;

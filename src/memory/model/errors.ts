@@ -57,6 +57,10 @@ export type ErrorDetail =
   | { readonly reason: 'empty-description'; readonly name: string }
   /** `old` given as the empty string. */
   | { readonly reason: 'empty-old' }
+  /** A text of the request holding a NUL character, which no store can keep. */
+  | { readonly reason: 'nul-character'; readonly field: TextField }
+  /** A description over the description cap, in characters. */
+  | { readonly reason: 'description-over-cap'; readonly name: string; readonly size: number; readonly cap: number }
   /** Neither new, old nor description. */
   | { readonly reason: 'nothing-to-do' }
   /** Past the user's byte cap. */
@@ -128,6 +132,9 @@ export type ErrorDetail =
       readonly first: number;
       readonly last: number;
     };
+
+/** The texts of a write (`description`, `new`, `old`) or of an imported entry (`description`, `body`). */
+export type TextField = 'description' | 'new' | 'old' | 'body';
 
 export class EngramError extends Error {
   override readonly name = 'EngramError';
