@@ -7,7 +7,7 @@
  * valid, too many streams open).
  */
 
-import { storedToken } from './api';
+import { storedToken } from './api/client';
 
 export interface ChangeHandlers {
   /** The stream opened, or opened again: fetch what the page shows (a change made before is not replayed). */
