@@ -6,11 +6,12 @@
  * could mint tokens would outlive its own revocation in the ones it made.
  */
 
-import type { AppInfo, OAuthTokens } from '../../access/oauth/tokens.js';
-import type { Access, TokenInfo } from '../../access/tokens/access.js';
+import type { OAuthTokens } from '../../access/oauth/tokens.js';
+import type { Access } from '../../access/tokens/access.js';
 import { EngramError } from '../../memory/model/errors.js';
 import { jsonBody } from './request.js';
 import type { Route } from './route.js';
+import { appJson, tokenJson } from './shapes.js';
 
 const NO_AUTH =
   'This server runs without authentication (--auth none): it takes no tokens and connects no apps. ' +
@@ -21,29 +22,6 @@ const SIGN_IN_REQUIRED =
   '(engram token create --user NAME).';
 
 const CREATE_EXAMPLE = '{"label": "llama.cpp WebUI", "readOnly": false} (both optional)';
-
-const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
-
-function tokenJson(token: TokenInfo) {
-  return {
-    id: token.id,
-    label: token.label,
-    readOnly: token.readOnly,
-    created: iso(token.created),
-    lastUsed: iso(token.lastUsed),
-  };
-}
-
-function appJson(app: AppInfo) {
-  return {
-    id: app.id,
-    name: app.name,
-    clientId: app.clientId,
-    scopes: app.scopes,
-    created: iso(app.created),
-    lastUsed: iso(app.lastUsed),
-  };
-}
 
 /** `{label?, readOnly?}`, checked; INVALID_ARGUMENT otherwise. */
 function newTokenOf(text: string): { label?: string; readOnly: boolean } {

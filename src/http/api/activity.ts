@@ -4,10 +4,11 @@
  * (memory/activity.ts); and the actors with their counts, for the web UI's filter.
  */
 
-import { ACTIVITY_LIMIT_CAP, type ActivityItem, type ActorCount } from '../../memory/activity.js';
+import { ACTIVITY_LIMIT_CAP } from '../../memory/activity.js';
 import type { Memory } from '../../memory/memory.js';
 import { EngramError } from '../../memory/model/errors.js';
 import type { Route } from './route.js';
+import { activityItemJson, actorJson } from './shapes.js';
 
 export function activityRoutes(memory: Memory): Route[] {
   return [
@@ -24,7 +25,9 @@ export function activityRoutes(memory: Memory): Route[] {
           ...(before === undefined ? {} : { before }),
           ...(actor === undefined ? {} : { actor }),
         });
-        return { body: { items: page.items.map(itemJson), ...(page.next === undefined ? {} : { next: page.next }) } };
+        return {
+          body: { items: page.items.map(activityItemJson), ...(page.next === undefined ? {} : { next: page.next }) },
+        };
       },
     },
     {
@@ -45,15 +48,4 @@ function limitOf(value: string | null): number | undefined {
     );
   }
   return Number(value);
-}
-
-const iso = (ms: number) => new Date(ms).toISOString();
-
-/** An item with its time as ISO 8601, as every time of the API. */
-function itemJson(item: ActivityItem) {
-  return { ...item, at: iso(item.at) };
-}
-
-function actorJson(actor: ActorCount) {
-  return { ...actor, last: iso(actor.last) };
 }

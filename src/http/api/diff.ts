@@ -9,7 +9,7 @@
 import type { Memory } from '../../memory/memory.js';
 import { EngramError } from '../../memory/model/errors.js';
 import type { Route } from './route.js';
-import { diffSideJson } from './shapes.js';
+import { type DiffJson, diffSideJson } from './shapes.js';
 
 /** The revision number `?key=` gives (null: absent), a whole number from 1 up; INVALID_ARGUMENT otherwise. */
 function revisionNumber(key: string, value: string | null): number {
@@ -33,8 +33,11 @@ export function diffRoutes(memory: Memory): Route[] {
         const from = revisionNumber('from', query.get('from'));
         const to = query.get('to') === null ? undefined : revisionNumber('to', query.get('to'));
         const diff = await memory.recovery.diff(caller, name, from, to);
-        if (diff.patch !== null) return { body: { diff: diff.patch, tooDifferent: false } };
-        return { body: { diff: null, tooDifferent: true, from: diffSideJson(diff.from), to: diffSideJson(diff.to) } };
+        const answer: DiffJson =
+          diff.patch !== null
+            ? { diff: diff.patch, tooDifferent: false }
+            : { diff: null, tooDifferent: true, from: diffSideJson(diff.from), to: diffSideJson(diff.to) };
+        return { body: answer };
       },
     },
   ];

@@ -13,7 +13,7 @@ import { EngramError, isEngramError } from '../../memory/model/errors.js';
 import { formatMissing } from '../../memory/model/format.js';
 import { jsonBody } from './request.js';
 import type { Route } from './route.js';
-import { entryJson, overviewJson, revisionJson } from './shapes.js';
+import { entryJson, type OverviewJson, overviewRowJson, revisionJson } from './shapes.js';
 import { apiMessage } from './wording.js';
 
 const RESTORE_EXAMPLE = '{"revision": N}, N a revision number from GET /api/entries/{group}/{slug}/history';
@@ -114,19 +114,18 @@ export function entryRoutes(memory: Memory): Route[] {
       template: '/api/entries',
       handle: async ({ caller }) => {
         const [entries, usage] = await Promise.all([memory.overview(caller), memory.usage(caller)]);
-        return {
-          body: {
-            entries: entries.map(overviewJson),
-            usage: { bytes: usage.totalBytes, entries: usage.entries },
-            limits: {
-              entryCap: policy.entryCap,
-              userCap: policy.userCap,
-              maxEntries: policy.maxEntries,
-              descriptionCap: policy.descriptionCap,
-              groups: Object.keys(policy.groups),
-            },
+        const overview: OverviewJson = {
+          entries: entries.map(overviewRowJson),
+          usage: { bytes: usage.totalBytes, entries: usage.entries },
+          limits: {
+            entryCap: policy.entryCap,
+            userCap: policy.userCap,
+            maxEntries: policy.maxEntries,
+            descriptionCap: policy.descriptionCap,
+            groups: Object.keys(policy.groups),
           },
         };
+        return { body: overview };
       },
     },
     {

@@ -17,6 +17,7 @@ import { type ImportedItem, type ImportFromOptions, importFromSource } from '../
 import { STATUS_BY_CODE } from './errors.js';
 import { type BodySource, bodyTooLarge, readJsonStream, refusedWhileReading } from './import-stream.js';
 import type { ApiResult } from './route.js';
+import type { ImportFromJson } from './shapes.js';
 import { apiMessage } from './wording.js';
 
 /** Most files one import reads, as `engram import --from` (cli/source-files.ts): far more than any memory holds. */
@@ -186,16 +187,15 @@ export async function importFromRequest(
     });
     // Items left out past the first ones listed are only counted (a paste repeating one line a million times).
     const unlisted = Object.values(result.unlisted).some((count) => count > 0) ? { unlisted: result.unlisted } : {};
-    return {
-      body: {
-        kind,
-        dryRun: result.report.dryRun,
-        items,
-        ...unlisted,
-        tooLarge: result.tooLarge,
-        report: result.report,
-      },
+    const answer: ImportFromJson = {
+      kind,
+      dryRun: result.report.dryRun,
+      items,
+      ...unlisted,
+      tooLarge: result.tooLarge,
+      report: result.report,
     };
+    return { body: answer };
   } catch (error) {
     if (isEngramError(error) && error.detail !== undefined) return refusal(error);
     throw error;

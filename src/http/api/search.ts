@@ -6,8 +6,9 @@
 
 import type { Memory } from '../../memory/memory.js';
 import { EngramError } from '../../memory/model/errors.js';
-import { SEARCH_LIMIT_CAP, type SearchHit } from '../../memory/search.js';
+import { SEARCH_LIMIT_CAP } from '../../memory/search.js';
 import type { Route } from './route.js';
+import { searchHitJson } from './shapes.js';
 
 export function searchRoutes(memory: Memory): Route[] {
   return [
@@ -21,7 +22,7 @@ export function searchRoutes(memory: Memory): Route[] {
           throw new EngramError('INVALID_ARGUMENT', 'GET /api/search takes the words to find as ?q=WORDS.');
         }
         const hits = await memory.search(caller, q, { limit: limitOf(query.get('limit')) });
-        return { body: { hits: hits.map(hitJson) } };
+        return { body: { hits: hits.map(searchHitJson) } };
       },
     },
   ];
@@ -37,9 +38,4 @@ function limitOf(value: string | null): number | undefined {
     );
   }
   return Number(value);
-}
-
-/** A hit with its time as ISO 8601, as every time of the API. */
-function hitJson(hit: SearchHit) {
-  return { ...hit, updated: new Date(hit.updated).toISOString() };
 }

@@ -9,7 +9,6 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { SessionInfo } from '../../access/accounts/sessions.js';
 import { SESSION_COOKIE } from '../../access/oauth/http/authorize.js';
 import { readCookie, setCookie } from '../../access/oauth/http/cookies.js';
 import { EngramError } from '../../memory/model/errors.js';
@@ -19,10 +18,11 @@ import { type ApiAuthenticate, fromOwnPage, type WebAccounts } from './browser-a
 import { sendApiError } from './errors.js';
 import { sendJson } from './json.js';
 import { jsonBody } from './request.js';
+import { browserSessionJson, type SessionJson } from './shapes.js';
 
 export interface SessionRoutesOptions {
   /** `none`, `token` or `oauth`: what the sign-in page offers. */
-  readonly mode: string;
+  readonly mode: SessionJson['auth'];
   readonly authenticate: ApiAuthenticate;
   /** Undefined with --auth none: nobody signs in. */
   readonly accounts: WebAccounts | undefined;
@@ -51,17 +51,6 @@ const NOT_OUR_PAGE =
 const READ_ONLY =
   'This token is read-only: it cannot sign browsers out. Sign in with a password, or use a read-write token.';
 
-function sessionJson(session: SessionInfo, current: string | undefined) {
-  return {
-    id: session.id,
-    agent: session.agent,
-    created: new Date(session.created).toISOString(),
-    expires: new Date(session.expires).toISOString(),
-    lastUsed: session.lastUsed === undefined ? null : new Date(session.lastUsed).toISOString(),
-    current: session.id === current,
-  };
-}
-
 function credentials(text: string): { user: string; password: string } {
   const body = jsonBody(text, SIGN_IN_EXAMPLE) as Record<string, unknown> | null;
   const user = body?.user;
@@ -82,13 +71,14 @@ export function createSessionRoutes(options: SessionRoutesOptions): SessionRoute
     const outcome = await authenticate(req);
     const via =
       options.mode === 'none' ? 'none' : req.headers.authorization !== undefined ? 'token' : ('session' as const);
-    sendJson(res, 200, {
+    const session: SessionJson = {
       auth: options.mode,
       signIn: accounts !== undefined,
       user: outcome.ok ? outcome.caller.user : null,
       via: outcome.ok ? via : null,
       readOnly: outcome.ok ? (outcome.caller.readOnly ?? false) : false,
-    });
+    };
+    sendJson(res, 200, session);
   }
 
   async function signIn(req: IncomingMessage, res: ServerResponse, accounts: WebAccounts): Promise<void> {
@@ -107,12 +97,8 @@ export function createSessionRoutes(options: SessionRoutesOptions): SessionRoute
     if (earlier !== undefined) await accounts.endSession(earlier);
     const opened = await accounts.openSession(user, req.headers['user-agent'] ?? '');
     const maxAge = (opened.session.expires - opened.session.created) / 1000;
-    sendJson(
-      res,
-      200,
-      { auth: options.mode, signIn: true, user, via: 'session', readOnly: false },
-      { 'Set-Cookie': cookie(opened.secret, maxAge) },
-    );
+    const session: SessionJson = { auth: options.mode, signIn: true, user, via: 'session', readOnly: false };
+    sendJson(res, 200, session, { 'Set-Cookie': cookie(opened.secret, maxAge) });
   }
 
   async function signOut(req: IncomingMessage, res: ServerResponse, accounts: WebAccounts): Promise<void> {
@@ -121,12 +107,8 @@ export function createSessionRoutes(options: SessionRoutesOptions): SessionRoute
       if (!fromOwnPage(req, options.origins)) return sendApiError(res, 403, 'FORBIDDEN_ORIGIN', NOT_OUR_PAGE);
       await accounts.endSession(secret);
     }
-    sendJson(
-      res,
-      200,
-      { auth: options.mode, signIn: true, user: null, via: null, readOnly: false },
-      { 'Set-Cookie': signedOut() },
-    );
+    const session: SessionJson = { auth: options.mode, signIn: true, user: null, via: null, readOnly: false };
+    sendJson(res, 200, session, { 'Set-Cookie': signedOut() });
   }
 
   /** The caller of a sessions route, or the refusal sent. */
@@ -171,7 +153,7 @@ export function createSessionRoutes(options: SessionRoutesOptions): SessionRoute
     const current = (await accounts.session(readCookie(req.headers.cookie, SESSION_COOKIE)))?.id;
     if (id[1] === undefined) {
       const sessions = await accounts.listSessions(caller.user);
-      sendJson(res, 200, { sessions: sessions.map((session) => sessionJson(session, current)) });
+      sendJson(res, 200, { sessions: sessions.map((session) => browserSessionJson(session, current)) });
       return true;
     }
     if (caller.readOnly) {

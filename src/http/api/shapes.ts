@@ -1,15 +1,29 @@
 /**
- * What the REST API shows of entries, revisions and the trash: the stored records with
- * times as ISO 8601 strings (as in the export format), so a browser or script reads them
- * without knowing Engram's internals.
+ * What the REST API shows (docs/api.md): the stored records with times as ISO 8601 strings
+ * (as in the export format), so a browser or script reads them without knowing Engram's
+ * internals; and the types of its answers. The web UI imports these types (web/src/lib/api/
+ * types.ts) from here alone, so that its client and the server cannot disagree on a shape
+ * and its imports do not follow the server's modules around.
  */
 
+import type { SessionInfo } from '../../access/accounts/sessions.js';
+import type { AppInfo } from '../../access/oauth/tokens.js';
+import type { TokenInfo } from '../../access/tokens/access.js';
+import type { ActivityItem, ActorCount } from '../../memory/activity.js';
 import { lineCount } from '../../memory/model/revision-diff.js';
 import { utf8Bytes } from '../../memory/model/text.js';
 import type { OverviewRow, RevisionRecord, StoredEntry } from '../../memory/port.js';
 import type { TrashItem } from '../../memory/recovery.js';
+import type { SearchHit } from '../../memory/search.js';
+import type { BridgeKind } from '../../transfer/bridges/index.js';
+import type { ImportedItem, ImportFromResult } from '../../transfer/bridges/run.js';
+import type { ImportReport } from '../../transfer/transfer.js';
+
+export type { ItemAction } from '../../transfer/bridges/run.js';
+export type { BridgeKind, ImportReport };
 
 const iso = (ms: number) => new Date(ms).toISOString();
+const isoOrNull = (ms: number | undefined) => (ms === undefined ? null : iso(ms));
 
 export function entryJson(entry: StoredEntry) {
   return {
@@ -24,7 +38,7 @@ export function entryJson(entry: StoredEntry) {
 }
 
 /** An index row with its last change: when, the revision, and who made it (the history's actor). */
-export function overviewJson(row: OverviewRow) {
+export function overviewRowJson(row: OverviewRow) {
   return {
     name: row.name,
     size: row.size,
@@ -70,4 +84,106 @@ export function trashJson(item: TrashItem) {
     droppedBy: item.droppedBy,
     purgeAt: iso(item.purgeAt),
   };
+}
+
+/** An activity item with its time as ISO 8601, as every time of the API. */
+export function activityItemJson(item: ActivityItem) {
+  return { ...item, at: iso(item.at) };
+}
+
+export function actorJson(actor: ActorCount) {
+  return { ...actor, last: iso(actor.last) };
+}
+
+/** A search hit with its time as ISO 8601, as every time of the API. */
+export function searchHitJson(hit: SearchHit) {
+  return { ...hit, updated: iso(hit.updated) };
+}
+
+export function tokenJson(token: TokenInfo) {
+  return {
+    id: token.id,
+    label: token.label,
+    readOnly: token.readOnly,
+    created: iso(token.created),
+    lastUsed: isoOrNull(token.lastUsed),
+  };
+}
+
+export function appJson(app: AppInfo) {
+  return {
+    id: app.id,
+    name: app.name,
+    clientId: app.clientId,
+    scopes: app.scopes,
+    created: iso(app.created),
+    lastUsed: isoOrNull(app.lastUsed),
+  };
+}
+
+/** A browser signed in with a password; `current` when it is the one asking. */
+export function browserSessionJson(session: SessionInfo, current: string | undefined) {
+  return {
+    id: session.id,
+    agent: session.agent,
+    created: iso(session.created),
+    expires: iso(session.expires),
+    lastUsed: isoOrNull(session.lastUsed),
+    current: session.id === current,
+  };
+}
+
+export type EntryJson = ReturnType<typeof entryJson>;
+export type OverviewRowJson = ReturnType<typeof overviewRowJson>;
+export type RevisionJson = ReturnType<typeof revisionJson>;
+export type DiffSideJson = ReturnType<typeof diffSideJson>;
+export type TrashJson = ReturnType<typeof trashJson>;
+export type ActivityItemJson = ReturnType<typeof activityItemJson>;
+export type ActorJson = ReturnType<typeof actorJson>;
+export type SearchHitJson = ReturnType<typeof searchHitJson>;
+export type TokenJson = ReturnType<typeof tokenJson>;
+export type AppJson = ReturnType<typeof appJson>;
+export type BrowserSessionJson = ReturnType<typeof browserSessionJson>;
+
+/** `GET /api/entries`: the index, what it takes of the caller's quota, and the limits an edit must keep. */
+export interface OverviewJson {
+  readonly entries: OverviewRowJson[];
+  readonly usage: { readonly bytes: number; readonly entries: number };
+  readonly limits: {
+    readonly entryCap: number;
+    readonly userCap: number;
+    readonly maxEntries: number;
+    readonly descriptionCap: number;
+    readonly groups: readonly string[];
+  };
+}
+
+/** `GET /api/session` (and signing in or out): how the server authenticates, and who the page is. */
+export interface SessionJson {
+  readonly auth: 'none' | 'token' | 'oauth';
+  /** Whether the server takes a user name and password (it has accounts). */
+  readonly signIn: boolean;
+  readonly user: string | null;
+  readonly via: 'none' | 'session' | 'token' | null;
+  readonly readOnly: boolean;
+}
+
+/** `GET …/diff`: the unified diff, or both revisions when they are too different to show line by line. */
+export type DiffJson =
+  | { readonly tooDifferent: false; readonly diff: string }
+  | { readonly tooDifferent: true; readonly diff: null; readonly from: DiffSideJson; readonly to: DiffSideJson };
+
+/** One item of another memory's source, what the import does with it, and how to act on that (`hint`). */
+export type ImportedItemJson = ImportedItem & { readonly hint?: string };
+
+/** `POST /api/import?from=KIND`: what became of each item of the source, and the import's report. */
+export interface ImportFromJson {
+  readonly kind: BridgeKind;
+  readonly dryRun: boolean;
+  readonly items: readonly ImportedItemJson[];
+  /** Items left out past the first ones listed, counted by problem (absent when there are none). */
+  readonly unlisted?: ImportFromResult['unlisted'];
+  /** The sources over the entry cap: the import is refused unless they are split. */
+  readonly tooLarge: readonly string[];
+  readonly report: ImportReport;
 }

@@ -7,7 +7,8 @@
  * valid, too many streams open).
  */
 
-import { storedToken } from './api';
+import { storedToken } from './api/client';
+import { parseEvent, splitEvents } from './sse';
 
 export interface ChangeHandlers {
   /** The stream opened, or opened again: fetch what the page shows (a change made before is not replayed). */
@@ -25,21 +26,11 @@ export function listenForChanges(handlers: ChangeHandlers): () => void {
   let retry = DEFAULT_RETRY_MS;
   let timer: ReturnType<typeof setTimeout> | undefined;
 
-  /** One event (the lines before a blank line): comments skipped, fields as the SSE format defines them. */
   const dispatch = (block: string) => {
-    let type = 'message';
-    const data: string[] = [];
-    for (const line of block.split('\n')) {
-      if (line === '' || line.startsWith(':')) continue;
-      const colon = line.indexOf(':');
-      const field = colon < 0 ? line : line.slice(0, colon);
-      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-      if (field === 'event') type = value;
-      else if (field === 'data') data.push(value);
-      else if (field === 'retry' && /^\d+$/.test(value)) retry = Number(value);
-    }
-    if (type === 'ready') handlers.ready();
-    else if (type === 'change') handlers.change(data.join('\n'));
+    const event = parseEvent(block);
+    if (event.retry !== undefined) retry = event.retry;
+    if (event.type === 'ready') handlers.ready();
+    else if (event.type === 'change') handlers.change(event.data);
   };
 
   const again = () => {
@@ -67,11 +58,9 @@ export function listenForChanges(handlers: ChangeHandlers): () => void {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        buffer += value;
-        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-          dispatch(buffer.slice(0, end));
-          buffer = buffer.slice(end + 2);
-        }
+        const { blocks, rest } = splitEvents(buffer + value);
+        buffer = rest;
+        for (const block of blocks) dispatch(block);
       }
     } catch {
       // The connection was lost, or closed here.

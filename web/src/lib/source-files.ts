@@ -6,7 +6,7 @@
  * say so. Nothing read here is ever run or rendered as HTML.
  */
 
-import type { SourceText } from './pages-api';
+import type { SourceText } from './api/transfer';
 
 export interface PickedSource {
   readonly files: SourceText[];
