@@ -15,7 +15,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { charLength, foldDescription } from '../../memory/model/text.js';
-import type { GrantStore } from '../port.js';
+import type { OAuthStore } from './port.js';
 import { matchesRedirectUri, redirectUriProblem } from './redirect-uris.js';
 import { isOAuthError, type OAuthClient, OAuthError } from './types.js';
 
@@ -195,7 +195,7 @@ function unknownClient(id: string, detail: string): OAuthError {
 }
 
 export class OAuthClients {
-  private readonly grants: GrantStore;
+  private readonly grants: OAuthStore;
   private readonly now: () => number;
   private readonly configured: ReadonlyMap<string, OAuthClient>;
   private readonly fetchDocument: ((url: URL) => Promise<unknown>) | undefined;
@@ -205,7 +205,7 @@ export class OAuthClients {
   /** Fetches under way, so that many requests for one document fetch it once. */
   private readonly fetching = new Map<string, Promise<OAuthClient>>();
 
-  constructor(grants: GrantStore, options: OAuthClientsOptions = {}) {
+  constructor(grants: OAuthStore, options: OAuthClientsOptions = {}) {
     this.grants = grants;
     this.now = options.now ?? Date.now;
     this.configured = new Map((options.configured ?? []).map((client) => [client.id, client]));
@@ -235,7 +235,7 @@ export class OAuthClients {
       response_types: checked.responseTypes,
       token_endpoint_auth_method: 'none',
     };
-    await this.grants.addClient({
+    await this.grants.saveClient({
       id: registration.client_id,
       name: checked.name,
       redirectUris: checked.redirectUris,
@@ -278,14 +278,14 @@ export class OAuthClients {
    */
   async isKnown(clientId: string): Promise<boolean> {
     if (this.configured.has(clientId) || isDocumentUrl(clientId)) return true;
-    return (await this.grants.getClient(clientId)) !== undefined;
+    return (await this.grants.findClient(clientId)) !== undefined;
   }
 
   /** The client with this id: configured, registered, or described by the document at this URL. */
   async resolve(clientId: string): Promise<OAuthClient> {
     const configured = this.configured.get(clientId);
     if (configured !== undefined) return configured;
-    const record = await this.grants.getClient(clientId);
+    const record = await this.grants.findClient(clientId);
     if (record !== undefined) {
       return { id: record.id, kind: 'registered', name: record.name, redirectUris: record.redirectUris };
     }

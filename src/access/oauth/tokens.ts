@@ -25,7 +25,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Caller } from '../../memory/model/caller.js';
 import { EngramError } from '../../memory/model/errors.js';
-import type { ExpiredRemoval, GrantRecord, GrantSecretKind, GrantSecretRecord, GrantStore } from '../port.js';
+import type { ExpiredRemoval, GrantRecord, GrantSecretKind, GrantSecretRecord, OAuthStore } from './port.js';
 import { canonicalResource, sameResource } from './resource.js';
 import { hashSecret, newSecret, newSeed, SECRET_PREFIXES, sameHash, successorSecret } from './secrets.js';
 import { type CodeData, DEFAULT_TTLS, OAuthError, SCOPE_READ, SCOPE_WRITE, SCOPES, type Scope } from './types.js';
@@ -184,7 +184,7 @@ function checkCodeExchange(request: CodeExchange): void {
 }
 
 export class OAuthTokens {
-  private readonly grants: GrantStore;
+  private readonly grants: OAuthStore;
   private readonly now: () => number;
   private readonly ttls: { readonly access: number; readonly refresh: number };
   private readonly onTouchError: (error: unknown) => void;
@@ -192,7 +192,7 @@ export class OAuthTokens {
   /** Grants whose "last used" is being written: one write at a time per grant. */
   private readonly touching = new Set<string>();
 
-  constructor(grants: GrantStore, options: OAuthTokensOptions = {}) {
+  constructor(grants: OAuthStore, options: OAuthTokensOptions = {}) {
     this.grants = grants;
     this.now = options.now ?? Date.now;
     this.ttls = {
@@ -214,10 +214,10 @@ export class OAuthTokens {
     }
     // Spent before anything the request says is checked: whatever is wrong with it (a parameter
     // missing or malformed, the verifier, the client), the code has had its one attempt.
-    const redemption = await this.grants.redeem(hash, this.now());
+    const redemption = await this.grants.consume(hash, this.now());
     if (redemption === undefined) throw invalidGrant('the authorization code was revoked meanwhile. Authorize again.');
     if (!redemption.first) {
-      await this.grants.revokeGrant(found.grantId);
+      await this.grants.revokeByGrantId(found.grantId);
       throw invalidGrant(
         'the authorization code was used before, so it may have been stolen: every token it issued is revoked. ' +
           'Authorize again.',
@@ -227,7 +227,7 @@ export class OAuthTokens {
       return await this.redeemCode(redemption.secret, request);
     } catch (error) {
       // A code is good for one attempt: its grant can never yield tokens now.
-      await this.grants.revokeGrant(found.grantId);
+      await this.grants.revokeByGrantId(found.grantId);
       throw error;
     }
   }
@@ -235,7 +235,7 @@ export class OAuthTokens {
   private async redeemCode(secret: GrantSecretRecord, request: CodeExchange): Promise<TokenResponse> {
     checkCodeExchange(request);
     if (secret.expires <= this.now()) throw invalidGrant('the authorization code has expired. Authorize again.');
-    const grant = await this.grants.getGrant(secret.grantId);
+    const grant = await this.grants.findGrant(secret.grantId);
     if (grant === undefined) throw invalidGrant('the authorization code was revoked meanwhile. Authorize again.');
     if (grant.clientId !== request.clientId) {
       throw invalidGrant(
@@ -276,14 +276,14 @@ export class OAuthTokens {
     }
     if (secret.used !== undefined && !this.inGrace(secret)) await this.reused(secret);
     if (secret.expires <= this.now()) throw invalidGrant('the refresh token has expired. Authorize again.');
-    const grant = await this.grants.getGrant(secret.grantId);
+    const grant = await this.grants.findGrant(secret.grantId);
     if (grant === undefined) throw invalidGrant('the refresh token was revoked. Authorize again.');
     if (grant.clientId !== request.clientId) {
       throw invalidGrant(`the refresh token was issued to another client than ${JSON.stringify(request.clientId)}.`);
     }
     checkResource(request.resource, grant);
     const scopes = this.narrow(tokenScopes(secret, grant), request.scope);
-    const redemption = await this.grants.redeem(hash, this.now());
+    const redemption = await this.grants.consume(hash, this.now());
     if (redemption === undefined) throw invalidGrant('the refresh token was revoked meanwhile. Authorize again.');
     if (!redemption.first && !this.inGrace(redemption.secret)) await this.reused(secret);
     const seed = tokenData(redemption.secret)?.seed;
@@ -347,7 +347,7 @@ export class OAuthTokens {
 
   /** A spent refresh token presented again: it was copied, so the grant ends. */
   private async reused(secret: GrantSecretRecord): Promise<never> {
-    await this.grants.revokeGrant(secret.grantId);
+    await this.grants.revokeByGrantId(secret.grantId);
     throw invalidGrant(
       'the refresh token was used before, so it may have been stolen: the grant and every token it holds are ' +
         'revoked. Authorize again.',
@@ -393,7 +393,7 @@ export class OAuthTokens {
       used: undefined,
       data: JSON.stringify(data),
     });
-    const added = await this.grants.addSecrets(grant.id, [
+    const added = await this.grants.saveSecrets(grant.id, [
       secret('access', pair.access, this.ttls.access, { scope }),
       secret('refresh', pair.refresh, this.ttls.refresh, { scope, seed: newSeed() }),
     ]);
@@ -413,7 +413,7 @@ export class OAuthTokens {
    */
   async revoke(token: string): Promise<void> {
     const secret = await this.grants.findSecret(hashSecret(token));
-    if (secret !== undefined && secret.kind !== 'code') await this.grants.revokeGrant(secret.grantId);
+    if (secret !== undefined && secret.kind !== 'code') await this.grants.revokeByGrantId(secret.grantId);
   }
 
   /**
@@ -431,7 +431,7 @@ export class OAuthTokens {
     if (secret === undefined || !sameHash(secret.hash, hash) || secret.kind !== 'access') return undefined;
     const at = this.now();
     if (secret.expires <= at) return undefined;
-    const grant = await this.grants.getGrant(secret.grantId);
+    const grant = await this.grants.findGrant(secret.grantId);
     if (grant === undefined || !sameResource(grant.resource, resource)) return undefined;
     if (grant.lastUsed === undefined || at - grant.lastUsed >= TOUCH_INTERVAL_MS) this.touch(grant.id, at);
     return {
@@ -474,13 +474,13 @@ export class OAuthTokens {
 
   /** Ends one of `user`'s own apps; false for an app of another user, as for none, which stays. */
   async revokeAppOf(user: string, id: string): Promise<boolean> {
-    const grant = await this.grants.getGrant(id.trim());
-    return grant !== undefined && grant.user === user && this.grants.revokeGrant(grant.id);
+    const grant = await this.grants.findGrant(id.trim());
+    return grant !== undefined && grant.user === user && this.grants.revokeByGrantId(grant.id);
   }
 
   /** Ends a connected app: its grant and every token it holds, at once. False when no grant has this id. */
   revokeApp(id: string): Promise<boolean> {
-    return this.grants.revokeGrant(id.trim());
+    return this.grants.revokeByGrantId(id.trim());
   }
 
   /**
