@@ -93,15 +93,15 @@ function withQuery(uri: string, params: Readonly<Record<string, string | undefin
 }
 
 export class Authorization {
-  private readonly grants: OAuthStore;
+  private readonly store: OAuthStore;
   private readonly clients: ClientDirectory;
   private readonly now: () => number;
   private readonly issuer: string;
   private readonly resource: string;
   private readonly codeTtlMs: number;
 
-  constructor(grants: OAuthStore, clients: ClientDirectory, options: AuthorizationOptions) {
-    this.grants = grants;
+  constructor(store: OAuthStore, clients: ClientDirectory, options: AuthorizationOptions) {
+    this.store = store;
     this.clients = clients;
     this.now = options.now ?? Date.now;
     this.issuer = options.issuer;
@@ -249,7 +249,7 @@ export class Authorization {
       used: undefined,
       data: JSON.stringify(data),
     };
-    await this.grants.saveGrant(grant, secret);
+    await this.store.saveGrant(grant, secret);
     return withQuery(request.redirectUri, { code, state: request.state, iss: this.issuer });
   }
 
