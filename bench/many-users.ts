@@ -8,7 +8,7 @@
 
 import { createAccess } from '../src/access/tokens/access.js';
 import { createMemory } from '../src/memory/memory.js';
-import type { Store } from '../src/memory/port.js';
+import type { StorageBackend } from '../src/storage/backend.js';
 import { openPostgresStore } from '../src/storage/postgres/index.js';
 import { openSqliteStore } from '../src/storage/sqlite/index.js';
 import { appendedLine, bodyOf, subject } from './content.js';
@@ -45,7 +45,7 @@ export function floorToken(at: number): string {
  * each with USER_ENTRIES entries and one token, and returns the tokens, one per user.
  */
 export async function seedUsers(target: { db: string; databaseUrl?: string | undefined }, users: number) {
-  const store: Store = target.databaseUrl
+  const store: StorageBackend = target.databaseUrl
     ? await openPostgresStore({ connectionString: target.databaseUrl })
     : await openSqliteStore({ path: target.db });
   try {

@@ -1,176 +1,39 @@
 /**
- * The parts of the Store port that remote sign-in needs (DESIGN §8), beside the entries
- * and the static tokens in the same database: accounts (a user's password) and browser
- * sessions as `store.accounts`; OAuth clients, grants (connected apps) and the secrets a
- * grant holds (authorization codes, access and refresh tokens) as `store.grants`.
- *
- * Every secret is kept only as the hex SHA-256 of its value, as static tokens are. A store
- * keeps no rule: expiry, rotation and reuse detection are the services' (accounts.ts,
- * grants.ts); the store only offers the atomic steps they need (redeem once, revoke whole).
+ * The storage remote sign-in needs (DESIGN §8), offered by a backend beside the memory
+ * port (memory/port.ts) and in the same database: three small ports, each defined in the
+ * folder of the feature it serves — static tokens (tokens/port.ts), accounts and browser
+ * sessions (accounts/port.ts), OAuth clients, grants and their secrets (oauth/port.ts).
+ * A backend of someone else's may offer any of them, or none (then only `--auth none`).
  */
 
 import { EngramError } from '../memory/model/errors.js';
+import type { AccountStore } from './accounts/port.js';
+import type { OAuthStore } from './oauth/port.js';
+import type { TokenStore } from './tokens/port.js';
 
-/** A user's sign-in secret. Accounts are keyed by the normalised user name, like memory. */
-export interface AccountRecord {
-  readonly user: string;
-  /** The encoded scrypt hash with its salt and parameters (passwords.ts); undefined: no password set. */
-  readonly passwordHash: string | undefined;
-  readonly created: number;
-  readonly updated: number;
+export type { AccountRecord, AccountStore, SessionRecord } from './accounts/port.js';
+export type {
+  ClientRecord,
+  ExpiredRemoval,
+  GrantRecord,
+  GrantSecretKind,
+  GrantSecretRecord,
+  OAuthStore,
+  Redemption,
+} from './oauth/port.js';
+export { duplicateTokenError, type TokenRecord, type TokenStore } from './tokens/port.js';
+
+/** The access ports a backend offers beside its memory, as Engram's three backends do. */
+export interface AccessStorage {
+  /** The bearer tokens of `--auth token`. */
+  readonly tokens: TokenStore;
+  /** Accounts (passwords) and signed-in browsers. */
+  readonly accounts: AccountStore;
+  /** OAuth clients, grants (connected apps) and their codes and tokens. */
+  readonly oauth: OAuthStore;
 }
 
-/** A signed-in browser (the consent page, the web UI): its cookie's secret is kept hashed. */
-export interface SessionRecord {
-  /** Short public id, to list and revoke a session without knowing its secret. */
-  readonly id: string;
-  /** Hex SHA-256 of the cookie's secret. */
-  readonly hash: string;
-  readonly user: string;
-  /** What the browser said it was (User-Agent, folded and capped), to recognise it in a list. */
-  readonly agent: string;
-  readonly created: number;
-  readonly expires: number;
-  readonly lastUsed: number | undefined;
-}
-
-/** Signing in, and who is signed in where. */
-export interface AccountStore {
-  /** Creates or replaces the account of `account.user`. */
-  put(account: AccountRecord): Promise<void>;
-  get(user: string): Promise<AccountRecord | undefined>;
-  /** Every account, by user name in code-point order. */
-  list(): Promise<AccountRecord[]>;
-  /** Removes the account and every session of its user; false when there was no account. */
-  remove(user: string): Promise<boolean>;
-
-  /** Keeps a new session; a taken id or hash is refused with CONFLICT, changing nothing. */
-  addSession(session: SessionRecord): Promise<void>;
-  /** The session with this hash, expired or not (the service decides). */
-  findSession(hash: string): Promise<SessionRecord | undefined>;
-  /** The sessions of `user` (every user's when omitted), oldest first. */
-  listSessions(user?: string): Promise<SessionRecord[]>;
-  touchSession(id: string, at: number): Promise<void>;
-  /** Ends one session; false when no such id. */
-  removeSession(id: string): Promise<boolean>;
-  /** Ends every session of `user`; returns how many. */
-  removeSessionsOf(user: string): Promise<number>;
-  /** Deletes sessions that expired at or before `now`; returns how many. */
-  removeExpiredSessions(now: number): Promise<number>;
-}
-
-/** A client that registered itself (RFC 7591); CIMD and configured clients are not stored. */
-export interface ClientRecord {
-  /** The client_id handed out at registration. */
-  readonly id: string;
-  /** The client's name, as shown on the consent page and recorded in history. */
-  readonly name: string;
-  readonly redirectUris: readonly string[];
-  readonly created: number;
-  /** The registration as accepted and answered, JSON; kept to answer it again. */
-  readonly metadata: string;
-}
-
-/** A connected app: one user's consent to one client, with the rights they allowed. */
-export interface GrantRecord {
-  readonly id: string;
-  readonly user: string;
-  readonly clientId: string;
-  /** The app's name: the actor in history for everything it writes. */
-  readonly clientName: string;
-  /** True when the user allowed `memory:read` only. */
-  readonly readOnly: boolean;
-  /** The resource the grant's tokens are bound to (this server's `/mcp`). */
-  readonly resource: string;
-  readonly created: number;
-  readonly lastUsed: number | undefined;
-}
-
-export type GrantSecretKind = 'code' | 'access' | 'refresh';
-
-/** An authorization code, access token or refresh token of a grant, kept hashed. */
-export interface GrantSecretRecord {
-  /** Hex SHA-256 of the secret. */
-  readonly hash: string;
-  readonly grantId: string;
-  readonly kind: GrantSecretKind;
-  readonly created: number;
-  readonly expires: number;
-  /** When a code or refresh token was first redeemed; undefined until then (and always for access tokens). */
-  readonly used: number | undefined;
-  /** What the service needs to check a redemption (a code's redirect URI and PKCE challenge), JSON; '' when nothing. */
-  readonly data: string;
-}
-
-/** The outcome of redeeming a code or refresh token once. */
-export interface Redemption {
-  readonly secret: GrantSecretRecord;
-  /** False when it had been redeemed before: the service treats that as theft and revokes the grant. */
-  readonly first: boolean;
-}
-
-/** OAuth clients, grants and their secrets. */
-export interface GrantStore {
-  /** Keeps a registered client; a taken id is refused with CONFLICT. */
-  addClient(client: ClientRecord): Promise<void>;
-  getClient(id: string): Promise<ClientRecord | undefined>;
-  /** How many clients have registered (registration is capped). */
-  countClients(): Promise<number>;
-  /**
-   * Records that the consent page was shown for the client at `at` (a person may be
-   * deciding whether to allow it); an unknown id is ignored.
-   */
-  markClientShown(id: string, at: number): Promise<void>;
-  /**
-   * Deletes the clients that registered before `registeredBefore`, that no grant names and
-   * whose consent page was not shown since `shownBefore` (registration is open and capped,
-   * and some clients register anew each time); returns how many.
-   */
-  removeUnusedClients(registeredBefore: number, shownBefore: number): Promise<number>;
-  /**
-   * Deletes up to `count` of the clients no grant names and whose consent page was not
-   * shown since `shownBefore`, oldest first (by registration time, then id), whenever they
-   * registered: at the cap, an unused registration gives way to a new one, and neither a
-   * client someone allowed nor one a person may be deciding about does. Returns how many.
-   */
-  removeOldestUnusedClients(count: number, shownBefore: number): Promise<number>;
-
-  /** Keeps a new grant together with its first secret (the authorization code), atomically. */
-  addGrant(grant: GrantRecord, code: GrantSecretRecord): Promise<void>;
-  getGrant(id: string): Promise<GrantRecord | undefined>;
-  /** Every grant, oldest first. */
-  listGrants(): Promise<GrantRecord[]>;
-  touchGrant(id: string, at: number): Promise<void>;
-  /** Deletes the grant and every secret it holds at once; false when no such grant. */
-  revokeGrant(id: string): Promise<boolean>;
-  /** Revokes every grant of `user`; returns how many. */
-  revokeGrantsOf(user: string): Promise<number>;
-
-  /** Adds secrets to a live grant, atomically; false (adding nothing) when the grant is gone. */
-  addSecrets(grantId: string, secrets: readonly GrantSecretRecord[]): Promise<boolean>;
-  /** The secret with this hash, expired or not. */
-  findSecret(hash: string): Promise<GrantSecretRecord | undefined>;
-  /**
-   * Marks a code or refresh token used at `at`, atomically: exactly one of any number of
-   * concurrent redemptions (across processes) sees `first: true`. Undefined when unknown.
-   */
-  redeem(hash: string, at: number): Promise<Redemption | undefined>;
-  /**
-   * Deletes the secrets that expired at or before `now` and, in the same atomic step, every
-   * grant left holding no secret (its code expired unexchanged, or all its tokens expired):
-   * such a grant can never be used again. A grant is added together with its code, so one
-   * being created is never caught without a secret. Returns how many of each were deleted.
-   */
-  removeExpired(now: number): Promise<ExpiredRemoval>;
-}
-
-/** What removeExpired deleted. */
-export interface ExpiredRemoval {
-  readonly secrets: number;
-  readonly grants: number;
-}
-
-/** What addSession, addClient and addGrant throw, on every backend, for a key already taken. */
+/** What addSession, saveClient and saveGrant throw, on every backend, for a key already taken. */
 export function duplicateKeyError(what: 'session' | 'client' | 'grant'): EngramError {
   return new EngramError('CONFLICT', `another ${what} has the same id or hash, so nothing was added.`);
 }

@@ -5,7 +5,7 @@
  * to run again, without leaking a password.
  */
 
-import type { Store } from '../memory/port.js';
+import type { StorageBackend } from '../storage/backend.js';
 import { openSqliteStore } from '../storage/sqlite/index.js';
 import { log } from './output.js';
 
@@ -33,7 +33,7 @@ export interface OpenOptions {
   readonly searchWorker?: boolean;
 }
 
-export async function openBackend(backend: Backend, options: OpenOptions = {}): Promise<Store> {
+export async function openBackend(backend: Backend, options: OpenOptions = {}): Promise<StorageBackend> {
   if (backend.kind === 'sqlite') {
     return openSqliteStore({
       path: backend.path,

@@ -139,7 +139,7 @@ export async function openContext(
     log(`expired trash not purged this time: ${(error as Error).message}`);
   }
   // Which client ids the token endpoint still knows; telling fetches nothing.
-  const knownClients = new OAuthClients(store.grants, { now: memory.rules.now, configured: settings.clients ?? [] });
+  const knownClients = new OAuthClients(store.oauth, { now: memory.rules.now, configured: settings.clients ?? [] });
   return {
     settings,
     memory,
@@ -154,19 +154,18 @@ export async function openContext(
       onTouchError: (error) => log(`could not record when a session was last used: ${(error as Error).message}`),
     }),
     oauth: {
-      tokens: new OAuthTokens(store.grants, {
+      tokens: new OAuthTokens(store.oauth, {
         now: memory.rules.now,
         onTouchError: (error) => log(`could not record when an app was last used: ${(error as Error).message}`),
         isKnownClient: (clientId) => knownClients.isKnown(clientId),
       }),
       clients: (fetchDocument) =>
-        new OAuthClients(store.grants, {
+        new OAuthClients(store.oauth, {
           now: memory.rules.now,
           configured: settings.clients ?? [],
           ...(fetchDocument === undefined ? {} : { fetchDocument }),
         }),
-      authorization: (clients, server) =>
-        new Authorization(store.grants, clients, { now: memory.rules.now, ...server }),
+      authorization: (clients, server) => new Authorization(store.oauth, clients, { now: memory.rules.now, ...server }),
     },
     database: describeBackend(chosen),
     absent,

@@ -10,21 +10,16 @@
  * with the caller and the WriteRules the Memory service passed, and persists what that
  * returns. `decide` may throw to refuse; the store then changes nothing and rethrows.
  *
- * `Store` is the union of five ports, one per seam its contract suites test apart:
- * EntryStore (the index, reads, writes), RecoveryStore (history, trash, undrop, purge),
- * DumpStore (a whole store, copied), SearchStore (full-text search), and TokenStore
- * (bearer tokens, as `store.tokens`); beside them AccountStore (`store.accounts`) and
- * GrantStore (`store.grants`), in account-store.ts, for signing in and OAuth.
+ * `Store` is the union of the ports its contract suites test apart: EntryStore (the index,
+ * reads, writes), RecoveryStore (history, trash, undrop, purge), DumpStore (a whole
+ * store, copied), SearchStore (full-text search), ActivityStore and ChangeStore. Signing
+ * in is not the memory's: a backend offers the access ports (tokens, accounts, OAuth;
+ * access/port.ts) beside it, and a dump copies their records with the entries.
  */
 
-import type {
-  AccountRecord,
-  AccountStore,
-  ClientRecord,
-  GrantRecord,
-  GrantSecretRecord,
-  GrantStore,
-} from '../access/port.js';
+import type { AccountRecord } from '../access/accounts/port.js';
+import type { ClientRecord, GrantRecord, GrantSecretRecord } from '../access/oauth/port.js';
+import type { TokenRecord } from '../access/tokens/port.js';
 import type { ActivityQuery, ActivityRecord, ActorCount, ChangeListener } from './activity.js';
 import type { Caller } from './model/caller.js';
 import { EngramError } from './model/errors.js';
@@ -56,18 +51,6 @@ export interface StoredEntry {
   readonly revision: number;
 }
 
-export type {
-  AccountRecord,
-  AccountStore,
-  ClientRecord,
-  GrantRecord,
-  GrantSecretKind,
-  GrantSecretRecord,
-  GrantStore,
-  Redemption,
-  SessionRecord,
-} from '../access/port.js';
-export { duplicateKeyError } from '../access/port.js';
 export type { Caller };
 
 /**
@@ -303,45 +286,7 @@ export interface ChangeStore {
   watch(user: string, listener: ChangeListener): Promise<() => void>;
 }
 
-/** A backend: the union of the ports above, with its tokens beside them and a way to close it. */
+/** A backend's memory: the union of the ports above, and a way to close it. */
 export interface Store extends EntryStore, RecoveryStore, DumpStore, SearchStore, ActivityStore, ChangeStore {
-  /** The bearer tokens kept in the same database. */
-  readonly tokens: TokenStore;
-  /** Accounts (passwords) and signed-in browsers. */
-  readonly accounts: AccountStore;
-  /** OAuth clients, grants (connected apps) and their codes and tokens. */
-  readonly grants: GrantStore;
   close(): Promise<void>;
-}
-
-/** A bearer token as stored: only the SHA-256 of the secret is kept. */
-export interface TokenRecord {
-  readonly id: string;
-  readonly user: string;
-  readonly label: string;
-  readonly readOnly: boolean;
-  /** Hex SHA-256 of the token secret. */
-  readonly hash: string;
-  readonly created: number;
-  readonly lastUsed: number | undefined;
-}
-
-/** The tokens of `--auth token`, kept beside the entries in the same database. */
-export interface TokenStore {
-  /** Keeps a new token; one whose id or hash is taken already is refused with duplicateTokenError, changing nothing. */
-  add(token: TokenRecord): Promise<void>;
-  list(): Promise<TokenRecord[]>;
-  /** The live (not revoked) token with this hash. */
-  findByHash(hash: string): Promise<TokenRecord | undefined>;
-  /** Removes the token; false when no such id. Takes effect for the next request. */
-  revoke(id: string): Promise<boolean>;
-  touch(id: string, at: number): Promise<void>;
-}
-
-/** What `tokens.add` throws, on every backend, for a token whose id or hash another token has. */
-export function duplicateTokenError(field: 'id' | 'hash'): EngramError {
-  return new EngramError(
-    'CONFLICT',
-    `another token has the same ${field}: each token's id and hash must be unique, so nothing was added.`,
-  );
 }

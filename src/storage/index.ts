@@ -1,7 +1,7 @@
 /**
  * `engram/store`: the Store port, for a backend of your own. Implement `Store` (the union
  * of EntryStore, RecoveryStore, DumpStore, SearchStore, ActivityStore, ChangeStore, with a
- * TokenStore, an AccountStore and a GrantStore beside them), persist what `applyChange` and
+ * TokenStore, an AccountStore and a OAuthStore beside them), persist what `applyChange` and
  * `applyUndrop` return, build each search hit with `searchHit` (words as `searchWords`
  * reads them), keep each user's history under WriteRules.historyCap with `Trim`, tell
  * watchers of changes with a `ChangeFeed`, refuse with the errors below, and prove it with
@@ -9,6 +9,18 @@
  * backends are in the main entry.
  */
 
+export type { AccountRecord, AccountStore, SessionRecord } from '../access/accounts/port.js';
+export type {
+  ClientRecord,
+  ExpiredRemoval,
+  GrantRecord,
+  GrantSecretKind,
+  GrantSecretRecord,
+  OAuthStore,
+  Redemption,
+} from '../access/oauth/port.js';
+export { type AccessStorage, duplicateKeyError } from '../access/port.js';
+export { duplicateTokenError, type TokenRecord, type TokenStore } from '../access/tokens/port.js';
 export type {
   ActivityPosition,
   ActivityQuery,
@@ -32,39 +44,26 @@ export type { IndexRow } from '../memory/model/format.js';
 export { foldWord, searchText, searchWords } from '../memory/model/search-words.js';
 export { entryBytes, revisionBytes } from '../memory/model/usage.js';
 export {
-  type AccountRecord,
-  type AccountStore,
   type ActivityStore,
   type Change,
   type ChangeStore,
-  type ClientRecord,
   type Decide,
   type DecideAll,
   type DumpedEntry,
   type DumpStore,
-  duplicateKeyError,
-  duplicateTokenError,
   type EntryStore,
-  type GrantRecord,
-  type GrantSecretKind,
-  type GrantSecretRecord,
-  type GrantStore,
   type LoadOptions,
   type MutationResult,
   type NamedChange,
   notEmptyError,
   type OverviewRow,
   type RecoveryStore,
-  type Redemption,
   type RevisionOperation,
   type RevisionRecord,
   type SearchStore,
-  type SessionRecord,
   type Store,
   type StoreDump,
   type StoredEntry,
-  type TokenRecord,
-  type TokenStore,
   type TrashedEntry,
   type UndropCheck,
   type UndropResult,
@@ -81,6 +80,7 @@ export {
   searchHit,
   searchRank,
 } from '../memory/search.js';
+export type { StorageBackend } from './backend.js';
 export {
   type ChangeDetails,
   ChangeFeed,

@@ -1,19 +1,13 @@
 /**
  * The rows of the sign-in tables both SQL backends share (accounts, sessions,
- * oauth_clients, grants, grant_secrets; see account-store.ts), the columns they are read
+ * oauth_clients, grants, grant_secrets; see access/accounts/port.ts and access/oauth/port.ts), the columns they are read
  * and written by, and how a record becomes a row's values and back. As with tokens, the
  * one difference between the backends is grants.read_only: a boolean in PostgreSQL, 0 or
  * 1 in SQLite. A client's redirect URIs are kept as a JSON array in a text column.
  */
 
-import type {
-  AccountRecord,
-  ClientRecord,
-  GrantRecord,
-  GrantSecretKind,
-  GrantSecretRecord,
-  SessionRecord,
-} from '../access/port.js';
+import type { AccountRecord, SessionRecord } from '../access/accounts/port.js';
+import type { ClientRecord, GrantRecord, GrantSecretKind, GrantSecretRecord } from '../access/oauth/port.js';
 
 /** The columns of each table, in the order of its row and of its values. */
 export const ACCOUNT_COLUMNS = 'user_id, password_hash, created, updated';
@@ -114,13 +108,14 @@ export function clientValues(client: ClientRecord): unknown[] {
   return [client.id, client.name, JSON.stringify(client.redirectUris), client.created, client.metadata];
 }
 
-export function toGrantRecord(row: GrantRow): GrantRecord {
+/** The grant a row holds, read_only a boolean (PostgreSQL) or 0 or 1 (SQLite). */
+export function toGrantRecord(row: GrantRow<boolean | number>): GrantRecord {
   return {
     id: row.id,
     user: row.user_id,
     clientId: row.client_id,
     clientName: row.client_name,
-    readOnly: row.read_only,
+    readOnly: row.read_only === true || row.read_only === 1,
     resource: row.resource,
     created: row.created,
     lastUsed: row.last_used ?? undefined,

@@ -8,7 +8,8 @@
  * Everything else of a backend (its SQL, transactions, quirks) stays in its own folder.
  */
 
-import type { DumpedEntry, RevisionRecord, StoredEntry, TokenRecord, TrashedEntry } from '../memory/port.js';
+import type { TokenRecord } from '../access/tokens/port.js';
+import type { DumpedEntry, RevisionRecord, StoredEntry, TrashedEntry } from '../memory/port.js';
 
 /** The columns an entry is read by, in the order of EntryRow. */
 export const ENTRY_COLUMNS = 'id, name, description, body, size, created, updated, revision';
@@ -87,12 +88,13 @@ export function toDumpedEntries(
   }));
 }
 
-export function toTokenRecord(row: TokenRow): TokenRecord {
+/** The token a row holds, read_only a boolean (PostgreSQL) or 0 or 1 (SQLite). */
+export function toTokenRecord(row: TokenRow<boolean | number>): TokenRecord {
   return {
     id: row.id,
     user: row.user_id,
     label: row.label,
-    readOnly: row.read_only,
+    readOnly: row.read_only === true || row.read_only === 1,
     hash: row.hash,
     created: row.created,
     lastUsed: row.last_used ?? undefined,

@@ -11,7 +11,8 @@
  */
 
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Caller, Decide, Store, StoreDump } from '../../src/memory/port.js';
+import type { Caller, Decide, StoreDump } from '../../src/memory/port.js';
+import type { StorageBackend } from '../../src/storage/backend.js';
 import { account, client, grant, grantSecret, session } from '../../src/storage/contract/setup.js';
 import { openPostgresStore } from '../../src/storage/postgres/index.js';
 import { openSqliteStore } from '../../src/storage/sqlite/index.js';
@@ -45,7 +46,7 @@ const REFRESH = grantSecret('refresh', 'g1', { kind: 'refresh', expires: 1_800_0
  * Two users with edits, trash, an undrop and tokens, and an account signed in, a client
  * and a connected app with a redeemed code and a refresh token: everything a database keeps.
  */
-async function fill(store: Store): Promise<void> {
+async function fill(store: StorageBackend): Promise<void> {
   await store.mutate(alice, 'topics/editor', put('Uses Helix.\n', 'Editor'), rules);
   await store.mutate(alice, 'topics/editor', put('Uses Helix.\nTabs, "width" {4}.\n', 'Editor, keyboard'), rules);
   await store.mutate(alice, 'areas/old', put('old\n'), rules);
@@ -74,22 +75,22 @@ async function fill(store: Store): Promise<void> {
   });
   await store.accounts.put(account('alice'));
   await store.accounts.addSession(session('browser'));
-  await store.grants.addClient(client('c1'));
-  await store.grants.addGrant(grant('g1'), CODE);
-  await store.grants.redeem(CODE.hash, 1_700_000_200_000);
-  await store.grants.addSecrets('g1', [REFRESH]);
+  await store.oauth.saveClient(client('c1'));
+  await store.oauth.saveGrant(grant('g1'), CODE);
+  await store.oauth.consume(CODE.hash, 1_700_000_200_000);
+  await store.oauth.saveSecrets('g1', [REFRESH]);
 }
 
 /** What signing in and the connected app need of a copy: the account, the client, the grant and its refresh token, still redeemable once. */
-async function signInState(store: Store) {
+async function signInState(store: StorageBackend) {
   return {
     account: await store.accounts.get('alice'),
     sessions: await store.accounts.listSessions(),
-    client: await store.grants.getClient('c1'),
-    grants: await store.grants.listGrants(),
-    code: await store.grants.findSecret(CODE.hash),
-    refresh: await store.grants.redeem(REFRESH.hash, 1_700_000_300_000),
-    again: (await store.grants.redeem(REFRESH.hash, 1_700_000_400_000))?.first,
+    client: await store.oauth.findClient('c1'),
+    grants: await store.oauth.listGrants(),
+    code: await store.oauth.findSecret(CODE.hash),
+    refresh: await store.oauth.consume(REFRESH.hash, 1_700_000_300_000),
+    again: (await store.oauth.consume(REFRESH.hash, 1_700_000_400_000))?.first,
   };
 }
 
@@ -105,7 +106,7 @@ const SIGN_IN_STATE = {
 };
 
 /** Runs `work` on the SQLite database at `path`, then closes it. */
-async function withSqlite<T>(path: string, work: (store: Store) => Promise<T>): Promise<T> {
+async function withSqlite<T>(path: string, work: (store: StorageBackend) => Promise<T>): Promise<T> {
   const store = openSqliteStore({ path });
   try {
     return await work(store);
@@ -114,7 +115,7 @@ async function withSqlite<T>(path: string, work: (store: Store) => Promise<T>): 
   }
 }
 
-async function withPostgres<T>(url: string, work: (store: Store) => Promise<T>): Promise<T> {
+async function withPostgres<T>(url: string, work: (store: StorageBackend) => Promise<T>): Promise<T> {
   const store = await openPostgresStore({ connectionString: url });
   try {
     return await work(store);
@@ -123,7 +124,7 @@ async function withPostgres<T>(url: string, work: (store: Store) => Promise<T>):
   }
 }
 
-const dumpOf = (store: Store): Promise<StoreDump> => store.dump();
+const dumpOf = (store: StorageBackend): Promise<StoreDump> => store.dump();
 
 /** A source database file filled by `fill`, and its dump. */
 async function filledSqlite(path: string): Promise<StoreDump> {
@@ -310,7 +311,7 @@ describe.skipIf(!server)('engram migrate through PostgreSQL', () => {
     expect(await withSqlite(back, dumpOf)).toEqual(original);
     expect(await withPostgres(postgres.url, signInState)).toEqual(SIGN_IN_STATE);
     expect(await withSqlite(back, signInState)).toEqual(SIGN_IN_STATE);
-    const reads = (store: Store) =>
+    const reads = (store: StorageBackend) =>
       Promise.all([store.index('alice'), store.trash('alice'), store.history('alice', 'areas/back')]);
     expect(await withSqlite(back, reads)).toEqual(await withSqlite(source, reads));
   });

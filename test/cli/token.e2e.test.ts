@@ -153,11 +153,11 @@ describe('connected apps', () => {
         used: undefined,
         data: '',
       });
-      await store.grants.addGrant(
+      await store.oauth.saveGrant(
         { ...grant, clientId: 'client-1', resource: 'http://127.0.0.1:8787/mcp', created: at, lastUsed: undefined },
         secret('code'),
       );
-      await store.grants.addSecrets(grant.id, [secret('access'), secret('refresh')]);
+      await store.oauth.saveSecrets(grant.id, [secret('access'), secret('refresh')]);
     } finally {
       await store.close();
     }

@@ -10,10 +10,10 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { type AccountsOptions, createAccounts } from '../../src/access/accounts/accounts.js';
+import type { GrantRecord } from '../../src/access/oauth/port.js';
 import { createAccess } from '../../src/access/tokens/access.js';
 import { type Caller, createMemory } from '../../src/memory/memory.js';
 import { EngramError } from '../../src/memory/model/errors.js';
-import type { GrantRecord } from '../../src/memory/port.js';
 import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
 import { expectEngramError } from './fixtures.js';
@@ -72,7 +72,7 @@ async function addGrant(store: Setup['store'], id: string, user: string): Promis
     created: START,
     lastUsed: undefined,
   };
-  await store.grants.addGrant(grant, {
+  await store.oauth.saveGrant(grant, {
     hash: createHash('sha256').update(id).digest('hex'),
     grantId: id,
     kind: 'code',
@@ -267,7 +267,7 @@ describe('remove', () => {
     expect(await s.store.accounts.get('alice')).toBeUndefined();
     for (const secret of sessions) expect(await s.accounts.sessionUser(secret)).toBeUndefined();
     await expectEngramError(() => s.access.authenticate(aliceToken.token), 'UNAUTHORIZED');
-    expect((await s.store.grants.listGrants()).map((grant) => grant.id)).toEqual(['g2']);
+    expect((await s.store.oauth.listGrants()).map((grant) => grant.id)).toEqual(['g2']);
     await expectWrong(s.accounts, 'alice', PASSWORD);
     expect(await s.store.index('alice')).toEqual(indexBefore);
     expect(await s.store.trash('alice')).toEqual(trashBefore);
@@ -308,6 +308,38 @@ describe('remove', () => {
     expect(await s.store.index('carol')).toHaveLength(1);
     expect(await s.accounts.remove('carol', { purge: true })).toEqual({ sessions: 0, tokens: 0, apps: 0, entries: 1 });
     expect(await s.accounts.list()).toEqual([]);
+  });
+
+  it("revokes the user's tokens in one step of the token port, reading no other user's", async () => {
+    const s = setup();
+    await aliceWithEverything(s);
+    const listed: (string | undefined)[] = [];
+    const list = s.store.tokens.list.bind(s.store.tokens);
+    vi.spyOn(s.store.tokens, 'list').mockImplementation((user) => {
+      listed.push(user);
+      return list(user);
+    });
+    const revoke = vi.spyOn(s.store.tokens, 'revoke');
+
+    expect(await s.accounts.remove('alice', { purge: false })).toMatchObject({ tokens: 2 });
+
+    expect(listed).not.toContain(undefined);
+    expect(revoke).not.toHaveBeenCalled();
+    expect((await s.store.tokens.list()).map((token) => token.user)).toEqual(['bob']);
+  });
+
+  it('cut short by a failing store, leaves the user less access, never more, and removing again finishes', async () => {
+    const s = setup();
+    const { sessions, aliceToken } = await aliceWithEverything(s);
+    vi.spyOn(s.store.oauth, 'revokeByUser').mockRejectedValueOnce(new Error('database went away'));
+
+    await expect(s.accounts.remove('alice', { purge: false })).rejects.toThrow('database went away');
+
+    expect(await s.store.accounts.get('alice')).toBeUndefined();
+    for (const secret of sessions) expect(await s.accounts.sessionUser(secret)).toBeUndefined();
+    await expectEngramError(() => s.access.authenticate(aliceToken.token), 'UNAUTHORIZED');
+    expect(await s.accounts.remove('alice', { purge: false })).toEqual({ sessions: 0, tokens: 0, apps: 1, entries: 0 });
+    expect((await s.store.oauth.listGrants()).map((grant) => grant.id)).toEqual(['g2']);
   });
 
   it('refuses a user the store knows nothing of, or a bad name, changing nothing', async () => {

@@ -148,7 +148,7 @@ function query(location: string | undefined): Record<string, string> {
 }
 
 async function expectNothingIssued(): Promise<void> {
-  expect(store.grants.snapshot()).toEqual({ clients: [], grants: [], grantSecrets: [] });
+  expect(store.oauth.snapshot()).toEqual({ clients: [], grants: [], grantSecrets: [] });
   expect(await store.accounts.listSessions()).toEqual([]);
 }
 
@@ -298,7 +298,7 @@ describe('GET /authorize: the consent page', () => {
       expect(page.body).toContain('<h1>Engram cannot connect this app</h1>');
       expect(decodeEntities(page.body)).toContain(`Phisher sent a request Engram cannot accept (${error}): `);
       expect(page.body).not.toContain('<form');
-      expect(await store.grants.listGrants()).toEqual([]);
+      expect(await store.oauth.listGrants()).toEqual([]);
     },
   );
 
@@ -346,10 +346,10 @@ describe('POST /authorize: Allow', () => {
       ),
     ]);
     expect(signIn.mock.calls).toEqual([['Alice', PASSWORD, '127.0.0.1']]);
-    const [grant] = await store.grants.listGrants();
+    const [grant] = await store.oauth.listGrants();
     expect(grant).toMatchObject({ user: 'alice', clientId: 'claude', clientName: 'Claude', readOnly: false });
     const code = query(answer.headers.location).code ?? '';
-    const secret = await store.grants.findSecret(createHash('sha256').update(code).digest('hex'));
+    const secret = await store.oauth.findSecret(createHash('sha256').update(code).digest('hex'));
     expect(secret).toMatchObject({ grantId: grant?.id, kind: 'code' });
     expect(JSON.parse(secret?.data ?? '')).toEqual({ redirectUri: GOOD.redirect_uri, codeChallenge: CHALLENGE });
   });
@@ -358,13 +358,13 @@ describe('POST /authorize: Allow', () => {
     const { fields, cookie } = await open();
     const answer = await post([...fields, ...ALLOW_AS_ALICE, ['read_only', 'yes']], cookie);
     expect(answer.status).toBe(303);
-    expect((await store.grants.listGrants()).map((grant) => grant.readOnly)).toEqual([true]);
+    expect((await store.oauth.listGrants()).map((grant) => grant.readOnly)).toEqual([true]);
   });
 
   it('grants read only to an app that asked to read only, though the disabled box is not sent', async () => {
     const { fields, cookie } = await open({ ...GOOD, scope: 'memory:read' });
     expect((await post([...fields, ...ALLOW_AS_ALICE], cookie)).status).toBe(303);
-    expect((await store.grants.listGrants()).map((grant) => grant.readOnly)).toEqual([true]);
+    expect((await store.oauth.listGrants()).map((grant) => grant.readOnly)).toEqual([true]);
   });
 
   it('recognises the session of an earlier sign-in, and offers another account', async () => {
@@ -379,7 +379,7 @@ describe('POST /authorize: Allow', () => {
     const answer = await post([...fields, ['decision', 'allow']], cookie);
     expect(answer.status).toBe(303);
     expect(answer.headers['set-cookie']).toBeUndefined();
-    expect((await store.grants.listGrants()).map((grant) => grant.user)).toEqual(['alice', 'alice']);
+    expect((await store.oauth.listGrants()).map((grant) => grant.user)).toEqual(['alice', 'alice']);
 
     const other = await get({ ...GOOD, prompt: 'login' }, { Cookie: cookie });
     expect(other.body).toContain('<label for="password">Password</label>');
@@ -395,7 +395,7 @@ describe('POST /authorize: Allow', () => {
     expect(answer.status).toBe(400);
     expect(answer.body).toContain('You have been signed out. Sign in again.');
     expect(answer.body).toContain('<label for="password">Password</label>');
-    expect(await store.grants.listGrants()).toHaveLength(1);
+    expect(await store.oauth.listGrants()).toHaveLength(1);
   });
 });
 

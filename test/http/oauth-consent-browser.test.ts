@@ -95,7 +95,7 @@ it('signs in, allows, and on the next connection knows the user by the session c
   await page.getByRole('button', { name: 'Allow' }).click();
   expect((await landed()).code).toMatch(/^engram_code_/);
 
-  expect((await server.store.grants.listGrants()).map((grant) => [grant.user, grant.readOnly])).toEqual([
+  expect((await server.store.oauth.listGrants()).map((grant) => [grant.user, grant.readOnly])).toEqual([
     ['alice', false],
     ['alice', true],
   ]);

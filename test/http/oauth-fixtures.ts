@@ -54,11 +54,11 @@ export async function startOAuthServer(options: OAuthTestServerOptions = {}): Pr
   const store = openMemoryStore();
   const memory = createMemory({ store });
   const access = createAccess(store.tokens);
-  const clients = new OAuthClients(store.grants, {
+  const clients = new OAuthClients(store.oauth, {
     configured: options.configured ?? [CLAUDE],
     ...(options.maxRegistrations ? { maxRegistrations: options.maxRegistrations } : {}),
   });
-  const tokens = new OAuthTokens(store.grants, {
+  const tokens = new OAuthTokens(store.oauth, {
     ...(options.now ? { now: options.now } : {}),
     isKnownClient: (clientId) => clients.isKnown(clientId),
   });
@@ -73,7 +73,7 @@ export async function startOAuthServer(options: OAuthTestServerOptions = {}): Pr
       access,
       tokens,
       clients,
-      authorization: (urls) => new Authorization(store.grants, clients, urls),
+      authorization: (urls) => new Authorization(store.oauth, clients, urls),
       accounts,
     },
     // The web UI's sign-in, whose session the consent page shares.
@@ -105,7 +105,7 @@ export async function authorizeDirectly(
   const grantId = `grant-${Math.random().toString(36).slice(2)}`;
   const code = newSecret('code');
   const data: CodeData = { redirectUri: REDIRECT_URI, codeChallenge: CHALLENGE };
-  await server.store.grants.addGrant(
+  await server.store.oauth.saveGrant(
     {
       id: grantId,
       user: options.user ?? 'ada',

@@ -136,11 +136,11 @@ describe('a flood of registrations', () => {
       expect((await raw(server.port, { path: '/healthz' })).status).toBe(200);
     });
     expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
-    expect(await server.store.grants.countClients()).toBe(CAP);
+    expect(await server.store.oauth.countClients()).toBe(CAP);
 
     const fresh = await connect(server, '192.0.2.10');
     expect(fresh.clientId).not.toBe(used.clientId);
-    expect(await server.store.grants.getClient(used.clientId)).toBeDefined();
+    expect(await server.store.oauth.findClient(used.clientId)).toBeDefined();
     expect(await toolsList(server, used.accessToken)).toBeDefined();
     expect(await toolsList(server, fresh.accessToken)).toBeDefined();
   });
@@ -155,7 +155,7 @@ describe('a flood of registrations', () => {
       const flood = await register(server, `203.0.113.${i % 250}`, { redirect_uris: ['https://evil.example/cb'] });
       expect(flood.status).toBe(201);
     }
-    expect(await server.store.grants.countClients()).toBe(CAP);
+    expect(await server.store.oauth.countClients()).toBe(CAP);
 
     const app = await allow(server, clientId, page);
     expect(await toolsList(server, app.accessToken)).toBeDefined();
@@ -168,7 +168,7 @@ describe('a flood of registrations', () => {
     const refused = await register(server, '192.0.2.10');
     expect(refused.status).toBe(503);
     expect(JSON.parse(refused.body).error_description).toMatch(/it holds 1, each allowed by a user/);
-    expect(await server.store.grants.countClients()).toBe(1);
+    expect(await server.store.oauth.countClients()).toBe(1);
   });
 
   it('from the addresses of one IPv6 /64 counts as one address: slowed down after ten', async () => {

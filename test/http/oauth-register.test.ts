@@ -95,7 +95,7 @@ describe('POST /register', () => {
     const answer = JSON.parse(response.body);
     expect(answer.error).toBe(error);
     expect(answer.error_description).toMatch(description);
-    expect(await server.store.grants.countClients()).toBe(0);
+    expect(await server.store.oauth.countClients()).toBe(0);
   });
 
   it.each([
@@ -118,7 +118,7 @@ describe('POST /register', () => {
     });
     expect(response.status).toBe(400);
     expect(JSON.parse(response.body)).toEqual({ error: 'invalid_client_metadata', error_description: description });
-    expect(await server.store.grants.countClients()).toBe(0);
+    expect(await server.store.oauth.countClients()).toBe(0);
   });
 
   it('refuses a body over 32 KiB with 413, registering nothing', async () => {
@@ -129,7 +129,7 @@ describe('POST /register', () => {
       error: 'invalid_request',
       error_description: 'the request body is larger than 32768 bytes.',
     });
-    expect(await server.store.grants.countClients()).toBe(0);
+    expect(await server.store.oauth.countClients()).toBe(0);
   });
 
   it('at the cap, the oldest registration nobody allowed gives way to the new one (the 503 is in oauth-register-flood)', async () => {
@@ -137,9 +137,9 @@ describe('POST /register', () => {
     const first = JSON.parse((await postJson(server.port, '/register', CLAUDE)).body);
     const response = await postJson(server.port, '/register', CLAUDE);
     expect(response.status).toBe(201);
-    expect(await server.store.grants.countClients()).toBe(1);
-    expect(await server.store.grants.getClient(first.client_id)).toBeUndefined();
-    expect(await server.store.grants.getClient(JSON.parse(response.body).client_id)).toBeDefined();
+    expect(await server.store.oauth.countClients()).toBe(1);
+    expect(await server.store.oauth.findClient(first.client_id)).toBeUndefined();
+    expect(await server.store.oauth.findClient(JSON.parse(response.body).client_id)).toBeDefined();
   });
 
   it('slows down one address that registers on and on (429, Retry-After), registering nothing, while others register', async () => {
@@ -157,9 +157,9 @@ describe('POST /register', () => {
         'too many registrations from this address: try again in 60 seconds, or register once and keep the ' +
         'client_id (a client may also use the HTTPS URL of its metadata document as client_id).',
     });
-    expect(await server.store.grants.countClients()).toBe(10);
+    expect(await server.store.oauth.countClients()).toBe(10);
     expect((await postJson(server.port, '/register', CLAUDE, from('198.51.100.2'))).status).toBe(201);
-    expect(await server.store.grants.countClients()).toBe(11);
+    expect(await server.store.oauth.countClients()).toBe(11);
   });
 
   it('refuses GET with 405', async () => {

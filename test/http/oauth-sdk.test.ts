@@ -77,7 +77,7 @@ function provider(server: OAuthTestServer) {
         codeChallenge: url.searchParams.get('code_challenge')!,
       };
       const client = await server.clients.resolve(clientId);
-      await server.store.grants.addGrant(
+      await server.store.oauth.saveGrant(
         {
           id: grantId,
           user: 'ada',
@@ -166,7 +166,7 @@ it('registers again when it comes back after its registration was forgotten (rev
   const [app] = await server.tokens.listApps();
   await server.tokens.revokeApp(app!.id);
   // The hourly purge forgets a registered client that no grant names, once a day old.
-  expect(await server.store.grants.removeUnusedClients(Date.now() + 1, Date.now() + 1)).toBe(1);
+  expect(await server.store.oauth.removeUnusedClients(Date.now() + 1, Date.now() + 1)).toBe(1);
 
   // Its refresh is answered 401 invalid_client, so the SDK forgets its client id and registers anew.
   const refresh = await fetch(`${server.origin}/token`, {

@@ -36,7 +36,7 @@ function oauthError(response: RawResponse) {
 
 /** How many access and refresh tokens the store holds. */
 function issued(server: OAuthTestServer): number {
-  return server.store.grants.snapshot().grantSecrets.filter((secret) => secret.kind !== 'code').length;
+  return server.store.oauth.snapshot().grantSecrets.filter((secret) => secret.kind !== 'code').length;
 }
 
 async function connect(server: OAuthTestServer, options: { readOnly?: boolean } = {}) {
@@ -135,7 +135,7 @@ describe('the code flow', () => {
         'the refresh token was used before, so it may have been stolen: the grant and every token it holds are ' +
         'revoked. Authorize again.',
     });
-    expect(await server.store.grants.getGrant(grantId)).toBeUndefined();
+    expect(await server.store.oauth.findGrant(grantId)).toBeUndefined();
     expect(issued(server)).toBe(0);
     const after = await postRpc(server.port, call('memory_open'), bearer(second.access_token));
     expect(after.status).toBe(401);
@@ -158,7 +158,7 @@ describe('the code flow', () => {
     const pairs = answers.map((answer) => JSON.parse(answer.body) as { access_token: string; refresh_token: string });
     expect(new Set(pairs.map((pair) => `${pair.access_token} ${pair.refresh_token}`)).size).toBe(1);
     expect(pairs[0]!.refresh_token).not.toBe(tokens.refresh_token);
-    expect(await server.store.grants.getGrant(grantId)).toBeDefined();
+    expect(await server.store.oauth.findGrant(grantId)).toBeDefined();
     expect(issued(server)).toBe(4);
     expect((await postRpc(server.port, WRITE_ME, bearer(pairs[0]!.access_token))).status).toBe(200);
   });
@@ -191,7 +191,7 @@ describe('the code flow', () => {
     });
     expect(malformed.status).toBe(400);
     expect(oauthError(malformed).error).toBe('invalid_request');
-    expect(await server.store.grants.getGrant(grantId)).toBeUndefined();
+    expect(await server.store.oauth.findGrant(grantId)).toBeUndefined();
     const retry = await exchangeCode(server.port, code);
     expect(retry.status).toBe(400);
     expect(oauthError(retry)).toMatchObject({
@@ -255,7 +255,7 @@ describe('the token endpoint refuses, issuing nothing', () => {
       error_description: 'the authorization code has expired. Authorize again.',
     });
     expect(issued(server)).toBe(0);
-    expect(await server.store.grants.getGrant(grantId)).toBeUndefined();
+    expect(await server.store.oauth.findGrant(grantId)).toBeUndefined();
   });
 
   it.each([

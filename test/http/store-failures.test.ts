@@ -1,5 +1,5 @@
 /**
- * Store failures at the HTTP doors: while another process holds SQLite's write lock the
+ * StorageBackend failures at the HTTP doors: while another process holds SQLite's write lock the
  * server keeps answering (/healthz, reads, a read-only token whose "last used" cannot be
  * written) and the waiting write lands once the lock is released; a busy, full or
  * unreachable database is answered by /api with its code, status and message (503 with
@@ -16,8 +16,8 @@ import { createAccess } from '../../src/access/tokens/access.js';
 import { startHttpServer } from '../../src/http/server.js';
 import { createMemory } from '../../src/memory/memory.js';
 import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
-import type { Store } from '../../src/memory/port.js';
 import { createToolHandler } from '../../src/memory/tools/handler.js';
+import type { StorageBackend } from '../../src/storage/backend.js';
 import { openPostgresStore } from '../../src/storage/postgres/index.js';
 import { openSqliteStore, type SqliteStoreOptions } from '../../src/storage/sqlite/index.js';
 import { HELD_LOOP_MS, withEventLoopDelay } from '../helpers/event-loop.js';
@@ -33,7 +33,7 @@ const BUSY =
   /^The memory's database is busy: another program is writing to it \(.+\) and did not finish within 200 ms\. Nothing was changed; try again in a moment\.$/;
 
 /** `engram serve` in-process over `store` (closed with it when the test ends). */
-async function serve(store: Store, auth: 'none' | 'token' = 'none') {
+async function serve(store: StorageBackend, auth: 'none' | 'token' = 'none') {
   const memory = createMemory({ store });
   const access = createAccess(store.tokens);
   const server = await startHttpServer({

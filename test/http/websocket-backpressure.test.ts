@@ -23,8 +23,8 @@ import { type RunningHttpServer, startHttpServer } from '../../src/http/server.j
 import type { WebSocketLimits } from '../../src/http/websocket.js';
 import { createMemory, type Memory } from '../../src/memory/memory.js';
 import { DEFAULT_POLICY, type Policy } from '../../src/memory/model/policy.js';
-import type { Store } from '../../src/memory/port.js';
 import { createToolHandler } from '../../src/memory/tools/handler.js';
+import type { StorageBackend } from '../../src/storage/backend.js';
 import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { openPostgresStore } from '../../src/storage/postgres/index.js';
 import { openSqliteStore } from '../../src/storage/sqlite/index.js';
@@ -49,7 +49,7 @@ interface Served {
   readonly memory: Memory;
 }
 
-type OpenStore = () => Promise<Store>;
+type OpenStore = () => Promise<StorageBackend>;
 
 async function serve(
   openStore: OpenStore,

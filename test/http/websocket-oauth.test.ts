@@ -68,7 +68,7 @@ describe('/ws under --auth oauth', () => {
     const closed = new Promise<void>((resolve) => {
       client.onclose = resolve;
     });
-    await server.store.grants.revokeGrant(grantId);
+    await server.store.oauth.revokeByGrantId(grantId);
     await expect(client.listTools()).rejects.toThrow();
     await closed;
   });

@@ -75,7 +75,7 @@ describe('the package entries', () => {
       expect.arrayContaining([
         'describeAccountContract',
         'describeActivityContract',
-        'describeGrantContract',
+        'describeOAuthContract',
         'describeSearchContract',
         'describeStoreContract',
       ]),

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe } from 'vitest';
-import { describeAccountContract, describeGrantContract } from '../../src/storage/contract/index.js';
+import { describeAccountContract, describeOAuthContract } from '../../src/storage/contract/index.js';
 import { openPostgresStore } from '../../src/storage/postgres/index.js';
 import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.js';
 import { openSqliteStore } from '../../src/storage/sqlite/index.js';
@@ -65,7 +65,7 @@ async function openUpgradedSqlite() {
 }
 
 describeAccountContract(`sqlite, upgraded from schema ${SQLITE_BEFORE_ACCOUNTS}`, openUpgradedSqlite);
-describeGrantContract(`sqlite, upgraded from schema ${SQLITE_BEFORE_ACCOUNTS}`, openUpgradedSqlite);
+describeOAuthContract(`sqlite, upgraded from schema ${SQLITE_BEFORE_ACCOUNTS}`, openUpgradedSqlite);
 
 const server = await findTestPostgres();
 
@@ -111,5 +111,5 @@ describe.skipIf(!server)('PostgreSQL', () => {
   });
 
   describeAccountContract(`postgres, upgraded from schema ${POSTGRES_BEFORE_ACCOUNTS}`, openUpgradedPostgres);
-  describeGrantContract(`postgres, upgraded from schema ${POSTGRES_BEFORE_ACCOUNTS}`, openUpgradedPostgres);
+  describeOAuthContract(`postgres, upgraded from schema ${POSTGRES_BEFORE_ACCOUNTS}`, openUpgradedPostgres);
 });

@@ -348,11 +348,11 @@ describe.skipIf(!server)('PostgreSQL', () => {
       it('redeem one refresh token first exactly once among 20 redemptions split across two pools', async () => {
         const [one, two] = await Promise.all([open(), open()]);
         const refresh = grantSecret('r1', 'g1', { kind: 'refresh' });
-        await one.grants.addGrant(grant('g1'), grantSecret('c1', 'g1'));
-        await one.grants.addSecrets('g1', [refresh]);
+        await one.oauth.saveGrant(grant('g1'), grantSecret('c1', 'g1'));
+        await one.oauth.saveSecrets('g1', [refresh]);
 
         const redemptions = await Promise.all(
-          Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? one : two).grants.redeem(refresh.hash, 1_000 + i)),
+          Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? one : two).oauth.consume(refresh.hash, 1_000 + i)),
         );
 
         expect(redemptions.filter((redemption) => redemption?.first)).toHaveLength(1);

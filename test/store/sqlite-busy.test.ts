@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Caller, Store } from '../../src/memory/port.js';
+import type { Caller } from '../../src/memory/port.js';
+import type { StorageBackend } from '../../src/storage/backend.js';
 import {
   account,
   appendLine,
@@ -52,7 +53,7 @@ const VARIANTS = [
 ];
 
 /** Every write path of the store, on a store holding one live and one dropped entry, a token, an account with a session, and a grant with its code. */
-const WRITES: Record<string, (store: Store) => Promise<unknown>> = {
+const WRITES: Record<string, (store: StorageBackend) => Promise<unknown>> = {
   mutateAll: (store) =>
     store.mutateAll(alice, (entries) => entries.map(({ name }) => ({ name, change: { kind: 'drop' } })), rules),
   undrop: (store) => store.undrop(alice, 'topics/dropped', rules),
@@ -69,10 +70,10 @@ const WRITES: Record<string, (store: Store) => Promise<unknown>> = {
   'accounts.put': (store) => store.accounts.put(account('bob')),
   'accounts.remove': (store) => store.accounts.remove('alice'),
   'accounts.addSession': (store) => store.accounts.addSession(session('s2')),
-  'grants.addGrant': (store) => store.grants.addGrant(grant('g2'), grantSecret('c2', 'g2')),
-  'grants.addSecrets': (store) => store.grants.addSecrets('g1', [grantSecret('a1', 'g1', { kind: 'access' })]),
-  'grants.redeem': (store) => store.grants.redeem(grantSecret('c1', 'g1').hash, 42),
-  'grants.revokeGrant': (store) => store.grants.revokeGrant('g1'),
+  'grants.addGrant': (store) => store.oauth.saveGrant(grant('g2'), grantSecret('c2', 'g2')),
+  'grants.addSecrets': (store) => store.oauth.saveSecrets('g1', [grantSecret('a1', 'g1', { kind: 'access' })]),
+  'grants.redeem': (store) => store.oauth.consume(grantSecret('c1', 'g1').hash, 42),
+  'grants.revokeGrant': (store) => store.oauth.revokeByGrantId('g1'),
 };
 
 describe.each(VARIANTS)('SqliteStore, $label, while another process holds the write lock', ({ groupCommit }) => {
@@ -207,7 +208,7 @@ describe.each(VARIANTS)('SqliteStore, $label, while another process holds the wr
       await store.tokens.add(token('t1'));
       await store.accounts.put(account('alice'));
       await store.accounts.addSession(session('s1'));
-      await store.grants.addGrant(grant('g1'), grantSecret('c1', 'g1'));
+      await store.oauth.saveGrant(grant('g1'), grantSecret('c1', 'g1'));
       const before = await store.dump();
       const sessions = await store.accounts.listSessions();
       other.exec('BEGIN IMMEDIATE');

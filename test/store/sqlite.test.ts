@@ -259,16 +259,16 @@ describe('SqliteStore', () => {
     const path = join(folder, 'memory.db');
     const [server, other] = [open(path), open(path)];
     const code = grantSecret('c1', 'g1');
-    await server.grants.addGrant(grant('g1'), code);
+    await server.oauth.saveGrant(grant('g1'), code);
 
     const redemptions = await Promise.all(
-      [server, other, server, other].map((store) => store.grants.redeem(code.hash, 7)),
+      [server, other, server, other].map((store) => store.oauth.consume(code.hash, 7)),
     );
 
     expect(redemptions.map((redemption) => redemption?.first)).toEqual([true, false, false, false]);
-    expect(await other.grants.revokeGrant('g1')).toBe(true);
-    expect(await server.grants.findSecret(code.hash)).toBeUndefined();
-    expect(await server.grants.addSecrets('g1', [grantSecret('a1', 'g1', { kind: 'access' })])).toBe(false);
+    expect(await other.oauth.revokeByGrantId('g1')).toBe(true);
+    expect(await server.oauth.findSecret(code.hash)).toBeUndefined();
+    expect(await server.oauth.saveSecrets('g1', [grantSecret('a1', 'g1', { kind: 'access' })])).toBe(false);
   });
 
   describe('two processes on one file', () => {

@@ -90,7 +90,7 @@ describe.each(backends)('on %s', (_, options: () => Promise<EngramOptions>) => {
       const store = await storeOf(engram);
       const now = Date.now();
       const grant = (id: string, user: string, clientName: string) =>
-        store.grants.addGrant(
+        store.oauth.saveGrant(
           {
             id,
             user,

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, onTestFinished } from 'vitest';
 import { createAccounts } from '../../src/access/accounts/accounts.js';
-import type { Store } from '../../src/memory/port.js';
+import type { StorageBackend } from '../../src/storage/backend.js';
 import { openPostgresStore } from '../../src/storage/postgres/index.js';
 import { openSqliteStore } from '../../src/storage/sqlite/index.js';
 import { runInProcess, serveInProcess } from '../cli/fixtures.js';
@@ -132,7 +132,7 @@ export async function startEngram(options: EngramOptions = {}): Promise<Engram> 
 }
 
 /** The store behind a running server, opened through the store API on the same database; the caller closes it. */
-export async function storeOf(engram: Engram): Promise<Store> {
+export async function storeOf(engram: Engram): Promise<StorageBackend> {
   const setting = (flag: string) => engram.storeArgs[engram.storeArgs.indexOf(flag) + 1] ?? '';
   return engram.storeArgs.includes('--db')
     ? openSqliteStore({ path: setting('--db') })

@@ -14,15 +14,16 @@ import { randomUUID } from 'node:crypto';
 import { EngramError } from '../../memory/model/errors.js';
 import { normalizeUser, USER_CAP } from '../../memory/model/users.js';
 import type { Store } from '../../memory/port.js';
-import type { AccountRecord } from '../port.js';
+import type { AccessStorage } from '../port.js';
 import { checkPasswordRules, hashPassword, type PasswordCost, verifyPassword } from './passwords.js';
+import type { AccountRecord } from './port.js';
 import { DEFAULT_SESSION_TTL_MS, type OpenedSession, type SessionInfo, Sessions } from './sessions.js';
 import { DEFAULT_THROTTLE, SignInThrottle, type ThrottleRules } from './sign-in-throttle.js';
 
 export type { OpenedSession, SessionInfo, ThrottleRules };
 
-/** The parts of the Store port accounts need: accounts and sessions, tokens, grants, and each user's memory. */
-export type AccountsStore = Pick<Store, 'accounts' | 'tokens' | 'grants' | 'users' | 'index' | 'trash' | 'purge'>;
+/** What accounts need of a backend: the access ports (accounts and sessions, tokens, OAuth) and each user's memory. */
+export type AccountsStore = AccessStorage & Pick<Store, 'users' | 'index' | 'trash' | 'purge'>;
 
 /** One user the store knows of: an account, memory, tokens or connected apps. */
 export interface AccountSummary {
@@ -156,7 +157,7 @@ export class Accounts {
       this.store.accounts.list(),
       this.store.users(),
       this.store.tokens.list(),
-      this.store.grants.listGrants(),
+      this.store.oauth.listGrants(),
     ]);
     const summaries = new Map<string, { -readonly [K in keyof AccountSummary]: AccountSummary[K] }>();
     const of = (user: string) => {
@@ -178,6 +179,12 @@ export class Accounts {
    * Removes `user`: ends their sessions, revokes their tokens and connected apps, removes
    * their account; with `purge`, erases their memory too (entries, history, trash), for
    * good. NOT_FOUND, changing nothing, for a user the store knows nothing of.
+   *
+   * The three access ports share no transaction, so this is three atomic steps, one per
+   * port, in the order that takes the most away first: the account with its sessions (no
+   * sign-in from then on), the tokens, the connected apps. A failure part way leaves the
+   * user with less access, never more, and still known by what is left: removing them
+   * again finishes the work.
    */
   async remove(rawUser: string, options: { readonly purge: boolean }): Promise<RemovedUser> {
     const user = checkUserName(rawUser);
@@ -185,11 +192,8 @@ export class Accounts {
     if (!account && !(await this.holdsAnything(user))) throw userNotFound(user);
     const sessions = await this.store.accounts.removeSessionsOf(user);
     await this.store.accounts.remove(user);
-    let tokens = 0;
-    for (const token of await this.store.tokens.list()) {
-      if (token.user === user && (await this.store.tokens.revoke(token.id))) tokens++;
-    }
-    const apps = await this.store.grants.revokeGrantsOf(user);
+    const tokens = await this.store.tokens.revokeAllOf(user);
+    const apps = await this.store.oauth.revokeByUser(user);
     const entries = options.purge ? await this.erase(user) : 0;
     return { sessions, tokens, apps, entries };
   }
@@ -287,8 +291,8 @@ export class Accounts {
   private async holdsAnything(user: string): Promise<boolean> {
     const [users, tokens, grants] = await Promise.all([
       this.store.users(),
-      this.store.tokens.list(),
-      this.store.grants.listGrants(),
+      this.store.tokens.list(user),
+      this.store.oauth.listGrants(),
     ]);
     return [...users, ...tokens, ...grants].some((item) => item.user === user);
   }

@@ -8,7 +8,7 @@
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { foldDescription } from '../../memory/model/text.js';
-import type { AccountStore, SessionRecord } from '../port.js';
+import type { AccountStore, SessionRecord } from './port.js';
 
 /** A session as people see it: everything but its hash. */
 export type SessionInfo = Omit<SessionRecord, 'hash'>;

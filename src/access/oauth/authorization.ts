@@ -16,8 +16,8 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import type { GrantRecord, GrantSecretRecord, GrantStore } from '../port.js';
 import type { OAuthClients } from './clients.js';
+import type { GrantRecord, GrantSecretRecord, OAuthStore } from './port.js';
 import { sameResource } from './resource.js';
 import { hashSecret, newSecret } from './secrets.js';
 import {
@@ -93,15 +93,15 @@ function withQuery(uri: string, params: Readonly<Record<string, string | undefin
 }
 
 export class Authorization {
-  private readonly grants: GrantStore;
+  private readonly store: OAuthStore;
   private readonly clients: ClientDirectory;
   private readonly now: () => number;
   private readonly issuer: string;
   private readonly resource: string;
   private readonly codeTtlMs: number;
 
-  constructor(grants: GrantStore, clients: ClientDirectory, options: AuthorizationOptions) {
-    this.grants = grants;
+  constructor(store: OAuthStore, clients: ClientDirectory, options: AuthorizationOptions) {
+    this.store = store;
     this.clients = clients;
     this.now = options.now ?? Date.now;
     this.issuer = options.issuer;
@@ -249,7 +249,7 @@ export class Authorization {
       used: undefined,
       data: JSON.stringify(data),
     };
-    await this.grants.addGrant(grant, secret);
+    await this.store.saveGrant(grant, secret);
     return withQuery(request.redirectUri, { code, state: request.state, iss: this.issuer });
   }
 

@@ -15,7 +15,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { charLength, foldDescription } from '../../memory/model/text.js';
-import type { GrantStore } from '../port.js';
+import type { OAuthStore } from './port.js';
 import { matchesRedirectUri, redirectUriProblem } from './redirect-uris.js';
 import { isOAuthError, type OAuthClient, OAuthError } from './types.js';
 
@@ -195,7 +195,7 @@ function unknownClient(id: string, detail: string): OAuthError {
 }
 
 export class OAuthClients {
-  private readonly grants: GrantStore;
+  private readonly store: OAuthStore;
   private readonly now: () => number;
   private readonly configured: ReadonlyMap<string, OAuthClient>;
   private readonly fetchDocument: ((url: URL) => Promise<unknown>) | undefined;
@@ -205,8 +205,8 @@ export class OAuthClients {
   /** Fetches under way, so that many requests for one document fetch it once. */
   private readonly fetching = new Map<string, Promise<OAuthClient>>();
 
-  constructor(grants: GrantStore, options: OAuthClientsOptions = {}) {
-    this.grants = grants;
+  constructor(store: OAuthStore, options: OAuthClientsOptions = {}) {
+    this.store = store;
     this.now = options.now ?? Date.now;
     this.configured = new Map((options.configured ?? []).map((client) => [client.id, client]));
     this.fetchDocument = options.fetchDocument;
@@ -235,7 +235,7 @@ export class OAuthClients {
       response_types: checked.responseTypes,
       token_endpoint_auth_method: 'none',
     };
-    await this.grants.addClient({
+    await this.store.saveClient({
       id: registration.client_id,
       name: checked.name,
       redirectUris: checked.redirectUris,
@@ -250,10 +250,10 @@ export class OAuthClients {
    * page was not shown lately give way (whatever their age), and false when none may.
    */
   private async makeRoom(): Promise<boolean> {
-    const count = await this.grants.countClients();
+    const count = await this.store.countClients();
     if (count < this.maxRegistrations) return true;
     const shownBefore = this.now() - CONSENT_SHOWN_MS;
-    return (await this.grants.removeOldestUnusedClients(count - this.maxRegistrations + 1, shownBefore)) > 0;
+    return (await this.store.removeOldestUnusedClients(count - this.maxRegistrations + 1, shownBefore)) > 0;
   }
 
   /**
@@ -262,12 +262,12 @@ export class OAuthClients {
    */
   removeUnused(): Promise<number> {
     const now = this.now();
-    return this.grants.removeUnusedClients(now - UNUSED_CLIENT_AGE_MS, now - CONSENT_SHOWN_MS);
+    return this.store.removeUnusedClients(now - UNUSED_CLIENT_AGE_MS, now - CONSENT_SHOWN_MS);
   }
 
   /** Records that the consent page is shown for `client` now: a registered one is then kept a while (CONSENT_SHOWN_MS). */
   async markShown(client: OAuthClient): Promise<void> {
-    if (client.kind === 'registered') await this.grants.markClientShown(client.id, this.now());
+    if (client.kind === 'registered') await this.store.markClientShown(client.id, this.now());
   }
 
   /**
@@ -278,14 +278,14 @@ export class OAuthClients {
    */
   async isKnown(clientId: string): Promise<boolean> {
     if (this.configured.has(clientId) || isDocumentUrl(clientId)) return true;
-    return (await this.grants.getClient(clientId)) !== undefined;
+    return (await this.store.findClient(clientId)) !== undefined;
   }
 
   /** The client with this id: configured, registered, or described by the document at this URL. */
   async resolve(clientId: string): Promise<OAuthClient> {
     const configured = this.configured.get(clientId);
     if (configured !== undefined) return configured;
-    const record = await this.grants.getClient(clientId);
+    const record = await this.store.findClient(clientId);
     if (record !== undefined) {
       return { id: record.id, kind: 'registered', name: record.name, redirectUris: record.redirectUris };
     }

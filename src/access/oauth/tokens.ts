@@ -25,7 +25,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Caller } from '../../memory/model/caller.js';
 import { EngramError } from '../../memory/model/errors.js';
-import type { ExpiredRemoval, GrantRecord, GrantSecretKind, GrantSecretRecord, GrantStore } from '../port.js';
+import type { ExpiredRemoval, GrantRecord, GrantSecretKind, GrantSecretRecord, OAuthStore } from './port.js';
 import { canonicalResource, sameResource } from './resource.js';
 import { hashSecret, newSecret, newSeed, SECRET_PREFIXES, sameHash, successorSecret } from './secrets.js';
 import { type CodeData, DEFAULT_TTLS, OAuthError, SCOPE_READ, SCOPE_WRITE, SCOPES, type Scope } from './types.js';
@@ -184,7 +184,7 @@ function checkCodeExchange(request: CodeExchange): void {
 }
 
 export class OAuthTokens {
-  private readonly grants: GrantStore;
+  private readonly store: OAuthStore;
   private readonly now: () => number;
   private readonly ttls: { readonly access: number; readonly refresh: number };
   private readonly onTouchError: (error: unknown) => void;
@@ -192,8 +192,8 @@ export class OAuthTokens {
   /** Grants whose "last used" is being written: one write at a time per grant. */
   private readonly touching = new Set<string>();
 
-  constructor(grants: GrantStore, options: OAuthTokensOptions = {}) {
-    this.grants = grants;
+  constructor(store: OAuthStore, options: OAuthTokensOptions = {}) {
+    this.store = store;
     this.now = options.now ?? Date.now;
     this.ttls = {
       access: options.ttls?.access ?? DEFAULT_TTLS.access,
@@ -206,7 +206,7 @@ export class OAuthTokens {
   /** The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6): a code for an access and a refresh token. */
   async exchangeCode(request: CodeExchange): Promise<TokenResponse> {
     const hash = hashSecret(request.code);
-    const found = await this.grants.findSecret(hash);
+    const found = await this.store.findSecret(hash);
     if (found === undefined || found.kind !== 'code') {
       checkCodeExchange(request);
       await this.checkClientKnown(request.clientId);
@@ -214,10 +214,10 @@ export class OAuthTokens {
     }
     // Spent before anything the request says is checked: whatever is wrong with it (a parameter
     // missing or malformed, the verifier, the client), the code has had its one attempt.
-    const redemption = await this.grants.redeem(hash, this.now());
+    const redemption = await this.store.consume(hash, this.now());
     if (redemption === undefined) throw invalidGrant('the authorization code was revoked meanwhile. Authorize again.');
     if (!redemption.first) {
-      await this.grants.revokeGrant(found.grantId);
+      await this.store.revokeByGrantId(found.grantId);
       throw invalidGrant(
         'the authorization code was used before, so it may have been stolen: every token it issued is revoked. ' +
           'Authorize again.',
@@ -227,7 +227,7 @@ export class OAuthTokens {
       return await this.redeemCode(redemption.secret, request);
     } catch (error) {
       // A code is good for one attempt: its grant can never yield tokens now.
-      await this.grants.revokeGrant(found.grantId);
+      await this.store.revokeByGrantId(found.grantId);
       throw error;
     }
   }
@@ -235,7 +235,7 @@ export class OAuthTokens {
   private async redeemCode(secret: GrantSecretRecord, request: CodeExchange): Promise<TokenResponse> {
     checkCodeExchange(request);
     if (secret.expires <= this.now()) throw invalidGrant('the authorization code has expired. Authorize again.');
-    const grant = await this.grants.getGrant(secret.grantId);
+    const grant = await this.store.findGrant(secret.grantId);
     if (grant === undefined) throw invalidGrant('the authorization code was revoked meanwhile. Authorize again.');
     if (grant.clientId !== request.clientId) {
       throw invalidGrant(
@@ -269,21 +269,21 @@ export class OAuthTokens {
   async refresh(request: RefreshRequest): Promise<TokenResponse> {
     checkResource(request.resource, undefined);
     const hash = hashSecret(request.refreshToken);
-    const secret = await this.grants.findSecret(hash);
+    const secret = await this.store.findSecret(hash);
     if (secret === undefined || secret.kind !== 'refresh') {
       await this.checkClientKnown(request.clientId);
       throw invalidGrant('the refresh token is not known here: it is wrong or revoked. Authorize again.');
     }
     if (secret.used !== undefined && !this.inGrace(secret)) await this.reused(secret);
     if (secret.expires <= this.now()) throw invalidGrant('the refresh token has expired. Authorize again.');
-    const grant = await this.grants.getGrant(secret.grantId);
+    const grant = await this.store.findGrant(secret.grantId);
     if (grant === undefined) throw invalidGrant('the refresh token was revoked. Authorize again.');
     if (grant.clientId !== request.clientId) {
       throw invalidGrant(`the refresh token was issued to another client than ${JSON.stringify(request.clientId)}.`);
     }
     checkResource(request.resource, grant);
     const scopes = this.narrow(tokenScopes(secret, grant), request.scope);
-    const redemption = await this.grants.redeem(hash, this.now());
+    const redemption = await this.store.consume(hash, this.now());
     if (redemption === undefined) throw invalidGrant('the refresh token was revoked meanwhile. Authorize again.');
     if (!redemption.first && !this.inGrace(redemption.secret)) await this.reused(secret);
     const seed = tokenData(redemption.secret)?.seed;
@@ -331,8 +331,8 @@ export class OAuthTokens {
    */
   private async issued(spent: GrantSecretRecord, pair: Pair): Promise<TokenResponse | undefined> {
     const [access, refresh] = await Promise.all([
-      this.grants.findSecret(hashSecret(pair.access)),
-      this.grants.findSecret(hashSecret(pair.refresh)),
+      this.store.findSecret(hashSecret(pair.access)),
+      this.store.findSecret(hashSecret(pair.refresh)),
     ]);
     if (access === undefined || refresh === undefined) return undefined;
     if (refresh.used !== undefined) await this.reused(spent);
@@ -347,7 +347,7 @@ export class OAuthTokens {
 
   /** A spent refresh token presented again: it was copied, so the grant ends. */
   private async reused(secret: GrantSecretRecord): Promise<never> {
-    await this.grants.revokeGrant(secret.grantId);
+    await this.store.revokeByGrantId(secret.grantId);
     throw invalidGrant(
       'the refresh token was used before, so it may have been stolen: the grant and every token it holds are ' +
         'revoked. Authorize again.',
@@ -393,7 +393,7 @@ export class OAuthTokens {
       used: undefined,
       data: JSON.stringify(data),
     });
-    const added = await this.grants.addSecrets(grant.id, [
+    const added = await this.store.saveSecrets(grant.id, [
       secret('access', pair.access, this.ttls.access, { scope }),
       secret('refresh', pair.refresh, this.ttls.refresh, { scope, seed: newSeed() }),
     ]);
@@ -412,8 +412,8 @@ export class OAuthTokens {
    * unknown token is not an error (it may have been revoked already).
    */
   async revoke(token: string): Promise<void> {
-    const secret = await this.grants.findSecret(hashSecret(token));
-    if (secret !== undefined && secret.kind !== 'code') await this.grants.revokeGrant(secret.grantId);
+    const secret = await this.store.findSecret(hashSecret(token));
+    if (secret !== undefined && secret.kind !== 'code') await this.store.revokeByGrantId(secret.grantId);
   }
 
   /**
@@ -426,12 +426,12 @@ export class OAuthTokens {
   async authenticate(accessToken: string, resource: string): Promise<Caller | undefined> {
     if (!accessToken.startsWith(SECRET_PREFIXES.access)) return undefined;
     const hash = hashSecret(accessToken);
-    const secret = await this.grants.findSecret(hash);
+    const secret = await this.store.findSecret(hash);
     // The lookup is keyed by a hash the caller cannot steer; the comparison is constant-time all the same.
     if (secret === undefined || !sameHash(secret.hash, hash) || secret.kind !== 'access') return undefined;
     const at = this.now();
     if (secret.expires <= at) return undefined;
-    const grant = await this.grants.getGrant(secret.grantId);
+    const grant = await this.store.findGrant(secret.grantId);
     if (grant === undefined || !sameResource(grant.resource, resource)) return undefined;
     if (grant.lastUsed === undefined || at - grant.lastUsed >= TOUCH_INTERVAL_MS) this.touch(grant.id, at);
     return {
@@ -448,14 +448,14 @@ export class OAuthTokens {
     if (this.touching.has(id)) return;
     this.touching.add(id);
     Promise.resolve()
-      .then(() => this.grants.touchGrant(id, at))
+      .then(() => this.store.touchGrant(id, at))
       .catch((error: unknown) => this.onTouchError(error))
       .finally(() => this.touching.delete(id));
   }
 
   /** Every connected app (grant), oldest first. */
   async listApps(): Promise<AppInfo[]> {
-    const grants = await this.grants.listGrants();
+    const grants = await this.store.listGrants();
     return grants.map((grant) => ({
       id: grant.id,
       name: grant.clientName,
@@ -474,13 +474,13 @@ export class OAuthTokens {
 
   /** Ends one of `user`'s own apps; false for an app of another user, as for none, which stays. */
   async revokeAppOf(user: string, id: string): Promise<boolean> {
-    const grant = await this.grants.getGrant(id.trim());
-    return grant !== undefined && grant.user === user && this.grants.revokeGrant(grant.id);
+    const grant = await this.store.findGrant(id.trim());
+    return grant !== undefined && grant.user === user && this.store.revokeByGrantId(grant.id);
   }
 
   /** Ends a connected app: its grant and every token it holds, at once. False when no grant has this id. */
   revokeApp(id: string): Promise<boolean> {
-    return this.grants.revokeGrant(id.trim());
+    return this.store.revokeByGrantId(id.trim());
   }
 
   /**
@@ -488,6 +488,6 @@ export class OAuthTokens {
    * never be used again, yet would stay listed as connected apps); returns how many of each.
    */
   purgeExpired(): Promise<ExpiredRemoval> {
-    return this.grants.removeExpired(this.now());
+    return this.store.removeExpired(this.now());
   }
 }

@@ -12,7 +12,7 @@ import type { Caller } from '../../memory/model/caller.js';
 import { EngramError } from '../../memory/model/errors.js';
 import { charLength, foldDescription } from '../../memory/model/text.js';
 import { normalizeUser, USER_CAP } from '../../memory/model/users.js';
-import type { TokenRecord, TokenStore } from '../../memory/port.js';
+import type { TokenRecord, TokenStore } from './port.js';
 
 /** A token as people see it: everything but the secret and its hash. */
 export type TokenInfo = Omit<TokenRecord, 'hash'>;
@@ -107,13 +107,12 @@ export class Access {
 
   /** Every live token, oldest first; never the secrets. */
   async list(): Promise<TokenInfo[]> {
-    const records = await this.tokens.list();
-    return records.map(infoOf).sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : 1));
+    return oldestFirst(await this.tokens.list());
   }
 
   /** The live tokens of `user` alone, oldest first: what a person may see of access (the web UI). */
   async listOf(user: string): Promise<TokenInfo[]> {
-    return (await this.list()).filter((token) => token.user === user);
+    return oldestFirst(await this.tokens.list(user));
   }
 
   /**
@@ -165,6 +164,10 @@ export class Access {
       .catch((error: unknown) => this.onTouchError(error))
       .finally(() => this.touching.delete(id));
   }
+}
+
+function oldestFirst(records: readonly TokenRecord[]): TokenInfo[] {
+  return records.map(infoOf).sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : 1));
 }
 
 export function createAccess(tokens: TokenStore, options: AccessOptions = {}): Access {

@@ -1,12 +1,12 @@
 /**
  * The accounts part of the Store contract (AccountStore, as `store.accounts`: accounts
  * and browser sessions), written once and run against every backend by
- * `describeStoreContract` (index.ts). Nothing here may know which backend it is testing.
+ * `describeStoreContract` (index.ts), or alone. Nothing here may know which backend it is testing.
  */
 
 import { describe, expect, it } from 'vitest';
-import type { AccountStore } from '../../access/port.js';
-import { account, type OpenStore, START, session, storesPerTest } from './setup.js';
+import type { AccountStore } from '../../access/accounts/port.js';
+import { accessPort, account, type OpenStore, START, session, storesPerTest } from './setup.js';
 
 const DUPLICATE_SESSION = 'another session has the same id or hash, so nothing was added.';
 
@@ -16,7 +16,7 @@ export function describeAccountContract(label: string, open: OpenStore): void {
 
     /** The accounts of a fresh, empty store; the teardown closes the store. */
     async function accountStore(): Promise<AccountStore> {
-      return (await keep(open())).accounts;
+      return accessPort(await keep(open()), 'accounts');
     }
 
     describe('accounts', () => {

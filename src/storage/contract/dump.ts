@@ -1,13 +1,15 @@
 /**
  * The dump part of the Store contract (DumpStore: isEmpty, dump and load, on which
  * `engram migrate` stands), written once and run against every backend by
- * `describeStoreContract` (index.ts).
- * A load is proved lossless by dumping the copy again and by reading it through every
+ * `describeStoreContract` (index.ts). A dump copies the whole database, the records of
+ * the access ports (tokens, accounts, OAuth) with the entries, so this part needs them
+ * all: a backend that skips one skips this part too. A load is proved lossless by dumping the copy again and by reading it through every
  * other method. Nothing here may know which backend it is testing.
  */
 
 import { describe, expect, it } from 'vitest';
-import type { Caller, Store, StoreDump } from '../../memory/port.js';
+import type { Caller, StoreDump } from '../../memory/port.js';
+import type { StorageBackend } from '../backend.js';
 import {
   account,
   appendLine,
@@ -22,6 +24,7 @@ import {
   session,
   storesPerTest,
   token,
+  withAccess,
 } from './setup.js';
 
 const desktop: Caller = { user: 'alice', label: 'claude-desktop' };
@@ -112,8 +115,8 @@ export function describeDumpContract(label: string, open: OpenStore): void {
     const { clock, rules, keep } = storesPerTest();
 
     /** A fresh, empty store on the shared clock; the teardown closes it. */
-    function fresh(): Promise<Store> {
-      return keep(open());
+    async function fresh(): Promise<StorageBackend> {
+      return withAccess(await keep(open()));
     }
 
     /**
@@ -122,7 +125,7 @@ export function describeDumpContract(label: string, open: OpenStore): void {
      * name, an undrop, tokens of every kind, accounts (one without a password) with a
      * session, clients, and grants holding codes and tokens, used and not.
      */
-    async function fill(store: Store): Promise<void> {
+    async function fill(store: StorageBackend): Promise<void> {
       const at = async (seconds: number, step: () => Promise<unknown>) => {
         clock.time = START + seconds * 1_000;
         await step();
@@ -145,16 +148,16 @@ export function describeDumpContract(label: string, open: OpenStore): void {
       );
       for (const kept of ACCOUNTS) await store.accounts.put(kept);
       await store.accounts.addSession(session('s-alice'));
-      for (const kept of CLIENTS) await store.grants.addClient(kept);
+      for (const kept of CLIENTS) await store.oauth.saveClient(kept);
       const [first, second] = GRANTS;
-      await store.grants.addGrant(first!, SECRETS.code);
-      await store.grants.addGrant(second!, SECRETS.bobCode);
-      await store.grants.redeem(SECRETS.code.hash, START + 20_000);
-      await store.grants.addSecrets(first!.id, [SECRETS.access, SECRETS.refresh]);
+      await store.oauth.saveGrant(first!, SECRETS.code);
+      await store.oauth.saveGrant(second!, SECRETS.bobCode);
+      await store.oauth.consume(SECRETS.code.hash, START + 20_000);
+      await store.oauth.saveSecrets(first!.id, [SECRETS.access, SECRETS.refresh]);
     }
 
     /** Everything the other methods show about both users. */
-    async function reads(store: Store) {
+    async function reads(store: StorageBackend) {
       const names = ['topics/editor', 'people/ada', 'areas/old', 'areas/back', 'topics/empty', 'topics/new'];
       const perUser = async (user: string) => ({
         index: await store.index(user),
@@ -168,10 +171,10 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         tokens: await store.tokens.list(),
         byHash: await store.tokens.findByHash(token('t-bob').hash),
         accounts: await store.accounts.list(),
-        clients: await Promise.all(CLIENTS.map((kept) => store.grants.getClient(kept.id))),
-        clientCount: await store.grants.countClients(),
-        grants: await store.grants.listGrants(),
-        secrets: await Promise.all(Object.values(SECRETS).map((secret) => store.grants.findSecret(secret.hash))),
+        clients: await Promise.all(CLIENTS.map((kept) => store.oauth.findClient(kept.id))),
+        clientCount: await store.oauth.countClients(),
+        grants: await store.oauth.listGrants(),
+        secrets: await Promise.all(Object.values(SECRETS).map((secret) => store.oauth.findSecret(secret.hash))),
       };
     }
 
@@ -201,8 +204,8 @@ export function describeDumpContract(label: string, open: OpenStore): void {
       it('is false once the store holds only an account, only a client, or only a grant', async () => {
         const [withAccount, withClient, withGrant] = [await fresh(), await fresh(), await fresh()];
         await withAccount.accounts.put(account('alice'));
-        await withClient.grants.addClient(client('c1'));
-        await withGrant.grants.addGrant(grant('g1'), grantSecret('c1', 'g1'));
+        await withClient.oauth.saveClient(client('c1'));
+        await withGrant.oauth.saveGrant(grant('g1'), grantSecret('c1', 'g1'));
 
         expect(await withAccount.isEmpty()).toBe(false);
         expect(await withClient.isEmpty()).toBe(false);
@@ -432,7 +435,7 @@ export function describeDumpContract(label: string, open: OpenStore): void {
 
         await target.accounts.put(account('carol'));
         await target.accounts.addSession(session('s-carol', { user: 'carol' }));
-        await target.grants.addGrant(grant('g-carol', { user: 'carol' }), grantSecret('carol', 'g-carol'));
+        await target.oauth.saveGrant(grant('g-carol', { user: 'carol' }), grantSecret('carol', 'g-carol'));
 
         await target.load(dump, { replace: true });
 
@@ -441,7 +444,7 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         expect(await target.tokens.findByHash(token('t-mine').hash)).toBeUndefined();
         expect(await target.accounts.get('carol')).toBeUndefined();
         expect(await target.accounts.listSessions()).toEqual([]);
-        expect(await target.grants.findSecret(grantSecret('carol', 'g-carol').hash)).toBeUndefined();
+        expect(await target.oauth.findSecret(grantSecret('carol', 'g-carol').hash)).toBeUndefined();
       });
 
       it('with replace and an empty dump, empties the store', async () => {

@@ -6,24 +6,24 @@
  */
 
 import { afterEach, beforeEach } from 'vitest';
-import type { AccountRecord, ClientRecord, GrantRecord, GrantSecretRecord, SessionRecord } from '../../access/port.js';
+import type { AccountRecord, SessionRecord } from '../../access/accounts/port.js';
+import type { ClientRecord, GrantRecord, GrantSecretRecord } from '../../access/oauth/port.js';
+import type { AccessStorage } from '../../access/port.js';
+import type { TokenRecord } from '../../access/tokens/port.js';
 import { writeRules } from '../../memory/model/apply.js';
 import type { IndexRow } from '../../memory/model/format.js';
 import { DEFAULT_POLICY } from '../../memory/model/policy.js';
-import type {
-  Decide,
-  RevisionRecord,
-  Store,
-  StoreDump,
-  TokenRecord,
-  Usage,
-  UserUsage,
-  WriteRules,
-} from '../../memory/port.js';
+import type { Decide, RevisionRecord, Store, StoreDump, Usage, UserUsage, WriteRules } from '../../memory/port.js';
+import type { StorageBackend } from '../backend.js';
 
-/** A freshly opened, empty store. The suite closes it; `cleanup` removes whatever `open` created. */
+/**
+ * A freshly opened, empty store: its memory, with whichever access ports the backend
+ * offers beside it (`tokens`, `accounts`, `oauth`; a part the backend does not offer is
+ * skipped, with its reason, through describeStoreContract's options). The suite closes
+ * it; `cleanup` removes whatever `open` created.
+ */
 export interface OpenedStore {
-  readonly store: Store;
+  readonly store: Store & Partial<AccessStorage>;
   readonly cleanup?: () => Promise<void>;
 }
 
@@ -32,6 +32,26 @@ export interface OpenedStore {
  * store takes no clock and no history limits; every write brings them (WriteRules).
  */
 export type OpenStore = () => Promise<OpenedStore>;
+
+/** The `port` the store offers beside its memory; a backend without it must skip the parts that need it. */
+export function accessPort<Port extends keyof AccessStorage>(
+  store: Partial<AccessStorage>,
+  port: Port,
+): AccessStorage[Port] {
+  const offered = store[port];
+  if (offered === undefined) {
+    throw new Error(
+      `this store offers no ${port} port: skip the parts that need it, as describeStoreContract(name, open, { skip: { ${port}: 'why' } })`,
+    );
+  }
+  return offered;
+}
+
+/** The store, checked to offer every access port beside its memory, as the parts that copy them need. */
+export function withAccess(store: Store & Partial<AccessStorage>): StorageBackend {
+  for (const port of ['tokens', 'accounts', 'oauth'] as const) accessPort(store, port);
+  return store as StorageBackend;
+}
 
 export const START = Date.UTC(2025, 0, 1);
 
@@ -53,7 +73,7 @@ export function storesPerTest(): {
   clock: TestClock;
   /** What the tests' writes are applied under: the test clock, TEST_HISTORY_LIMIT and the default history cap. */
   rules: WriteRules;
-  keep(opening: Promise<OpenedStore>): Promise<Store>;
+  keep(opening: Promise<OpenedStore>): Promise<OpenedStore['store']>;
 } {
   const clock: TestClock = { time: START, now: () => clock.time };
   const rules = writeRules({ historyLimit: TEST_HISTORY_LIMIT, historyCap: DEFAULT_POLICY.historyCap }, clock.now);
@@ -70,7 +90,7 @@ export function storesPerTest(): {
     }
   });
 
-  async function keep(opening: Promise<OpenedStore>): Promise<Store> {
+  async function keep(opening: Promise<OpenedStore>): Promise<OpenedStore['store']> {
     const store = await opening;
     opened.push(store);
     return store.store;

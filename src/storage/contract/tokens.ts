@@ -1,12 +1,13 @@
 /**
  * The tokens part of the Store contract (TokenStore, as `store.tokens`: add, list, find
- * by hash, touch, revoke), written once and run against every backend by
- * `describeStoreContract` (index.ts). Nothing here may know which backend it is testing.
+ * by hash, touch, revoke one or all of a user's), written once and run against every
+ * backend by `describeStoreContract` (index.ts), or alone. Nothing here may know which
+ * backend it is testing.
  */
 
 import { describe, expect, it } from 'vitest';
-import type { TokenStore } from '../../memory/port.js';
-import { type OpenStore, START, storesPerTest, token } from './setup.js';
+import type { TokenStore } from '../../access/tokens/port.js';
+import { accessPort, type OpenStore, START, storesPerTest, token } from './setup.js';
 
 export function describeTokenContract(label: string, open: OpenStore): void {
   describe(`TokenStore contract: ${label}`, () => {
@@ -14,7 +15,7 @@ export function describeTokenContract(label: string, open: OpenStore): void {
 
     /** The tokens of a fresh, empty store; the teardown closes the store. */
     async function tokenStore(): Promise<TokenStore> {
-      return (await keep(open())).tokens;
+      return accessPort(await keep(open()), 'tokens');
     }
 
     it('starts with no tokens', async () => {
@@ -72,6 +73,31 @@ export function describeTokenContract(label: string, open: OpenStore): void {
       expect(await tokens.revoke('zz')).toBe(false);
       expect(await tokens.findByHash(token('a1').hash)).toBeUndefined();
       expect(await tokens.list()).toEqual([token('b1')]);
+    });
+
+    it("lists one user's tokens alone", async () => {
+      const tokens = await tokenStore();
+      const bobs = [
+        token('b1', { user: 'bob', created: START + 1_000 }),
+        token('b2', { user: 'bob', created: START + 3_000 }),
+      ];
+      await tokens.add(bobs[1]!);
+      await tokens.add(token('a1', { created: START + 2_000 }));
+      await tokens.add(bobs[0]!);
+      expect(await tokens.list('bob')).toEqual(expect.arrayContaining(bobs));
+      expect(await tokens.list('bob')).toHaveLength(2);
+      expect(await tokens.list('carol')).toEqual([]);
+    });
+
+    it("revokes every token of one user at once, and no one else's; how many", async () => {
+      const tokens = await tokenStore();
+      await tokens.add(token('b1', { user: 'bob' }));
+      await tokens.add(token('a1'));
+      await tokens.add(token('b2', { user: 'bob' }));
+      expect(await tokens.revokeAllOf('bob')).toBe(2);
+      expect(await tokens.revokeAllOf('bob')).toBe(0);
+      expect(await tokens.findByHash(token('b1', { user: 'bob' }).hash)).toBeUndefined();
+      expect(await tokens.list()).toEqual([token('a1')]);
     });
   });
 }

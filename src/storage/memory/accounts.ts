@@ -1,6 +1,7 @@
 /** The in-process backend's accounts and browser sessions: maps, gone when the process ends. */
 
-import { type AccountRecord, type AccountStore, duplicateKeyError, type SessionRecord } from '../../memory/port.js';
+import type { AccountRecord, AccountStore, SessionRecord } from '../../access/accounts/port.js';
+import { duplicateKeyError } from '../../access/port.js';
 
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 

@@ -19,7 +19,6 @@ import type {
   MutationResult,
   OverviewRow,
   RevisionRecord,
-  Store,
   StoreDump,
   StoredEntry,
   TrashedEntry,
@@ -31,10 +30,11 @@ import type {
 } from '../../memory/port.js';
 import { notEmptyError } from '../../memory/port.js';
 import { type SearchHit, type SearchTerms, searchHit, searchRank } from '../../memory/search.js';
+import type { StorageBackend } from '../backend.js';
 import { ChangeFeed, mutationDetails } from '../change-feed.js';
 import { Trim } from '../history-cap.js';
 import { MemoryAccountStore } from './accounts.js';
-import { MemoryGrantStore } from './grants.js';
+import { MemoryOAuthStore } from './oauth.js';
 import { MemoryTokenStore } from './tokens.js';
 
 interface Row {
@@ -52,7 +52,7 @@ interface Counters {
   historyBytes: number;
 }
 
-export class MemoryStore implements Store {
+export class MemoryStore implements StorageBackend {
   private readonly rows = new Map<number, Row>();
   private nextId = 1;
   private readonly counters = new Map<string, Counters>();
@@ -65,7 +65,7 @@ export class MemoryStore implements Store {
   private closed = false;
   readonly tokens = new MemoryTokenStore();
   readonly accounts = new MemoryAccountStore();
-  readonly grants = new MemoryGrantStore();
+  readonly oauth = new MemoryOAuthStore();
 
   async index(user: string): Promise<IndexRow[]> {
     return this.live(user)
@@ -211,7 +211,7 @@ export class MemoryStore implements Store {
   }
 
   async isEmpty(): Promise<boolean> {
-    return this.all().length === 0 && this.tokens.size === 0 && this.accounts.size === 0 && this.grants.size === 0;
+    return this.all().length === 0 && this.tokens.size === 0 && this.accounts.size === 0 && this.oauth.size === 0;
   }
 
   async dump(): Promise<StoreDump> {
@@ -231,7 +231,7 @@ export class MemoryStore implements Store {
         .map(([user, counters]) => ({ user, ...counters })),
       tokens: tokens.sort((a, b) => a.created - b.created || compare(a.id, b.id)),
       accounts: await this.accounts.list(),
-      ...this.grants.snapshot(),
+      ...this.oauth.snapshot(),
     };
   }
 
@@ -240,7 +240,7 @@ export class MemoryStore implements Store {
     if (!options.replace && !(await this.isEmpty())) throw notEmptyError();
     this.tokens.replaceAll(dump.tokens);
     this.accounts.replaceAll(dump.accounts);
-    this.grants.replaceAll(dump);
+    this.oauth.replaceAll(dump);
     this.rows.clear();
     this.counters.clear();
     for (const { user, totalBytes, entries, historyBytes } of dump.users) {

@@ -1,6 +1,6 @@
 /** The in-process backend's tokens: a map by id, gone when the process ends. */
 
-import { duplicateTokenError, type TokenRecord, type TokenStore } from '../../memory/port.js';
+import { duplicateTokenError, type TokenRecord, type TokenStore } from '../../access/tokens/port.js';
 
 export class MemoryTokenStore implements TokenStore {
   private readonly byId = new Map<string, TokenRecord>();
@@ -12,8 +12,9 @@ export class MemoryTokenStore implements TokenStore {
     this.byId.set(token.id, token);
   }
 
-  async list(): Promise<TokenRecord[]> {
-    return [...this.byId.values()];
+  async list(user?: string): Promise<TokenRecord[]> {
+    const all = [...this.byId.values()];
+    return user === undefined ? all : all.filter((token) => token.user === user);
   }
 
   async findByHash(hash: string): Promise<TokenRecord | undefined> {
@@ -23,6 +24,12 @@ export class MemoryTokenStore implements TokenStore {
 
   async revoke(id: string): Promise<boolean> {
     return this.byId.delete(id);
+  }
+
+  async revokeAllOf(user: string): Promise<number> {
+    const ids = (await this.list(user)).map((token) => token.id);
+    for (const id of ids) this.byId.delete(id);
+    return ids.length;
   }
 
   get size(): number {

@@ -10,6 +10,7 @@ import { EngramError } from '../../memory/model/errors.js';
 import { searchText } from '../../memory/model/search-words.js';
 import type { DumpedEntry, LoadOptions, StoreDump, UserUsage } from '../../memory/port.js';
 import { notEmptyError } from '../../memory/port.js';
+import { duplicateTokenOf, tokenValues } from '../sql/tokens.js';
 import {
   ACCOUNT_COLUMNS,
   type AccountRow,
@@ -37,8 +38,8 @@ import {
   toTokenRecord,
 } from '../sql-rows.js';
 import type { Queryable } from './driver.js';
+import { postgresDialect } from './sql-database.js';
 import { searchVector } from './statements.js';
-import { duplicateTokenOf, tokenValues } from './tokens.js';
 import type { Runner } from './transaction.js';
 
 /** Rows per INSERT. */
@@ -172,10 +173,12 @@ export async function loadDatabase(runner: Runner, dump: StoreDump, options: Loa
     }
     try {
       for (let start = 0; start < dump.tokens.length; start += BATCH) {
-        await insert(db, SQL.addTokens, dump.tokens.slice(start, start + BATCH), tokenValues);
+        await insert(db, SQL.addTokens, dump.tokens.slice(start, start + BATCH), (token) =>
+          tokenValues(token, postgresDialect),
+        );
       }
     } catch (error) {
-      throw duplicateTokenOf(error) ?? error;
+      throw duplicateTokenOf(error, postgresDialect) ?? error;
     }
     await insertAll(db, SQL.addAccounts, dump.accounts, accountValues);
     await insertAll(db, SQL.addClients, dump.clients, clientValues);

@@ -27,7 +27,6 @@ import type {
   MutationResult,
   OverviewRow,
   RevisionRecord,
-  Store,
   StoreDump,
   StoredEntry,
   TrashedEntry,
@@ -38,16 +37,18 @@ import type {
   WriteRules,
 } from '../../memory/port.js';
 import { type SearchedEntry, type SearchHit, type SearchTerms, searchHit } from '../../memory/search.js';
+import type { StorageBackend } from '../backend.js';
 import { ChangeFeed, mutationDetails, recordingDecide } from '../change-feed.js';
 import { TRIM_BATCH, Trim } from '../history-cap.js';
+import { SqlAccountStore } from '../sql/accounts.js';
+import { SqlOAuthStore } from '../sql/oauth.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
-import { PostgresAccountStore } from './accounts.js';
 import { Batcher, pairKey, pairs } from './batch.js';
 import type { Pool, Queryable, Statement } from './driver.js';
 import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
-import { PostgresGrantStore } from './grants.js';
 import { migrate } from './migrations.js';
 import { createPool, type PoolOptions, poolSize, serverAddress } from './pool.js';
+import { PostgresSqlDatabase } from './sql-database.js';
 import { searchQuery, statement } from './statements.js';
 import { PostgresTokenStore } from './tokens.js';
 import { callDecide, Runner } from './transaction.js';
@@ -71,7 +72,7 @@ const KNOWN_BYTES = 16 * 1024 * 1024;
 /** A position after every one of activity's (newest-first) order; a revision is an integer column. */
 const NEWEST = { at: Number.MAX_SAFE_INTEGER, entry: Number.MAX_SAFE_INTEGER, revision: 2 ** 31 - 1 };
 
-export class PostgresStore implements Store {
+export class PostgresStore implements StorageBackend {
   private closed = false;
   private readonly feed: ChangeFeed;
   private readonly writers = new UserQueue();
@@ -81,8 +82,8 @@ export class PostgresStore implements Store {
   /** What writes are decided on (readForWrite), read in batches. */
   private readonly seen: Batcher<string, SeenRow | undefined>;
   readonly tokens: PostgresTokenStore;
-  readonly accounts: PostgresAccountStore;
-  readonly grants: PostgresGrantStore;
+  readonly accounts: SqlAccountStore;
+  readonly oauth: SqlOAuthStore;
 
   /** Connects and brings the schema up to date; an unreachable database is a STORE_UNAVAILABLE error. */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
@@ -116,9 +117,10 @@ export class PostgresStore implements Store {
       const found = new Map(rows.map((row) => [pairKey(row.user, row.wanted), row]));
       return (key): SeenRow | undefined => found.get(key);
     }, alone);
-    this.tokens = new PostgresTokenStore(db, alone);
-    this.accounts = new PostgresAccountStore(db);
-    this.grants = new PostgresGrantStore(db);
+    const access = new PostgresSqlDatabase(db);
+    this.tokens = new PostgresTokenStore(access, alone);
+    this.accounts = new SqlAccountStore(access);
+    this.oauth = new SqlOAuthStore(access);
     this.feed = new ChangeFeed({
       readVersions: async (users) => {
         const rows = await db.query<{ user: string; changes: number }>(statement('versions', users));

@@ -7,6 +7,7 @@
 
 import type { LoadOptions, StoreDump, UserUsage } from '../../memory/port.js';
 import { notEmptyError } from '../../memory/port.js';
+import { duplicateTokenOf, tokenValues } from '../sql/tokens.js';
 import {
   ACCOUNT_COLUMNS,
   type AccountRow,
@@ -15,18 +16,27 @@ import {
   type ClientRow,
   clientValues,
   GRANT_COLUMNS,
+  type GrantRow,
+  grantValues,
   SECRET_COLUMNS,
   type SecretRow,
   secretValues,
   toAccountRecord,
   toClientRecord,
+  toGrantRecord,
   toSecretRecord,
 } from '../sql-account-rows.js';
-import { type DumpedEntryRow, type RevisionRow, TOKEN_COLUMNS, toDumpedEntries } from '../sql-rows.js';
+import {
+  type DumpedEntryRow,
+  type RevisionRow,
+  TOKEN_COLUMNS,
+  type TokenRow,
+  toDumpedEntries,
+  toTokenRecord,
+} from '../sql-rows.js';
 import type { Database } from './driver.js';
-import { fromSqliteGrantRow, type SqliteGrantRow, sqliteGrantValues } from './grants.js';
+import { sqliteDialect } from './sql-database.js';
 import { bodyOf } from './statements.js';
-import { duplicateTokenOf, fromSqliteTokenRow, type SqliteTokenRow, toSqliteTokenParameters } from './tokens.js';
 
 /** Entries between two progress reports. */
 const PROGRESS_EVERY = 1_000;
@@ -70,7 +80,7 @@ const SQL = {
   lastChange: 'SELECT max(coalesce(max(changes), 0), (SELECT user_version FROM pragma_user_version)) FROM users',
   addUser: `INSERT INTO users (user_id, total_bytes, entries, history_bytes, changes)
      VALUES (@user, @totalBytes, @entries, @historyBytes, @changes)`,
-  addToken: `INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES (@id, @user, @label, @readOnly, @hash, @created, @lastUsed)`,
+  addToken: `INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`,
   addAccount: `INSERT INTO accounts (${ACCOUNT_COLUMNS}) VALUES (?, ?, ?, ?)`,
   addClient: `INSERT INTO oauth_clients (${CLIENT_COLUMNS}) VALUES (?, ?, ?, ?, ?)`,
   addGrant: `INSERT INTO grants (${GRANT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -85,14 +95,14 @@ export function dumpDatabase(db: Database): StoreDump {
   return db.transaction((): StoreDump => {
     const revisions = db.prepare(SQL.revisions).all() as RevisionRow[];
     const entries = toDumpedEntries(db.prepare(SQL.entries).all() as DumpedEntryRow[], revisions);
-    const tokens = (db.prepare(SQL.tokens).all() as SqliteTokenRow[]).map(fromSqliteTokenRow);
+    const tokens = (db.prepare(SQL.tokens).all() as TokenRow<number>[]).map(toTokenRecord);
     return {
       entries,
       users: db.prepare(SQL.users).all() as UserUsage[],
       tokens,
       accounts: (db.prepare(SQL.accounts).all() as AccountRow[]).map(toAccountRecord),
       clients: (db.prepare(SQL.clients).all() as ClientRow[]).map(toClientRecord),
-      grants: (db.prepare(SQL.grants).all() as SqliteGrantRow[]).map(fromSqliteGrantRow),
+      grants: (db.prepare(SQL.grants).all() as GrantRow<number>[]).map(toGrantRecord),
       grantSecrets: (db.prepare(SQL.grantSecrets).all() as SecretRow[]).map(toSecretRecord),
     };
   })();
@@ -124,13 +134,13 @@ export function loadDatabase(db: Database, dump: StoreDump, options: LoadOptions
     db.exec(SQL.markLoaded);
     for (const usage of dump.users) add.user.run({ ...usage, changes });
     try {
-      for (const token of dump.tokens) add.token.run(toSqliteTokenParameters(token));
+      for (const token of dump.tokens) add.token.run(...tokenValues(token, sqliteDialect));
     } catch (error) {
-      throw duplicateTokenOf(error) ?? error;
+      throw duplicateTokenOf(error, sqliteDialect) ?? error;
     }
     for (const account of dump.accounts) add.account.run(...accountValues(account));
     for (const client of dump.clients) add.client.run(...clientValues(client));
-    for (const grant of dump.grants) add.grant.run(...sqliteGrantValues(grant));
+    for (const grant of dump.grants) add.grant.run(...grantValues(grant, sqliteDialect.boolean(grant.readOnly)));
     for (const secret of dump.grantSecrets) add.grantSecret.run(...secretValues(secret));
   }).immediate();
   options.onProgress?.(dump.entries.length);

@@ -24,7 +24,6 @@ import type {
   MutationResult,
   OverviewRow,
   RevisionRecord,
-  Store,
   StoreDump,
   StoredEntry,
   TrashedEntry,
@@ -35,23 +34,25 @@ import type {
   WriteRules,
 } from '../../memory/port.js';
 import { type SearchedEntry, type SearchHit, type SearchTerms, searchHit } from '../../memory/search.js';
+import type { StorageBackend } from '../backend.js';
 import { ChangeFeed, mutationDetails, recordingDecide } from '../change-feed.js';
 import { TRIM_BATCH, Trim } from '../history-cap.js';
+import { SqlAccountStore } from '../sql/accounts.js';
+import { SqlOAuthStore } from '../sql/oauth.js';
+import { SqlTokenStore } from '../sql/tokens.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
-import { SqliteAccountStore } from './accounts.js';
 import { ActivityWalk, NEWEST } from './activity-walk.js';
 import { DEFAULT_BUSY_DEADLINE_MS, isBusy, retryUntil } from './busy.js';
 import { openDatabase } from './connection.js';
 import type { Database } from './driver.js';
 import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
-import { SqliteGrantStore } from './grants.js';
 import { GroupCommit } from './group-commit.js';
 import { Guard } from './guard.js';
 import { IndexCache } from './index-cache.js';
 import { SearchBacklog } from './search-backlog.js';
 import { SearchWorker } from './search-worker.js';
+import { SqliteSqlDatabase } from './sql-database.js';
 import { prepareStatements, type Statements, searchMatch } from './statements.js';
-import { SqliteTokenStore } from './tokens.js';
 import { WriteGate } from './write-gate.js';
 
 export interface SqliteStoreOptions {
@@ -94,7 +95,7 @@ interface CopyRow {
   dropped_at: number | null;
 }
 
-export class SqliteStore implements Store {
+export class SqliteStore implements StorageBackend {
   private readonly db: Database;
   private readonly guard: Guard;
   private readonly statements: Statements;
@@ -107,9 +108,9 @@ export class SqliteStore implements Store {
   private readonly searchBacklog: SearchBacklog;
   private readonly activityWalk: ActivityWalk;
   private readonly feed: ChangeFeed;
-  readonly tokens: SqliteTokenStore;
-  readonly accounts: SqliteAccountStore;
-  readonly grants: SqliteGrantStore;
+  readonly tokens: SqlTokenStore;
+  readonly accounts: SqlAccountStore;
+  readonly oauth: SqlOAuthStore;
 
   constructor(options: SqliteStoreOptions) {
     const context = { path: options.path, busyDeadlineMs: options.busyTimeoutMs ?? DEFAULT_BUSY_DEADLINE_MS };
@@ -148,9 +149,10 @@ export class SqliteStore implements Store {
         : undefined,
     );
     this.activityWalk = new ActivityWalk(this.db, this.guard);
-    this.tokens = new SqliteTokenStore(this.db, this.guard);
-    this.accounts = new SqliteAccountStore(this.db, this.guard);
-    this.grants = new SqliteGrantStore(this.db, this.guard);
+    const access = new SqliteSqlDatabase(this.db, this.guard);
+    this.tokens = new SqlTokenStore(access);
+    this.accounts = new SqlAccountStore(access);
+    this.oauth = new SqlOAuthStore(access);
     this.groupCommit =
       options.groupCommit === false
         ? undefined

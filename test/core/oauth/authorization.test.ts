@@ -12,7 +12,7 @@ import { Authorization, type ClientDirectory } from '../../../src/access/oauth/a
 import { OAuthClients } from '../../../src/access/oauth/clients.js';
 import { SECRET_PREFIXES } from '../../../src/access/oauth/secrets.js';
 import type { OAuthClient } from '../../../src/access/oauth/types.js';
-import { MemoryGrantStore } from '../../../src/storage/memory/grants.js';
+import { MemoryOAuthStore } from '../../../src/storage/memory/oauth.js';
 
 const ISSUER = 'https://memory.example.com';
 const RESOURCE = 'https://memory.example.com/mcp';
@@ -26,7 +26,7 @@ const CLAUDE: OAuthClient = {
 };
 
 function setup() {
-  const grants = new MemoryGrantStore();
+  const grants = new MemoryOAuthStore();
   const authorization = new Authorization(grants, new OAuthClients(grants, { configured: [CLAUDE] }), {
     now: () => 1_000_000,
     issuer: ISSUER,
@@ -77,7 +77,7 @@ describe('check: a bad client or redirect URI is answered on a page, never redir
       matchRedirectUri: () => true,
       markShown: async () => {},
     };
-    const authorization = new Authorization(new MemoryGrantStore(), failing, { issuer: ISSUER, resource: RESOURCE });
+    const authorization = new Authorization(new MemoryOAuthStore(), failing, { issuer: ISSUER, resource: RESOURCE });
     await expect(authorization.check(GOOD)).rejects.toThrow('database down');
   });
 });
@@ -127,7 +127,7 @@ describe('check: other refusals go back to a configured client with their OAuth 
 
   it('sends no state back when none was sent, and keeps the query the redirect URI had', async () => {
     const client = { ...CLAUDE, redirectUris: ['https://app.example/cb?tenant=a%20b'] };
-    const grants = new MemoryGrantStore();
+    const grants = new MemoryOAuthStore();
     const authorization = new Authorization(grants, new OAuthClients(grants, { configured: [client] }), {
       issuer: ISSUER,
       resource: RESOURCE,
@@ -151,7 +151,7 @@ describe('check: other refusals go back to a configured client with their OAuth 
 describe('check: a registered or metadata-document client is never sent a refusal (RFC 9700 §4.11.2)', () => {
   /** A client anyone could have registered, returning to a site of its own. */
   async function registered() {
-    const grants = new MemoryGrantStore();
+    const grants = new MemoryOAuthStore();
     const clients = new OAuthClients(grants, {
       fetchDocument: async () => ({
         client_id: 'https://phish.example/client.json',
@@ -236,7 +236,7 @@ describe('check: a registered or metadata-document client is never sent a refusa
   });
 
   it('repeats neither the address of a metadata document nor what the document says on its page', async () => {
-    const grants = new MemoryGrantStore();
+    const grants = new MemoryOAuthStore();
     const url = 'https://phish.example/Session-expired-sign-in-again-at-evil.example';
     const clients = new OAuthClients(grants, {
       fetchDocument: async () => ({ client_id: 'Session expired, sign in again at https://evil.example/x' }),
@@ -252,7 +252,7 @@ describe('check: a registered or metadata-document client is never sent a refusa
   });
 
   it('keeps the words Engram quotes itself in a refusal of the document', async () => {
-    const grants = new MemoryGrantStore();
+    const grants = new MemoryOAuthStore();
     const url = 'https://app.example/client.json';
     const clients = new OAuthClients(grants, {
       fetchDocument: async () => ({

@@ -15,7 +15,7 @@ import {
   UNUSED_CLIENT_AGE_MS,
 } from '../../../src/access/oauth/clients.js';
 import { type OAuthClient, OAuthError, type OAuthErrorCode } from '../../../src/access/oauth/types.js';
-import { MemoryGrantStore } from '../../../src/storage/memory/grants.js';
+import { MemoryOAuthStore } from '../../../src/storage/memory/oauth.js';
 
 const CLAUDE = {
   client_name: 'Claude',
@@ -38,7 +38,7 @@ const FAILING_URL = 'https://app.example.com/oauth/broken.json';
 
 function setup(options: { documents?: Record<string, unknown>; maxRegistrations?: number } = {}) {
   let clock = 1_700_000_000_123;
-  const grants = new MemoryGrantStore();
+  const grants = new MemoryOAuthStore();
   const fetched: string[] = [];
   const clients = new OAuthClients(grants, {
     now: () => clock,
@@ -59,8 +59,8 @@ function setup(options: { documents?: Record<string, unknown>; maxRegistrations?
 }
 
 /** A grant of ada's to the client `clientId`, as the consent step stores it. */
-async function grantTo(grants: MemoryGrantStore, clientId: string, id: string): Promise<void> {
-  await grants.addGrant(
+async function grantTo(grants: MemoryOAuthStore, clientId: string, id: string): Promise<void> {
+  await grants.saveGrant(
     {
       id,
       user: 'ada',
@@ -98,7 +98,7 @@ describe('register', () => {
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
     });
-    expect(await grants.getClient(registration.client_id)).toEqual({
+    expect(await grants.findClient(registration.client_id)).toEqual({
       id: registration.client_id,
       name: 'Claude',
       redirectUris: ['https://claude.ai/api/mcp/auth_callback'],
@@ -256,9 +256,9 @@ describe('register', () => {
     advance(1);
     const fresh = await clients.register(CLAUDE);
     expect(await grants.countClients()).toBe(2);
-    expect(await grants.getClient(oldest.client_id)).toBeUndefined();
-    expect(await grants.getClient(second.client_id)).toBeDefined();
-    expect(await grants.getClient(fresh.client_id)).toBeDefined();
+    expect(await grants.findClient(oldest.client_id)).toBeUndefined();
+    expect(await grants.findClient(second.client_id)).toBeDefined();
+    expect(await grants.findClient(fresh.client_id)).toBeDefined();
   });
 
   it('at the cap, never pushes out a client a grant names: the unused one after it gives way', async () => {
@@ -269,8 +269,8 @@ describe('register', () => {
     const unused = await clients.register(CLAUDE);
     for (let i = 0; i < 5; i++) await clients.register(CLAUDE);
     expect(await grants.countClients()).toBe(2);
-    expect(await grants.getClient(used.client_id)).toBeDefined();
-    expect(await grants.getClient(unused.client_id)).toBeUndefined();
+    expect(await grants.findClient(used.client_id)).toBeDefined();
+    expect(await grants.findClient(unused.client_id)).toBeUndefined();
   });
 
   it('at the cap, refuses when every client has a grant, keeping them all', async () => {
@@ -292,7 +292,7 @@ describe('register: a flood at the cap and a person on the consent page', () => 
   const RESOURCE = 'https://e.example/mcp';
 
   /** Has /authorize show `clientId`'s consent page, as a person's browser would. */
-  async function showConsentPage(clients: OAuthClients, grants: MemoryGrantStore, clientId: string) {
+  async function showConsentPage(clients: OAuthClients, grants: MemoryOAuthStore, clientId: string) {
     const authorization = new Authorization(grants, clients, { issuer: 'https://e.example', resource: RESOURCE });
     const result = await authorization.check({
       client_id: clientId,
@@ -324,7 +324,7 @@ describe('register: a flood at the cap and a person on the consent page', () => 
     // Once its page has not been shown for longer than that, it is an unused registration like any other.
     advance(2);
     for (let i = 0; i < 10; i++) await clients.register({ ...CLAUDE, client_name: `Later ${i}` });
-    expect(await grants.getClient(app.client_id)).toBeUndefined();
+    expect(await grants.findClient(app.client_id)).toBeUndefined();
   });
 
   it('refuses a registration, for now, when every client is allowed or on its consent page', async () => {
@@ -337,7 +337,7 @@ describe('register: a flood at the cap and a person on the consent page', () => 
     expect(await grants.countClients()).toBe(2);
     advance(CONSENT_SHOWN_MS + 1);
     await clients.register(CLAUDE);
-    expect(await grants.getClient(deciding.client_id)).toBeUndefined();
+    expect(await grants.findClient(deciding.client_id)).toBeUndefined();
   });
 });
 
@@ -351,7 +351,7 @@ describe('removeUnused', () => {
     expect(await clients.removeUnused()).toBe(0);
     advance(CONSENT_SHOWN_MS);
     expect(await clients.removeUnused()).toBe(1);
-    expect(await grants.getClient(deciding.client_id)).toBeUndefined();
+    expect(await grants.findClient(deciding.client_id)).toBeUndefined();
   });
 
   it('removes the clients no grant names that registered over an hour ago, and no other', async () => {
@@ -364,9 +364,9 @@ describe('removeUnused', () => {
     const recent = await clients.register(CLAUDE);
     advance(UNUSED_CLIENT_AGE_MS);
     expect(await clients.removeUnused()).toBe(1);
-    expect(await grants.getClient(unused.client_id)).toBeUndefined();
-    expect(await grants.getClient(used.client_id)).toBeDefined();
-    expect(await grants.getClient(recent.client_id)).toBeDefined();
+    expect(await grants.findClient(unused.client_id)).toBeUndefined();
+    expect(await grants.findClient(used.client_id)).toBeDefined();
+    expect(await grants.findClient(recent.client_id)).toBeDefined();
   });
 });
 
@@ -438,7 +438,7 @@ describe('resolve', () => {
     });
 
     it(`fetches at most ${MAX_DOCUMENT_FETCHES} documents at once, refusing more until one is done`, async () => {
-      const grants = new MemoryGrantStore();
+      const grants = new MemoryOAuthStore();
       const waiting: (() => void)[] = [];
       const clients = new OAuthClients(grants, {
         fetchDocument: (url: URL) =>

@@ -14,7 +14,7 @@ import { hashSecret, newSecret } from '../../../src/access/oauth/secrets.js';
 import { OAuthTokens, REFRESH_REUSE_GRACE_MS } from '../../../src/access/oauth/tokens.js';
 import { type CodeData, OAuthError, type OAuthErrorCode } from '../../../src/access/oauth/types.js';
 import type { GrantRecord } from '../../../src/access/port.js';
-import { MemoryGrantStore } from '../../../src/storage/memory/grants.js';
+import { MemoryOAuthStore } from '../../../src/storage/memory/oauth.js';
 
 const RESOURCE = 'https://memory.example.com/mcp';
 const REDIRECT = 'https://claude.ai/api/mcp/auth_callback';
@@ -24,7 +24,7 @@ const START = 1_700_000_000_000;
 
 function setup() {
   let clock = START;
-  const grants = new MemoryGrantStore();
+  const grants = new MemoryOAuthStore();
   const touchErrors: unknown[] = [];
   const tokens = new OAuthTokens(grants, { now: () => clock, onTouchError: (error) => touchErrors.push(error) });
   let next = 0;
@@ -43,7 +43,7 @@ function setup() {
     };
     const code = newSecret('code');
     const data: CodeData = { redirectUri: REDIRECT, codeChallenge: CHALLENGE };
-    await grants.addGrant(grant, {
+    await grants.saveGrant(grant, {
       hash: hashSecret(code),
       grantId: grant.id,
       kind: 'code',
@@ -198,7 +198,7 @@ describe('exchangeCode', () => {
       const authorized = await authorize();
       await refusal(exchange(authorized.code, overrides), code, description);
       expect(issued()).toBe(0);
-      expect(await grants.getGrant(authorized.grantId)).toBeUndefined();
+      expect(await grants.findGrant(authorized.grantId)).toBeUndefined();
       await refusal(exchange(authorized.code), 'invalid_grant', /not known here/);
     });
   });
@@ -232,7 +232,7 @@ describe('exchangeCode', () => {
     advance(60_000);
     await refusal(exchange(code), 'invalid_grant', /has expired/);
     expect(issued()).toBe(0);
-    expect(await grants.getGrant(grantId)).toBeUndefined();
+    expect(await grants.findGrant(grantId)).toBeUndefined();
   });
 
   it('accepts a code a moment before it expires', async () => {
@@ -252,7 +252,7 @@ describe('exchangeCode', () => {
       'invalid_grant',
       /used before, so it may have been stolen: every token it issued is revoked/,
     );
-    expect(await grants.getGrant(grantId)).toBeUndefined();
+    expect(await grants.findGrant(grantId)).toBeUndefined();
     expect(await tokens.authenticate(first.access_token, RESOURCE)).toBeUndefined();
     await refusal(
       tokens.refresh({ refreshToken: first.refresh_token, clientId: 'client-claude' }),
@@ -260,7 +260,7 @@ describe('exchangeCode', () => {
       /not known/,
     );
     expect(issued()).toBe(0);
-    expect(await grants.getGrant(other.grantId)).toBeDefined();
+    expect(await grants.findGrant(other.grantId)).toBeDefined();
   });
 
   it('revokes the grant when two exchanges race: whatever the first got is revoked too', async () => {
@@ -269,7 +269,7 @@ describe('exchangeCode', () => {
     const outcomes = await Promise.allSettled([exchange(code), exchange(code)]);
     const reasons = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [String(outcome.reason)] : []));
     expect(reasons.some((reason) => /used before/.test(reason))).toBe(true);
-    expect(await grants.getGrant(grantId)).toBeUndefined();
+    expect(await grants.findGrant(grantId)).toBeUndefined();
     expect(issued()).toBe(0);
   });
 
@@ -331,7 +331,7 @@ describe('refresh', () => {
       'invalid_grant',
       /used before, so it may have been stolen: the grant and every token/,
     );
-    expect(await grants.getGrant(grantId)).toBeUndefined();
+    expect(await grants.findGrant(grantId)).toBeUndefined();
     expect(issued()).toBe(0);
     expect(await tokens.authenticate(second.access_token, RESOURCE)).toBeUndefined();
     await refusal(refresh(second.refresh_token), 'invalid_grant', /not known here/);
@@ -346,7 +346,7 @@ describe('refresh', () => {
     expect(answers[1]).toEqual(answers[0]);
     expect(answers[2]).toEqual(answers[0]);
     expect(answers[0]!.refresh_token).not.toBe(response.refresh_token);
-    expect(await grants.getGrant(grantId)).toBeDefined();
+    expect(await grants.findGrant(grantId)).toBeDefined();
     expect(issued()).toBe(4);
     expect(await tokens.authenticate(answers[0]!.access_token, RESOURCE)).toMatchObject({ user: 'ada' });
     expect((await refresh(answers[0]!.refresh_token)).token_type).toBe('Bearer');
@@ -363,7 +363,7 @@ describe('refresh', () => {
 
     advance(1);
     await refusal(refresh(response.refresh_token), 'invalid_grant', /used before, so it may have been stolen/);
-    expect(await grants.getGrant(grantId)).toBeUndefined();
+    expect(await grants.findGrant(grantId)).toBeUndefined();
   });
 
   it('revokes the grant when an older refresh token comes back within the window: its successor rotated already', async () => {
@@ -372,7 +372,7 @@ describe('refresh', () => {
     await refresh(second.refresh_token);
 
     await refusal(refresh(response.refresh_token), 'invalid_grant', /used before, so it may have been stolen/);
-    expect(await grants.getGrant(grantId)).toBeUndefined();
+    expect(await grants.findGrant(grantId)).toBeUndefined();
     expect(issued()).toBe(0);
   });
 
@@ -385,13 +385,13 @@ describe('refresh', () => {
       'invalid_grant',
       /issued to another client/,
     );
-    expect(await grants.getGrant(grantId)).toBeDefined();
+    expect(await grants.findGrant(grantId)).toBeDefined();
   });
 
   it('revokes at once on a repeat of a refresh token kept without a seed (issued before the grace window existed)', async () => {
     const { grants, grantId, refresh, now } = await connected();
     const legacy = newSecret('refresh');
-    await grants.addSecrets(grantId, [
+    await grants.saveSecrets(grantId, [
       {
         hash: hashSecret(legacy),
         grantId,
@@ -406,7 +406,7 @@ describe('refresh', () => {
     const rotated = await refresh(legacy);
     expect((await refresh(rotated.refresh_token)).token_type).toBe('Bearer');
     await refusal(refresh(legacy), 'invalid_grant', /used before/);
-    expect(await grants.getGrant(grantId)).toBeUndefined();
+    expect(await grants.findGrant(grantId)).toBeUndefined();
   });
 
   it('revokes the grant when a spent refresh token comes back after it expired', async () => {
@@ -414,7 +414,7 @@ describe('refresh', () => {
     await refresh(response.refresh_token);
     advance(31 * 24 * 3_600_000);
     await refusal(refresh(response.refresh_token), 'invalid_grant', /used before/);
-    expect(await grants.getGrant(grantId)).toBeUndefined();
+    expect(await grants.findGrant(grantId)).toBeUndefined();
   });
 
   it('narrows to read-only, and may not widen again', async () => {
@@ -518,7 +518,7 @@ describe('revoke', () => {
     const { grantId, code } = await authorize();
     const response = await exchange(code);
     await tokens.revoke(response[which]);
-    expect(await grants.getGrant(grantId)).toBeUndefined();
+    expect(await grants.findGrant(grantId)).toBeUndefined();
     expect(await tokens.authenticate(response.access_token, RESOURCE)).toBeUndefined();
   });
 
@@ -527,7 +527,7 @@ describe('revoke', () => {
     const { grantId, code } = await authorize();
     await tokens.revoke('whatever');
     await tokens.revoke(code);
-    expect(await grants.getGrant(grantId)).toBeDefined();
+    expect(await grants.findGrant(grantId)).toBeDefined();
   });
 });
 
@@ -557,16 +557,16 @@ describe('authenticate', () => {
     const response = await exchange(code);
     await tokens.authenticate(response.access_token, RESOURCE);
     await settle();
-    expect((await grants.getGrant(grantId))?.lastUsed).toBe(now());
+    expect((await grants.findGrant(grantId))?.lastUsed).toBe(now());
     const first = now();
     advance(59_999);
     await tokens.authenticate(response.access_token, RESOURCE);
     await settle();
-    expect((await grants.getGrant(grantId))?.lastUsed).toBe(first);
+    expect((await grants.findGrant(grantId))?.lastUsed).toBe(first);
     advance(1);
     await tokens.authenticate(response.access_token, RESOURCE);
     await settle();
-    expect((await grants.getGrant(grantId))?.lastUsed).toBe(now());
+    expect((await grants.findGrant(grantId))?.lastUsed).toBe(now());
   });
 
   it('lets the request through when recording the time fails', async () => {

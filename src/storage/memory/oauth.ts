@@ -1,18 +1,18 @@
 /** The in-process backend's OAuth clients, grants and their secrets: maps, gone when the process ends. */
 
-import type { ExpiredRemoval } from '../../access/port.js';
-import {
-  type ClientRecord,
-  duplicateKeyError,
-  type GrantRecord,
-  type GrantSecretRecord,
-  type GrantStore,
-  type Redemption,
-} from '../../memory/port.js';
+import type {
+  ClientRecord,
+  ExpiredRemoval,
+  GrantRecord,
+  GrantSecretRecord,
+  OAuthStore,
+  Redemption,
+} from '../../access/oauth/port.js';
+import { duplicateKeyError } from '../../access/port.js';
 
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-export class MemoryGrantStore implements GrantStore {
+export class MemoryOAuthStore implements OAuthStore {
   private readonly clients = new Map<string, ClientRecord>();
   /** When each client's consent page was last shown, by client id. */
   private readonly shown = new Map<string, number>();
@@ -24,12 +24,12 @@ export class MemoryGrantStore implements GrantStore {
     return this.clients.size + this.grants.size;
   }
 
-  async addClient(client: ClientRecord): Promise<void> {
+  async saveClient(client: ClientRecord): Promise<void> {
     if (this.clients.has(client.id)) throw duplicateKeyError('client');
     this.clients.set(client.id, client);
   }
 
-  async getClient(id: string): Promise<ClientRecord | undefined> {
+  async findClient(id: string): Promise<ClientRecord | undefined> {
     return this.clients.get(id);
   }
 
@@ -68,13 +68,13 @@ export class MemoryGrantStore implements GrantStore {
     this.shown.delete(id);
   }
 
-  async addGrant(grant: GrantRecord, code: GrantSecretRecord): Promise<void> {
+  async saveGrant(grant: GrantRecord, code: GrantSecretRecord): Promise<void> {
     if (this.grants.has(grant.id) || this.secrets.has(code.hash)) throw duplicateKeyError('grant');
     this.grants.set(grant.id, grant);
     this.secrets.set(code.hash, code);
   }
 
-  async getGrant(id: string): Promise<GrantRecord | undefined> {
+  async findGrant(id: string): Promise<GrantRecord | undefined> {
     return this.grants.get(id);
   }
 
@@ -87,20 +87,20 @@ export class MemoryGrantStore implements GrantStore {
     if (grant) this.grants.set(id, { ...grant, lastUsed: at });
   }
 
-  async revokeGrant(id: string): Promise<boolean> {
+  async revokeByGrantId(id: string): Promise<boolean> {
     for (const [hash, secret] of this.secrets) if (secret.grantId === id) this.secrets.delete(hash);
     return this.grants.delete(id);
   }
 
-  async revokeGrantsOf(user: string): Promise<number> {
+  async revokeByUser(user: string): Promise<number> {
     let revoked = 0;
     for (const grant of [...this.grants.values()]) {
-      if (grant.user === user) revoked += Number(await this.revokeGrant(grant.id));
+      if (grant.user === user) revoked += Number(await this.revokeByGrantId(grant.id));
     }
     return revoked;
   }
 
-  async addSecrets(grantId: string, secrets: readonly GrantSecretRecord[]): Promise<boolean> {
+  async saveSecrets(grantId: string, secrets: readonly GrantSecretRecord[]): Promise<boolean> {
     if (!this.grants.has(grantId)) return false;
     if (secrets.some((secret) => this.secrets.has(secret.hash))) throw duplicateKeyError('grant');
     for (const secret of secrets) this.secrets.set(secret.hash, secret);
@@ -111,7 +111,7 @@ export class MemoryGrantStore implements GrantStore {
     return this.secrets.get(hash);
   }
 
-  async redeem(hash: string, at: number): Promise<Redemption | undefined> {
+  async consume(hash: string, at: number): Promise<Redemption | undefined> {
     const secret = this.secrets.get(hash);
     if (!secret) return undefined;
     if (secret.used !== undefined) return { secret, first: false };
