@@ -104,7 +104,7 @@ export function describeSearchContract(label: string, open: OpenStore): void {
       });
 
       it('words split at punctuation: parts of names, addresses, paths and hyphenated words', async () => {
-        await write('projects/engram-notes', 'See example.com/docs', 'mail ada@example.org, path src/memory/port.ts\n');
+        await write('projects/engram-notes', 'See example.com/docs', 'mail ada@example.org, path src/core/store.ts\n');
 
         for (const query of ['engram', 'notes', 'projects', 'example', 'docs', 'ada', 'org', 'core', 'store ts']) {
           expect(await names(query), query).toEqual(['projects/engram-notes']);
