@@ -147,7 +147,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
           memory: options.memory,
           policy: options.policy,
           version: options.version,
-          ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
+          onUnexpectedError: options.onUnexpectedError,
           onerror: (error) => log(`mcp: ${error.message}`),
         }),
       (error: unknown) => {

@@ -76,7 +76,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     publicUrl: options.publicUrl ?? new URL(origin),
     loopbackOnly,
     maxPayloadBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
-    ...(options.webSocketLimits ? { limits: options.webSocketLimits } : {}),
+    limits: options.webSocketLimits,
   });
   const drain = createDrain(server);
   server.on('request', (req, res) => {
