@@ -17,6 +17,7 @@ import { createMemory, type Memory } from './memory/memory.js';
 import type { Policy } from './memory/model/policy.js';
 import type { Store } from './memory/port.js';
 import { type Backend, type OpenOptions, openBackend } from './open-store.js';
+import { createTransfer, type Transfer } from './transfer/transfer.js';
 
 /** How the services of sign-in behave: who may sign in how often, and the clients known without registering. */
 export interface AccessConfig {
@@ -61,6 +62,8 @@ export interface OAuthServices {
 /** Every service, over one store. */
 export interface App {
   readonly memory: Memory;
+  /** Export, import (documents and other memory systems' files) and wipe, over the memory. */
+  readonly transfer: Transfer;
   /** The bearer tokens of `engram serve --auth token`. */
   readonly access: Access;
   /** Users, their passwords, sign-in and browser sessions. */
@@ -116,6 +119,7 @@ export function createApp(config: AppConfig): App {
   const log = config.log ?? (() => {});
   return {
     memory,
+    transfer: createTransfer(memory),
     ...accessServices(store, config.access ?? {}, memory.rules.now, log),
     close: () => store.close(),
   };

@@ -62,8 +62,8 @@ export interface HttpAppOptions {
   readonly log: (line: string) => void;
 }
 
-/** What the app serves of the services app.ts built: the memory, and the accounts of the web UI's sign-in. */
-export type HttpServices = Pick<App, 'memory' | 'accounts'>;
+/** What the app serves of the services app.ts built: the memory and its transfer, and the accounts of the web UI's sign-in. */
+export type HttpServices = Pick<App, 'memory' | 'transfer' | 'accounts'>;
 
 export interface HttpApp {
   readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
@@ -173,6 +173,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const web = createWebRoutes(options.webRoot);
   const api = createApi({
     memory: options.app.memory,
+    transfer: options.app.transfer,
     authenticate: apiAuthenticate,
     sessions: createSessionRoutes({
       mode: options.auth.mode,

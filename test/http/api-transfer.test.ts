@@ -64,7 +64,7 @@ describe('POST /api/import', () => {
     const server = await seeded();
     const before = await contents(server.memory);
     const exported = (await api(server.port, 'GET', '/api/export')).body;
-    await server.memory.transfer.wipe(LOCAL);
+    await server.transfer.wipe(LOCAL);
     expect(await contents(server.memory)).toEqual([]);
     const response = await api(server.port, 'POST', importPath(), { body: exported });
     expect(response.status).toBe(200);

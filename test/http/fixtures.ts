@@ -18,6 +18,7 @@ import type { WebSocketLimits } from '../../src/http/websocket.js';
 import type { Memory } from '../../src/memory/memory.js';
 import type { Policy } from '../../src/memory/model/policy.js';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/index.js';
+import type { Transfer } from '../../src/transfer/transfer.js';
 import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
 
 export interface TestServer {
@@ -25,6 +26,8 @@ export interface TestServer {
   readonly url: string;
   readonly port: number;
   readonly memory: Memory;
+  /** Export, import and wipe, the very service the server's /api calls. */
+  readonly transfer: Transfer;
   readonly access: Access;
   /** Accounts and browser sessions: the web UI's sign-in (with --auth token). */
   readonly accounts: Accounts;
@@ -96,6 +99,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     url: `http://${address}:${server.port}/mcp`,
     port: server.port,
     memory: app.memory,
+    transfer: app.transfer,
     access: app.access,
     accounts: app.accounts,
     store,
