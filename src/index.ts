@@ -62,3 +62,11 @@ export type { Backend, OpenOptions } from './open-store.js';
 export { MemoryStore, openMemoryStore } from './storage/memory/index.js';
 export { openPostgresStore, PostgresStore, type PostgresStoreOptions } from './storage/postgres/index.js';
 export { openSqliteStore, SqliteStore, type SqliteStoreOptions } from './storage/sqlite/index.js';
+export {
+  createTransfer,
+  type ExportDocument,
+  type ExportOptions,
+  type ImportOptions,
+  type ImportReport,
+  Transfer,
+} from './transfer/transfer.js';
