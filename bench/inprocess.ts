@@ -14,6 +14,7 @@ import Database from 'better-sqlite3';
 import { createMemory } from '../src/memory/memory.js';
 import { createToolHandler, type ToolResult } from '../src/memory/tools/handler.js';
 import { openSqliteStore } from '../src/storage/sqlite/index.js';
+import { createTransfer } from '../src/transfer/transfer.js';
 import { appendedLine, bodyOf, exportDocument, markerOf, subject, subjects } from './content.js';
 import type { Section, Table, Target } from './report.js';
 import { describeGrowth, formatMs, formatRatio, interleave, type Summary, summarize, timeOnce } from './stats.js';
@@ -116,7 +117,7 @@ export async function benchInProcess(options: InProcessOptions = DEFAULT_IN_PROC
   try {
     let seeded = 0;
     for (const entries of options.sizes) {
-      await memory.transfer.import(caller, exportDocument(subjects(seeded, entries)), { mode: 'merge' });
+      await createTransfer(memory).import(caller, exportDocument(subjects(seeded, entries)), { mode: 'merge' });
       // The search index catches up with the import before anything is timed, as `engram
       // import` has it do before it exits: a search waits for the catch-up. Otherwise every
       // timed write would wait behind a batch of a backlog of 90,000 entries at 100,000.
@@ -276,7 +277,7 @@ function describe(figures: readonly SizeFigures[], options: InProcessOptions): S
     method:
       'Each call goes through the tool handler (argument checks, the Memory service, the SQLite store, ' +
       'formatting), exactly what an embedding agent gets from `handleToolCall`. Entries hold ~1 KiB bodies in 8 lines; ' +
-      'the memory is seeded with `memory.transfer.import` and grown between sizes in the same database. ' +
+      'the memory is seeded with `Transfer.import` and grown between sizes in the same database. ' +
       'The limit is measured in the same run on the same disk: one `UPDATE` of a 1 KiB row in its own transaction ' +
       'on a better-sqlite3 database in WAL mode with `synchronous=FULL`, in a table of as many rows. ' +
       `The writes are interleaved call by call (${options.writeRounds} rounds per size), and so are the two opens ` +

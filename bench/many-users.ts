@@ -6,11 +6,7 @@
  * token` opens the same database.
  */
 
-import { createAccess } from '../src/access/tokens/access.js';
-import { createMemory } from '../src/memory/memory.js';
-import type { StorageBackend } from '../src/storage/backend.js';
-import { openPostgresStore } from '../src/storage/postgres/index.js';
-import { openSqliteStore } from '../src/storage/sqlite/index.js';
+import { openApp } from '../src/app.js';
 import { appendedLine, bodyOf, subject } from './content.js';
 
 /**
@@ -45,12 +41,10 @@ export function floorToken(at: number): string {
  * each with USER_ENTRIES entries and one token, and returns the tokens, one per user.
  */
 export async function seedUsers(target: { db: string; databaseUrl?: string | undefined }, users: number) {
-  const store: StorageBackend = target.databaseUrl
-    ? await openPostgresStore({ connectionString: target.databaseUrl })
-    : await openSqliteStore({ path: target.db });
+  const { memory, access, close } = await openApp({
+    backend: target.databaseUrl ? { kind: 'postgres', url: target.databaseUrl } : { kind: 'sqlite', path: target.db },
+  });
   try {
-    const access = createAccess(store.tokens);
-    const memory = createMemory({ store });
     return await Promise.all(
       Array.from({ length: users }, async (_, at) => {
         const user = benchUser(at);
@@ -63,6 +57,6 @@ export async function seedUsers(target: { db: string; databaseUrl?: string | und
       }),
     );
   } finally {
-    await store.close();
+    await close();
   }
 }

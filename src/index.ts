@@ -1,10 +1,13 @@
 /**
  * The library: embed Engram in your own agent.
  *
- *   import { createMemory, openSqliteStore, toolDefinitions, handleToolCall } from 'engram';
- *   const memory = createMemory({ store: openSqliteStore({ path: 'memory.db' }), policy: { historyLimit: 20 } });
+ *   import { openApp, toolDefinitions, handleToolCall } from 'engram';
+ *   const { memory } = await openApp({ backend: { kind: 'sqlite', path: 'memory.db' }, policy: { historyLimit: 20 } });
  *   // give toolDefinitions() to the model; for each tool call it makes:
  *   const { text, isError } = await handleToolCall(memory, call.name, call.arguments);
+ *
+ * openApp (or createApp, over a store of your own) wires every service over one store, as
+ * the `engram` command does; createMemory and the stores below remain for the memory alone.
  *
  * The Memory service owns every rule and the clock: the policy given here holds on any
  * store. Nothing here reads the environment (the `engram` command does, in src/cli).
@@ -27,6 +30,15 @@ export {
   type OpenAiToolMessage,
   openAiToolMessages,
 } from './adapters/openai.js';
+export {
+  type AccessConfig,
+  type App,
+  type AppConfig,
+  createApp,
+  type OAuthServices,
+  type OpenAppConfig,
+  openApp,
+} from './app.js';
 export type { ActivityItem, ActivityPage, ActorCount, MemoryChange } from './memory/activity.js';
 export { createMemory, Memory, type MemoryOptions } from './memory/memory.js';
 export type { Caller } from './memory/model/caller.js';
@@ -46,6 +58,15 @@ export {
   openAiTools as toolDefinitions,
 } from './memory/tools/definitions.js';
 export { createToolHandler, type ToolHandler, type ToolResult } from './memory/tools/handler.js';
+export type { Backend, OpenOptions } from './open-store.js';
 export { MemoryStore, openMemoryStore } from './storage/memory/index.js';
 export { openPostgresStore, PostgresStore, type PostgresStoreOptions } from './storage/postgres/index.js';
 export { openSqliteStore, SqliteStore, type SqliteStoreOptions } from './storage/sqlite/index.js';
+export {
+  createTransfer,
+  type ExportDocument,
+  type ExportOptions,
+  type ImportOptions,
+  type ImportReport,
+  Transfer,
+} from './transfer/transfer.js';

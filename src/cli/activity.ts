@@ -50,11 +50,8 @@ export function registerActivityCommand(program: Command, common: (command: Comm
       run(
         options,
         async (context, output) => {
-          const page = await context.memory.activity.list(cliCaller(context), {
-            ...(options.limit === undefined ? {} : { limit: options.limit }),
-            ...(options.before === undefined ? {} : { before: options.before }),
-            ...(options.actor === undefined ? {} : { actor: options.actor }),
-          });
+          const { limit, before, actor } = options;
+          const page = await context.memory.activity.list(cliCaller(context), { limit, before, actor });
           const lines = page.items.length === 0 ? ['No changes.'] : page.items.map(activityLine);
           if (page.next !== undefined) {
             // The same listing's next page: every option given but the cursor, then the new cursor.

@@ -5,16 +5,13 @@
  */
 
 import { readFileSync } from 'node:fs';
-import { type Accounts, createAccounts } from '../access/accounts/accounts.js';
 import type { PasswordCost } from '../access/accounts/passwords.js';
-import { Authorization, type AuthorizationOptions } from '../access/oauth/authorization.js';
-import { OAuthClients } from '../access/oauth/clients.js';
-import { OAuthTokens } from '../access/oauth/tokens.js';
-import { type Access, createAccess } from '../access/tokens/access.js';
-import { type Caller, createMemory, type Memory } from '../memory/memory.js';
+import { type App, openApp } from '../app.js';
+import type { Caller } from '../memory/memory.js';
 import { EngramError } from '../memory/model/errors.js';
 import { normalizeUser, USER_CAP } from '../memory/model/users.js';
-import { type Backend, describeBackend, openBackend } from './backend.js';
+import type { Backend } from '../open-store.js';
+import { describeBackend } from './backend.js';
 import { loadSettings, type Settings } from './config.js';
 import type { Environment } from './environment.js';
 import { assertMemoryExists, type Opening, prepareDefaultFolder, previewBackend } from './existing-memory.js';
@@ -30,27 +27,14 @@ export interface CommonOptions {
   readonly json?: boolean;
 }
 
-export interface Context {
+/** The services a command uses (app.ts), never the store; with where they come from. */
+export interface Context extends App {
   readonly settings: Settings;
-  readonly memory: Memory;
-  /** The bearer tokens of `engram serve --auth token`. */
-  readonly access: Access;
-  /** Users, their passwords, sign-in and browser sessions. */
-  readonly accounts: Accounts;
-  /** OAuth (`engram serve --auth oauth`): the token service, which also lists and revokes connected apps. */
-  readonly oauth: {
-    readonly tokens: OAuthTokens;
-    /** The client service over the registered and configured clients; serve gives it the metadata document fetcher. */
-    clients(fetchDocument?: (url: URL) => Promise<unknown>): OAuthClients;
-    /** The consent step over those clients, for the server's issuer and resource. */
-    authorization(clients: OAuthClients, server: Pick<AuthorizationOptions, 'issuer' | 'resource'>): Authorization;
-  };
   readonly user: string;
   /** The database in use, as a person reads it ("SQLite /path", "PostgreSQL postgres://…"). */
   readonly database: string;
   /** A dry run found no database at `database`, so it previews against an empty memory and creates nothing. */
   readonly absent: boolean;
-  close(): Promise<void>;
 }
 
 export const VERSION: string = (
@@ -80,13 +64,11 @@ export function chooseBackend(options: CommonOptions, settings: Settings, enviro
     }
     if (db) return { kind: 'sqlite', path: db };
     if (url) {
-      const poolSize = options.poolSize ?? settings.poolSize;
-      const statementTimeoutMs = options.statementTimeout ?? settings.statementTimeoutMs;
       return {
         kind: 'postgres',
         url,
-        ...(poolSize === undefined ? {} : { poolSize }),
-        ...(statementTimeoutMs === undefined ? {} : { statementTimeoutMs }),
+        poolSize: options.poolSize ?? settings.poolSize,
+        statementTimeoutMs: options.statementTimeout ?? settings.statementTimeoutMs,
       };
     }
   }
@@ -111,7 +93,7 @@ export function chooseUser(options: CommonOptions, settings: Settings, environme
 }
 
 /**
- * Opens the configured store and the services over it, and purges trash past its
+ * Opens the configured store and the services over it (app.ts), and purges trash past its
  * retention period (at every start, so expired entries never linger). A command that
  * only `reads` is refused when there is no database, rather than creating one; one that
  * `previews` (a dry run) then runs on an empty memory created nowhere; one that creates
@@ -130,48 +112,20 @@ export async function openContext(
   if (opening === 'reads') assertMemoryExists(chosen, environment.defaultDatabasePath);
   if (opening === 'creates' || opening === 'serves') prepareDefaultFolder(chosen, environment.defaultDatabasePath);
   const { backend, absent } = opening === 'previews' ? previewBackend(chosen) : { backend: chosen, absent: false };
-  const store = await openBackend(backend, { groupCommit: settings.groupCommit, searchWorker: opening === 'serves' });
-  const memory = createMemory({ store, policy: settings.policy });
+  const app = await openApp({
+    backend,
+    open: { groupCommit: settings.groupCommit, searchWorker: opening === 'serves' },
+    policy: settings.policy,
+    access: { clients: settings.clients, passwordCost },
+    log,
+  });
   try {
-    await memory.recovery.purgeExpired();
+    await app.memory.recovery.purgeExpired();
   } catch (error) {
     // Expired trash waits for the next start; the command itself can still run.
     log(`expired trash not purged this time: ${(error as Error).message}`);
   }
-  // Which client ids the token endpoint still knows; telling fetches nothing.
-  const knownClients = new OAuthClients(store.oauth, { now: memory.rules.now, configured: settings.clients ?? [] });
-  return {
-    settings,
-    memory,
-    access: createAccess(store.tokens, {
-      now: memory.rules.now,
-      onTouchError: (error) => log(`could not record when a token was last used: ${(error as Error).message}`),
-    }),
-    accounts: createAccounts(store, {
-      now: memory.rules.now,
-      log,
-      ...(passwordCost === undefined ? {} : { passwordCost }),
-      onTouchError: (error) => log(`could not record when a session was last used: ${(error as Error).message}`),
-    }),
-    oauth: {
-      tokens: new OAuthTokens(store.oauth, {
-        now: memory.rules.now,
-        onTouchError: (error) => log(`could not record when an app was last used: ${(error as Error).message}`),
-        isKnownClient: (clientId) => knownClients.isKnown(clientId),
-      }),
-      clients: (fetchDocument) =>
-        new OAuthClients(store.oauth, {
-          now: memory.rules.now,
-          configured: settings.clients ?? [],
-          ...(fetchDocument === undefined ? {} : { fetchDocument }),
-        }),
-      authorization: (clients, server) => new Authorization(store.oauth, clients, { now: memory.rules.now, ...server }),
-    },
-    database: describeBackend(chosen),
-    absent,
-    user,
-    close: () => store.close(),
-  };
+  return { ...app, settings, database: describeBackend(chosen), absent, user };
 }
 
 /** The CLI acts as the local user, recorded in history as `cli`. */

@@ -12,8 +12,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { EngramError } from '../memory/model/errors.js';
-import { folderMissing, noSuchFolderError } from '../storage/sqlite/file.js';
-import type { Backend } from './backend.js';
+import { type Backend, folderMissing, noSuchFolderError } from '../open-store.js';
 
 /**
  * Whether a command may create the database it opens, only reads one that exists, or

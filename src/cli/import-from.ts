@@ -91,7 +91,7 @@ export async function importFrom(
 ): Promise<void> {
   const bridge = BRIDGES[kind];
   const files = readSource(path, bridge.folder, bridge.indexFile);
-  const result = await importFromSource(context.memory, cliCaller(context), kind, files, {
+  const result = await importFromSource(context.transfer, cliCaller(context), kind, files, {
     mode: options.mode,
     overwrite: options.overwrite === true,
     dryRun: options.dryRun === true,

@@ -11,11 +11,12 @@ import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { countOf, formatCount } from '../memory/model/text.js';
 import type { Store } from '../memory/port.js';
+import { type Backend, backendOf, openBackend } from '../open-store.js';
 import { type CopyProgress, type CopySummary, copyStore } from '../transfer/migration.js';
-import { type Backend, backendOf, describeBackend, openBackend } from './backend.js';
+import { describeBackend } from './backend.js';
 import { loadSettings } from './config.js';
 import type { Environment } from './environment.js';
-import { createOutput, EXIT_OK, type Io, reportFailure, UsageError } from './output.js';
+import { createOutput, EXIT_OK, type Io, log, reportFailure, UsageError } from './output.js';
 
 interface MigrateOptions {
   readonly from: string;
@@ -94,9 +95,9 @@ async function migrate(options: MigrateOptions, environment: Environment, io: Io
     const to = backendFor(options.to, '--to');
     if (sameDatabase(from, to)) throw new UsageError('--from and --to name the same database: copy into another one.');
     const { policy } = loadSettings(options.config, environment);
-    const source = await openBackend(from);
+    const source = await openBackend(from, { onWarning: log });
     opened.push(source);
-    const target = await openBackend(to);
+    const target = await openBackend(to, { onWarning: log });
     opened.push(target);
     const names = { from: describeBackend(from), to: describeBackend(to) };
     const summary = await copyStore(source, target, {

@@ -9,10 +9,9 @@
  */
 
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { AuthSettings } from '../http/auth.js';
+import type { ServeAuth } from '../http/auth.js';
 import { assertSafeBinding, assertSafePublicUrl, parseAllowedOrigin, parsePublicUrl } from '../http/origins.js';
 import type { RunningHttpServer } from '../http/server.js';
-import { createToolHandler } from '../memory/tools/handler.js';
 import { loadSettings } from './config.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import type { Environment } from './environment.js';
@@ -140,38 +139,26 @@ async function serve(
           }),
         )
       : undefined;
-  const { oauth, accounts } = context;
-  const auth: AuthSettings =
+  const auth: ServeAuth =
     clients !== undefined
-      ? {
-          mode: 'oauth',
-          access: context.access,
-          tokens: oauth.tokens,
-          clients,
-          authorization: (server) => oauth.authorization(clients, server),
-          accounts,
-        }
+      ? { mode: 'oauth', clients }
       : options.auth === 'token'
-        ? { mode: 'token', access: context.access }
+        ? { mode: 'token' }
         : { mode: 'none', user: context.user };
-  const handler = createToolHandler(context.memory, { onUnexpectedError: logInternalError });
   let server: RunningHttpServer;
   try {
     // The HTTP stack and the MCP SDK load only when serving, to keep the CLI quick to start.
     const { startHttpServer } = await import('../http/server.js');
     server = await startHttpServer({
-      handler,
+      app: context,
       onUnexpectedError: logInternalError,
-      memory: context.memory,
-      policy: context.settings.policy,
       version: VERSION,
       auth,
-      accounts: context.accounts,
       allowOrigins: options.allowOrigin,
-      ...(publicUrl === undefined ? {} : { publicUrl }),
+      publicUrl,
       trustProxy: options.trustProxy ?? false,
-      ...(tls === undefined ? {} : { tls }),
-      ...(context.settings.webSocket === undefined ? {} : { webSocketLimits: context.settings.webSocket }),
+      tls,
+      webSocketLimits: context.settings.webSocket,
       host: options.host,
       port: options.port,
       log,
@@ -199,7 +186,10 @@ async function serve(
       ...(clients === undefined
         ? {}
         : {
-            purgeOAuth: async () => ({ ...(await oauth.tokens.purgeExpired()), clients: await clients.removeUnused() }),
+            purgeOAuth: async () => ({
+              ...(await context.oauth.tokens.purgeExpired()),
+              clients: await clients.removeUnused(),
+            }),
           }),
     });
     io.stdout(

@@ -97,7 +97,7 @@ export function registerTransferCommands(program: Command, common: (command: Com
                 );
               if (options.out || options.withHistory)
                 throw new UsageError('--out and --with-history are for the JSON export');
-              const { entries } = await context.memory.transfer.export(caller);
+              const { entries } = await context.transfer.export(caller);
               const { removed, overwritten } = writeMarkdownExport(
                 dir,
                 markdownExport(entries),
@@ -121,7 +121,7 @@ export function registerTransferCommands(program: Command, common: (command: Com
                 `a folder (${dir}) is for --format markdown; the JSON export goes to --out FILE or stdout`,
               );
             if (options.force) throw new UsageError('--force goes with --format markdown');
-            const pieces = context.memory.transfer.exportText(caller, { withHistory: options.withHistory === true });
+            const pieces = context.transfer.exportText(caller, { withHistory: options.withHistory === true });
             if (options.out) {
               const count = (await context.memory.index(caller)).length;
               await writePrivateFile(options.out, pieces);
@@ -167,8 +167,8 @@ export function registerTransferCommands(program: Command, common: (command: Com
           if (options.from) return importFrom(context, output, options.from, file, options);
           if (options.split || options.map || options.name)
             throw new UsageError('--split, --map and --name go with --from');
-          const document = context.memory.transfer.parse(readDocument(file));
-          const report = await context.memory.transfer.import(cliCaller(context), document, {
+          const document = context.transfer.parse(readDocument(file));
+          const report = await context.transfer.import(cliCaller(context), document, {
             mode: options.mode,
             overwrite: options.overwrite === true,
             dryRun: options.dryRun === true,
@@ -205,7 +205,7 @@ Where each file lives and what it becomes: docs/import.md`,
     .action((options: CommonOptions & { yesIAmSure?: boolean }) =>
       run(options, async (context, output) => {
         if (!options.yesIAmSure) throw new UsageError('wipe empties the whole memory: pass --yes-i-am-sure to confirm');
-        const count = await context.memory.transfer.wipe(cliCaller(context));
+        const count = await context.transfer.wipe(cliCaller(context));
         if (context.settings.policy.trashRetentionDays === 0) {
           output.result(`Purged ${count} entries for good: trashRetentionDays is 0, so nothing went to the trash.`, {
             dropped: count,

@@ -10,14 +10,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { createOAuthRoutes } from '../access/oauth/http/router.js';
+import type { App } from '../app.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json/json-nesting.js';
 import type { McpHttpEndpoint } from '../mcp/http.js';
-import type { Memory } from '../memory/memory.js';
 import { isEngramError } from '../memory/model/errors.js';
-import type { Policy } from '../memory/model/policy.js';
 import type { ToolHandler } from '../memory/tools/handler.js';
 import { applyAnswerHeaders } from './answer-headers.js';
-import { createApiAuthenticate, type WebAccounts } from './api/browser-auth.js';
+import { createApiAuthenticate } from './api/browser-auth.js';
 import { type ApiErrorCode, retryAfterHeaders, STATUS_BY_CODE, sendApiError } from './api/errors.js';
 import { type ApiExchange, createApi, isApiPath, MAX_IMPORT_BODY_BYTES } from './api/router.js';
 import { createSessionRoutes } from './api/session.js';
@@ -32,16 +31,15 @@ import { repeatedHeader } from './repeated-header.js';
 import { createWebRoutes } from './web.js';
 
 export interface HttpAppOptions {
+  /** The services it serves, built by the composition root (app.ts): `/api` calls the memory; sign-in uses the accounts. */
+  readonly app: HttpServices;
+  /** The MCP tool handler over that memory. */
   readonly handler: ToolHandler;
   /** Where unexpected failures outside the tool handler (an MCP name completion's) are reported. */
   readonly onUnexpectedError?: (error: unknown) => void;
-  /** What `/api` calls. */
-  readonly memory: Memory;
-  readonly policy: Pick<Policy, 'groups'>;
   readonly version: string;
+  /** Who may call, with the services that check (authSettings); with a token or OAuth, the web UI's password sign-in too. */
   readonly auth: AuthSettings;
-  /** Sign-in to the web UI with a password (token and oauth modes); without it, only tokens. */
-  readonly accounts?: WebAccounts;
   /** The built web UI (default dist/web, see web.ts). */
   readonly webRoot?: string;
   /** Origins allowed besides the defaults (see originPolicy), as parseAllowedOrigin returns them. */
@@ -63,6 +61,9 @@ export interface HttpAppOptions {
   /** Receives one line per request, and reports of failures. */
   readonly log: (line: string) => void;
 }
+
+/** What the app serves of the services app.ts built: the memory and its transfer, and the accounts of the web UI's sign-in. */
+export type HttpServices = Pick<App, 'memory' | 'transfer' | 'accounts'>;
 
 export interface HttpApp {
   readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
@@ -144,10 +145,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       ({ createMcpHttpEndpoint }) =>
         createMcpHttpEndpoint({
           handler: options.handler,
-          memory: options.memory,
-          policy: options.policy,
+          memory: options.app.memory,
+          policy: options.app.memory.policy,
           version: options.version,
-          ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
+          onUnexpectedError: options.onUnexpectedError,
           onerror: (error) => log(`mcp: ${error.message}`),
         }),
       (error: unknown) => {
@@ -158,7 +159,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return endpoint;
   };
   // The web UI's cookie and CSRF rules (api/browser-auth.ts); nobody signs in without auth.
-  const accounts = options.auth.mode === 'none' ? undefined : options.accounts;
+  const accounts = options.auth.mode === 'none' ? undefined : options.app.accounts;
   const ownOrigins = new Set([publicUrl.origin, new URL(options.listeningOrigin).origin]);
   const apiAuthenticate = createApiAuthenticate({
     // OAuth tokens are bound to /mcp (RFC 8707): the REST API takes static tokens only.
@@ -171,7 +172,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
   const web = createWebRoutes(options.webRoot);
   const api = createApi({
-    memory: options.memory,
+    memory: options.app.memory,
+    transfer: options.app.transfer,
     authenticate: apiAuthenticate,
     sessions: createSessionRoutes({
       mode: options.auth.mode,

@@ -15,6 +15,7 @@ import { SECRET_PREFIXES } from '../access/oauth/secrets.js';
 import type { OAuthTokens } from '../access/oauth/tokens.js';
 import { SCOPES } from '../access/oauth/types.js';
 import type { Access } from '../access/tokens/access.js';
+import type { App } from '../app.js';
 import type { Caller } from '../memory/model/caller.js';
 import { isEngramError } from '../memory/model/errors.js';
 
@@ -32,6 +33,30 @@ export type AuthSettings =
       /** Who signs in on the consent page. */
       readonly accounts: ConsentAccounts;
     };
+
+/**
+ * Who may call `engram serve` (--auth): anyone on this computer as `user`, bearer tokens,
+ * or OAuth too, with the client service serve completed (it fetches metadata documents).
+ */
+export type ServeAuth =
+  | { readonly mode: 'none'; readonly user: string }
+  | { readonly mode: 'token' }
+  | { readonly mode: 'oauth'; readonly clients: OAuthClients };
+
+/** What each mode checks callers with, taken from the services the composition root built (app.ts). */
+export function authSettings(services: Pick<App, 'access' | 'accounts' | 'oauth'>, auth: ServeAuth): AuthSettings {
+  if (auth.mode === 'none') return auth;
+  if (auth.mode === 'token') return { mode: 'token', access: services.access };
+  const { clients } = auth;
+  return {
+    mode: 'oauth',
+    access: services.access,
+    tokens: services.oauth.tokens,
+    clients,
+    authorization: (server) => services.oauth.authorization(clients, server),
+    accounts: services.accounts,
+  };
+}
 
 /** The label of a caller no token names, where its door has no better one. */
 export const ANONYMOUS_LABEL = 'http';

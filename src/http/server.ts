@@ -7,14 +7,23 @@
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { App } from '../app.js';
+import { createToolHandler, type ToolHandler } from '../memory/tools/handler.js';
 import { answerClientError } from './answer-headers.js';
 import { createHttpApp, type HttpAppOptions } from './app.js';
+import { authSettings, type ServeAuth } from './auth.js';
 import { createDrain } from './drain.js';
 import { DEFAULT_TIMEOUTS, declaredTooLarge, MAX_BODY_BYTES, type Timeouts } from './limits.js';
 import { assertSafeBinding, assertSafePublicUrl, isLoopbackHostname } from './origins.js';
 import { createWebSocketEndpoint, type WebSocketLimits } from './websocket.js';
 
-export interface HttpServerOptions extends Omit<HttpAppOptions, 'loopbackOnly' | 'listeningOrigin'> {
+export interface HttpServerOptions
+  extends Omit<HttpAppOptions, 'app' | 'auth' | 'handler' | 'loopbackOnly' | 'listeningOrigin'> {
+  /** The services to serve, built by the composition root (app.ts). */
+  readonly app: Pick<App, 'memory' | 'transfer' | 'access' | 'accounts' | 'oauth'>;
+  readonly auth: ServeAuth;
+  /** What answers MCP tool calls: the memory's tool handler unless a test stands one in. */
+  readonly handler?: ToolHandler;
   readonly host: string;
   /** 0 picks a free port. */
   readonly port: number;
@@ -70,13 +79,20 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const origin = `${options.tls ? 'https' : 'http'}://${urlHost(options.host)}:${port}`;
   // The app is made once the port is known, which the public URL defaults to; no request
   // is read before the handlers below are in place (they are added in this same turn).
-  const app = createHttpApp({ ...options, loopbackOnly, listeningOrigin: origin });
+  const auth = authSettings(options.app, options.auth);
+  const handler =
+    options.handler ?? createToolHandler(options.app.memory, { onUnexpectedError: options.onUnexpectedError });
+  const app = createHttpApp({ ...options, auth, handler, loopbackOnly, listeningOrigin: origin });
   const webSockets = createWebSocketEndpoint({
     ...options,
+    auth,
+    handler,
+    memory: options.app.memory,
+    policy: options.app.memory.policy,
     publicUrl: options.publicUrl ?? new URL(origin),
     loopbackOnly,
     maxPayloadBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
-    ...(options.webSocketLimits ? { limits: options.webSocketLimits } : {}),
+    limits: options.webSocketLimits,
   });
   const drain = createDrain(server);
   server.on('request', (req, res) => {

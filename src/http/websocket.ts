@@ -295,7 +295,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
       memory: options.memory,
       policy: options.policy,
       version: options.version,
-      ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
+      onUnexpectedError: options.onUnexpectedError,
       maxInFlight: limits.maxInFlight,
       maxWaiting: limits.maxWaiting,
       budget,

@@ -4,7 +4,6 @@
  * below it, so all of them apply the same rules and return the same messages.
  */
 
-import { Transfer } from '../transfer/transfer.js';
 import { Activity } from './activity.js';
 import { writeRules } from './model/apply.js';
 import { assertWritable, type Caller } from './model/caller.js';
@@ -80,8 +79,6 @@ export class Memory {
   readonly rules: WriteRules;
   /** History, restore, trash, undrop, purge: for the human, never for the model. */
   readonly recovery: Recovery;
-  /** Export, import, wipe. */
-  readonly transfer: Transfer;
   /** What changed across the whole memory, by whom; and word of changes as they commit. */
   readonly activity: Activity;
 
@@ -91,7 +88,6 @@ export class Memory {
     const now = options.now ?? Date.now;
     this.rules = writeRules(this.policy, now);
     this.recovery = new Recovery(this.store, this.policy, this.rules);
-    this.transfer = new Transfer(this.store, this.policy, this.rules, () => this.recovery.purgeIfNoRetention());
     this.activity = new Activity(this.store);
   }
 

@@ -14,6 +14,7 @@
 
 import { createRequire } from 'node:module';
 import type { z } from 'zod';
+import type { Memory } from '../memory/memory.js';
 import { assertWritable, type Caller } from '../memory/model/caller.js';
 import {
   appendText,
@@ -297,7 +298,8 @@ export class DocumentCheck {
 export class Transfer {
   constructor(
     private readonly store: Store,
-    private readonly policy: Policy,
+    /** The memory's policy: its caps and writable groups hold for every import. */
+    readonly policy: Policy,
     /** The Memory service's clock and history limits, for the export's time and every change. */
     private readonly rules: WriteRules,
     /** Runs after entries were dropped (wipe, replace): purges them at once with 0 days of retention. */
@@ -471,4 +473,9 @@ export class Transfer {
     if (count > 0) await this.afterDrop();
     return count;
   }
+}
+
+/** Export, import and wipe over a Memory's store, under its policy, clock and history limits. */
+export function createTransfer(memory: Memory): Transfer {
+  return new Transfer(memory.store, memory.policy, memory.rules, () => memory.recovery.purgeIfNoRetention());
 }

@@ -12,6 +12,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createMemory, type WriteRequest } from '../../src/memory/memory.js';
 import { openSqliteStore } from '../../src/storage/sqlite/index.js';
+import { createTransfer } from '../../src/transfer/transfer.js';
 import { CALLER, expectEngramError, newMemory } from '../core/fixtures.js';
 import { type EngramRun, queryDatabase } from '../helpers/engram.js';
 import { type Cli, cli, databaseState, expectRefused, expectUsageError, inProcessCli, ok } from './fixtures.js';
@@ -567,7 +568,10 @@ describe('engram export, wipe, import', () => {
     // Core's words on the document (test/core/transfer.test.ts pins them), passed on as they are.
     const core = newMemory();
     const refusal = await expectEngramError(
-      () => core.transfer.import(CALLER, core.transfer.parse(readFileSync(invalid, 'utf8')), { mode: 'merge' }),
+      () =>
+        createTransfer(core).import(CALLER, createTransfer(core).parse(readFileSync(invalid, 'utf8')), {
+          mode: 'merge',
+        }),
       'INVALID_ARGUMENT',
     );
     await expectRefused(engram, ['import', invalid], refusal.message);

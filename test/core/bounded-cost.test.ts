@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { suggestedNames } from '../../src/memory/memory.js';
 import { EngramError } from '../../src/memory/model/errors.js';
+import { createTransfer } from '../../src/transfer/transfer.js';
 import { HELD_LOOP_MS, withEventLoopDelay } from '../helpers/event-loop.js';
 import { collectGarbage } from '../helpers/heap.js';
 import { CALLER, newMemory } from './fixtures.js';
@@ -66,7 +67,7 @@ describe('did you mean, against a memory grown past the default caps', () => {
       description: `Entry ${i}`,
       body: 'x\n',
     }));
-    await memory.transfer.import(CALLER, { format: 'engram-export', version: 1, entries }, { mode: 'merge' });
+    await createTransfer(memory).import(CALLER, { format: 'engram-export', version: 1, entries }, { mode: 'merge' });
     const unknown = Array.from({ length: 10 }, (_, i) => `areas/${slug(i)}x`);
 
     // The seeding's garbage is collected before the measure: its collection read 276 ms in a full run.

@@ -5,7 +5,8 @@
  */
 
 import { expect } from 'vitest';
-import { type Caller, createMemory, type Memory } from '../../src/memory/memory.js';
+import { createApp } from '../../src/app.js';
+import type { Caller, Memory } from '../../src/memory/memory.js';
 import { EngramError, type ErrorCode } from '../../src/memory/model/errors.js';
 import { DEFAULT_POLICY, type Policy } from '../../src/memory/model/policy.js';
 import type { StoredEntry } from '../../src/memory/port.js';
@@ -16,7 +17,7 @@ export const READ_ONLY: Caller = { user: 'alice', label: 'viewer', readOnly: tru
 
 export function newMemory(policy: Partial<Policy> = {}): Memory {
   let clock = 1_000;
-  return createMemory({ store: openMemoryStore(), policy, now: () => clock++ });
+  return createApp({ store: openMemoryStore(), policy, now: () => clock++ }).memory;
 }
 
 export function policyWith(overrides: Partial<Policy>): Policy {

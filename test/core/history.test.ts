@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { type Caller, createMemory, type Memory } from '../../src/memory/memory.js';
 import type { Policy } from '../../src/memory/model/policy.js';
 import { openMemoryStore } from '../../src/storage/memory/index.js';
+import { createTransfer } from '../../src/transfer/transfer.js';
 import { CALLER, expectEngramError, seed, snapshot } from './fixtures.js';
 
 const START = Date.UTC(2025, 0, 1);
@@ -526,15 +527,15 @@ describe('a read-only caller', () => {
     await memory.write(writer, { name: 'topics/a', new: 'two' });
     await memory.write(writer, { name: 'topics/b', description: 'B', new: 'x' });
     await memory.drop(writer, 'topics/b');
-    const document = await memory.transfer.export(writer);
+    const document = await createTransfer(memory).export(writer);
     expect(await memory.recovery.history(reader, 'topics/a')).toHaveLength(2);
     expect(await memory.recovery.trash(reader)).toHaveLength(1);
     const refusals = [
       memory.recovery.restore(reader, 'topics/a', 1),
       memory.recovery.undrop(reader, 'topics/b'),
       memory.recovery.purge(reader, 'topics/b', { force: false }),
-      memory.transfer.import(reader, document, { mode: 'replace' }),
-      memory.transfer.wipe(reader),
+      createTransfer(memory).import(reader, document, { mode: 'replace' }),
+      createTransfer(memory).wipe(reader),
     ];
     for (const refusal of refusals) await expect(refusal).rejects.toMatchObject({ code: 'READ_ONLY_TOKEN' });
     expect(await memory.recovery.history(writer, 'topics/a')).toHaveLength(2);

@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { type Caller, createMemory, type Memory } from '../../src/memory/memory.js';
 import type { Policy } from '../../src/memory/model/policy.js';
 import { openMemoryStore } from '../../src/storage/memory/index.js';
-import { EXPORT_FORMAT, EXPORT_VERSION } from '../../src/transfer/transfer.js';
+import { createTransfer, EXPORT_FORMAT, EXPORT_VERSION } from '../../src/transfer/transfer.js';
 import { CALLER, expectEngramError, seed, snapshot } from './fixtures.js';
 
 const START = Date.UTC(2025, 0, 1);
@@ -61,7 +61,7 @@ async function expectImportRefused(
 ): Promise<void> {
   const before = await state(memory);
   await expectEngramError(
-    async () => memory.transfer.import(CLI, memory.transfer.parse(text), { mode: 'replace' }),
+    async () => createTransfer(memory).import(CLI, createTransfer(memory).parse(text), { mode: 'replace' }),
     code,
     message,
   );
@@ -74,7 +74,7 @@ describe('export', () => {
     await seed(memory, { 'topics/gone': ['Gone', 'gone\n'] });
     await memory.drop(CLI, 'topics/gone');
 
-    const document = await memory.transfer.export(CLI);
+    const document = await createTransfer(memory).export(CLI);
 
     expect(document).toEqual({
       format: 'engram-export',
@@ -96,7 +96,7 @@ describe('export', () => {
     await seed(memory, { 'topics/gone': ['Gone', 'gone\n'] });
     await memory.drop(CLI, 'topics/gone');
 
-    const document = await memory.transfer.export(CLI, { withHistory: true });
+    const document = await createTransfer(memory).export(CLI, { withHistory: true });
 
     const ada = document.entries.find((entry) => entry.name === 'people/ada');
     expect(
@@ -115,15 +115,15 @@ describe('export', () => {
     const memory = await seeded();
     await seed(memory, { 'topics/gone': ['Gone', 'gone\n'] });
     await memory.drop(CLI, 'topics/gone');
-    const document = await memory.transfer.export(CLI, { withHistory: true });
+    const document = await createTransfer(memory).export(CLI, { withHistory: true });
 
-    expect(memory.transfer.parse(JSON.stringify(document))).toEqual(document);
+    expect(createTransfer(memory).parse(JSON.stringify(document))).toEqual(document);
   });
 
   it('is read back by parse from a file an editor saved with a byte order mark', async () => {
-    const document = await (await seeded()).transfer.export(CLI);
+    const document = await createTransfer(await seeded()).export(CLI);
 
-    expect((await seeded()).transfer.parse(`\uFEFF${JSON.stringify(document)}`)).toEqual(document);
+    expect(createTransfer(await seeded()).parse(`\uFEFF${JSON.stringify(document)}`)).toEqual(document);
   });
 });
 
@@ -131,12 +131,12 @@ describe('export, wipe, import', () => {
   it('gives back an identical memory: names, descriptions and bodies', async () => {
     const memory = await seeded();
     const before = await contents(memory);
-    const text = JSON.stringify(await memory.transfer.export(CLI, { withHistory: true }));
+    const text = JSON.stringify(await createTransfer(memory).export(CLI, { withHistory: true }));
 
-    expect(await memory.transfer.wipe(CLI)).toBe(3);
+    expect(await createTransfer(memory).wipe(CLI)).toBe(3);
     expect(await memory.index(CLI)).toEqual([]);
 
-    const report = await memory.transfer.import(CLI, memory.transfer.parse(text), { mode: 'merge' });
+    const report = await createTransfer(memory).import(CLI, createTransfer(memory).parse(text), { mode: 'merge' });
 
     expect(report).toEqual({
       created: Object.keys(ENTRIES),
@@ -154,9 +154,13 @@ describe('export, wipe, import', () => {
     const memory = await seeded();
     const other = clocked();
 
-    await other.transfer.import(CLI, other.transfer.parse(JSON.stringify(await memory.transfer.export(CLI))), {
-      mode: 'replace',
-    });
+    await createTransfer(other).import(
+      CLI,
+      createTransfer(other).parse(JSON.stringify(await createTransfer(memory).export(CLI))),
+      {
+        mode: 'replace',
+      },
+    );
 
     expect(await contents(other)).toEqual(await contents(memory));
   });
@@ -168,7 +172,7 @@ describe('wipe', () => {
     const bob: Caller = { user: 'bob', label: 'cli' };
     await seed(memory, { 'topics/bobs': ['Bob', 'bob\n'] }, bob);
 
-    expect(await memory.transfer.wipe(CLI)).toBe(3);
+    expect(await createTransfer(memory).wipe(CLI)).toBe(3);
 
     expect((await memory.recovery.trash(CLI)).map((item) => [item.name, item.droppedBy]).sort()).toEqual(
       Object.keys(ENTRIES).map((name) => [name, 'cli']),
@@ -182,14 +186,14 @@ describe('wipe', () => {
   it('with a trash retention of 0 days purges what it dropped at once, as drop does', async () => {
     const memory = await seeded({ trashRetentionDays: 0 });
 
-    expect(await memory.transfer.wipe(CLI)).toBe(3);
+    expect(await createTransfer(memory).wipe(CLI)).toBe(3);
 
     expect(await memory.recovery.trash(CLI)).toEqual([]);
     expect(await memory.store.history(CALLER.user, 'people/ada')).toEqual([]);
   });
 
   it('of an empty memory drops nothing', async () => {
-    expect(await clocked().transfer.wipe(CLI)).toBe(0);
+    expect(await createTransfer(clocked()).wipe(CLI)).toBe(0);
   });
 });
 
@@ -206,7 +210,9 @@ describe('import, merge', () => {
     const memory = await seeded();
     const before = await snapshot(memory);
 
-    const report = await memory.transfer.import(CLI, memory.transfer.parse(incoming()), { mode: 'merge' });
+    const report = await createTransfer(memory).import(CLI, createTransfer(memory).parse(incoming()), {
+      mode: 'merge',
+    });
 
     expect(report).toEqual({
       created: ['topics/new'],
@@ -237,7 +243,9 @@ describe('import, merge', () => {
       );
     });
 
-    const report = await memory.transfer.import(CLI, memory.transfer.parse(incoming()), { mode: 'merge' });
+    const report = await createTransfer(memory).import(CLI, createTransfer(memory).parse(incoming()), {
+      mode: 'merge',
+    });
 
     expect(report).toEqual({
       created: ['topics/new'],
@@ -253,7 +261,7 @@ describe('import, merge', () => {
   it('with overwrite replaces the conflicting entries', async () => {
     const memory = await seeded();
 
-    const report = await memory.transfer.import(CLI, memory.transfer.parse(incoming()), {
+    const report = await createTransfer(memory).import(CLI, createTransfer(memory).parse(incoming()), {
       mode: 'merge',
       overwrite: true,
     });
@@ -267,7 +275,10 @@ describe('import, merge', () => {
   it('records every imported change as one import revision by the importer', async () => {
     const memory = await seeded();
 
-    await memory.transfer.import(CLI, memory.transfer.parse(incoming()), { mode: 'merge', overwrite: true });
+    await createTransfer(memory).import(CLI, createTransfer(memory).parse(incoming()), {
+      mode: 'merge',
+      overwrite: true,
+    });
 
     const last = async (name: string) => (await memory.store.history(CALLER.user, name)).at(-1);
     expect(await last('topics/new')).toMatchObject({ revision: 1, operation: 'import', actor: 'cli', body: 'new\n' });
@@ -281,9 +292,9 @@ describe('import, merge', () => {
   it('normalises names and line endings as a write does', async () => {
     const memory = clocked();
 
-    await memory.transfer.import(
+    await createTransfer(memory).import(
       CLI,
-      memory.transfer.parse(documentOf([{ name: ' People/Ada ', description: 'Ada', body: 'one\r\ntwo\r\n' }])),
+      createTransfer(memory).parse(documentOf([{ name: ' People/Ada ', description: 'Ada', body: 'one\r\ntwo\r\n' }])),
       { mode: 'merge' },
     );
 
@@ -302,7 +313,7 @@ describe('import, replace', () => {
       { name: 'topics/new', description: 'New', body: 'new\n' },
     ]);
 
-    const report = await memory.transfer.import(CLI, memory.transfer.parse(text), { mode: 'replace' });
+    const report = await createTransfer(memory).import(CLI, createTransfer(memory).parse(text), { mode: 'replace' });
 
     expect(report).toEqual({
       created: ['topics/new'],
@@ -328,7 +339,9 @@ describe('import, replace', () => {
   it('with an empty document drops everything, and undrop brings an entry back', async () => {
     const memory = await seeded();
 
-    const report = await memory.transfer.import(CLI, memory.transfer.parse(documentOf([])), { mode: 'replace' });
+    const report = await createTransfer(memory).import(CLI, createTransfer(memory).parse(documentOf([])), {
+      mode: 'replace',
+    });
 
     expect(report.dropped).toEqual(Object.keys(ENTRIES));
     expect(await memory.index(CLI)).toEqual([]);
@@ -341,9 +354,9 @@ describe('import, replace', () => {
   it('with a trash retention of 0 days purges the entries it dropped at once', async () => {
     const memory = await seeded({ trashRetentionDays: 0 });
 
-    const report = await memory.transfer.import(
+    const report = await createTransfer(memory).import(
       CLI,
-      memory.transfer.parse(documentOf([{ name: 'topics/new', description: 'New', body: 'new\n' }])),
+      createTransfer(memory).parse(documentOf([{ name: 'topics/new', description: 'New', body: 'new\n' }])),
       { mode: 'replace' },
     );
 
@@ -377,8 +390,14 @@ describe('import, dry run', () => {
       { name: 'topics/new', description: 'New', body: 'new\n' },
     ]);
 
-    const merge = await memory.transfer.import(CLI, memory.transfer.parse(text), { mode: 'merge', dryRun: true });
-    const replace = await memory.transfer.import(CLI, memory.transfer.parse(text), { mode: 'replace', dryRun: true });
+    const merge = await createTransfer(memory).import(CLI, createTransfer(memory).parse(text), {
+      mode: 'merge',
+      dryRun: true,
+    });
+    const replace = await createTransfer(memory).import(CLI, createTransfer(memory).parse(text), {
+      mode: 'replace',
+      dryRun: true,
+    });
 
     expect(merge).toEqual({
       created: ['topics/new'],
@@ -410,7 +429,7 @@ describe('import of a malformed document', () => {
 
   it('refuses a truncated file, saying where the JSON breaks', async () => {
     const memory = await seeded();
-    const full = JSON.stringify(await memory.transfer.export(CLI));
+    const full = JSON.stringify(await createTransfer(memory).export(CLI));
 
     await expectImportRefused(
       memory,
@@ -492,7 +511,7 @@ describe('import of a malformed document', () => {
 /** The streamed export, joined. */
 async function exportedText(memory: Memory, withHistory: boolean): Promise<string> {
   let text = '';
-  for await (const piece of memory.transfer.exportText(CLI, { withHistory })) text += piece;
+  for await (const piece of createTransfer(memory).exportText(CLI, { withHistory })) text += piece;
   return text;
 }
 
@@ -507,7 +526,7 @@ describe('export as a stream of text', () => {
     const text = await exportedText(memory, withHistory);
     const parsed = JSON.parse(text);
     expect(text).toBe(`${JSON.stringify(parsed, null, 2)}\n`);
-    const document = await memory.transfer.export(CLI, { withHistory });
+    const document = await createTransfer(memory).export(CLI, { withHistory });
     expect({ ...parsed, exportedAt: undefined }).toEqual({ ...document, exportedAt: undefined });
     expect(parsed.entries).toHaveLength(121);
     if (withHistory)
@@ -557,13 +576,16 @@ describe('import and the caps', () => {
     const three = ['x', 'y', 'z'].map((slug) => ({ name: `topics/${slug}`, description: slug, body: `${slug}\n` }));
     const before = await state(memory);
     await expectEngramError(
-      async () => memory.transfer.import(CLI, memory.transfer.parse(documentOf(three)), { mode: 'merge' }),
+      async () =>
+        createTransfer(memory).import(CLI, createTransfer(memory).parse(documentOf(three)), { mode: 'merge' }),
       'TOO_MANY_ENTRIES',
       /^the import would make 6 entries in this memory; the cap is 5\. Make room first/,
     );
     expect(await state(memory)).toEqual(before);
     // Replacing drops the others, so the same document fits.
-    const report = await memory.transfer.import(CLI, memory.transfer.parse(documentOf(three)), { mode: 'replace' });
+    const report = await createTransfer(memory).import(CLI, createTransfer(memory).parse(documentOf(three)), {
+      mode: 'replace',
+    });
     expect(report.created).toEqual(['topics/x', 'topics/y', 'topics/z']);
   });
 
@@ -582,7 +604,7 @@ describe('import and the groups', () => {
 
   it('leaves out entries of groups the model cannot write, and says which', async () => {
     const memory = clocked();
-    const report = await memory.transfer.import(CLI, memory.transfer.parse(document), { mode: 'merge' });
+    const report = await createTransfer(memory).import(CLI, createTransfer(memory).parse(document), { mode: 'merge' });
     expect(report.created).toEqual(['topics/ok']);
     expect(report.skipped).toEqual(['secret/x']);
     expect((await memory.index(CLI)).map((row) => row.name)).toEqual(['topics/ok']);
@@ -590,7 +612,7 @@ describe('import and the groups', () => {
 
   it('imports them too when the owner asks for every group', async () => {
     const memory = clocked();
-    const report = await memory.transfer.import(CLI, memory.transfer.parse(document), {
+    const report = await createTransfer(memory).import(CLI, createTransfer(memory).parse(document), {
       mode: 'merge',
       allGroups: true,
     });
@@ -600,7 +622,9 @@ describe('import and the groups', () => {
 
   it('in replace mode, keeps no skipped name alive and drops the rest', async () => {
     const memory = await seeded();
-    const report = await memory.transfer.import(CLI, memory.transfer.parse(document), { mode: 'replace' });
+    const report = await createTransfer(memory).import(CLI, createTransfer(memory).parse(document), {
+      mode: 'replace',
+    });
     expect(report.skipped).toEqual(['secret/x']);
     expect((await memory.index(CLI)).map((row) => row.name)).toEqual(['topics/ok']);
   });

@@ -157,8 +157,8 @@ describe('POST /api/import, gated', () => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const original = server.memory.transfer.import.bind(server.memory.transfer);
-    server.memory.transfer.import = async (...args) => {
+    const original = server.transfer.import.bind(server.transfer);
+    server.transfer.import = async (...args) => {
       await held;
       return original(...args);
     };
@@ -194,8 +194,8 @@ describe('POST /api/import, gated', () => {
     const twoRunning = new Promise<void>((resolve) => {
       bothIn = resolve;
     });
-    const original = server.memory.transfer.import.bind(server.memory.transfer);
-    server.memory.transfer.import = async (...args) => {
+    const original = server.transfer.import.bind(server.transfer);
+    server.transfer.import = async (...args) => {
       if (++entered === 2) bothIn();
       await held;
       return original(...args);

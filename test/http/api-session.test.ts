@@ -7,12 +7,8 @@
  */
 
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createAccounts } from '../../src/access/accounts/accounts.js';
-import { createAccess } from '../../src/access/tokens/access.js';
+import { createApp } from '../../src/app.js';
 import { startHttpServer } from '../../src/http/server.js';
-import { createMemory } from '../../src/memory/memory.js';
-import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
-import { createToolHandler } from '../../src/memory/tools/handler.js';
 import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { api, apiError, contents, LOCAL } from './api-client.js';
 import { startTestServer, type TestServer } from './fixtures.js';
@@ -202,17 +198,13 @@ describe('--auth none', () => {
 describe('behind https (--public-url https://…)', () => {
   it('sets the cookie Secure, and takes changes from the public origin', async () => {
     const store = openMemoryStore();
-    const memory = createMemory({ store });
-    const accounts = createAccounts(store);
-    await accounts.create('alice', PASSWORD);
+    const app = createApp({ store });
+    await app.accounts.create('alice', PASSWORD);
     const server = await startHttpServer({
-      handler: createToolHandler(memory),
-      memory,
-      policy: DEFAULT_POLICY,
+      app,
       version: '0.0.0-test',
       log: () => {},
-      auth: { mode: 'token', access: createAccess(store.tokens) },
-      accounts,
+      auth: { mode: 'token' },
       publicUrl: new URL('https://memory.example.com'),
       host: '127.0.0.1',
       port: 0,

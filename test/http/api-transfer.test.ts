@@ -7,6 +7,7 @@
 
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { createTransfer } from '../../src/transfer/transfer.js';
 import { CALLER, expectEngramError, newMemory } from '../core/fixtures.js';
 import { api, apiError, contents, LOCAL } from './api-client.js';
 import { startTestServer, type TestServer } from './fixtures.js';
@@ -65,7 +66,7 @@ describe('POST /api/import', () => {
     const server = await seeded();
     const before = await contents(server.memory);
     const exported = (await api(server.port, 'GET', '/api/export')).body;
-    await server.memory.transfer.wipe(LOCAL);
+    await server.transfer.wipe(LOCAL);
     expect(await contents(server.memory)).toEqual([]);
     const response = await api(server.port, 'POST', importPath(), { body: exported });
     expect(response.status).toBe(200);
@@ -190,7 +191,7 @@ describe('POST /api/import', () => {
     expect(response.status).toBe(400);
     const core = newMemory();
     const invalid = await expectEngramError(
-      () => core.transfer.import(CALLER, core.transfer.parse(text), { mode: 'merge' }),
+      () => createTransfer(core).import(CALLER, createTransfer(core).parse(text), { mode: 'merge' }),
       'INVALID_ARGUMENT',
     );
     expect(response.json).toEqual(apiError('INVALID_ARGUMENT', invalid.message));

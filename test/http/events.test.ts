@@ -14,13 +14,12 @@ import { createServer, type IncomingMessage, request, type Server, ServerRespons
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { createApp } from '../../src/app.js';
 import { EventStreams } from '../../src/http/api/events.js';
 import { startHttpServer } from '../../src/http/server.js';
 import type { MemoryChange } from '../../src/memory/activity.js';
 import { createMemory, type Memory } from '../../src/memory/memory.js';
-import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
 import type { Caller } from '../../src/memory/port.js';
-import { createToolHandler } from '../../src/memory/tools/handler.js';
 import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { openPostgresStore } from '../../src/storage/postgres/index.js';
 import { tempDir } from '../helpers/engram.js';
@@ -261,11 +260,9 @@ describe.skipIf(!postgres)('GET /api/events on PostgreSQL', () => {
     const database = await createTestDatabase(postgres as string);
     databases.push(database);
     const store = await openPostgresStore({ connectionString: database.url });
-    const memory = createMemory({ store });
+    const app = createApp({ store });
     const server = await startHttpServer({
-      handler: createToolHandler(memory),
-      memory,
-      policy: DEFAULT_POLICY,
+      app,
       version: '0.0.0-test',
       auth: { mode: 'none', user: 'local' },
       host: '127.0.0.1',
@@ -274,9 +271,9 @@ describe.skipIf(!postgres)('GET /api/events on PostgreSQL', () => {
     });
     onTestFinished(async () => {
       await server.close();
-      await store.close();
+      await app.close();
     });
-    return { database, memory, server };
+    return { database, memory: app.memory, server };
   }
 
   it('tells of a write made through another store (another server) on the same database', async () => {

@@ -9,15 +9,16 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
-import { type Accounts, createAccounts } from '../../src/access/accounts/accounts.js';
-import { type Access, createAccess } from '../../src/access/tokens/access.js';
+import type { Accounts } from '../../src/access/accounts/accounts.js';
+import type { Access } from '../../src/access/tokens/access.js';
+import { createApp } from '../../src/app.js';
 import type { Timeouts } from '../../src/http/limits.js';
 import { startHttpServer } from '../../src/http/server.js';
 import type { WebSocketLimits } from '../../src/http/websocket.js';
-import { createMemory, type Memory } from '../../src/memory/memory.js';
+import type { Memory } from '../../src/memory/memory.js';
 import type { Policy } from '../../src/memory/model/policy.js';
-import { createToolHandler } from '../../src/memory/tools/handler.js';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/index.js';
+import type { Transfer } from '../../src/transfer/transfer.js';
 import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
 
 export interface TestServer {
@@ -25,6 +26,8 @@ export interface TestServer {
   readonly url: string;
   readonly port: number;
   readonly memory: Memory;
+  /** Export, import and wipe, the very service the server's /api calls. */
+  readonly transfer: Transfer;
   readonly access: Access;
   /** Accounts and browser sessions: the web UI's sign-in (with --auth token). */
   readonly accounts: Accounts;
@@ -66,33 +69,28 @@ export function testFolder(): string {
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const db = options.db ?? join(testFolder(), 'memory.db');
   const store = openSqliteStore({ path: db });
-  const memory = createMemory({ store, ...(options.policy ? { policy: options.policy } : {}) });
-  const access = createAccess(store.tokens);
-  const accounts = createAccounts(store, { passwordCost: TEST_PASSWORD_COST });
+  const app = createApp({ store, policy: options.policy, access: { passwordCost: TEST_PASSWORD_COST } });
   const logs: string[] = [];
   const host = options.host ?? '127.0.0.1';
   const server = await startHttpServer({
-    handler: createToolHandler(memory),
-    memory,
-    policy: memory.policy,
+    app,
     version: '0.0.0-test',
-    auth: options.auth === 'token' ? { mode: 'token', access } : { mode: 'none', user: 'local' },
-    accounts,
+    auth: options.auth === 'token' ? { mode: 'token' } : { mode: 'none', user: 'local' },
     allowOrigins: options.allowOrigins ?? [],
     host,
     port: 0,
     log: (line) => logs.push(line),
-    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
-    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
-    ...(options.closeGraceMs ? { closeGraceMs: options.closeGraceMs } : {}),
-    ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
-    ...(options.maxImportBytes ? { maxImportBytes: options.maxImportBytes } : {}),
-    ...(options.webSocketLimits ? { webSocketLimits: options.webSocketLimits } : {}),
-    ...(options.webRoot ? { webRoot: options.webRoot } : {}),
+    publicUrl: options.publicUrl,
+    timeouts: options.timeouts,
+    closeGraceMs: options.closeGraceMs,
+    maxBodyBytes: options.maxBodyBytes,
+    maxImportBytes: options.maxImportBytes,
+    webSocketLimits: options.webSocketLimits,
+    webRoot: options.webRoot,
   });
   let closing: Promise<void> | undefined;
   const close = () => {
-    closing ??= server.close().then(() => store.close());
+    closing ??= server.close().then(() => app.close());
     return closing;
   };
   onTestFinished(close);
@@ -100,9 +98,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   return {
     url: `http://${address}:${server.port}/mcp`,
     port: server.port,
-    memory,
-    access,
-    accounts,
+    memory: app.memory,
+    transfer: app.transfer,
+    access: app.access,
+    accounts: app.accounts,
     store,
     db,
     logs,

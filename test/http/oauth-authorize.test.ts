@@ -54,7 +54,9 @@ async function reset(options: { throttle?: AccountsOptions['throttle']; publicUr
     configured: CLIENTS,
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     // A clock that stands still: no wait passes between two requests, however slow the machine.
-    accounts: { throttle: options.throttle ?? {}, now: () => 1_000_000, log: (line) => signInLog.push(line) },
+    now: () => 1_000_000,
+    throttle: options.throttle ?? {},
+    log: (line) => signInLog.push(line),
   });
   store = server.store;
   await store.accounts.put({ user: 'alice', passwordHash, created: 1, updated: 1 });

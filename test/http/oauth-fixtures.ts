@@ -7,17 +7,15 @@
 
 import { createHash } from 'node:crypto';
 import { onTestFinished } from 'vitest';
-import { type Accounts, type AccountsOptions, createAccounts } from '../../src/access/accounts/accounts.js';
-import { Authorization } from '../../src/access/oauth/authorization.js';
-import { OAuthClients } from '../../src/access/oauth/clients.js';
+import type { Accounts, ThrottleRules } from '../../src/access/accounts/accounts.js';
+import type { OAuthClients } from '../../src/access/oauth/clients.js';
 import { hashSecret, newSecret } from '../../src/access/oauth/secrets.js';
-import { OAuthTokens } from '../../src/access/oauth/tokens.js';
+import type { OAuthTokens } from '../../src/access/oauth/tokens.js';
 import type { CodeData, OAuthClient } from '../../src/access/oauth/types.js';
-import { type Access, createAccess } from '../../src/access/tokens/access.js';
+import type { Access } from '../../src/access/tokens/access.js';
+import { createApp } from '../../src/app.js';
 import { startHttpServer } from '../../src/http/server.js';
-import { createMemory, type Memory } from '../../src/memory/memory.js';
-import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
-import { createToolHandler } from '../../src/memory/tools/handler.js';
+import type { Memory } from '../../src/memory/memory.js';
 import { type MemoryStore, openMemoryStore } from '../../src/storage/memory/index.js';
 import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
 import { type RawResponse, raw } from './fixtures.js';
@@ -41,52 +39,54 @@ export interface OAuthTestServerOptions {
   /** The clients of the config file (by default the one authorizeDirectly grants to). */
   readonly configured?: readonly OAuthClient[];
   readonly allowOrigins?: readonly string[];
-  /** How the accounts service behind the consent page logs, throttles and tells time. */
-  readonly accounts?: AccountsOptions;
+  /** When the accounts service behind the consent page slows sign-ins down. */
+  readonly throttle?: Partial<ThrottleRules>;
+  /** Where it logs refused sign-ins. */
+  readonly log?: (line: string) => void;
   /** Honour X-Forwarded-For, as behind a proxy (--trust-proxy). */
   readonly trustProxy?: boolean;
-  /** The token service's clock in milliseconds (Date.now unless told). */
+  /** The services' clock in milliseconds (Date.now unless told). */
   readonly now?: () => number;
 }
 
 /** Starts `engram serve --auth oauth` on a free port; it is stopped when the test ends. */
 export async function startOAuthServer(options: OAuthTestServerOptions = {}): Promise<OAuthTestServer> {
   const store = openMemoryStore();
-  const memory = createMemory({ store });
-  const access = createAccess(store.tokens);
-  const clients = new OAuthClients(store.oauth, {
-    configured: options.configured ?? [CLAUDE],
-    ...(options.maxRegistrations ? { maxRegistrations: options.maxRegistrations } : {}),
-  });
-  const tokens = new OAuthTokens(store.oauth, {
-    ...(options.now ? { now: options.now } : {}),
-    isKnownClient: (clientId) => clients.isKnown(clientId),
-  });
-  const accounts = createAccounts(store, { passwordCost: TEST_PASSWORD_COST, ...options.accounts });
-  const server = await startHttpServer({
-    handler: createToolHandler(memory),
-    memory,
-    policy: DEFAULT_POLICY,
-    version: '0.0.0-test',
-    auth: {
-      mode: 'oauth',
-      access,
-      tokens,
-      clients,
-      authorization: (urls) => new Authorization(store.oauth, clients, urls),
-      accounts,
+  const app = createApp({
+    store,
+    now: options.now,
+    access: {
+      clients: options.configured ?? [CLAUDE],
+      maxRegistrations: options.maxRegistrations,
+      passwordCost: TEST_PASSWORD_COST,
+      throttle: options.throttle,
     },
-    // The web UI's sign-in, whose session the consent page shares.
-    accounts,
+    log: options.log,
+  });
+  const clients = app.oauth.clients();
+  const server = await startHttpServer({
+    app,
+    version: '0.0.0-test',
+    auth: { mode: 'oauth', clients },
     allowOrigins: options.allowOrigins ?? [],
     host: '127.0.0.1',
     port: 0,
     log: () => {},
-    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
-    ...(options.trustProxy ? { trustProxy: true } : {}),
+    publicUrl: options.publicUrl,
+    trustProxy: options.trustProxy,
   });
   onTestFinished(() => server.close());
-  return { port: server.port, origin: server.origin, store, memory, access, tokens, clients, accounts };
+  const { memory, access, accounts } = app;
+  return {
+    port: server.port,
+    origin: server.origin,
+    store,
+    memory,
+    access,
+    tokens: app.oauth.tokens,
+    clients,
+    accounts,
+  };
 }
 
 export const VERIFIER = 'a-verifier.of_enough~length-43-characters-or-more';

@@ -9,21 +9,14 @@
 import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createAccess } from '../../src/access/tokens/access.js';
+import { createApp } from '../../src/app.js';
 import { type HttpServerOptions, type RunningHttpServer, startHttpServer } from '../../src/http/server.js';
-import { createMemory } from '../../src/memory/memory.js';
-import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
-import { createToolHandler } from '../../src/memory/tools/handler.js';
 import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { testCertificates } from '../helpers/tls.js';
 import { JSON_HEADERS, raw, rpc } from './fixtures.js';
 
-const store = openMemoryStore();
-const memory = createMemory({ store });
 const base = {
-  handler: createToolHandler(memory),
-  memory,
-  policy: DEFAULT_POLICY,
+  app: createApp({ store: openMemoryStore() }),
   version: '0.0.0-test',
   log: () => {},
   auth: { mode: 'none', user: 'local' },
@@ -137,7 +130,7 @@ describe('refusals before listening', () => {
     await expect(
       startHttpServer({
         ...base,
-        auth: { mode: 'token', access: createAccess(store.tokens) },
+        auth: { mode: 'token' },
         host: '0.0.0.0',
         publicUrl: new URL('http://memory.example.com'),
       }),

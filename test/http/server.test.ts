@@ -6,18 +6,13 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
 import { startHttpServer } from '../../src/http/server.js';
-import { createMemory } from '../../src/memory/memory.js';
-import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
-import { createToolHandler } from '../../src/memory/tools/handler.js';
 import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { JSON_HEADERS, raw, rpc, startTestServer } from './fixtures.js';
 
-const memory = createMemory({ store: openMemoryStore() });
 const base = {
-  handler: createToolHandler(memory),
-  memory,
-  policy: DEFAULT_POLICY,
+  app: createApp({ store: openMemoryStore() }),
   version: '0.0.0-test',
   log: () => {},
 };

@@ -12,11 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createAccess } from '../../src/access/tokens/access.js';
+import { createApp } from '../../src/app.js';
 import { startHttpServer } from '../../src/http/server.js';
-import { createMemory } from '../../src/memory/memory.js';
-import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
-import { createToolHandler } from '../../src/memory/tools/handler.js';
 import type { StorageBackend } from '../../src/storage/backend.js';
 import { openPostgresStore } from '../../src/storage/postgres/index.js';
 import { openSqliteStore, type SqliteStoreOptions } from '../../src/storage/sqlite/index.js';
@@ -34,14 +31,11 @@ const BUSY =
 
 /** `engram serve` in-process over `store` (closed with it when the test ends). */
 async function serve(store: StorageBackend, auth: 'none' | 'token' = 'none') {
-  const memory = createMemory({ store });
-  const access = createAccess(store.tokens);
+  const app = createApp({ store });
   const server = await startHttpServer({
-    handler: createToolHandler(memory),
-    memory,
-    policy: DEFAULT_POLICY,
+    app,
     version: '0.0.0-test',
-    auth: auth === 'token' ? { mode: 'token', access } : { mode: 'none', user: 'local' },
+    auth: auth === 'token' ? { mode: 'token' } : { mode: 'none', user: 'local' },
     allowOrigins: [],
     host: '127.0.0.1',
     port: 0,
@@ -49,9 +43,9 @@ async function serve(store: StorageBackend, auth: 'none' | 'token' = 'none') {
   });
   onTestFinished(async () => {
     await server.close();
-    await store.close();
+    await app.close();
   });
-  return { port: server.port, memory, access };
+  return { port: server.port, memory: app.memory, access: app.access };
 }
 
 /** A SQLite store on a fresh file, and a second connection to it that can hold the write lock. */

@@ -18,12 +18,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { WebSocket } from 'ws';
-import { type Access, createAccess } from '../../src/access/tokens/access.js';
+import type { Access } from '../../src/access/tokens/access.js';
+import { createApp } from '../../src/app.js';
 import { type RunningHttpServer, startHttpServer } from '../../src/http/server.js';
 import type { WebSocketLimits } from '../../src/http/websocket.js';
-import { createMemory, type Memory } from '../../src/memory/memory.js';
-import { DEFAULT_POLICY, type Policy } from '../../src/memory/model/policy.js';
-import { createToolHandler } from '../../src/memory/tools/handler.js';
+import type { Memory } from '../../src/memory/memory.js';
+import type { Policy } from '../../src/memory/model/policy.js';
 import type { StorageBackend } from '../../src/storage/backend.js';
 import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { openPostgresStore } from '../../src/storage/postgres/index.js';
@@ -56,17 +56,13 @@ async function serve(
   limits: Partial<WebSocketLimits> = {},
   policy: Partial<Policy> = {},
 ): Promise<Served> {
-  const store = await openStore();
-  const memory = createMemory({ store, policy });
-  const access: Access = createAccess(store.tokens);
-  const { token } = await access.create({ user: 'ada', label: 'hostile' });
+  const app = createApp({ store: await openStore(), policy });
+  const { token } = await app.access.create({ user: 'ada', label: 'hostile' });
   const logs: string[] = [];
   const server = await startHttpServer({
-    handler: createToolHandler(memory),
-    memory,
-    policy: memory.policy,
+    app,
     version: '0.0.0-test',
-    auth: { mode: 'token', access },
+    auth: { mode: 'token' },
     host: '127.0.0.1',
     port: 0,
     log: (line) => logs.push(line),
@@ -74,9 +70,9 @@ async function serve(
   });
   onTestFinished(async () => {
     await server.close();
-    await store.close();
+    await app.close();
   });
-  return { server, token, logs, memory };
+  return { server, token, logs, memory: app.memory };
 }
 
 function openSocket(port: number, token: string): Promise<WebSocket> {
@@ -261,21 +257,20 @@ async function serveSlowAdmission(limits: Partial<WebSocketLimits>): Promise<Ser
       return { user: 'ada', label: token, readOnly: false };
     },
   } as unknown as Access;
-  const memory = createMemory({ store: openMemoryStore() });
+  const app = { ...createApp({ store: openMemoryStore() }), access };
   const logs: string[] = [];
   const server = await startHttpServer({
+    app,
     handler: async () => ({ text: 'done', isError: false }),
-    memory,
-    policy: DEFAULT_POLICY,
     version: '0.0.0-test',
-    auth: { mode: 'token', access },
+    auth: { mode: 'token' },
     host: '127.0.0.1',
     port: 0,
     log: (line) => logs.push(line),
     webSocketLimits: limits,
   });
   onTestFinished(() => server.close());
-  return { server, token: 'engram_any', logs, memory };
+  return { server, token: 'engram_any', logs, memory: app.memory };
 }
 
 describe('many WebSocket clients that never read, at once', () => {

@@ -12,9 +12,8 @@ import { connect } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { WebSocket } from 'ws';
 import type { Access } from '../../src/access/tokens/access.js';
+import { createApp } from '../../src/app.js';
 import { startHttpServer } from '../../src/http/server.js';
-import { createMemory } from '../../src/memory/memory.js';
-import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
 import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { startTestServer } from './fixtures.js';
 
@@ -202,11 +201,10 @@ describe('WebSocket upgrades being checked at once', () => {
       },
     } as unknown as Access;
     const running = await startHttpServer({
+      app: { ...createApp({ store: openMemoryStore() }), access },
       handler: async () => ({ text: 'done', isError: false }),
-      memory: createMemory({ store: openMemoryStore() }),
-      policy: DEFAULT_POLICY,
       version: '0.0.0-test',
-      auth: { mode: 'token', access },
+      auth: { mode: 'token' },
       host: '127.0.0.1',
       port: 0,
       log: () => {},

@@ -13,10 +13,9 @@ import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/webso
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { type ClientOptions, WebSocket } from 'ws';
 import type { Access } from '../../src/access/tokens/access.js';
+import { createApp } from '../../src/app.js';
 import { startHttpServer } from '../../src/http/server.js';
-import { createMemory } from '../../src/memory/memory.js';
 import { EngramError } from '../../src/memory/model/errors.js';
-import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
 import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { JSON_HEADERS, postRpc, raw, rpc, rpcMessage, startTestServer, type TestServer } from './fixtures.js';
 import { sendUntilClosed } from './raw-socket.js';
@@ -235,11 +234,10 @@ describe('MCP over WebSocket: the token', () => {
       },
     } as unknown as Access;
     const running = await startHttpServer({
+      app: { ...createApp({ store: openMemoryStore() }), access },
       handler: async () => ({ text: 'done', isError: false }),
-      memory: createMemory({ store: openMemoryStore() }),
-      policy: DEFAULT_POLICY,
       version: '0.0.0-test',
-      auth: { mode: 'token', access },
+      auth: { mode: 'token' },
       host: '127.0.0.1',
       port: 0,
       log: () => {},
@@ -442,15 +440,12 @@ describe('MCP over WebSocket: an open socket', () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const store = openMemoryStore();
-    const memory = createMemory({ store });
     const running = await startHttpServer({
+      app: createApp({ store: openMemoryStore() }),
       handler: async () => {
         await gate;
         return { text: 'done', isError: false };
       },
-      memory,
-      policy: DEFAULT_POLICY,
       version: '0.0.0-test',
       auth: { mode: 'none', user: 'local' },
       host: '127.0.0.1',

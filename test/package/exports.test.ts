@@ -43,6 +43,7 @@ describe('the package entries', () => {
     expect(entries.engram).toEqual(
       expect.arrayContaining(['createMemory', 'handleToolCall', 'openMemoryStore', 'openSqliteStore']),
     );
+    expect(entries.engram).toEqual(expect.arrayContaining(['createApp', 'openApp', 'createTransfer']));
     expect(entries.engram).not.toContain('defaultDatabasePath');
     expect(entries.engram).toEqual(
       expect.arrayContaining(['anthropicToolResults', 'anthropicTools', 'isMemoryTool', 'openAiToolMessages']),

@@ -14,10 +14,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, onTestFinished } from 'vitest';
-import { createAccounts } from '../../src/access/accounts/accounts.js';
+import { openApp } from '../../src/app.js';
+import { type Backend, openBackend } from '../../src/open-store.js';
 import type { StorageBackend } from '../../src/storage/backend.js';
-import { openPostgresStore } from '../../src/storage/postgres/index.js';
-import { openSqliteStore } from '../../src/storage/sqlite/index.js';
 import { runInProcess, serveInProcess } from '../cli/fixtures.js';
 import { sharedChromium } from '../helpers/chromium.js';
 import { childEnv, tempDir } from '../helpers/engram.js';
@@ -132,11 +131,16 @@ export async function startEngram(options: EngramOptions = {}): Promise<Engram> 
 }
 
 /** The store behind a running server, opened through the store API on the same database; the caller closes it. */
-export async function storeOf(engram: Engram): Promise<StorageBackend> {
+export function storeOf(engram: Engram): Promise<StorageBackend> {
+  return openBackend(backendOf(engram));
+}
+
+/** The database the server's --db or --database-url names. */
+function backendOf(engram: Engram): Backend {
   const setting = (flag: string) => engram.storeArgs[engram.storeArgs.indexOf(flag) + 1] ?? '';
   return engram.storeArgs.includes('--db')
-    ? openSqliteStore({ path: setting('--db') })
-    : await openPostgresStore({ connectionString: setting('--database-url') });
+    ? { kind: 'sqlite', path: setting('--db') }
+    : { kind: 'postgres', url: setting('--database-url') };
 }
 
 /**
@@ -147,11 +151,11 @@ export async function storeOf(engram: Engram): Promise<StorageBackend> {
  * parameters, which the server's sign-in then checks with.
  */
 export async function addUser(engram: Engram, user: string, password: string): Promise<void> {
-  const store = await storeOf(engram);
+  const app = await openApp({ backend: backendOf(engram), access: { passwordCost: TEST_PASSWORD_COST } });
   try {
-    await createAccounts(store, { passwordCost: TEST_PASSWORD_COST }).create(user, password);
+    await app.accounts.create(user, password);
   } finally {
-    await store.close();
+    await app.close();
   }
 }
 

@@ -20,11 +20,7 @@ export function activityRoutes(memory: Memory): Route[] {
         const limit = limitOf(query.get('limit'));
         const before = query.get('before') ?? undefined;
         const actor = query.get('actor') ?? undefined;
-        const page = await memory.activity.list(caller, {
-          ...(limit === undefined ? {} : { limit }),
-          ...(before === undefined ? {} : { before }),
-          ...(actor === undefined ? {} : { actor }),
-        });
+        const page = await memory.activity.list(caller, { limit, before, actor });
         return {
           body: { items: page.items.map(activityItemJson), ...(page.next === undefined ? {} : { next: page.next }) },
         };

@@ -5,19 +5,20 @@
  * whole nor checked in one stretch; then the entries are imported in one transaction.
  */
 
-import type { Caller, Memory } from '../../memory/memory.js';
+import type { Caller } from '../../memory/memory.js';
 import { isEngramError } from '../../memory/model/errors.js';
+import type { Transfer } from '../../transfer/transfer.js';
 import { type ImportOptions, notJson } from '../../transfer/transfer.js';
 import { type BodySource, bodyTooLarge, readJsonStream, refusedWhileReading } from './import-stream.js';
 import type { ApiResult } from './route.js';
 
 export async function importDocument(
-  memory: Memory,
+  transfer: Transfer,
   caller: Caller,
   source: BodySource,
   options: ImportOptions,
 ): Promise<ApiResult> {
-  const check = memory.transfer.check(options);
+  const check = transfer.check(options);
   try {
     const read = await readJsonStream(source, {
       arrays: ['entries', 'trash', 'entries.*.revisions', 'trash.*.revisions'],
@@ -34,5 +35,5 @@ export async function importDocument(
     if (isEngramError(error)) return refusedWhileReading(error, source);
     throw error;
   }
-  return { body: await memory.transfer.import(caller, check, options) };
+  return { body: await transfer.import(caller, check, options) };
 }

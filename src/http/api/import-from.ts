@@ -8,12 +8,13 @@
  */
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Caller, Memory } from '../../memory/memory.js';
+import type { Caller } from '../../memory/memory.js';
 import { EngramError, isEngramError } from '../../memory/model/errors.js';
 import { formatCount } from '../../memory/model/text.js';
 import { BRIDGE_KINDS, BRIDGES, type BridgeKind } from '../../transfer/bridges/index.js';
 import type { ImportFile } from '../../transfer/bridges/plan.js';
 import { type ImportedItem, type ImportFromOptions, importFromSource } from '../../transfer/bridges/run.js';
+import type { Transfer } from '../../transfer/transfer.js';
 import { STATUS_BY_CODE } from './errors.js';
 import { type BodySource, bodyTooLarge, readJsonStream, refusedWhileReading } from './import-stream.js';
 import type { ApiResult } from './route.js';
@@ -157,7 +158,7 @@ function refusal(error: EngramError): ApiResult {
 }
 
 export async function importFromRequest(
-  memory: Memory,
+  transfer: Transfer,
   caller: Caller,
   kind: BridgeKind,
   source: BodySource,
@@ -173,7 +174,7 @@ export async function importFromRequest(
   if (!('files' in body)) return body;
   const { files } = body;
   try {
-    const result = await importFromSource(memory, caller, kind, files, {
+    const result = await importFromSource(transfer, caller, kind, files, {
       ...options,
       ...readOptions(body.options, kind),
       // A large file is planned a slice at a time, the event loop served between slices.

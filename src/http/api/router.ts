@@ -11,6 +11,7 @@ import type { Access } from '../../access/tokens/access.js';
 import type { Caller, Memory } from '../../memory/memory.js';
 import { isEngramError } from '../../memory/model/errors.js';
 import { formatCount } from '../../memory/model/text.js';
+import type { Transfer } from '../../transfer/transfer.js';
 import { answerOptions } from '../cors.js';
 import { answerInternalError } from '../internal-error.js';
 import { readBody } from '../limits.js';
@@ -39,6 +40,8 @@ const API_ACTOR = 'api';
 
 export interface ApiOptions {
   readonly memory: Memory;
+  /** Export, import and wipe over that memory. */
+  readonly transfer: Transfer;
   /** A bearer token, or a signed-in browser's cookie (browser-auth.ts). */
   readonly authenticate: ApiAuthenticate;
   /** Signing in and out, and the signed-in browsers (session.ts). */
@@ -94,7 +97,7 @@ export function createApi(options: ApiOptions): Api {
     ...entryRoutes(memory),
     ...diffRoutes(memory),
     ...trashRoutes(memory),
-    ...transferRoutes(memory),
+    ...transferRoutes(options.transfer),
     ...accessRoutes(options.access, options.apps),
     ...searchRoutes(memory),
     ...activityRoutes(memory),

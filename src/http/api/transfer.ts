@@ -8,8 +8,8 @@
  * purged, as `engram wipe --json` does.
  */
 
-import type { Memory } from '../../memory/memory.js';
 import { EngramError } from '../../memory/model/errors.js';
+import type { Transfer } from '../../transfer/transfer.js';
 import { importDocument } from './import-document.js';
 import { bridgeKind, importFromRequest } from './import-from.js';
 import { choice, flag, jsonBody } from './request.js';
@@ -27,14 +27,14 @@ function confirmWipe(body: unknown): void {
   }
 }
 
-export function transferRoutes(memory: Memory): Route[] {
+export function transferRoutes(transfer: Transfer): Route[] {
   return [
     {
       method: 'GET',
       template: '/api/export',
       query: ['history'],
       handle: async ({ caller, query }) => ({
-        stream: memory.transfer.exportText(caller, { withHistory: flag(query, 'history') }),
+        stream: transfer.exportText(caller, { withHistory: flag(query, 'history') }),
         headers: { 'Content-Disposition': 'attachment; filename="engram-export.json"' },
       }),
     },
@@ -54,12 +54,12 @@ export function transferRoutes(memory: Memory): Route[] {
         const from = query.get('from');
         if (from !== null) {
           const split = flag(query, 'split');
-          return importFromRequest(memory, caller, bridgeKind(from), document, { ...options, split });
+          return importFromRequest(transfer, caller, bridgeKind(from), document, { ...options, split });
         }
         if (query.has('split')) {
           throw new EngramError('INVALID_ARGUMENT', '?split=1 goes with ?from=KIND; nothing was imported.');
         }
-        return importDocument(memory, caller, document, options);
+        return importDocument(transfer, caller, document, options);
       },
     },
     {
@@ -68,8 +68,8 @@ export function transferRoutes(memory: Memory): Route[] {
       body: 'json',
       handle: async ({ caller, body }) => {
         confirmWipe(jsonBody(body, WIPE_EXAMPLE));
-        const dropped = await memory.transfer.wipe(caller);
-        return { body: memory.policy.trashRetentionDays === 0 ? { dropped, purged: true } : { dropped } };
+        const dropped = await transfer.wipe(caller);
+        return { body: transfer.policy.trashRetentionDays === 0 ? { dropped, purged: true } : { dropped } };
       },
     },
   ];

@@ -14,6 +14,7 @@ import { EngramError } from '../../memory/model/errors.js';
 import { foldWord } from '../../memory/model/search-words.js';
 import type { Store } from '../../memory/port.js';
 import { parseSearch, type SearchHit } from '../../memory/search.js';
+import { createTransfer } from '../../transfer/transfer.js';
 import { drop, type OpenStore, put, storesPerTest } from './setup.js';
 
 const alice: Caller = { user: 'alice', label: 'search-test' };
@@ -210,7 +211,7 @@ export function describeSearchContract(label: string, open: OpenStore): void {
         await write('topics/a', 'A', 'green\n');
         await write('topics/b', 'B', 'green\n');
 
-        await memory.transfer.wipe(alice);
+        await createTransfer(memory).wipe(alice);
         expect(await names('green')).toEqual([]);
 
         await store.mutateAll(

@@ -6,10 +6,10 @@
  * `import:KIND`; and what became of each item comes back as data, for each door to word.
  */
 
-import type { Caller, Memory } from '../../memory/memory.js';
+import type { Caller } from '../../memory/model/caller.js';
 import { EngramError } from '../../memory/model/errors.js';
 import { formatCount } from '../../memory/model/text.js';
-import type { ImportMode, ImportReport } from '../transfer.js';
+import type { ImportMode, ImportReport, Transfer } from '../transfer.js';
 import { BRIDGES, type BridgeKind, type BridgeOptions } from './index.js';
 import { type ImportFile, type ImportPlan, type PlanProblem, planDocument, tooLarge } from './plan.js';
 import { runWhole, runWithPauses } from './steps.js';
@@ -72,7 +72,7 @@ function actionOf(name: string, report: ImportReport): ItemAction {
 }
 
 export async function importFromSource(
-  memory: Memory,
+  transfer: Transfer,
   caller: Caller,
   kind: BridgeKind,
   files: readonly ImportFile[],
@@ -81,14 +81,14 @@ export async function importFromSource(
   const bridge = BRIDGES[kind];
   const { pause } = options;
   const plan = !pause
-    ? runWhole(bridge.steps(files, memory.policy, options))
+    ? runWhole(bridge.steps(files, transfer.policy, options))
     : bridge.read
-      ? await bridge.read(files, memory.policy, options, pause)
-      : await runWithPauses(bridge.steps(files, memory.policy, options), pause);
+      ? await bridge.read(files, transfer.policy, options, pause)
+      : await runWithPauses(bridge.steps(files, transfer.policy, options), pause);
   const unfit = tooLarge(plan);
   const sources = unfit.listed.map((item) => item.source);
   if (unfit.count > 0 && !options.dryRun) {
-    const cap = memory.policy.entryCap;
+    const cap = transfer.policy.entryCap;
     throw new EngramError(
       'TOO_LARGE',
       `${formatCount(unfit.count)} item(s) are over the entry cap of ${formatCount(cap)} bytes: ${listedSources({ sources, count: unfit.count })}. ` +
@@ -96,7 +96,7 @@ export async function importFromSource(
       { reason: 'import-too-large', sources, count: unfit.count, cap },
     );
   }
-  const report = await memory.transfer.import({ ...caller, label: `import:${kind}` }, planDocument(plan), {
+  const report = await transfer.import({ ...caller, label: `import:${kind}` }, planDocument(plan), {
     mode: options.mode ?? 'merge',
     overwrite: options.overwrite === true,
     dryRun: options.dryRun === true,

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY } from '../../../src/memory/model/policy.js';
 import { parseLlamaWebui } from '../../../src/transfer/bridges/llama-webui.js';
 import { planDocument } from '../../../src/transfer/bridges/plan.js';
+import { createTransfer } from '../../../src/transfer/transfer.js';
 import { webuiMemoryExport } from '../../helpers/llama-webui.js';
 import { CALLER, newMemory, seed, snapshot } from '../fixtures.js';
 import { BINARY, files } from './fixtures.js';
@@ -64,7 +65,7 @@ describe('parseLlamaWebui on an export made as the WebUI makes it', () => {
     const plan = parse(webuiMemoryExport([{ name: 'recipes/bread', description: 'Bread', new_str: 'Flour.' }]));
     expect(plan.entries.map((entry) => entry.name)).toEqual(['recipes/bread']);
     const memory = newMemory();
-    const report = await memory.transfer.import(CALLER, planDocument(plan), { mode: 'merge', append: true });
+    const report = await createTransfer(memory).import(CALLER, planDocument(plan), { mode: 'merge', append: true });
     expect(report.created).toEqual([]);
     expect((await snapshot(memory)).entries).toEqual([]);
   });
@@ -134,11 +135,11 @@ describe('parseLlamaWebui', () => {
     await seed(memory, { 'people/ada': ['Ada', 'Met in 2024.\n'] });
     const plan = parse(webuiMemoryExport([{ name: 'people/ada', description: 'Ada L.', new_str: 'Likes tea' }]));
     const options = { mode: 'merge', append: true } as const;
-    expect(await memory.transfer.import(CALLER, planDocument(plan), options)).toMatchObject({
+    expect(await createTransfer(memory).import(CALLER, planDocument(plan), options)).toMatchObject({
       created: [],
       appended: ['people/ada'],
     });
-    expect(await memory.transfer.import(CALLER, planDocument(plan), options)).toMatchObject({
+    expect(await createTransfer(memory).import(CALLER, planDocument(plan), options)).toMatchObject({
       appended: [],
       unchanged: ['people/ada'],
     });

@@ -9,6 +9,7 @@ import { DEFAULT_POLICY } from '../../../src/memory/model/policy.js';
 import { readFrontMatter, withFrontMatter } from '../../../src/transfer/bridges/front-matter.js';
 import { markdownExport, parseMarkdown } from '../../../src/transfer/bridges/markdown.js';
 import { planDocument } from '../../../src/transfer/bridges/plan.js';
+import { createTransfer } from '../../../src/transfer/transfer.js';
 import { CALLER, newMemory, snapshot } from '../fixtures.js';
 import { AWKWARD_ENTRIES, BINARY, files } from './fixtures.js';
 
@@ -63,7 +64,7 @@ describe('parseMarkdown', () => {
       problem: 'not-an-entry',
     });
     const memory = newMemory();
-    const report = await memory.transfer.import({ ...CALLER, label: 'import:markdown' }, planDocument(plan), {
+    const report = await createTransfer(memory).import({ ...CALLER, label: 'import:markdown' }, planDocument(plan), {
       mode: 'merge',
     });
     expect(report.created).toEqual(AWKWARD_ENTRIES.map((entry) => entry.name));

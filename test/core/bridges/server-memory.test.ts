@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY } from '../../../src/memory/model/policy.js';
 import { planDocument } from '../../../src/transfer/bridges/plan.js';
 import { parseServerMemory } from '../../../src/transfer/bridges/server-memory.js';
+import { createTransfer } from '../../../src/transfer/transfer.js';
 import { tempDir } from '../../helpers/engram.js';
 import { writeServerMemory } from '../../helpers/server-memory.js';
 import { CALLER, newMemory, seed, snapshot } from '../fixtures.js';
@@ -102,9 +103,9 @@ describe('parseServerMemory', () => {
     await seed(memory, { 'people/ada': ['Ada', 'Met in 2024.\n'] });
     const plan = parse(entity('ada', 'person', ['Likes tea']));
     const options = { mode: 'merge', append: true } as const;
-    const first = await memory.transfer.import(CALLER, planDocument(plan), options);
+    const first = await createTransfer(memory).import(CALLER, planDocument(plan), options);
     expect(first).toMatchObject({ created: [], appended: ['people/ada'], conflicts: [] });
-    const again = await memory.transfer.import(CALLER, planDocument(plan), options);
+    const again = await createTransfer(memory).import(CALLER, planDocument(plan), options);
     expect(again).toMatchObject({ appended: [], unchanged: ['people/ada'] });
     const { entries } = await snapshot(memory);
     expect(entries[0]).toMatchObject({ description: 'Ada', body: 'Met in 2024.\nLikes tea\n' });
@@ -115,9 +116,9 @@ describe('parseServerMemory', () => {
     await seed(memory, { 'people/ada': ['Ada', 'Met in 2024.\n'] });
     const before = await snapshot(memory);
     const plan = parse(`${entity('b', 'x', ['1'])}${entity('c', 'x', ['2'])}`);
-    await expect(memory.transfer.import(CALLER, planDocument(plan), { mode: 'merge', append: true })).rejects.toThrow(
-      /would make 3 entries in this memory; the cap is 2/,
-    );
+    await expect(
+      createTransfer(memory).import(CALLER, planDocument(plan), { mode: 'merge', append: true }),
+    ).rejects.toThrow(/would make 3 entries in this memory; the cap is 2/);
     expect(await snapshot(memory)).toEqual(before);
   });
 

@@ -1,0 +1,132 @@
+/**
+ * The composition root: from a config (a store, or which database to open; the memory's
+ * policy; the clock; the sign-in settings) to every service over that one store, each with
+ * the same clock and log. The CLI, `engram serve`, the library and the tests build their
+ * services here and nowhere else (docs/architecture.md, import rules). It loads no door:
+ * the HTTP stack, the MCP SDK and PostgreSQL's driver load only where they are used.
+ */
+
+import { type Accounts, type AccountsOptions, createAccounts } from './access/accounts/accounts.js';
+import type { PasswordCost } from './access/accounts/passwords.js';
+import { Authorization, type AuthorizationOptions } from './access/oauth/authorization.js';
+import { OAuthClients } from './access/oauth/clients.js';
+import { OAuthTokens } from './access/oauth/tokens.js';
+import type { OAuthClient } from './access/oauth/types.js';
+import { type Access, createAccess } from './access/tokens/access.js';
+import { createMemory, type Memory } from './memory/memory.js';
+import type { Policy } from './memory/model/policy.js';
+import { type Backend, type OpenOptions, openBackend } from './open-store.js';
+import type { StorageBackend } from './storage/backend.js';
+import { createTransfer, type Transfer } from './transfer/transfer.js';
+
+/** How the services of sign-in behave: who may sign in how often, and the clients known without registering. */
+export interface AccessConfig {
+  /** OAuth clients the operator lists (the config file's "clients"), known without registering. */
+  readonly clients?: readonly OAuthClient[] | undefined;
+  /** Most clients that may register themselves (OAuthClients' default otherwise). */
+  readonly maxRegistrations?: number | undefined;
+  /** A test's cheaper scrypt parameters; production's otherwise (see AccountsOptions). */
+  readonly passwordCost?: PasswordCost | undefined;
+  /** When sign-ins are slowed down, over the defaults. */
+  readonly throttle?: AccountsOptions['throttle'];
+}
+
+export interface AppConfig {
+  /** The store every service shares; the app closes it. */
+  readonly store: StorageBackend;
+  /** The rules the memory enforces; what is left out is DEFAULT_POLICY's. */
+  readonly policy?: Partial<Policy> | undefined;
+  /** The one clock, in milliseconds, of the memory and of every sign-in service (Date.now unless told). */
+  readonly now?: (() => number) | undefined;
+  readonly access?: AccessConfig | undefined;
+  /** Told of refused sign-ins and of "last used" times that could not be recorded (nothing by default). */
+  readonly log?: ((line: string) => void) | undefined;
+}
+
+/** Where an app opens its store: a backend as open-store.ts names it, opened with these options. */
+export interface OpenAppConfig extends Omit<AppConfig, 'store'> {
+  readonly backend: Backend;
+  readonly open?: Omit<OpenOptions, 'onWarning'> | undefined;
+}
+
+/** OAuth (`engram serve --auth oauth`): the token service, and the client and consent services the server completes. */
+export interface OAuthServices {
+  /** Issues, refreshes, checks and revokes tokens; also lists and revokes connected apps. */
+  readonly tokens: OAuthTokens;
+  /** The client service over the registered and configured clients; serve gives it the metadata document fetcher. */
+  clients(fetchDocument?: (url: URL) => Promise<unknown>): OAuthClients;
+  /** The consent step over those clients, for the server's issuer and resource. */
+  authorization(clients: OAuthClients, server: Pick<AuthorizationOptions, 'issuer' | 'resource'>): Authorization;
+}
+
+/** Every service, over one store. */
+export interface App {
+  readonly memory: Memory;
+  /** Export, import (documents and other memory systems' files) and wipe, over the memory. */
+  readonly transfer: Transfer;
+  /** The bearer tokens of `engram serve --auth token`. */
+  readonly access: Access;
+  /** Users, their passwords, sign-in and browser sessions. */
+  readonly accounts: Accounts;
+  readonly oauth: OAuthServices;
+  /** Closes the store. */
+  close(): Promise<void>;
+}
+
+/** The sign-in services over the store: static tokens, accounts and OAuth, on the memory's clock. */
+function accessServices(
+  store: StorageBackend,
+  config: AccessConfig,
+  now: () => number,
+  log: (line: string) => void,
+): Pick<App, 'access' | 'accounts' | 'oauth'> {
+  const touchFailed = (what: string) => (error: unknown) =>
+    log(`could not record when ${what} was last used: ${(error as Error).message}`);
+  const clients = (fetchDocument?: (url: URL) => Promise<unknown>) =>
+    new OAuthClients(store.oauth, {
+      now,
+      configured: config.clients ?? [],
+      maxRegistrations: config.maxRegistrations,
+      fetchDocument,
+    });
+  // Which client ids the token endpoint still knows; telling fetches nothing.
+  const knownClients = clients();
+  return {
+    access: createAccess(store.tokens, { now, onTouchError: touchFailed('a token') }),
+    accounts: createAccounts(store, {
+      now,
+      log,
+      passwordCost: config.passwordCost,
+      throttle: config.throttle,
+      onTouchError: touchFailed('a session'),
+    }),
+    oauth: {
+      tokens: new OAuthTokens(store.oauth, {
+        now,
+        onTouchError: touchFailed('an app'),
+        isKnownClient: (clientId) => knownClients.isKnown(clientId),
+      }),
+      clients,
+      authorization: (clients, server) => new Authorization(store.oauth, clients, { now, ...server }),
+    },
+  };
+}
+
+/** The services over a store already open. */
+export function createApp(config: AppConfig): App {
+  const { store } = config;
+  const memory = createMemory({ store, policy: config.policy, now: config.now });
+  const log = config.log ?? (() => {});
+  return {
+    memory,
+    transfer: createTransfer(memory),
+    ...accessServices(store, config.access ?? {}, memory.rules.now, log),
+    close: () => store.close(),
+  };
+}
+
+/** Opens the configured store, then the services over it. */
+export async function openApp(config: OpenAppConfig): Promise<App> {
+  const store = await openBackend(config.backend, { ...config.open, onWarning: config.log });
+  return createApp({ ...config, store });
+}

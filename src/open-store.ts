@@ -1,0 +1,55 @@
+/**
+ * Which store a config opens, and opening it: a SQLite file by path, or PostgreSQL by URL
+ * (its driver loaded only then: most people never need it, and `engram stdio` must not pay
+ * for it). Part of the composition root with app.ts: the doors name a database this way
+ * and never import a backend (docs/architecture.md, import rules).
+ */
+
+import type { StorageBackend } from './storage/backend.js';
+import { openSqliteStore } from './storage/sqlite/index.js';
+
+/** The SQLite checks the CLI makes before it opens or creates a file (cli/existing-memory.ts). */
+export { folderMissing, noSuchFolderError } from './storage/sqlite/file.js';
+
+export type Backend =
+  | { readonly kind: 'sqlite'; readonly path: string }
+  | {
+      readonly kind: 'postgres';
+      readonly url: string;
+      readonly poolSize?: number | undefined;
+      readonly statementTimeoutMs?: number | undefined;
+    };
+
+/** A database given as a path or as a postgres:// URL (engram migrate takes either). */
+export function backendOf(location: string): Backend {
+  return /^postgres(ql)?:\/\//i.test(location)
+    ? { kind: 'postgres', url: location }
+    : { kind: 'sqlite', path: location };
+}
+
+/** How to open it; the history limits and the clock are not here: the Memory service hands them to every write. */
+export interface OpenOptions {
+  /** SQLite only: let concurrent writes share one commit (default true). */
+  readonly groupCommit?: boolean | undefined;
+  /** SQLite only: index for search in a worker thread (default false), for a server that runs for long. */
+  readonly searchWorker?: boolean | undefined;
+  /** SQLite only: told, in words for a log, when the file was removed or replaced while open, or search indexing failed. */
+  readonly onWarning?: ((message: string) => void) | undefined;
+}
+
+export async function openBackend(backend: Backend, options: OpenOptions = {}): Promise<StorageBackend> {
+  if (backend.kind === 'sqlite') {
+    return openSqliteStore({
+      path: backend.path,
+      onWarning: options.onWarning,
+      searchWorker: options.searchWorker ?? false,
+      groupCommit: options.groupCommit,
+    });
+  }
+  const { openPostgresStore } = await import('./storage/postgres/index.js');
+  return openPostgresStore({
+    connectionString: backend.url,
+    max: backend.poolSize,
+    statementTimeoutMs: backend.statementTimeoutMs,
+  });
+}
