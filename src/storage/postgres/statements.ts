@@ -155,7 +155,7 @@ export const SQL = {
   // entry, then dropped entries whole (by entries_trash). The first reads the user's oldest
   // $3 revisions by the index revisions_age, the trash left out: with $3 = the live entries
   // + $2, at most one latest revision per live entry among them, so $2 candidates if there are.
-  olderRevisions: `SELECT r.entry_id, r.revision, octet_length(r.description) + octet_length(r.body) AS bytes
+  olderRevisions: `SELECT r.entry_id AS entry, r.revision, octet_length(r.description) + octet_length(r.body) AS bytes
      FROM (SELECT entry_id, revision, at, description, body FROM revisions
            WHERE user_id = $1 AND NOT in_trash ORDER BY at, entry_id, revision LIMIT $3) r
        JOIN entries e ON e.user_id = $1 AND e.id = r.entry_id
@@ -165,32 +165,25 @@ export const SQL = {
   oldestTrash: `SELECT id, (SELECT coalesce(sum(octet_length(r.description) + octet_length(r.body)), 0)
        FROM revisions r WHERE r.user_id = e.user_id AND r.entry_id = e.id) AS bytes
      FROM entries e WHERE e.user_id = $1 AND e.dropped_at IS NOT NULL ORDER BY e.dropped_at, e.id LIMIT $2`,
-  deleteEntriesAmong: 'DELETE FROM entries WHERE user_id = $1 AND id = ANY ($2::bigint[])',
+  // Revisions go with their entry (ON DELETE CASCADE); every part of one statement sees the
+  // rows as they were before it, so the revisions' bytes are summed as they are deleted.
+  deleteCopies: `WITH gone AS (DELETE FROM entries WHERE user_id = $1 AND id = ANY ($2::bigint[]) RETURNING id)
+     SELECT coalesce(sum(${REVISION_BYTES}), 0)::bigint AS bytes FROM revisions r
+     WHERE r.user_id = $1 AND r.entry_id IN (SELECT id FROM gone)`,
   // The live copy if there is one, else the most recently dropped.
   history: `SELECT revision, operation, actor, at, description, body FROM revisions
      WHERE user_id = $1 AND entry_id = (
        SELECT id FROM entries WHERE user_id = $1 AND name = $2 ORDER BY dropped_at DESC NULLS FIRST, id DESC LIMIT 1)
      ORDER BY revision`,
-  // Revisions go with their entry (ON DELETE CASCADE); every part of one statement sees the
-  // rows as they were before it, so the revisions' bytes are summed as they are deleted.
-  purgeCopies: `WITH gone AS (
-       DELETE FROM entries WHERE user_id = $1 AND name = $2 AND ($3::boolean OR dropped_at IS NOT NULL)
-       RETURNING id, name, description, size, dropped_at)
-     SELECT name, description, size, dropped_at, (SELECT coalesce(sum(${REVISION_BYTES}), 0)
-       FROM revisions r WHERE r.user_id = $1 AND r.entry_id = gone.id) AS history FROM gone`,
+  // What a purge deletes: the user's dropped copies of a name, and the live one with $3.
+  copies: `SELECT id, user_id AS "user", name, description, size, dropped_at IS NOT NULL AS dropped FROM entries
+     WHERE user_id = $1 AND name = $2 AND ($3::boolean OR dropped_at IS NOT NULL)`,
   // The users whose trash expired, locked in one order (as writers lock them) before it is purged.
   lockExpiredUsers: `SELECT user_id FROM users WHERE user_id IN (
        SELECT user_id FROM entries WHERE dropped_at IS NOT NULL AND dropped_at <= $1)
      ORDER BY user_id FOR UPDATE`,
-  purgeExpired: `WITH gone AS (
-       DELETE FROM entries WHERE dropped_at IS NOT NULL AND dropped_at <= $1 RETURNING user_id, id),
-     freed AS (
-       SELECT r.user_id, sum(${REVISION_BYTES}) AS bytes FROM revisions r JOIN gone g ON r.user_id = g.user_id AND r.entry_id = g.id
-       GROUP BY r.user_id),
-     counted AS (
-       UPDATE users SET history_bytes = history_bytes - freed.bytes, changes = changes + 1
-       FROM freed WHERE users.user_id = freed.user_id)
-     SELECT count(*)::integer AS purged FROM gone`,
+  expiredTrash: `SELECT id, user_id AS "user", name, description, size, true AS dropped FROM entries
+     WHERE dropped_at IS NOT NULL AND dropped_at <= $1`,
 } as const;
 
 /** The statement `key` with its parameters, prepared once per connection. */
