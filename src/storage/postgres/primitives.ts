@@ -65,13 +65,18 @@ export class PostgresPrimitives implements CommonPrimitives, WholeWrites {
     return { historyBytes: saved.history_bytes, entries: saved.entries };
   }
 
-  /** The row keeps its body, whatever its revisions hold. */
-  async dropEntry(user: string, id: number, entry: StoredEntry, record: RevisionRecord): Promise<void> {
-    await this.db.query(statement('drop', user, id, record.at, record.actor, entry.revision));
+  async dropEntry(
+    user: string,
+    id: number,
+    entry: StoredEntry,
+    record: RevisionRecord,
+    rowBody: string | null,
+  ): Promise<void> {
+    await this.db.query(statement('drop', user, id, record.at, record.actor, entry.revision, rowBody));
   }
 
-  async undropEntry(user: string, id: number, entry: StoredEntry): Promise<void> {
-    await this.db.query(statement('undrop', user, id, entry.revision));
+  async undropEntry(user: string, id: number, entry: StoredEntry, rowBody: string | null): Promise<void> {
+    await this.db.query(statement('undrop', user, id, entry.revision, rowBody));
     await this.db.query(statement('leaveTrash', user, id, entry.revision - 1));
   }
 

@@ -22,10 +22,9 @@ import {
   toClientRecord,
   toSecretRecord,
 } from '../sql-account-rows.js';
-import { type DumpedEntryRow, type RevisionRow, TOKEN_COLUMNS, toDumpedEntries } from '../sql-rows.js';
+import { bodyOf, type DumpedEntryRow, type RevisionRow, TOKEN_COLUMNS, toDumpedEntries } from '../sql-rows.js';
 import type { Database } from './driver.js';
 import { fromSqliteGrantRow, type SqliteGrantRow, sqliteGrantValues } from './grants.js';
-import { bodyOf } from './statements.js';
 import { duplicateTokenOf, fromSqliteTokenRow, type SqliteTokenRow, toSqliteTokenParameters } from './tokens.js';
 
 /** Entries between two progress reports. */
