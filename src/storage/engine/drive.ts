@@ -8,10 +8,13 @@
  * `runAsync`, awaiting each step on its transaction's connection.
  *
  * Why a generator rather than two copies of each algorithm, or an async engine: SQLite
- * cannot await inside a transaction, and writing the steps twice (sync and async) is the
- * duplication the engine exists to end. A generator costs one resumption per primitive
- * (well under a microsecond) against a durable write's fsync; the figures are in the
- * commit that introduced it and in docs/benchmarks.md.
+ * cannot await inside a transaction (an async engine would end its synchronous
+ * transactions and group commit), and writing the steps twice, sync and async, is the
+ * duplication the engine exists to end. What it costs, measured: a write driven by
+ * runSync over primitives that do nothing takes ~4.4 µs against ~1.1 µs for the same
+ * calls made directly, so ~3 µs of a SQLite write's ~500 µs of CPU (under 1%); durable
+ * writes through the store, interleaved with main's, stayed within the noise of this
+ * machine (0.97–1.00x wall time on SQLite, 0.91–1.16x on PostgreSQL).
  */
 
 /** What a primitive returns: at once (SQLite, in-process) or later (PostgreSQL). */

@@ -4,6 +4,10 @@
  * Its writes are the storage engine's (engine/) on its rows' primitives (rows.ts), run
  * synchronously, so nothing interleaves with them; its reads are its own. Like every
  * store it has no settings: the clock and the history limits come with each write.
+ *
+ * Not SQLite `:memory:`, though that would leave two backends: a SQLite store takes ~45 ms
+ * to open (its migrations and statements) against ~0.01 ms for this one, and the unit
+ * tests open some 220 stores.
  */
 
 import type { ActivityQuery, ActivityRecord, ActorCount, ChangeListener } from '../../memory/activity.js';
