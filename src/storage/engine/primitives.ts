@@ -15,8 +15,6 @@ import type { RevisionRecord, StoredEntry, Usage } from '../../memory/port.js';
 import type { EntryRow } from '../sql-rows.js';
 import type { Maybe } from './drive.js';
 
-export type { EntryRow };
-
 /** A user's counters after a change moved them: what the history cap is checked against. */
 export interface Counters {
   readonly historyBytes: number;
