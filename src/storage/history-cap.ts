@@ -1,8 +1,9 @@
 /**
  * How every store keeps a user's history under the history cap (Policy.historyCap, which
  * reaches the store with each write as WriteRules.historyCap): the rule is the same on
- * each backend, so it is stated once here; it stays with the stores because it walks
- * their stored rows, oldest first, which the pure applyChange (memory/model/apply.ts) never sees. When a recorded revision
+ * each backend, so it is stated once here and walked once, by the storage engine
+ * (engine/trim.ts), over each store's rows, oldest first, which the pure applyChange
+ * (memory/model/apply.ts) never sees. When a recorded revision
  * takes the user's history over the cap, the store deletes, in the same transaction, the
  * oldest revisions that are not the latest of their entry, then the oldest dropped
  * entries whole. It always goes back within the cap, and further, to 90% of the cap, so

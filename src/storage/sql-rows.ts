@@ -1,23 +1,55 @@
 /**
  * The row shapes of the schema both SQL backends (SQLite and PostgreSQL) share, and how a
  * row becomes a core record. The two schemas are the same table for table and column for
- * column; the differences in what a row holds are tokens.read_only, a boolean in
- * PostgreSQL and an integer 0 or 1 in SQLite, which the SQLite backend converts itself,
- * and entries.body, which SQLite leaves NULL where the entry's latest revision holds the
- * text (its statements read it from there, so EntryRow is the same).
+ * column, with one data model: each body is kept once, in the entry's latest revision, so
+ * entries.body is NULL but where no revision holds the text (bodyOf reads it from either).
+ * The one difference in what a row holds is tokens.read_only, a boolean in PostgreSQL and
+ * an integer 0 or 1 in SQLite, which the SQLite backend converts itself.
  * Everything else of a backend (its SQL, transactions, quirks) stays in its own folder.
  */
 
 import type { TokenRecord } from '../access/tokens/port.js';
 import type { DumpedEntry, RevisionRecord, StoredEntry, TrashedEntry } from '../memory/port.js';
 
-/** The columns an entry is read by, in the order of EntryRow. */
-export const ENTRY_COLUMNS = 'id, name, description, body, size, created, updated, revision';
+/**
+ * An entry's body (SQLite schema 11, PostgreSQL schema 8), in SQL of both dialects: its
+ * latest revision's, which holds it, unless the entry row holds one of its own (an entry
+ * no revision of which has its text: written by hand or by an older Engram, or past a
+ * history limit of 0). `entry` is the entries table's name or alias.
+ */
+export function bodyOf(entry: string): string {
+  return `coalesce(${entry}.body, (SELECT head.body FROM revisions head
+       WHERE head.user_id = ${entry}.user_id AND head.entry_id = ${entry}.id AND head.revision = ${entry}.revision))`;
+}
+
+/**
+ * What a revision takes against the history cap, as usage.ts's revisionBytes, in SQL of
+ * both dialects: the UTF-8 bytes of its description and body. `revision` is the revisions
+ * table's alias, if the statement gives it one.
+ */
+export function revisionBytes(revision?: string): string {
+  const column = (name: string) => (revision ? `${revision}.${name}` : name);
+  return `octet_length(${column('description')}) + octet_length(${column('body')})`;
+}
+
+/** The columns an entry is read by, in the order of EntryRow, of the entries table or alias `entry`. */
+export function entryColumns(entry: string): string {
+  const [id, name, description, size, created, updated, revision] = [
+    'id',
+    'name',
+    'description',
+    'size',
+    'created',
+    'updated',
+    'revision',
+  ].map((column) => `${entry}.${column}`);
+  return `${id}, ${name}, ${description}, ${bodyOf(entry)} AS body, ${size}, ${created}, ${updated}, ${revision}`;
+}
 
 /** The columns a token is read and written by, in the order of TokenRow. */
 export const TOKEN_COLUMNS = 'id, user_id, label, read_only, hash, created, last_used';
 
-/** An entry as read by ENTRY_COLUMNS. */
+/** An entry as read by entryColumns. */
 export interface EntryRow {
   id: number;
   name: string;
@@ -29,7 +61,7 @@ export interface EntryRow {
   revision: number;
 }
 
-/** An entry in the trash: ENTRY_COLUMNS with who dropped it and when. */
+/** An entry in the trash: entryColumns with who dropped it and when. */
 export interface TrashRow extends EntryRow {
   dropped_at: number;
   dropped_by: string;

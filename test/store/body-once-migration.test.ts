@@ -1,18 +1,24 @@
 /**
- * Upgrading a SQLite database to schema 11, where each body is stored once, in its
- * revision: every byte of every entry and revision is kept (an entry no revision of which
- * holds its text keeps its own), no revision goes with the rebuilt entries table, and
- * writes after the upgrade read and keep the bodies as before.
+ * Upgrading a database to the schema where each body is stored once, in its revision
+ * (SQLite schema 11, PostgreSQL schema 8): every byte of every entry and revision is kept
+ * (an entry no revision of which holds its text keeps its own), no revision goes with the
+ * rewritten entries, and writes after the upgrade read and keep the bodies as before.
+ * PostgreSQL's is skipped, with a notice, where no PostgreSQL is available.
  */
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/memory/port.js';
 import { appendLine, bytes } from '../../src/storage/contract/setup.js';
+import type { Queryable } from '../../src/storage/postgres/driver.js';
+import { openPostgresStore } from '../../src/storage/postgres/index.js';
+import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.js';
 import { openSqliteStore } from '../../src/storage/sqlite/index.js';
+import { createTestDatabase, findTestPostgres, queryPostgres, type TestDatabase } from '../helpers/postgres.js';
 import { rules } from '../helpers/rules.js';
 import { migrateSqliteTo } from '../helpers/sqlite-schema.js';
 
@@ -175,6 +181,115 @@ describe('SQLite: a database at schema version 10, bodies stored twice', () => {
       await store.mutate(alice, 'topics/a', appendLine('three'), { ...rules, historyLimit: 0 });
       expect(await store.history('alice', 'topics/a')).toEqual([]);
       expect((await store.get('alice', ['topics/a']))[0]?.body).toBe('one\ntwo\nthree\n');
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+const server = await findTestPostgres();
+
+/** Every column of the entries but the search vector, by id. */
+const POSTGRES_ENTRY_ROWS = `SELECT id, user_id, name, description, size, body, created, updated, revision, dropped_at,
+  dropped_by FROM entries ORDER BY id`;
+
+describe.skipIf(!server)('PostgreSQL: a database at schema version 7, bodies stored twice', () => {
+  let database: TestDatabase;
+  let entriesBefore: Array<{ body: string }>;
+  let revisionsBefore: unknown[];
+
+  beforeEach(async () => {
+    database = await createTestDatabase(server!);
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      for (const step of POSTGRES_MIGRATIONS.slice(0, 7)) {
+        if (typeof step === 'string') await client.query(step);
+        else await step(client as unknown as Queryable);
+      }
+      await client.query(
+        'CREATE TABLE schema_version (version integer NOT NULL); INSERT INTO schema_version VALUES (7)',
+      );
+      for (const e of ENTRIES) {
+        const { rows } = await client.query<{ id: string }>(
+          `INSERT INTO entries (user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by,
+             search)
+           VALUES ($1, $2, 'about it', $3, $4, 1, 2, $5, $6, $7, to_tsvector('simple', $4)) RETURNING id`,
+          [e.user, e.name, bytes(e.body), e.body, e.revision, e.droppedAt, e.droppedAt === null ? null : 'cli'],
+        );
+        for (const r of e.revisions) {
+          await client.query(
+            `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
+             VALUES ($1, $2, $3, $4, 'cli', $5, 'about it', $6, $7)`,
+            [e.user, rows[0]!.id, r.revision, r.operation, r.revision, r.body, r.operation === 'drop'],
+          );
+        }
+        await client.query(`INSERT INTO users (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING`, [e.user]);
+      }
+    } finally {
+      await client.end();
+    }
+    entriesBefore = await queryPostgres(database.url, POSTGRES_ENTRY_ROWS);
+    revisionsBefore = await queryPostgres(database.url, 'SELECT * FROM revisions ORDER BY user_id, entry_id, revision');
+  });
+
+  afterEach(async () => {
+    await database.drop();
+  });
+
+  it('keeps every byte: each body once in its revision, and in the entry only where no revision holds it', async () => {
+    await (await openPostgresStore({ connectionString: database.url })).close();
+
+    expect(await queryPostgres(database.url, 'SELECT * FROM revisions ORDER BY user_id, entry_id, revision')).toEqual(
+      revisionsBefore,
+    );
+    const entriesAfter = await queryPostgres<{ body: string | null }>(database.url, POSTGRES_ENTRY_ROWS);
+    expect(entriesAfter.map((row) => row.body)).toEqual([null, null, 'ünï\n', 'by hand\n']);
+    expect(entriesAfter.map(({ body: _, ...row }) => row)).toEqual(entriesBefore.map(({ body: _, ...row }) => row));
+
+    const reopened = await openPostgresStore({ connectionString: database.url });
+    try {
+      const dump = await reopened.dump();
+      expect(dump.entries.map((entry) => entry.body)).toEqual(entriesBefore.map((row) => row.body));
+      expect((await reopened.trash('alice')).map((entry) => entry.body)).toEqual(['bye ✓\n']);
+      expect((await reopened.get('alice', ['topics/a', 'topics/odd'])).map((entry) => entry.body).sort()).toEqual([
+        'by hand\n',
+        'one\ntwo\n',
+      ]);
+      expect((await reopened.search('alice', ['two'], { limit: 5 })).map((hit) => hit.name)).toEqual(['topics/a']);
+
+      // Written after the upgrade: the new revision holds the body, the entry no longer does.
+      await reopened.mutate(alice, 'topics/odd', appendLine('more'), rules);
+      await reopened.mutate({ user: 'bob', label: 'body-once-test' }, 'people/eva', appendLine('more'), rules);
+      await reopened.undrop(alice, 'topics/gone', rules);
+      expect((await reopened.get('alice', ['topics/gone', 'topics/odd'])).map((entry) => entry.body).sort()).toEqual([
+        'by hand\nmore\n',
+        'bye ✓\n',
+      ]);
+      expect((await reopened.get('bob', ['people/eva']))[0]?.body).toBe('ünï\nmore\n');
+      expect((await reopened.history('alice', 'topics/odd')).map((record) => record.body)).toEqual([
+        'as written\n',
+        'by hand\nmore\n',
+      ]);
+    } finally {
+      await reopened.close();
+    }
+    expect(
+      await queryPostgres(database.url, 'SELECT count(*)::integer AS n FROM entries WHERE body IS NOT NULL'),
+    ).toEqual([{ n: 0 }]);
+  });
+
+  it('keeps a body in its entry when a history limit of 0 trims the revision that held it', async () => {
+    const store = await openPostgresStore({ connectionString: database.url });
+    try {
+      await store.mutate(alice, 'topics/a', appendLine('three'), { ...rules, historyLimit: 0 });
+      expect(await store.history('alice', 'topics/a')).toEqual([]);
+      expect((await store.get('alice', ['topics/a']))[0]?.body).toBe('one\ntwo\nthree\n');
+      const [row] = await queryPostgres<{ body: string | null }>(
+        database.url,
+        `SELECT body FROM entries WHERE name = 'topics/a'`,
+      );
+      expect(row?.body).toBe('one\ntwo\nthree\n');
     } finally {
       await store.close();
     }

@@ -4,8 +4,9 @@
  * historyLimit, it says what the store writes: the entry's new values, the revision to
  * record, how the user's counters move, and which of the entry's old revisions to
  * delete. Pure, so every backend numbers revisions, records drops and counts usage
- * alike; a store only persists what it returns (and then keeps the user's history
- * under the history cap, src/storage/history-cap.ts, which needs the stored rows).
+ * alike; a store only persists what it returns, by the storage engine
+ * (src/storage/engine/writes.ts), which then keeps the user's history under the history
+ * cap (src/storage/history-cap.ts, which needs the stored rows).
  */
 
 import type { Change, RevisionRecord, StoredEntry, WriteRules } from '../port.js';

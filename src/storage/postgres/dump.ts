@@ -30,6 +30,7 @@ import {
   toSecretRecord,
 } from '../sql-account-rows.js';
 import {
+  bodyOf,
   type DumpedEntryRow,
   type RevisionRow,
   TOKEN_COLUMNS,
@@ -50,7 +51,8 @@ const SQL = {
      AND NOT EXISTS (SELECT 1 FROM tokens) AND NOT EXISTS (SELECT 1 FROM accounts)
      AND NOT EXISTS (SELECT 1 FROM oauth_clients) AND NOT EXISTS (SELECT 1 FROM grants) AS empty`,
   snapshot: 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY',
-  entries: `SELECT id, user_id, name, description, body, size, created, updated, revision, dropped_at, dropped_by
+  entries: `SELECT id, user_id, name, description, ${bodyOf('entries')} AS body, size, created, updated, revision,
+       dropped_at, dropped_by
      FROM entries ORDER BY id`,
   revisions:
     'SELECT entry_id, revision, operation, actor, at, description, body FROM revisions ORDER BY entry_id, revision',
@@ -94,6 +96,9 @@ const SQL = {
        $8::bigint[])`,
   addGrantSecrets: `INSERT INTO grant_secrets (${SECRET_COLUMNS})
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[])`,
+  // Each body stored once (migrations.ts, step 8): an entry keeps its own only where its latest revision does not hold it.
+  bodiesOnce: `UPDATE entries e SET body = NULL FROM revisions r
+     WHERE r.user_id = e.user_id AND r.entry_id = e.id AND r.revision = e.revision AND r.body = e.body`,
   // The next entry created is numbered after the highest id loaded.
   renumber: `SELECT setval(pg_get_serial_sequence('entries', 'id'), coalesce(max(id), 0) + 1, false) FROM entries`,
 } as const;
@@ -184,6 +189,7 @@ export async function loadDatabase(runner: Runner, dump: StoreDump, options: Loa
     await insertAll(db, SQL.addClients, dump.clients, clientValues);
     await insertAll(db, SQL.addGrants, dump.grants, (grant) => grantValues(grant));
     await insertAll(db, SQL.addGrantSecrets, dump.grantSecrets, secretValues);
+    await db.query({ text: SQL.bodiesOnce });
     await db.query({ text: SQL.renumber });
   });
 }

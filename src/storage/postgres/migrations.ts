@@ -187,6 +187,16 @@ export const MIGRATIONS: readonly Migration[] = [
   // 7: when the consent page was last shown for each registered client (ms, NULL if never):
   // at the registration cap, a client a person may be deciding about is not pushed out.
   'ALTER TABLE oauth_clients ADD COLUMN shown bigint;',
+  // 8: each body stored once, in its revision, as SQLite does (its step 11): an entry's body
+  // is NULL where its latest revision holds the same text (every entry Engram writes), and
+  // kept only where none does (entries written by hand, or past a history limit of 0), so
+  // not a byte is lost; statements read it through bodyOf (sql-rows.ts). One data model
+  // for both SQL backends, and each body's bytes once in the table and its TOAST.
+  `
+  ALTER TABLE entries ALTER COLUMN body DROP NOT NULL;
+  UPDATE entries e SET body = NULL FROM revisions r
+    WHERE r.user_id = e.user_id AND r.entry_id = e.id AND r.revision = e.revision AND r.body = e.body;
+  `,
 ];
 
 /** Rows per batch of the search vectors' backfill. */

@@ -4,11 +4,11 @@
  * `entries_live`, never bodies.
  */
 
-import { ENTRY_COLUMNS } from '../sql-rows.js';
+import { bodyOf, entryColumns, revisionBytes } from '../sql-rows.js';
 import type { Statement } from './driver.js';
 
-/** What a revision takes against the history cap, as usage.ts's revisionBytes: UTF-8 bytes of description and body. */
-const REVISION_BYTES = 'octet_length(description) + octet_length(body)';
+/** What a revision takes against the history cap (sql-rows.ts). */
+const REVISION_BYTES = revisionBytes();
 
 /**
  * An entry's search vector (migrations.ts, step 4) from the words of its name, description
@@ -45,8 +45,9 @@ export function searchQuery(terms: readonly string[], weight = ''): string {
  * $10 revision, $11 $12 $13 the words of name, description and body (search-words.ts),
  * $14 operation, $15 actor, $16 the entry's id (saveOver) or name (saveNew), $17 the
  * revision to trim through (0: none). A write's revision records the entry as written
- * (apply.ts), so its text is sent once. If historyLimit trims the new revision too, it is
- * not recorded and its bytes leave the history delta again.
+ * (apply.ts), so its text is sent once, and kept once: in the revision, the entry row's body
+ * NULL (sql-rows.ts, bodyOf). If historyLimit trims the new revision too, it is not recorded,
+ * its bytes leave the history delta again, and the row keeps the body.
  */
 const saveParts = (trimmed: string) => ({
   counted: `u AS (
@@ -67,10 +68,12 @@ const SAVE_OVER = saveParts(
 
 const SAVE_NEW = saveParts('0');
 
-/** ENTRY_COLUMNS of the entries aliased `e`. */
-const E_COLUMNS = ENTRY_COLUMNS.split(', ')
-  .map((column) => `e.${column}`)
-  .join(', ');
+/** The body a saved entry row keeps (sql-rows.ts, bodyOf): none while its revision, kept, holds it. */
+const ROW_BODY = 'CASE WHEN $10::integer <= $17::integer THEN $7::text END';
+
+/** The columns an entry is read by, in the order of EntryRow (sql-rows.ts), of entries and of entries aliased `e`. */
+const ENTRY_COLUMNS = entryColumns('entries');
+const E_COLUMNS = entryColumns('e');
 
 /** The (user, name) pairs of a batch of reads (batch.ts): $1 the users, $2 the names, pair by pair. */
 const WANTED = 'unnest($1::text[], $2::text[]) AS k (user_id, name)';
@@ -81,7 +84,7 @@ export const SQL = {
        JOIN revisions r ON r.user_id = e.user_id AND r.entry_id = e.id AND r.revision = e.revision
        WHERE e.user_id = $1 AND e.dropped_at IS NULL ORDER BY e.name`,
   // $2: every term anywhere; $3: every term in the name; $4: every term in the description (searchQuery).
-  search: `SELECT name, description, body, updated FROM entries
+  search: `SELECT name, description, ${bodyOf('entries')} AS body, updated FROM entries
      WHERE user_id = $1 AND dropped_at IS NULL AND search @@ $2::tsquery
      ORDER BY search @@ $3::tsquery DESC, search @@ $4::tsquery DESC, updated DESC, name LIMIT $5`,
   live: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = $1 AND name = $2 AND dropped_at IS NULL`,
@@ -130,7 +133,7 @@ export const SQL = {
   // A write over the live entry $16, or of a new entry named $16 (see saveParts).
   saveOver: `WITH ${SAVE_OVER.counted},
      e AS (
-       UPDATE entries SET description = $6, body = $7, size = $8, updated = $9, revision = $10,
+       UPDATE entries SET description = $6, body = ${ROW_BODY}, size = $8, updated = $9, revision = $10,
          search = ${searchVector('$11::text', '$12::text', '$13::text')}
        WHERE user_id = $1 AND id = $16 AND EXISTS (SELECT FROM u) RETURNING id),
      ${SAVE_OVER.recorded},
@@ -139,13 +142,16 @@ export const SQL = {
   saveNew: `WITH ${SAVE_NEW.counted},
      e AS (
        INSERT INTO entries (user_id, name, description, body, size, created, updated, revision, search)
-       SELECT $1, $16::text, $6::text, $7::text, $8::integer, $9::bigint, $9::bigint, $10::integer,
+       SELECT $1, $16::text, $6::text, ${ROW_BODY}, $8::integer, $9::bigint, $9::bigint, $10::integer,
          ${searchVector('$11::text', '$12::text', '$13::text')}
        FROM u RETURNING id),
      ${SAVE_NEW.recorded}
      SELECT e.id, u.total_bytes, u.history_bytes, u.entries FROM u, e`,
-  drop: 'UPDATE entries SET dropped_at = $3, dropped_by = $4, revision = $5 WHERE user_id = $1 AND id = $2',
-  undrop: 'UPDATE entries SET dropped_at = NULL, dropped_by = NULL, revision = $3 WHERE user_id = $1 AND id = $2',
+  // $6, $4: the body the row keeps, NULL where the revision recorded with it holds it (engine/writes.ts).
+  drop: `UPDATE entries SET dropped_at = $3, dropped_by = $4, revision = $5, body = $6::text
+     WHERE user_id = $1 AND id = $2`,
+  undrop: `UPDATE entries SET dropped_at = NULL, dropped_by = NULL, revision = $3, body = $4::text
+     WHERE user_id = $1 AND id = $2`,
   // in_trash: the revision a drop records stays the latest of its entry while the entry is in the trash.
   addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $4 = 'drop')`,
@@ -155,42 +161,35 @@ export const SQL = {
   // entry, then dropped entries whole (by entries_trash). The first reads the user's oldest
   // $3 revisions by the index revisions_age, the trash left out: with $3 = the live entries
   // + $2, at most one latest revision per live entry among them, so $2 candidates if there are.
-  olderRevisions: `SELECT r.entry_id, r.revision, octet_length(r.description) + octet_length(r.body) AS bytes
+  olderRevisions: `SELECT r.entry_id AS entry, r.revision, ${revisionBytes('r')} AS bytes
      FROM (SELECT entry_id, revision, at, description, body FROM revisions
            WHERE user_id = $1 AND NOT in_trash ORDER BY at, entry_id, revision LIMIT $3) r
        JOIN entries e ON e.user_id = $1 AND e.id = r.entry_id
      WHERE r.revision < e.revision ORDER BY r.at, r.entry_id, r.revision LIMIT $2`,
   deleteRevisionsAmong: `DELETE FROM revisions
      WHERE user_id = $1 AND (entry_id, revision) IN (SELECT * FROM unnest($2::bigint[], $3::integer[]))`,
-  oldestTrash: `SELECT id, (SELECT coalesce(sum(octet_length(r.description) + octet_length(r.body)), 0)
+  oldestTrash: `SELECT id, (SELECT coalesce(sum(${revisionBytes('r')}), 0)
        FROM revisions r WHERE r.user_id = e.user_id AND r.entry_id = e.id) AS bytes
      FROM entries e WHERE e.user_id = $1 AND e.dropped_at IS NOT NULL ORDER BY e.dropped_at, e.id LIMIT $2`,
-  deleteEntriesAmong: 'DELETE FROM entries WHERE user_id = $1 AND id = ANY ($2::bigint[])',
+  // Revisions go with their entry (ON DELETE CASCADE); every part of one statement sees the
+  // rows as they were before it, so the revisions' bytes are summed as they are deleted.
+  deleteCopies: `WITH gone AS (DELETE FROM entries WHERE user_id = $1 AND id = ANY ($2::bigint[]) RETURNING id)
+     SELECT coalesce(sum(${REVISION_BYTES}), 0)::bigint AS bytes FROM revisions r
+     WHERE r.user_id = $1 AND r.entry_id IN (SELECT id FROM gone)`,
   // The live copy if there is one, else the most recently dropped.
   history: `SELECT revision, operation, actor, at, description, body FROM revisions
      WHERE user_id = $1 AND entry_id = (
        SELECT id FROM entries WHERE user_id = $1 AND name = $2 ORDER BY dropped_at DESC NULLS FIRST, id DESC LIMIT 1)
      ORDER BY revision`,
-  // Revisions go with their entry (ON DELETE CASCADE); every part of one statement sees the
-  // rows as they were before it, so the revisions' bytes are summed as they are deleted.
-  purgeCopies: `WITH gone AS (
-       DELETE FROM entries WHERE user_id = $1 AND name = $2 AND ($3::boolean OR dropped_at IS NOT NULL)
-       RETURNING id, name, description, size, dropped_at)
-     SELECT name, description, size, dropped_at, (SELECT coalesce(sum(${REVISION_BYTES}), 0)
-       FROM revisions r WHERE r.user_id = $1 AND r.entry_id = gone.id) AS history FROM gone`,
+  // What a purge deletes: the user's dropped copies of a name, and the live one with $3.
+  copies: `SELECT id, user_id AS "user", name, description, size, dropped_at IS NOT NULL AS dropped FROM entries
+     WHERE user_id = $1 AND name = $2 AND ($3::boolean OR dropped_at IS NOT NULL)`,
   // The users whose trash expired, locked in one order (as writers lock them) before it is purged.
   lockExpiredUsers: `SELECT user_id FROM users WHERE user_id IN (
        SELECT user_id FROM entries WHERE dropped_at IS NOT NULL AND dropped_at <= $1)
      ORDER BY user_id FOR UPDATE`,
-  purgeExpired: `WITH gone AS (
-       DELETE FROM entries WHERE dropped_at IS NOT NULL AND dropped_at <= $1 RETURNING user_id, id),
-     freed AS (
-       SELECT r.user_id, sum(${REVISION_BYTES}) AS bytes FROM revisions r JOIN gone g ON r.user_id = g.user_id AND r.entry_id = g.id
-       GROUP BY r.user_id),
-     counted AS (
-       UPDATE users SET history_bytes = history_bytes - freed.bytes, changes = changes + 1
-       FROM freed WHERE users.user_id = freed.user_id)
-     SELECT count(*)::integer AS purged FROM gone`,
+  expiredTrash: `SELECT id, user_id AS "user", name, description, size, true AS dropped FROM entries
+     WHERE dropped_at IS NOT NULL AND dropped_at <= $1`,
 } as const;
 
 /** The statement `key` with its parameters, prepared once per connection. */

@@ -13,11 +13,8 @@
  */
 
 import type { ActivityQuery, ActivityRecord, ActorCount, ChangeListener } from '../../memory/activity.js';
-import { type AppliedChange, applyChange, applyUndrop, entryAfter } from '../../memory/model/apply.js';
-import { EngramError } from '../../memory/model/errors.js';
+import { applyChange } from '../../memory/model/apply.js';
 import type { IndexRow } from '../../memory/model/format.js';
-import { searchText } from '../../memory/model/search-words.js';
-import { entryBytes } from '../../memory/model/usage.js';
 import type {
   Caller,
   Change,
@@ -39,7 +36,10 @@ import type {
 import { type SearchedEntry, type SearchHit, type SearchTerms, searchHit } from '../../memory/search.js';
 import type { StorageBackend } from '../backend.js';
 import { ChangeFeed, mutationDetails, recordingDecide } from '../change-feed.js';
-import { TRIM_BATCH, Trim } from '../history-cap.js';
+import { runAsync } from '../engine/drive.js';
+import { purge, purgeTrash } from '../engine/purge.js';
+import { apply, mutate, mutateAll, undrop } from '../engine/writes.js';
+import { Trim } from '../history-cap.js';
 import { SqlAccountStore } from '../sql/accounts.js';
 import { SqlOAuthStore } from '../sql/oauth.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
@@ -48,6 +48,7 @@ import type { Pool, Queryable, Statement } from './driver.js';
 import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
 import { migrate } from './migrations.js';
 import { createPool, type PoolOptions, poolSize, serverAddress } from './pool.js';
+import { PostgresPrimitives, refuseNul, type SavedRow, save } from './primitives.js';
 import { PostgresSqlDatabase } from './sql-database.js';
 import { searchQuery, statement } from './statements.js';
 import { PostgresTokenStore } from './tokens.js';
@@ -159,18 +160,14 @@ export class PostgresStore implements StorageBackend {
       if (attempt && 'after' in attempt) return attempt;
       return this.db.transaction(async (db) => {
         const { usage, changes } = await lockUser(db, caller.user);
+        const rows = new PostgresPrimitives(db, { user: caller.user, usage });
         // Nothing committed since the decision was made: it stands, on the rows it was made on.
         if (attempt && changes === attempt.changes) {
-          return {
-            before: attempt.before,
-            after: await this.apply(db, caller, name, attempt.row, attempt.change, rules),
-          };
+          const { row, before, change } = attempt;
+          return { before, after: await runAsync(apply(rows, caller, name, row?.id, before, change, rules)) };
         }
         if (attempt?.lost) throw this.db.mayHaveCommitted();
-        const row = await first<EntryRow>(db, statement('live', caller.user, name));
-        const before = row && toEntry(row);
-        const change = callDecide(() => recording.decide(before, usage));
-        return { before, after: await this.apply(db, caller, name, row, change, rules) };
+        return runAsync(mutate(rows, caller, name, refusing(recording.decide), rules));
       });
     });
     const details = mutationDetails(name, recording.decided(), result);
@@ -249,10 +246,8 @@ export class PostgresStore implements StorageBackend {
   async mutateAll(caller: Caller, decide: DecideAll, rules: WriteRules): Promise<void> {
     await this.db.transaction(async (db) => {
       const { usage } = await lockUser(db, caller.user);
-      const rows = (await db.query<EntryRow>(statement('allLive', caller.user))).rows;
-      const byName = new Map(rows.map((row) => [row.name, row]));
-      const changes = callDecide(() => decide(rows.map(toEntry), usage));
-      for (const { name, change } of changes) await this.apply(db, caller, name, byName.get(name), change, rules);
+      const rows = new PostgresPrimitives(db, { user: caller.user, usage });
+      await runAsync(mutateAll(rows, caller, refusing(decide), rules));
     });
     this.known.forget(caller.user);
     this.feed.committed(caller.user);
@@ -278,14 +273,8 @@ export class PostgresStore implements StorageBackend {
   private undropCopy(caller: Caller, name: string, rules: WriteRules, check?: UndropCheck): Promise<UndropResult> {
     return this.db.transaction(async (db): Promise<UndropResult> => {
       const { usage } = await lockUser(db, caller.user);
-      const row = await first<EntryRow>(db, statement('latestTrashed', caller.user, name));
-      if (!row) return { status: 'missing' };
-      if (await first(db, statement('live', caller.user, name))) return { status: 'taken' };
-      const dropped = toEntry(row);
-      if (check) callDecide(() => check(dropped, usage));
-      const applied = applyUndrop(dropped, caller, rules.now(), rules.historyLimit);
-      await this.persist(db, caller.user, row.id, applied, rules);
-      return { status: 'restored', entry: applied.entry };
+      const rows = new PostgresPrimitives(db, { user: caller.user, usage });
+      return runAsync(undrop(rows, caller, name, rules, check && refusing(check)));
     });
   }
 
@@ -300,13 +289,7 @@ export class PostgresStore implements StorageBackend {
   async purge(user: string, name: string, options: { readonly includeLive: boolean }): Promise<number> {
     const purged = await this.db.transaction(async (db) => {
       await lockUser(db, user);
-      const { rows } = await db.query<PurgedRow>(statement('purgeCopies', user, name, options.includeLive));
-      // Their revisions leave the user's history; a purged live entry leaves their usage too.
-      const live = rows.filter((row) => row.dropped_at === null);
-      const bytes = live.reduce((sum, row) => sum + entryBytes(row.name, row.description, row.size), 0);
-      const history = rows.reduce((sum, row) => sum + row.history, 0);
-      if (rows.length > 0) await db.query(statement('addUsage', user, -bytes, -live.length, -history));
-      return rows.length;
+      return (await runAsync(purge(new PostgresPrimitives(db), user, name, options.includeLive))).length;
     });
     this.known.forget(user);
     if (purged > 0) this.feed.committed(user, { name });
@@ -315,10 +298,9 @@ export class PostgresStore implements StorageBackend {
 
   /** Dropped entries count towards their users' history, so their users are locked first; see purge for what VACUUM keeps. */
   async purgeTrash(cutoff: number): Promise<number> {
-    const purged = await this.db.transaction(async (db) => {
-      await db.query(statement('lockExpiredUsers', cutoff));
-      return (await first<{ purged: number }>(db, statement('purgeExpired', cutoff)))?.purged ?? 0;
-    });
+    const purged = await this.db.transaction(
+      async (db) => (await runAsync(purgeTrash(new PostgresPrimitives(db), cutoff))).length,
+    );
     this.known.clear();
     if (purged > 0) this.feed.committedSome();
     return purged;
@@ -369,93 +351,6 @@ export class PostgresStore implements StorageBackend {
     this.feed.close();
     await this.pool.end();
   }
-
-  /** Applies one decided change to the live row (if any) and returns the entry after it. */
-  private async apply(
-    db: Queryable,
-    caller: Caller,
-    name: string,
-    row: EntryRow | undefined,
-    change: Change,
-    rules: WriteRules,
-  ): Promise<StoredEntry | undefined> {
-    const current = row && toEntry(row);
-    if (change.kind === 'put') refuseNul(name, change.description, change.body);
-    const applied = applyChange({ name, current, change, caller, at: rules.now(), historyLimit: rules.historyLimit });
-    if (applied) await this.persist(db, caller.user, row?.id, applied, rules);
-    return entryAfter(current, applied);
-  }
-
-  /**
-   * Persists what applyChange or applyUndrop returned on the row `id` (a new row when
-   * undefined): the entry, its revision, the revisions past historyLimit deleted, the
-   * user's counters moved (a write: all in one statement, save), then their history kept
-   * within the cap.
-   */
-  private async persist(
-    db: Queryable,
-    user: string,
-    id: number | undefined,
-    applied: AppliedChange,
-    rules: WriteRules,
-  ): Promise<void> {
-    const { entry, record } = applied;
-    if (applied.kind === 'write') {
-      const saved = await first<SavedRow>(db, save(user, null, id, applied));
-      if (!saved) throw new Error(`the save of ${entry.name} under the user's lock wrote nothing`);
-      const trim = Trim.of(saved.history_bytes, rules.historyCap);
-      if (trim) await this.trimHistory(db, user, trim, saved.entries);
-      return;
-    }
-    if (id === undefined) throw new Error(`no row to ${applied.kind} for ${entry.name}`);
-    if (applied.kind === 'drop') {
-      await db.query(statement('drop', user, id, record.at, record.actor, entry.revision));
-    } else {
-      await db.query(statement('undrop', user, id, entry.revision));
-      await db.query(statement('leaveTrash', user, id, entry.revision - 1));
-    }
-    const { revision, operation, actor, at, description, body } = record;
-    await db.query(statement('addRevision', user, id, revision, operation, actor, at, description, body));
-    let trimmed = 0;
-    if (applied.trimThrough > 0) {
-      const { rows } = await db.query<{ bytes: number }>(statement('trimRevisions', user, id, applied.trimThrough));
-      trimmed = rows.reduce((sum, row) => sum + row.bytes, 0);
-    }
-    const { usage } = applied;
-    const after = await first<{ history_bytes: number; entries: number }>(
-      db,
-      statement('addUsage', user, usage.totalBytes, usage.entries, usage.historyBytes - trimmed),
-    );
-    const trim = after && Trim.of(after.history_bytes, rules.historyCap);
-    if (trim) await this.trimHistory(db, user, trim, after.entries);
-  }
-
-  /**
-   * Trims the user's history (see history-cap.ts): their oldest revisions that are not the
-   * latest of their entry, then their oldest dropped entries whole (the latest revision of a
-   * live entry always stays). Batches of TRIM_BATCH rows, read by index.
-   */
-  private async trimHistory(db: Queryable, user: string, trim: Trim, liveEntries: number): Promise<void> {
-    for (let more = true; more && !trim.done; ) {
-      type Older = { entry_id: number; revision: number; bytes: number };
-      const window = liveEntries + TRIM_BATCH;
-      const older = (await db.query<Older>(statement('olderRevisions', user, TRIM_BATCH, window))).rows;
-      const doomed = trim.take(older);
-      if (doomed.length > 0) {
-        const [ids, revisions] = [doomed.map((row) => row.entry_id), doomed.map((row) => row.revision)];
-        await db.query(statement('deleteRevisionsAmong', user, ids, revisions));
-      }
-      more = older.length === TRIM_BATCH;
-    }
-    for (let more = true; more && !trim.done; ) {
-      const trash = (await db.query<{ id: number; bytes: number }>(statement('oldestTrash', user, TRIM_BATCH))).rows;
-      // Revisions go with their entry (ON DELETE CASCADE).
-      const ids = trim.take(trash).map((row) => row.id);
-      if (ids.length > 0) await db.query(statement('deleteEntriesAmong', user, ids));
-      more = trash.length === TRIM_BATCH;
-    }
-    if (trim.freed > 0) await db.query(statement('addUsage', user, 0, 0, -trim.freed));
-  }
 }
 
 /** A change decided without the lock, on the rows as they were when the user's change counter was `changes`. */
@@ -473,59 +368,6 @@ type SeenRow = { changes: number; totalBytes: number; entries: number; history_b
   | EntryRow
   | { id: null }
 );
-
-/** What a save returns when it wrote: the entry's id and the user's history and live entries after it. */
-interface SavedRow {
-  id: number;
-  total_bytes: number;
-  history_bytes: number;
-  entries: number;
-}
-
-/**
- * The statement that saves a write (statements.ts, saveParts): over the live row `id`, or
- * as a new row; only while the user's change counter is `changes` (null: under the lock).
- */
-function save(user: string, changes: number | null, id: number | undefined, applied: AppliedChange): Statement {
-  const { entry, record, usage } = applied;
-  if (
-    record.revision !== entry.revision ||
-    record.at !== entry.updated ||
-    record.description !== entry.description ||
-    record.body !== entry.body
-  ) {
-    throw new Error(`the revision of a write of ${entry.name} does not record the entry as written`);
-  }
-  const values = [
-    user,
-    changes,
-    usage.totalBytes,
-    usage.entries,
-    usage.historyBytes,
-    entry.description,
-    entry.body,
-    entry.size,
-    entry.updated,
-    entry.revision,
-    searchText(entry.name),
-    searchText(entry.description),
-    searchText(entry.body),
-    record.operation,
-    record.actor,
-  ];
-  return id === undefined
-    ? statement('saveNew', ...values, entry.name, applied.trimThrough)
-    : statement('saveOver', ...values, id, applied.trimThrough);
-}
-
-/** A copy deleted by purge, with the bytes its revisions took. */
-interface PurgedRow {
-  name: string;
-  description: string;
-  size: number;
-  dropped_at: number | null;
-  history: number;
-}
 
 /**
  * Takes the lock that serialises the user's writes (creating their row on first write) and
@@ -546,11 +388,7 @@ async function first<Row>(db: Queryable, query: Statement): Promise<Row | undefi
   return (await db.query<Row>(query)).rows[0];
 }
 
-/** PostgreSQL text cannot hold U+0000; refuse it with a message rather than a driver error. */
-function refuseNul(name: string, description: string, body: string): void {
-  if (!description.includes('\0') && !body.includes('\0')) return;
-  throw new EngramError(
-    'INVALID_ARGUMENT',
-    `${name} cannot be saved: its text contains the NUL character (\\u0000), which this PostgreSQL store cannot hold. Remove it and call again.`,
-  );
+/** The caller's `f` (a decide, a check), run inside a transaction: what it throws rolls back and reaches the caller unchanged. */
+function refusing<Args extends unknown[], T>(f: (...args: Args) => T): (...args: Args) => T {
+  return (...args) => callDecide(() => f(...args));
 }

@@ -27,6 +27,7 @@ import {
   toSecretRecord,
 } from '../sql-account-rows.js';
 import {
+  bodyOf,
   type DumpedEntryRow,
   type RevisionRow,
   TOKEN_COLUMNS,
@@ -36,7 +37,6 @@ import {
 } from '../sql-rows.js';
 import type { Database } from './driver.js';
 import { sqliteDialect } from './sql-database.js';
-import { bodyOf } from './statements.js';
 
 /** Entries between two progress reports. */
 const PROGRESS_EVERY = 1_000;

@@ -17,10 +17,10 @@
  */
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { bodyOf } from '../sql-rows.js';
 import type { Database, Statement, Transaction } from './driver.js';
 import type { Guard } from './guard.js';
 import type { SearchWorker } from './search-worker.js';
-import { bodyOf } from './statements.js';
 
 /** Entries indexed per transaction: a few milliseconds of work. */
 const SEARCH_BATCH = 64;

@@ -3,23 +3,14 @@
  * keyed by user; the index reads only the covering index, never bodies.
  */
 
+import { bodyOf, entryColumns, revisionBytes } from '../sql-rows.js';
 import type { Database, Statement } from './driver.js';
 
-/**
- * An entry's body (schema 11): its latest revision's, which holds it, unless the entry row
- * holds one of its own (an entry no revision of which has its text: written by hand or by
- * an older Engram, or past a history limit of 0).
- */
-export function bodyOf(entry: string): string {
-  return `coalesce(${entry}.body, (SELECT head.body FROM revisions head
-       WHERE head.entry_id = ${entry}.id AND head.revision = ${entry}.revision))`;
-}
-
 /** The columns an entry is read by, in the order of EntryRow (sql-rows.ts). */
-const ENTRY_COLUMNS = `id, name, description, ${bodyOf('entries')} AS body, size, created, updated, revision`;
+const ENTRY_COLUMNS = entryColumns('entries');
 
-/** What a revision takes against the history cap, as usage.ts's revisionBytes: UTF-8 bytes of description and body. */
-const REVISION_BYTES = 'length(CAST(description AS BLOB)) + length(CAST(body AS BLOB))';
+/** What a revision takes against the history cap (sql-rows.ts). */
+const REVISION_BYTES = revisionBytes();
 
 /**
  * The FTS5 query of search terms (memory/search.ts): each term a quoted string (a `"` in it
@@ -67,7 +58,7 @@ export const SQL = {
        VALUES (@user, @bytes, @entries, @history, (SELECT user_version FROM pragma_user_version) + 1)
        ON CONFLICT (user_id) DO UPDATE SET total_bytes = total_bytes + @bytes, entries = entries + @entries,
          history_bytes = history_bytes + @history, changes = changes + 1
-       RETURNING history_bytes, changes`,
+       RETURNING history_bytes, entries, changes`,
   version: 'SELECT changes FROM users WHERE user_id = ?',
   // A user's revisions newest first (after a position: no position is after every one), by
   // revisions_activity; sizes from the bodies' lengths. One actor's, and the actors, are read
@@ -93,11 +84,11 @@ export const SQL = {
   // The history cap's candidates, oldest first: revisions that are not the latest of their
   // entry, then dropped entries whole. Both walk an index of the user's rows in that order;
   // the first skips the latest revision of each entry, live or in the trash.
-  olderRevisions: `SELECT r.rowid AS id, length(CAST(r.description AS BLOB)) + length(CAST(r.body AS BLOB)) AS bytes
+  olderRevisions: `SELECT r.entry_id AS entry, r.revision, ${revisionBytes('r')} AS bytes
        FROM revisions r INDEXED BY revisions_activity JOIN entries e ON e.id = r.entry_id
        WHERE r.user_id = ? AND r.revision < e.revision
        ORDER BY r.at, r.entry_id, r.revision LIMIT ?`,
-  deleteRevision: 'DELETE FROM revisions WHERE rowid = ?',
+  deleteRevision: 'DELETE FROM revisions WHERE entry_id = ? AND revision = ?',
   oldestTrash: `SELECT id, (SELECT coalesce(sum(${REVISION_BYTES}), 0)
          FROM revisions WHERE entry_id = entries.id) AS bytes
        FROM entries INDEXED BY entries_trash WHERE user_id = ? AND dropped_at IS NOT NULL

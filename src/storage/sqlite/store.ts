@@ -11,13 +11,10 @@
  */
 
 import type { ActivityQuery, ActivityRecord, ActorCount, ChangeListener } from '../../memory/activity.js';
-import { type AppliedChange, applyChange, applyUndrop, entryAfter } from '../../memory/model/apply.js';
 import { EngramError, isEngramError } from '../../memory/model/errors.js';
 import type { IndexRow } from '../../memory/model/format.js';
-import { entryBytes } from '../../memory/model/usage.js';
 import type {
   Caller,
-  Change,
   Decide,
   DecideAll,
   LoadOptions,
@@ -36,7 +33,10 @@ import type {
 import { type SearchedEntry, type SearchHit, type SearchTerms, searchHit } from '../../memory/search.js';
 import type { StorageBackend } from '../backend.js';
 import { ChangeFeed, mutationDetails, recordingDecide } from '../change-feed.js';
-import { TRIM_BATCH, Trim } from '../history-cap.js';
+import { runSync } from '../engine/drive.js';
+import type { Copy } from '../engine/primitives.js';
+import { purge, purgeTrash } from '../engine/purge.js';
+import { mutate, mutateAll, undrop } from '../engine/writes.js';
 import { SqlAccountStore } from '../sql/accounts.js';
 import { SqlOAuthStore } from '../sql/oauth.js';
 import { SqlTokenStore } from '../sql/tokens.js';
@@ -49,6 +49,7 @@ import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
 import { GroupCommit } from './group-commit.js';
 import { Guard } from './guard.js';
 import { IndexCache } from './index-cache.js';
+import { SqlitePrimitives } from './primitives.js';
 import { SearchBacklog } from './search-backlog.js';
 import { SearchWorker } from './search-worker.js';
 import { SqliteSqlDatabase } from './sql-database.js';
@@ -85,20 +86,12 @@ export interface SqliteStoreOptions {
  */
 const WATCH_POLL_MS = 250;
 
-/** The columns purging needs. */
-interface CopyRow {
-  id: number;
-  user_id: string;
-  name: string;
-  description: string;
-  size: number;
-  dropped_at: number | null;
-}
-
 export class SqliteStore implements StorageBackend {
   private readonly db: Database;
   private readonly guard: Guard;
   private readonly statements: Statements;
+  /** The storage engine's primitives on this connection (engine/), run inside its transactions. */
+  private readonly rows: SqlitePrimitives;
   private readonly groupCommit: GroupCommit | undefined;
   private readonly mutateOne;
   private readonly mutateEvery;
@@ -167,6 +160,7 @@ export class SqliteStore implements StorageBackend {
       dataVersion: () => dataVersion.get() as number,
       changesOf: (user) => (this.statements.version.pluck().get(user) as number | undefined) ?? 0,
     });
+    this.rows = new SqlitePrimitives(this.statements, this.indexCache, this.searchBacklog);
     // Another connection's commit moves data_version (this connection's own do not: those
     // are told as they commit); only then are the watched users' change counters read.
     const watchedDataVersion = this.db.prepare('PRAGMA data_version').pluck();
@@ -185,27 +179,17 @@ export class SqliteStore implements StorageBackend {
     this.mutateEvery = this.db.transaction(this.mutateAllInTransaction.bind(this));
     this.undropOne = this.db.transaction(this.undropInTransaction.bind(this));
     // The copies are selected inside the transaction, so no other process can undrop one in between.
-    this.purgeRows = this.db.transaction((select: () => CopyRow[]) => {
-      const rows = select();
-      if (rows.length > 0) this.indexCache.invalidate();
-      for (const row of rows) {
-        // Its revisions leave the user's history; a purged live entry leaves their usage too.
-        const live = row.dropped_at === null;
-        this.statements.addUsage.run({
-          user: row.user_id,
-          bytes: live ? -entryBytes(row.name, row.description, row.size) : 0,
-          entries: live ? -1 : 0,
-          history: -this.deleteCopy(row.id),
-        });
-      }
+    this.purgeRows = this.db.transaction((purging: () => readonly Copy[]) => {
+      const copies = purging();
       // Their words leave the search index now, not in a later catch-up; and the index keeps
       // the words of what it stopped indexing (a drop, an edit) in its structure until
       // merged: merged now, so that no word of a purged entry remains.
-      if (rows.length > 0) {
-        this.searchBacklog.catchUp(rows.map((row) => row.id));
+      if (copies.length > 0) {
+        this.indexCache.invalidate();
+        this.searchBacklog.catchUp(copies.map((copy) => copy.id));
         this.statements.optimizeSearch.run();
       }
-      return rows.length;
+      return copies.length;
     });
   }
 
@@ -300,17 +284,14 @@ export class SqliteStore implements StorageBackend {
 
   async purge(user: string, name: string, options: { readonly includeLive: boolean }): Promise<number> {
     return this.purgeCopies(
-      () =>
-        (this.statements.copies.all(user, name) as CopyRow[]).filter(
-          (row) => options.includeLive || row.dropped_at !== null,
-        ),
+      () => runSync(purge(this.rows, user, name, options.includeLive)),
       () => this.feed.committed(user, { name }),
     );
   }
 
   async purgeTrash(cutoff: number): Promise<number> {
     return this.purgeCopies(
-      () => this.statements.expiredTrash.all(cutoff) as CopyRow[],
+      () => runSync(purgeTrash(this.rows, cutoff)),
       () => this.feed.committedSome(),
     );
   }
@@ -378,8 +359,8 @@ export class SqliteStore implements StorageBackend {
    * the WAL so it keeps no copy of their text. A reader of another connection that outlasts the busy deadline
    * keeps the WAL from being emptied: then the purge says so rather than claim success.
    */
-  private async purgeCopies(select: () => CopyRow[], committed: () => void): Promise<number> {
-    const count = await this.guard.write(() => this.purgeRows.immediate(select));
+  private async purgeCopies(purging: () => readonly Copy[], committed: () => void): Promise<number> {
+    const count = await this.guard.write(() => this.purgeRows.immediate(purging));
     if (count === 0) return 0;
     committed();
     const emptied = await this.guard.explained(
@@ -407,17 +388,11 @@ export class SqliteStore implements StorageBackend {
   }
 
   private mutateInTransaction(caller: Caller, name: string, decide: Decide, rules: WriteRules): MutationResult {
-    const row = this.statements.live.get(caller.user, name) as EntryRow | undefined;
-    const before = row ? toEntry(row) : undefined;
-    const change = decide(before, this.usageOf(caller.user));
-    return { before, after: this.apply(caller, name, row, change, rules) };
+    return runSync(mutate(this.rows, caller, name, decide, rules));
   }
 
   private mutateAllInTransaction(caller: Caller, decide: DecideAll, rules: WriteRules): void {
-    const rows = this.statements.allLive.all(caller.user) as EntryRow[];
-    const byName = new Map(rows.map((row) => [row.name, row]));
-    const changes = decide(rows.map(toEntry), this.usageOf(caller.user));
-    for (const { name, change } of changes) this.apply(caller, name, byName.get(name), change, rules);
+    runSync(mutateAll(this.rows, caller, decide, rules));
   }
 
   private undropInTransaction(
@@ -426,15 +401,7 @@ export class SqliteStore implements StorageBackend {
     rules: WriteRules,
     check: UndropCheck | undefined,
   ): UndropResult {
-    const s = this.statements;
-    const row = s.latestTrashed.get(caller.user, name) as EntryRow | undefined;
-    if (!row) return { status: 'missing' };
-    if (s.live.get(caller.user, name)) return { status: 'taken' };
-    const dropped = toEntry(row);
-    check?.(dropped, this.usageOf(caller.user));
-    const applied = applyUndrop(dropped, caller, rules.now(), rules.historyLimit);
-    this.persist(caller.user, row.id, applied, rules);
-    return { status: 'restored', entry: applied.entry };
+    return runSync(undrop(this.rows, caller, name, rules, check));
   }
 
   private usageOf(user: string): Usage {
@@ -456,96 +423,4 @@ export class SqliteStore implements StorageBackend {
       throw error;
     }
   }
-
-  /** Applies one decided change to the live row (if any) and returns the entry after it. */
-  private apply(
-    caller: Caller,
-    name: string,
-    row: EntryRow | undefined,
-    change: Change,
-    rules: WriteRules,
-  ): StoredEntry | undefined {
-    const current = row && toEntry(row);
-    const applied = applyChange({ name, current, change, caller, at: rules.now(), historyLimit: rules.historyLimit });
-    if (applied) this.persist(caller.user, row?.id, applied, rules);
-    return entryAfter(current, applied);
-  }
-
-  /**
-   * Persists what applyChange or applyUndrop returned on the row `id` (a new row when
-   * undefined): the entry, its revision, the revisions past historyLimit deleted, the
-   * user's counters moved (one statement), then their history kept within the cap. The
-   * body is stored once, in the revision (migrations.ts, step 11); in the entry row only
-   * when that revision is trimmed at once (a history limit of 0).
-   */
-  private persist(user: string, id: number | undefined, applied: AppliedChange, rules: WriteRules): void {
-    const s = this.statements;
-    const { entry, record } = applied;
-    this.indexCache.touched(user, entry.name);
-    const body = applied.trimThrough >= entry.revision ? entry.body : null;
-    let rowId: number;
-    if (applied.kind === 'write') {
-      const values = { description: entry.description, body, size: entry.size, at: entry.updated };
-      if (id === undefined) {
-        rowId = Number(s.insert.run({ user, name: entry.name, ...values, revision: entry.revision }).lastInsertRowid);
-      } else {
-        rowId = id;
-        s.update.run({ id, ...values, revision: entry.revision });
-      }
-    } else {
-      if (id === undefined) throw new Error(`no row to ${applied.kind} for ${entry.name}`);
-      rowId = id;
-      if (applied.kind === 'drop') {
-        s.drop.run({ id, at: record.at, actor: record.actor, body, revision: entry.revision });
-      } else s.undrop.run({ id, body, revision: entry.revision });
-    }
-    const revision = Number(s.addRevision.run({ user, id: rowId, ...record }).lastInsertRowid);
-    this.searchBacklog.revised(rowId, revision, applied.trimThrough < entry.revision);
-    const trimmed =
-      applied.trimThrough > 0 ? sumBytes(s.trimRevisions.all({ id: rowId, through: applied.trimThrough })) : 0;
-    const { usage } = applied;
-    const after = s.addUsage.get({
-      user,
-      bytes: usage.totalBytes,
-      entries: usage.entries,
-      history: usage.historyBytes - trimmed,
-    }) as { history_bytes: number; changes: number };
-    this.indexCache.counted(user, after.changes);
-    this.trimHistory(user, Trim.of(after.history_bytes, rules.historyCap));
-  }
-
-  /**
-   * Trims the user's history (see history-cap.ts): their oldest revisions that are not the
-   * latest of their entry, then their oldest dropped entries whole (the latest revision of a
-   * live entry always stays). Batches of TRIM_BATCH rows, read by index.
-   */
-  private trimHistory(user: string, trim: Trim | undefined): void {
-    if (!trim) return;
-    const s = this.statements;
-    for (let more = true; more && !trim.done; ) {
-      const older = s.olderRevisions.all(user, TRIM_BATCH) as Array<{ id: number; bytes: number }>;
-      for (const { id } of trim.take(older)) s.deleteRevision.run(id);
-      more = older.length === TRIM_BATCH;
-    }
-    for (let more = true; more && !trim.done; ) {
-      const trash = s.oldestTrash.all(user, TRIM_BATCH) as Array<{ id: number; bytes: number }>;
-      for (const { id } of trim.take(trash)) this.deleteCopy(id);
-      more = trash.length === TRIM_BATCH;
-    }
-    if (trim.freed > 0) {
-      const after = s.addUsage.get({ user, bytes: 0, entries: 0, history: -trim.freed }) as { changes: number };
-      this.indexCache.counted(user, after.changes);
-    }
-  }
-
-  /** Deletes an entry row and its revisions (overwritten: secure_delete), returning the history bytes freed. */
-  private deleteCopy(id: number): number {
-    const freed = sumBytes(this.statements.deleteRevisions.all(id));
-    this.statements.deleteEntry.run(id);
-    return freed;
-  }
-}
-
-function sumBytes(rows: readonly unknown[]): number {
-  return (rows as Array<{ bytes: number }>).reduce((sum, row) => sum + row.bytes, 0);
 }

@@ -1,0 +1,140 @@
+/**
+ * The storage engine's primitives (engine/primitives.ts) on a SQLite connection: each one
+ * or two prepared statements, run synchronously inside the caller's transaction (the
+ * engine is driven by runSync). Beside the rows they keep this connection's index cache
+ * and search backlog told of what changed, in the same transaction.
+ */
+
+import type { UsageDelta } from '../../memory/model/apply.js';
+import type { RevisionRecord, StoredEntry, Usage } from '../../memory/port.js';
+import type {
+  CommonPrimitives,
+  Copy,
+  Counters,
+  EntryWrites,
+  OlderRevision,
+  TrashedCopy,
+} from '../engine/primitives.js';
+import type { EntryRow } from '../sql-rows.js';
+import type { IndexCache } from './index-cache.js';
+import type { SearchBacklog } from './search-backlog.js';
+import type { Statements } from './statements.js';
+
+/** A copy as the copies and expiredTrash statements read it. */
+interface CopyRow {
+  id: number;
+  user_id: string;
+  name: string;
+  description: string;
+  size: number;
+  dropped_at: number | null;
+}
+
+export class SqlitePrimitives implements CommonPrimitives, EntryWrites {
+  constructor(
+    private readonly s: Statements,
+    private readonly indexCache: IndexCache,
+    private readonly searchBacklog: SearchBacklog,
+  ) {}
+
+  liveEntry(user: string, name: string): EntryRow | undefined {
+    return this.s.live.get(user, name) as EntryRow | undefined;
+  }
+
+  liveEntries(user: string): EntryRow[] {
+    return this.s.allLive.all(user) as EntryRow[];
+  }
+
+  latestTrashed(user: string, name: string): EntryRow | undefined {
+    return this.s.latestTrashed.get(user, name) as EntryRow | undefined;
+  }
+
+  usage(user: string): Usage {
+    return (this.s.usage.get(user) as Usage | undefined) ?? { totalBytes: 0, entries: 0 };
+  }
+
+  insertEntry(user: string, entry: StoredEntry, rowBody: string | null): number {
+    this.indexCache.touched(user, entry.name);
+    const { name, description, size, updated, revision } = entry;
+    return Number(
+      this.s.insert.run({ user, name, description, body: rowBody, size, at: updated, revision }).lastInsertRowid,
+    );
+  }
+
+  updateEntry(user: string, id: number, entry: StoredEntry, rowBody: string | null): void {
+    this.indexCache.touched(user, entry.name);
+    const { description, size, updated, revision } = entry;
+    this.s.update.run({ id, description, body: rowBody, size, at: updated, revision });
+  }
+
+  dropEntry(user: string, id: number, entry: StoredEntry, record: RevisionRecord, rowBody: string | null): void {
+    this.indexCache.touched(user, entry.name);
+    this.s.drop.run({ id, at: record.at, actor: record.actor, body: rowBody, revision: entry.revision });
+  }
+
+  undropEntry(user: string, id: number, entry: StoredEntry, rowBody: string | null): void {
+    this.indexCache.touched(user, entry.name);
+    this.s.undrop.run({ id, body: rowBody, revision: entry.revision });
+  }
+
+  addRevision(user: string, id: number, record: RevisionRecord, kept: boolean): void {
+    const rowid = Number(this.s.addRevision.run({ user, id, ...record }).lastInsertRowid);
+    this.searchBacklog.revised(id, rowid, kept);
+  }
+
+  trimRevisions(_user: string, id: number, through: number): number {
+    return sumBytes(this.s.trimRevisions.all({ id, through }));
+  }
+
+  addUsage(user: string, delta: UsageDelta): Counters {
+    const after = this.s.addUsage.get({
+      user,
+      bytes: delta.totalBytes,
+      entries: delta.entries,
+      history: delta.historyBytes,
+    }) as { history_bytes: number; entries: number; changes: number };
+    this.indexCache.counted(user, after.changes);
+    return { historyBytes: after.history_bytes, entries: after.entries };
+  }
+
+  olderRevisions(user: string, limit: number): OlderRevision[] {
+    return this.s.olderRevisions.all(user, limit) as OlderRevision[];
+  }
+
+  deleteRevisions(_user: string, revisions: readonly OlderRevision[]): void {
+    for (const { entry, revision } of revisions) this.s.deleteRevision.run(entry, revision);
+  }
+
+  oldestTrash(user: string, limit: number): TrashedCopy[] {
+    return this.s.oldestTrash.all(user, limit) as TrashedCopy[];
+  }
+
+  /** Overwritten, not merely unlinked: secure_delete is on (connection.ts). */
+  deleteCopies(_user: string, ids: readonly number[]): number {
+    let freed = 0;
+    for (const id of ids) {
+      freed += sumBytes(this.s.deleteRevisions.all(id));
+      this.s.deleteEntry.run(id);
+    }
+    return freed;
+  }
+
+  copies(user: string, name: string, includeLive: boolean): Copy[] {
+    return (this.s.copies.all(user, name) as CopyRow[])
+      .filter((row) => includeLive || row.dropped_at !== null)
+      .map(toCopy);
+  }
+
+  expiredTrash(cutoff: number): Copy[] {
+    return (this.s.expiredTrash.all(cutoff) as CopyRow[]).map(toCopy);
+  }
+}
+
+function toCopy(row: CopyRow): Copy {
+  const { id, user_id, name, description, size, dropped_at } = row;
+  return { id, user: user_id, name, description, size, dropped: dropped_at !== null };
+}
+
+function sumBytes(rows: readonly unknown[]): number {
+  return (rows as Array<{ bytes: number }>).reduce((sum, row) => sum + row.bytes, 0);
+}
