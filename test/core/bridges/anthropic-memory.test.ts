@@ -11,7 +11,7 @@ import { parseAnthropicMemory } from '../../../src/core/bridges/anthropic-memory
 import type { SourceFile } from '../../../src/core/bridges/plan.js';
 import { DEFAULT_POLICY } from '../../../src/core/policy.js';
 import { writeAnthropicMemory } from '../../helpers/anthropic-memory.js';
-import { tempDir } from '../../helpers/engram.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 import { BINARY, files } from './fixtures.js';
 
 /** Every file under `root`, as the CLI reads a folder. */
