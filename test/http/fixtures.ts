@@ -51,6 +51,8 @@ export interface TestServerOptions {
   readonly db?: string;
   /** The memory's policy, over the defaults (caps, trash retention). */
   readonly policy?: Partial<Policy>;
+  /** The memory's clock (Date.now by default): the time its changes are recorded at. */
+  readonly now?: () => number;
   /** The folder the web UI is served from, in place of the built one. */
   readonly webRoot?: string;
 }
@@ -66,7 +68,11 @@ export function testFolder(): string {
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const db = options.db ?? join(testFolder(), 'memory.db');
   const store = openSqliteStore({ path: db });
-  const memory = createMemory({ store, ...(options.policy ? { policy: options.policy } : {}) });
+  const memory = createMemory({
+    store,
+    ...(options.policy ? { policy: options.policy } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
   const access = createAccess(store.tokens);
   const accounts = createAccounts(store, { passwordCost: TEST_PASSWORD_COST });
   const logs: string[] = [];
