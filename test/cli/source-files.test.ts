@@ -8,7 +8,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readSource } from '../../src/cli/source-files.js';
-import { tempDir } from '../helpers/engram.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const text = (files: { path: string; bytes: Uint8Array }[]) =>
   files.map((file) => [file.path, Buffer.from(file.bytes).toString('utf8')]);

@@ -1,48 +1,21 @@
 /**
  * What end-to-end tests share: the built `engram` executable and a way to run it, a
- * fresh temporary folder per test (removed when the test ends) with config files
- * written into it, and a direct look into a database file.
+ * fresh temporary folder per test (temp-dir.ts), and a direct look into a database file.
  */
 
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { onTestFinished } from 'vitest';
+
+// The temporary folders most end-to-end tests take from here (temp-dir.ts needs no build).
+export { type Cleanup, type TempDir, tempDir } from './temp-dir.js';
 
 /** The built CLI; end-to-end tests run it as a child process, as a user would. */
 export const ENGRAM_CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
 if (!existsSync(ENGRAM_CLI)) {
-  throw new Error(`${ENGRAM_CLI} is missing: build first with npx tsc -p tsconfig.build.json`);
-}
-
-export interface TempDir {
-  readonly path: string;
-  /** A path inside the folder. */
-  file(name: string): string;
-  /** Writes `config` as JSON into the folder and returns its path. */
-  config(config: unknown, name?: string): string;
-}
-
-/** Registers what to undo when the folder's or database's owner is done: the current test by default. */
-export type Cleanup = (undo: () => void | Promise<void>) => void;
-
-/** A fresh folder for the current test (or for whoever `cleanup` serves), removed when it finishes. */
-export function tempDir(cleanup: Cleanup = onTestFinished): TempDir {
-  const path = mkdtempSync(join(tmpdir(), 'engram-test-'));
-  cleanup(() => rmSync(path, { recursive: true, force: true }));
-  const file = (name: string) => join(path, name);
-  return {
-    path,
-    file,
-    config(config, name = 'config.json') {
-      writeFileSync(file(name), JSON.stringify(config));
-      return file(name);
-    },
-  };
+  throw new Error(`${ENGRAM_CLI} is missing: build first with npm run build`);
 }
 
 /**

@@ -12,20 +12,22 @@ import { startTestServer, type TestServer } from './fixtures.js';
 const claude: Caller = { user: 'local', label: 'claude-desktop' };
 const chatgpt: Caller = { user: 'local', label: 'chatgpt' };
 
-/** Lets the clock move on, so that each change has its own millisecond (within one, changes list by entry). */
-const nextMillisecond = () => new Promise((resolve) => setTimeout(resolve, 2));
-
-/** Five changes by two assistants: claude creates and appends topics/a twice, chatgpt creates topics/b and drops it. */
+/**
+ * Five changes by two assistants: claude creates and appends topics/a twice, chatgpt creates
+ * topics/b and drops it, each in a millisecond of its own on the memory's clock (within
+ * one, changes list by entry).
+ */
 async function withActivity(): Promise<TestServer> {
-  const server = await startTestServer();
+  let clock = Date.now();
+  const server = await startTestServer({ now: () => clock });
   await server.memory.write(claude, { name: 'topics/a', description: 'About a', new: 'one\n' });
-  await nextMillisecond();
+  clock++;
   await server.memory.write(chatgpt, { name: 'topics/b', description: 'About b', new: 'héllo' });
-  await nextMillisecond();
+  clock++;
   await server.memory.write(claude, { name: 'topics/a', new: 'two\n' });
-  await nextMillisecond();
+  clock++;
   await server.memory.write(claude, { name: 'topics/a', new: 'three\n' });
-  await nextMillisecond();
+  clock++;
   await server.memory.drop(chatgpt, 'topics/b');
   return server;
 }

@@ -54,6 +54,8 @@ export interface TestServerOptions {
   readonly db?: string;
   /** The memory's policy, over the defaults (caps, trash retention). */
   readonly policy?: Partial<Policy>;
+  /** The memory's clock (Date.now by default): the time its changes are recorded at. */
+  readonly now?: () => number;
   /** The folder the web UI is served from, in place of the built one. */
   readonly webRoot?: string;
 }
@@ -69,7 +71,12 @@ export function testFolder(): string {
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const db = options.db ?? join(testFolder(), 'memory.db');
   const store = openSqliteStore({ path: db });
-  const app = createApp({ store, policy: options.policy, access: { passwordCost: TEST_PASSWORD_COST } });
+  const app = createApp({
+    store,
+    policy: options.policy,
+    now: options.now,
+    access: { passwordCost: TEST_PASSWORD_COST },
+  });
   const logs: string[] = [];
   const host = options.host ?? '127.0.0.1';
   const server = await startHttpServer({

@@ -11,7 +11,7 @@ import { DEFAULT_POLICY } from '../../../src/memory/model/policy.js';
 import { parseAnthropicMemory } from '../../../src/transfer/bridges/anthropic-memory.js';
 import type { SourceFile } from '../../../src/transfer/bridges/plan.js';
 import { writeAnthropicMemory } from '../../helpers/anthropic-memory.js';
-import { tempDir } from '../../helpers/engram.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 import { BINARY, files } from './fixtures.js';
 
 /** Every file under `root`, as the CLI reads a folder. */

@@ -1,18 +1,15 @@
 /**
- * The MCP memory server's JSONL: read from a file the real server wrote (driven through the
- * MCP SDK), entities to groups by type (and --map), observations and relations as lines;
- * names made slugs, collisions and duplicates reported; every malformed file refused
- * with the line that is wrong, so nothing broken is imported.
+ * The MCP memory server's JSONL (read from a file the real server wrote in
+ * server-memory-written.test.ts): entities to groups by type (and --map), observations
+ * and relations as lines; names made slugs, collisions and duplicates reported; every
+ * malformed file refused with the line that is wrong, so nothing broken is imported.
  */
 
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY } from '../../../src/memory/model/policy.js';
 import { planDocument } from '../../../src/transfer/bridges/plan.js';
 import { parseServerMemory } from '../../../src/transfer/bridges/server-memory.js';
 import { createTransfer } from '../../../src/transfer/transfer.js';
-import { tempDir } from '../../helpers/engram.js';
-import { writeServerMemory } from '../../helpers/server-memory.js';
 import { CALLER, newMemory, seed, snapshot } from '../fixtures.js';
 import { BINARY, files } from './fixtures.js';
 
@@ -21,37 +18,6 @@ const entity = (name: string, entityType: string, observations: string[]) =>
   line({ type: 'entity', name, entityType, observations });
 const parse = (text: string | Uint8Array, map?: Record<string, string>) =>
   parseServerMemory(files({ 'memory.jsonl': text }), DEFAULT_POLICY, map ? { map } : {});
-
-describe('parseServerMemory on a file the real server wrote', () => {
-  it('turns entities, observations and relations into entries', async () => {
-    const dir = tempDir();
-    const file = dir.file('memory.jsonl');
-    await writeServerMemory(file, {
-      entities: [
-        { name: 'Ada Lovelace', entityType: 'person', observations: ['Wrote the first program'] },
-        { name: 'Analytical Engine', entityType: 'project', observations: ['Designed by Babbage'] },
-        { name: 'Tea', entityType: 'preference', observations: ['Earl Grey, no sugar'] },
-      ],
-      relations: [{ from: 'Ada Lovelace', to: 'Analytical Engine', relationType: 'works_on' }],
-      observations: [{ entityName: 'Ada Lovelace', contents: ['Born 1815'] }],
-    });
-    const plan = parseServerMemory([{ path: 'memory.jsonl', bytes: readFileSync(file) }], DEFAULT_POLICY);
-    expect(plan.entries).toEqual([
-      {
-        name: 'people/ada-lovelace',
-        description: 'Ada Lovelace (person)',
-        body: 'Wrote the first program\nBorn 1815\n→ works_on Analytical Engine\n',
-      },
-      { name: 'areas/analytical-engine', description: 'Analytical Engine (project)', body: 'Designed by Babbage\n' },
-      { name: 'topics/tea', description: 'Tea (preference)', body: 'Earl Grey, no sugar\n' },
-    ]);
-    expect(plan.items[0]).toEqual({
-      source: 'line 1: entity "Ada Lovelace" (person)',
-      names: ['people/ada-lovelace'],
-      notes: ['"Ada Lovelace" is not a valid slug: made ada-lovelace'],
-    });
-  });
-});
 
 describe('parseServerMemory', () => {
   it('maps entity types to groups as --map says, over the defaults', () => {
