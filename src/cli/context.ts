@@ -11,6 +11,7 @@ import type { Caller } from '../memory/memory.js';
 import { EngramError } from '../memory/model/errors.js';
 import { normalizeUser, USER_CAP } from '../memory/model/users.js';
 import type { Backend } from '../open-store.js';
+import { acceleratorsOff } from './accelerators.js';
 import { describeBackend } from './backend.js';
 import { loadSettings, type Settings } from './config.js';
 import type { Environment } from './environment.js';
@@ -114,7 +115,13 @@ export async function openContext(
   const { backend, absent } = opening === 'previews' ? previewBackend(chosen) : { backend: chosen, absent: false };
   const app = await openApp({
     backend,
-    open: { groupCommit: settings.groupCommit, searchWorker: opening === 'serves' },
+    open: {
+      accelerators: {
+        groupCommit: settings.groupCommit,
+        searchWorker: opening === 'serves',
+        ...acceleratorsOff(environment.variable('ENGRAM_ACCELERATORS_OFF')),
+      },
+    },
     policy: settings.policy,
     access: { clients: settings.clients, passwordCost },
     log,

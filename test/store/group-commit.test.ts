@@ -108,7 +108,7 @@ describe('SQLite group commit', () => {
 describe('SQLite without group commit', () => {
   it('gives every write its own commit, with the same results', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'engram-no-group-commit-'));
-    const store = openSqliteStore({ path: join(folder, 'memory.db'), groupCommit: false });
+    const store = openSqliteStore({ path: join(folder, 'memory.db'), accelerators: { groupCommit: false } });
     try {
       const results = await Promise.allSettled([
         store.mutate(actor, 'topics/a', put('one'), rules),

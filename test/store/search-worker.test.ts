@@ -1,5 +1,5 @@
 /**
- * The SQLite store's search worker (searchWorker: true, as `engram serve` and `engram
+ * The SQLite store's search worker (accelerators: { searchWorker: true }, as `engram serve` and `engram
  * stdio` open it): the index catches up after writes on the worker's own thread and
  * connection, never on the event loop; a search still sees every write acknowledged before
  * it; the loop's writes take turns with the worker's batches without waiting on the loop;
@@ -24,7 +24,7 @@ import { rules } from '../helpers/rules.js';
 async function openWithWorker(): Promise<OpenedStore> {
   const folder = await mkdtemp(join(tmpdir(), 'engram-search-worker-contract-'));
   return {
-    store: openSqliteStore({ path: join(folder, 'memory.db'), searchWorker: true }),
+    store: openSqliteStore({ path: join(folder, 'memory.db'), accelerators: { searchWorker: true } }),
     cleanup: () => rm(folder, { recursive: true, force: true }),
   };
 }
@@ -73,7 +73,7 @@ describe('SQLite search worker', () => {
   let path: string;
   const opened: SqliteStore[] = [];
   const open = (options: { onWarning?: (message: string) => void } = {}) => {
-    const store = openSqliteStore({ path, searchWorker: true, ...options });
+    const store = openSqliteStore({ path, accelerators: { searchWorker: true }, ...options });
     opened.push(store);
     return store;
   };
