@@ -1,6 +1,13 @@
 /**
  * Group commit in the SQLite store: writes that arrive together share one transaction,
  * yet each stays atomic on its own and is acknowledged only after the commit.
+ *
+ * Invariant of the groupCommit accelerator (docs/accelerators.md, "Storage"; off, each
+ * write is its own transaction): each write of a batch is atomic on its own (a refused or
+ * failing one rolls back its savepoint alone, its neighbours commit); a write is
+ * acknowledged only once the shared COMMIT is durable, and a batch that cannot commit
+ * (a busy database aside: tried again) fails every write in it; the result equals the same writes each in its own transaction,
+ * in arrival order.
  */
 
 import { mkdtemp, rm } from 'node:fs/promises';
