@@ -107,6 +107,7 @@ export async function openContext(
   opening: Opening = 'creates',
   passwordCost?: PasswordCost,
 ): Promise<Context> {
+  const off = acceleratorsOff(environment.variable('ENGRAM_ACCELERATORS_OFF'));
   const settings = loadSettings(options.config, environment);
   const user = chooseUser(options, settings, environment);
   const chosen = chooseBackend(options, settings, environment);
@@ -119,7 +120,7 @@ export async function openContext(
       accelerators: {
         groupCommit: settings.groupCommit,
         searchWorker: opening === 'serves',
-        ...acceleratorsOff(environment.variable('ENGRAM_ACCELERATORS_OFF')),
+        ...off,
       },
     },
     policy: settings.policy,
