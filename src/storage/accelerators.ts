@@ -34,7 +34,7 @@ export const POSTGRES_ACCELERATORS = {
   optimisticSave: true,
   /** What a write was decided on, remembered for the user's next write (write-cache.ts). Off: read each time. */
   writeCache: true,
-  /** Concurrent reads of entries go to the database together, in one statement (batch.ts). Off: one statement each. */
+  /** Concurrent reads (entries, what writes are decided on, tokens) go together, in one statement (batch.ts). Off: one each. */
   readBatcher: true,
   /** One process's writes of one user go one at a time (user-queue.ts). Off: they race, and the database settles it. */
   userQueue: true,
