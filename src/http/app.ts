@@ -62,6 +62,8 @@ export interface HttpAppOptions {
   readonly maxImportBytes?: number;
   /** Receives one line per request, and reports of failures. */
   readonly log: (line: string) => void;
+  /** The MCP fast path (mcp/fast-path.ts), on by default: false leaves every MCP request to the SDK. */
+  readonly mcpFastPath?: boolean;
 }
 
 export interface HttpApp {
@@ -149,6 +151,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
           version: options.version,
           ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
           onerror: (error) => log(`mcp: ${error.message}`),
+          ...(options.mcpFastPath === undefined ? {} : { fastPath: options.mcpFastPath }),
         }),
       (error: unknown) => {
         endpoint = undefined;
