@@ -175,7 +175,7 @@ async function serve(
       host: options.host,
       port: options.port,
       log,
-      mcpFastPath: environment.variable('ENGRAM_ACCEL_HTTP_FAST_PATH') !== '0',
+      mcpFastPath: environment.accelerators.httpFastPath,
     });
   } catch (error) {
     await context.close();
