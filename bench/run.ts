@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: runs every benchmark in turn, prints each section as it completes,
- * and writes docs/benchmarks.md. Pass benchmark names (inprocess, stdio, http) to run
+ * and writes docs/benchmarks.md. Pass benchmark names (inprocess, stdio, http, accelerators) to run
  * only those; the document is written only by a full run. `--quick` runs every row
  * briefly at small sizes, for developing the benchmark (`npm run bench -- --quick`); it
  * never writes the document.
@@ -12,6 +12,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { benchAccelerators, DEFAULT_ACCELERATORS, QUICK_ACCELERATORS } from './accelerators.js';
 import { benchHttp, DEFAULT_HTTP, QUICK_HTTP } from './http.js';
 import { benchInProcess, DEFAULT_IN_PROCESS, QUICK_IN_PROCESS } from './inprocess.js';
 import { busyShare, SETTLE_MS } from './other-work.js';
@@ -22,6 +23,7 @@ const BENCHMARKS: Readonly<Record<string, (quick: boolean) => Promise<Section[]>
   inprocess: async (quick) => [await benchInProcess(quick ? QUICK_IN_PROCESS : DEFAULT_IN_PROCESS)],
   stdio: (quick) => benchStdio(quick ? QUICK_STDIO : DEFAULT_STDIO),
   http: async (quick) => [await benchHttp(quick ? QUICK_HTTP : DEFAULT_HTTP)],
+  accelerators: async (quick) => [await benchAccelerators(quick ? QUICK_ACCELERATORS : DEFAULT_ACCELERATORS)],
 };
 
 const QUICK = '--quick';

@@ -162,6 +162,7 @@ async function serve(
       host: options.host,
       port: options.port,
       log,
+      mcpFastPath: environment.accelerators.httpFastPath,
     });
   } catch (error) {
     await context.close();
