@@ -3,7 +3,9 @@
  * app `engram serve` runs (its gates, routes and request log), over the in-process store,
  * each request handed to its (req, res) listener by light-my-request — no port, no file,
  * no server to start or close. Tests of keep-alive, timeouts, slow clients, streamed
- * bodies and answers, WebSockets or closing use the real server (fixtures.ts).
+ * bodies and answers, WebSockets or closing use the real server (fixtures.ts), and so do
+ * those of the request log's status: it is what the socket took (here every answer is
+ * logged as cut off, 499, the injected socket taking its bytes a turn later).
  */
 
 import { Readable } from 'node:stream';
