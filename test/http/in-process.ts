@@ -41,7 +41,6 @@ export interface TestApp {
   readonly logs: string[];
   /** One request, answered as a client on loopback would receive it (as fixtures.ts's raw). */
   request(req: RawRequest): Promise<RawResponse>;
-  close(): Promise<void>;
 }
 
 export interface TestAppOptions {
@@ -101,12 +100,7 @@ export function startTestApp(options: TestAppOptions = {}): TestApp {
     maxImportBytes: options.maxImportBytes,
     log: (line) => logs.push(line),
   });
-  let closing: Promise<void> | undefined;
-  const close = () => {
-    closing ??= http.close().then(() => app.close());
-    return closing;
-  };
-  onTestFinished(close);
+  onTestFinished(() => http.close().then(() => app.close()));
   return {
     origin: LISTENING.origin,
     memory: app.memory,
@@ -125,6 +119,5 @@ export function startTestApp(options: TestAppOptions = {}): TestApp {
       });
       return { status: response.statusCode, headers: asReceived(response.headers), body: response.payload };
     },
-    close,
   };
 }
