@@ -6,7 +6,7 @@
  * sessions listed and revoked, signing out; and no sign-in at all with --auth none.
  */
 
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { startHttpServer } from '../../src/http/server.js';
 import { openMemoryStore } from '../../src/storage/memory/index.js';
@@ -81,6 +81,20 @@ describe('signing in with a password', () => {
       expect(response.json.error.code).toBe('FORBIDDEN_ORIGIN');
       expect(response.headers['set-cookie']).toBeUndefined();
     }
+  });
+
+  it('refuses a sign-in as a wrong password (401), issuing no cookie, when the user is removed as they sign in', async () => {
+    const server = await tokenServer();
+    const addSession = server.store.accounts.addSession.bind(server.store.accounts);
+    vi.spyOn(server.store.accounts, 'addSession').mockImplementation(async (session) => {
+      await server.accounts.remove('alice', { purge: false });
+      return addSession(session);
+    });
+    const refused = await signIn(server);
+    expect(refused.status).toBe(401);
+    expect(refused.json).toEqual(apiError('UNAUTHORIZED', 'wrong user name or password'));
+    expect(refused.headers['set-cookie']).toBeUndefined();
+    expect(await server.store.accounts.listSessions()).toEqual([]);
   });
 
   it('slows down guesses: 429 with Retry-After after too many failures', async () => {
