@@ -184,7 +184,9 @@ export class Accounts {
    * port, in the order that takes the most away first: the account with its sessions (no
    * sign-in from then on), the tokens, the connected apps. A failure part way leaves the
    * user with less access, never more, and still known by what is left: removing them
-   * again finishes the work.
+   * again finishes the work. A sign-in or consent racing the removal gets nothing that
+   * lasts: the store keeps a session or grant only while the account exists, checked in
+   * the step that keeps it, so it is refused, or kept first and then taken along here.
    */
   async remove(rawUser: string, options: { readonly purge: boolean }): Promise<RemovedUser> {
     const user = checkUserName(rawUser);

@@ -94,6 +94,21 @@ export function describeAccountContract(label: string, open: OpenStore): void {
         expect(await accounts.listSessions()).toEqual([session('a1')]);
       });
 
+      it('added while their account is removed are each refused or removed with it, none left', async () => {
+        const accounts = await accountStore();
+        await accounts.put(account('alice'));
+        const ids = Array.from({ length: 10 }, (_, i) => `r${i}`);
+
+        await Promise.all([
+          ...ids.slice(0, 5).map((id) => accounts.addSession(session(id))),
+          accounts.remove('alice'),
+          ...ids.slice(5).map((id) => accounts.addSession(session(id))),
+        ]);
+
+        expect(await accounts.get('alice')).toBeUndefined();
+        expect(await accounts.listSessions()).toEqual([]);
+      });
+
       it('keep every field, found by hash whether expired or not; an unknown hash is undefined', async () => {
         const accounts = await sessionStore();
         const used = session('a1', { agent: 'Firefox "141", ✓', created: START + 1, lastUsed: START + 7 });

@@ -178,6 +178,20 @@ export function describeOAuthContract(label: string, open: OpenStore): void {
         expect(await grants.listGrants()).toEqual([grant('g3', { user: 'bob' })]);
       });
 
+      it('saved while their user is removed (account, then grants) are each refused or revoked, none left', async () => {
+        const { accounts, grants } = await storeWithAccounts();
+        const ids = Array.from({ length: 10 }, (_, i) => `r${i}`);
+        const save = (id: string) => grants.saveGrant(grant(id), grantSecret(`c-${id}`, id));
+
+        await Promise.all([
+          ...ids.slice(0, 5).map(save),
+          accounts.remove('alice').then(() => grants.revokeByUser('alice')),
+          ...ids.slice(5).map(save),
+        ]);
+
+        expect(await grants.listGrants()).toEqual([]);
+      });
+
       it('refuse a taken id with CONFLICT, adding neither the grant nor its code', async () => {
         const grants = await grantStore();
         await grants.saveGrant(grant('g1'), grantSecret('c1', 'g1'));
