@@ -6,7 +6,7 @@
  * sessions listed and revoked, signing out; and no sign-in at all with --auth none.
  */
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { api, apiError, contents, LOCAL } from './api-client.js';
 import { startTestApp, type TestApp } from './in-process.js';
 
@@ -78,6 +78,20 @@ describe('signing in with a password', () => {
       expect(response.json.error.code).toBe('FORBIDDEN_ORIGIN');
       expect(response.headers['set-cookie']).toBeUndefined();
     }
+  });
+
+  it('refuses a sign-in as a wrong password (401), issuing no cookie, when the user is removed as they sign in', async () => {
+    const server = await tokenServer();
+    const addSession = server.store.accounts.addSession.bind(server.store.accounts);
+    vi.spyOn(server.store.accounts, 'addSession').mockImplementation(async (session) => {
+      await server.accounts.remove('alice', { purge: false });
+      return addSession(session);
+    });
+    const refused = await signIn(server);
+    expect(refused.status).toBe(401);
+    expect(refused.json).toEqual(apiError('UNAUTHORIZED', 'wrong user name or password'));
+    expect(refused.headers['set-cookie']).toBeUndefined();
+    expect(await server.store.accounts.listSessions()).toEqual([]);
   });
 
   it('slows down guesses: 429 with Retry-After after too many failures', async () => {
