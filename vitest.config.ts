@@ -32,7 +32,18 @@ const UNIT_FILES = [
   'test/cli/repeat-command.test.ts',
   'test/cli/source-files.test.ts',
   'test/cli/trash-purge.test.ts',
+  'test/http/api-access.test.ts',
+  'test/http/api-activity.test.ts',
+  'test/http/api-diff.test.ts',
+  'test/http/api-edit.test.ts',
+  'test/http/api-entries.test.ts',
   'test/http/api-errors.test.ts',
+  'test/http/api-import-from.test.ts',
+  'test/http/api-search.test.ts',
+  'test/http/api-session.test.ts',
+  'test/http/api-tokens.test.ts',
+  'test/http/api-transfer.test.ts',
+  'test/http/api-trash.test.ts',
   'test/http/api-wording.test.ts',
   'test/http/client-address.test.ts',
   'test/http/oauth-csrf.test.ts',
@@ -67,6 +78,27 @@ const BROWSER = [
 
 const TORTURE = ['test/torture/', 'test/core/bridges/bounds.test.ts'];
 
+/**
+ * The door suites run a second time with every MCP accelerator switched off
+ * (docs/accelerators.md), so the plain path the fast paths stand in for stays proved too:
+ * the MCP tests, and the HTTP tests that speak MCP over /mcp or /ws.
+ */
+const ACCELERATORS_OFF = [
+  'test/mcp/',
+  'test/http/auth.test.ts',
+  'test/http/context.test.ts',
+  'test/http/drain.test.ts',
+  'test/http/headers.test.ts',
+  'test/http/limits.test.ts',
+  'test/http/oauth-sdk.test.ts',
+  'test/http/serve.e2e.test.ts',
+  'test/http/server.test.ts',
+  'test/http/session-client.test.ts',
+  'test/http/shared-session.test.ts',
+  'test/http/store-failures.test.ts',
+  'test/http/websocket.test.ts',
+];
+
 type Project = 'unit' | 'integration' | 'browser' | 'torture';
 
 const within = (file: string, places: readonly string[]) =>
@@ -99,7 +131,20 @@ export default defineConfig({
     // file cleans up after itself (temporary folders, stubbed env, timers), which sharing needs.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     isolate: false,
-    projects: [project('unit'), project('integration'), project('browser'), project('torture')],
+    projects: [
+      project('unit'),
+      project('integration'),
+      project('browser'),
+      project('torture'),
+      {
+        extends: true,
+        test: {
+          name: 'accelerators-off',
+          include: TEST_FILES.filter((file) => within(file, ACCELERATORS_OFF)),
+          env: { ENGRAM_ACCEL_HTTP_FAST_PATH: '0', ENGRAM_ACCEL_STDIO_FAST_PATH: '0' },
+        },
+      },
+    ],
     // `npm run coverage`: what the tests run of src/ in the test processes (not in the
     // child processes of the built CLI, which run dist/).
     coverage: {

@@ -1,245 +1,268 @@
 /**
- * Each storage accelerator (src/storage/accelerators.ts, docs/accelerators.md) against its
- * plain path, side by side in one run: two stores seeded alike, one with the accelerators
- * as they default, one with that accelerator alone switched off, called in turn round
- * after round (the order swapped every round) on the workload the accelerator is for. The
- * machine is shared and noisy: what counts is the ratio of the medians, off / on.
+ * The MCP door's accelerators (docs/accelerators.md), each switched on and off side by
+ * side in one run, against the floor DESIGN §7 judges its door by: the HTTP fast path
+ * (ENGRAM_ACCEL_HTTP_FAST_PATH) against the MCP floor (floor-server.ts) at 64 connections,
+ * the stdio fast path (ENGRAM_ACCEL_STDIO_FAST_PATH) against the bare JSON-RPC stdio
+ * server. Each server runs twice from the same build on databases seeded alike, once with
+ * its accelerator on and once off; the figures are medians over several blocks, each
+ * block measuring every side in turn (its order rotating), so that a noisy machine's
+ * slow spell falls on all of them.
  */
 
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { createMemory, type Memory } from '../src/memory/memory.js';
-import { writeRules } from '../src/memory/model/apply.js';
-import { DEFAULT_POLICY } from '../src/memory/model/policy.js';
-import type { Caller, Decide } from '../src/memory/port.js';
-import type { AcceleratorName } from '../src/storage/accelerators.js';
-import type { StorageBackend } from '../src/storage/backend.js';
-import { openPostgresStore } from '../src/storage/postgres/index.js';
-import { openSqliteStore } from '../src/storage/sqlite/index.js';
-import { createTransfer } from '../src/transfer/transfer.js';
-import { appendedLine, exportDocument, subject, subjects } from './content.js';
-import { createBenchDatabase, findBenchPostgres } from './postgres.js';
-import type { Section, Table } from './report.js';
-import { formatMs, formatRatio, type Summary, summarize } from './stats.js';
+import { fileURLToPath } from 'node:url';
+import {
+  type AcceleratorFigures,
+  describeAccelerators,
+  HTTP_SIDES,
+  HTTP_WORKLOADS,
+  type HttpSide,
+  type HttpWorkload,
+  STDIO_OPERATIONS,
+  STDIO_SIDES,
+  type StdioMode,
+  type StdioOperation,
+  type StdioSide,
+} from './accelerators-report.js';
+import { appendedLine, subject, subjects } from './content.js';
+import { ENGRAM_CLI, engramFiles, engramFlags, seedEngram } from './engram.js';
+import { MCP_HEADERS, startServer, stopServer, TOOL_SUCCESS, toolCall } from './http.js';
+import { type LoadTarget, runLoad } from './load.js';
+import { floorToken, seedUsers, userWrite } from './many-users.js';
+import { connect, type Session, textOf } from './mcp-client.js';
+import { pickName } from './peers.js';
+import type { Section } from './report.js';
+import { interleave } from './stats.js';
 
 export interface AcceleratorOptions {
-  /** Entries each store is seeded with. */
+  /** Blocks measured; every figure is the median of the blocks'. */
+  readonly blocks: number;
   readonly entries: number;
-  /** Rounds of each workload, each store once per round. */
+  /** HTTP: connections, and the seconds counted (after a warm-up) per side per workload per block. */
+  readonly connections: number;
+  readonly durationMs: number;
+  readonly warmupMs: number;
+  /** stdio: rounds per block back to back, and after `idleMs` of idleness. */
   readonly rounds: number;
+  readonly pausedRounds: number;
+  readonly idleMs: number;
 }
 
-export const DEFAULT_ACCELERATORS: AcceleratorOptions = { entries: 10_000, rounds: 200 };
-export const QUICK_ACCELERATORS: AcceleratorOptions = { entries: 1_000, rounds: 30 };
-
-const caller: Caller = { user: 'local', label: 'bench' };
-const rules = writeRules({ ...DEFAULT_POLICY, historyCap: 2 ** 40 }, Date.now);
-
-/** Writes that arrive together, for the accelerators that share or order them. */
-const CONCURRENT_WRITES = 8;
-/** Reads that arrive together, for the read batcher. */
-const CONCURRENT_READS = 32;
-
-/** One store under measurement: its backend, and a Memory service over it. */
-interface Opened {
-  readonly store: StorageBackend;
-  readonly memory: Memory;
-}
-
-/** A workload: one round's call on a store, resolving to the milliseconds that count. */
-type Workload = (opened: Opened, round: number) => Promise<number>;
-
-interface Comparison {
-  readonly accelerator: AcceleratorName;
-  readonly backend: 'SQLite' | 'PostgreSQL';
-  readonly workload: string;
-  readonly on: Summary;
-  readonly off: Summary;
-}
-
-function appending(line: string): Decide {
-  return (current) => ({
-    kind: 'put',
-    operation: current ? 'append' : 'create',
-    description: current?.description ?? 'appended lines',
-    body: `${current?.body ?? ''}${line}`,
-  });
-}
-
-async function timed(work: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await work();
-  return performance.now() - start;
-}
-
-let serial = 0;
-const append = (store: StorageBackend, index: number) =>
-  store.mutate(caller, subject(index).name, appending(appendedLine(serial++)), rules);
-
-const WORKLOADS: Readonly<Record<AcceleratorName, { readonly what: string; readonly run: Workload }>> = {
-  indexCache: {
-    what: 'memory_open() index right after a write',
-    run: async ({ store }, round) => {
-      await append(store, round * 7919);
-      return timed(() => store.index(caller.user));
-    },
-  },
-  groupCommit: {
-    what: `${CONCURRENT_WRITES} appends at once, until the last is durable`,
-    run: ({ store }, round) =>
-      timed(() => Promise.all(Array.from({ length: CONCURRENT_WRITES }, (_, k) => append(store, round * 31 + k)))),
-  },
-  searchWorker: {
-    what: `event-loop busy time: ${CONCURRENT_WRITES} appends at once, then their search catch-up`,
-    run: async ({ store }, round) => {
-      const start = performance.eventLoopUtilization();
-      await Promise.all(Array.from({ length: CONCURRENT_WRITES }, (_, k) => append(store, round * 37 + k)));
-      await sleep(150);
-      return performance.eventLoopUtilization(start).active;
-    },
-  },
-  activityWalk: {
-    what: "one rare actor's activity page over the whole history",
-    run: ({ store }) => timed(() => store.activity(caller.user, { actor: 'rare', limit: 20 })),
-  },
-  optimisticSave: {
-    what: 'one append, alone',
-    run: ({ store }, round) => timed(() => append(store, round * 7919)),
-  },
-  writeCache: {
-    what: 'one append to the entry written just before',
-    run: async ({ store }, round) => {
-      await append(store, round);
-      return timed(() => append(store, round));
-    },
-  },
-  readBatcher: {
-    what: `${CONCURRENT_READS} reads of one entry each, at once`,
-    run: ({ memory }, round) =>
-      timed(() =>
-        Promise.all(
-          Array.from({ length: CONCURRENT_READS }, (_, k) => memory.open(caller, [subject(round * 41 + k).name])),
-        ),
-      ),
-  },
-  userQueue: {
-    what: `${CONCURRENT_WRITES} appends of one user at once`,
-    run: ({ store }, round) =>
-      timed(() => Promise.all(Array.from({ length: CONCURRENT_WRITES }, (_, k) => append(store, round * 43 + k)))),
-  },
+export const DEFAULT_ACCELERATORS: AcceleratorOptions = {
+  blocks: 5,
+  entries: 1_000,
+  connections: 64,
+  durationMs: 3_000,
+  warmupMs: 500,
+  rounds: 200,
+  pausedRounds: 60,
+  idleMs: 10,
 };
 
-const SQLITE: readonly AcceleratorName[] = ['indexCache', 'groupCommit', 'searchWorker', 'activityWalk'];
-const POSTGRES: readonly AcceleratorName[] = ['optimisticSave', 'writeCache', 'readBatcher', 'userQueue'];
+export const QUICK_ACCELERATORS: AcceleratorOptions = {
+  blocks: 2,
+  entries: 200,
+  connections: 64,
+  durationMs: 1_000,
+  warmupMs: 300,
+  rounds: 40,
+  pausedRounds: 10,
+  idleMs: 10,
+};
 
-/** Defaults, and the accelerator alone off; searchWorker, off by default, is measured on against off. */
-function variants(accelerator: AcceleratorName): { on: Record<string, boolean>; off: Record<string, boolean> } {
-  return accelerator === 'searchWorker'
-    ? { on: { searchWorker: true }, off: { searchWorker: false } }
-    : { on: {}, off: { [accelerator]: false } };
+const BARE_STDIO_SERVER = fileURLToPath(new URL('./bare-stdio-server.js', import.meta.url));
+const FLOOR_SERVER = fileURLToPath(new URL('./floor-server.js', import.meta.url));
+
+/** Unmeasured appends first, so that each WAL has reached its working size (see stdio.ts). */
+const WARMUP_WRITES = 250;
+
+/** Distinct requests per workload, each connection sending them in turn. */
+const REQUEST_KINDS = 500;
+
+/** `list` rotated by `by` places: in block k the sides go in turn from the k-th. */
+function rotated<T>(list: readonly T[], by: number): T[] {
+  const start = by % list.length;
+  return [...list.slice(start), ...list.slice(0, start)];
 }
 
-async function seed(memory: Memory, entries: number): Promise<void> {
-  await createTransfer(memory).import(caller, exportDocument(subjects(0, entries)), { mode: 'merge' });
-  // The search index catches up with the import before anything is timed.
-  await memory.search(caller, 'subject');
-  // One change of a rare actor, at the far end of the history from the newest.
-  await memory.store.mutate({ user: caller.user, label: 'rare' }, subject(0).name, appending('rare\n'), rules);
-}
-
-async function compare(
-  backend: Comparison['backend'],
-  accelerator: AcceleratorName,
-  open: (accelerators: Record<string, boolean>) => Promise<StorageBackend>,
-  options: AcceleratorOptions,
-): Promise<Comparison> {
-  const { on, off } = variants(accelerator);
-  const opened: Opened[] = [];
+async function measureHttp(folder: string, options: AcceleratorOptions): Promise<AcceleratorFigures['http']> {
+  const children: ChildProcess[] = [];
+  const serve = async (name: string, fastPath: boolean, withUsers: boolean) => {
+    const files = engramFiles(mkdtempSync(join(folder, `${name}-`)));
+    seedEngram(files, subjects(0, options.entries));
+    const tokens = withUsers ? await seedUsers(files, options.connections) : [];
+    const server = await startServer(
+      [ENGRAM_CLI, 'serve', '--port', '0', ...engramFlags(files), ...(withUsers ? ['--auth', 'token'] : [])],
+      { ...files.env, ...(fastPath ? {} : { ENGRAM_ACCEL_HTTP_FAST_PATH: '0' }) },
+      /serving MCP at http:\/\/127\.0\.0\.1:(\d+)\/mcp/,
+    );
+    children.push(server.child);
+    return { port: server.port, tokens };
+  };
   try {
-    for (const accelerators of [on, off]) {
-      const store = await open(accelerators);
-      const memory = createMemory({ store, policy: { userCap: 2 ** 40, maxEntries: 2 ** 30, historyCap: 2 ** 40 } });
-      opened.push({ store, memory });
-      await seed(memory, options.entries);
-    }
-    const samples: [number[], number[]] = [[], []];
-    const workload = WORKLOADS[accelerator];
-    const warmup = Math.ceil(options.rounds / 10);
-    for (let round = 0; round < warmup + options.rounds; round++) {
-      for (const which of round % 2 === 0 ? [0, 1] : [1, 0]) {
-        const took = await workload.run(opened[which]!, round % options.entries);
-        if (round >= warmup) samples[which]!.push(took);
+    const floor = await startServer(
+      [FLOOR_SERVER, 'sqlite', join(folder, 'floor.db'), String(options.entries), String(options.connections)],
+      process.env,
+      /listening (\d+)/,
+    );
+    children.push(floor.child);
+    const floorTokens = Array.from({ length: options.connections }, (_, at) => floorToken(at));
+    const servers: Record<HttpSide, { port: number; tokens: readonly string[] }> = {
+      floor: { port: floor.port, tokens: floorTokens },
+      on: await serve('on', true, false),
+      off: await serve('off', false, false),
+    };
+    const teams: Record<HttpSide, { port: number; tokens: readonly string[] }> = {
+      floor: servers.floor,
+      on: await serve('team-on', true, true),
+      off: await serve('team-off', false, true),
+    };
+    // As in http.ts: reads open entries of the first half, writes append to the second.
+    const half = Math.floor(options.entries / 2);
+    const serials = Array.from({ length: REQUEST_KINDS }, (_, serial) => serial);
+    const bodies: Record<HttpWorkload, readonly string[]> = {
+      reads: serials.map((serial) =>
+        toolCall(serial, 'memory_open', { names: [subject((serial * 7919) % half).name] }),
+      ),
+      writes: serials.map((serial) =>
+        toolCall(serial, 'memory_write', {
+          name: subject(half + ((serial * 7919) % (options.entries - half))).name,
+          new: appendedLine(serial),
+        }),
+      ),
+      manyUsers: serials.map((serial) => toolCall(serial, 'memory_write', userWrite(serial))),
+    };
+    const target = (side: HttpSide, workload: HttpWorkload): LoadTarget => {
+      const server = workload === 'manyUsers' ? teams[side] : servers[side];
+      return {
+        label: `${side} ${workload}`,
+        port: server.port,
+        path: '/mcp',
+        headers: MCP_HEADERS,
+        bodies: bodies[workload],
+        expect: TOOL_SUCCESS,
+        ...(workload === 'manyUsers' ? { tokens: server.tokens } : {}),
+      };
+    };
+    const rates = Object.fromEntries(
+      HTTP_WORKLOADS.map((workload) => [
+        workload,
+        Object.fromEntries(HTTP_SIDES.map((side) => [side, [] as number[]])),
+      ]),
+    ) as AcceleratorFigures['http'];
+    for (let block = 0; block < options.blocks; block++) {
+      for (const workload of HTTP_WORKLOADS) {
+        // A block counts only with every side measured: its ratios are taken side by side.
+        const measured: Partial<Record<HttpSide, number>> = {};
+        try {
+          for (const side of rotated(HTTP_SIDES, block)) {
+            const load = target(side, workload);
+            const { connections, durationMs, warmupMs } = options;
+            measured[side] = (await runLoad(load, connections, durationMs, warmupMs, connections)).perSecond;
+          }
+        } catch (error) {
+          process.stderr.write(`bench: block ${block} of ${workload} left out: ${(error as Error).message}\n`);
+          continue;
+        }
+        for (const side of HTTP_SIDES) rates[workload][side].push(measured[side]!);
       }
     }
-    return { accelerator, backend, workload: workload.what, on: summarize(samples[0]), off: summarize(samples[1]) };
+    return rates;
   } finally {
-    for (const { store } of opened) await store.close();
+    for (const child of children) await stopServer(child);
+  }
+}
+
+async function measureStdio(folder: string, options: AcceleratorOptions): Promise<AcceleratorFigures['stdio']> {
+  const sessions: Session[] = [];
+  try {
+    const engram = async (name: string, fastPath: boolean) => {
+      const files = engramFiles(mkdtempSync(join(folder, `stdio-${name}-`)));
+      seedEngram(files, subjects(0, options.entries));
+      const session = await connect(process.execPath, [ENGRAM_CLI, 'stdio', ...engramFlags(files)], {
+        ...files.env,
+        ...(fastPath ? {} : { ENGRAM_ACCEL_STDIO_FAST_PATH: '0' }),
+      });
+      sessions.push(session);
+      const operations = {
+        open: (call: number) => session.call('memory_open', { names: [pickName(options.entries, call, 2)] }),
+        append: (call: number) =>
+          session.call('memory_write', { name: pickName(options.entries, call, 1), new: appendedLine(call) }),
+        ping: () => session.ping(),
+      };
+      for (let call = 0; call < WARMUP_WRITES; call++) await operations.append(call);
+      return operations;
+    };
+    const on = await engram('on', true);
+    const off = await engram('off', false);
+    const openText = Buffer.byteLength(
+      textOf(await sessions[0]!.call('memory_open', { names: [pickName(options.entries, 0, 2)] })),
+    );
+    const bare = await connect(process.execPath, [BARE_STDIO_SERVER, String(openText)], process.env);
+    sessions.push(bare);
+    const sides: Record<StdioSide, Partial<Record<StdioOperation, (call: number) => Promise<unknown>>>> = {
+      floor: { open: () => bare.call('open', {}), ping: () => bare.ping() },
+      on,
+      off,
+    };
+    const names = STDIO_OPERATIONS.flatMap((operation) =>
+      STDIO_SIDES.filter((side) => sides[side][operation] !== undefined).map((side) => `${side}.${operation}`),
+    );
+    const operations = Object.fromEntries(
+      names.map((name) => {
+        const [side, operation] = name.split('.') as [StdioSide, StdioOperation];
+        return [name, sides[side][operation]!];
+      }),
+    );
+    const medians = Object.fromEntries(
+      (['hot', 'paused'] as const).map((mode) => [
+        mode,
+        Object.fromEntries(
+          STDIO_OPERATIONS.map((operation) => [
+            operation,
+            Object.fromEntries(STDIO_SIDES.map((side) => [side, [] as number[]])),
+          ]),
+        ),
+      ]),
+    ) as AcceleratorFigures['stdio'];
+    const series = async (mode: StdioMode, block: number) => {
+      const rounds = mode === 'hot' ? options.rounds : options.pausedRounds;
+      // Operation by operation, the servers' turns rotating each round, as in stdio.ts.
+      const order = (round: number) =>
+        STDIO_OPERATIONS.flatMap((operation) =>
+          rotated(STDIO_SIDES, round + block)
+            .map((side) => `${side}.${operation}`)
+            .filter((name) => name in operations),
+        );
+      const summaries = await interleave(operations, rounds, {
+        order,
+        ...(mode === 'paused' ? { idleMs: options.idleMs } : {}),
+      });
+      for (const [name, summary] of Object.entries(summaries)) {
+        const [side, operation] = name.split('.') as [StdioSide, StdioOperation];
+        medians[mode][operation][side].push(summary.median);
+      }
+    };
+    for (let block = 0; block < options.blocks; block++) {
+      await series('hot', block);
+      await series('paused', block);
+    }
+    return medians;
+  } finally {
+    for (const session of sessions) await session.close();
   }
 }
 
 export async function benchAccelerators(options: AcceleratorOptions = DEFAULT_ACCELERATORS): Promise<Section> {
   const folder = mkdtempSync(join(tmpdir(), 'engram-bench-accelerators-'));
-  const comparisons: Comparison[] = [];
-  const cleanups: Array<() => Promise<void>> = [];
   try {
-    let files = 0;
-    for (const accelerator of SQLITE) {
-      comparisons.push(
-        await compare(
-          'SQLite',
-          accelerator,
-          async (accelerators) => openSqliteStore({ path: join(folder, `${files++}.db`), accelerators }),
-          options,
-        ),
-      );
-    }
-    const server = await findBenchPostgres();
-    if (server) {
-      for (const accelerator of POSTGRES) {
-        comparisons.push(
-          await compare(
-            'PostgreSQL',
-            accelerator,
-            async (accelerators) => {
-              const database = await createBenchDatabase(server);
-              cleanups.push(database.drop);
-              return openPostgresStore({ connectionString: database.url, accelerators });
-            },
-            options,
-          ),
-        );
-      }
-    }
+    const stdio = await measureStdio(folder, options);
+    const http = await measureHttp(folder, options);
+    return describeAccelerators({ http, stdio }, options);
   } finally {
-    for (const cleanup of cleanups) await cleanup();
     rmSync(folder, { recursive: true, force: true });
   }
-  const table: Table = {
-    title: 'Each accelerator on and off (median / p99; off / on of the medians)',
-    header: ['accelerator', 'store', 'workload', 'on', 'off', 'off / on'],
-    rows: comparisons.map((c) => [
-      c.accelerator,
-      c.backend,
-      c.workload,
-      `${formatMs(c.on.median)} / ${formatMs(c.on.p99)}`,
-      `${formatMs(c.off.median)} / ${formatMs(c.off.p99)}`,
-      formatRatio(c.off.median / c.on.median),
-    ]),
-  };
-  return {
-    title: 'Storage accelerators, each against its plain path',
-    method:
-      `Two stores seeded alike with ${options.entries.toLocaleString('en-US')} entries of ~1 KiB: the accelerators as they ` +
-      'default, and the same with one switched off (the search worker, off by default, on against off). ' +
-      `Each workload runs ${options.rounds} rounds, each store once a round, the order swapped every round, ` +
-      'after 10% unmeasured warm-up rounds. PostgreSQL rows only where a server answers.',
-    tables: [table],
-    targets: [],
-    reading: [
-      'Above 1x, the accelerator pays on its workload; near 1x (within the noise of a shared machine, some 10%), it does not.',
-    ],
-  };
 }

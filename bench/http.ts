@@ -56,7 +56,7 @@ const BARE_SERVER = fileURLToPath(new URL('./bare-server.js', import.meta.url));
 const FLOOR_SERVER = fileURLToPath(new URL('./floor-server.js', import.meta.url));
 
 /** Starts a server process and waits for the line on its stdout that says where it listens. */
-function startServer(
+export function startServer(
   args: string[],
   env: NodeJS.ProcessEnv,
   portPattern: RegExp,
@@ -78,7 +78,7 @@ function startServer(
   });
 }
 
-function stopServer(child: ChildProcess): Promise<void> {
+export function stopServer(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
@@ -86,20 +86,20 @@ function stopServer(child: ChildProcess): Promise<void> {
   });
 }
 
-const MCP_HEADERS = {
+export const MCP_HEADERS = {
   'Content-Type': 'application/json',
   Accept: 'application/json, text/event-stream',
   'MCP-Protocol-Version': '2025-06-18',
 };
 
-function toolCall(serial: number, name: string, args: Record<string, unknown>): string {
+export function toolCall(serial: number, name: string, args: Record<string, unknown>): string {
   return JSON.stringify({ jsonrpc: '2.0', id: serial, method: 'tools/call', params: { name, arguments: args } });
 }
 
 /** What every successful tool answer contains. */
-const TOOL_SUCCESS = '"isError":false';
+export const TOOL_SUCCESS = '"isError":false';
 
-function checkToolAnswer(status: number, text: string): void {
+export function checkToolAnswer(status: number, text: string): void {
   if (status !== 200 || !text.includes(TOOL_SUCCESS)) {
     throw new Error(`engram serve refused a call during the benchmark (HTTP ${status}): ${text.slice(0, 300)}`);
   }

@@ -33,6 +33,8 @@ export interface GeneratorResult {
   readonly median: number;
   readonly p99: number;
   readonly failures: number;
+  /** Of the failures, requests never answered (connection errors, no answer within autocannon's timeout). */
+  readonly unanswered: number;
   /** The first answer without the expected text, cut short, when there was one. */
   readonly sample?: string;
 }
@@ -110,6 +112,7 @@ async function main(): Promise<void> {
     median: result.latency.p50,
     p99: result.latency.p99,
     failures: result.errors + result.timeouts + result.non2xx + result.mismatches,
+    unanswered: result.errors + result.timeouts,
     ...(sample === undefined ? {} : { sample }),
   };
   process.stdout.write(`${JSON.stringify(answer)}\n`);

@@ -61,12 +61,18 @@ export function postOnce(target: LoadTarget, body: string): Promise<{ status: nu
   });
 }
 
-/** Runs `connections` closed loops for `warmupMs` (not counted) then `durationMs`, from the generator process. */
+/**
+ * Runs `connections` closed loops for `warmupMs` (not counted) then `durationMs`, from the
+ * generator process. Any failure fails the run, but up to `tolerateUnanswered` requests
+ * left unanswered (a connection error, autocannon's timeout): on a machine overloaded by
+ * other work, up to one per connection was seen, in flight when a run stopped.
+ */
 export function runLoad(
   target: LoadTarget,
   connections: number,
   durationMs: number,
   warmupMs: number,
+  tolerateUnanswered = 0,
 ): Promise<LoadResult> {
   const job: GeneratorJob = { ...target, connections, workers: GENERATOR_WORKERS, warmupMs, durationMs };
   return new Promise((resolve, reject) => {
@@ -76,9 +82,13 @@ export function runLoad(
         return;
       }
       const result = JSON.parse(stdout) as GeneratorResult;
-      if (result.failures > 0) {
+      const tolerated = result.failures === result.unanswered && result.unanswered <= tolerateUnanswered;
+      if (result.failures > 0 && !tolerated) {
         reject(
-          new Error(`${result.failures} requests to port ${target.port} failed or answered without "${target.expect}"`),
+          new Error(
+            `${result.failures} requests to port ${target.port} (${target.label}) failed or answered without ` +
+              `"${target.expect}"${result.sample === undefined ? '' : `, the first: ${result.sample}`}`,
+          ),
         );
         return;
       }

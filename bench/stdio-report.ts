@@ -13,7 +13,7 @@ export type Mode = 'hot' | 'paused';
 
 /**
  * Each server measured: Engram, Engram with its stdio fast path switched off (every request
- * through the SDK, ENGRAM_STDIO_FAST_PATH=0: the "before"), the bare JSON-RPC floor, the peers.
+ * through the SDK, ENGRAM_ACCEL_STDIO_FAST_PATH=0: the "before"), the bare JSON-RPC floor, the peers.
  */
 export type Side = 'engram' | 'sdkOnly' | 'bare' | PeerSide;
 
@@ -261,7 +261,7 @@ export function describeFastPath(figures: readonly SizeFigures[], settings: Sett
     method:
       'The same `engram stdio`, twice in the same run on databases seeded alike: once as shipped, where `ping`, ' +
       '`tools/list` and `tools/call` are answered straight from the tool handler (src/mcp/stdio-fast-path.ts), once with ' +
-      '`ENGRAM_STDIO_FAST_PATH=0`, where the SDK answers everything. Their calls are interleaved with the others above.',
+      '`ENGRAM_ACCEL_STDIO_FAST_PATH=0`, where the SDK answers everything. Their calls are interleaved with the others above.',
     tables: [
       {
         title: 'Round trip, median: SDK only (before) and with the fast path (after)',

@@ -217,7 +217,7 @@ async function measureSize(entries: number, withPeers: boolean, options: StdioOp
     seedEngram(sdkFiles, list);
     const sdkOnly = await connect(process.execPath, [ENGRAM_CLI, 'stdio', ...engramFlags(sdkFiles)], {
       ...sdkFiles.env,
-      ENGRAM_STDIO_FAST_PATH: '0',
+      ENGRAM_ACCEL_STDIO_FAST_PATH: '0',
     });
     sessions.push(sdkOnly);
     const sdkOnlyOps = engramOperations(sdkOnly, entries, () => {});

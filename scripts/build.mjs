@@ -38,7 +38,16 @@ try {
   process.exit(1);
 }
 rmSync(building, { recursive: true, force: true });
-step('tsc', '-p', 'tsconfig.build.json', '--outDir', building);
+// TypeScript 7 by its package's path: `tsc` on the PATH is whichever of the two packages
+// npm linked it for (`typescript` is 6, for svelte-check alone: docs/web-ui.md).
+step(
+  process.execPath,
+  join(root, 'node_modules', '@typescript', 'native', 'bin', 'tsc'),
+  '-p',
+  'tsconfig.build.json',
+  '--outDir',
+  building,
+);
 step(process.execPath, 'scripts/bundle-cli.mjs', building);
 step('vite', 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn', '--outDir', join(building, 'web'));
 // npm pack and npm publish run this build (prepare): what they pack is this build alone.

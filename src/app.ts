@@ -53,7 +53,7 @@ export interface OpenAppConfig extends Omit<AppConfig, 'store'> {
 export interface OAuthServices {
   /** Issues, refreshes, checks and revokes tokens; also lists and revokes connected apps. */
   readonly tokens: OAuthTokens;
-  /** The client service over the registered and configured clients; serve gives it the metadata document fetcher. */
+  /** A client service over the registered and configured clients (each call builds one); serve gives it the metadata document fetcher. */
   clients(fetchDocument?: (url: URL) => Promise<unknown>): OAuthClients;
   /** The consent step over those clients, for the server's issuer and resource. */
   authorization(clients: OAuthClients, server: Pick<AuthorizationOptions, 'issuer' | 'resource'>): Authorization;
@@ -128,5 +128,10 @@ export function createApp(config: AppConfig): App {
 /** Opens the configured store, then the services over it. */
 export async function openApp(config: OpenAppConfig): Promise<App> {
   const store = await openBackend(config.backend, { ...config.open, onWarning: config.log });
-  return createApp({ ...config, store });
+  try {
+    return createApp({ ...config, store });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 }

@@ -1,7 +1,8 @@
 /**
  * Everything the `engram` command takes from its environment, read here and only here,
- * once per run (by main): ENGRAM_DB, ENGRAM_DATABASE_URL, ENGRAM_CONFIG, ENGRAM_USER,
- * the default paths of the database and the config file, and a variable a flag names. Nothing outside src/cli
+ * once per run (by main): ENGRAM_DB, ENGRAM_DATABASE_URL, ENGRAM_CONFIG, ENGRAM_USER, the
+ * accelerators' switches (ENGRAM_ACCEL_*, docs/accelerators.md), the default paths of the
+ * database and the config file, and a variable a flag names. Nothing outside src/cli
  * reads the environment: the library's stores are configured by their options alone.
  */
 
@@ -17,6 +18,8 @@ export interface Environment {
   readonly config: string | undefined;
   /** ENGRAM_USER: whose memory, below --user and above the config file. */
   readonly user: string | undefined;
+  /** ENGRAM_ACCEL_HTTP_FAST_PATH and ENGRAM_ACCEL_STDIO_FAST_PATH: each on unless set to 0. */
+  readonly accelerators: { readonly httpFastPath: boolean; readonly stdioFastPath: boolean };
   /** `${XDG_DATA_HOME:-~/.local/share}/engram/memory.db`: the database when nothing names one. */
   readonly defaultDatabasePath: string;
   /** `${XDG_CONFIG_HOME:-~/.config}/engram/config.json`: the config file when nothing names one; may be absent. */
@@ -34,6 +37,10 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     databaseUrl: set(env.ENGRAM_DATABASE_URL),
     config: set(env.ENGRAM_CONFIG),
     user: env.ENGRAM_USER,
+    accelerators: {
+      httpFastPath: env.ENGRAM_ACCEL_HTTP_FAST_PATH !== '0',
+      stdioFastPath: env.ENGRAM_ACCEL_STDIO_FAST_PATH !== '0',
+    },
     defaultDatabasePath: join(env.XDG_DATA_HOME || join(home(), '.local', 'share'), 'engram', 'memory.db'),
     defaultConfigPath: join(env.XDG_CONFIG_HOME || join(home(), '.config'), 'engram', 'config.json'),
     variable: (name) => set(env[name]),

@@ -9,6 +9,7 @@
  */
 
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { OAuthClients } from '../access/oauth/clients.js';
 import type { ServeAuth } from '../http/auth.js';
 import { assertSafeBinding, assertSafePublicUrl, parseAllowedOrigin, parsePublicUrl } from '../http/origins.js';
 import type { RunningHttpServer } from '../http/server.js';
@@ -129,24 +130,25 @@ async function serve(
     return;
   }
   const log = createBatchedLog((text) => io.stderr(text));
-  // Loaded only for OAuth: the guarded fetch of client metadata documents (an SSRF door).
-  const clients =
-    options.auth === 'oauth'
-      ? context.oauth.clients(
-          (await import('../access/oauth/http/client-metadata.js')).createClientMetadataFetcher({
-            allowPrivateAddresses: context.settings.allowPrivateClientMetadata ?? false,
-            log,
-          }),
-        )
-      : undefined;
-  const auth: ServeAuth =
-    clients !== undefined
-      ? { mode: 'oauth', clients }
-      : options.auth === 'token'
-        ? { mode: 'token' }
-        : { mode: 'none', user: context.user };
+  let clients: OAuthClients | undefined;
   let server: RunningHttpServer;
   try {
+    // Loaded only for OAuth: the guarded fetch of client metadata documents (an SSRF door).
+    clients =
+      options.auth === 'oauth'
+        ? context.oauth.clients(
+            (await import('../access/oauth/http/client-metadata.js')).createClientMetadataFetcher({
+              allowPrivateAddresses: context.settings.allowPrivateClientMetadata ?? false,
+              log,
+            }),
+          )
+        : undefined;
+    const auth: ServeAuth =
+      clients !== undefined
+        ? { mode: 'oauth', clients }
+        : options.auth === 'token'
+          ? { mode: 'token' }
+          : { mode: 'none', user: context.user };
     // The HTTP stack and the MCP SDK load only when serving, to keep the CLI quick to start.
     const { startHttpServer } = await import('../http/server.js');
     server = await startHttpServer({
@@ -162,6 +164,7 @@ async function serve(
       host: options.host,
       port: options.port,
       log,
+      mcpFastPath: environment.accelerators.httpFastPath,
     });
   } catch (error) {
     await context.close();

@@ -53,8 +53,8 @@ export function registerStdioCommand(
           caller: (clientName) => ({ user: context.user, label: actorLabel(clientName, 'mcp') }),
         },
         log,
-        // ENGRAM_STDIO_FAST_PATH=0 leaves every request to the SDK: the benchmark's "before" row.
-        { fastPath: environment.variable('ENGRAM_STDIO_FAST_PATH') !== '0' },
+        // ENGRAM_ACCEL_STDIO_FAST_PATH=0 leaves every request to the SDK (docs/accelerators.md).
+        { fastPath: environment.accelerators.stdioFastPath },
       );
       log(`serving MCP on stdio, database ${context.database}, user ${context.user}`);
       const shutdown = async () => {

@@ -60,6 +60,8 @@ export interface HttpAppOptions {
   readonly maxImportBytes?: number;
   /** Receives one line per request, and reports of failures. */
   readonly log: (line: string) => void;
+  /** The MCP fast path (mcp/fast-path.ts), on by default: false leaves every MCP request to the SDK. */
+  readonly mcpFastPath?: boolean;
 }
 
 /** What the app serves of the services app.ts built: the memory and its transfer, and the accounts of the web UI's sign-in. */
@@ -150,6 +152,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
           version: options.version,
           onUnexpectedError: options.onUnexpectedError,
           onerror: (error) => log(`mcp: ${error.message}`),
+          ...(options.mcpFastPath === undefined ? {} : { fastPath: options.mcpFastPath }),
         }),
       (error: unknown) => {
         endpoint = undefined;

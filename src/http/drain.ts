@@ -29,6 +29,25 @@ export interface Drain {
   begin(): void;
 }
 
+/** Headers without a Connection header of their writer's. */
+function withoutConnection(headers: unknown): unknown {
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return headers;
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'connection'));
+}
+
+/**
+ * Makes an answer not yet begun say `Connection: close`, even when its writer hands
+ * writeHead a Connection header of its own: the MCP SDK hands keep-alive with every SSE
+ * answer, and Node would keep the connection for it.
+ */
+function closeAfter(res: ServerResponse): void {
+  res.shouldKeepAlive = false;
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    return writeHead.apply(this, args.map(withoutConnection) as Parameters<ServerResponse['writeHead']>);
+  } as ServerResponse['writeHead'];
+}
+
 export function createDrain(server: Server | HttpsServer): Drain {
   const answering = new Set<ServerResponse>();
   /** The connections HTTP is read from (TLS sockets on an https server), but upgraded ones. */
@@ -55,7 +74,7 @@ export function createDrain(server: Server | HttpsServer): Drain {
   };
   return {
     follow(res) {
-      if (draining) res.shouldKeepAlive = false;
+      if (draining) closeAfter(res);
       answering.add(res);
       res.once('close', () => {
         answering.delete(res);
@@ -66,7 +85,7 @@ export function createDrain(server: Server | HttpsServer): Drain {
     },
     begin() {
       draining = true;
-      for (const res of answering) if (!res.headersSent) res.shouldKeepAlive = false;
+      for (const res of answering) if (!res.headersSent) closeAfter(res);
       server.closeIdleConnections();
       // Then past one poll of the sockets: after a long task on the event loop, timers run
       // before sockets are read, and a request that came meanwhile would be cut off unread.

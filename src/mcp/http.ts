@@ -10,9 +10,15 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { type AuthInfo, createMcpHandler } from '@modelcontextprotocol/server';
+import {
+  type AuthInfo,
+  createMcpHandler,
+  LATEST_PROTOCOL_VERSION,
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
 import { actorLabel, type Caller } from '../memory/model/caller.js';
 import { createFastPath } from './fast-path.js';
+import { proofServerOptions, proveHotAnswers } from './hot-answer-proof.js';
 import { createMcpServerFactory, type McpServerOptions } from './server.js';
 import { createSessionIds } from './session-id.js';
 
@@ -30,6 +36,11 @@ export interface McpHttpEndpoint {
 export type McpHttpOptions = Omit<McpServerOptions, 'caller'> & {
   /** Where failures inside the SDK are reported (never arguments or bodies). */
   readonly onerror: (error: Error) => void;
+  /**
+   * Answer the hot requests on the fast path (fast-path.ts), once it has proved itself
+   * against the SDK (hot-answer-proof.ts); false leaves every request to the SDK. Default true.
+   */
+  readonly fastPath?: boolean;
 };
 
 const CALLER_KEY = 'engramCaller';
@@ -77,16 +88,73 @@ function initializingClient(body: unknown): string | undefined {
   return typeof name === 'string' ? name : undefined;
 }
 
-export function createMcpHttpEndpoint(options: McpHttpOptions): McpHttpEndpoint {
-  const { onerror, ...serverOptions } = options;
+/** The JSON-RPC message an SSE answer carries. */
+function sseMessage(text: string): string {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => line.slice('data: '.length))
+    .join('');
+}
+
+/**
+ * One request's text asked of an SDK handler in process, as a client would ask it over
+ * HTTP (with `version` as its protocol version header, if any): the JSON-RPC message of
+ * its SSE answer. Throws when the answer is not one.
+ */
+export function askOverHttp(handler: McpHttpHandler, version?: string): (body: string) => Promise<string> {
+  return async (body) => {
+    const response = await handler.fetch(
+      new Request('http://127.0.0.1/mcp', {
+        method: 'POST',
+        headers: {
+          Accept: 'application/json, text/event-stream',
+          'Content-Type': 'application/json',
+          ...(version === undefined ? {} : { 'MCP-Protocol-Version': version }),
+        },
+        body,
+      }),
+    );
+    const text = await response.text();
+    if (response.status !== 200 || response.headers.get('content-type') !== 'text/event-stream') {
+      throw new Error(`the SDK answered HTTP ${response.status}`);
+    }
+    return sseMessage(text);
+  };
+}
+
+/**
+ * The HTTP fast path's proof (hot-answer-proof.ts): the SDK's stateless handler, asked in
+ * process, without a protocol version header and with the latest.
+ */
+export async function proveHttpAnswers(options: Pick<McpServerOptions, 'policy' | 'version'>): Promise<boolean> {
+  const handler = createMcpHandler(createMcpServerFactory(proofServerOptions(options)), { legacy: 'stateless' });
+  try {
+    for (const version of [undefined, LATEST_PROTOCOL_VERSION]) {
+      if (!(await proveHotAnswers(options.policy, askOverHttp(handler, version)))) return false;
+    }
+    return true;
+  } finally {
+    await handler.close();
+  }
+}
+
+/** The endpoint, its fast path on once proved (or switched off, or refuted: every request to the SDK). */
+export async function createMcpHttpEndpoint(options: McpHttpOptions): Promise<McpHttpEndpoint> {
+  const { onerror, fastPath: wanted = true, ...serverOptions } = options;
   const factory = createMcpServerFactory({ ...serverOptions, caller: callerFrom });
   const handler = createMcpHandler(factory, { legacy: 'stateless', onerror });
   const serve = toNodeHandler(handler, { onerror });
-  const fastPath = createFastPath<Request>({
-    handler: serverOptions.handler,
-    policy: serverOptions.policy,
-    caller: ({ who, sessionClient }) => callerOf(who, sessionClient),
-  });
+  const fast = wanted && (await proveHttpAnswers(serverOptions));
+  if (wanted && !fast)
+    onerror(new Error('the fast path answers otherwise than this SDK: every request goes to the SDK'));
+  const fastPath = fast
+    ? createFastPath<Request>({
+        handler: serverOptions.handler,
+        policy: serverOptions.policy,
+        caller: ({ who, sessionClient }) => callerOf(who, sessionClient),
+      })
+    : () => undefined;
   const sessionIds = createSessionIds();
   return {
     handle(req, res, body, caller, anonymous) {

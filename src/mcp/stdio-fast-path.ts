@@ -12,7 +12,9 @@
  * unusual. Order is kept: a hot request takes the fast path only while no request handed
  * to the SDK is still unanswered, so the tool handler is always entered in the order the
  * requests arrived. A `notifications/cancelled` naming a fast request in flight silences
- * its answer, as the SDK does for its own; the notification still reaches the SDK.
+ * its answer, as the SDK does for its own; the notification still reaches the SDK. Nothing
+ * is taken before the fast path has proved itself against the SDK (hot-answer-proof.ts),
+ * nor ever if the proof failed.
  */
 
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
@@ -26,6 +28,8 @@ export interface StdioFastPathOptions {
   readonly policy: Pick<Policy, 'groups'>;
   /** Whom the tools act for, given the client name from the `initialize` handshake. */
   readonly caller: (clientName: string) => Caller;
+  /** Whether the SDK answers as the hot answerer does (stdio.ts, proveStdioAnswers). */
+  readonly proof: Promise<boolean>;
 }
 
 /** What the stdio transport asks of a fast path. */
@@ -86,6 +90,10 @@ function failureMessage(id: RequestId, error: unknown): string {
 
 export function createStdioFastPath(options: StdioFastPathOptions): StdioFastPath {
   const answer = createHotAnswerer(options.handler, options.policy);
+  let proved = false;
+  options.proof.then((outcome) => {
+    proved = outcome;
+  });
   let phase: Phase = { kind: 'opening' };
   /** Requests handed to the SDK and not yet answered. */
   const sdkPending = new Set<RequestId>();
@@ -99,7 +107,7 @@ export function createStdioFastPath(options: StdioFastPathOptions): StdioFastPat
 
   return {
     take(json, write) {
-      if (phase.kind !== 'armed' || sdkPending.size !== 0) return false;
+      if (!proved || phase.kind !== 'armed' || sdkPending.size !== 0) return false;
       const request = hotRequest(json);
       if (request === undefined || inFlight.has(request.id)) return false;
       const flight = { cancelled: false };

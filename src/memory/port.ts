@@ -200,7 +200,7 @@ export interface EntryStore {
    * `applyChange` under `rules`, recording a revision for a change.
    */
   mutate(caller: Caller, name: string, decide: Decide, rules: WriteRules): Promise<MutationResult>;
-  /** Like mutate, over all of the user's entries at once, in one transaction (import, wipe). */
+  /** Like mutate, over all of the user's entries at once (given to `decide` by name), in one transaction (import, wipe). */
   mutateAll(caller: Caller, decide: DecideAll, rules: WriteRules): Promise<void>;
 }
 

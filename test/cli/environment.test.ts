@@ -102,3 +102,20 @@ describe('ENGRAM_ACCELERATORS_OFF', () => {
     });
   });
 });
+
+describe('the accelerators’ switches (docs/accelerators.md)', () => {
+  it('leave every accelerator on unless its variable is 0', () => {
+    expect(readEnvironment({}).accelerators).toEqual({ httpFastPath: true, stdioFastPath: true });
+    expect(
+      readEnvironment({ ENGRAM_ACCEL_HTTP_FAST_PATH: '1', ENGRAM_ACCEL_STDIO_FAST_PATH: '' }).accelerators,
+    ).toEqual({ httpFastPath: true, stdioFastPath: true });
+    expect(readEnvironment({ ENGRAM_ACCEL_HTTP_FAST_PATH: '0' }).accelerators).toEqual({
+      httpFastPath: false,
+      stdioFastPath: true,
+    });
+    expect(readEnvironment({ ENGRAM_ACCEL_STDIO_FAST_PATH: '0' }).accelerators).toEqual({
+      httpFastPath: true,
+      stdioFastPath: false,
+    });
+  });
+});

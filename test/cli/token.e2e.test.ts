@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { hashSecret, newSecret } from '../../src/access/oauth/secrets.js';
 import { openSqliteStore } from '../../src/storage/sqlite/index.js';
+import { ensureAccount } from '../helpers/account-holder.js';
 import { childEnv, queryDatabase, tempDir } from '../helpers/engram.js';
 import { runInProcess } from './fixtures.js';
 
@@ -153,6 +154,7 @@ describe('connected apps', () => {
         used: undefined,
         data: '',
       });
+      await ensureAccount(store.accounts, grant.user, at);
       await store.oauth.saveGrant(
         { ...grant, clientId: 'client-1', resource: 'http://127.0.0.1:8787/mcp', created: at, lastUsed: undefined },
         secret('code'),

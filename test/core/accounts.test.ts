@@ -61,7 +61,14 @@ async function writeEntries(memory: Setup['memory'], user: string, names: readon
   for (const name of names) await memory.write(caller(user), { name, description: `about ${name}`, new: 'text\n' });
 }
 
+/**
+ * A grant of `user`'s, as the consent step saves it. A user without an account is given
+ * one for the saving (the store keeps grants of account holders only) and loses it right
+ * after, as a user whose grant predates the accounts, or came in a load, has none.
+ */
 async function addGrant(store: Setup['store'], id: string, user: string): Promise<void> {
+  const hadAccount = (await store.accounts.get(user)) !== undefined;
+  if (!hadAccount) await store.accounts.put({ user, passwordHash: undefined, created: START, updated: START });
   const grant: GrantRecord = {
     id,
     user,
@@ -81,6 +88,7 @@ async function addGrant(store: Setup['store'], id: string, user: string): Promis
     used: undefined,
     data: '',
   });
+  if (!hadAccount) await store.accounts.remove(user);
 }
 
 /** Expects a sign-in to be refused as every failed one is: UNAUTHORIZED, the same words. */
@@ -525,13 +533,26 @@ describe('sessions', () => {
     expect([...session.agent]).toHaveLength(200);
   });
 
-  it('refuses to open a session for a user without an account', async () => {
-    const { accounts } = setup();
-    await expectEngramError(
-      () => accounts.openSession('nobody', 'Firefox'),
-      'NOT_FOUND',
-      'user nobody has no account, so no session was opened.',
-    );
+  it('refuses to open a session for a user without an account, as a sign-in is refused', async () => {
+    const { accounts, store, lines } = setup();
+    await expectEngramError(() => accounts.openSession('nobody', 'Firefox'), 'UNAUTHORIZED', WRONG);
+    expect(await store.accounts.listSessions()).toEqual([]);
+    expect(lines).toEqual(['session refused for user "nobody": no such account']);
+  });
+
+  it('opens no session for a user removed after the account was checked, before the session is kept', async () => {
+    const { accounts, store } = setup();
+    await accounts.create('alice', PASSWORD);
+    expect(await accounts.signIn('alice', PASSWORD, '192.0.2.1')).toBe('alice');
+    const addSession = store.accounts.addSession.bind(store.accounts);
+    // The removal runs while the session is on its way to the store.
+    vi.spyOn(store.accounts, 'addSession').mockImplementation(async (session) => {
+      await accounts.remove('alice', { purge: false });
+      return addSession(session);
+    });
+    await expectEngramError(() => accounts.openSession('alice', 'Firefox'), 'UNAUTHORIZED', WRONG);
+    expect(await store.accounts.listSessions()).toEqual([]);
+    expect(await accounts.list()).toEqual([]);
   });
 
   it('tells whose session a secret opens, until it expires 7 days later however often it is used', async () => {

@@ -19,11 +19,15 @@ if (!existsSync(ENGRAM_CLI)) {
 }
 
 /**
- * The environment for a child `engram`: this one without any ENGRAM_* variable, with
- * XDG_CONFIG_HOME pointing at `configHome` so no personal config file is read.
+ * The environment for a child `engram`: this one without any ENGRAM_* variable but the
+ * accelerators' switches (ENGRAM_ACCEL_*, docs/accelerators.md: the suites run with them
+ * off as well as on), with XDG_CONFIG_HOME pointing at `configHome` so no personal config
+ * file is read.
  */
 export function childEnv(configHome: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('ENGRAM_')));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('ENGRAM_') || key.startsWith('ENGRAM_ACCEL_')),
+  );
   return { ...env, XDG_CONFIG_HOME: configHome, ...extra };
 }
 

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/memory/port.js';
 import { api } from './api-client.js';
-import { startTestServer, type TestServer } from './fixtures.js';
+import { startTestApp, type TestApp } from './in-process.js';
 
 const claude: Caller = { user: 'local', label: 'claude-desktop' };
 const chatgpt: Caller = { user: 'local', label: 'chatgpt' };
@@ -17,9 +17,9 @@ const chatgpt: Caller = { user: 'local', label: 'chatgpt' };
  * topics/b and drops it, each in a millisecond of its own on the memory's clock (within
  * one, changes list by entry).
  */
-async function withActivity(): Promise<TestServer> {
+async function withActivity(): Promise<TestApp> {
   let clock = Date.now();
-  const server = await startTestServer({ now: () => clock });
+  const server = startTestApp({ now: () => clock });
   await server.memory.write(claude, { name: 'topics/a', description: 'About a', new: 'one\n' });
   clock++;
   await server.memory.write(chatgpt, { name: 'topics/b', description: 'About b', new: 'héllo' });
@@ -35,7 +35,7 @@ async function withActivity(): Promise<TestServer> {
 describe('GET /api/activity', () => {
   it('lists the changes newest first: what, which revision, the operation, who, when, and the size', async () => {
     const server = await withActivity();
-    const response = await api(server.port, 'GET', '/api/activity');
+    const response = await api(server, 'GET', '/api/activity');
     expect(response.status).toBe(200);
     expect(response.json.next).toBeUndefined();
     const items = response.json.items;
@@ -68,36 +68,36 @@ describe('GET /api/activity', () => {
 
   it('pages by next, each change once, and filters by actor', async () => {
     const server = await withActivity();
-    const whole = (await api(server.port, 'GET', '/api/activity')).json.items;
+    const whole = (await api(server, 'GET', '/api/activity')).json.items;
     const paged: unknown[] = [];
     let path = '/api/activity?limit=2';
     for (;;) {
-      const { json } = await api(server.port, 'GET', path);
+      const { json } = await api(server, 'GET', path);
       paged.push(...json.items);
       if (!json.next) break;
       path = `/api/activity?limit=2&before=${encodeURIComponent(json.next)}`;
     }
     expect(paged).toEqual(whole);
-    const mine = await api(server.port, 'GET', '/api/activity?actor=chatgpt');
+    const mine = await api(server, 'GET', '/api/activity?actor=chatgpt');
     expect(mine.json.items.map((item: { revision: number }) => item.revision)).toEqual([2, 1]);
   });
 
   it("shows a user only their own memory's changes", async () => {
-    const server = await startTestServer({ auth: 'token' });
+    const server = startTestApp({ auth: 'token' });
     const alice = await server.access.create({ user: 'alice', label: 'alice-ui' });
     await server.memory.write({ user: 'bob', label: 'bob-client' }, { name: 'topics/bob', description: 'b', new: 'x' });
     await server.memory.write({ user: 'alice', label: 'claude' }, { name: 'topics/me', description: 'm', new: 'x' });
-    const response = await api(server.port, 'GET', '/api/activity', { token: alice.token });
+    const response = await api(server, 'GET', '/api/activity', { token: alice.token });
     expect(response.json.items.map((item: { name: string }) => item.name)).toEqual(['topics/me']);
-    const actors = await api(server.port, 'GET', '/api/activity/actors', { token: alice.token });
+    const actors = await api(server, 'GET', '/api/activity/actors', { token: alice.token });
     expect(actors.json.actors.map((actor: { actor: string }) => actor.actor)).toEqual(['claude']);
-    expect((await api(server.port, 'GET', '/api/activity')).status).toBe(401);
+    expect((await api(server, 'GET', '/api/activity')).status).toBe(401);
   });
 
   it('refuses a bad limit, a cursor it did not give, an empty actor and an unknown parameter, with 400', async () => {
     const server = await withActivity();
     for (const query of ['limit=0', 'limit=201', 'limit=ten', 'before=yesterday', 'actor=', 'since=1']) {
-      const response = await api(server.port, 'GET', `/api/activity?${query}`);
+      const response = await api(server, 'GET', `/api/activity?${query}`);
       expect(response.status, query).toBe(400);
       expect(response.json.error.code).toBe('INVALID_ARGUMENT');
     }
@@ -107,7 +107,7 @@ describe('GET /api/activity', () => {
 describe('GET /api/activity/actors', () => {
   it('lists who wrote this memory, most changes first, with the time of their latest', async () => {
     const server = await withActivity();
-    const response = await api(server.port, 'GET', '/api/activity/actors');
+    const response = await api(server, 'GET', '/api/activity/actors');
     expect(response.status).toBe(200);
     expect(response.json.actors).toEqual([
       { actor: 'claude-desktop', changes: 3, last: expect.stringMatching(/^\d{4}-/) },

@@ -6,7 +6,11 @@
 
 import { expect } from 'vitest';
 import type { Caller, Memory } from '../../src/memory/memory.js';
-import { type RawResponse, raw } from './fixtures.js';
+import { type RawRequest, type RawResponse, raw } from './fixtures.js';
+import type { TestApp } from './in-process.js';
+
+/** Where a call goes: the port of a server on loopback (fixtures.ts), or an app called in-process (in-process.ts). */
+export type ApiTarget = number | Pick<TestApp, 'request'>;
 
 export interface ApiCall {
   /** Sent as JSON with `Content-Type: application/json`; a string is sent as it is. */
@@ -23,17 +27,18 @@ export interface ApiResponse extends RawResponse {
 /** The local user of `--auth none`, acting from a test. */
 export const LOCAL: Caller = { user: 'local', label: 'test' };
 
-export async function api(port: number, method: string, path: string, call: ApiCall = {}): Promise<ApiResponse> {
+export async function api(target: ApiTarget, method: string, path: string, call: ApiCall = {}): Promise<ApiResponse> {
   const headers: Record<string, string | number> = {};
   if (call.body !== undefined) headers['Content-Type'] = 'application/json';
   if (call.token !== undefined) headers.Authorization = `Bearer ${call.token}`;
   const body = call.body === undefined || typeof call.body === 'string' ? call.body : JSON.stringify(call.body);
-  const response = await raw(port, {
+  const request: RawRequest = {
     method,
     path,
     headers: { ...headers, ...call.headers },
     ...(body === undefined ? {} : { body }),
-  });
+  };
+  const response = typeof target === 'number' ? await raw(target, request) : await target.request(request);
   return { ...response, json: response.body === '' ? undefined : JSON.parse(response.body) };
 }
 

@@ -11,13 +11,13 @@ import { describe, expect, it } from 'vitest';
 import { HELD_LOOP_MS, withEventLoopDelay } from '../helpers/event-loop.js';
 import { withHeapPeak } from '../helpers/heap.js';
 import { api, apiError, LOCAL } from './api-client.js';
-import { raw, startTestServer, type TestServer } from './fixtures.js';
+import { startTestApp, type TestApp } from './in-process.js';
 
 /** What answering such diffs may hold: both revisions, their answer and the bounded diff's paths. */
 const HELD_HEAP_BYTES = 32 * 1024 * 1024;
 
-async function withHistory(): Promise<TestServer> {
-  const server = await startTestServer();
+async function withHistory(): Promise<TestApp> {
+  const server = startTestApp();
   await server.memory.write(LOCAL, { name: 'people/ada', description: 'Ada', new: 'Wrote the first program.' });
   await server.memory.write(LOCAL, { name: 'people/ada', new: 'Born 1815.' });
   await server.memory.write(LOCAL, {
@@ -32,7 +32,7 @@ async function withHistory(): Promise<TestServer> {
 describe('GET /api/entries/{group}/{slug}/diff', () => {
   it('answers the unified diff from one revision to another, description in the headers', async () => {
     const server = await withHistory();
-    const response = await api(server.port, 'GET', '/api/entries/people/ada/diff?from=1&to=2');
+    const response = await api(server, 'GET', '/api/entries/people/ada/diff?from=1&to=2');
     expect(response.status).toBe(200);
     expect(response.json.tooDifferent).toBe(false);
     expect(response.json.diff).toContain('--- people/ada@1\tAda\n+++ people/ada@2\tAda\n');
@@ -42,7 +42,7 @@ describe('GET /api/entries/{group}/{slug}/diff', () => {
   it('diffs to the latest revision when to is left out, and works on a dropped entry', async () => {
     const server = await withHistory();
     await server.memory.drop(LOCAL, 'people/ada');
-    const response = await api(server.port, 'GET', '/api/entries/people/ada/diff?from=2');
+    const response = await api(server, 'GET', '/api/entries/people/ada/diff?from=2');
     expect(response.status).toBe(200);
     expect(response.json.diff).toContain('+++ people/ada@4\tAda Lovelace');
     expect(response.json.diff).toContain('-Born 1815.\n+Born 1815 in London.');
@@ -51,11 +51,11 @@ describe('GET /api/entries/{group}/{slug}/diff', () => {
   it('refuses a missing or malformed revision (400) and one not kept (404)', async () => {
     const server = await withHistory();
     for (const query of ['', '?from=0', '?from=x', '?from=1&to=-1', '?to=2']) {
-      const response = await api(server.port, 'GET', `/api/entries/people/ada/diff${query}`);
+      const response = await api(server, 'GET', `/api/entries/people/ada/diff${query}`);
       expect(response.status).toBe(400);
       expect(response.json.error.code).toBe('INVALID_ARGUMENT');
     }
-    const missing = await api(server.port, 'GET', '/api/entries/people/ada/diff?from=9');
+    const missing = await api(server, 'GET', '/api/entries/people/ada/diff?from=9');
     expect(missing.status).toBe(404);
     expect(missing.json).toEqual(
       apiError('NOT_FOUND', /^people\/ada has no revision 9; the revisions kept are 1 to 3\./),
@@ -65,7 +65,7 @@ describe('GET /api/entries/{group}/{slug}/diff', () => {
 
 describe('GET …/diff of two 8,000-line revisions that share nothing', () => {
   it('answers "too different" with both revisions, and the server keeps serving others meanwhile and after', async () => {
-    const server = await startTestServer({ auth: 'token' });
+    const server = startTestApp({ auth: 'token' });
     const owner = { user: 'ada', label: 'test' };
     await server.memory.write(owner, { name: 'topics/list', description: 'As', new: 'a\n'.repeat(8_000) });
     await server.memory.write(owner, {
@@ -80,8 +80,8 @@ describe('GET …/diff of two 8,000-line revisions that share nothing', () => {
     // The heap measure's first full collection comes before the loop's measure: it is not the server's.
     const { result, peakBytes } = await withHeapPeak(() =>
       withEventLoopDelay(async () => {
-        const diffs = Array.from({ length: 3 }, () => api(server.port, 'GET', path, { token }));
-        const health = raw(server.port, { path: '/healthz' });
+        const diffs = Array.from({ length: 3 }, () => api(server, 'GET', path, { token }));
+        const health = server.request({ path: '/healthz' });
         return { answers: await Promise.all(diffs), health: await health };
       }),
     );
@@ -103,7 +103,7 @@ describe('GET …/diff of two 8,000-line revisions that share nothing', () => {
       old: 'b\n'.repeat(8_000),
       new: `c\n${'b\n'.repeat(7_999)}`,
     });
-    const small = await api(server.port, 'GET', '/api/entries/topics/list/diff?from=2&to=3', { token });
+    const small = await api(server, 'GET', '/api/entries/topics/list/diff?from=2&to=3', { token });
     expect(small.json.tooDifferent).toBe(false);
     expect(small.json.diff).toMatch(/^--- topics\/list@2\tBs\n\+\+\+ topics\/list@3\tBs\n@@ -1,4 \+1,5 @@\n\+c\n b\n/);
   });

@@ -9,14 +9,14 @@ import { describe, expect, it } from 'vitest';
 import { didYouMean } from '../../src/memory/model/format.js';
 import { expectEngramError } from '../core/fixtures.js';
 import { api, apiError, contents, LOCAL } from './api-client.js';
-import { startTestServer } from './fixtures.js';
+import { startTestApp } from './in-process.js';
 
 const model = { user: 'local', label: 'model' };
 
 describe('POST /api/entries', () => {
   it('creates an entry, 201 with its ETag, recorded as made by the web UI when it sends its header', async () => {
-    const server = await startTestServer();
-    const response = await api(server.port, 'POST', '/api/entries', {
+    const server = startTestApp();
+    const response = await api(server, 'POST', '/api/entries', {
       body: { name: 'People/Ada', description: 'Ada Lovelace', body: 'Mathematician.' },
       headers: { 'X-Engram-CSRF': '1' },
     });
@@ -27,31 +27,31 @@ describe('POST /api/entries', () => {
   });
 
   it('refuses a taken name (409), a bad name (400), a missing field (400), changing nothing', async () => {
-    const server = await startTestServer();
+    const server = startTestApp();
     await server.memory.write(model, { name: 'people/ada', description: 'Ada', new: 'Math.' });
     const before = await contents(server.memory);
-    const taken = await api(server.port, 'POST', '/api/entries', {
+    const taken = await api(server, 'POST', '/api/entries', {
       body: { name: 'people/ada', description: 'Ada', body: 'Other.' },
     });
     expect(taken.status).toBe(409);
     expect(taken.json).toEqual(
       apiError('CONFLICT', 'people/ada already exists: open it to change it, or choose another name.'),
     );
-    const bad = await api(server.port, 'POST', '/api/entries', {
+    const bad = await api(server, 'POST', '/api/entries', {
       body: { name: 'people/John Smith', description: 'John', body: 'x' },
     });
     expect(bad.status).toBe(400);
     // Core's words on a name, which every door passes on as they are (test/core/names.test.ts pins them).
     const invalid = await expectEngramError(() => server.memory.open(LOCAL, ['people/John Smith']), 'INVALID_NAME');
     expect(bad.json).toEqual(apiError('INVALID_NAME', invalid.message));
-    const missing = await api(server.port, 'POST', '/api/entries', { body: { name: 'people/bob', body: 'x' } });
+    const missing = await api(server, 'POST', '/api/entries', { body: { name: 'people/bob', body: 'x' } });
     expect(missing.json).toEqual(
       apiError(
         'INVALID_ARGUMENT',
         '"description" is missing: send {"name": "group/slug", "description": "…", "body": "…"}; nothing was changed.',
       ),
     );
-    const empty = await api(server.port, 'POST', '/api/entries', {
+    const empty = await api(server, 'POST', '/api/entries', {
       body: { name: 'people/bob', description: ' ', body: 'x' },
     });
     expect(empty.json).toEqual(
@@ -64,14 +64,14 @@ describe('POST /api/entries', () => {
 describe('the caps of a memory, over REST', () => {
   it('refuses a new entry past the entry cap and a save past the byte cap with 413, changing nothing', async () => {
     // Names and descriptions count: topics/a and topics/b take 8 + 1 + 2 bytes each.
-    const server = await startTestServer({ policy: { maxEntries: 2, userCap: 40 } });
+    const server = startTestApp({ policy: { maxEntries: 2, userCap: 40 } });
     for (const name of ['topics/a', 'topics/b']) {
-      const created = await api(server.port, 'POST', '/api/entries', { body: { name, description: 'X', body: 'x' } });
+      const created = await api(server, 'POST', '/api/entries', { body: { name, description: 'X', body: 'x' } });
       expect(created.status).toBe(201);
     }
     const before = await contents(server.memory);
 
-    const third = await api(server.port, 'POST', '/api/entries', {
+    const third = await api(server, 'POST', '/api/entries', {
       body: { name: 'topics/c', description: 'C', body: 'c' },
     });
     expect(third.status).toBe(413);
@@ -82,7 +82,7 @@ describe('the caps of a memory, over REST', () => {
           'no longer needed (GET /api/entries lists them), then try again.',
       ),
     );
-    const longer = await api(server.port, 'PUT', '/api/entries/topics/a', {
+    const longer = await api(server, 'PUT', '/api/entries/topics/a', {
       body: { description: 'A description long enough to pass the cap', body: 'x' },
     });
     expect(longer.status).toBe(413);
@@ -96,11 +96,11 @@ describe('the caps of a memory, over REST', () => {
 
 describe('PUT /api/entries/{group}/{slug}', () => {
   it('saves the whole body and description over the revision it names', async () => {
-    const server = await startTestServer();
+    const server = startTestApp();
     await server.memory.write(model, { name: 'topics/tea', description: 'Tea', new: 'Green.' });
-    const read = await api(server.port, 'GET', '/api/entries/topics/tea');
+    const read = await api(server, 'GET', '/api/entries/topics/tea');
     expect(read.headers.etag).toBe('"1"');
-    const saved = await api(server.port, 'PUT', '/api/entries/topics/tea', {
+    const saved = await api(server, 'PUT', '/api/entries/topics/tea', {
       body: { description: 'Teas', body: 'Green.\nOolong.\n' },
       headers: { 'If-Match': read.headers.etag as string },
     });
@@ -110,11 +110,11 @@ describe('PUT /api/entries/{group}/{slug}', () => {
   });
 
   it('refuses with 412 and the entry as it is now when a model wrote since, changing nothing', async () => {
-    const server = await startTestServer();
+    const server = startTestApp();
     await server.memory.write(model, { name: 'topics/tea', description: 'Tea', new: 'Green.' });
     await server.memory.write(model, { name: 'topics/tea', new: 'Oolong.' });
     const before = await contents(server.memory);
-    const response = await api(server.port, 'PUT', '/api/entries/topics/tea', {
+    const response = await api(server, 'PUT', '/api/entries/topics/tea', {
       body: { body: 'Mine.\n' },
       headers: { 'If-Match': '"1"' },
     });
@@ -129,11 +129,11 @@ describe('PUT /api/entries/{group}/{slug}', () => {
   });
 
   it('refuses an If-Match it cannot read, an unknown field, nothing to save and an unknown entry', async () => {
-    const server = await startTestServer();
+    const server = startTestApp();
     await server.memory.write(model, { name: 'topics/tea', description: 'Tea', new: 'Green.' });
     const before = await contents(server.memory);
     const put = (body: unknown, headers: Record<string, string> = {}, path = '/api/entries/topics/tea') =>
-      api(server.port, 'PUT', path, { body, headers });
+      api(server, 'PUT', path, { body, headers });
     expect((await put({ body: 'x' }, { 'If-Match': 'W/"1"' })).json.error.message).toBe(
       'If-Match: W/"1" is not understood: send the entry\'s ETag, "N" with N its revision, or leave it out; nothing was changed.',
     );
@@ -149,10 +149,10 @@ describe('PUT /api/entries/{group}/{slug}', () => {
   });
 
   it('names its own fields for a NUL character (400) and a description over the cap (413), changing nothing', async () => {
-    const server = await startTestServer({ policy: { descriptionCap: 10 } });
+    const server = startTestApp({ policy: { descriptionCap: 10 } });
     await server.memory.write(model, { name: 'topics/tea', description: 'Tea', new: 'Green.' });
     const before = await contents(server.memory);
-    const put = (body: unknown) => api(server.port, 'PUT', '/api/entries/topics/tea', { body });
+    const put = (body: unknown) => api(server, 'PUT', '/api/entries/topics/tea', { body });
     const nul = await put({ body: 'Green.\u0000' });
     expect(nul.status).toBe(400);
     expect(nul.json).toEqual(
@@ -173,10 +173,10 @@ describe('PUT /api/entries/{group}/{slug}', () => {
   });
 
   it('is refused to a read-only token', async () => {
-    const server = await startTestServer({ auth: 'token' });
+    const server = startTestApp({ auth: 'token' });
     const reader = await server.access.create({ user: 'local', label: 'viewer', readOnly: true });
     await server.memory.write(model, { name: 'topics/tea', description: 'Tea', new: 'Green.' });
-    const response = await api(server.port, 'PUT', '/api/entries/topics/tea', {
+    const response = await api(server, 'PUT', '/api/entries/topics/tea', {
       body: { body: 'x' },
       token: reader.token,
     });
@@ -187,17 +187,17 @@ describe('PUT /api/entries/{group}/{slug}', () => {
 
 describe('DELETE /api/entries/{group}/{slug}', () => {
   it('drops the entry into the trash', async () => {
-    const server = await startTestServer();
+    const server = startTestApp();
     await server.memory.write(model, { name: 'topics/tea', description: 'Tea', new: 'Green.' });
-    const response = await api(server.port, 'DELETE', '/api/entries/topics/tea');
+    const response = await api(server, 'DELETE', '/api/entries/topics/tea');
     expect(response.json).toEqual({ dropped: 'topics/tea' });
     expect((await server.memory.recovery.trash(LOCAL)).map((item) => item.name)).toEqual(['topics/tea']);
   });
 
   it('answers 404 with suggestions for an unknown entry', async () => {
-    const server = await startTestServer();
+    const server = startTestApp();
     await server.memory.write(model, { name: 'topics/tea', description: 'Tea', new: 'Green.' });
-    const response = await api(server.port, 'DELETE', '/api/entries/topics/tee');
+    const response = await api(server, 'DELETE', '/api/entries/topics/tee');
     expect(response.status).toBe(404);
     expect(response.json).toEqual(
       apiError(

@@ -8,25 +8,25 @@ import { describe, expect, it } from 'vitest';
 import { formatMissing } from '../../src/memory/model/format.js';
 import { expectEngramError } from '../core/fixtures.js';
 import { api, apiError, LOCAL } from './api-client.js';
-import { startTestServer, type TestServer } from './fixtures.js';
+import { startTestApp, type TestApp } from './in-process.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** A server whose local user has topics/me at revision 2 and people/ada at revision 1. */
-async function seeded(): Promise<TestServer> {
-  const server = await startTestServer();
+async function seeded(): Promise<TestApp> {
+  const server = startTestApp();
   await server.memory.write(LOCAL, { name: 'topics/me', description: 'Who I am', new: 'Name: Ada.' });
   await server.memory.write(LOCAL, { name: 'topics/me', new: 'Likes tea.' });
   await server.memory.write(LOCAL, { name: 'people/ada', description: 'Ada Lovelace', new: 'Mathematician.' });
   return server;
 }
 
-const historyOf = (server: TestServer, name: string) => server.memory.recovery.history(LOCAL, name);
+const historyOf = (server: TestApp, name: string) => server.memory.recovery.history(LOCAL, name);
 
 describe('GET /api/entries', () => {
   it('answers the index as JSON rows, sorted by name', async () => {
     const server = await seeded();
-    const response = await api(server.port, 'GET', '/api/entries');
+    const response = await api(server, 'GET', '/api/entries');
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(response.headers['cache-control']).toBe('no-store');
@@ -61,16 +61,16 @@ describe('GET /api/entries', () => {
   });
 
   it('answers an empty memory with no rows', async () => {
-    const server = await startTestServer();
-    expect((await api(server.port, 'GET', '/api/entries')).json).toMatchObject({
+    const server = startTestApp();
+    expect((await api(server, 'GET', '/api/entries')).json).toMatchObject({
       entries: [],
       usage: { bytes: 0, entries: 0 },
     });
   });
 
   it('refuses a query parameter it does not take', async () => {
-    const server = await startTestServer();
-    const response = await api(server.port, 'GET', '/api/entries?limit=5');
+    const server = startTestApp();
+    const response = await api(server, 'GET', '/api/entries?limit=5');
     expect(response.status).toBe(400);
     expect(response.json).toEqual(
       apiError('INVALID_ARGUMENT', '?limit is not a parameter of GET /api/entries: it takes none.'),
@@ -81,7 +81,7 @@ describe('GET /api/entries', () => {
 describe('GET /api/entries/{group}/{slug}', () => {
   it('answers the entry with its body, size, revision and times', async () => {
     const server = await seeded();
-    const response = await api(server.port, 'GET', '/api/entries/topics/me');
+    const response = await api(server, 'GET', '/api/entries/topics/me');
     expect(response.status).toBe(200);
     expect(response.json).toEqual({
       entry: {
@@ -98,12 +98,12 @@ describe('GET /api/entries/{group}/{slug}', () => {
 
   it('reads names case-insensitively and percent-decoded, as the tools do', async () => {
     const server = await seeded();
-    expect((await api(server.port, 'GET', '/api/entries/Topics/%4De')).json.entry.name).toBe('topics/me');
+    expect((await api(server, 'GET', '/api/entries/Topics/%4De')).json.entry.name).toBe('topics/me');
   });
 
   it('answers 404 for an unknown entry, with suggestions', async () => {
     const server = await seeded();
-    const response = await api(server.port, 'GET', '/api/entries/topics/mee');
+    const response = await api(server, 'GET', '/api/entries/topics/mee');
     expect(response.status).toBe(404);
     expect(response.json).toEqual(
       apiError(
@@ -116,15 +116,15 @@ describe('GET /api/entries/{group}/{slug}', () => {
   it('answers 404 for a dropped entry, saying it is in the trash and how to bring it back', async () => {
     const server = await seeded();
     await server.memory.drop(LOCAL, 'people/ada');
-    const response = await api(server.port, 'GET', '/api/entries/People/Ada');
+    const response = await api(server, 'GET', '/api/entries/People/Ada');
     expect(response.status).toBe(404);
     expect(response.json.error.code).toBe('NOT_FOUND');
     expect(response.json.error.message).toMatch(
       /^people\/ada is in the trash, dropped \d{4}-\d{2}-\d{2}T[\d:.]+Z by test: POST \/api\/trash\/people\/ada\/undrop brings it back\. GET \/api\/trash lists the trash\.$/,
     );
     // As it says: the undrop brings it back, and the entry opens again.
-    expect((await api(server.port, 'POST', '/api/trash/people/ada/undrop')).status).toBe(200);
-    expect((await api(server.port, 'GET', '/api/entries/people/ada')).json.entry.name).toBe('people/ada');
+    expect((await api(server, 'POST', '/api/trash/people/ada/undrop')).status).toBe(200);
+    expect((await api(server, 'GET', '/api/entries/people/ada')).json.entry.name).toBe('people/ada');
   });
 
   it.each([
@@ -133,7 +133,7 @@ describe('GET /api/entries/{group}/{slug}', () => {
     ['/api/entries/topics/%E0%A4%A', 'topics/%E0%A4%A'],
   ])("answers 400 for the bad name in %s, in core's words on the name %s", async (path, name) => {
     const server = await seeded();
-    const response = await api(server.port, 'GET', path);
+    const response = await api(server, 'GET', path);
     expect(response.status).toBe(400);
     const invalid = await expectEngramError(() => server.memory.open(LOCAL, [name]), 'INVALID_NAME');
     expect(response.json).toEqual(apiError('INVALID_NAME', invalid.message));
@@ -143,7 +143,7 @@ describe('GET /api/entries/{group}/{slug}', () => {
 describe('GET /api/entries/{group}/{slug}/history', () => {
   it('answers every revision, oldest first, with operation, actor, time, description and body', async () => {
     const server = await seeded();
-    const response = await api(server.port, 'GET', '/api/entries/topics/me/history');
+    const response = await api(server, 'GET', '/api/entries/topics/me/history');
     expect(response.status).toBe(200);
     expect(response.json).toEqual({
       revisions: [
@@ -172,18 +172,18 @@ describe('GET /api/entries/{group}/{slug}/history', () => {
   it('answers the history of a dropped entry too, its drop last', async () => {
     const server = await seeded();
     await server.memory.drop(LOCAL, 'people/ada');
-    const { revisions } = (await api(server.port, 'GET', '/api/entries/people/ada/history')).json;
+    const { revisions } = (await api(server, 'GET', '/api/entries/people/ada/history')).json;
     expect(revisions.map((item: { operation: string }) => item.operation)).toEqual(['create', 'drop']);
   });
 
   it('answers 404 for a name never used, and 400 for a bad name', async () => {
     const server = await seeded();
-    const unknown = await api(server.port, 'GET', '/api/entries/topics/nope/history');
+    const unknown = await api(server, 'GET', '/api/entries/topics/nope/history');
     expect(unknown.status).toBe(404);
     expect(unknown.json).toEqual(
       apiError('NOT_FOUND', 'topics/nope has no history: no entry of that name, live or in the trash.'),
     );
-    const bad = await api(server.port, 'GET', '/api/entries/topics/-x/history');
+    const bad = await api(server, 'GET', '/api/entries/topics/-x/history');
     expect(bad.status).toBe(400);
     expect(bad.json.error.code).toBe('INVALID_NAME');
   });
@@ -193,7 +193,7 @@ describe('POST /api/entries/{group}/{slug}/restore', () => {
   it("brings back a revision's description and body as a new restore revision by the API", async () => {
     const server = await seeded();
     await server.memory.write(LOCAL, { name: 'topics/me', description: 'Me, briefly' });
-    const response = await api(server.port, 'POST', '/api/entries/topics/me/restore', { body: { revision: 1 } });
+    const response = await api(server, 'POST', '/api/entries/topics/me/restore', { body: { revision: 1 } });
     expect(response.status).toBe(200);
     expect(response.json.entry).toMatchObject({
       name: 'topics/me',
@@ -212,7 +212,7 @@ describe('POST /api/entries/{group}/{slug}/restore', () => {
 
   it('restoring the current content records nothing', async () => {
     const server = await seeded();
-    const response = await api(server.port, 'POST', '/api/entries/topics/me/restore', { body: { revision: 2 } });
+    const response = await api(server, 'POST', '/api/entries/topics/me/restore', { body: { revision: 2 } });
     expect(response.status).toBe(200);
     expect(response.json.entry.revision).toBe(2);
     expect(await historyOf(server, 'topics/me')).toHaveLength(2);
@@ -248,7 +248,7 @@ describe('POST /api/entries/{group}/{slug}/restore', () => {
   ])('refuses %s and changes nothing', async (_, body, status, code, message) => {
     const server = await seeded();
     const before = await historyOf(server, 'topics/me');
-    const response = await api(server.port, 'POST', '/api/entries/topics/me/restore', { body });
+    const response = await api(server, 'POST', '/api/entries/topics/me/restore', { body });
     expect(response.status).toBe(status);
     expect(response.json).toEqual(apiError(code, message));
     expect(await historyOf(server, 'topics/me')).toEqual(before);
@@ -257,12 +257,12 @@ describe('POST /api/entries/{group}/{slug}/restore', () => {
   it('refuses an unknown entry, a dropped one and a bad name, changing nothing', async () => {
     const server = await seeded();
     await server.memory.drop(LOCAL, 'people/ada');
-    const unknown = await api(server.port, 'POST', '/api/entries/topics/nope/restore', { body: { revision: 1 } });
+    const unknown = await api(server, 'POST', '/api/entries/topics/nope/restore', { body: { revision: 1 } });
     expect(unknown.status).toBe(404);
     expect(unknown.json).toEqual(
       apiError('NOT_FOUND', 'topics/nope has no history: no entry of that name, live or in the trash.'),
     );
-    const dropped = await api(server.port, 'POST', '/api/entries/people/ada/restore', { body: { revision: 1 } });
+    const dropped = await api(server, 'POST', '/api/entries/people/ada/restore', { body: { revision: 1 } });
     expect(dropped.status).toBe(404);
     expect(dropped.json).toEqual(
       apiError(
@@ -270,7 +270,7 @@ describe('POST /api/entries/{group}/{slug}/restore', () => {
         'people/ada is in the trash: undrop it first (POST /api/trash/people/ada/undrop), then restore.',
       ),
     );
-    const bad = await api(server.port, 'POST', '/api/entries/topics/Me%21/restore', { body: { revision: 1 } });
+    const bad = await api(server, 'POST', '/api/entries/topics/Me%21/restore', { body: { revision: 1 } });
     expect(bad.status).toBe(400);
     expect(bad.json.error.code).toBe('INVALID_NAME');
     expect(await server.memory.index(LOCAL)).toEqual([{ name: 'topics/me', size: 22, description: 'Who I am' }]);
@@ -279,7 +279,7 @@ describe('POST /api/entries/{group}/{slug}/restore', () => {
 
   it('refuses a body not sent as JSON with 415, changing nothing', async () => {
     const server = await seeded();
-    const response = await api(server.port, 'POST', '/api/entries/topics/me/restore', {
+    const response = await api(server, 'POST', '/api/entries/topics/me/restore', {
       body: '{"revision": 1}',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     });
@@ -295,9 +295,9 @@ describe('POST /api/entries/{group}/{slug}/restore', () => {
   });
 
   it('refuses a body over the request cap with 413, changing nothing', async () => {
-    const server = await startTestServer({ maxBodyBytes: 100 });
+    const server = startTestApp({ maxBodyBytes: 100 });
     await server.memory.write(LOCAL, { name: 'topics/me', description: 'Me', new: 'x' });
-    const response = await api(server.port, 'POST', '/api/entries/topics/me/restore', {
+    const response = await api(server, 'POST', '/api/entries/topics/me/restore', {
       body: { revision: 1, padding: 'x'.repeat(200) },
     });
     expect(response.status).toBe(413);

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { BRIDGE_KINDS } from '../../src/transfer/bridges/index.js';
 import { CLAUDE_CODE_FOLDER } from '../core/bridges/fixtures.js';
 import { api, apiError, contents, LOCAL } from './api-client.js';
-import { startTestServer, type TestServer } from './fixtures.js';
+import { startTestApp, type TestApp } from './in-process.js';
 
 type Files = Record<string, string>;
 
@@ -22,8 +22,8 @@ function body(files: Files, options?: Record<string, unknown>) {
   };
 }
 
-function post(server: TestServer, query: string, payload: unknown) {
-  return api(server.port, 'POST', `/api/import?${query}`, { body: payload });
+function post(server: TestApp, query: string, payload: unknown) {
+  return api(server, 'POST', `/api/import?${query}`, { body: payload });
 }
 
 const entity = (name: string, entityType: string, observations: string[]) =>
@@ -35,13 +35,13 @@ const JSONL = `${[
   JSON.stringify({ type: 'relation', from: 'Ada Lovelace', to: 'Engram', relationType: 'advises' }),
 ].join('\n')}\n`;
 
-async function seeded(): Promise<TestServer> {
-  const server = await startTestServer();
+async function seeded(): Promise<TestApp> {
+  const server = startTestApp();
   await server.memory.write(LOCAL, { name: 'areas/engram', description: 'The memory server', new: 'Three tools.' });
   return server;
 }
 
-async function actors(server: TestServer, name: string) {
+async function actors(server: TestApp, name: string) {
   return (await server.memory.recovery.history(LOCAL, name)).map((revision) => revision.actor);
 }
 
@@ -127,7 +127,7 @@ describe('POST /api/import?from=server-memory', () => {
   });
 
   it('refuses an entity over the entry cap without ?split=1, with its data; the dry run shows it; ?split=1 splits it', async () => {
-    const server = await startTestServer();
+    const server = startTestApp();
     const observations = Array.from({ length: 400 }, (_, i) => `observation ${i} ${'x'.repeat(40)}`);
     const file = { 'memory.jsonl': `${entity('small', 'topic', ['fits'])}\n${entity('big', 'topic', observations)}\n` };
     const refused = await post(server, 'from=server-memory', body(file));
@@ -164,7 +164,7 @@ describe('POST /api/import?from=server-memory', () => {
 
 describe('POST /api/import?from= each folder and text kind', () => {
   it('markdown: a differing entry is a conflict and another group is skipped, each with how to import it', async () => {
-    const server = await startTestServer();
+    const server = startTestApp();
     await server.memory.write(LOCAL, { name: 'topics/me', description: 'Me', new: 'Hello.' });
     const folder = {
       'archive/old.md': '---\ndescription: "Old"\n---\nOld.\n',
@@ -192,7 +192,7 @@ describe('POST /api/import?from= each folder and text kind', () => {
   });
 
   it('anthropic-memory: each file of the /memories folder an entry, as import:anthropic-memory', async () => {
-    const server = await startTestServer();
+    const server = startTestApp();
     const done = await post(
       server,
       'from=anthropic-memory',
@@ -205,7 +205,7 @@ describe('POST /api/import?from= each folder and text kind', () => {
   });
 
   it('claude-code: MEMORY.md and its topic files, MEMORY.md under options.name; a missing link reported', async () => {
-    const server = await startTestServer();
+    const server = startTestApp();
     const done = await post(server, 'from=claude-code', body(CLAUDE_CODE_FOLDER, { name: 'areas/claude' }));
     expect(done.status).toBe(200);
     expect((await contents(server.memory)).map((entry) => entry.name)).toEqual([
@@ -224,7 +224,7 @@ describe('POST /api/import?from= each folder and text kind', () => {
   });
 
   it('chatgpt: the pasted list into the entry named, a name that is not valid made one and said so', async () => {
-    const server = await startTestServer();
+    const server = startTestApp();
     const text = '- Lives in Lisbon.\n- Prefers tea.\n- Lives in Lisbon.\n';
     const done = await post(server, 'from=chatgpt', body({ pasted: text }, { name: 'people/Me Myself' }));
     expect(done.json.items).toEqual([
@@ -248,7 +248,7 @@ describe('POST /api/import?from= each folder and text kind', () => {
 
 describe('POST /api/import?from=llama-webui', () => {
   it("the WebUI's memory export, each entry kept with its name and description, as import:llama-webui", async () => {
-    const server = await startTestServer();
+    const server = startTestApp();
     const exported = {
       entries: [{ name: 'people/ada', description: 'Ada Lovelace', body: 'Wrote the first program.\n', updated: 1 }],
     };
@@ -290,7 +290,7 @@ describe('POST /api/import?from=: refusals import nothing', () => {
       'a.txt is not UTF-8 text (a binary file?); nothing was imported.',
     ],
   ])('?%s with a wrong body: 400', async (query, payload, message) => {
-    const server = await startTestServer();
+    const server = startTestApp();
     const response = await post(server, query, payload);
     expect(response.status).toBe(400);
     expect(response.json).toEqual(apiError('INVALID_ARGUMENT', message));
@@ -298,7 +298,7 @@ describe('POST /api/import?from=: refusals import nothing', () => {
   });
 
   it('refuses an Engram export sent as a llama.cpp WebUI export, saying to send it without ?from=: 400', async () => {
-    const server = await startTestServer();
+    const server = startTestApp();
     const engramExport = JSON.stringify({ format: 'engram-export', version: 1, entries: [] });
     const response = await post(server, 'from=llama-webui', body({ 'memory.json': engramExport }));
     expect(response.status).toBe(400);
@@ -313,13 +313,13 @@ describe('POST /api/import?from=: refusals import nothing', () => {
   });
 
   it('refuses a body over the import cap with 413, and a read-only token with 403', async () => {
-    const small = await startTestServer({ maxImportBytes: 1000 });
+    const small = startTestApp({ maxImportBytes: 1000 });
     const big = await post(small, 'from=chatgpt', body({ pasted: 'x'.repeat(2000) }));
     expect(big.status).toBe(413);
     expect(big.json.error.code).toBe('TOO_LARGE');
-    const server = await startTestServer({ auth: 'token' });
+    const server = startTestApp({ auth: 'token' });
     const { token } = await server.access.create({ user: 'local', readOnly: true });
-    const refused = await api(server.port, 'POST', '/api/import?from=chatgpt&dryRun=1', {
+    const refused = await api(server, 'POST', '/api/import?from=chatgpt&dryRun=1', {
       body: body({ pasted: 'Likes tea.' }),
       token,
     });

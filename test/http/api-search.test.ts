@@ -7,13 +7,13 @@
 
 import { describe, expect, it } from 'vitest';
 import { api, apiError, LOCAL } from './api-client.js';
-import { startTestServer } from './fixtures.js';
+import { startTestApp } from './in-process.js';
 
 const search = (q: string, extra = '') => `/api/search?q=${encodeURIComponent(q)}${extra}`;
 
 describe('GET /api/search', () => {
   it('answers the hits, best first, with plain-text snippets and where the words are in them', async () => {
-    const server = await startTestServer();
+    const server = startTestApp();
     await server.memory.write(LOCAL, {
       name: 'people/ada',
       description: 'Ada, who likes tea',
@@ -21,7 +21,7 @@ describe('GET /api/search', () => {
     });
     await server.memory.write(LOCAL, { name: 'topics/tea', description: 'Drinks', new: 'Coffee too.' });
 
-    const response = await api(server.port, 'GET', search('tea'));
+    const response = await api(server, 'GET', search('tea'));
 
     expect(response.status).toBe(200);
     expect(response.json).toEqual({
@@ -46,40 +46,40 @@ describe('GET /api/search', () => {
   });
 
   it('finds as one types, folding case and accents, at most ?limit hits', async () => {
-    const server = await startTestServer();
+    const server = startTestApp();
     for (const n of [1, 2, 3]) {
       await server.memory.write(LOCAL, { name: `topics/cafe-${n}`, description: 'Café', new: 'Crème.' });
     }
 
-    expect((await api(server.port, 'GET', search('CRE'))).json.hits).toHaveLength(3);
-    expect((await api(server.port, 'GET', search('creme', '&limit=2'))).json.hits).toHaveLength(2);
-    expect((await api(server.port, 'GET', search('nothing'))).json).toEqual({ hits: [] });
+    expect((await api(server, 'GET', search('CRE'))).json.hits).toHaveLength(3);
+    expect((await api(server, 'GET', search('creme', '&limit=2'))).json.hits).toHaveLength(2);
+    expect((await api(server, 'GET', search('nothing'))).json).toEqual({ hits: [] });
   });
 
   it("searches only the token's user, and a read-only token may search", async () => {
-    const server = await startTestServer({ auth: 'token' });
+    const server = startTestApp({ auth: 'token' });
     const ada = (await server.access.create({ user: 'ada', readOnly: true })).token;
     const bob = (await server.access.create({ user: 'bob' })).token;
     await server.memory.write({ user: 'ada', label: 'test' }, { name: 'topics/tea', description: 'Tea', new: 'x' });
 
-    expect((await api(server.port, 'GET', search('tea'), { token: ada })).json.hits).toHaveLength(1);
-    expect((await api(server.port, 'GET', search('tea'), { token: bob })).json).toEqual({ hits: [] });
-    expect((await api(server.port, 'GET', search('tea'))).status).toBe(401);
+    expect((await api(server, 'GET', search('tea'), { token: ada })).json.hits).toHaveLength(1);
+    expect((await api(server, 'GET', search('tea'), { token: bob })).json).toEqual({ hits: [] });
+    expect((await api(server, 'GET', search('tea'))).status).toBe(401);
   });
 
   it('answers FTS and tsquery syntax as words, never as an error of the database', async () => {
-    const server = await startTestServer();
+    const server = startTestApp();
     await server.memory.write(LOCAL, { name: 'topics/ops', description: 'Operators', new: 'this OR that NEAR me' });
 
     for (const q of ['a OR b"', 'NEAR(', '"that"*', "'me':*", '(this) & !that']) {
-      const response = await api(server.port, 'GET', search(q));
+      const response = await api(server, 'GET', search(q));
       expect(response.status, q).toBe(200);
     }
-    expect((await api(server.port, 'GET', search('NEAR('))).json.hits).toHaveLength(1);
+    expect((await api(server, 'GET', search('NEAR('))).json.hits).toHaveLength(1);
   });
 
   it('refuses with 400 a missing, empty, wordless or oversized query, and a bad limit', async () => {
-    const server = await startTestServer();
+    const server = startTestApp();
     const refusals: [string, string | RegExp][] = [
       ['/api/search', 'GET /api/search takes the words to find as ?q=WORDS.'],
       [search(''), /^the search is empty/],
@@ -92,17 +92,17 @@ describe('GET /api/search', () => {
       [search('tea', '&sort=name'), /^\?sort is not a parameter of GET \/api\/search/],
     ];
     for (const [path, message] of refusals) {
-      const response = await api(server.port, 'GET', path);
+      const response = await api(server, 'GET', path);
       expect(response.status, path.slice(0, 60)).toBe(400);
       expect(response.json, path.slice(0, 60)).toEqual(apiError('INVALID_ARGUMENT', message));
     }
   });
 
   it('reads a limit over 50 as 50', async () => {
-    const server = await startTestServer();
+    const server = startTestApp();
     for (let n = 0; n < 52; n++)
       await server.memory.write(LOCAL, { name: `topics/t${n}`, description: 'Tea', new: 'x' });
 
-    expect((await api(server.port, 'GET', search('tea', '&limit=500'))).json.hits).toHaveLength(50);
+    expect((await api(server, 'GET', search('tea', '&limit=500'))).json.hits).toHaveLength(50);
   });
 });

@@ -6,29 +6,26 @@
  * sessions listed and revoked, signing out; and no sign-in at all with --auth none.
  */
 
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { createApp } from '../../src/app.js';
-import { startHttpServer } from '../../src/http/server.js';
-import { openMemoryStore } from '../../src/storage/memory/index.js';
+import { describe, expect, it, vi } from 'vitest';
 import { api, apiError, contents, LOCAL } from './api-client.js';
-import { startTestServer, type TestServer } from './fixtures.js';
+import { startTestApp, type TestApp } from './in-process.js';
 
 const PASSWORD = 'correct horse battery staple';
 const model = { user: 'alice', label: 'model' };
 
-async function tokenServer(): Promise<TestServer & { origin: string }> {
-  const server = await startTestServer({ auth: 'token' });
+async function tokenServer(): Promise<TestApp> {
+  const server = startTestApp({ auth: 'token' });
   await server.accounts.create('alice', PASSWORD);
   await server.accounts.create('bob', PASSWORD);
   await server.memory.write(model, { name: 'topics/tea', description: 'Tea', new: 'Green.' });
-  return Object.assign(server, { origin: `http://127.0.0.1:${server.port}` });
+  return server;
 }
 
 /** What the web UI sends with every change. */
 const ownPage = (origin: string) => ({ Origin: origin, 'X-Engram-CSRF': '1' });
 
-async function signIn(server: TestServer & { origin: string }, user = 'alice', password = PASSWORD) {
-  return api(server.port, 'POST', '/api/session', { body: { user, password }, headers: ownPage(server.origin) });
+async function signIn(server: TestApp, user = 'alice', password = PASSWORD) {
+  return api(server, 'POST', '/api/session', { body: { user, password }, headers: ownPage(server.origin) });
 }
 
 /** The `name=value` of a Set-Cookie, as a browser sends it back. */
@@ -39,7 +36,7 @@ function cookieOf(setCookie: string[] | undefined): string {
 describe('signing in with a password', () => {
   it('says who is signed in: nobody, then the user, with an HttpOnly SameSite=Strict cookie', async () => {
     const server = await tokenServer();
-    expect((await api(server.port, 'GET', '/api/session')).json).toEqual({
+    expect((await api(server, 'GET', '/api/session')).json).toEqual({
       auth: 'token',
       signIn: true,
       user: null,
@@ -52,11 +49,11 @@ describe('signing in with a password', () => {
     const [setCookie] = response.headers['set-cookie'] ?? [];
     expect(setCookie).toMatch(/^engram_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=604800$/);
     const cookie = cookieOf(response.headers['set-cookie']);
-    expect((await api(server.port, 'GET', '/api/session', { headers: { Cookie: cookie } })).json).toMatchObject({
+    expect((await api(server, 'GET', '/api/session', { headers: { Cookie: cookie } })).json).toMatchObject({
       user: 'alice',
       via: 'session',
     });
-    const entries = await api(server.port, 'GET', '/api/entries', { headers: { Cookie: cookie } });
+    const entries = await api(server, 'GET', '/api/entries', { headers: { Cookie: cookie } });
     expect(entries.json.entries.map((row: { name: string }) => row.name)).toEqual(['topics/tea']);
   });
 
@@ -73,7 +70,7 @@ describe('signing in with a password', () => {
       { Origin: 'https://evil.example', 'X-Engram-CSRF': '1' },
     ];
     for (const headers of attempts) {
-      const response = await api(server.port, 'POST', '/api/session', {
+      const response = await api(server, 'POST', '/api/session', {
         body: { user: 'alice', password: PASSWORD },
         headers,
       });
@@ -81,6 +78,20 @@ describe('signing in with a password', () => {
       expect(response.json.error.code).toBe('FORBIDDEN_ORIGIN');
       expect(response.headers['set-cookie']).toBeUndefined();
     }
+  });
+
+  it('refuses a sign-in as a wrong password (401), issuing no cookie, when the user is removed as they sign in', async () => {
+    const server = await tokenServer();
+    const addSession = server.store.accounts.addSession.bind(server.store.accounts);
+    vi.spyOn(server.store.accounts, 'addSession').mockImplementation(async (session) => {
+      await server.accounts.remove('alice', { purge: false });
+      return addSession(session);
+    });
+    const refused = await signIn(server);
+    expect(refused.status).toBe(401);
+    expect(refused.json).toEqual(apiError('UNAUTHORIZED', 'wrong user name or password'));
+    expect(refused.headers['set-cookie']).toBeUndefined();
+    expect(await server.store.accounts.listSessions()).toEqual([]);
   });
 
   it('slows down guesses: 429 with Retry-After after too many failures', async () => {
@@ -117,7 +128,7 @@ describe('the session cookie as authentication of /api', () => {
         ['DELETE', '/api/entries/topics/tea', undefined],
         ['POST', '/api/import?mode=replace', { format: 'engram-export', version: 1, entries: [] }],
       ] as const) {
-        const response = await api(server.port, method, path, { body, headers });
+        const response = await api(server, method, path, { body, headers });
         expect(response.status).toBe(403);
         expect(response.json.error.code).toBe('FORBIDDEN_ORIGIN');
       }
@@ -128,7 +139,7 @@ describe('the session cookie as authentication of /api', () => {
   it('accepts a change from its own page, recorded as made in the web UI', async () => {
     const server = await tokenServer();
     const cookie = cookieOf((await signIn(server)).headers['set-cookie']);
-    const response = await api(server.port, 'PUT', '/api/entries/topics/tea', {
+    const response = await api(server, 'PUT', '/api/entries/topics/tea', {
       body: { body: 'Mine.\n' },
       headers: { Cookie: cookie, ...ownPage(server.origin) },
     });
@@ -139,7 +150,7 @@ describe('the session cookie as authentication of /api', () => {
   it('lets a bearer call change memory without Origin or header, even with a cookie beside it', async () => {
     const server = await tokenServer();
     const { token } = await server.access.create({ user: 'alice', label: 'script' });
-    const response = await api(server.port, 'PUT', '/api/entries/topics/tea', { body: { body: 'Script.\n' }, token });
+    const response = await api(server, 'PUT', '/api/entries/topics/tea', { body: { body: 'Script.\n' }, token });
     expect(response.status).toBe(200);
   });
 
@@ -148,48 +159,48 @@ describe('the session cookie as authentication of /api', () => {
     const first = cookieOf((await signIn(server)).headers['set-cookie']);
     const second = cookieOf((await signIn(server)).headers['set-cookie']);
     const bobs = cookieOf((await signIn(server, 'bob')).headers['set-cookie']);
-    const listed = await api(server.port, 'GET', '/api/sessions', { headers: { Cookie: second } });
+    const listed = await api(server, 'GET', '/api/sessions', { headers: { Cookie: second } });
     expect(listed.json.sessions).toHaveLength(2);
     expect(listed.json.sessions.map((session: { current: boolean }) => session.current)).toEqual([false, true]);
     const [firstId] = listed.json.sessions.map((session: { id: string }) => session.id);
-    const bobId = (await api(server.port, 'GET', '/api/sessions', { headers: { Cookie: bobs } })).json.sessions[0].id;
+    const bobId = (await api(server, 'GET', '/api/sessions', { headers: { Cookie: bobs } })).json.sessions[0].id;
 
-    const notYours = await api(server.port, 'DELETE', `/api/sessions/${bobId}`, {
+    const notYours = await api(server, 'DELETE', `/api/sessions/${bobId}`, {
       headers: { Cookie: second, ...ownPage(server.origin) },
     });
     expect(notYours.status).toBe(404);
-    const forged = await api(server.port, 'DELETE', `/api/sessions/${firstId}`, { headers: { Cookie: second } });
+    const forged = await api(server, 'DELETE', `/api/sessions/${firstId}`, { headers: { Cookie: second } });
     expect(forged.status).toBe(403);
-    const revoked = await api(server.port, 'DELETE', `/api/sessions/${firstId}`, {
+    const revoked = await api(server, 'DELETE', `/api/sessions/${firstId}`, {
       headers: { Cookie: second, ...ownPage(server.origin) },
     });
     expect(revoked.json).toEqual({ revoked: firstId });
-    expect((await api(server.port, 'GET', '/api/entries', { headers: { Cookie: first } })).status).toBe(401);
+    expect((await api(server, 'GET', '/api/entries', { headers: { Cookie: first } })).status).toBe(401);
 
-    const forgedOut = await api(server.port, 'DELETE', '/api/session', { headers: { Cookie: second } });
+    const forgedOut = await api(server, 'DELETE', '/api/session', { headers: { Cookie: second } });
     expect(forgedOut.status).toBe(403);
-    const out = await api(server.port, 'DELETE', '/api/session', {
+    const out = await api(server, 'DELETE', '/api/session', {
       headers: { Cookie: second, ...ownPage(server.origin) },
     });
     expect(out.json).toMatchObject({ user: null });
     expect(out.headers['set-cookie']?.[0]).toMatch(/^engram_session=; .*Max-Age=0$/);
-    expect((await api(server.port, 'GET', '/api/entries', { headers: { Cookie: second } })).status).toBe(401);
-    expect((await api(server.port, 'GET', '/api/entries', { headers: { Cookie: bobs } })).status).toBe(200);
+    expect((await api(server, 'GET', '/api/entries', { headers: { Cookie: second } })).status).toBe(401);
+    expect((await api(server, 'GET', '/api/entries', { headers: { Cookie: bobs } })).status).toBe(200);
   });
 });
 
 describe('--auth none', () => {
   it('has no sign-in: the local user, always', async () => {
-    const server = await startTestServer();
+    const server = startTestApp();
     await server.memory.write(LOCAL, { name: 'topics/tea', description: 'Tea', new: 'Green.' });
-    expect((await api(server.port, 'GET', '/api/session')).json).toEqual({
+    expect((await api(server, 'GET', '/api/session')).json).toEqual({
       auth: 'none',
       signIn: false,
       user: 'local',
       via: 'none',
       readOnly: false,
     });
-    const response = await api(server.port, 'POST', '/api/session', { body: { user: 'local', password: PASSWORD } });
+    const response = await api(server, 'POST', '/api/session', { body: { user: 'local', password: PASSWORD } });
     expect(response.status).toBe(400);
     expect(response.json.error.message).toMatch(/^This server has no sign-in/);
   });
@@ -197,27 +208,16 @@ describe('--auth none', () => {
 
 describe('behind https (--public-url https://…)', () => {
   it('sets the cookie Secure, and takes changes from the public origin', async () => {
-    const store = openMemoryStore();
-    const app = createApp({ store });
-    await app.accounts.create('alice', PASSWORD);
-    const server = await startHttpServer({
-      app,
-      version: '0.0.0-test',
-      log: () => {},
-      auth: { mode: 'token' },
-      publicUrl: new URL('https://memory.example.com'),
-      host: '127.0.0.1',
-      port: 0,
-    });
-    onTestFinished(() => server.close());
+    const server = startTestApp({ auth: 'token', publicUrl: new URL('https://memory.example.com') });
+    await server.accounts.create('alice', PASSWORD);
     const headers = { Origin: 'https://memory.example.com', 'X-Engram-CSRF': '1' };
-    const signedIn = await api(server.port, 'POST', '/api/session', {
+    const signedIn = await api(server, 'POST', '/api/session', {
       body: { user: 'alice', password: PASSWORD },
       headers,
     });
     expect(signedIn.headers['set-cookie']?.[0]).toMatch(/; HttpOnly; SameSite=Strict; Secure; Max-Age=604800$/);
     const cookie = cookieOf(signedIn.headers['set-cookie']);
-    const created = await api(server.port, 'POST', '/api/entries', {
+    const created = await api(server, 'POST', '/api/entries', {
       body: { name: 'topics/tea', description: 'Tea', body: 'Green.' },
       headers: { Cookie: cookie, ...headers },
     });

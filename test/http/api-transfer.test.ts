@@ -2,18 +2,17 @@
  * `/api/export` and `/api/import` over HTTP: export, wipe, import gives back the same
  * memory; merge reports conflicts and overwrites nothing; replace, overwrite and dry run;
  * a malformed, invalid or oversized document changes nothing; and an import may be far
- * larger than a tool call.
+ * larger than a tool call. (Expect: 100-continue, which the server answers: api-socket.test.ts.)
  */
 
-import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createTransfer } from '../../src/transfer/transfer.js';
 import { CALLER, expectEngramError, newMemory } from '../core/fixtures.js';
 import { api, apiError, contents, LOCAL } from './api-client.js';
-import { startTestServer, type TestServer } from './fixtures.js';
+import { startTestApp, type TestApp } from './in-process.js';
 
-async function seeded(options: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
-  const server = await startTestServer(options);
+async function seeded(options: Parameters<typeof startTestApp>[0] = {}): Promise<TestApp> {
+  const server = startTestApp(options);
   await server.memory.write(LOCAL, { name: 'topics/me', description: 'Who I am', new: 'Name: Ada.' });
   await server.memory.write(LOCAL, { name: 'people/bob', description: 'Bob', new: 'Colleague.' });
   await server.memory.write(LOCAL, { name: 'areas/old', description: 'Old', new: 'Stale.' });
@@ -30,7 +29,7 @@ const importPath = (query = '') => `/api/import${query}`;
 describe('GET /api/export', () => {
   it('answers the export document of live entries, as a download', async () => {
     const server = await seeded();
-    const response = await api(server.port, 'GET', '/api/export');
+    const response = await api(server, 'GET', '/api/export');
     expect(response.status).toBe(200);
     expect(response.headers['content-disposition']).toBe('attachment; filename="engram-export.json"');
     expect(response.json).toMatchObject({ format: 'engram-export', version: 1, exportedAt: expect.any(String) });
@@ -44,7 +43,7 @@ describe('GET /api/export', () => {
 
   it('with ?history=1, adds every revision and the trash', async () => {
     const server = await seeded();
-    const { json } = await api(server.port, 'GET', '/api/export?history=1');
+    const { json } = await api(server, 'GET', '/api/export?history=1');
     expect(json.entries[1].revisions).toEqual([expect.objectContaining({ revision: 1, operation: 'create' })]);
     expect(json.trash).toEqual([expect.objectContaining({ name: 'areas/old', droppedBy: 'test' })]);
   });
@@ -55,7 +54,7 @@ describe('GET /api/export', () => {
     ['?history=1&history=0', '?history is given more than once; give it once.'],
   ])('refuses %s with 400', async (query, message) => {
     const server = await seeded();
-    const response = await api(server.port, 'GET', `/api/export${query}`);
+    const response = await api(server, 'GET', `/api/export${query}`);
     expect(response.status).toBe(400);
     expect(response.json).toEqual(apiError('INVALID_ARGUMENT', message));
   });
@@ -65,10 +64,10 @@ describe('POST /api/import', () => {
   it('export, wipe, import gives back the same memory, each entry an import revision by the API', async () => {
     const server = await seeded();
     const before = await contents(server.memory);
-    const exported = (await api(server.port, 'GET', '/api/export')).body;
+    const exported = (await api(server, 'GET', '/api/export')).body;
     await server.transfer.wipe(LOCAL);
     expect(await contents(server.memory)).toEqual([]);
-    const response = await api(server.port, 'POST', importPath(), { body: exported });
+    const response = await api(server, 'POST', importPath(), { body: exported });
     expect(response.status).toBe(200);
     expect(response.json).toEqual({
       created: ['people/bob', 'topics/me'],
@@ -93,7 +92,7 @@ describe('POST /api/import', () => {
       { name: 'people/bob', description: 'Bob', body: 'Colleague.\n' },
       { name: 'people/carol', description: 'Carol', body: 'Friend.\n' },
     ]);
-    const response = await api(server.port, 'POST', importPath('?mode=merge'), { body: incoming });
+    const response = await api(server, 'POST', importPath('?mode=merge'), { body: incoming });
     expect(response.json).toEqual({
       created: ['people/carol'],
       updated: [],
@@ -110,7 +109,7 @@ describe('POST /api/import', () => {
   it('merge with ?overwrite=1 replaces the conflicting entries', async () => {
     const server = await seeded();
     const incoming = document([{ name: 'topics/me', description: 'Who I am', body: 'Name: Eve.\n' }]);
-    const response = await api(server.port, 'POST', importPath('?overwrite=1'), { body: incoming });
+    const response = await api(server, 'POST', importPath('?overwrite=1'), { body: incoming });
     expect(response.json).toMatchObject({ updated: ['topics/me'], conflicts: [] });
     const [me] = (await server.memory.open(LOCAL, ['topics/me'])).found;
     expect(me?.body).toBe('Name: Eve.\n');
@@ -119,7 +118,7 @@ describe('POST /api/import', () => {
   it('replace makes the memory equal to the document, dropping the rest to the trash', async () => {
     const server = await seeded();
     const incoming = document([{ name: 'people/carol', description: 'Carol', body: 'Friend.\n' }]);
-    const response = await api(server.port, 'POST', importPath('?mode=replace'), { body: incoming });
+    const response = await api(server, 'POST', importPath('?mode=replace'), { body: incoming });
     expect(response.json).toMatchObject({ created: ['people/carol'], dropped: ['people/bob', 'topics/me'] });
     expect(await contents(server.memory)).toEqual([{ name: 'people/carol', description: 'Carol', body: 'Friend.\n' }]);
     expect((await server.memory.recovery.trash(LOCAL)).map((item) => item.name).sort()).toEqual([
@@ -133,7 +132,7 @@ describe('POST /api/import', () => {
     const server = await seeded();
     const before = await contents(server.memory);
     const incoming = document([{ name: 'people/carol', description: 'Carol', body: 'Friend.\n' }]);
-    const response = await api(server.port, 'POST', importPath('?mode=replace&dryRun=1'), { body: incoming });
+    const response = await api(server, 'POST', importPath('?mode=replace&dryRun=1'), { body: incoming });
     expect(response.json).toEqual({
       created: ['people/carol'],
       updated: [],
@@ -177,7 +176,7 @@ describe('POST /api/import', () => {
   ])('refuses %s with 400, changing nothing', async (_, path, body, message) => {
     const server = await seeded();
     const before = await contents(server.memory);
-    const response = await api(server.port, 'POST', path, { body });
+    const response = await api(server, 'POST', path, { body });
     expect(response.status).toBe(400);
     expect(response.json).toEqual(apiError('INVALID_ARGUMENT', message));
     expect(await contents(server.memory)).toEqual(before);
@@ -187,7 +186,7 @@ describe('POST /api/import', () => {
     const server = await seeded();
     const before = await contents(server.memory);
     const text = JSON.stringify(document([{ name: 'People/John Smith', description: 'John', body: 'x' }]));
-    const response = await api(server.port, 'POST', importPath(), { body: text });
+    const response = await api(server, 'POST', importPath(), { body: text });
     expect(response.status).toBe(400);
     const core = newMemory();
     const invalid = await expectEngramError(
@@ -206,7 +205,7 @@ describe('POST /api/import', () => {
       description: 'Filler',
       body: 'x'.repeat(15_000),
     }));
-    const response = await api(server.port, 'POST', importPath(), { body: document(entries) });
+    const response = await api(server, 'POST', importPath(), { body: document(entries) });
     expect(response.status).toBe(413);
     expect(response.json.error.code).toBe('TOO_LARGE');
     expect(await contents(server.memory)).toEqual(before);
@@ -219,7 +218,7 @@ describe('POST /api/import', () => {
     const server = await seeded({ maxImportBytes: 1000 });
     const before = await contents(server.memory);
     const entries = [{ name: 'topics/big', description: 'Big', body: 'x'.repeat(2000) }];
-    const response = await api(server.port, 'POST', importPath(), { body: document(entries), headers });
+    const response = await api(server, 'POST', importPath(), { body: document(entries), headers });
     expect(response.status).toBe(413);
     expect(response.headers.connection).toBe('close');
     expect(response.json).toEqual(
@@ -238,48 +237,17 @@ describe('POST /api/import', () => {
   );
 
   it('takes a document far larger than the 1 MiB cap of /mcp', async () => {
-    const server = await startTestServer();
-    const response = await api(server.port, 'POST', importPath(), { body: large });
+    const server = startTestApp();
+    const response = await api(server, 'POST', importPath(), { body: large });
     expect(response.status).toBe(200);
     expect(response.json.created).toHaveLength(150);
-  });
-
-  it('answers Expect: 100-continue for a large import, so curl sends it at once', async () => {
-    const server = await startTestServer();
-    const body = JSON.stringify(large);
-    const events = await new Promise<string[]>((resolve, reject) => {
-      const seen: string[] = [];
-      const req = httpRequest({
-        host: '127.0.0.1',
-        port: server.port,
-        method: 'POST',
-        path: importPath(),
-        headers: {
-          'Content-Type': 'application/json',
-          'Content-Length': Buffer.byteLength(body),
-          Expect: '100-continue',
-        },
-      });
-      req.on('continue', () => {
-        seen.push('continue');
-        req.end(body);
-      });
-      req.on('response', (res) => {
-        seen.push(`response ${res.statusCode}`);
-        res.resume();
-        res.on('end', () => resolve(seen));
-      });
-      req.on('error', reject);
-      req.flushHeaders();
-    });
-    expect(events).toEqual(['continue', 'response 200']);
   });
 });
 
 describe('POST /api/wipe', () => {
   it('drops every live entry to the trash when the body confirms it, recorded as drops', async () => {
     const server = await seeded();
-    const response = await api(server.port, 'POST', '/api/wipe', { body: { confirm: 'wipe' } });
+    const response = await api(server, 'POST', '/api/wipe', { body: { confirm: 'wipe' } });
     expect(response.status).toBe(200);
     expect(response.json).toEqual({ dropped: 2 });
     expect(await contents(server.memory)).toEqual([]);
@@ -292,7 +260,7 @@ describe('POST /api/wipe', () => {
 
   it('says the entries were purged for good when the trash keeps nothing (trashRetentionDays 0)', async () => {
     const server = await seeded({ policy: { trashRetentionDays: 0 } });
-    const response = await api(server.port, 'POST', '/api/wipe', { body: { confirm: 'wipe' } });
+    const response = await api(server, 'POST', '/api/wipe', { body: { confirm: 'wipe' } });
     expect(response.status).toBe(200);
     expect(response.json).toEqual({ dropped: 2, purged: true });
     expect(await contents(server.memory)).toEqual([]);
@@ -303,7 +271,7 @@ describe('POST /api/wipe', () => {
     const server = await seeded();
     const before = await contents(server.memory);
     for (const body of [{}, { confirm: 'yes' }, { confirm: 'wipe', also: 1 }, 'wipe']) {
-      const response = await api(server.port, 'POST', '/api/wipe', { body });
+      const response = await api(server, 'POST', '/api/wipe', { body });
       expect(response.status).toBe(400);
       expect(response.json.error.code).toBe('INVALID_ARGUMENT');
     }

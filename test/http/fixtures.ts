@@ -58,6 +58,11 @@ export interface TestServerOptions {
   readonly now?: () => number;
   /** The folder the web UI is served from, in place of the built one. */
   readonly webRoot?: string;
+  /**
+   * The MCP fast path (docs/accelerators.md); by default as ENGRAM_ACCEL_HTTP_FAST_PATH
+   * says, as `engram serve` reads it, so that the suites run with it off as well as on.
+   */
+  readonly mcpFastPath?: boolean;
 }
 
 /** A fresh folder removed when the current test finishes. */
@@ -94,6 +99,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     maxImportBytes: options.maxImportBytes,
     webSocketLimits: options.webSocketLimits,
     webRoot: options.webRoot,
+    mcpFastPath: options.mcpFastPath ?? process.env.ENGRAM_ACCEL_HTTP_FAST_PATH !== '0',
   });
   let closing: Promise<void> | undefined;
   const close = () => {

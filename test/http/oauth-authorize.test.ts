@@ -399,6 +399,51 @@ describe('POST /authorize: Allow', () => {
     expect(answer.body).toContain('<label for="password">Password</label>');
     expect(await store.oauth.listGrants()).toHaveLength(1);
   });
+
+  it('asks to sign in again, issuing nothing, when the user is removed between the session check and the grant', async () => {
+    const first = await open();
+    const session = cookiesOf(await post([...first.fields, ...ALLOW_AS_ALICE], first.cookie))[0] ?? '';
+    const { fields, cookie } = await open(GOOD, `${first.cookie}; ${session}`);
+    const saveGrant = store.oauth.saveGrant.bind(store.oauth);
+    vi.spyOn(store.oauth, 'saveGrant').mockImplementation(async (grant, code) => {
+      await server.accounts.remove('alice', { purge: false });
+      return saveGrant(grant, code);
+    });
+    const answer = await post([...fields, ['decision', 'allow']], cookie);
+    expect(answer.status).toBe(400);
+    expect(answer.headers.location).toBeUndefined();
+    expect(answer.body).toContain('You have been signed out. Sign in again.');
+    await expectNothingIssued();
+  });
+
+  it('refuses the password as after the removal, issuing nothing, when the user is removed as they sign in', async () => {
+    const { fields, cookie } = await open();
+    const addSession = store.accounts.addSession.bind(store.accounts);
+    vi.spyOn(store.accounts, 'addSession').mockImplementation(async (opened) => {
+      await server.accounts.remove('alice', { purge: false });
+      return addSession(opened);
+    });
+    const answer = await post([...fields, ...ALLOW_AS_ALICE], cookie);
+    expect(answer.status).toBe(400);
+    expect(answer.headers['set-cookie']).toBeUndefined();
+    expect(answer.body).toContain('<p class="problem" role="alert">Wrong user name or password.</p>');
+    expect(answer.body).toContain('required value="Alice"');
+    await expectNothingIssued();
+  });
+
+  it('refuses the password as after the removal, issuing nothing, when the user is removed before the grant', async () => {
+    const { fields, cookie } = await open();
+    const saveGrant = store.oauth.saveGrant.bind(store.oauth);
+    vi.spyOn(store.oauth, 'saveGrant').mockImplementation(async (grant, code) => {
+      await server.accounts.remove('alice', { purge: false });
+      return saveGrant(grant, code);
+    });
+    const answer = await post([...fields, ...ALLOW_AS_ALICE], cookie);
+    expect(answer.status).toBe(400);
+    expect(answer.headers['set-cookie']).toBeUndefined();
+    expect(answer.body).toContain('<p class="problem" role="alert">Wrong user name or password.</p>');
+    await expectNothingIssued();
+  });
 });
 
 describe('POST /authorize: Deny', () => {

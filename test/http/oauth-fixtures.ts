@@ -17,6 +17,7 @@ import { createApp } from '../../src/app.js';
 import { startHttpServer } from '../../src/http/server.js';
 import type { Memory } from '../../src/memory/memory.js';
 import { type MemoryStore, openMemoryStore } from '../../src/storage/memory/index.js';
+import { ensureAccount } from '../helpers/account-holder.js';
 import { TEST_PASSWORD_COST } from '../helpers/password-cost.js';
 import { type RawResponse, raw } from './fixtures.js';
 
@@ -105,10 +106,12 @@ export async function authorizeDirectly(
   const grantId = `grant-${Math.random().toString(36).slice(2)}`;
   const code = newSecret('code');
   const data: CodeData = { redirectUri: REDIRECT_URI, codeChallenge: CHALLENGE };
+  const user = options.user ?? 'ada';
+  await ensureAccount(server.store.accounts, user, now);
   await server.store.oauth.saveGrant(
     {
       id: grantId,
-      user: options.user ?? 'ada',
+      user,
       clientId: CLIENT_ID,
       clientName: 'Claude',
       readOnly: options.readOnly ?? false,

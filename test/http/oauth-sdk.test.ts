@@ -19,6 +19,7 @@ import type {
 import { expect, it, onTestFinished } from 'vitest';
 import { hashSecret, newSecret } from '../../src/access/oauth/secrets.js';
 import type { CodeData } from '../../src/access/oauth/types.js';
+import { ensureAccount } from '../helpers/account-holder.js';
 import { type OAuthTestServer, startOAuthServer } from './oauth-fixtures.js';
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
@@ -77,6 +78,7 @@ function provider(server: OAuthTestServer) {
         codeChallenge: url.searchParams.get('code_challenge')!,
       };
       const client = await server.clients.resolve(clientId);
+      await ensureAccount(server.store.accounts, 'ada', now);
       await server.store.oauth.saveGrant(
         {
           id: grantId,

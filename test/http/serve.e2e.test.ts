@@ -87,6 +87,30 @@ describe('engram serve', () => {
     expect(queryDatabase<{ body: string }>(db, 'SELECT body FROM revisions')).toEqual([{ body: 'Name: Ada.\n' }]);
   });
 
+  it('answers a plain tools/call on its fast path, or through the SDK with ENGRAM_ACCEL_HTTP_FAST_PATH=0', async () => {
+    const post = (url: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'memory_open' } }),
+      });
+    for (const [switched, type] of [
+      [{}, 'application/json'],
+      [{ ENGRAM_ACCEL_HTTP_FAST_PATH: '0' }, 'text/event-stream'],
+    ] as const) {
+      const { db, env } = setup();
+      const served = await serve(process.execPath, [ENGRAM_CLI, 'serve', '--port', '0', '--db', db], {
+        ...env,
+        ENGRAM_ACCEL_HTTP_FAST_PATH: undefined,
+        ...switched,
+      });
+      const answer = await post(served.url);
+      expect(answer.headers.get('content-type')).toBe(type);
+      expect(await answer.text()).toContain('"isError":false');
+      await served.stopAll('SIGTERM');
+    }
+  });
+
   it('stops on SIGINT (Ctrl-C) too', async () => {
     const { db, env } = setup();
     const served = await serve(process.execPath, [ENGRAM_CLI, 'serve', '--port', '0', '--db', db], env);

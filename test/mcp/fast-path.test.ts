@@ -1,4 +1,8 @@
 /**
+ * Invariant of the HTTP fast path (docs/accelerators.md; switch ENGRAM_ACCEL_HTTP_FAST_PATH):
+ * a request is answered byte for byte as the installed SDK answers it, with the same
+ * effects, or left to the SDK untouched.
+ *
  * The fast path of MCP over HTTP answers exactly what the SDK answers: every hot request
  * is sent alone to one server (the fast path) and as a batch of one to a twin server
  * (batches always go to the SDK, which answers a batch of one request with that one
@@ -67,7 +71,7 @@ async function expectSameAnswer(
 
 describe('the fast path answers as the SDK does', () => {
   it.each([undefined, ...SUPPORTED_PROTOCOL_VERSIONS])('with MCP-Protocol-Version %s', async (version) => {
-    const fast = await startTestServer();
+    const fast = await startTestServer({ mcpFastPath: true });
     const sdk = await startTestServer();
     const headers: Record<string, string> = version === undefined ? {} : { 'MCP-Protocol-Version': version };
     const answers: string[] = [];
@@ -99,7 +103,7 @@ describe('the fast path answers as the SDK does', () => {
   });
 
   it('acts for the token and refuses a read-only token’s write the same way', async () => {
-    const fast = await startTestServer({ auth: 'token' });
+    const fast = await startTestServer({ auth: 'token', mcpFastPath: true });
     const sdk = await startTestServer({ auth: 'token' });
     const tokens = async (server: TestServer) => ({
       writer: (await server.access.create({ user: 'ada', label: 'llama.cpp WebUI' })).token,

@@ -1,4 +1,8 @@
 /**
+ * Invariant of the stdio fast path (docs/accelerators.md; switch ENGRAM_ACCEL_STDIO_FAST_PATH):
+ * a line is answered byte for byte as the installed SDK answers it, with the same effects
+ * and in the same order, or left to the SDK untouched.
+ *
  * The fast path of MCP over stdio answers exactly what the SDK answers: two twin
  * servers, one with the fast path and one without, read the same lines and must write
  * the same lines back, byte for byte, for every hot request (every tool, its errors,
@@ -20,6 +24,7 @@ import {
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { describe, expect, it } from 'vitest';
 import { createMcpServerFactory, type McpServerOptions } from '../../src/mcp/server.js';
+import { proveStdioAnswers } from '../../src/mcp/stdio.js';
 import { createStdioFastPath, type StdioFastPath } from '../../src/mcp/stdio-fast-path.js';
 import { StdioLineTransport } from '../../src/mcp/stdio-transport.js';
 import { createMemory } from '../../src/memory/memory.js';
@@ -33,6 +38,8 @@ class Twin {
   readonly store = openMemoryStore();
   /** How many messages the fast path answered itself. */
   answeredFast = 0;
+  /** Whether the fast path proved itself against the SDK (false without one). */
+  readonly proved: Promise<boolean>;
   private readonly stdin = new PassThrough();
   private readonly lines: string[] = [];
   private readonly waiting: ((line: string) => void)[] = [];
@@ -48,8 +55,13 @@ class Twin {
       caller: (clientName) => ({ user: 'local', label: actorLabel(clientName, 'mcp') }),
     };
     let fastPath: StdioFastPath | undefined;
+    this.proved = fast ? proveStdioAnswers(options) : Promise.resolve(false);
     if (fast) {
-      const inner = createStdioFastPath({ ...options, caller: (name) => options.caller(name, undefined) });
+      const inner = createStdioFastPath({
+        ...options,
+        caller: (name) => options.caller(name, undefined),
+        proof: this.proved,
+      });
       fastPath = {
         take: (json, write) => {
           const taken = inner.take(json, write);
@@ -163,8 +175,11 @@ async function expectSameAnswers(fast: Twin, sdk: Twin, messages: readonly strin
   return answers;
 }
 
+/** A fast twin, once its fast path has proved itself against the installed SDK, and an SDK-only twin. */
 async function twins(): Promise<[Twin, Twin]> {
-  return [new Twin(true), new Twin(false)];
+  const fast = new Twin(true);
+  expect(await fast.proved).toBe(true);
+  return [fast, new Twin(false)];
 }
 
 const actors = async (twin: Twin) =>
@@ -270,6 +285,7 @@ describe('the stdio fast path answers as the SDK does', () => {
 
   it('enters the tool handler in arrival order when a request for the SDK sits between two hot ones', async () => {
     const fast = new Twin(true);
+    expect(await fast.proved).toBe(true);
     try {
       fast.write(initialize('2025-06-18'));
       await fast.next();

@@ -13,7 +13,7 @@ import { EngramError } from '../../src/memory/model/errors.js';
 import type { Caller } from '../../src/memory/port.js';
 import { type Accelerators, NO_ACCELERATORS } from '../../src/storage/accelerators.js';
 import { describeStoreContract } from '../../src/storage/contract/index.js';
-import { appendLine, grant, grantSecret, token } from '../../src/storage/contract/setup.js';
+import { account, appendLine, grant, grantSecret, token } from '../../src/storage/contract/setup.js';
 import type { Connection, Pool, Statement } from '../../src/storage/postgres/driver.js';
 import { openPostgresStore, type PostgresStore, type PostgresStoreOptions } from '../../src/storage/postgres/index.js';
 import { MIGRATIONS } from '../../src/storage/postgres/migrations.js';
@@ -353,6 +353,7 @@ describe.skipIf(!server)('PostgreSQL', () => {
       it('redeem one refresh token first exactly once among 20 redemptions split across two pools', async () => {
         const [one, two] = await Promise.all([open(), open()]);
         const refresh = grantSecret('r1', 'g1', { kind: 'refresh' });
+        await one.accounts.put(account('alice'));
         await one.oauth.saveGrant(grant('g1'), grantSecret('c1', 'g1'));
         await one.oauth.saveSecrets('g1', [refresh]);
 

@@ -16,7 +16,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Caller } from '../../src/memory/port.js';
 import { type Accelerators, NO_ACCELERATORS } from '../../src/storage/accelerators.js';
 import { describeEntryContract, describeStoreContract } from '../../src/storage/contract/index.js';
-import { appendLine, grant, grantSecret, type OpenedStore, token } from '../../src/storage/contract/setup.js';
+import { account, appendLine, grant, grantSecret, type OpenedStore, token } from '../../src/storage/contract/setup.js';
 import { BUSY_TIMEOUT_MS } from '../../src/storage/sqlite/busy.js';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/index.js';
 import { MIGRATIONS } from '../../src/storage/sqlite/migrations.js';
@@ -263,6 +263,7 @@ describe('SqliteStore', () => {
     const path = join(folder, 'memory.db');
     const [server, other] = [open(path), open(path)];
     const code = grantSecret('c1', 'g1');
+    await server.accounts.put(account('alice'));
     await server.oauth.saveGrant(grant('g1'), code);
 
     const redemptions = await Promise.all(

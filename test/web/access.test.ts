@@ -8,6 +8,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import { ensureAccount } from '../helpers/account-holder.js';
 import {
   addUser,
   createToken,
@@ -112,6 +113,7 @@ describe.each(backends)('on %s', (_, options: () => Promise<EngramOptions>) => {
           },
         );
       try {
+        await ensureAccount(store.accounts, 'bob', now);
         await grant('claude', 'ada', 'Claude');
         await grant('chatgpt', 'bob', 'ChatGPT');
       } finally {

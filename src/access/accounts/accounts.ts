@@ -184,7 +184,9 @@ export class Accounts {
    * port, in the order that takes the most away first: the account with its sessions (no
    * sign-in from then on), the tokens, the connected apps. A failure part way leaves the
    * user with less access, never more, and still known by what is left: removing them
-   * again finishes the work.
+   * again finishes the work. A sign-in or consent racing the removal gets nothing that
+   * lasts: the store keeps a session or grant only while the account exists, checked in
+   * the step that keeps it, so it is refused, or kept first and then taken along here.
    */
   async remove(rawUser: string, options: { readonly purge: boolean }): Promise<RemovedUser> {
     const user = checkUserName(rawUser);
@@ -248,13 +250,20 @@ export class Accounts {
     throw new EngramError('UNAUTHORIZED', WRONG);
   }
 
-  /** Opens a browser session for `user`, who has just signed in; `agent` is the browser's User-Agent. */
+  /**
+   * Opens a browser session for `user`, who has just signed in; `agent` is the browser's
+   * User-Agent. Refused as a sign-in without an account is (UNAUTHORIZED, the same words)
+   * when `user` has none, as when they were removed since signing in: the store keeps a
+   * session only while its user has an account, checked in the step that keeps it.
+   */
   async openSession(rawUser: string, agent: string): Promise<OpenedSession> {
     const user = checkUserName(rawUser);
-    if (!(await this.store.accounts.get(user))) {
-      throw new EngramError('NOT_FOUND', `user ${user} has no account, so no session was opened.`);
+    const opened = await this.sessions.open(user, agent);
+    if (opened === undefined) {
+      this.log(`session refused for user ${quoted(user)}: no such account`);
+      throw new EngramError('UNAUTHORIZED', WRONG);
     }
-    return this.sessions.open(user, agent);
+    return opened;
   }
 
   /** Who is signed in with the cookie `secret`; undefined when it is missing, unknown or expired. */

@@ -3,7 +3,8 @@
  * its services): a user's password hash, and each signed-in browser with its cookie's
  * secret kept hashed. A backend offers it beside the memory port, in the same database.
  * The store keeps no rule: expiry is the service's; the store only offers the atomic
- * steps it needs (an account goes with its sessions).
+ * steps it needs (an account goes with its sessions, and a session is kept only while its
+ * user has an account, so that one opened as the user is removed cannot outlive them).
  */
 
 /** A user's sign-in secret. Accounts are keyed by the normalised user name, like memory. */
@@ -39,8 +40,12 @@ export interface AccountStore {
   /** Removes the account and every session of its user; false when there was no account. */
   remove(user: string): Promise<boolean>;
 
-  /** Keeps a new session; a taken id or hash is refused with CONFLICT, changing nothing. */
-  addSession(session: SessionRecord): Promise<void>;
+  /**
+   * Keeps a new session if its user has an account, in one atomic step with that check (a
+   * removal of the account waits for it, or it sees the account gone); false, keeping
+   * nothing, when they have none. A taken id or hash is refused with CONFLICT, changing nothing.
+   */
+  addSession(session: SessionRecord): Promise<boolean>;
   /** The session with this hash, expired or not (the service decides). */
   findSession(hash: string): Promise<SessionRecord | undefined>;
   /** The sessions of `user` (every user's when omitted), oldest first. */

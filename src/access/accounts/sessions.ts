@@ -60,8 +60,11 @@ export class Sessions {
     private readonly options: SessionOptions,
   ) {}
 
-  /** Opens a session for `user` (already signed in and normalised), from the browser `agent`. */
-  async open(user: string, agent: string): Promise<OpenedSession> {
+  /**
+   * Opens a session for `user` (already signed in and normalised), from the browser
+   * `agent`; undefined, keeping nothing, when they have no account (removed since).
+   */
+  async open(user: string, agent: string): Promise<OpenedSession | undefined> {
     const secret = randomBytes(32).toString('base64url');
     const created = this.options.now();
     const session: SessionRecord = {
@@ -73,8 +76,7 @@ export class Sessions {
       expires: created + this.options.ttlMs,
       lastUsed: undefined,
     };
-    await this.store.addSession(session);
-    return { secret, session };
+    return (await this.store.addSession(session)) ? { secret, session } : undefined;
   }
 
   /** Whose session `secret` opens; undefined when it is missing, unknown or expired. */

@@ -16,6 +16,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
+import { EngramError } from '../../memory/model/errors.js';
 import type { OAuthClients } from './clients.js';
 import type { GrantRecord, GrantSecretRecord, OAuthStore } from './port.js';
 import { sameResource } from './resource.js';
@@ -224,7 +225,9 @@ export class Authorization {
   /**
    * Records that `user` allowed the request: a new grant (read-only when they narrowed it
    * or the app asked to read only) with its authorization code. Returns where to send the
-   * browser: the redirect URI with the code, `state` and `iss`.
+   * browser: the redirect URI with the code, `state` and `iss`. UNAUTHORIZED, recording
+   * nothing, when `user` has no account (removed since they signed in): the store keeps a
+   * grant only while its user has an account, checked in the step that keeps it.
    */
   async approve(request: AuthorizationRequest, user: string, readOnly: boolean): Promise<string> {
     const now = this.now();
@@ -249,7 +252,9 @@ export class Authorization {
       used: undefined,
       data: JSON.stringify(data),
     };
-    await this.store.saveGrant(grant, secret);
+    if (!(await this.store.saveGrant(grant, secret))) {
+      throw new EngramError('UNAUTHORIZED', `user ${user} has no account, so nothing was allowed.`);
+    }
     return withQuery(request.redirectUri, { code, state: request.state, iss: this.issuer });
   }
 

@@ -86,8 +86,13 @@ export interface OAuthStore {
    */
   removeOldestUnusedClients(count: number, shownBefore: number): Promise<number>;
 
-  /** Keeps a new grant together with its first secret (the authorization code), atomically. */
-  saveGrant(grant: GrantRecord, code: GrantSecretRecord): Promise<void>;
+  /**
+   * Keeps a new grant together with its first secret (the authorization code), atomically,
+   * if its user has an account (accounts port), checked in the same atomic step: a grant
+   * saved as its user is removed is either refused or there for the removal to revoke.
+   * False, keeping nothing, when the user has no account.
+   */
+  saveGrant(grant: GrantRecord, code: GrantSecretRecord): Promise<boolean>;
   findGrant(id: string): Promise<GrantRecord | undefined>;
   /** Every grant, oldest first. */
   listGrants(): Promise<GrantRecord[]>;

@@ -19,6 +19,13 @@ export function describeAccountContract(label: string, open: OpenStore): void {
       return accessPort(await keep(open()), 'accounts');
     }
 
+    /** The accounts of a fresh store holding only those of alice and bob, whose sessions the tests keep. */
+    async function sessionStore(): Promise<AccountStore> {
+      const accounts = await accountStore();
+      for (const user of ['alice', 'bob']) await accounts.put(account(user));
+      return accounts;
+    }
+
     describe('accounts', () => {
       it('start with none, and no sessions', async () => {
         const accounts = await accountStore();
@@ -72,8 +79,38 @@ export function describeAccountContract(label: string, open: OpenStore): void {
     });
 
     describe('sessions', () => {
-      it('keep every field, found by hash whether expired or not; an unknown hash is undefined', async () => {
+      it('are kept only for a user with an account: for one without, or removed, false and nothing saved', async () => {
         const accounts = await accountStore();
+        expect(await accounts.addSession(session('a1'))).toBe(false);
+        await accounts.put(account('alice'));
+        await accounts.remove('alice');
+        expect(await accounts.addSession(session('a2'))).toBe(false);
+
+        expect(await accounts.listSessions()).toEqual([]);
+        expect(await accounts.findSession(session('a1').hash)).toBeUndefined();
+        expect(await accounts.findSession(session('a2').hash)).toBeUndefined();
+        await accounts.put(account('alice'));
+        expect(await accounts.addSession(session('a1'))).toBe(true);
+        expect(await accounts.listSessions()).toEqual([session('a1')]);
+      });
+
+      it('added while their account is removed are each refused or removed with it, none left', async () => {
+        const accounts = await accountStore();
+        await accounts.put(account('alice'));
+        const ids = Array.from({ length: 10 }, (_, i) => `r${i}`);
+
+        await Promise.all([
+          ...ids.slice(0, 5).map((id) => accounts.addSession(session(id))),
+          accounts.remove('alice'),
+          ...ids.slice(5).map((id) => accounts.addSession(session(id))),
+        ]);
+
+        expect(await accounts.get('alice')).toBeUndefined();
+        expect(await accounts.listSessions()).toEqual([]);
+      });
+
+      it('keep every field, found by hash whether expired or not; an unknown hash is undefined', async () => {
+        const accounts = await sessionStore();
         const used = session('a1', { agent: 'Firefox "141", ✓', created: START + 1, lastUsed: START + 7 });
         const expired = session('a2', { expires: START - 1 });
         await accounts.addSession(used);
@@ -85,7 +122,7 @@ export function describeAccountContract(label: string, open: OpenStore): void {
       });
 
       it('refuse a taken id with CONFLICT, changing nothing', async () => {
-        const accounts = await accountStore();
+        const accounts = await sessionStore();
         await accounts.addSession(session('a1'));
 
         await expect(accounts.addSession(session('a1', { hash: 'e'.repeat(64) }))).rejects.toMatchObject({
@@ -99,7 +136,7 @@ export function describeAccountContract(label: string, open: OpenStore): void {
       });
 
       it('refuse a taken hash with CONFLICT, changing nothing', async () => {
-        const accounts = await accountStore();
+        const accounts = await sessionStore();
         await accounts.addSession(session('a1'));
 
         await expect(accounts.addSession(session('a2', { hash: session('a1').hash }))).rejects.toMatchObject({
@@ -113,7 +150,7 @@ export function describeAccountContract(label: string, open: OpenStore): void {
       });
 
       it('are listed oldest first (then by id), every user’s or one user’s', async () => {
-        const accounts = await accountStore();
+        const accounts = await sessionStore();
         const sessions = [
           session('a3', { created: START + 3 }),
           session('b1', { user: 'bob', created: START + 2 }),
@@ -129,7 +166,7 @@ export function describeAccountContract(label: string, open: OpenStore): void {
       });
 
       it('record when they were last used, an unknown id ignored', async () => {
-        const accounts = await accountStore();
+        const accounts = await sessionStore();
         await accounts.addSession(session('a1'));
         await accounts.addSession(session('a2'));
 
@@ -141,7 +178,7 @@ export function describeAccountContract(label: string, open: OpenStore): void {
       });
 
       it('end one by id: no longer found; an unknown id is false', async () => {
-        const accounts = await accountStore();
+        const accounts = await sessionStore();
         await accounts.addSession(session('a1'));
         await accounts.addSession(session('a2'));
 
@@ -154,7 +191,7 @@ export function describeAccountContract(label: string, open: OpenStore): void {
       });
 
       it('end every one of a user, counted, keeping the account and other users’ sessions', async () => {
-        const accounts = await accountStore();
+        const accounts = await sessionStore();
         await accounts.put(account('alice'));
         for (const id of ['a1', 'a2', 'a3']) await accounts.addSession(session(id));
         await accounts.addSession(session('b1', { user: 'bob' }));
@@ -167,7 +204,7 @@ export function describeAccountContract(label: string, open: OpenStore): void {
       });
 
       it('that expired at or before a time are deleted, counted; later ones stay', async () => {
-        const accounts = await accountStore();
+        const accounts = await sessionStore();
         const now = START + 10_000;
         await accounts.addSession(session('past', { expires: now - 1 }));
         await accounts.addSession(session('now', { expires: now }));

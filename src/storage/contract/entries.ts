@@ -130,6 +130,15 @@ export function describeEntryContract(label: string, open: OpenStore): void {
         ]);
         expect(await store.overview('carol')).toEqual([]);
       });
+
+      it('lists an entry whose latest revision is not kept (a history limit of 0), by no actor', async () => {
+        await store.mutate(alice, 'topics/kept', put('kept\n', 'about kept'), { ...rules, historyLimit: 0 });
+
+        expect(await store.overview('alice')).toEqual([
+          { name: 'topics/kept', size: 5, description: 'about kept', updated: START, revision: 1, actor: '' },
+        ]);
+        expect(await store.index('alice')).toEqual([{ name: 'topics/kept', size: 5, description: 'about kept' }]);
+      });
     });
 
     describe('get', () => {

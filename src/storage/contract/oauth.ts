@@ -10,10 +10,11 @@
 
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { AccountStore } from '../../access/accounts/port.js';
 import type { OAuthStore } from '../../access/oauth/port.js';
 import { hashSecret, newSecret } from '../../access/oauth/secrets.js';
 import { OAuthTokens, REFRESH_REUSE_GRACE_MS } from '../../access/oauth/tokens.js';
-import { accessPort, client, grant, grantSecret, type OpenStore, START, storesPerTest } from './setup.js';
+import { accessPort, account, client, grant, grantSecret, type OpenStore, START, storesPerTest } from './setup.js';
 
 const DUPLICATE_CLIENT = 'another client has the same id or hash, so nothing was added.';
 const DUPLICATE_GRANT = 'another grant has the same id or hash, so nothing was added.';
@@ -22,9 +23,17 @@ export function describeOAuthContract(label: string, open: OpenStore): void {
   describe(`OAuthStore contract: ${label}`, () => {
     const { keep } = storesPerTest();
 
-    /** The OAuth port of a fresh, empty store; the teardown closes the store. */
+    /** The OAuth port of a fresh store holding only the accounts of alice and bob, whose grants the tests keep; the teardown closes the store. */
     async function grantStore(): Promise<OAuthStore> {
-      return accessPort(await keep(open()), 'oauth');
+      return (await storeWithAccounts()).grants;
+    }
+
+    /** A fresh store's accounts and OAuth ports, with the accounts of alice and bob. */
+    async function storeWithAccounts(): Promise<{ accounts: AccountStore; grants: OAuthStore }> {
+      const store = await keep(open());
+      const accounts = accessPort(store, 'accounts');
+      for (const user of ['alice', 'bob']) await accounts.put(account(user));
+      return { accounts, grants: accessPort(store, 'oauth') };
     }
 
     describe('clients', () => {
@@ -154,6 +163,33 @@ export function describeOAuthContract(label: string, open: OpenStore): void {
         expect(await grants.listGrants()).toEqual([readOnly]);
         expect(await grants.findSecret(code.hash)).toEqual(code);
         expect(await grants.findGrant('g2')).toBeUndefined();
+      });
+
+      it('are kept only for a user with an account: for one without, or removed, false and nothing saved', async () => {
+        const { accounts, grants } = await storeWithAccounts();
+        expect(await grants.saveGrant(grant('g1', { user: 'carol' }), grantSecret('c1', 'g1'))).toBe(false);
+        await accounts.remove('alice');
+        expect(await grants.saveGrant(grant('g2'), grantSecret('c2', 'g2'))).toBe(false);
+
+        expect(await grants.listGrants()).toEqual([]);
+        expect(await grants.findSecret(grantSecret('c1', 'g1').hash)).toBeUndefined();
+        expect(await grants.findSecret(grantSecret('c2', 'g2').hash)).toBeUndefined();
+        expect(await grants.saveGrant(grant('g3', { user: 'bob' }), grantSecret('c3', 'g3'))).toBe(true);
+        expect(await grants.listGrants()).toEqual([grant('g3', { user: 'bob' })]);
+      });
+
+      it('saved while their user is removed (account, then grants) are each refused or revoked, none left', async () => {
+        const { accounts, grants } = await storeWithAccounts();
+        const ids = Array.from({ length: 10 }, (_, i) => `r${i}`);
+        const save = (id: string) => grants.saveGrant(grant(id), grantSecret(`c-${id}`, id));
+
+        await Promise.all([
+          ...ids.slice(0, 5).map(save),
+          accounts.remove('alice').then(() => grants.revokeByUser('alice')),
+          ...ids.slice(5).map(save),
+        ]);
+
+        expect(await grants.listGrants()).toEqual([]);
       });
 
       it('refuse a taken id with CONFLICT, adding neither the grant nor its code', async () => {

@@ -567,6 +567,23 @@ export function describeRecoveryContract(label: string, open: OpenStore): void {
         expect(usage).toEqual({ totalBytes: 2 * (bytes('topics/a') + bytes('entry a')) + 7, entries: 2 });
       });
 
+      it('shows decide the live entries by name, whatever order they were written in', async () => {
+        for (const name of ['topics/c', 'topics/a', 'people/b'])
+          await store.mutate(desktop, name, put(`${name}\n`), rules);
+        let names: string[] = [];
+
+        await store.mutateAll(
+          cli,
+          (entries) => {
+            names = entries.map((entry) => entry.name);
+            return [];
+          },
+          rules,
+        );
+
+        expect(names).toEqual(['people/b', 'topics/a', 'topics/c']);
+      });
+
       it('applies every change, each with one revision by the actor, and none for none', async () => {
         await store.mutate(desktop, 'topics/keep', put('keep\n'), rules);
         await store.mutate(desktop, 'topics/update', put('old\n'), rules);

@@ -65,7 +65,11 @@ export interface CommonPrimitives {
   addRevision(user: string, id: number, record: RevisionRecord, kept: boolean): Maybe<void>;
   /** Deletes the row's revisions numbered at or below `through`, returning the bytes they took. */
   trimRevisions(user: string, id: number, through: number): Maybe<number>;
-  /** Moves the user's counters by `delta` (creating them at zero), and their change counter. */
+  /**
+   * Moves the user's counters by `delta`, and their change counter. The counters exist by
+   * then: a backend creates them at zero where it first keeps anything of the user (SQLite
+   * and the in-process store here, PostgreSQL when it takes the user's lock).
+   */
   addUsage(user: string, delta: UsageDelta): Maybe<Counters>;
 
   /**

@@ -18,7 +18,11 @@ export function* purge(p: Primitives, user: string, name: string, includeLive: b
 export function* purgeTrash(p: Primitives, cutoff: number): Work<readonly Copy[]> {
   const copies = yield* get(p.expiredTrash(cutoff));
   const byUser = new Map<string, Copy[]>();
-  for (const copy of copies) byUser.set(copy.user, [...(byUser.get(copy.user) ?? []), copy]);
+  for (const copy of copies) {
+    const theirs = byUser.get(copy.user);
+    if (theirs) theirs.push(copy);
+    else byUser.set(copy.user, [copy]);
+  }
   for (const [user, theirs] of byUser) yield* forget(p, user, theirs);
   return copies;
 }

@@ -1,4 +1,8 @@
-/** The in-process backend's accounts and browser sessions: maps, gone when the process ends. */
+/**
+ * The in-process backend's accounts and browser sessions: maps, gone when the process ends.
+ * Each step does its work synchronously, so no other step comes between its checks and
+ * its changes: a session is kept only while its user has an account.
+ */
 
 import type { AccountRecord, AccountStore, SessionRecord } from '../../access/accounts/port.js';
 import { duplicateKeyError } from '../../access/port.js';
@@ -17,6 +21,11 @@ export class MemoryAccountStore implements AccountStore {
     this.accounts.set(account.user, account);
   }
 
+  /** Whether `user` has an account, at once: for the OAuth store's grants (store.ts). */
+  has(user: string): boolean {
+    return this.accounts.has(user);
+  }
+
   async get(user: string): Promise<AccountRecord | undefined> {
     return this.accounts.get(user);
   }
@@ -26,15 +35,17 @@ export class MemoryAccountStore implements AccountStore {
   }
 
   async remove(user: string): Promise<boolean> {
-    await this.removeSessionsOf(user);
+    this.removeSessionsWhere((session) => session.user === user);
     return this.accounts.delete(user);
   }
 
-  async addSession(session: SessionRecord): Promise<void> {
+  async addSession(session: SessionRecord): Promise<boolean> {
+    if (!this.accounts.has(session.user)) return false;
     for (const kept of this.sessions.values()) {
       if (kept.id === session.id || kept.hash === session.hash) throw duplicateKeyError('session');
     }
     this.sessions.set(session.id, session);
+    return true;
   }
 
   async findSession(hash: string): Promise<SessionRecord | undefined> {

@@ -1,4 +1,8 @@
-/** The in-process backend's OAuth clients, grants and their secrets: maps, gone when the process ends. */
+/**
+ * The in-process backend's OAuth clients, grants and their secrets: maps, gone when the
+ * process ends. Each step does its work synchronously, so no other step comes between its
+ * checks and its changes: a grant is kept only while its user has an account.
+ */
 
 import type {
   ClientRecord,
@@ -19,6 +23,9 @@ export class MemoryOAuthStore implements OAuthStore {
   private readonly grants = new Map<string, GrantRecord>();
   /** Secrets by hash. */
   private readonly secrets = new Map<string, GrantSecretRecord>();
+
+  /** `hasAccount` answers at once whether a user has an account (the accounts store beside this one). */
+  constructor(private readonly hasAccount: (user: string) => boolean) {}
 
   get size(): number {
     return this.clients.size + this.grants.size;
@@ -68,10 +75,12 @@ export class MemoryOAuthStore implements OAuthStore {
     this.shown.delete(id);
   }
 
-  async saveGrant(grant: GrantRecord, code: GrantSecretRecord): Promise<void> {
+  async saveGrant(grant: GrantRecord, code: GrantSecretRecord): Promise<boolean> {
+    if (!this.hasAccount(grant.user)) return false;
     if (this.grants.has(grant.id) || this.secrets.has(code.hash)) throw duplicateKeyError('grant');
     this.grants.set(grant.id, grant);
     this.secrets.set(code.hash, code);
+    return true;
   }
 
   async findGrant(id: string): Promise<GrantRecord | undefined> {
@@ -88,16 +97,21 @@ export class MemoryOAuthStore implements OAuthStore {
   }
 
   async revokeByGrantId(id: string): Promise<boolean> {
-    for (const [hash, secret] of this.secrets) if (secret.grantId === id) this.secrets.delete(hash);
-    return this.grants.delete(id);
+    return this.revokeGrant(id);
   }
 
   async revokeByUser(user: string): Promise<number> {
     let revoked = 0;
     for (const grant of [...this.grants.values()]) {
-      if (grant.user === user) revoked += Number(await this.revokeByGrantId(grant.id));
+      if (grant.user === user) revoked += Number(this.revokeGrant(grant.id));
     }
     return revoked;
+  }
+
+  /** Deletes the grant `id` and its secrets; false when no such grant. */
+  private revokeGrant(id: string): boolean {
+    for (const [hash, secret] of this.secrets) if (secret.grantId === id) this.secrets.delete(hash);
+    return this.grants.delete(id);
   }
 
   async saveSecrets(grantId: string, secrets: readonly GrantSecretRecord[]): Promise<boolean> {

@@ -46,8 +46,11 @@ export class MemoryRows implements CommonPrimitives, EntryWrites {
     return row && { id: row.id, ...row.entry };
   }
 
+  /** By name, as the SQL backends read them, so that a mutateAll decides over the same order on every backend. */
   liveEntries(user: string): EntryRow[] {
-    return this.live(user).map((row) => ({ id: row.id, ...row.entry }));
+    return this.live(user)
+      .map((row) => ({ id: row.id, ...row.entry }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   latestTrashed(user: string, name: string): EntryRow | undefined {

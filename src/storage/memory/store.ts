@@ -50,7 +50,7 @@ export class MemoryStore implements StorageBackend {
   });
   readonly tokens = new MemoryTokenStore();
   readonly accounts = new MemoryAccountStore();
-  readonly oauth = new MemoryOAuthStore();
+  readonly oauth = new MemoryOAuthStore((user) => this.accounts.has(user));
 
   async index(user: string): Promise<IndexRow[]> {
     return this.data

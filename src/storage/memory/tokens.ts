@@ -1,4 +1,7 @@
-/** The in-process backend's tokens: a map by id, gone when the process ends. */
+/**
+ * The in-process backend's tokens: a map by id, gone when the process ends. Each step does
+ * its work synchronously, so no other step comes between its checks and its changes.
+ */
 
 import { duplicateTokenError, type TokenRecord, type TokenStore } from '../../access/tokens/port.js';
 
@@ -13,8 +16,7 @@ export class MemoryTokenStore implements TokenStore {
   }
 
   async list(user?: string): Promise<TokenRecord[]> {
-    const all = [...this.byId.values()];
-    return user === undefined ? all : all.filter((token) => token.user === user);
+    return this.tokensOf(user);
   }
 
   async findByHash(hash: string): Promise<TokenRecord | undefined> {
@@ -27,9 +29,15 @@ export class MemoryTokenStore implements TokenStore {
   }
 
   async revokeAllOf(user: string): Promise<number> {
-    const ids = (await this.list(user)).map((token) => token.id);
+    const ids = this.tokensOf(user).map((token) => token.id);
     for (const id of ids) this.byId.delete(id);
     return ids.length;
+  }
+
+  /** The tokens of `user` (everyone's when omitted). */
+  private tokensOf(user?: string): TokenRecord[] {
+    const all = [...this.byId.values()];
+    return user === undefined ? all : all.filter((token) => token.user === user);
   }
 
   get size(): number {

@@ -80,8 +80,9 @@ const WANTED = 'unnest($1::text[], $2::text[]) AS k (user_id, name)';
 
 export const SQL = {
   index: 'SELECT name, size, description FROM entries WHERE user_id = $1 AND dropped_at IS NULL ORDER BY name',
-  overview: `SELECT e.name, e.size, e.description, e.updated, e.revision, r.actor FROM entries e
-       JOIN revisions r ON r.user_id = e.user_id AND r.entry_id = e.id AND r.revision = e.revision
+  // LEFT: an entry whose latest revision is not kept (a history limit of 0) is listed too, by no actor.
+  overview: `SELECT e.name, e.size, e.description, e.updated, e.revision, coalesce(r.actor, '') AS actor FROM entries e
+       LEFT JOIN revisions r ON r.user_id = e.user_id AND r.entry_id = e.id AND r.revision = e.revision
        WHERE e.user_id = $1 AND e.dropped_at IS NULL ORDER BY e.name`,
   // $2: every term anywhere; $3: every term in the name; $4: every term in the description (searchQuery).
   search: `SELECT name, description, ${bodyOf('entries')} AS body, updated FROM entries

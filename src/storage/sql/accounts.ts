@@ -1,7 +1,10 @@
 /**
  * The accounts port (access/accounts/port.ts) for both SQL backends, in the `accounts`
  * and `sessions` tables of the same database as the entries. An account goes with its
- * sessions, in one transaction.
+ * sessions, in one transaction. A session is added under a lock on its user's account
+ * (shared, in PostgreSQL; SQLite's write transactions exclude each other), and removing an
+ * account deletes the account first, then its sessions: a removal waits for a session
+ * being added and takes it along, or the session sees the account gone and is not kept.
  */
 
 import type { AccountRecord, AccountStore, SessionRecord } from '../../access/accounts/port.js';
@@ -17,14 +20,14 @@ import {
   toSessionRecord,
 } from '../sql-account-rows.js';
 import type { SqlDatabase } from './database.js';
-import { changes } from './steps.js';
+import { changes, rows } from './steps.js';
 
 export class SqlAccountStore implements AccountStore {
   private readonly sql;
 
   constructor(private readonly db: SqlDatabase) {
     const prepare = (name: string, text: string) => db.prepare(`accounts_${name}`, text);
-    const { byCodePoint } = db.dialect;
+    const { byCodePoint, lockShared } = db.dialect;
     this.sql = {
       put: prepare(
         'put',
@@ -35,6 +38,7 @@ export class SqlAccountStore implements AccountStore {
       get: prepare('get', `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE user_id = ?`),
       list: prepare('list', `SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY user_id${byCodePoint}`),
       remove: prepare('remove', 'DELETE FROM accounts WHERE user_id = ?'),
+      lockAccount: prepare('lock_account', `SELECT 1 AS found FROM accounts WHERE user_id = ?${lockShared}`),
       addSession: prepare('add_session', `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`),
       findSession: prepare('find_session', `SELECT ${SESSION_COLUMNS} FROM sessions WHERE hash = ?`),
       allSessions: prepare(
@@ -65,19 +69,28 @@ export class SqlAccountStore implements AccountStore {
     return (await this.db.rows<AccountRow>(this.sql.list, [])).map(toAccountRecord);
   }
 
-  /** The account and its user's sessions go together, in one transaction. */
+  /**
+   * The account and its user's sessions go together, in one transaction: the account first,
+   * so that a session being added (holding the account) is waited for, then seen and deleted.
+   */
   async remove(user: string): Promise<boolean> {
     const { removeSessionsOf, remove } = this.sql;
     return this.db.transaction(function* () {
+      const removed = (yield* changes(remove, user)) > 0;
       yield* changes(removeSessionsOf, user);
-      return (yield* changes(remove, user)) > 0;
+      return removed;
     });
   }
 
-  async addSession(session: SessionRecord): Promise<void> {
-    const { addSession } = this.sql;
+  /** The account is looked up (and locked) in the same transaction as the session is added, so a removal cannot come between. */
+  async addSession(session: SessionRecord): Promise<boolean> {
+    const { lockAccount, addSession } = this.sql;
     try {
-      await this.db.transaction(() => changes(addSession, ...sessionValues(session)));
+      return await this.db.transaction(function* () {
+        if ((yield* rows(lockAccount, session.user)).length === 0) return false;
+        yield* changes(addSession, ...sessionValues(session));
+        return true;
+      });
     } catch (error) {
       throw this.db.dialect.duplicateKeyOf(error) ? duplicateKeyError('session') : error;
     }

@@ -4,7 +4,9 @@
  * more than one statement is one transaction, so that processes sharing the database see
  * a grant with its code or not at all. Secrets are added under a lock on their grant
  * (shared, in PostgreSQL; SQLite's write transactions exclude each other), so a revoke
- * waits for them and takes them along (ON DELETE CASCADE). Of any number of processes
+ * waits for them and takes them along (ON DELETE CASCADE). A grant is added under a lock
+ * on its user's account in the same way, so removing the account (accounts.ts) waits for
+ * it, and revoking the user's grants afterwards finds it. Of any number of processes
  * consuming one code or refresh token, exactly one sees it unused: UPDATE … WHERE used IS
  * NULL changes the row once.
  */
@@ -59,6 +61,7 @@ export class SqlOAuthStore implements OAuthStore {
         `DELETE FROM oauth_clients WHERE id IN (SELECT c.id FROM oauth_clients c WHERE ${unused}
            ORDER BY c.created, c.id${byCodePoint} LIMIT ?${lockSkippingLocked})`,
       ),
+      lockAccount: prepare('lock_account', `SELECT 1 AS found FROM accounts WHERE user_id = ?${lockShared}`),
       addGrant: prepare('add_grant', `INSERT INTO grants (${GRANT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
       getGrant: prepare('get_grant', `SELECT ${GRANT_COLUMNS} FROM grants WHERE id = ?`),
       listGrants: prepare('list_grants', `SELECT ${GRANT_COLUMNS} FROM grants ORDER BY created, id${byCodePoint}`),
@@ -116,14 +119,20 @@ export class SqlOAuthStore implements OAuthStore {
     return this.db.transaction(() => changes(removeOldestUnusedClients, shownBefore, Math.max(0, count)));
   }
 
-  /** A taken grant id or code hash is refused, and neither is kept. */
-  async saveGrant(grant: GrantRecord, code: GrantSecretRecord): Promise<void> {
-    const { addGrant, addSecret } = this.sql;
+  /**
+   * The user's account is looked up (and locked) in the same transaction as the grant is
+   * added, so a removal cannot come between. A taken grant id or code hash is refused, and
+   * neither is kept.
+   */
+  async saveGrant(grant: GrantRecord, code: GrantSecretRecord): Promise<boolean> {
+    const { lockAccount, addGrant, addSecret } = this.sql;
     const values = grantValues(grant, this.db.dialect.boolean(grant.readOnly));
     try {
-      await this.db.transaction(function* () {
+      return await this.db.transaction(function* () {
+        if ((yield* rows(lockAccount, grant.user)).length === 0) return false;
         yield* changes(addGrant, ...values);
         yield* changes(addSecret, ...secretValues(code));
+        return true;
       });
     } catch (error) {
       throw this.db.dialect.duplicateKeyOf(error) ? duplicateKeyError('grant') : error;

@@ -27,8 +27,9 @@ export function searchMatch(terms: readonly string[], column?: 'name' | 'descrip
 export const SQL = {
   index:
     'SELECT name, size, description FROM entries INDEXED BY entries_index WHERE user_id = ? AND dropped_at IS NULL ORDER BY name',
-  overview: `SELECT e.name, e.size, e.description, e.updated, e.revision, r.actor FROM entries e
-       JOIN revisions r ON r.entry_id = e.id AND r.revision = e.revision
+  // LEFT: an entry whose latest revision is not kept (a history limit of 0) is listed too, by no actor.
+  overview: `SELECT e.name, e.size, e.description, e.updated, e.revision, coalesce(r.actor, '') AS actor FROM entries e
+       LEFT JOIN revisions r ON r.entry_id = e.id AND r.revision = e.revision
        WHERE e.user_id = ? AND e.dropped_at IS NULL ORDER BY e.name`,
   // The live entries (entries_search holds only those) with every term anywhere, then ranked:
   // every term in the name, then in the description (searchMatch), then the latest first.

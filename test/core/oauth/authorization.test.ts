@@ -13,6 +13,10 @@ import { OAuthClients } from '../../../src/access/oauth/clients.js';
 import { SECRET_PREFIXES } from '../../../src/access/oauth/secrets.js';
 import type { OAuthClient } from '../../../src/access/oauth/types.js';
 import { MemoryOAuthStore } from '../../../src/storage/memory/oauth.js';
+import { expectEngramError } from '../fixtures.js';
+
+/** The grants' users' accounts are not what these tests are about: everyone has one. */
+const anyoneHasAnAccount = () => true;
 
 const ISSUER = 'https://memory.example.com';
 const RESOURCE = 'https://memory.example.com/mcp';
@@ -25,8 +29,8 @@ const CLAUDE: OAuthClient = {
   redirectUris: ['https://claude.ai/api/mcp/auth_callback', 'http://127.0.0.1/callback'],
 };
 
-function setup() {
-  const grants = new MemoryOAuthStore();
+function setup(hasAccount: (user: string) => boolean = anyoneHasAnAccount) {
+  const grants = new MemoryOAuthStore(hasAccount);
   const authorization = new Authorization(grants, new OAuthClients(grants, { configured: [CLAUDE] }), {
     now: () => 1_000_000,
     issuer: ISSUER,
@@ -77,7 +81,10 @@ describe('check: a bad client or redirect URI is answered on a page, never redir
       matchRedirectUri: () => true,
       markShown: async () => {},
     };
-    const authorization = new Authorization(new MemoryOAuthStore(), failing, { issuer: ISSUER, resource: RESOURCE });
+    const authorization = new Authorization(new MemoryOAuthStore(anyoneHasAnAccount), failing, {
+      issuer: ISSUER,
+      resource: RESOURCE,
+    });
     await expect(authorization.check(GOOD)).rejects.toThrow('database down');
   });
 });
@@ -127,7 +134,7 @@ describe('check: other refusals go back to a configured client with their OAuth 
 
   it('sends no state back when none was sent, and keeps the query the redirect URI had', async () => {
     const client = { ...CLAUDE, redirectUris: ['https://app.example/cb?tenant=a%20b'] };
-    const grants = new MemoryOAuthStore();
+    const grants = new MemoryOAuthStore(anyoneHasAnAccount);
     const authorization = new Authorization(grants, new OAuthClients(grants, { configured: [client] }), {
       issuer: ISSUER,
       resource: RESOURCE,
@@ -151,7 +158,7 @@ describe('check: other refusals go back to a configured client with their OAuth 
 describe('check: a registered or metadata-document client is never sent a refusal (RFC 9700 §4.11.2)', () => {
   /** A client anyone could have registered, returning to a site of its own. */
   async function registered() {
-    const grants = new MemoryOAuthStore();
+    const grants = new MemoryOAuthStore(anyoneHasAnAccount);
     const clients = new OAuthClients(grants, {
       fetchDocument: async () => ({
         client_id: 'https://phish.example/client.json',
@@ -236,7 +243,7 @@ describe('check: a registered or metadata-document client is never sent a refusa
   });
 
   it('repeats neither the address of a metadata document nor what the document says on its page', async () => {
-    const grants = new MemoryOAuthStore();
+    const grants = new MemoryOAuthStore(anyoneHasAnAccount);
     const url = 'https://phish.example/Session-expired-sign-in-again-at-evil.example';
     const clients = new OAuthClients(grants, {
       fetchDocument: async () => ({ client_id: 'Session expired, sign in again at https://evil.example/x' }),
@@ -252,7 +259,7 @@ describe('check: a registered or metadata-document client is never sent a refusa
   });
 
   it('keeps the words Engram quotes itself in a refusal of the document', async () => {
-    const grants = new MemoryOAuthStore();
+    const grants = new MemoryOAuthStore(anyoneHasAnAccount);
     const url = 'https://app.example/client.json';
     const clients = new OAuthClients(grants, {
       fetchDocument: async () => ({
@@ -412,6 +419,19 @@ describe('approve', () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:49152\/callback\?code=engram_code_[A-Za-z0-9_-]{43}&iss=/);
     const [secret] = grants.snapshot().grantSecrets;
     expect(JSON.parse(secret?.data ?? '{}').redirectUri).toBe('http://127.0.0.1:49152/callback');
+  });
+
+  it('records nothing, UNAUTHORIZED, for a user removed since they signed in', async () => {
+    const withAccounts = new Set(['alice']);
+    const { grants, authorization } = setup((user) => withAccounts.has(user));
+    const request = await checked(authorization);
+    withAccounts.delete('alice');
+    await expectEngramError(
+      () => authorization.approve(request, 'alice', false),
+      'UNAUTHORIZED',
+      'user alice has no account, so nothing was allowed.',
+    );
+    expect(grants.snapshot()).toEqual({ clients: [], grants: [], grantSecrets: [] });
   });
 });
 

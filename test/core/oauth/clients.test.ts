@@ -17,6 +17,9 @@ import {
 import { type OAuthClient, OAuthError, type OAuthErrorCode } from '../../../src/access/oauth/types.js';
 import { MemoryOAuthStore } from '../../../src/storage/memory/oauth.js';
 
+/** The grants' users' accounts are not what these tests are about: everyone has one. */
+const anyoneHasAnAccount = () => true;
+
 const CLAUDE = {
   client_name: 'Claude',
   redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
@@ -38,7 +41,7 @@ const FAILING_URL = 'https://app.example.com/oauth/broken.json';
 
 function setup(options: { documents?: Record<string, unknown>; maxRegistrations?: number } = {}) {
   let clock = 1_700_000_000_123;
-  const grants = new MemoryOAuthStore();
+  const grants = new MemoryOAuthStore(anyoneHasAnAccount);
   const fetched: string[] = [];
   const clients = new OAuthClients(grants, {
     now: () => clock,
@@ -438,7 +441,7 @@ describe('resolve', () => {
     });
 
     it(`fetches at most ${MAX_DOCUMENT_FETCHES} documents at once, refusing more until one is done`, async () => {
-      const grants = new MemoryOAuthStore();
+      const grants = new MemoryOAuthStore(anyoneHasAnAccount);
       const waiting: (() => void)[] = [];
       const clients = new OAuthClients(grants, {
         fetchDocument: (url: URL) =>

@@ -16,6 +16,9 @@ import { type CodeData, OAuthError, type OAuthErrorCode } from '../../../src/acc
 import type { GrantRecord } from '../../../src/access/port.js';
 import { MemoryOAuthStore } from '../../../src/storage/memory/oauth.js';
 
+/** The grants' users' accounts are not what these tests are about: everyone has one. */
+const anyoneHasAnAccount = () => true;
+
 const RESOURCE = 'https://memory.example.com/mcp';
 const REDIRECT = 'https://claude.ai/api/mcp/auth_callback';
 const VERIFIER = 'a-verifier.of_enough~length-43-characters-or-more';
@@ -24,7 +27,7 @@ const START = 1_700_000_000_000;
 
 function setup() {
   let clock = START;
-  const grants = new MemoryOAuthStore();
+  const grants = new MemoryOAuthStore(anyoneHasAnAccount);
   const touchErrors: unknown[] = [];
   const tokens = new OAuthTokens(grants, { now: () => clock, onTouchError: (error) => touchErrors.push(error) });
   let next = 0;

@@ -195,10 +195,13 @@ export function createAuthorizeRoute(
     if (decision !== 'allow') return again(400, 'Choose Allow or Deny.', undefined);
 
     const setCookies: string[] = [];
+    const bySession = form.get(SIGN_IN_FIELD) === 'session';
+    const signedOut = 'You have been signed out. Sign in again.';
+    const wrong = 'Wrong user name or password.';
     let user: string | undefined;
-    if (form.get(SIGN_IN_FIELD) === 'session') {
+    if (bySession) {
       user = await accounts.sessionUser(readCookie(cookies, SESSION_COOKIE));
-      if (user === undefined) return again(400, 'You have been signed out. Sign in again.', undefined);
+      if (user === undefined) return again(400, signedOut, undefined);
     } else {
       const typed = form.get('user') ?? '';
       const password = form.get('password') ?? '';
@@ -208,9 +211,7 @@ export function createAuthorizeRoute(
       try {
         user = await accounts.signIn(typed, password, clientAddress(req, options.trustProxy));
       } catch (error) {
-        if (isEngramError(error) && error.code === 'UNAUTHORIZED') {
-          return again(400, 'Wrong user name or password.', undefined, typed);
-        }
+        if (isUnauthorized(error)) return again(400, wrong, undefined, typed);
         if (isEngramError(error) && error.code === 'TOO_MANY_ATTEMPTS') {
           const seconds = error.detail?.reason === 'sign-in-throttled' ? error.detail.retryAfterSeconds : 60;
           return sendPage(
@@ -228,7 +229,12 @@ export function createAuthorizeRoute(
       // Signing in replaces the browser's earlier session, whoever it was for.
       const earlier = readCookie(cookies, SESSION_COOKIE);
       if (earlier !== undefined) await accounts.endSession(earlier);
-      const opened = await accounts.openSession(user, req.headers['user-agent'] ?? '');
+      const opened = await accounts.openSession(user, req.headers['user-agent'] ?? '').catch((error: unknown) => {
+        // The account was removed since the password was checked: refused as a sign-in after it.
+        if (isUnauthorized(error)) return undefined;
+        throw error;
+      });
+      if (opened === undefined) return again(400, wrong, undefined, typed);
       setCookies.push(
         setCookie(SESSION_COOKIE, opened.secret, {
           secure,
@@ -237,7 +243,14 @@ export function createAuthorizeRoute(
         }),
       );
     }
-    const location = await authorization.approve(request, user, form.get('read_only') !== null);
+    let location: string;
+    try {
+      location = await authorization.approve(request, user, form.get('read_only') !== null);
+    } catch (error) {
+      // The account was removed since the session or password was checked: refused as it would be after.
+      if (isUnauthorized(error)) return again(400, bySession ? signedOut : wrong, undefined);
+      throw error;
+    }
     redirect(res, 303, location, setCookies);
   }
 
@@ -249,6 +262,11 @@ export function createAuthorizeRoute(
       Allow: 'GET, POST',
     });
   };
+}
+
+/** Whether `error` is a refusal of who is asking (a wrong password, or no account). */
+function isUnauthorized(error: unknown): boolean {
+  return isEngramError(error) && error.code === 'UNAUTHORIZED';
 }
 
 /** A wait in the words people use. */
