@@ -9,7 +9,7 @@ import type { Accelerators } from './storage/accelerators.js';
 import type { StorageBackend } from './storage/backend.js';
 import { openSqliteStore } from './storage/sqlite/index.js';
 
-/** The storage accelerators' names and switches (storage/accelerators.ts), for the CLI's ENGRAM_ACCELERATORS_OFF. */
+/** The storage accelerators' names and switches (storage/accelerators.ts), for the CLI's ENGRAM_ACCEL_* variables. */
 export { ACCELERATOR_NAMES, type AcceleratorName, type Accelerators } from './storage/accelerators.js';
 
 /** The SQLite checks the CLI makes before it opens or creates a file (cli/existing-memory.ts). */

@@ -11,7 +11,6 @@ import type { Caller } from '../memory/memory.js';
 import { EngramError } from '../memory/model/errors.js';
 import { normalizeUser, USER_CAP } from '../memory/model/users.js';
 import type { Backend } from '../open-store.js';
-import { acceleratorsOff } from './accelerators.js';
 import { describeBackend } from './backend.js';
 import { loadSettings, type Settings } from './config.js';
 import type { Environment } from './environment.js';
@@ -107,7 +106,6 @@ export async function openContext(
   opening: Opening = 'creates',
   passwordCost?: PasswordCost,
 ): Promise<Context> {
-  const off = acceleratorsOff(environment.variable('ENGRAM_ACCELERATORS_OFF'));
   const settings = loadSettings(options.config, environment);
   const user = chooseUser(options, settings, environment);
   const chosen = chooseBackend(options, settings, environment);
@@ -120,7 +118,7 @@ export async function openContext(
       accelerators: {
         groupCommit: settings.groupCommit,
         searchWorker: opening === 'serves',
-        ...off,
+        ...environment.storageAccelerators,
       },
     },
     policy: settings.policy,
