@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: runs every benchmark in turn, prints each section as it completes,
- * and writes docs/benchmarks.md. Pass benchmark names (inprocess, stdio, http, accelerators) to run
+ * and writes docs/benchmarks.md. Pass benchmark names (inprocess, stdio, http, accelerators: the MCP door's,
+ * storage-accelerators: each storage accelerator on and off) to run
  * only those; the document is written only by a full run. `--quick` runs every row
  * briefly at small sizes, for developing the benchmark (`npm run bench -- --quick`); it
  * never writes the document.
@@ -18,12 +19,20 @@ import { benchInProcess, DEFAULT_IN_PROCESS, QUICK_IN_PROCESS } from './inproces
 import { busyShare, SETTLE_MS } from './other-work.js';
 import { renderDocument, renderSection, type Section } from './report.js';
 import { benchStdio, DEFAULT_STDIO, QUICK_STDIO } from './stdio.js';
+import {
+  benchStorageAccelerators,
+  DEFAULT_STORAGE_ACCELERATORS,
+  QUICK_STORAGE_ACCELERATORS,
+} from './storage-accelerators.js';
 
 const BENCHMARKS: Readonly<Record<string, (quick: boolean) => Promise<Section[]>>> = {
   inprocess: async (quick) => [await benchInProcess(quick ? QUICK_IN_PROCESS : DEFAULT_IN_PROCESS)],
   stdio: (quick) => benchStdio(quick ? QUICK_STDIO : DEFAULT_STDIO),
   http: async (quick) => [await benchHttp(quick ? QUICK_HTTP : DEFAULT_HTTP)],
   accelerators: async (quick) => [await benchAccelerators(quick ? QUICK_ACCELERATORS : DEFAULT_ACCELERATORS)],
+  'storage-accelerators': async (quick) => [
+    await benchStorageAccelerators(quick ? QUICK_STORAGE_ACCELERATORS : DEFAULT_STORAGE_ACCELERATORS),
+  ],
 };
 
 const QUICK = '--quick';

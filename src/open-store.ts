@@ -5,8 +5,12 @@
  * and never import a backend (docs/architecture.md, import rules).
  */
 
+import type { Accelerators } from './storage/accelerators.js';
 import type { StorageBackend } from './storage/backend.js';
 import { openSqliteStore } from './storage/sqlite/index.js';
+
+/** The storage accelerators' names and switches (storage/accelerators.ts), for the CLI's ENGRAM_ACCEL_* variables. */
+export { ACCELERATOR_NAMES, type AcceleratorName, type Accelerators } from './storage/accelerators.js';
 
 /** The SQLite checks the CLI makes before it opens or creates a file (cli/existing-memory.ts). */
 export { folderMissing, noSuchFolderError } from './storage/sqlite/file.js';
@@ -29,10 +33,8 @@ export function backendOf(location: string): Backend {
 
 /** How to open it; the history limits and the clock are not here: the Memory service hands them to every write. */
 export interface OpenOptions {
-  /** SQLite only: let concurrent writes share one commit (default true). */
-  readonly groupCommit?: boolean | undefined;
-  /** SQLite only: index for search in a worker thread (default false), for a server that runs for long. */
-  readonly searchWorker?: boolean | undefined;
+  /** Each storage accelerator on or off, else its default (storage/accelerators.ts; docs/accelerators.md). */
+  readonly accelerators?: Accelerators | undefined;
   /** SQLite only: told, in words for a log, when the file was removed or replaced while open, or search indexing failed. */
   readonly onWarning?: ((message: string) => void) | undefined;
 }
@@ -42,8 +44,7 @@ export async function openBackend(backend: Backend, options: OpenOptions = {}): 
     return openSqliteStore({
       path: backend.path,
       onWarning: options.onWarning,
-      searchWorker: options.searchWorker ?? false,
-      groupCommit: options.groupCommit,
+      accelerators: options.accelerators,
     });
   }
   const { openPostgresStore } = await import('./storage/postgres/index.js');
@@ -51,5 +52,6 @@ export async function openBackend(backend: Backend, options: OpenOptions = {}): 
     connectionString: backend.url,
     max: backend.poolSize,
     statementTimeoutMs: backend.statementTimeoutMs,
+    accelerators: options.accelerators,
   });
 }

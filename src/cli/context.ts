@@ -114,7 +114,13 @@ export async function openContext(
   const { backend, absent } = opening === 'previews' ? previewBackend(chosen) : { backend: chosen, absent: false };
   const app = await openApp({
     backend,
-    open: { groupCommit: settings.groupCommit, searchWorker: opening === 'serves' },
+    open: {
+      accelerators: {
+        groupCommit: settings.groupCommit,
+        searchWorker: opening === 'serves',
+        ...environment.storageAccelerators,
+      },
+    },
     policy: settings.policy,
     access: { clients: settings.clients, passwordCost },
     log,

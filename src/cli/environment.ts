@@ -8,6 +8,7 @@
 
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { ACCELERATOR_NAMES, type AcceleratorName, type Accelerators } from '../open-store.js';
 
 export interface Environment {
   /** ENGRAM_DB: the SQLite file, below --db and above the config file. */
@@ -20,6 +21,11 @@ export interface Environment {
   readonly user: string | undefined;
   /** ENGRAM_ACCEL_HTTP_FAST_PATH and ENGRAM_ACCEL_STDIO_FAST_PATH: each on unless set to 0. */
   readonly accelerators: { readonly httpFastPath: boolean; readonly stdioFastPath: boolean };
+  /**
+   * The storage accelerators switched off: ENGRAM_ACCEL_<NAME>=0, the name in capitals
+   * with underscores (ENGRAM_ACCEL_INDEX_CACHE=0 for indexCache); the others keep their defaults.
+   */
+  readonly storageAccelerators: Accelerators;
   /** `${XDG_DATA_HOME:-~/.local/share}/engram/memory.db`: the database when nothing names one. */
   readonly defaultDatabasePath: string;
   /** `${XDG_CONFIG_HOME:-~/.config}/engram/config.json`: the config file when nothing names one; may be absent. */
@@ -41,8 +47,16 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
       httpFastPath: env.ENGRAM_ACCEL_HTTP_FAST_PATH !== '0',
       stdioFastPath: env.ENGRAM_ACCEL_STDIO_FAST_PATH !== '0',
     },
+    storageAccelerators: Object.fromEntries(
+      ACCELERATOR_NAMES.filter((name) => env[acceleratorVariable(name)] === '0').map((name) => [name, false]),
+    ),
     defaultDatabasePath: join(env.XDG_DATA_HOME || join(home(), '.local', 'share'), 'engram', 'memory.db'),
     defaultConfigPath: join(env.XDG_CONFIG_HOME || join(home(), '.config'), 'engram', 'config.json'),
     variable: (name) => set(env[name]),
   };
+}
+
+/** The variable that switches a storage accelerator off: indexCache's is ENGRAM_ACCEL_INDEX_CACHE. */
+export function acceleratorVariable(name: AcceleratorName): string {
+  return `ENGRAM_ACCEL_${name.replace(/[A-Z]/g, (capital) => `_${capital}`).toUpperCase()}`;
 }

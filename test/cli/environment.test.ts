@@ -8,8 +8,9 @@ import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readEnvironment } from '../../src/cli/environment.js';
+import { acceleratorVariable, readEnvironment } from '../../src/cli/environment.js';
 import { main } from '../../src/cli/program.js';
+import { ACCELERATOR_NAMES, NO_ACCELERATORS } from '../../src/storage/accelerators.js';
 import { queryDatabase, tempDir } from '../helpers/engram.js';
 
 /** Runs the CLI in this process with exactly `env` as its environment. */
@@ -70,6 +71,27 @@ describe('main', () => {
       { user_id: 'ada', name: 'notes/a' },
       { user_id: 'bob', name: 'notes/b' },
     ]);
+  });
+});
+
+describe('the storage accelerators’ switches (docs/accelerators.md)', () => {
+  it('leave every storage accelerator as it defaults unless its ENGRAM_ACCEL_ variable is 0', () => {
+    expect(acceleratorVariable('indexCache')).toBe('ENGRAM_ACCEL_INDEX_CACHE');
+    expect(readEnvironment({}).storageAccelerators).toEqual({});
+    expect(
+      readEnvironment({ ENGRAM_ACCEL_INDEX_CACHE: '0', ENGRAM_ACCEL_WRITE_CACHE: '0', ENGRAM_ACCEL_GROUP_COMMIT: '1' })
+        .storageAccelerators,
+    ).toEqual({ indexCache: false, writeCache: false });
+  });
+
+  it('serve on the plain path with every one off', async () => {
+    const dir = tempDir();
+    const off = Object.fromEntries(ACCELERATOR_NAMES.map((name) => [acceleratorVariable(name), '0']));
+    const env = { ENGRAM_DB: dir.file('memory.db'), ...off };
+
+    expect(readEnvironment(env).storageAccelerators).toEqual(NO_ACCELERATORS);
+    expect((await engram(env, 'write', 'topics/x', '-d', 'X', '--new', 'x')).code).toBe(0);
+    expect(await engram(env, 'index')).toEqual({ code: 0, output: expect.stringContaining('topics/x') });
   });
 });
 

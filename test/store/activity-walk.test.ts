@@ -4,6 +4,11 @@
  * changes that walks the user's whole history, which the history cap lets reach millions of
  * small revisions. The walk goes some thousands of index rows at a time, the event loop free in
  * between (DESIGN §7): pages and counts come out exact across the steps' edges.
+ *
+ * Invariant of the activityWalk accelerator (docs/accelerators.md, "Storage"; off, one
+ * step over the whole history): a page of one actor's activity and the actors' counts
+ * equal the one-statement answer; a walk by position never meets a revision twice, nor
+ * skips one at a step's edge.
  */
 
 import { mkdtemp, rm } from 'node:fs/promises';

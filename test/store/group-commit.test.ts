@@ -1,6 +1,13 @@
 /**
  * Group commit in the SQLite store: writes that arrive together share one transaction,
  * yet each stays atomic on its own and is acknowledged only after the commit.
+ *
+ * Invariant of the groupCommit accelerator (docs/accelerators.md, "Storage"; off, each
+ * write is its own transaction): each write of a batch is atomic on its own (a refused or
+ * failing one rolls back its savepoint alone, its neighbours commit); a write is
+ * acknowledged only once the shared COMMIT is durable, and a batch that cannot commit
+ * (a busy database aside: tried again) fails every write in it; the result equals the same writes each in its own transaction,
+ * in arrival order.
  */
 
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -108,7 +115,7 @@ describe('SQLite group commit', () => {
 describe('SQLite without group commit', () => {
   it('gives every write its own commit, with the same results', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'engram-no-group-commit-'));
-    const store = openSqliteStore({ path: join(folder, 'memory.db'), groupCommit: false });
+    const store = openSqliteStore({ path: join(folder, 'memory.db'), accelerators: { groupCommit: false } });
     try {
       const results = await Promise.allSettled([
         store.mutate(actor, 'topics/a', put('one'), rules),

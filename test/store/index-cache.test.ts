@@ -3,6 +3,12 @@
  * never serve a stale one, whether this connection or another process wrote. After its
  * own writes it patches the kept rows instead of reading them all again: the patched
  * index must be, row for row and in SQLite's order, what a fresh read gives.
+ *
+ * Invariant of the indexCache accelerator (docs/accelerators.md, "Storage"; off, every
+ * index is read whole): the index served equals SELECT name, size, description FROM
+ * entries WHERE user_id = ? AND dropped_at IS NULL ORDER BY name (BINARY: code points,
+ * compareNames) after every commit of this connection, every rollback, and every commit of
+ * another connection (another process, the search worker).
  */
 
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -1,5 +1,6 @@
 /**
- * The PostgreSQL store: the shared Store contract, each test on a database of its own,
+ * The PostgreSQL store: the shared Store contract, each test on a database of its own (with
+ * the accelerators as they default, then every one off),
  * then what only PostgreSQL has — migrations raced by several servers, the messages of
  * an unreachable or refusing database and of a duplicate token, writers on separate pools (separate servers)
  * losing nothing and redeeming a token once, the covering index plan, reconnect and retry, and the pool options.
@@ -10,6 +11,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EngramError } from '../../src/memory/model/errors.js';
 import type { Caller } from '../../src/memory/port.js';
+import { type Accelerators, NO_ACCELERATORS } from '../../src/storage/accelerators.js';
 import { describeStoreContract } from '../../src/storage/contract/index.js';
 import { account, appendLine, grant, grantSecret, token } from '../../src/storage/contract/setup.js';
 import type { Connection, Pool, Statement } from '../../src/storage/postgres/driver.js';
@@ -155,10 +157,10 @@ describe.skipIf(!server)('PostgreSQL', () => {
   let contractDatabase: Promise<TestDatabase> | undefined;
   const emptiedSchemas: string[] = [];
 
-  async function openInFreshSchema() {
+  async function openInFreshSchema(accelerators?: Accelerators) {
     contractDatabase ??= createTestDatabase(server!);
     const url = emptiedSchemas.pop() ?? (await createTestSchema(await contractDatabase)).url;
-    const store = await openPostgresStore({ connectionString: url });
+    const store = await openPostgresStore({ connectionString: url, accelerators });
     const cleanup = async () => {
       await queryPostgres(url, EMPTY_SCHEMA);
       emptiedSchemas.push(url);
@@ -170,7 +172,9 @@ describe.skipIf(!server)('PostgreSQL', () => {
     await (await contractDatabase)?.drop();
   });
 
-  describeStoreContract('postgres', openInFreshSchema);
+  describeStoreContract('postgres', () => openInFreshSchema());
+  // The plain path, the reference each accelerator must agree with (docs/accelerators.md).
+  describeStoreContract('postgres, every accelerator off', () => openInFreshSchema(NO_ACCELERATORS));
 
   describe('PostgresStore', () => {
     /**

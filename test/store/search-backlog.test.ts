@@ -6,6 +6,11 @@
  * database at schema 8, whose index triggers kept up to date, keeps its index on
  * upgrading and follows the writes after. The store's timers are faked (not its
  * setImmediate), so that what a write leaves marked is seen before the catch-up it schedules.
+ *
+ * Invariant of the search backlog (docs/accelerators.md, "Storage": not switchable, the
+ * watermark and the marks are the schema's): after a catch-up, entries_search holds
+ * exactly the words of the live entries; every revision past the watermark and every mark
+ * is indexed before any search and inside a purge; a crash loses no mark.
  */
 
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -38,7 +38,11 @@ it('catches up on the event loop, and says so once, when no worker thread can be
     void this.terminate();
     throw Object.assign(new Error('Worker initialization failure: EAGAIN'), { code: 'ERR_WORKER_INIT_FAILED' });
   });
-  const store = openSqliteStore({ path, searchWorker: true, onWarning: (message) => warnings.push(message) });
+  const store = openSqliteStore({
+    path,
+    accelerators: { searchWorker: true },
+    onWarning: (message) => warnings.push(message),
+  });
   try {
     await store.mutate(ada, 'notes/a', put('tea\n'), rules);
     await vi.waitFor(() => expect(searchBacklogIn(path)).toBe(0), { timeout: 5_000, interval: 20 });

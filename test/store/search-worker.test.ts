@@ -1,10 +1,15 @@
 /**
- * The SQLite store's search worker (searchWorker: true, as `engram serve` and `engram
- * stdio` open it): the index catches up after writes on the worker's own thread and
- * connection, never on the event loop; a search still sees every write acknowledged before
- * it; the loop's writes take turns with the worker's batches without waiting on the loop;
- * closing leaves nothing to index; a worker that stops hands the catch-up back to the loop.
- * The entry and search contracts run on such a store too.
+ * The SQLite store's search worker (accelerators: { searchWorker: true }, as `engram serve`
+ * opens it): the index catches up after writes on the worker's own thread and connection,
+ * never on the event loop; a search still sees every write acknowledged before it; the
+ * loop's writes take turns with the worker's batches without waiting on the loop; closing
+ * leaves nothing to index; a worker that stops hands the catch-up back to the loop. The
+ * entry and search contracts run on such a store too.
+ *
+ * Invariant of the searchWorker accelerator (docs/accelerators.md, "Storage"; off, the
+ * event loop catches up): a search sees every write acknowledged before it began, whoever
+ * catches up; a write waits for one catch-up batch at most; a worker that stops frees the
+ * write gate and hands the catch-up back to the loop.
  */
 
 import { copyFileSync, renameSync } from 'node:fs';
@@ -24,7 +29,7 @@ import { rules } from '../helpers/rules.js';
 async function openWithWorker(): Promise<OpenedStore> {
   const folder = await mkdtemp(join(tmpdir(), 'engram-search-worker-contract-'));
   return {
-    store: openSqliteStore({ path: join(folder, 'memory.db'), searchWorker: true }),
+    store: openSqliteStore({ path: join(folder, 'memory.db'), accelerators: { searchWorker: true } }),
     cleanup: () => rm(folder, { recursive: true, force: true }),
   };
 }
@@ -73,7 +78,7 @@ describe('SQLite search worker', () => {
   let path: string;
   const opened: SqliteStore[] = [];
   const open = (options: { onWarning?: (message: string) => void } = {}) => {
-    const store = openSqliteStore({ path, searchWorker: true, ...options });
+    const store = openSqliteStore({ path, accelerators: { searchWorker: true }, ...options });
     opened.push(store);
     return store;
   };

@@ -83,7 +83,7 @@ describe.each(VARIANTS)('SqliteStore, $label, while another process holds the wr
   const opened: SqliteStore[] = [];
 
   function open(options: Partial<SqliteStoreOptions> = {}): SqliteStore {
-    const store = openSqliteStore({ path, groupCommit, ...options });
+    const store = openSqliteStore({ path, accelerators: { groupCommit }, ...options });
     opened.push(store);
     return store;
   }
@@ -195,7 +195,7 @@ describe.each(VARIANTS)('SqliteStore, $label, while another process holds the wr
       const folder = await mkdtemp(join(tmpdir(), 'engram-sqlite-busy-'));
       const path = join(folder, 'memory.db');
       const other = new Database(path);
-      const store = openSqliteStore({ path, groupCommit, busyTimeoutMs: 300 });
+      const store = openSqliteStore({ path, accelerators: { groupCommit }, busyTimeoutMs: 300 });
       onTestFinished(async () => {
         if (other.inTransaction) other.exec('ROLLBACK');
         other.close();

@@ -111,7 +111,7 @@ describe.each([
   beforeEach(async () => {
     folder = await mkdtemp(join(tmpdir(), 'engram-sqlite-errors-'));
     path = join(folder, 'memory.db');
-    store = openSqliteStore({ path, groupCommit });
+    store = openSqliteStore({ path, accelerators: { groupCommit } });
     await store.mutate(alice, 'topics/a', appendLine('kept'), rules);
   });
 

@@ -38,7 +38,7 @@ describe.each([
     folder = await mkdtemp(join(tmpdir(), 'engram-sqlite-replaced-'));
     path = join(folder, 'memory.db');
     warnings = [];
-    store = openSqliteStore({ path, groupCommit, onWarning: (message) => warnings.push(message) });
+    store = openSqliteStore({ path, accelerators: { groupCommit }, onWarning: (message) => warnings.push(message) });
     await store.mutate(alice, 'topics/a', appendLine('acknowledged'), rules);
   });
 

@@ -1,5 +1,6 @@
 /**
- * The SQLite store: the shared Store contracts on a fresh file (and in memory), then what
+ * The SQLite store: the shared Store contracts on a fresh file (with the accelerators as they
+ * default, then every one off; the search worker's in search-worker.test.ts) and in memory, then what
  * only SQLite has — durability pragmas, file modes, the default path, migrations, the
  * index query plan, tokens and grants kept on disk, and several connections or processes sharing one file.
  */
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Caller } from '../../src/memory/port.js';
+import { type Accelerators, NO_ACCELERATORS } from '../../src/storage/accelerators.js';
 import { describeEntryContract, describeStoreContract } from '../../src/storage/contract/index.js';
 import { account, appendLine, grant, grantSecret, type OpenedStore, token } from '../../src/storage/contract/setup.js';
 import { BUSY_TIMEOUT_MS } from '../../src/storage/sqlite/busy.js';
@@ -22,15 +24,17 @@ import { SQL } from '../../src/storage/sqlite/statements.js';
 import { rules } from '../helpers/rules.js';
 
 /** A store on a new file in a folder of its own, which the cleanup removes. */
-async function openInFreshFolder(): Promise<OpenedStore> {
+async function openInFreshFolder(accelerators?: Accelerators): Promise<OpenedStore> {
   const folder = await mkdtemp(join(tmpdir(), 'engram-sqlite-contract-'));
   return {
-    store: openSqliteStore({ path: join(folder, 'memory.db') }),
+    store: openSqliteStore({ path: join(folder, 'memory.db'), accelerators }),
     cleanup: () => rm(folder, { recursive: true, force: true }),
   };
 }
 
-describeStoreContract('sqlite, a fresh file', openInFreshFolder);
+describeStoreContract('sqlite, a fresh file', () => openInFreshFolder());
+// The plain path, the reference each accelerator must agree with (docs/accelerators.md).
+describeStoreContract('sqlite, a fresh file, every accelerator off', () => openInFreshFolder(NO_ACCELERATORS));
 describeEntryContract('sqlite, :memory:', async () => ({ store: openSqliteStore({ path: ':memory:' }) }));
 
 const alice: Caller = { user: 'alice', label: 'sqlite-test' };

@@ -5,6 +5,11 @@
  * go — woken through the shared memory, not found later by a retry timer, which left the
  * loop and the worker both idle for its pause. The global timers are faked: nothing here
  * waits on the clock, so a write that goes on proves it was woken.
+ *
+ * Invariant of the gate, part of the searchWorker accelerator (docs/accelerators.md,
+ * "Storage"; without a worker the gate is always free): at most one of the loop and the
+ * worker holds it, each asks SQLite for the write lock only while holding it; the loop
+ * never sleeps on SQLite's busy timeout behind the worker, and is woken as the worker lets go.
  */
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';

@@ -34,6 +34,7 @@ import type {
   WriteRules,
 } from '../../memory/port.js';
 import { type SearchedEntry, type SearchHit, type SearchTerms, searchHit } from '../../memory/search.js';
+import { type Accelerators, POSTGRES_ACCELERATORS, switchesOf } from '../accelerators.js';
 import type { StorageBackend } from '../backend.js';
 import { ChangeFeed, mutationDetails, recordingDecide } from '../change-feed.js';
 import { runAsync } from '../engine/drive.js';
@@ -57,7 +58,13 @@ import { UserQueue } from './user-queue.js';
 import { type Known, WriteCache } from './write-cache.js';
 
 /** The connection and its pool; the clock and the history limits come with each write (WriteRules). */
-export type PostgresStoreOptions = PoolOptions;
+export interface PostgresStoreOptions extends PoolOptions {
+  /**
+   * The accelerators to switch on or off (accelerators.ts: POSTGRES_ACCELERATORS, their
+   * defaults; docs/accelerators.md). SQLite's are ignored, so one record may serve both.
+   */
+  readonly accelerators?: Accelerators | undefined;
+}
 
 /**
  * How often a watched store reads the watched users' change counters, for changes other
@@ -76,8 +83,10 @@ const NEWEST = { at: Number.MAX_SAFE_INTEGER, entry: Number.MAX_SAFE_INTEGER, re
 export class PostgresStore implements StorageBackend {
   private closed = false;
   private readonly feed: ChangeFeed;
-  private readonly writers = new UserQueue();
-  private readonly known = new WriteCache(KNOWN_BYTES);
+  /** The userQueue accelerator; undefined: off, a user's writes race and the database settles it. */
+  private readonly writers: UserQueue | undefined;
+  /** The writeCache accelerator; undefined: off, every write reads what it is decided on. */
+  private readonly known: WriteCache | undefined;
   /** Live entries by (user, name), read in batches. */
   private readonly reads: Batcher<string, StoredEntry | undefined>;
   /** What writes are decided on (readForWrite), read in batches. */
@@ -96,16 +105,20 @@ export class PostgresStore implements StorageBackend {
       await pool.end().catch(() => {});
       throw error;
     }
-    return new PostgresStore(pool, db, poolSize(options));
+    return new PostgresStore(pool, db, poolSize(options), switchesOf(POSTGRES_ACCELERATORS, options.accelerators));
   }
 
   private constructor(
     private readonly pool: Pool,
     private readonly db: Runner,
     connections: number,
+    private readonly accelerators: { readonly [K in keyof typeof POSTGRES_ACCELERATORS]: boolean },
   ) {
+    this.writers = accelerators.userQueue ? new UserQueue() : undefined;
+    this.known = accelerators.writeCache ? new WriteCache(KNOWN_BYTES) : undefined;
     // Each kind of read alone on at most half the pool's connections; the rest wait and go together.
-    const alone = Math.max(1, Math.floor(connections / 2));
+    // The readBatcher accelerator off: every read alone, as soon as it is asked.
+    const alone = accelerators.readBatcher ? Math.max(1, Math.floor(connections / 2)) : Number.POSITIVE_INFINITY;
     this.reads = new Batcher(async (keys) => {
       const rows = await db.query<EntryRow & { user: string }>(statement('liveOf', ...pairs(keys)));
       const found = new Map(rows.map((row) => [pairKey(row.user, row.name), toEntry(row)]));
@@ -155,8 +168,10 @@ export class PostgresStore implements StorageBackend {
 
   async mutate(caller: Caller, name: string, decide: Decide, rules: WriteRules): Promise<MutationResult> {
     const recording = recordingDecide(decide);
-    const result = await this.writers.run(caller.user, async () => {
-      const attempt = await this.mutateAtOnce(caller, name, recording.decide, rules);
+    const write = async () => {
+      const attempt = this.accelerators.optimisticSave
+        ? await this.mutateAtOnce(caller, name, recording.decide, rules)
+        : undefined;
       if (attempt && 'after' in attempt) return attempt;
       return this.db.transaction(async (db) => {
         const { usage, changes } = await lockUser(db, caller.user);
@@ -169,7 +184,8 @@ export class PostgresStore implements StorageBackend {
         if (attempt?.lost) throw this.db.mayHaveCommitted();
         return runAsync(mutate(rows, caller, name, refusing(recording.decide), rules));
       });
-    });
+    };
+    const result = await (this.writers ? this.writers.run(caller.user, write) : write());
     const details = mutationDetails(name, recording.decided(), result);
     if (details) this.feed.committed(caller.user, details);
     return result;
@@ -190,7 +206,7 @@ export class PostgresStore implements StorageBackend {
     rules: WriteRules,
   ): Promise<MutationResult | Decision | undefined> {
     const { user } = caller;
-    const known = this.known.get(user, name) ?? (await this.readKnown(user, name));
+    const known = this.known?.get(user, name) ?? (await this.readKnown(user, name));
     if (!known) return undefined;
     const { row } = known;
     const before = row && toEntry(row);
@@ -214,7 +230,7 @@ export class PostgresStore implements StorageBackend {
     if (saved === 'lost') return this.underLock(user, { ...decision, lost: true });
     const [after] = saved;
     if (!after) return this.underLock(user, decision);
-    this.known.saved(user, name, {
+    this.known?.saved(user, name, {
       changes: known.changes + 1,
       usage: { totalBytes: after.total_bytes, entries: after.entries },
       historyBytes: after.history_bytes,
@@ -225,7 +241,7 @@ export class PostgresStore implements StorageBackend {
 
   /** A decision left to the lock: the user's counter moves, or may have moved, in ways this process does not follow. */
   private underLock(user: string, decision: Decision): Decision {
-    this.known.forget(user);
+    this.known?.forget(user);
     return decision;
   }
 
@@ -239,7 +255,7 @@ export class PostgresStore implements StorageBackend {
       historyBytes: seen.history_bytes,
       row: seen.id === null ? undefined : (seen as EntryRow),
     };
-    this.known.remember(user, name, known);
+    this.known?.remember(user, name, known);
     return known;
   }
 
@@ -249,7 +265,7 @@ export class PostgresStore implements StorageBackend {
       const rows = new PostgresPrimitives(db, { user: caller.user, usage });
       await runAsync(mutateAll(rows, caller, refusing(decide), rules));
     });
-    this.known.forget(caller.user);
+    this.known?.forget(caller.user);
     this.feed.committed(caller.user);
   }
 
@@ -263,7 +279,7 @@ export class PostgresStore implements StorageBackend {
 
   async undrop(caller: Caller, name: string, rules: WriteRules, check?: UndropCheck): Promise<UndropResult> {
     const result = await this.undropCopy(caller, name, rules, check);
-    this.known.forget(caller.user);
+    this.known?.forget(caller.user);
     if (result.status === 'restored') {
       this.feed.committed(caller.user, { name, revision: result.entry.revision, operation: 'undrop' });
     }
@@ -291,7 +307,7 @@ export class PostgresStore implements StorageBackend {
       await lockUser(db, user);
       return (await runAsync(purge(new PostgresPrimitives(db), user, name, options.includeLive))).length;
     });
-    this.known.forget(user);
+    this.known?.forget(user);
     if (purged > 0) this.feed.committed(user, { name });
     return purged;
   }
@@ -301,7 +317,7 @@ export class PostgresStore implements StorageBackend {
     const purged = await this.db.transaction(
       async (db) => (await runAsync(purgeTrash(new PostgresPrimitives(db), cutoff))).length,
     );
-    this.known.clear();
+    this.known?.clear();
     if (purged > 0) this.feed.committedSome();
     return purged;
   }
@@ -341,7 +357,7 @@ export class PostgresStore implements StorageBackend {
 
   async load(dump: StoreDump, options: LoadOptions): Promise<void> {
     await loadDatabase(this.db, dump, options);
-    this.known.clear();
+    this.known?.clear();
     this.feed.committedSome();
   }
 

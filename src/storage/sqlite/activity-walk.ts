@@ -11,7 +11,9 @@
  * revision twice (each step is a read of its own: a change made meanwhile is counted only
  * where the walk has not passed yet). Finding where a step ends reads its rows once more:
  * measured interleaved, a rare actor's page costs 2.3x the CPU of one statement, the count
- * 1.2-1.7x, a frequent actor's page some 0.1 ms more.
+ * 1.2-1.7x, a frequent actor's page some 0.1 ms more. Switched off (the activityWalk
+ * accelerator, accelerators.ts), the same statements read the whole history in one step:
+ * the plain path, whose answers a walk must equal.
  */
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -62,9 +64,11 @@ type Step = Record<'user' | 'at' | 'entry' | 'revision' | 'floorAt' | 'floorEntr
 export class ActivityWalk {
   private readonly statements: { readonly [K in keyof typeof SQL]: Statement };
 
+  /** `stepped` false: one step, over the whole history (the plain path). */
   constructor(
     db: Database,
     private readonly guard: Guard,
+    private readonly stepped: boolean,
   ) {
     this.statements = {
       floor: db.prepare(SQL.floor),
@@ -104,7 +108,9 @@ export class ActivityWalk {
       const above: ActivityPosition = top;
       const stepRows = rows;
       top = await this.guard.read(() => {
-        const floor = this.statements.floor.get({ user, ...above, rows: stepRows }) as ActivityPosition | undefined;
+        const floor = this.stepped
+          ? (this.statements.floor.get({ user, ...above, rows: stepRows }) as ActivityPosition | undefined)
+          : undefined;
         const bottom = floor ?? OLDEST;
         const more = read({
           user,

@@ -31,6 +31,7 @@ import type {
   WriteRules,
 } from '../../memory/port.js';
 import { type SearchedEntry, type SearchHit, type SearchTerms, searchHit } from '../../memory/search.js';
+import { type Accelerators, SQLITE_ACCELERATORS, switchesOf } from '../accelerators.js';
 import type { StorageBackend } from '../backend.js';
 import { ChangeFeed, mutationDetails, recordingDecide } from '../change-feed.js';
 import { runSync } from '../engine/drive.js';
@@ -67,17 +68,10 @@ export interface SqliteStoreOptions {
   /** Told once, in words for a log, when the database file was removed or replaced while open. */
   readonly onWarning?: (message: string) => void;
   /**
-   * Let concurrent writes share one commit (default true). Off, every write is its own
-   * transaction and fsync: for measuring what group commit brings.
+   * The accelerators to switch on or off (accelerators.ts: SQLITE_ACCELERATORS, their
+   * defaults; docs/accelerators.md). PostgreSQL's are ignored, so one record may serve both.
    */
-  readonly groupCommit?: boolean;
-  /**
-   * Bring the search index up to date after writes in a worker thread, on a connection of
-   * its own, rather than on the event loop (default false): for a long-running server,
-   * whose other requests then never wait behind it (search-worker.ts). Started by the first
-   * write; a file database only.
-   */
-  readonly searchWorker?: boolean;
+  readonly accelerators?: Accelerators | undefined;
 }
 
 /**
@@ -98,6 +92,8 @@ export class SqliteStore implements StorageBackend {
   private readonly undropOne;
   private readonly purgeRows;
   private readonly indexCache: IndexCache;
+  /** The indexCache accelerator: off, every index is read whole (readIndex). */
+  private readonly indexCached: boolean;
   private readonly searchBacklog: SearchBacklog;
   private readonly activityWalk: ActivityWalk;
   private readonly feed: ChangeFeed;
@@ -113,10 +109,12 @@ export class SqliteStore implements StorageBackend {
     this.guard = new Guard(file, context, gate);
     this.statements = prepareStatements(this.db);
     const identity = file.identity;
+    const accelerators = switchesOf(SQLITE_ACCELERATORS, options.accelerators);
+    this.indexCached = accelerators.indexCache;
     this.searchBacklog = new SearchBacklog(
       this.db,
       this.guard,
-      options.searchWorker && identity
+      accelerators.searchWorker && identity
         ? (onGone) => {
             try {
               return new SearchWorker({
@@ -141,19 +139,18 @@ export class SqliteStore implements StorageBackend {
           }
         : undefined,
     );
-    this.activityWalk = new ActivityWalk(this.db, this.guard);
+    this.activityWalk = new ActivityWalk(this.db, this.guard, accelerators.activityWalk);
     const access = new SqliteSqlDatabase(this.db, this.guard);
     this.tokens = new SqlTokenStore(access);
     this.accounts = new SqlAccountStore(access);
     this.oauth = new SqlOAuthStore(access);
-    this.groupCommit =
-      options.groupCommit === false
-        ? undefined
-        : new GroupCommit(this.db, {
-            busyDeadlineMs: context.busyDeadlineMs,
-            beforeBatch: () => this.guard.checkFile(),
-            gate,
-          });
+    this.groupCommit = accelerators.groupCommit
+      ? new GroupCommit(this.db, {
+          busyDeadlineMs: context.busyDeadlineMs,
+          beforeBatch: () => this.guard.checkFile(),
+          gate,
+        })
+      : undefined;
     this.mutateOne = this.db.transaction(this.mutateInTransaction.bind(this));
     const dataVersion = this.db.prepare('PRAGMA data_version').pluck();
     this.indexCache = new IndexCache({
@@ -194,22 +191,27 @@ export class SqliteStore implements StorageBackend {
   }
 
   async index(user: string): Promise<readonly IndexRow[]> {
+    if (!this.indexCached) return this.guard.read(() => this.readIndex(user));
     return this.guard.read(() =>
       this.indexCache.get(
         user,
-        () =>
-          // Arrays from SQLite, objects built here: about a third cheaper than SQLite-built objects.
-          (this.statements.index.raw().all(user) as [string, number, string][]).map(([name, size, description]) => ({
-            name,
-            size,
-            description,
-          })),
+        () => this.readIndex(user),
         (name) => {
           const row = this.statements.live.get(user, name) as EntryRow | undefined;
           return row && { name: row.name, size: row.size, description: row.description };
         },
       ),
     );
+  }
+
+  /** The user's whole index, as SQLite orders it (ORDER BY name): what the index cache must equal. */
+  private readIndex(user: string): IndexRow[] {
+    // Arrays from SQLite, objects built here: about a third cheaper than SQLite-built objects.
+    return (this.statements.index.raw().all(user) as [string, number, string][]).map(([name, size, description]) => ({
+      name,
+      size,
+      description,
+    }));
   }
 
   async overview(user: string): Promise<OverviewRow[]> {
