@@ -79,9 +79,11 @@ const BROWSER = [
 const TORTURE = ['test/torture/', 'test/core/bridges/bounds.test.ts'];
 
 /**
- * The door suites run a second time with every MCP accelerator switched off
- * (docs/accelerators.md), so the plain path the fast paths stand in for stays proved too:
- * the MCP tests, and the HTTP tests that speak MCP over /mcp or /ws.
+ * The door suites run a second time with every accelerator switched off
+ * (docs/accelerators.md), so the plain paths the accelerators stand in for stay proved too:
+ * the MCP tests, and the HTTP tests that speak MCP over /mcp or /ws. The storage
+ * accelerators' switches reach the `engram` these tests spawn (test/helpers/engram.ts
+ * passes ENGRAM_ACCEL_* on); the store contract runs with them off by itself (test/store).
  */
 const ACCELERATORS_OFF = [
   'test/mcp/',
@@ -141,7 +143,20 @@ export default defineConfig({
         test: {
           name: 'accelerators-off',
           include: TEST_FILES.filter((file) => within(file, ACCELERATORS_OFF)),
-          env: { ENGRAM_ACCEL_HTTP_FAST_PATH: '0', ENGRAM_ACCEL_STDIO_FAST_PATH: '0' },
+          env: Object.fromEntries(
+            [
+              'HTTP_FAST_PATH',
+              'STDIO_FAST_PATH',
+              'GROUP_COMMIT',
+              'SEARCH_WORKER',
+              'INDEX_CACHE',
+              'ACTIVITY_WALK',
+              'OPTIMISTIC_SAVE',
+              'WRITE_CACHE',
+              'READ_BATCHER',
+              'USER_QUEUE',
+            ].map((name) => [`ENGRAM_ACCEL_${name}`, '0']),
+          ),
         },
       },
     ],
