@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /** Folders whose files are all unit tests, but for NOT_UNIT. */
-const UNIT_FOLDERS = ['test/core/', 'test/tools/', 'test/fuzz/', 'test/web-lib/'];
+const UNIT_FOLDERS = ['test/memory/', 'test/access/', 'test/transfer/', 'test/json/', 'test/fuzz/', 'test/web-lib/'];
 
 /** Unit tests in the other folders. */
 const UNIT_FILES = [
@@ -53,19 +53,19 @@ const UNIT_FILES = [
   'test/mcp/session-id.test.ts',
   'test/mcp/stdio-fast-path.test.ts',
   'test/mcp/websocket-transport.test.ts',
-  'test/store/change-feed-polling.test.ts',
-  'test/store/engine-drive.test.ts',
-  'test/store/memory-only.test.ts',
-  'test/store/memory.test.ts',
-  'test/store/write-gate.test.ts',
+  'test/storage/change-feed-polling.test.ts',
+  'test/storage/engine-drive.test.ts',
+  'test/storage/memory-only.test.ts',
+  'test/storage/memory.test.ts',
+  'test/storage/write-gate.test.ts',
 ];
 
 /** Files in UNIT_FOLDERS that are not unit tests. */
 const NOT_UNIT = [
-  'test/core/bridges/bounds.test.ts', // torture: sources of millions of lines, some 25 s
-  'test/core/bridges/server-memory-written.test.ts', // the MCP memory server as a child process
+  'test/transfer/bridges/bounds.test.ts', // torture: sources of millions of lines, some 25 s
+  'test/transfer/bridges/server-memory-written.test.ts', // the MCP memory server as a child process
   'test/fuzz/tools-sqlite.fuzz.test.ts', // SQLite files
-  'test/tools/store-failures.test.ts', // SQLite files, made to fail
+  'test/memory/tools/store-failures.test.ts', // SQLite files, made to fail
 ];
 
 const BROWSER = [
@@ -76,14 +76,14 @@ const BROWSER = [
   'test/http/oauth-flow.e2e.test.ts',
 ];
 
-const TORTURE = ['test/torture/', 'test/core/bridges/bounds.test.ts'];
+const TORTURE = ['test/torture/', 'test/transfer/bridges/bounds.test.ts'];
 
 /**
  * The door suites run a second time with every accelerator switched off
  * (docs/accelerators.md), so the plain paths the accelerators stand in for stay proved too:
  * the MCP tests, and the HTTP tests that speak MCP over /mcp or /ws. The storage
  * accelerators' switches reach the `engram` these tests spawn (test/helpers/engram.ts
- * passes ENGRAM_ACCEL_* on); the store contract runs with them off by itself (test/store).
+ * passes ENGRAM_ACCEL_* on); the store contract runs with them off by itself (test/storage).
  */
 const ACCELERATORS_OFF = [
   'test/mcp/',

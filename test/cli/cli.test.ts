@@ -9,9 +9,9 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { didYouMean, formatMissing } from '../../src/memory/model/format.js';
-import { CALLER, expectEngramError, newMemory } from '../core/fixtures.js';
 import { boundaryTagOf } from '../helpers/boundary.js';
 import { queryDatabase } from '../helpers/engram.js';
+import { CALLER, expectEngramError, newMemory } from '../memory/fixtures.js';
 import { type Cli, cli, databaseState, expectRefused, expectUsageError, ok } from './fixtures.js';
 
 /** The command line's refusal of `engram drop topics/editr` next to topics/editor: its words around core's suggestion. */
@@ -173,7 +173,7 @@ describe('refused operations: exit 1, the message on stderr, the database unchan
 
   it('refuses invalid and unknown names in open and drop', async () => {
     const engram = await withEditor();
-    // Core's words on a name, which every door passes on as they are (test/core/names.test.ts pins them).
+    // Core's words on a name, which every door passes on as they are (test/memory/model/names.test.ts pins them).
     const invalid = await expectEngramError(() => newMemory().open(CALLER, ['people/John Smith']), 'INVALID_NAME');
     await expectRefused(engram, ['open', 'people/John Smith'], invalid.message);
     await expectRefused(

@@ -10,7 +10,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { loadSettings, parseConfig } from '../../src/cli/config.js';
 import { readEnvironment } from '../../src/cli/environment.js';
 import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
-import { expectEngramError } from '../core/fixtures.js';
+import { expectEngramError } from '../memory/fixtures.js';
 
 /** A folder of the running test's own, removed when it finishes. */
 function tempDir(): string {

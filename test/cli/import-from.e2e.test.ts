@@ -8,11 +8,11 @@
 import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLAUDE_CODE_FOLDER } from '../core/bridges/fixtures.js';
 import { writeAnthropicMemory } from '../helpers/anthropic-memory.js';
 import { queryDatabase } from '../helpers/engram.js';
 import { webuiMemoryExport } from '../helpers/llama-webui.js';
 import { writeServerMemory } from '../helpers/server-memory.js';
+import { CLAUDE_CODE_FOLDER } from '../transfer/bridges/fixtures.js';
 import { cli } from './fixtures.js';
 
 /** Every entry's name, description and body, straight from the database. */

@@ -22,10 +22,10 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AWKWARD_ENTRIES } from '../core/bridges/fixtures.js';
 import { postgresBackend, SQLITE_BACKEND } from '../helpers/backends.js';
 import { childEnv, tempDir } from '../helpers/engram.js';
 import { findTestPostgres } from '../helpers/postgres.js';
+import { AWKWARD_ENTRIES } from '../transfer/bridges/fixtures.js';
 import { cli, runInProcess } from './fixtures.js';
 
 const postgres = await findTestPostgres();

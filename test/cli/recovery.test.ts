@@ -13,8 +13,8 @@ import { describe, expect, it } from 'vitest';
 import { createMemory, type WriteRequest } from '../../src/memory/memory.js';
 import { openSqliteStore } from '../../src/storage/sqlite/index.js';
 import { createTransfer } from '../../src/transfer/transfer.js';
-import { CALLER, expectEngramError, newMemory } from '../core/fixtures.js';
 import { type EngramRun, queryDatabase } from '../helpers/engram.js';
+import { CALLER, expectEngramError, newMemory } from '../memory/fixtures.js';
 import { type Cli, cli, databaseState, expectRefused, expectUsageError, inProcessCli, ok } from './fixtures.js';
 
 async function json<T>(result: Promise<EngramRun>): Promise<T> {
@@ -565,7 +565,7 @@ describe('engram export, wipe, import', () => {
     expect(result.stderr).toMatch(/^the import file is not valid JSON \(.*\); nothing was imported\.\n$/);
     expect(databaseState(engram.db)).toEqual(before);
 
-    // Core's words on the document (test/core/transfer.test.ts pins them), passed on as they are.
+    // Core's words on the document (test/transfer/transfer.test.ts pins them), passed on as they are.
     const core = newMemory();
     const refusal = await expectEngramError(
       () =>

@@ -27,7 +27,7 @@ function setup() {
   /**
    * In this process, `input` read as a piped stdin is, passwords hashed at the tests'
    * cost: what these check is which password is kept, not scrypt's cost, which the
-   * spawned runs keep at production's (and test/core checks).
+   * spawned runs keep at production's (and test/access/accounts checks).
    */
   const fed = (input: string, ...args: string[]) =>
     runInProcess([...args, '--db', db], env, input, { passwordCost: TEST_PASSWORD_COST });

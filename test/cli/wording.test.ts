@@ -12,7 +12,7 @@ import { createMemory } from '../../src/memory/memory.js';
 import { EngramError } from '../../src/memory/model/errors.js';
 import { didYouMean } from '../../src/memory/model/format.js';
 import { openMemoryStore } from '../../src/storage/memory/index.js';
-import { CALLER, newMemory } from '../core/fixtures.js';
+import { CALLER, newMemory } from '../memory/fixtures.js';
 import { inProcessCli, ok } from './fixtures.js';
 
 /** The refusal of `work`, as the CLI words it. */

@@ -7,7 +7,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { didYouMean } from '../../src/memory/model/format.js';
-import { expectEngramError } from '../core/fixtures.js';
+import { expectEngramError } from '../memory/fixtures.js';
 import { api, apiError, contents, LOCAL } from './api-client.js';
 import { startTestApp } from './in-process.js';
 
@@ -41,7 +41,7 @@ describe('POST /api/entries', () => {
       body: { name: 'people/John Smith', description: 'John', body: 'x' },
     });
     expect(bad.status).toBe(400);
-    // Core's words on a name, which every door passes on as they are (test/core/names.test.ts pins them).
+    // Core's words on a name, which every door passes on as they are (test/memory/model/names.test.ts pins them).
     const invalid = await expectEngramError(() => server.memory.open(LOCAL, ['people/John Smith']), 'INVALID_NAME');
     expect(bad.json).toEqual(apiError('INVALID_NAME', invalid.message));
     const missing = await api(server, 'POST', '/api/entries', { body: { name: 'people/bob', body: 'x' } });

@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { formatMissing } from '../../src/memory/model/format.js';
-import { expectEngramError } from '../core/fixtures.js';
+import { expectEngramError } from '../memory/fixtures.js';
 import { api, apiError, LOCAL } from './api-client.js';
 import { startTestApp, type TestApp } from './in-process.js';
 

@@ -22,7 +22,7 @@ import { postImport } from './import-client.js';
  * pieces, and the bridge's first look at it makes V8 copy it into one (~200 ms for 60 MB).
  * It is known and separate: these tests allow it, so the loop may be held up to
  * HELD_LOOP_MS + FILE_TEXT_FLATTEN_MS once; the bridge's own reading never holds it longer
- * than HELD_LOOP_MS (test/core/bridges/bounds.test.ts measures that on a flat text).
+ * than HELD_LOOP_MS (test/transfer/bridges/bounds.test.ts measures that on a flat text).
  */
 const FILE_TEXT_FLATTEN_MS = 250;
 

@@ -9,7 +9,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { BRIDGE_KINDS } from '../../src/transfer/bridges/index.js';
-import { CLAUDE_CODE_FOLDER } from '../core/bridges/fixtures.js';
+import { CLAUDE_CODE_FOLDER } from '../transfer/bridges/fixtures.js';
 import { api, apiError, contents, LOCAL } from './api-client.js';
 import { startTestApp, type TestApp } from './in-process.js';
 

@@ -7,7 +7,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { createTransfer } from '../../src/transfer/transfer.js';
-import { CALLER, expectEngramError, newMemory } from '../core/fixtures.js';
+import { CALLER, expectEngramError, newMemory } from '../memory/fixtures.js';
 import { api, apiError, contents, LOCAL } from './api-client.js';
 import { startTestApp, type TestApp } from './in-process.js';
 

@@ -84,7 +84,7 @@ export async function startEngramOAuth(options: EngramOAuthOptions = {}): Promis
   // The operator's other commands (user add, token list, ...) run main() in this process:
   // serve is the door under test, and a spawn costs some 0.3 s of CPU. Passwords are
   // hashed at the tests' cost, which the server's sign-ins then check at (it is in the
-  // hash): the consent flow is under test here, not scrypt (test/core covers that cost).
+  // hash): the consent flow is under test here, not scrypt (test/access/accounts covers that cost).
   const cli = async (args: readonly string[], input = '') => {
     const run = await runInProcess([...args, ...common], env, input, { passwordCost: TEST_PASSWORD_COST });
     if (run.code !== 0) throw new Error(`engram ${args.join(' ')} exited with ${run.code}:\n${run.stderr}`);

@@ -3,7 +3,7 @@
  * paged, by actor, and the actors; ChangeStore: watchers told of committed changes),
  * written once and run against every backend by `describeStoreContract` (index.ts).
  * Nothing here may know which backend it is testing. That a change committed through a
- * second store on the same database is told is backend-specific (test/store).
+ * second store on the same database is told is backend-specific (test/storage).
  */
 
 import { beforeEach, describe, expect, it, vi } from 'vitest';
