@@ -17,6 +17,8 @@ import { readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { acceleratorVariable } from './src/cli/environment.js';
+import { ACCELERATOR_NAMES } from './src/storage/accelerators.js';
 
 /** Folders whose files are all unit tests, but for NOT_UNIT. */
 const UNIT_FOLDERS = ['test/memory/', 'test/access/', 'test/transfer/', 'test/json/', 'test/fuzz/', 'test/web-lib/'];
@@ -143,19 +145,13 @@ export default defineConfig({
         test: {
           name: 'accelerators-off',
           include: TEST_FILES.filter((file) => within(file, ACCELERATORS_OFF)),
+          // Every switch by the names and rule the CLI reads, so a new accelerator is off here too.
           env: Object.fromEntries(
             [
-              'HTTP_FAST_PATH',
-              'STDIO_FAST_PATH',
-              'GROUP_COMMIT',
-              'SEARCH_WORKER',
-              'INDEX_CACHE',
-              'ACTIVITY_WALK',
-              'OPTIMISTIC_SAVE',
-              'WRITE_CACHE',
-              'READ_BATCHER',
-              'USER_QUEUE',
-            ].map((name) => [`ENGRAM_ACCEL_${name}`, '0']),
+              'ENGRAM_ACCEL_HTTP_FAST_PATH',
+              'ENGRAM_ACCEL_STDIO_FAST_PATH',
+              ...ACCELERATOR_NAMES.map(acceleratorVariable),
+            ].map((variable) => [variable, '0']),
           ),
         },
       },
