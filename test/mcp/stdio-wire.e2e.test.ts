@@ -8,7 +8,7 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MAX_LINE_BYTES } from '../../src/mcp/stdio-transport.js';
 import { childEnv, ENGRAM_CLI, type TempDir, tempDir } from '../helpers/engram.js';
 
@@ -101,7 +101,8 @@ describe('engram stdio on a hostile wire', () => {
     expect(wire.refusals()).toEqual([
       { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the line is not valid JSON.' } },
     ]);
-    expect(wire.stderr).toContain('stdio: refused a line (-32700): Parse error');
+    // stderr is a pipe of its own: its line may arrive after the answer on stdout.
+    await vi.waitFor(() => expect(wire.stderr).toContain('stdio: refused a line (-32700): Parse error'), { timeout: 10_000 });
 
     // 11 MiB on one line: refused for its size, and the server lives on.
     const huge = toolCall(3, 'memory_write', {
@@ -119,7 +120,8 @@ describe('engram stdio on a hostile wire', () => {
         message: `Request too large: the limit is ${MAX_LINE_BYTES} bytes per line. Send smaller writes; an entry holds at most a few KiB.`,
       },
     });
-    expect(wire.stderr).toContain('stdio: refused a line (-32600): Request too large');
+    // stderr is a pipe of its own: its line may arrive after the answer on stdout.
+    await vi.waitFor(() => expect(wire.stderr).toContain('stdio: refused a line (-32600): Request too large'), { timeout: 10_000 });
 
     // JSON nested 50,000 deep, and JSON that is not a JSON-RPC message.
     const deep = `${'['.repeat(50_000)}${']'.repeat(50_000)}`;
