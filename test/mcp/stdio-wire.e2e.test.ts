@@ -102,7 +102,9 @@ describe('engram stdio on a hostile wire', () => {
       { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the line is not valid JSON.' } },
     ]);
     // stderr is a pipe of its own: its line may arrive after the answer on stdout.
-    await vi.waitFor(() => expect(wire.stderr).toContain('stdio: refused a line (-32700): Parse error'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(wire.stderr).toContain('stdio: refused a line (-32700): Parse error'), {
+      timeout: 10_000,
+    });
 
     // 11 MiB on one line: refused for its size, and the server lives on.
     const huge = toolCall(3, 'memory_write', {
@@ -121,7 +123,9 @@ describe('engram stdio on a hostile wire', () => {
       },
     });
     // stderr is a pipe of its own: its line may arrive after the answer on stdout.
-    await vi.waitFor(() => expect(wire.stderr).toContain('stdio: refused a line (-32600): Request too large'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(wire.stderr).toContain('stdio: refused a line (-32600): Request too large'), {
+      timeout: 10_000,
+    });
 
     // JSON nested 50,000 deep, and JSON that is not a JSON-RPC message.
     const deep = `${'['.repeat(50_000)}${']'.repeat(50_000)}`;
