@@ -31,6 +31,9 @@ export const NODE_RANGE = '>=22.13.0';
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const tools = JSON.parse(readFileSync(join(root, 'spec', 'tools.json'), 'utf8'));
 
+/** `${name}`: a variable Claude Desktop substitutes in the manifest's server command and defaults. */
+const variable = (name) => `\${${name}}`;
+
 /** The manifest (MCPB 0.3) of this build. */
 export function manifest() {
   return {
@@ -52,8 +55,8 @@ export function manifest() {
       entry_point: 'server/dist/cli/main.js',
       mcp_config: {
         command: 'node',
-        args: ['${__dirname}/server/dist/cli/main.js', 'stdio'],
-        env: { ENGRAM_DB: '${user_config.memory_file}', ENGRAM_SQLITE_DRIVER: 'node' },
+        args: [`${variable('__dirname')}/server/dist/cli/main.js`, 'stdio'],
+        env: { ENGRAM_DB: variable('user_config.memory_file'), ENGRAM_SQLITE_DRIVER: 'node' },
       },
     },
     tools: tools.map(({ function: tool }) => ({ name: tool.name, description: tool.description })),
@@ -68,7 +71,7 @@ export function manifest() {
         description:
           'Where the memory is kept (a SQLite file, created if missing). The default is the file `engram stdio` ' +
           'uses, so Claude Code and this bundle share one memory.',
-        default: '${HOME}/.local/share/engram/memory.db',
+        default: `${variable('HOME')}/.local/share/engram/memory.db`,
         required: true,
       },
     },
