@@ -55,6 +55,7 @@ const UNIT_FILES = [
   'test/mcp/session-id.test.ts',
   'test/mcp/stdio-fast-path.test.ts',
   'test/mcp/websocket-transport.test.ts',
+  'test/package/server-json.test.ts',
   'test/storage/change-feed-polling.test.ts',
   'test/storage/engine-drive.test.ts',
   'test/storage/memory-only.test.ts',
