@@ -186,6 +186,29 @@ describe('the choice of driver', () => {
 });
 
 const ENGRAM_CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const WITHOUT_BETTER_SQLITE3 = fileURLToPath(new URL('./fixtures/without-better-sqlite3.cjs', import.meta.url));
+
+describe('without better-sqlite3 installed', () => {
+  it(missing === undefined ? 'runs on node:sqlite' : 'is refused, saying what SQLite needs', async () => {
+    const folder = await freshFolder();
+    const args = ['write', 'topics/x', '-d', 'A note', '--new', 'one', '--db', join(folder, 'memory.db')];
+    const result = await new Promise<{ code: number; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--require', WITHOUT_BETTER_SQLITE3, ENGRAM_CLI, ...args],
+        { env: { ...process.env, XDG_CONFIG_HOME: folder, ENGRAM_SQLITE_DRIVER: '' } },
+        (error, _stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stderr }),
+      );
+    });
+    if (missing === undefined) expect(result).toEqual({ code: 0, stderr: '' });
+    else {
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /^SQLite needs better-sqlite3 \(npm i better-sqlite3\) or Node 22\.13\+ for node:sqlite: /,
+      );
+    }
+  });
+});
 
 /** `engram ARGS` run by `node` with the SQLite driver `driver`, no config file read. */
 function engramWith(node: string, driver: SqliteDriverName, args: readonly string[], folder: string) {

@@ -62,12 +62,13 @@ export function sqliteDriver(requested?: SqliteDriverName): SqliteDriver {
   if (requested !== undefined) {
     const driver = load(requested);
     if (!(driver instanceof Error)) return driver;
+    const reason = withoutFullStop(driver.message);
     throw new EngramError(
       'STORE_UNAVAILABLE',
       requested === 'node'
-        ? `The SQLite driver node:sqlite cannot be used: ${driver.message}. It needs Node 22.13 or newer; ` +
+        ? `The SQLite driver node:sqlite cannot be used: ${reason}. It needs Node 22.13 or newer; ` +
             'on this Node, use the better-sqlite3 driver (--sqlite-driver better-sqlite3, or leave the choice to Engram).'
-        : `The SQLite driver better-sqlite3 cannot be loaded: ${driver.message}. Install it (npm i better-sqlite3, ` +
+        : `The SQLite driver better-sqlite3 cannot be loaded: ${reason}. Install it (npm i better-sqlite3, ` +
             'built for this Node: npm rebuild better-sqlite3), or use the node driver on Node 22.13 or newer (--sqlite-driver node).',
     );
   }
@@ -78,6 +79,11 @@ export function sqliteDriver(requested?: SqliteDriverName): SqliteDriver {
   throw new EngramError(
     'STORE_UNAVAILABLE',
     `SQLite needs better-sqlite3 (npm i better-sqlite3) or Node 22.13+ for node:sqlite: better-sqlite3 cannot be ` +
-      `loaded (${native.message}) and this Node (${process.version}) has no node:sqlite.`,
+      `loaded (${withoutFullStop(native.message)}) and this Node (${process.version}) has no node:sqlite.`,
   );
+}
+
+/** A loader's message, to be quoted inside a sentence. */
+function withoutFullStop(message: string): string {
+  return message.trim().replace(/\.$/, '');
 }
