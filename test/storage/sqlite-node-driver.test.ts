@@ -11,6 +11,7 @@
 import { execFile } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,12 +23,14 @@ import { appendLine, type OpenedStore } from '../../src/storage/contract/setup.j
 import type { Database } from '../../src/storage/sqlite/driver.js';
 import { type SqliteDriverName, sqliteDriver } from '../../src/storage/sqlite/drivers.js';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/index.js';
+import { type DriverConstructor, nodeSqliteDriver } from '../../src/storage/sqlite/node-driver.js';
 import { rules } from '../helpers/rules.js';
 import { driverMissing, otherNode } from '../helpers/sqlite-drivers.js';
 
 // Named by ENGRAM_SQLITE_DRIVER (test:node-sqlite), the node driver must load: a failure, not a skip.
 const missing = process.env.ENGRAM_SQLITE_DRIVER === 'node' ? undefined : driverMissing('node');
 const title = (what: string) => (missing === undefined ? what : `${what} (skipped: ${missing})`);
+const require = createRequire(import.meta.url);
 const alice: Caller = { user: 'alice', label: 'node-driver-test' };
 
 async function freshFolder(): Promise<string> {
@@ -51,11 +54,43 @@ function openStore(path: string, options: { busyTimeoutMs?: number } = {}): Sqli
   return store;
 }
 
+type Connect = (path: string, options?: { timeout?: number; fileMustExist?: boolean }) => Database;
+
+/** A bare connection by `Driver`, closed when the test ends. */
+const connectBy =
+  (Driver: DriverConstructor): Connect =>
+  (path, options) => {
+    const db = new Driver(path, options);
+    onTestFinished(() => db.close());
+    return db;
+  };
+
 /** A bare connection by the node driver, closed when the test ends. */
-function connect(path: string, options?: { timeout?: number; fileMustExist?: boolean }): Database {
-  const db = new (sqliteDriver('node').Database)(path, options);
-  onTestFinished(() => db.close());
-  return db;
+const connect: Connect = (path, options) => connectBy(sqliteDriver('node').Database)(path, options);
+
+/**
+ * The node driver over node:sqlite as Node 22.13 has it, the oldest it runs on: without a
+ * database's isTransaction (22.16), or a statement's setReturnArrays (22.16) and
+ * setAllowUnknownNamedParameters (22.15), which the adapter then does without.
+ */
+function oldestNodeSqlite(): DriverConstructor {
+  const { DatabaseSync } = process.getBuiltinModule('node:sqlite') as {
+    DatabaseSync: new (path: string) => { prepare(source: string): object };
+  };
+  class DatabaseSync22_13 extends DatabaseSync {
+    get isTransaction(): undefined {
+      return undefined;
+    }
+    override prepare(source: string): object {
+      const statement = super.prepare(source) as Record<'run' | 'get' | 'all', (...params: unknown[]) => unknown>;
+      return {
+        run: (...params: unknown[]) => statement.run(...params),
+        get: (...params: unknown[]) => statement.get(...params),
+        all: (...params: unknown[]) => statement.all(...params),
+      };
+    }
+  }
+  return nodeSqliteDriver((id) => (id === 'node:sqlite' ? { DatabaseSync: DatabaseSync22_13 } : require(id)));
 }
 
 describe.skipIf(missing !== undefined)(title('sqlite on node:sqlite'), () => {
@@ -92,7 +127,12 @@ describe.skipIf(missing !== undefined)(title('sqlite on node:sqlite'), () => {
     });
   });
 
-  describe("better-sqlite3's slice, emulated", () => {
+  describe.each([
+    { on: 'node:sqlite', connect: (): Connect => connect },
+    { on: 'node:sqlite as Node 22.13 has it', connect: (): Connect => connectBy(oldestNodeSqlite()) },
+  ])("better-sqlite3's slice, emulated on $on", ({ connect: connector }) => {
+    const connect: Connect = (path, options) => connector()(path, options);
+
     it('reads rows as objects, first columns (pluck) or arrays (raw), and switches back', () => {
       const db = connect(':memory:');
       const statement = db.prepare('SELECT 1 AS a, 2 AS b');
@@ -102,10 +142,10 @@ describe.skipIf(missing !== undefined)(title('sqlite on node:sqlite'), () => {
       expect(statement.raw(false).get()).toEqual({ a: 1, b: 2 });
     });
 
-    it('binds undefined as NULL, named parameters without their prefix, and parameters bound once', () => {
+    it('binds undefined as NULL, named parameters without their prefix (those the statement lacks left out), and parameters bound once', () => {
       const db = connect(':memory:');
       expect(db.prepare('SELECT ? AS x').get(undefined)).toEqual({ x: null });
-      expect(db.prepare('SELECT @a + :b AS x').pluck().get({ a: 1, b: 2 })).toBe(3);
+      expect(db.prepare('SELECT @a + :b AS x').pluck().get({ a: 1, b: 2, unused: 3 })).toBe(3);
       const bound = db.prepare('SELECT ? AS x').pluck().bind(7);
       expect(bound.get()).toBe(7);
       expect(() => bound.get(8)).toThrow(TypeError);
