@@ -31,6 +31,8 @@ export function nodeBinary(version) {
   execFileSync(npm, ['install', '--no-audit', '--no-fund', '--loglevel=error', `node@${version}`], {
     cwd: folder,
     stdio: ['ignore', 'inherit', 'inherit'],
+    // Windows runs npm.cmd only through a shell.
+    shell: process.platform === 'win32',
   });
   if (!existsSync(binary))
     throw new Error(`npm installed node@${version} in ${folder}, but with no binary at ${binary}`);
