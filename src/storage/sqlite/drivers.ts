@@ -48,9 +48,9 @@ function loadBetterSqlite3(): SqliteDriver {
 }
 
 function loadNode(): SqliteDriver {
-  // process.getBuiltinModule gives undefined where there is no node:sqlite (Node 20, or 22 before 22.13 without a flag).
+  // process.getBuiltinModule (Node 20.16+) gives undefined where there is no node:sqlite (Node 20, or 22 before 22.13 without a flag).
   const Database = nodeSqliteDriver((id) => {
-    const module = process.getBuiltinModule(id);
+    const module = typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule(id) : undefined;
     if (module === undefined) throw new Error(`this Node (${process.version}) has no ${id}`);
     return module;
   });
