@@ -8,8 +8,9 @@
  * see is left to timing. The two connections take turns through the write gate
  * (write-gate.ts), and the worker steps aside whenever the loop waits to write.
  *
- * The worker runs the source text of runSearchWorker, prepareCatchUp, catchUpBatch and
- * nodeSqliteDriver (eval), and opens the file with the store's driver (drivers.ts): one text works alike from the TypeScript sources, the library's files and the
+ * The worker opens the file with the store's driver (drivers.ts). It runs the source text
+ * of runSearchWorker, prepareCatchUp, catchUpBatch and nodeSqliteDriver (eval): one text
+ * works alike from the TypeScript sources, the library's files and the
  * bundled `engram` command, where a file of its own would be found in a different place by
  * each. Those functions use nothing but their arguments: not even require(), which the
  * worker's source passes in, since the bundler renames it in the bundled command's copy
@@ -26,7 +27,7 @@ import { MAX_DELAY_MS } from './busy.js';
 import { MMAP_BYTES } from './connection.js';
 import type { Database } from './driver.js';
 import type { WorkerDriver } from './drivers.js';
-import { nodeSqliteDriver } from './node-driver.js';
+import { type DriverConstructor, nodeSqliteDriver } from './node-driver.js';
 import { CATCH_UP_DELAY_MS, CATCH_UP_SQL, catchUpBatch, prepareCatchUp } from './search-backlog.js';
 import { GATE_CELLS, HOLDERS, type WriteGate } from './write-gate.js';
 
@@ -160,13 +161,8 @@ function runSearchWorker(
   const data = threads.workerData as SearchWorkerData;
   const port = threads.parentPort as import('node:worker_threads').MessagePort;
   const { statSync } = load('node:fs') as typeof import('node:fs');
-  const Driver =
-    data.driver.name === 'node'
-      ? nodeDriver(load)
-      : (load(data.driver.path) as new (
-          path: string,
-          options: object,
-        ) => Database);
+  const Driver: DriverConstructor =
+    data.driver.name === 'node' ? nodeDriver(load) : (load(data.driver.path) as DriverConstructor);
   const cells = new Int32Array(data.gate);
   const { holder, loopWaiting, wrote, idle } = data.cells;
   const { FREE, LOOP, WORKER } = data.holders;
