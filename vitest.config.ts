@@ -56,6 +56,7 @@ const UNIT_FILES = [
   'test/mcp/stdio-fast-path.test.ts',
   'test/mcp/websocket-transport.test.ts',
   'test/package/bench-compare.test.ts',
+  'test/package/server-json.test.ts',
   'test/storage/change-feed-polling.test.ts',
   'test/storage/engine-drive.test.ts',
   'test/storage/memory-only.test.ts',

@@ -16,6 +16,10 @@ import { BuildRunning, takeBuildLock } from './build-lock.mjs';
 import { swapIn } from './swap-dist.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+// npm pack and npm publish build by the prepack script, then run prepare too: `prepare`
+// passes --unless-packing so that a pack builds once. `npm ci` in a checkout builds by prepare.
+const packing = ['pack', 'publish'].includes(process.env.npm_command ?? '');
+if (packing && process.argv.includes('--unless-packing')) process.exit(0);
 // Always the same folder: the bundle's chunk names hash what it was built from, paths included,
 // so that a build of the same sources names its chunks as the last one did.
 const building = join(root, 'dist.building');
@@ -50,7 +54,5 @@ step(
 );
 step(process.execPath, 'scripts/bundle-cli.mjs', building);
 step('vite', 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn', '--outDir', join(building, 'web'));
-// npm pack and npm publish run this build (prepare): what they pack is this build alone.
-await swapIn(building, join(root, 'dist'), {
-  keepEarlier: !['pack', 'publish'].includes(process.env.npm_command ?? ''),
-});
+// npm pack and npm publish run this build (prepack): what they pack is this build alone.
+await swapIn(building, join(root, 'dist'), { keepEarlier: !packing });

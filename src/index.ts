@@ -61,7 +61,12 @@ export { createToolHandler, type ToolHandler, type ToolResult } from './memory/t
 export type { Backend, OpenOptions } from './open-store.js';
 export { MemoryStore, openMemoryStore } from './storage/memory/index.js';
 export { openPostgresStore, PostgresStore, type PostgresStoreOptions } from './storage/postgres/index.js';
-export { openSqliteStore, SqliteStore, type SqliteStoreOptions } from './storage/sqlite/index.js';
+export {
+  openSqliteStore,
+  type SqliteDriverName,
+  SqliteStore,
+  type SqliteStoreOptions,
+} from './storage/sqlite/index.js';
 export {
   createTransfer,
   type ExportDocument,

@@ -7,10 +7,14 @@
 
 import type { Accelerators } from './storage/accelerators.js';
 import type { StorageBackend } from './storage/backend.js';
+import type { SqliteDriverName } from './storage/sqlite/drivers.js';
 import { openSqliteStore } from './storage/sqlite/index.js';
 
 /** The storage accelerators' names and switches (storage/accelerators.ts), for the CLI's ENGRAM_ACCEL_* variables. */
 export { ACCELERATOR_NAMES, type AcceleratorName, type Accelerators } from './storage/accelerators.js';
+
+/** The SQLite drivers' names, for the CLI's --sqlite-driver and ENGRAM_SQLITE_DRIVER. */
+export { SQLITE_DRIVER_NAMES, type SqliteDriverName } from './storage/sqlite/drivers.js';
 
 /** The SQLite checks the CLI makes before it opens or creates a file (cli/existing-memory.ts). */
 export { folderMissing, noSuchFolderError } from './storage/sqlite/file.js';
@@ -35,6 +39,11 @@ export function backendOf(location: string): Backend {
 export interface OpenOptions {
   /** Each storage accelerator on or off, else its default (storage/accelerators.ts; docs/accelerators.md). */
   readonly accelerators?: Accelerators | undefined;
+  /**
+   * SQLite only: the driver, `better-sqlite3` or `node` (node:sqlite, Node 22.13+); by
+   * default better-sqlite3 when it loads, else node (storage/sqlite/drivers.ts).
+   */
+  readonly sqliteDriver?: SqliteDriverName | undefined;
   /** SQLite only: told, in words for a log, when the file was removed or replaced while open, or search indexing failed. */
   readonly onWarning?: ((message: string) => void) | undefined;
 }
@@ -45,6 +54,7 @@ export async function openBackend(backend: Backend, options: OpenOptions = {}): 
       path: backend.path,
       onWarning: options.onWarning,
       accelerators: options.accelerators,
+      driver: options.sqliteDriver,
     });
   }
   const { openPostgresStore } = await import('./storage/postgres/index.js');

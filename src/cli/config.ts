@@ -17,6 +17,7 @@ import { isValidSegment } from '../memory/model/names.js';
 import { DEFAULT_POLICY, type Policy } from '../memory/model/policy.js';
 import { charLength, foldDescription, withoutByteOrderMark } from '../memory/model/text.js';
 import { normalizeUser } from '../memory/model/users.js';
+import { SQLITE_DRIVER_NAMES, type SqliteDriverName } from '../open-store.js';
 import { readBoundedText } from './bounded-read.js';
 import type { Environment } from './environment.js';
 
@@ -56,6 +57,7 @@ function buildConfigSchema(z: typeof import('zod').z) {
       trashRetentionDays: z.number().int().nonnegative().optional(),
       historyLimit: positiveInteger.optional(),
       groupCommit: z.boolean().optional(),
+      sqliteDriver: z.enum(SQLITE_DRIVER_NAMES).optional(),
       db: z.string().min(1).optional(),
       databaseUrl: z
         .string()
@@ -126,6 +128,8 @@ export interface Settings {
   readonly user?: string | undefined;
   /** SQLite: let concurrent writes share one commit (default true). */
   readonly groupCommit?: boolean | undefined;
+  /** SQLite: the driver, `better-sqlite3` or `node` (node:sqlite); else better-sqlite3 when it loads, else node. */
+  readonly sqliteDriver?: SqliteDriverName | undefined;
   /** `engram serve`'s public URL (--public-url overrides it), as parsePublicUrl returns it. */
   readonly publicUrl?: URL | undefined;
   /** OAuth clients the operator lists, known without registering (`--auth oauth`). */
@@ -177,6 +181,7 @@ export function parseConfig(text: string, path: string): Settings {
     poolSize,
     statementTimeoutMs,
     groupCommit,
+    sqliteDriver,
     publicUrl,
     clients,
     allowPrivateClientMetadata,
@@ -191,6 +196,7 @@ export function parseConfig(text: string, path: string): Settings {
     poolSize,
     statementTimeoutMs,
     groupCommit,
+    sqliteDriver,
     publicUrl: publicUrl === undefined ? undefined : parsePublicUrl(publicUrl),
     clients: clients?.map(
       (client): OAuthClient => ({

@@ -10,7 +10,7 @@ import { type App, openApp } from '../app.js';
 import type { Caller } from '../memory/memory.js';
 import { EngramError } from '../memory/model/errors.js';
 import { normalizeUser, USER_CAP } from '../memory/model/users.js';
-import type { Backend } from '../open-store.js';
+import { type Backend, SQLITE_DRIVER_NAMES, type SqliteDriverName } from '../open-store.js';
 import { describeBackend } from './backend.js';
 import { loadSettings, type Settings } from './config.js';
 import type { Environment } from './environment.js';
@@ -22,6 +22,8 @@ export interface CommonOptions {
   readonly databaseUrl?: string;
   readonly poolSize?: number;
   readonly statementTimeout?: number;
+  /** --sqlite-driver, checked by commander against SQLITE_DRIVER_NAMES. */
+  readonly sqliteDriver?: SqliteDriverName;
   readonly config?: string;
   readonly user?: string;
   readonly json?: boolean;
@@ -76,6 +78,24 @@ export function chooseBackend(options: CommonOptions, settings: Settings, enviro
 }
 
 /**
+ * Which SQLite driver: --sqlite-driver, then ENGRAM_SQLITE_DRIVER, then the config file's
+ * "sqliteDriver", else the store's own choice (better-sqlite3 when it loads, else node).
+ */
+export function chooseSqliteDriver(
+  options: CommonOptions,
+  settings: Settings,
+  environment: Environment,
+): SqliteDriverName | undefined {
+  const fromEnvironment = environment.sqliteDriver;
+  if (fromEnvironment !== undefined && !(SQLITE_DRIVER_NAMES as readonly string[]).includes(fromEnvironment)) {
+    throw new UsageError(
+      `ENGRAM_SQLITE_DRIVER=${fromEnvironment} names no SQLite driver: set it to ${SQLITE_DRIVER_NAMES.join(' or ')}, or unset it.`,
+    );
+  }
+  return options.sqliteDriver ?? (fromEnvironment as SqliteDriverName | undefined) ?? settings.sqliteDriver;
+}
+
+/**
  * Whose memory: --user or ENGRAM_USER, then the config file's "user", then `local`; one
  * rule for every command (memory/model/users.ts), checked before anything is opened, so a typo
  * never opens another memory. The config file's "user" is checked with the file.
@@ -109,6 +129,7 @@ export async function openContext(
   const settings = loadSettings(options.config, environment);
   const user = chooseUser(options, settings, environment);
   const chosen = chooseBackend(options, settings, environment);
+  const sqliteDriver = chooseSqliteDriver(options, settings, environment);
   if (opening === 'reads') assertMemoryExists(chosen, environment.defaultDatabasePath);
   if (opening === 'creates' || opening === 'serves') prepareDefaultFolder(chosen, environment.defaultDatabasePath);
   const { backend, absent } = opening === 'previews' ? previewBackend(chosen) : { backend: chosen, absent: false };
@@ -120,6 +141,7 @@ export async function openContext(
         searchWorker: opening === 'serves',
         ...environment.storageAccelerators,
       },
+      sqliteDriver,
     },
     policy: settings.policy,
     access: { clients: settings.clients, passwordCost },

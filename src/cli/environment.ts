@@ -1,7 +1,7 @@
 /**
  * Everything the `engram` command takes from its environment, read here and only here,
  * once per run (by main): ENGRAM_DB, ENGRAM_DATABASE_URL, ENGRAM_CONFIG, ENGRAM_USER, the
- * accelerators' switches (ENGRAM_ACCEL_*, docs/accelerators.md), the default paths of the
+ * accelerators' switches (ENGRAM_ACCEL_*, docs/accelerators.md), ENGRAM_SQLITE_DRIVER, the default paths of the
  * database and the config file, and a variable a flag names. Nothing outside src/cli
  * reads the environment: the library's stores are configured by their options alone.
  */
@@ -26,6 +26,8 @@ export interface Environment {
    * with underscores (ENGRAM_ACCEL_INDEX_CACHE=0 for indexCache); the others keep their defaults.
    */
   readonly storageAccelerators: Accelerators;
+  /** ENGRAM_SQLITE_DRIVER, as given (checked where it is used): below --sqlite-driver, above the config file. */
+  readonly sqliteDriver: string | undefined;
   /** `${XDG_DATA_HOME:-~/.local/share}/engram/memory.db`: the database when nothing names one. */
   readonly defaultDatabasePath: string;
   /** `${XDG_CONFIG_HOME:-~/.config}/engram/config.json`: the config file when nothing names one; may be absent. */
@@ -50,6 +52,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     storageAccelerators: Object.fromEntries(
       ACCELERATOR_NAMES.filter((name) => env[acceleratorVariable(name)] === '0').map((name) => [name, false]),
     ),
+    sqliteDriver: set(env.ENGRAM_SQLITE_DRIVER),
     defaultDatabasePath: join(env.XDG_DATA_HOME || join(home(), '.local', 'share'), 'engram', 'memory.db'),
     defaultConfigPath: join(env.XDG_CONFIG_HOME || join(home(), '.config'), 'engram', 'config.json'),
     variable: (name) => set(env[name]),

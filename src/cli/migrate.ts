@@ -11,10 +11,11 @@ import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { countOf, formatCount } from '../memory/model/text.js';
 import type { Store } from '../memory/port.js';
-import { type Backend, backendOf, openBackend } from '../open-store.js';
+import { type Backend, backendOf, openBackend, SQLITE_DRIVER_NAMES, type SqliteDriverName } from '../open-store.js';
 import { type CopyProgress, type CopySummary, copyStore } from '../transfer/migration.js';
 import { describeBackend } from './backend.js';
 import { loadSettings } from './config.js';
+import { chooseSqliteDriver } from './context.js';
 import type { Environment } from './environment.js';
 import { createOutput, EXIT_OK, type Io, log, reportFailure, UsageError } from './output.js';
 
@@ -23,6 +24,7 @@ interface MigrateOptions {
   readonly to: string;
   readonly force?: boolean;
   readonly config?: string;
+  readonly sqliteDriver?: SqliteDriverName;
   readonly json?: boolean;
 }
 
@@ -94,10 +96,12 @@ async function migrate(options: MigrateOptions, environment: Environment, io: Io
     const from = backendFor(options.from, '--from');
     const to = backendFor(options.to, '--to');
     if (sameDatabase(from, to)) throw new UsageError('--from and --to name the same database: copy into another one.');
-    const { policy } = loadSettings(options.config, environment);
-    const source = await openBackend(from, { onWarning: log });
+    const settings = loadSettings(options.config, environment);
+    const { policy } = settings;
+    const sqliteDriver = chooseSqliteDriver(options, settings, environment);
+    const source = await openBackend(from, { onWarning: log, sqliteDriver });
     opened.push(source);
-    const target = await openBackend(to, { onWarning: log });
+    const target = await openBackend(to, { onWarning: log, sqliteDriver });
     opened.push(target);
     const names = { from: describeBackend(from), to: describeBackend(to) };
     const summary = await copyStore(source, target, {
@@ -134,6 +138,12 @@ export function registerMigrateCommand(
         '--config <file>',
         'JSON config file whose caps the copy must fit (else $ENGRAM_CONFIG, else ~/.config/engram/config.json)',
       ),
+    )
+    .addOption(
+      new Option(
+        '--sqlite-driver <driver>',
+        'SQLite driver for a file: better-sqlite3 or node (node:sqlite, Node 22.13+); else $ENGRAM_SQLITE_DRIVER, else better-sqlite3 when it loads',
+      ).choices(SQLITE_DRIVER_NAMES),
     )
     .option('--json', 'print JSON for scripts')
     .action(async (options: MigrateOptions) => finish(await migrate(options, environment, io)));

@@ -4,6 +4,7 @@
  */
 
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { SQLITE_DRIVER_NAMES } from '../open-store.js';
 import { registerActivityCommand } from './activity.js';
 import { databaseUrlToRepeat } from './backend.js';
 import { registerChatCommand } from './chat.js';
@@ -46,6 +47,12 @@ function common(command: Command, output: { readonly json: boolean } = { json: t
     .addOption(new Option('--pool-size <n>', 'PostgreSQL connections per process (default 10)').argParser(positive))
     .addOption(
       new Option('--statement-timeout <ms>', 'PostgreSQL statement timeout in ms (default 30000)').argParser(positive),
+    )
+    .addOption(
+      new Option(
+        '--sqlite-driver <driver>',
+        'SQLite driver: better-sqlite3 or node (node:sqlite, Node 22.13+); else $ENGRAM_SQLITE_DRIVER, else better-sqlite3 when it loads',
+      ).choices(SQLITE_DRIVER_NAMES),
     )
     .addOption(
       new Option('--config <file>', 'JSON config file (else $ENGRAM_CONFIG, else ~/.config/engram/config.json)'),

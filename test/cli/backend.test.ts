@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeBackend } from '../../src/cli/backend.js';
 import type { Settings } from '../../src/cli/config.js';
-import { chooseBackend } from '../../src/cli/context.js';
+import { chooseBackend, chooseSqliteDriver } from '../../src/cli/context.js';
 import { readEnvironment } from '../../src/cli/environment.js';
 import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
 
@@ -64,5 +64,25 @@ describe('describeBackend', () => {
     expect(describeBackend({ kind: 'postgres', url: 'postgres://ada:s3cret@/engram' })).toBe(
       'PostgreSQL (unparsable URL)',
     );
+  });
+});
+
+describe('chooseSqliteDriver', () => {
+  it('takes --sqlite-driver, then ENGRAM_SQLITE_DRIVER, then the config file, else leaves the choice to the store', () => {
+    const nodeEnv = readEnvironment({ ...env, ENGRAM_SQLITE_DRIVER: 'node' });
+    expect(chooseSqliteDriver({ sqliteDriver: 'better-sqlite3' }, settings({ sqliteDriver: 'node' }), nodeEnv)).toBe(
+      'better-sqlite3',
+    );
+    expect(chooseSqliteDriver({}, settings({ sqliteDriver: 'better-sqlite3' }), nodeEnv)).toBe('node');
+    expect(chooseSqliteDriver({}, settings({ sqliteDriver: 'better-sqlite3' }), readEnvironment(env))).toBe(
+      'better-sqlite3',
+    );
+    expect(chooseSqliteDriver({}, settings(), readEnvironment({ ...env, ENGRAM_SQLITE_DRIVER: '' }))).toBeUndefined();
+  });
+
+  it('refuses an ENGRAM_SQLITE_DRIVER that names no driver, saying which do', () => {
+    expect(() =>
+      chooseSqliteDriver({}, settings(), readEnvironment({ ...env, ENGRAM_SQLITE_DRIVER: 'sqlite3' })),
+    ).toThrow(/ENGRAM_SQLITE_DRIVER=sqlite3 names no SQLite driver: set it to better-sqlite3 or node/);
   });
 });

@@ -120,6 +120,7 @@ describe('invalid config', () => {
     ['a fractional cap', { descriptionCap: 1.5 }, /descriptionCap: must be a positive integer$/],
     ['a cap as a string', { maxNames: '50' }, /maxNames: must be a positive integer$/],
     ['an empty db path', { db: '' }, /db: /],
+    ['an unknown SQLite driver', { sqliteDriver: 'sqlite3' }, /sqliteDriver: /],
     ['an array at the top', [], /\(top level\): /],
   ])('%s', async (_, config, field) => {
     const error = await expectEngramError(
@@ -133,6 +134,14 @@ describe('invalid config', () => {
   it('lists every problem at once', async () => {
     const error = await expectEngramError(() => parse({ entryCap: 0, userCap: 'big' }), 'INVALID_CONFIG');
     expect(error.message.split('\n')).toHaveLength(3);
+  });
+});
+
+describe('sqliteDriver', () => {
+  it('is better-sqlite3 or node', () => {
+    expect(parse({ sqliteDriver: 'node' }).sqliteDriver).toBe('node');
+    expect(parse({ sqliteDriver: 'better-sqlite3' }).sqliteDriver).toBe('better-sqlite3');
+    expect(parse({}).sqliteDriver).toBeUndefined();
   });
 });
 

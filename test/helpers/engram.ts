@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import { sqliteDriver } from '../../src/storage/sqlite/drivers.js';
 
 // The temporary folders most end-to-end tests take from here (temp-dir.ts needs no build).
 export { type Cleanup, type TempDir, tempDir } from './temp-dir.js';
@@ -48,10 +48,14 @@ export function runEngram(args: readonly string[], env: NodeJS.ProcessEnv, input
   });
 }
 
-/** Runs a read-only query on a database file directly, behind every front door. */
+/**
+ * Runs a read-only query on a database file directly, behind every front door, through the
+ * SQLite driver a store here would choose (so that it runs where only node:sqlite does).
+ */
 export function queryDatabase<Row>(path: string, sql: string, ...params: unknown[]): Row[] {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const db = new (sqliteDriver().Database)(path, { fileMustExist: true });
   try {
+    db.pragma('query_only = ON');
     return db.prepare(sql).all(...params) as Row[];
   } finally {
     db.close();

@@ -2,17 +2,19 @@
  * Crash test: a child process appends acknowledged lines to one entry in a loop and is
  * SIGKILLed at random moments, again and again on the same database. After every kill
  * the database must hold every acknowledged line exactly once, nothing half-written, an
- * exact size, and pass SQLite's integrity check.
+ * exact size, and pass SQLite's integrity check. On each SQLite driver this Node can load
+ * (test/helpers/sqlite-drivers.ts; `npm run test:node-sqlite` runs node:sqlite's under Node 22 and 24).
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemory } from '../../src/memory/memory.js';
 import { utf8Bytes } from '../../src/memory/model/text.js';
+import { type SqliteDriverName, sqliteDriver } from '../../src/storage/sqlite/drivers.js';
 import { openSqliteStore } from '../../src/storage/sqlite/index.js';
+import { driversUnderTest } from '../helpers/sqlite-drivers.js';
 import { type Child, describeEnding, fixture, startChild } from './child.js';
 import { type Random, tortureRandom } from './seed.js';
 
@@ -54,15 +56,20 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** Reopens the database after a kill and checks it; returns how many lines the entry holds. */
-async function verify(path: string, acked: ReadonlySet<number>, linesBefore: number): Promise<number> {
-  const raw = new Database(path);
+async function verify(
+  driver: SqliteDriverName,
+  path: string,
+  acked: ReadonlySet<number>,
+  linesBefore: number,
+): Promise<number> {
+  const raw = new (sqliteDriver(driver).Database)(path);
   try {
     expect(raw.pragma('integrity_check')).toEqual([{ integrity_check: 'ok' }]);
   } finally {
     raw.close();
   }
 
-  const store = openSqliteStore({ path });
+  const store = openSqliteStore({ path, driver });
   try {
     const memory = createMemory({ store });
     const [entry] = await store.get(CALLER.user, [ENTRY]);
@@ -91,23 +98,28 @@ async function verify(path: string, acked: ReadonlySet<number>, linesBefore: num
   }
 }
 
-describe('crash test', () => {
-  it(`keeps every acknowledged line through ${KILLS} SIGKILLs at random moments`, async () => {
-    const random = tortureRandom();
-    const path = join(folder, 'memory.db');
-    const acked = new Set<number>();
-    let lines = 0;
+describe.each(driversUnderTest())('crash test on $name', ({ name: driver, missing }) => {
+  const skipped = missing === undefined ? '' : ` (skipped: ${missing})`;
+  it.skipIf(missing !== undefined)(
+    `keeps every acknowledged line through ${KILLS} SIGKILLs at random moments${skipped}`,
+    async () => {
+      const random = tortureRandom();
+      const path = join(folder, 'memory.db');
+      const acked = new Set<number>();
+      let lines = 0;
 
-    for (let kill = 0; kill < KILLS; kill++) {
-      const child = startChild(fixture('append-until-killed.mjs'), [path, ENTRY, String(lines)]);
-      await killAtRandomMoment(child, random);
-      const printed = acknowledged(child);
-      expect(printed, 'the child acknowledges n, n+1, … from where the entry stood').toEqual(
-        printed.map((_, i) => lines + i),
-      );
-      for (const n of printed) acked.add(n);
-      lines = await verify(path, acked, lines);
-    }
-    expect(acked.size, 'no write was ever acknowledged: the test proved nothing').toBeGreaterThan(0);
-  }, 120_000);
+      for (let kill = 0; kill < KILLS; kill++) {
+        const child = startChild(fixture('append-until-killed.mjs'), [path, ENTRY, String(lines), driver]);
+        await killAtRandomMoment(child, random);
+        const printed = acknowledged(child);
+        expect(printed, 'the child acknowledges n, n+1, … from where the entry stood').toEqual(
+          printed.map((_, i) => lines + i),
+        );
+        for (const n of printed) acked.add(n);
+        lines = await verify(driver, path, acked, lines);
+      }
+      expect(acked.size, 'no write was ever acknowledged: the test proved nothing').toBeGreaterThan(0);
+    },
+    120_000,
+  );
 });

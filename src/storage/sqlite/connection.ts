@@ -5,12 +5,13 @@
  * served, so it may wait on the spot for another process's lock, up to the deadline;
  * then the connection's busy timeout drops to a few milliseconds and the store waits on
  * timers instead (busy.ts). Reads go through a memory map of the file. A file that cannot be
- * opened is explained (errors.ts).
+ * opened is explained (errors.ts). Either SQLite driver opens it (drivers.ts): the same
+ * pragmas, the same file.
  */
 
-import BetterSqlite3 from 'better-sqlite3';
 import { BUSY_TIMEOUT_MS } from './busy.js';
 import type { Database } from './driver.js';
+import type { SqliteDriver } from './drivers.js';
 import { explainFailure, type FailureContext } from './errors.js';
 import { prepareDatabaseFile } from './file.js';
 import { FileIdentity } from './file-identity.js';
@@ -28,11 +29,12 @@ export interface OpenedDatabase {
 export function openDatabase(
   context: FailureContext,
   onWarning: ((message: string) => void) | undefined,
+  driver: SqliteDriver,
 ): OpenedDatabase {
   let db: Database | undefined;
   try {
     prepareDatabaseFile(context.path);
-    db = new BetterSqlite3(context.path, { timeout: context.busyDeadlineMs });
+    db = new driver.Database(context.path, { timeout: context.busyDeadlineMs });
     const file = new FileIdentity(context.path, onWarning);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');

@@ -1,9 +1,9 @@
 /**
  * The slice of better-sqlite3 the SQLite store uses, as Engram's own types: the store's
  * published declarations name these, never the driver's, so a program that type-checks
- * its dependencies needs no @types/better-sqlite3. Only connection.ts imports the driver;
- * it assigns the database it opens to `Database`, so tsc checks there that the real
- * driver still fits this slice.
+ * its dependencies needs no @types/better-sqlite3. Only drivers.ts loads better-sqlite3;
+ * it assigns the driver to a constructor of `Database`, so tsc checks there that the real
+ * driver still fits this slice. node-driver.ts gives node:sqlite the same shape.
  */
 
 export interface RunResult {

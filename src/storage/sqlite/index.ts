@@ -6,6 +6,7 @@
 
 import { SqliteStore, type SqliteStoreOptions } from './store.js';
 
+export type { SqliteDriverName } from './drivers.js';
 export { SqliteStore, type SqliteStoreOptions };
 
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {

@@ -8,8 +8,9 @@
  * see is left to timing. The two connections take turns through the write gate
  * (write-gate.ts), and the worker steps aside whenever the loop waits to write.
  *
- * The worker runs the source text of runSearchWorker, prepareCatchUp and catchUpBatch
- * (eval): one text works alike from the TypeScript sources, the library's files and the
+ * The worker opens the file with the store's driver (drivers.ts). It runs the source text
+ * of runSearchWorker, prepareCatchUp, catchUpBatch and nodeSqliteDriver (eval): one text
+ * works alike from the TypeScript sources, the library's files and the
  * bundled `engram` command, where a file of its own would be found in a different place by
  * each. Those functions use nothing but their arguments: not even require(), which the
  * worker's source passes in, since the bundler renames it in the bundled command's copy
@@ -22,10 +23,11 @@
  */
 
 import { Worker } from 'node:worker_threads';
-import { betterSqlite3Path } from '../better-sqlite3-path.js';
 import { MAX_DELAY_MS } from './busy.js';
 import { MMAP_BYTES } from './connection.js';
 import type { Database } from './driver.js';
+import type { WorkerDriver } from './drivers.js';
+import { type DriverConstructor, nodeSqliteDriver } from './node-driver.js';
 import { CATCH_UP_DELAY_MS, CATCH_UP_SQL, catchUpBatch, prepareCatchUp } from './search-backlog.js';
 import { GATE_CELLS, HOLDERS, type WriteGate } from './write-gate.js';
 
@@ -45,7 +47,7 @@ const STEP_ASIDE_MS = 2 * MAX_DELAY_MS + 50;
 const MAX_BUSY_PAUSE_MS = 100;
 
 interface SearchWorkerData {
-  readonly driver: string;
+  readonly driver: WorkerDriver;
   readonly path: string;
   /** The opened file's device and inode (decimal): the worker stops when the path names another. */
   readonly dev: string;
@@ -62,6 +64,8 @@ interface SearchWorkerData {
 }
 
 export interface SearchWorkerOptions {
+  /** The store's driver: the worker opens the file with the same one. */
+  readonly driver: WorkerDriver;
   readonly path: string;
   /** The device and inode of the file the store opened. */
   readonly identity: { readonly dev: bigint; readonly ino: bigint };
@@ -78,7 +82,7 @@ export class SearchWorker {
 
   constructor(private readonly options: SearchWorkerOptions) {
     const data: SearchWorkerData = {
-      driver: betterSqlite3Path(),
+      driver: options.driver,
       path: options.path,
       dev: String(options.identity.dev),
       ino: String(options.identity.ino),
@@ -92,7 +96,7 @@ export class SearchWorker {
       cells: GATE_CELLS,
       holders: HOLDERS,
     };
-    const source = `(${runSearchWorker})(require, ${prepareCatchUp}, ${catchUpBatch});`;
+    const source = `(${runSearchWorker})(require, ${prepareCatchUp}, ${catchUpBatch}, ${nodeSqliteDriver});`;
     this.thread = new Worker(source, { eval: true, workerData: data });
     // Nothing the worker does is worth keeping a process alive for: the store's close drains what is left.
     this.thread.unref();
@@ -147,12 +151,18 @@ export class SearchWorker {
  * and its workerData. It loads modules with the worker's require, passed in as `load`: a
  * require() written here is renamed by the bundler in the bundled `engram` command.
  */
-function runSearchWorker(load: NodeJS.Require, prepare: typeof prepareCatchUp, batchOf: typeof catchUpBatch): void {
+function runSearchWorker(
+  load: NodeJS.Require,
+  prepare: typeof prepareCatchUp,
+  batchOf: typeof catchUpBatch,
+  nodeDriver: typeof nodeSqliteDriver,
+): void {
   const threads = load('node:worker_threads') as typeof import('node:worker_threads');
   const data = threads.workerData as SearchWorkerData;
   const port = threads.parentPort as import('node:worker_threads').MessagePort;
   const { statSync } = load('node:fs') as typeof import('node:fs');
-  const Driver = load(data.driver) as new (path: string, options: object) => Database;
+  const Driver: DriverConstructor =
+    data.driver.name === 'node' ? nodeDriver(load) : (load(data.driver.path) as DriverConstructor);
   const cells = new Int32Array(data.gate);
   const { holder, loopWaiting, wrote, idle } = data.cells;
   const { FREE, LOOP, WORKER } = data.holders;

@@ -1,5 +1,5 @@
 /**
- * The embedded default: one SQLite file through better-sqlite3. WAL with
+ * The embedded default: one SQLite file through better-sqlite3 or node:sqlite (drivers.ts). WAL with
  * synchronous=FULL, so an acknowledged write survives power loss; every write in
  * BEGIN IMMEDIATE, waiting on a timer while another process holds the lock, so several
  * processes (stdio servers, the CLI, `engram serve`) can share one file, no update is
@@ -46,6 +46,7 @@ import { ActivityWalk, NEWEST } from './activity-walk.js';
 import { DEFAULT_BUSY_DEADLINE_MS, isBusy, retryUntil } from './busy.js';
 import { openDatabase } from './connection.js';
 import type { Database } from './driver.js';
+import { type SqliteDriverName, sqliteDriver } from './drivers.js';
 import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
 import { GroupCommit } from './group-commit.js';
 import { Guard } from './guard.js';
@@ -72,6 +73,12 @@ export interface SqliteStoreOptions {
    * defaults; docs/accelerators.md). PostgreSQL's are ignored, so one record may serve both.
    */
   readonly accelerators?: Accelerators | undefined;
+  /**
+   * The SQLite driver: `better-sqlite3` (a native addon) or `node` (Node's built-in
+   * node:sqlite, Node 22.13 and newer). By default better-sqlite3 when it loads, else node.
+   * Both read and write the same file.
+   */
+  readonly driver?: SqliteDriverName | undefined;
 }
 
 /**
@@ -100,10 +107,14 @@ export class SqliteStore implements StorageBackend {
   readonly tokens: SqlTokenStore;
   readonly accounts: SqlAccountStore;
   readonly oauth: SqlOAuthStore;
+  /** The SQLite driver this store opened its file with. */
+  readonly driver: SqliteDriverName;
 
   constructor(options: SqliteStoreOptions) {
     const context = { path: options.path, busyDeadlineMs: options.busyTimeoutMs ?? DEFAULT_BUSY_DEADLINE_MS };
-    const { db, file } = openDatabase(context, options.onWarning);
+    const driver = sqliteDriver(options.driver);
+    this.driver = driver.name;
+    const { db, file } = openDatabase(context, options.onWarning, driver);
     this.db = db;
     const gate = new WriteGate();
     this.guard = new Guard(file, context, gate);
@@ -118,6 +129,7 @@ export class SqliteStore implements StorageBackend {
         ? (onGone) => {
             try {
               return new SearchWorker({
+                driver: driver.worker,
                 path: options.path,
                 identity,
                 gate,
