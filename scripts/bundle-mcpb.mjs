@@ -125,7 +125,7 @@ function build() {
   writeFileSync(join(server, 'package.json'), `${JSON.stringify({ name, version, type, license }, null, 2)}\n`);
   copyWithDependencies('pg', root, join(server, 'node_modules'));
   cpSync(join(root, 'assets', 'icon.png'), join(staging, 'icon.png'));
-  if (existsSync(join(root, 'LICENSE'))) cpSync(join(root, 'LICENSE'), join(staging, 'LICENSE'));
+  cpSync(join(root, 'LICENSE'), join(staging, 'LICENSE'));
   writeFileSync(join(staging, 'manifest.json'), `${JSON.stringify(manifest(), null, 2)}\n`);
 
   const native = filesUnder(staging).filter((file) => file.endsWith('.node'));
