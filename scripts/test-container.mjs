@@ -81,7 +81,13 @@ function containerBaseScript() {
 /** Parses a YAML file with Python's yaml module (Debian's python3-yaml); no YAML parser is a dependency here. */
 function parseYaml(file) {
   const script = 'import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))';
-  return JSON.parse(execFileSync('python3', ['-c', script, join(root, file)], { encoding: 'utf8' }));
+  try {
+    return JSON.parse(execFileSync('python3', ['-c', script, join(root, file)], { encoding: 'utf8' }));
+  } catch (error) {
+    throw new Error(
+      `test:container: ${file} could not be parsed (python3 and python3-yaml are needed): ${error.message}`,
+    );
+  }
 }
 
 function checkComposeFiles() {
@@ -209,6 +215,8 @@ async function main() {
   await phase('build', async () => {
     // --format docker: the OCI format has no HEALTHCHECK, and podman would drop it.
     await podman('build', '--pull=never', '--format', 'docker', '-t', image, '.');
+    const size = Number(await podman('image', 'inspect', '--format', '{{.Size}}', image));
+    console.log(`    image ${image}: ${(size / 1e6).toFixed(0)} MB`);
     const labels = JSON.parse(await podman('inspect', '--format', '{{json .Config.Labels}}', image));
     const { mcpName } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
     const serverName = labels['io.modelcontextprotocol.server.name'];
@@ -238,6 +246,8 @@ async function main() {
     const uid = (await podman('exec', first, 'id', '-u')).trim();
     check(uid !== '0', `the server runs as root (uid ${uid})`);
     await podman('exec', first, 'test', '-f', '/data/engram/memory.db');
+    const open = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}' });
+    check(open.status === 401, `/mcp without a token answered ${open.status}, not 401`);
     const token = await createToken(first, 'ada');
     await withMcp(port, token, async (call) => {
       await call('memory_write', ENTRY);
