@@ -15,8 +15,8 @@
 #
 # On Node 22.13 or newer, once better-sqlite3 is an optional dependency and node:sqlite
 # serves SQLite: build with --build-arg NODE_VERSION=22 and, in `deps`, drop the apt-get
-# line and the rebuild of better-sqlite3 and install with `npm ci --omit=dev --omit=optional
-# --ignore-scripts`: no compiler step at all.
+# and npm_config_nodedir lines and the rebuild and check of better-sqlite3, and install with
+# `npm ci --omit=dev --omit=optional --ignore-scripts`: no compiler step at all.
 ARG NODE_VERSION=20
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
@@ -43,6 +43,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
   && npm cache clean --force
 
 FROM node:${NODE_VERSION}-bookworm-slim
+# The MCP Registry's name for Engram: package.json's mcpName (npm run test:container checks they agree).
 ARG ENGRAM_MCP_NAME=io.github.engram-mcp/engram
 LABEL org.opencontainers.image.title="Engram" \
   org.opencontainers.image.description="One persistent memory for every LLM assistant you use, through three MCP tools." \

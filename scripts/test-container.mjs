@@ -257,7 +257,10 @@ async function main() {
       );
     });
     await podman('stop', '--time', '10', first);
-    await podman('rm', first);
+    // SIGTERM: Engram finishes what is in flight, closes the store and exits 0 (137 would be the SIGKILL after 10 s).
+    const exitCode = (await podman('inspect', '--format', '{{.State.ExitCode}}', first)).trim();
+    check(exitCode === '0', `the container stopped with exit code ${exitCode}, not 0 after SIGTERM`);
+    await podman('rm', '--volumes', first);
     return token;
   });
 
@@ -304,7 +307,8 @@ async function main() {
 
 /** Removes what the test made, whatever happened; a failure here is reported, not hidden. */
 async function cleanUp() {
-  for (const container of containers) await podman('rm', '--force', '--time', '2', container).catch(() => {});
+  for (const container of containers)
+    await podman('rm', '--force', '--volumes', '--time', '2', container).catch(() => {});
   await podman('volume', 'rm', '--force', volume).catch(() => {});
   await podman('rmi', '--force', image).catch(() => {});
   if (databaseMade) {
