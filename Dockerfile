@@ -9,15 +9,11 @@
 #   docker exec engram engram token create --user ada --label laptop
 #
 # Three stages: `build` compiles dist/ (TypeScript, the CLI bundle, the web UI) with every
-# dev dependency; `deps` installs the production dependencies alone, compiling the native
-# better-sqlite3 addon; the runtime image takes dist/ and those node_modules, and no
-# compiler, no sources, no dev dependency.
-#
-# On Node 22.13 or newer, once better-sqlite3 is an optional dependency and node:sqlite
-# serves SQLite: build with --build-arg NODE_VERSION=22 and, in `deps`, drop the apt-get
-# and npm_config_nodedir lines and the rebuild and check of better-sqlite3, and install with
-# `npm ci --omit=dev --omit=optional --ignore-scripts`: no compiler step at all.
-ARG NODE_VERSION=20
+# dev dependency; `deps` installs the production dependencies alone, without the optional
+# better-sqlite3: on Node 22.13 and newer Engram keeps its SQLite file through the
+# built-in node:sqlite, so the image holds no native addon and its build no compiler. The
+# runtime image takes dist/ and those node_modules: no sources, no dev dependency.
+ARG NODE_VERSION=22
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 ENV npm_config_update_notifier=false
@@ -29,17 +25,11 @@ COPY . .
 RUN npm run build
 
 FROM node:${NODE_VERSION}-bookworm-slim AS deps
-# node-gyp compiles better-sqlite3 against the headers of this very Node (nodedir), never
-# a prebuilt binary or headers downloaded from elsewhere.
-RUN apt-get update \
-  && apt-get install -y --no-install-recommends python3 make g++ \
-  && rm -rf /var/lib/apt/lists/*
-ENV npm_config_nodedir=/usr/local npm_config_build_from_source=true npm_config_update_notifier=false
+ENV npm_config_update_notifier=false
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
-  && npm rebuild better-sqlite3 \
-  && node -e "new (require('better-sqlite3'))(':memory:').close()" \
+RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund \
+  && node -e "require('node:sqlite')" \
   && npm cache clean --force
 
 FROM node:${NODE_VERSION}-bookworm-slim

@@ -5,7 +5,8 @@
  * so container-base.sh (../shared/tools/, or ENGRAM_CONTAINER_BASE) first builds local
  * stand-ins of the node:*-bookworm-slim images. Then: the compose files parse and keep the
  * set-up's rules; the image builds; it refuses to serve an open memory on all interfaces;
- * a container on a volume turns healthy, runs as non-root, serves MCP calls with a token
+ * a container on a volume turns healthy, runs as non-root with no native addon inside (its
+ * SQLite is node:sqlite), serves MCP calls with a token
  * made by `engram token create` inside it; a new container on the same volume finds the
  * memory intact; and the image serves the machine's PostgreSQL (ENGRAM_TEST_DATABASE_URL's
  * server, in a database of its own). Containers, volumes, the image and the database are
@@ -13,13 +14,14 @@
  * missing tool or database is a failure.
  */
 
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import pg from 'pg';
+import { parse } from 'yaml';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const id = `${process.pid}-${Date.now().toString(36)}`;
@@ -78,15 +80,12 @@ function containerBaseScript() {
   return found;
 }
 
-/** Parses a YAML file with Python's yaml module (Debian's python3-yaml); no YAML parser is a dependency here. */
+/** Parses a YAML file of this checkout (the compose files). */
 function parseYaml(file) {
-  const script = 'import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))';
   try {
-    return JSON.parse(execFileSync('python3', ['-c', script, join(root, file)], { encoding: 'utf8' }));
+    return parse(readFileSync(join(root, file), 'utf8'));
   } catch (error) {
-    throw new Error(
-      `test:container: ${file} could not be parsed (python3 and python3-yaml are needed): ${error.message}`,
-    );
+    throw new Error(`test:container: ${file} could not be parsed: ${error.message}`);
   }
 }
 
@@ -246,6 +245,9 @@ async function main() {
     const uid = (await podman('exec', first, 'id', '-u')).trim();
     check(uid !== '0', `the server runs as root (uid ${uid})`);
     await podman('exec', first, 'test', '-f', '/data/engram/memory.db');
+    // No native addon in the image: its SQLite is node:sqlite, built into its Node.
+    const addons = (await podman('exec', first, 'find', '/app', '-name', '*.node')).trim();
+    check(addons === '', `the image holds a native addon: ${addons}`);
     const open = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}' });
     check(open.status === 401, `/mcp without a token answered ${open.status}, not 401`);
     const token = await createToken(first, 'ada');
