@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: runs every benchmark in turn, prints each section as it completes,
- * and writes docs/benchmarks.md. Pass benchmark names (inprocess, stdio, http, accelerators: the MCP door's,
+ * and writes docs/benchmarks.md. Pass benchmark names (inprocess, sqlite-drivers, stdio, http, accelerators: the MCP door's,
  * storage-accelerators: each storage accelerator on and off) to run
  * only those; the document is written only by a full run. `--quick` runs every row
  * briefly at small sizes, for developing the benchmark (`npm run bench -- --quick`); it
@@ -18,6 +18,7 @@ import { benchHttp, DEFAULT_HTTP, QUICK_HTTP } from './http.js';
 import { benchInProcess, DEFAULT_IN_PROCESS, QUICK_IN_PROCESS } from './inprocess.js';
 import { busyShare, SETTLE_MS } from './other-work.js';
 import { renderDocument, renderSection, type Section } from './report.js';
+import { benchSqliteDrivers, DEFAULT_SQLITE_DRIVERS, QUICK_SQLITE_DRIVERS } from './sqlite-drivers.js';
 import { benchStdio, DEFAULT_STDIO, QUICK_STDIO } from './stdio.js';
 import {
   benchStorageAccelerators,
@@ -27,6 +28,7 @@ import {
 
 const BENCHMARKS: Readonly<Record<string, (quick: boolean) => Promise<Section[]>>> = {
   inprocess: async (quick) => [await benchInProcess(quick ? QUICK_IN_PROCESS : DEFAULT_IN_PROCESS)],
+  'sqlite-drivers': async (quick) => [await benchSqliteDrivers(quick ? QUICK_SQLITE_DRIVERS : DEFAULT_SQLITE_DRIVERS)],
   stdio: (quick) => benchStdio(quick ? QUICK_STDIO : DEFAULT_STDIO),
   http: async (quick) => [await benchHttp(quick ? QUICK_HTTP : DEFAULT_HTTP)],
   accelerators: async (quick) => [await benchAccelerators(quick ? QUICK_ACCELERATORS : DEFAULT_ACCELERATORS)],

@@ -273,7 +273,9 @@ async function main() {
   const head = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
   const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' }).trim() !== '';
   const names =
-    options.names.length > 0 ? options.names : ['inprocess', 'stdio', 'http', 'accelerators', 'storage-accelerators'];
+    options.names.length > 0
+      ? options.names
+      : ['inprocess', 'sqlite-drivers', 'stdio', 'http', 'accelerators', 'storage-accelerators'];
   const before = [];
   const after = [];
   const compared = [];
