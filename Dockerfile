@@ -45,9 +45,16 @@ LABEL org.opencontainers.image.title="Engram" \
 # Engram's default paths under these two folders: so ENGRAM_DATABASE_URL alone moves the
 # memory to PostgreSQL (ENGRAM_DB would have to be unset), and ENGRAM_DB or ENGRAM_CONFIG
 # still name other files.
+# `engram serve` is configured by variables (a flag after the image's name wins over its
+# variable): on all interfaces of the container, port 8787, with tokens. ENGRAM_AUTH=oauth
+# with ENGRAM_PUBLIC_URL serves ChatGPT and Claude (compose.yaml); ENGRAM_AUTH=none is
+# refused on 0.0.0.0.
 ENV NODE_ENV=production \
   XDG_DATA_HOME=/data \
-  XDG_CONFIG_HOME=/data
+  XDG_CONFIG_HOME=/data \
+  ENGRAM_HOST=0.0.0.0 \
+  ENGRAM_PORT=8787 \
+  ENGRAM_AUTH=token
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /src/package.json ./
@@ -67,4 +74,4 @@ EXPOSE 8787
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:8787/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["engram"]
-CMD ["serve", "--host", "0.0.0.0", "--port", "8787", "--auth", "token"]
+CMD ["serve"]

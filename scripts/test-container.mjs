@@ -96,14 +96,9 @@ function checkComposeFiles() {
     engram.volumes.includes('engram-data:/data') && 'engram-data' in compose.volumes,
     'compose.yaml: /data on a named volume',
   );
-  check(
-    engram.command.includes('--auth=oauth') && engram.command.includes('--host=0.0.0.0'),
-    'compose.yaml: OAuth on all interfaces',
-  );
-  check(
-    engram.command.some((arg) => arg.startsWith('--public-url=https://')),
-    'compose.yaml: an https public URL',
-  );
+  check(engram.environment.ENGRAM_AUTH === 'oauth', "compose.yaml: OAuth (on the image's ENGRAM_HOST, all interfaces)");
+  check(engram.environment.ENGRAM_PUBLIC_URL.startsWith('https://'), 'compose.yaml: an https public URL');
+  check(engram.environment.ENGRAM_TRUST_PROXY === '1', 'compose.yaml: the proxy in front is trusted');
   check(engram.ports === undefined, 'compose.yaml: Engram publishes no port, only the proxy does');
   check(compose.services.caddy.command.includes('--to engram:8787'), 'compose.yaml: Caddy forwards to Engram');
   const postgres = parseYaml('compose.postgres.yaml');
@@ -116,6 +111,7 @@ function checkComposeFiles() {
     'compose.postgres.yaml: waits for PostgreSQL',
   );
   check('engram-postgres' in postgres.volumes, 'compose.postgres.yaml: the database on a named volume');
+  return engram.environment;
 }
 
 function freePort() {
@@ -202,7 +198,7 @@ const ENTRY = { name: 'topics/container', description: 'Where Engram runs', new:
 
 async function main() {
   console.log('test:container');
-  await phase('compose files', async () => checkComposeFiles());
+  const composeEnvironment = await phase('compose files', async () => checkComposeFiles());
 
   await phase('base images (container-base.sh)', async () => {
     const output = await run('bash', [containerBaseScript()]);
@@ -234,6 +230,21 @@ async function main() {
       refused?.includes('refusing to serve on 0.0.0.0 without authentication'),
       `serve --auth none on 0.0.0.0 was not refused: ${refused}`,
     );
+  });
+
+  await phase('configured as compose.yaml configures it: OAuth at the public URL', async () => {
+    const port = await freePort();
+    const publicUrl = 'https://memory.example.test';
+    const variables = Object.entries({ ...composeEnvironment, ENGRAM_PUBLIC_URL: publicUrl }).flatMap(
+      ([name, value]) => ['-e', `${name}=${value}`],
+    );
+    const container = await startContainer(`engram-test-${id}-compose`, ['-p', `127.0.0.1:${port}:8787`, ...variables]);
+    await waitHealthy(container);
+    const metadata = await fetch(`http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`);
+    check(metadata.ok, `OAuth metadata answered ${metadata.status}`);
+    const { resource } = await metadata.json();
+    check(resource === `${publicUrl}/mcp`, `the OAuth resource is ${resource}, not ${publicUrl}/mcp`);
+    await podman('rm', '--force', '--volumes', container);
   });
 
   await podman('volume', 'create', volume);

@@ -1,7 +1,9 @@
 /**
  * Everything the `engram` command takes from its environment, read here and only here,
  * once per run (by main): ENGRAM_DB, ENGRAM_DATABASE_URL, ENGRAM_CONFIG, ENGRAM_USER, the
- * accelerators' switches (ENGRAM_ACCEL_*, docs/accelerators.md), ENGRAM_SQLITE_DRIVER, the default paths of the
+ * accelerators' switches (ENGRAM_ACCEL_*, docs/accelerators.md), ENGRAM_SQLITE_DRIVER, `engram
+ * serve`'s settings (ENGRAM_HOST, ENGRAM_PORT, ENGRAM_AUTH, ENGRAM_PUBLIC_URL,
+ * ENGRAM_TRUST_PROXY: what a container is configured by), the default paths of the
  * database and the config file, and a variable a flag names. Nothing outside src/cli
  * reads the environment: the library's stores are configured by their options alone.
  */
@@ -28,6 +30,17 @@ export interface Environment {
   readonly storageAccelerators: Accelerators;
   /** ENGRAM_SQLITE_DRIVER, as given (checked where it is used): below --sqlite-driver, above the config file. */
   readonly sqliteDriver: string | undefined;
+  /**
+   * `engram serve`'s settings, as given (checked where they are used, serve.ts): each below
+   * its flag (--host, --port, --auth, --public-url, --trust-proxy) and above the config file.
+   */
+  readonly serve: {
+    readonly host: string | undefined;
+    readonly port: string | undefined;
+    readonly auth: string | undefined;
+    readonly publicUrl: string | undefined;
+    readonly trustProxy: string | undefined;
+  };
   /** `${XDG_DATA_HOME:-~/.local/share}/engram/memory.db`: the database when nothing names one. */
   readonly defaultDatabasePath: string;
   /** `${XDG_CONFIG_HOME:-~/.config}/engram/config.json`: the config file when nothing names one; may be absent. */
@@ -53,6 +66,13 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
       ACCELERATOR_NAMES.filter((name) => env[acceleratorVariable(name)] === '0').map((name) => [name, false]),
     ),
     sqliteDriver: set(env.ENGRAM_SQLITE_DRIVER),
+    serve: {
+      host: set(env.ENGRAM_HOST),
+      port: set(env.ENGRAM_PORT),
+      auth: set(env.ENGRAM_AUTH),
+      publicUrl: set(env.ENGRAM_PUBLIC_URL),
+      trustProxy: set(env.ENGRAM_TRUST_PROXY),
+    },
     defaultDatabasePath: join(env.XDG_DATA_HOME || join(home(), '.local', 'share'), 'engram', 'memory.db'),
     defaultConfigPath: join(env.XDG_CONFIG_HOME || join(home(), '.config'), 'engram', 'config.json'),
     variable: (name) => set(env[name]),

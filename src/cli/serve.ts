@@ -23,6 +23,7 @@ import {
   logInternalError,
   processStopRequested,
   reportFailure,
+  UsageError,
 } from './output.js';
 import { readTlsFiles, type TlsFiles } from './tls-files.js';
 import { scheduleTrashPurge, type TrashPurge } from './trash-purge.js';
@@ -39,6 +40,17 @@ interface ServeOptions extends CommonOptions {
 }
 
 const DEFAULT_PORT = 8787;
+const AUTH_MODES = ['none', 'token', 'oauth'] as const;
+
+/** The flags a variable may stand in for, and the variable's name. */
+const SERVE_VARIABLES = {
+  host: 'ENGRAM_HOST',
+  port: 'ENGRAM_PORT',
+  auth: 'ENGRAM_AUTH',
+  publicUrl: 'ENGRAM_PUBLIC_URL',
+  trustProxy: 'ENGRAM_TRUST_PROXY',
+} as const;
+type ServeVariable = keyof typeof SERVE_VARIABLES;
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -108,8 +120,49 @@ function connectJson(
   return `${JSON.stringify({ url, ...reached, auth: options.auth, ...who, database: context.database })}\n`;
 }
 
+/** A variable's value read as its flag's would be; a value the flag would refuse is a usage error naming the variable. */
+function fromVariable(name: ServeVariable, value: string): ServeOptions[ServeVariable] {
+  const refuse = (why: string) => new UsageError(`${SERVE_VARIABLES[name]}=${value}: ${why} Or unset it.`);
+  switch (name) {
+    case 'host':
+      return value;
+    case 'port':
+      if (!/^\d+$/.test(value) || Number(value) > 65_535) throw refuse('give a port number from 0 to 65535.');
+      return Number(value);
+    case 'auth':
+      if (!(AUTH_MODES as readonly string[]).includes(value)) throw refuse(`give ${AUTH_MODES.join(', ')}.`);
+      return value as ServeOptions['auth'];
+    case 'publicUrl':
+      try {
+        return parsePublicUrl(value);
+      } catch (error) {
+        throw refuse((error as Error).message);
+      }
+    case 'trustProxy':
+      if (value !== '1' && value !== '0' && value !== 'true' && value !== 'false') throw refuse('give 1 or 0.');
+      return value === '1' || value === 'true';
+  }
+}
+
+/**
+ * The options with ENGRAM_HOST, ENGRAM_PORT, ENGRAM_AUTH, ENGRAM_PUBLIC_URL and
+ * ENGRAM_TRUST_PROXY put in for the flags not given: a flag wins over its variable, a
+ * variable over the config file and the defaults.
+ */
+function withVariables(options: ServeOptions, command: Command, environment: Environment): ServeOptions {
+  const resolved: Record<string, unknown> = { ...options };
+  for (const name of Object.keys(SERVE_VARIABLES) as ServeVariable[]) {
+    const value = environment.serve[name];
+    const source = command.getOptionValueSource(name);
+    if (value !== undefined && (source === undefined || source === 'default'))
+      resolved[name] = fromVariable(name, value);
+  }
+  return resolved as unknown as ServeOptions;
+}
+
 async function serve(
-  options: ServeOptions,
+  given: ServeOptions,
+  command: Command,
   environment: Environment,
   io: Io,
   finish: (exitCode: number) => void,
@@ -117,7 +170,9 @@ async function serve(
   let context: Context | undefined;
   let publicUrl: URL | undefined;
   let tls: TlsFiles | undefined;
+  let options = given;
   try {
+    options = withVariables(given, command, environment);
     // Every refusal of the setup comes before the store is opened (or created).
     assertSafeBinding(options.host, options.auth);
     publicUrl = options.publicUrl ?? loadSettings(options.config, environment).publicUrl;
@@ -223,9 +278,9 @@ export function registerServeCommand(
 ): void {
   common(program.command('serve'))
     .description('Serve MCP over HTTP (Streamable HTTP at /mcp) for the llama.cpp WebUI, Claude Code and others')
-    .addOption(new Option('--host <address>', 'address to listen on').default('127.0.0.1'))
+    .addOption(new Option('--host <address>', 'address to listen on (else $ENGRAM_HOST)').default('127.0.0.1'))
     .addOption(
-      new Option('--port <number>', 'port to listen on (0 picks a free one)')
+      new Option('--port <number>', 'port to listen on, 0 picks a free one (else $ENGRAM_PORT)')
         .default(DEFAULT_PORT)
         .argParser(parsePort),
     )
@@ -233,9 +288,9 @@ export function registerServeCommand(
       new Option(
         '--auth <mode>',
         'none: loopback only, as the local user; token: bearer tokens, one user each; ' +
-          'oauth: apps connect with OAuth 2.1 (ChatGPT, Claude), and bearer tokens too',
+          'oauth: apps connect with OAuth 2.1 (ChatGPT, Claude), and bearer tokens too (else $ENGRAM_AUTH)',
       )
-        .choices(['none', 'token', 'oauth'])
+        .choices(AUTH_MODES)
         .default('none'),
     )
     .option('--allow-origin <origin>', 'also let web pages from this origin call (repeatable)', collectOrigin, [])
@@ -243,15 +298,16 @@ export function registerServeCommand(
       new Option(
         '--public-url <url>',
         'the https origin clients reach this server by, e.g. behind a reverse proxy (OAuth issuer and metadata ' +
-          'URLs are built from it, never from request headers; http:// only for localhost on loopback); config: "publicUrl"',
+          'URLs are built from it, never from request headers; http:// only for localhost on loopback); else ' +
+          '$ENGRAM_PUBLIC_URL, else the config\'s "publicUrl"',
       ).argParser(publicUrlOption),
     )
     .option(
       '--trust-proxy',
       'a reverse proxy is in front: take the client address from X-Forwarded-For ' +
-        '(its rightmost entry), for the log and sign-in throttling',
+        '(its rightmost entry), for the log and sign-in throttling (else $ENGRAM_TRUST_PROXY=1)',
     )
     .option('--tls-cert <file>', 'serve https with this PEM certificate chain (with --tls-key)')
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')
-    .action((options: ServeOptions) => serve(options, environment, io, finish));
+    .action((options: ServeOptions, command: Command) => serve(options, command, environment, io, finish));
 }

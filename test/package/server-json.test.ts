@@ -96,7 +96,10 @@ describe('server.json for the MCP Registry', () => {
     const names = new Set(serverJson.packages.flatMap((entry) => entry.environmentVariables ?? []).map((v) => v.name));
     expect(names.size).toBeGreaterThan(0);
     for (const name of names) {
-      const read = Object.values(readEnvironment({ [name]: 'set-by-server-json' }));
+      // The values read, one level down too (engram serve's settings are grouped).
+      const read = Object.values(readEnvironment({ [name]: 'set-by-server-json' })).flatMap((value) =>
+        typeof value === 'object' && value !== null ? Object.values(value) : [value],
+      );
       expect(read, name).toContain('set-by-server-json');
     }
   });

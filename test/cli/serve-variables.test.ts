@@ -1,0 +1,103 @@
+/**
+ * `engram serve` configured by variables, as a container or a service manager configures
+ * it: ENGRAM_HOST, ENGRAM_PORT, ENGRAM_AUTH, ENGRAM_PUBLIC_URL and ENGRAM_TRUST_PROXY stand
+ * in for their flags; a flag given wins over its variable, a variable over the config file;
+ * a value the flag would refuse stops it before anything is opened, with a usage error
+ * that names the variable; the safety rules hold whichever way a setting came.
+ */
+
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/program.js';
+import { childEnv, tempDir } from '../helpers/engram.js';
+import { serveInProcess } from './fixtures.js';
+
+/** `engram serve --json --db FILE ARGS` in this process with `variables` set, on a fresh folder. */
+function serveWith(variables: Record<string, string>, args: string[] = [], config?: unknown) {
+  const dir = tempDir();
+  const db = dir.file('memory.db');
+  const configArgs = config === undefined ? [] : ['--config', dir.config(config)];
+  const env = { ...childEnv(dir.path), ...variables };
+  return { db, ...serveInProcess(main, ['--json', '--db', db, ...configArgs, ...args], env) };
+}
+
+async function connectLine(served: ReturnType<typeof serveWith>): Promise<Record<string, unknown>> {
+  await served.listening;
+  return JSON.parse(served.out.stdout.split('\n')[0]!) as Record<string, unknown>;
+}
+
+async function stopped(served: ReturnType<typeof serveWith>): Promise<void> {
+  served.stop('done');
+  expect(await served.exited).toBe(0);
+}
+
+describe('engram serve configured by ENGRAM_* variables', () => {
+  it('listens where ENGRAM_HOST and ENGRAM_PORT say, with the auth ENGRAM_AUTH names', async () => {
+    const served = serveWith({ ENGRAM_HOST: '127.0.0.1', ENGRAM_PORT: '0', ENGRAM_AUTH: 'token' });
+    const line = await connectLine(served);
+    expect(line).toMatchObject({ auth: 'token' });
+    expect(String(line.url)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    expect(String(line.url)).not.toContain(':8787/');
+    const refused = await fetch(String(line.url), { method: 'POST', body: '{}' });
+    expect(refused.status).toBe(401);
+    await refused.text();
+    await stopped(served);
+  });
+
+  it('lets a flag given win over its variable', async () => {
+    const served = serveWith({ ENGRAM_PORT: '0', ENGRAM_AUTH: 'token' }, ['--auth', 'none']);
+    expect(await connectLine(served)).toMatchObject({ auth: 'none', user: 'local' });
+    await stopped(served);
+  });
+
+  it('takes ENGRAM_PUBLIC_URL over the config file’s publicUrl', async () => {
+    const served = serveWith({ ENGRAM_PORT: '0', ENGRAM_PUBLIC_URL: 'http://localhost:9911' }, [], {
+      publicUrl: 'http://localhost:9922',
+    });
+    expect(await connectLine(served)).toMatchObject({ publicUrl: 'http://localhost:9911/mcp' });
+    await stopped(served);
+  });
+
+  it('reads the client address from X-Forwarded-For only with ENGRAM_TRUST_PROXY=1', async () => {
+    for (const [trust, logged] of [
+      ['1', true],
+      ['0', false],
+    ] as const) {
+      const served = serveWith({ ENGRAM_PORT: '0', ENGRAM_TRUST_PROXY: trust });
+      const line = await connectLine(served);
+      const health = await fetch(new URL('/healthz', String(line.url)), {
+        headers: { 'x-forwarded-for': '203.0.113.9' },
+      });
+      await health.text();
+      await stopped(served);
+      expect(served.out.stderr.includes('client=203.0.113.9')).toBe(logged);
+    }
+  });
+
+  it('keeps its safety rules whichever way a setting came: no open memory on all interfaces', async () => {
+    const served = serveWith({ ENGRAM_HOST: '0.0.0.0', ENGRAM_PORT: '0' });
+    expect(await served.exited).toBe(1);
+    expect(served.out.stderr).toMatch(/^refusing to serve on 0\.0\.0\.0 without authentication/);
+    expect(existsSync(served.db)).toBe(false);
+  });
+
+  it.each([
+    ['ENGRAM_PORT', 'http', 'ENGRAM_PORT=http: give a port number from 0 to 65535. Or unset it.'],
+    ['ENGRAM_PORT', '70000', 'ENGRAM_PORT=70000: give a port number from 0 to 65535. Or unset it.'],
+    ['ENGRAM_AUTH', 'open', 'ENGRAM_AUTH=open: give none, token, oauth. Or unset it.'],
+    ['ENGRAM_TRUST_PROXY', 'yes', 'ENGRAM_TRUST_PROXY=yes: give 1 or 0. Or unset it.'],
+  ])('refuses %s=%s before opening anything, naming the variable (exit 2)', async (name, value, message) => {
+    const served = serveWith({ ENGRAM_PORT: '0', [name]: value });
+    expect(await served.exited).toBe(2);
+    expect(served.out.stdout).toBe('');
+    expect(served.out.stderr).toContain(message);
+    expect(existsSync(served.db)).toBe(false);
+  });
+
+  it('refuses an ENGRAM_PUBLIC_URL its flag would refuse, saying why', async () => {
+    const served = serveWith({ ENGRAM_PORT: '0', ENGRAM_PUBLIC_URL: 'ftp://memory.example.com' });
+    expect(await served.exited).toBe(2);
+    expect(served.out.stderr).toMatch(/^engram: ENGRAM_PUBLIC_URL=ftp:\/\/memory\.example\.com: .+ Or unset it\.\n/);
+    expect(existsSync(served.db)).toBe(false);
+  });
+});
