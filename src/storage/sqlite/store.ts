@@ -46,7 +46,7 @@ import { ActivityWalk, NEWEST } from './activity-walk.js';
 import { DEFAULT_BUSY_DEADLINE_MS, isBusy, retryUntil } from './busy.js';
 import { openDatabase } from './connection.js';
 import type { Database } from './driver.js';
-import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
+import { dumpDatabase, isDatabaseEmpty, loadDatabase } from './dump.js';
 import { GroupCommit } from './group-commit.js';
 import { Guard } from './guard.js';
 import { IndexCache } from './index-cache.js';
@@ -331,7 +331,7 @@ export class SqliteStore implements StorageBackend {
   }
 
   async isEmpty(): Promise<boolean> {
-    return this.guard.read(() => isEmpty(this.db));
+    return this.guard.read(() => isDatabaseEmpty(this.db));
   }
 
   async dump(): Promise<StoreDump> {
