@@ -46,7 +46,7 @@ import { SqlOAuthStore } from '../sql/oauth.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
 import { Batcher, pairKey, pairs } from './batch.js';
 import type { Pool, Queryable, Statement } from './driver.js';
-import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
+import { dumpDatabase, isDatabaseEmpty, loadDatabase } from './dump.js';
 import { migrate } from './migrations.js';
 import { createPool, type PoolOptions, poolSize, serverAddress } from './pool.js';
 import { PostgresPrimitives, refuseNul, type SavedRow, save } from './primitives.js';
@@ -348,7 +348,7 @@ export class PostgresStore implements StorageBackend {
   }
 
   async isEmpty(): Promise<boolean> {
-    return isEmpty(this.db);
+    return isDatabaseEmpty(this.db);
   }
 
   async dump(): Promise<StoreDump> {

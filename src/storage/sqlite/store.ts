@@ -47,7 +47,7 @@ import { DEFAULT_BUSY_DEADLINE_MS, isBusy, retryUntil } from './busy.js';
 import { openDatabase } from './connection.js';
 import type { Database } from './driver.js';
 import { type SqliteDriverName, sqliteDriver } from './drivers.js';
-import { dumpDatabase, isEmpty, loadDatabase } from './dump.js';
+import { dumpDatabase, isDatabaseEmpty, loadDatabase } from './dump.js';
 import { GroupCommit } from './group-commit.js';
 import { Guard } from './guard.js';
 import { IndexCache } from './index-cache.js';
@@ -343,7 +343,7 @@ export class SqliteStore implements StorageBackend {
   }
 
   async isEmpty(): Promise<boolean> {
-    return this.guard.read(() => isEmpty(this.db));
+    return this.guard.read(() => isDatabaseEmpty(this.db));
   }
 
   async dump(): Promise<StoreDump> {

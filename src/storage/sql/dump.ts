@@ -1,0 +1,198 @@
+/**
+ * The whole SQL database as one StoreDump and back (DumpStore: isEmpty, dump, load, for
+ * `engram migrate`), written once for both SQL backends as the storage engine's algorithms
+ * are (engine/drive.ts): a generator over a few primitives that each dialect gives
+ * (`DumpDatabase`), driven by runSync inside SQLite's transaction and by runAsync on the
+ * connection holding PostgreSQL's. What is read, in which order, how rows become records
+ * and back, when a load is refused, and that every id, time and total is kept as given are
+ * here; the transaction (one read snapshot; a load whole or not at all), how rows are
+ * inserted (one by one, or in batches of arrays) and what each schema keeps beside the
+ * rows are the dialect's (sqlite/dump.ts, postgres/dump.ts).
+ */
+
+import type { LoadOptions, StoreDump, UserUsage } from '../../memory/port.js';
+import { type DumpedEntry, notEmptyError } from '../../memory/port.js';
+import { get, type Maybe, type Work } from '../engine/drive.js';
+import {
+  ACCOUNT_COLUMNS,
+  type AccountRow,
+  accountValues,
+  CLIENT_COLUMNS,
+  type ClientRow,
+  clientValues,
+  GRANT_COLUMNS,
+  type GrantRow,
+  grantValues,
+  SECRET_COLUMNS,
+  type SecretRow,
+  secretValues,
+  toAccountRecord,
+  toClientRecord,
+  toGrantRecord,
+  toSecretRecord,
+} from '../sql-account-rows.js';
+import {
+  bodyOf,
+  type DumpedEntryRow,
+  type RevisionRow,
+  TOKEN_COLUMNS,
+  type TokenRow,
+  toDumpedEntries,
+  toTokenRecord,
+} from '../sql-rows.js';
+import type { SqlDialect } from './database.js';
+import { duplicateTokenOf, tokenValues } from './tokens.js';
+
+/** A column's type, as both schemas declare it (PostgreSQL's names; a batch of rows passes each column as an array of it). */
+export type ColumnType = 'text' | 'bigint' | 'integer' | 'boolean';
+
+/** A table a load fills from plain values, one per column in the order of `columns`. */
+export interface DumpTable {
+  readonly name: string;
+  readonly columns: string;
+  readonly types: readonly ColumnType[];
+}
+
+const USERS: DumpTable = {
+  name: 'users',
+  columns: 'user_id, total_bytes, entries, history_bytes, changes',
+  types: ['text', 'bigint', 'integer', 'bigint', 'bigint'],
+};
+const TOKENS: DumpTable = {
+  name: 'tokens',
+  columns: TOKEN_COLUMNS,
+  types: ['text', 'text', 'text', 'boolean', 'text', 'bigint', 'bigint'],
+};
+const ACCOUNTS: DumpTable = { name: 'accounts', columns: ACCOUNT_COLUMNS, types: ['text', 'text', 'bigint', 'bigint'] };
+const CLIENTS: DumpTable = {
+  name: 'oauth_clients',
+  columns: CLIENT_COLUMNS,
+  types: ['text', 'text', 'text', 'bigint', 'text'],
+};
+const GRANTS: DumpTable = {
+  name: 'grants',
+  columns: GRANT_COLUMNS,
+  types: ['text', 'text', 'text', 'text', 'boolean', 'text', 'bigint', 'bigint'],
+};
+const SECRETS: DumpTable = {
+  name: 'grant_secrets',
+  columns: SECRET_COLUMNS,
+  types: ['text', 'text', 'text', 'bigint', 'bigint', 'bigint', 'text'],
+};
+
+/**
+ * Every table a load empties, children before their parents. Sessions are not dumped: a
+ * load ends every one (an empty store may still hold some), and browsers sign in again.
+ */
+export const LOADED_TABLES = [
+  'revisions',
+  'entries',
+  'users',
+  'tokens',
+  'sessions',
+  'accounts',
+  'grant_secrets',
+  'grants',
+  'oauth_clients',
+] as const;
+
+const IS_EMPTY = `SELECT NOT EXISTS (SELECT 1 FROM entries) AND NOT EXISTS (SELECT 1 FROM users)
+     AND NOT EXISTS (SELECT 1 FROM tokens) AND NOT EXISTS (SELECT 1 FROM accounts)
+     AND NOT EXISTS (SELECT 1 FROM oauth_clients) AND NOT EXISTS (SELECT 1 FROM grants) AS empty`;
+
+/** The reads of a dump, each in an order of its own so that two dumps of one database are equal. */
+function dumpReads({ byCodePoint: c }: SqlDialect) {
+  return {
+    entries: `SELECT id, user_id, name, description, ${bodyOf('entries')} AS body, size, created, updated, revision,
+       dropped_at, dropped_by
+     FROM entries ORDER BY id`,
+    revisions:
+      'SELECT entry_id, revision, operation, actor, at, description, body FROM revisions ORDER BY entry_id, revision',
+    users: `SELECT user_id AS "user", total_bytes AS "totalBytes", entries, history_bytes AS "historyBytes"
+     FROM users ORDER BY user_id${c}`,
+    tokens: `SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created, id${c}`,
+    accounts: `SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY user_id${c}`,
+    clients: `SELECT ${CLIENT_COLUMNS} FROM oauth_clients ORDER BY created, id${c}`,
+    grants: `SELECT ${GRANT_COLUMNS} FROM grants ORDER BY created, id${c}`,
+    grantSecrets: `SELECT ${SECRET_COLUMNS} FROM grant_secrets ORDER BY grant_id${c}, hash${c}`,
+  };
+}
+
+/** What a dialect gives the dump and the load, inside the one transaction it holds while they run. */
+export interface DumpDatabase {
+  readonly dialect: SqlDialect;
+  /** Entries written between two progress reports; rows per insert, where the dialect batches them. */
+  readonly batch: number;
+  /** The rows of one read. */
+  rows<Row>(text: string): Maybe<Row[]>;
+  /** The change counter every loaded user starts at: past every counter the load replaces. */
+  changesPastAll(): Maybe<number>;
+  /** Deletes every row of LOADED_TABLES. */
+  clear(): Maybe<void>;
+  /** Inserts `entries` (at most `batch`) with their revisions, ids and times as given. */
+  addEntries(entries: readonly DumpedEntry[]): Maybe<void>;
+  /** Inserts `rows` (at most `batch`) into `table`. */
+  insert(table: DumpTable, rows: readonly (readonly unknown[])[]): Maybe<void>;
+  /** What the schema keeps beside the rows, made once every row is in (each body stored once; …). */
+  finish(): Maybe<void>;
+}
+
+/** True when the database holds no entry, user, token, account, app or grant. */
+export function* isEmpty(db: DumpDatabase): Work<boolean> {
+  const [row] = yield* get(db.rows<{ empty: boolean | number }>(IS_EMPTY));
+  // SQLite answers 1 or 0, PostgreSQL a boolean.
+  return row?.empty === true || row?.empty === 1;
+}
+
+/** The whole database, read in the dialect's one snapshot. */
+export function* dump(db: DumpDatabase): Work<StoreDump> {
+  const read = dumpReads(db.dialect);
+  const revisions = yield* get(db.rows<RevisionRow>(read.revisions));
+  const entries = toDumpedEntries(yield* get(db.rows<DumpedEntryRow>(read.entries)), revisions);
+  const users = yield* get(db.rows<UserUsage>(read.users));
+  const tokens = (yield* get(db.rows<TokenRow<boolean | number>>(read.tokens))).map(toTokenRecord);
+  const accounts = (yield* get(db.rows<AccountRow>(read.accounts))).map(toAccountRecord);
+  const clients = (yield* get(db.rows<ClientRow>(read.clients))).map(toClientRecord);
+  const grants = (yield* get(db.rows<GrantRow<boolean | number>>(read.grants))).map(toGrantRecord);
+  const grantSecrets = (yield* get(db.rows<SecretRow>(read.grantSecrets))).map(toSecretRecord);
+  return { entries, users, tokens, accounts, clients, grants, grantSecrets };
+}
+
+/**
+ * `dump` in place of everything the database holds, inside the dialect's one transaction:
+ * refused (notEmptyError) unless the database is empty or `replace` says so; a token whose
+ * id or hash another has is refused as when it is added (duplicateTokenError).
+ */
+export function* load(db: DumpDatabase, dump: StoreDump, options: LoadOptions): Work<void> {
+  if (!options.replace && !(yield* isEmpty(db))) throw notEmptyError();
+  const changes = yield* get(db.changesPastAll());
+  yield* get(db.clear());
+  for (let start = 0; start < dump.entries.length; start += db.batch) {
+    const batch = dump.entries.slice(start, start + db.batch);
+    yield* get(db.addEntries(batch));
+    options.onProgress?.(start + batch.length);
+  }
+  yield* insertAll(db, USERS, dump.users, (u) => [u.user, u.totalBytes, u.entries, u.historyBytes, changes]);
+  try {
+    yield* insertAll(db, TOKENS, dump.tokens, (token) => tokenValues(token, db.dialect));
+  } catch (error) {
+    throw duplicateTokenOf(error, db.dialect) ?? error;
+  }
+  yield* insertAll(db, ACCOUNTS, dump.accounts, accountValues);
+  yield* insertAll(db, CLIENTS, dump.clients, clientValues);
+  yield* insertAll(db, GRANTS, dump.grants, (grant) => grantValues(grant, db.dialect.boolean(grant.readOnly)));
+  yield* insertAll(db, SECRETS, dump.grantSecrets, secretValues);
+  yield* get(db.finish());
+}
+
+/** Every one of `records` into `table`, `batch` rows per insert. */
+function* insertAll<T>(
+  db: DumpDatabase,
+  table: DumpTable,
+  records: readonly T[],
+  values: (record: T) => unknown[],
+): Work<void> {
+  for (let start = 0; start < records.length; start += db.batch) {
+    yield* get(db.insert(table, records.slice(start, start + db.batch).map(values)));
+  }
+}
