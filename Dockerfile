@@ -70,8 +70,9 @@ RUN chmod +x dist/cli/main.js \
 USER 1000:1000
 VOLUME /data
 EXPOSE 8787
-# /healthz answers without a token. Keep Engram on 8787 inside the container (map ports outside).
+# /healthz answers without a token, on the port Engram listens on (ENGRAM_PORT; a --port
+# given in the command is not seen here: set the variable instead).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:8787/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.ENGRAM_PORT || 8787}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["engram"]
 CMD ["serve"]

@@ -57,8 +57,12 @@ export function startLatencyProxy(url: string, delayMs: number): Promise<Latency
   );
   return new Promise((resolve, reject) => {
     child.once('error', reject);
-    child.stdout?.once('data', (chunk: Buffer) => {
-      const port = Number.parseInt(chunk.toString(), 10);
+    child.once('exit', (code) => reject(new Error(`the latency proxy stopped (exit ${code}) before it listened`)));
+    let printed = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      printed += chunk.toString();
+      if (!printed.includes('\n')) return;
+      const port = Number.parseInt(printed, 10);
       resolve({
         through: (other) => {
           const via = new URL(other);

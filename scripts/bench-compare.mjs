@@ -17,7 +17,8 @@
  */
 
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,12 +33,12 @@ const USAGE = `usage: npm run bench:compare -- <git-ref> [benchmark…] [--round
 Runs \`npm run bench\`'s benchmarks for <git-ref> (built in a folder of its own) and for this
 checkout, in turn, and prints their figures side by side with the change of each.
   benchmark…   the benchmarks to run (default: every one both builds have)
-  --rounds N   run each benchmark N times per build, alternating which goes first (default 1)
+  --rounds N   run each benchmark N times per build, alternating which goes first (default 2)
   --quick      the benchmarks' quick mode, for trying this script
   --out FILE   also write the comparison (markdown) to FILE`;
 
 function parseArguments(argv) {
-  const options = { ref: undefined, names: [], rounds: 1, quick: false, out: undefined };
+  const options = { ref: undefined, names: [], rounds: 2, quick: false, out: undefined };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--help' || arg === '-h') {
@@ -97,7 +98,12 @@ function prepareBaseline(ref) {
     cwd: root,
     encoding: 'utf8',
   }).trim();
-  const folder = join(tmpdir(), `engram-bench-baseline-${commit.slice(0, 12)}`);
+  // Built with this checkout's node_modules (the CLI bundle takes its dependencies in): kept per commit and lock file.
+  const lock = createHash('sha256')
+    .update(readFileSync(join(root, 'package-lock.json')))
+    .digest('hex')
+    .slice(0, 8);
+  const folder = join(tmpdir(), `engram-bench-baseline-${commit.slice(0, 12)}-${lock}`);
   if (!existsSync(join(folder, 'dist-bench', 'bench', 'run.js'))) {
     rmSync(folder, { recursive: true, force: true });
     mkdirSync(folder, { recursive: true });

@@ -11,32 +11,56 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The Node versions the node:sqlite driver is tested under: its oldest line and the newest. */
-export const NODE_VERSIONS = ['22.23.3', '24.21.0'];
+/** The Node versions the node:sqlite driver is tested under: the oldest it supports (22.13, where node:sqlite needs no flag) and the newest. */
+export const NODE_VERSIONS = ['22.13.1', '24.21.0'];
 
 const CACHE = fileURLToPath(new URL('../node_modules/.cache/engram-node/', import.meta.url));
 
-/** The path of the Node binary of `version`, installed into the cache if it is not there yet. */
+/** Where `version`'s binary is, inside its folder in the cache. */
+function binaryIn(folder) {
+  return join(folder, 'node_modules', 'node', 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
+}
+
+/**
+ * The path of the Node binary of `version`, installed into the cache if it is not there yet.
+ * Test files running at once may each ask for it: each installs into a folder of its own,
+ * then moves it into place in one rename, and the first to get there wins, so no one ever
+ * finds a half-installed Node.
+ */
 export function nodeBinary(version) {
   const folder = join(CACHE, version);
-  const binary = join(folder, 'node_modules', 'node', 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
-  if (existsSync(binary)) return binary;
-  mkdirSync(folder, { recursive: true });
-  writeFileSync(join(folder, 'package.json'), `${JSON.stringify({ private: true, allowScripts: { node: true } })}\n`);
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  execFileSync(npm, ['install', '--no-audit', '--no-fund', '--loglevel=error', `node@${version}`], {
-    cwd: folder,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    // Windows runs npm.cmd only through a shell.
-    shell: process.platform === 'win32',
-  });
-  if (!existsSync(binary))
-    throw new Error(`npm installed node@${version} in ${folder}, but with no binary at ${binary}`);
-  return binary;
+  if (existsSync(binaryIn(folder))) return binaryIn(folder);
+  mkdirSync(CACHE, { recursive: true });
+  const installing = mkdtempSync(join(CACHE, `${version}.installing-`));
+  try {
+    writeFileSync(
+      join(installing, 'package.json'),
+      `${JSON.stringify({ private: true, allowScripts: { node: true } })}\n`,
+    );
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    execFileSync(npm, ['install', '--no-audit', '--no-fund', '--loglevel=error', `node@${version}`], {
+      cwd: installing,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      // Windows runs npm.cmd only through a shell.
+      shell: process.platform === 'win32',
+    });
+    if (!existsSync(binaryIn(installing))) {
+      throw new Error(`npm installed node@${version} in ${installing}, but with no binary at ${binaryIn(installing)}`);
+    }
+    try {
+      renameSync(installing, folder);
+    } catch (error) {
+      // Another installer got there first: keep its copy.
+      if (!existsSync(binaryIn(folder))) throw error;
+    }
+  } finally {
+    rmSync(installing, { recursive: true, force: true });
+  }
+  return binaryIn(folder);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -302,11 +302,13 @@ async function main() {
     url.pathname = `/${databaseName}`;
     const pgPort = await freePort();
     // The host's network, so that 127.0.0.1 is the machine's PostgreSQL; Engram on loopback.
-    const container = await startContainer(
-      `engram-test-${id}-pg`,
-      ['--network', 'host', '-e', `ENGRAM_DATABASE_URL=${url}`],
-      ['serve', '--host', '127.0.0.1', '--port', String(pgPort), '--auth', 'token'],
-    );
+    const container = await startContainer(`engram-test-${id}-pg`, [
+      '--network',
+      'host',
+      ...['-e', `ENGRAM_DATABASE_URL=${url}`, '-e', 'ENGRAM_HOST=127.0.0.1', '-e', `ENGRAM_PORT=${pgPort}`],
+    ]);
+    // Healthy once it answers on its port, which its healthcheck reads from ENGRAM_PORT.
+    await waitHealthy(container);
     const token = await createToken(container, 'ada');
     await withMcp(pgPort, token, async (call) => {
       await call('memory_write', ENTRY);

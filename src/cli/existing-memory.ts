@@ -10,7 +10,7 @@
  */
 
 import { existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { EngramError } from '../memory/model/errors.js';
 import { type Backend, folderMissing, noSuchFolderError } from '../open-store.js';
 
@@ -30,7 +30,7 @@ export type Opening = 'creates' | 'reads' | 'previews' | 'serves';
  */
 export function assertMemoryExists(backend: Backend, defaultDatabasePath: string): void {
   if (backend.kind !== 'sqlite' || backend.path === ':memory:' || existsSync(backend.path)) return;
-  if (backend.path === defaultDatabasePath) {
+  if (isDefaultPath(backend.path, defaultDatabasePath)) {
     throw new EngramError(
       'STORE_UNAVAILABLE',
       `There is no memory yet at ${backend.path}, the default path: this command only reads, so it created ` +
@@ -48,9 +48,18 @@ export function assertMemoryExists(backend: Backend, defaultDatabasePath: string
 
 const FIRST_WRITE = 'engram write topics/me -d "Who I am" --new "Name: Ada."';
 
+/**
+ * Whether `path` is the default database path however it is spelt: a client may name it
+ * (the Claude Desktop bundle passes `${HOME}/.local/share/engram/memory.db`, with forward
+ * slashes on Windows too).
+ */
+function isDefaultPath(path: string, defaultDatabasePath: string): boolean {
+  return resolve(path) === resolve(defaultDatabasePath);
+}
+
 /** Makes the folders of the default database path (0700) when that is the database to create: the one place Engram makes folders. */
 export function prepareDefaultFolder(backend: Backend, defaultDatabasePath: string): void {
-  if (backend.kind !== 'sqlite' || backend.path !== defaultDatabasePath) return;
+  if (backend.kind !== 'sqlite' || !isDefaultPath(backend.path, defaultDatabasePath)) return;
   mkdirSync(dirname(backend.path), { recursive: true, mode: 0o700 });
 }
 

@@ -139,7 +139,8 @@ function fromVariable(name: ServeVariable, value: string): ServeOptions[ServeVar
         throw refuse((error as Error).message);
       }
     case 'trustProxy':
-      if (value !== '1' && value !== '0' && value !== 'true' && value !== 'false') throw refuse('give 1 or 0.');
+      if (value !== '1' && value !== '0' && value !== 'true' && value !== 'false')
+        throw refuse('give 1 or 0 (or true or false).');
       return value === '1' || value === 'true';
   }
 }

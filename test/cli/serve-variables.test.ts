@@ -85,7 +85,7 @@ describe('engram serve configured by ENGRAM_* variables', () => {
     ['ENGRAM_PORT', 'http', 'ENGRAM_PORT=http: give a port number from 0 to 65535. Or unset it.'],
     ['ENGRAM_PORT', '70000', 'ENGRAM_PORT=70000: give a port number from 0 to 65535. Or unset it.'],
     ['ENGRAM_AUTH', 'open', 'ENGRAM_AUTH=open: give none, token, oauth. Or unset it.'],
-    ['ENGRAM_TRUST_PROXY', 'yes', 'ENGRAM_TRUST_PROXY=yes: give 1 or 0. Or unset it.'],
+    ['ENGRAM_TRUST_PROXY', 'yes', 'ENGRAM_TRUST_PROXY=yes: give 1 or 0 (or true or false). Or unset it.'],
   ])('refuses %s=%s before opening anything, naming the variable (exit 2)', async (name, value, message) => {
     const served = serveWith({ ENGRAM_PORT: '0', [name]: value });
     expect(await served.exited).toBe(2);

@@ -5,8 +5,8 @@
  * names the one driver a run is about: then the other is left out, and the one named must load.
  */
 
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// @ts-expect-error: a plain .mjs script, without declarations
+import { NODE_VERSIONS, nodeBinary } from '../../scripts/node-binaries.mjs';
 import { SQLITE_DRIVER_NAMES, type SqliteDriverName, sqliteDriver } from '../../src/storage/sqlite/drivers.js';
 
 /** Why `name` cannot run in this process, or undefined when it can. */
@@ -47,10 +47,6 @@ export function otherNode(name: SqliteDriverName): { readonly path?: string; rea
       ? { path }
       : { missing: 'no Node with better-sqlite3 is named (ENGRAM_TEST_BETTER_SQLITE3_NODE, set by test:node-sqlite)' };
   }
-  const path = fileURLToPath(
-    new URL('../../node_modules/.cache/engram-node/22.23.3/node_modules/node/bin/node', import.meta.url),
-  );
-  return existsSync(path)
-    ? { path }
-    : { missing: `no Node 22 at ${path}: node scripts/node-binaries.mjs installs it (npm run test:node-sqlite does)` };
+  // The oldest Node the driver supports, installed from the npm registry the first time.
+  return { path: nodeBinary(NODE_VERSIONS[0]) };
 }

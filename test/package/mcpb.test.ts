@@ -10,9 +10,9 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -26,8 +26,8 @@ import { type TempDir, tempDir } from '../helpers/engram.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BUNDLE = join(ROOT, 'dist-mcpb', 'engram.mcpb');
 const MCPB = join(ROOT, 'node_modules', '@anthropic-ai', 'mcpb', 'dist', 'cli', 'cli.js');
-/** The oldest Node line with node:sqlite, the one the bundle's `compatibility` names first. */
-const NODE_22 = '22.23.3';
+/** The oldest Node the bundle's `compatibility` admits (22.13, node:sqlite without a flag). */
+const NODE_22 = '22.13.1';
 
 interface Manifest {
   readonly version: string;
@@ -49,14 +49,17 @@ const cleanups: (() => void | Promise<void>)[] = [];
 let folder: TempDir;
 let unpacked: string;
 let manifest: Manifest;
+let node22: string;
 
 beforeAll(() => {
+  // Installed from the npm registry the first time (scripts/node-binaries.mjs), which may take a while.
+  node22 = nodeBinary(NODE_22);
   execFileSync(process.execPath, [join(ROOT, 'scripts', 'bundle-mcpb.mjs')], { cwd: ROOT, stdio: 'pipe' });
   folder = tempDir((undo) => cleanups.push(undo));
   unpacked = join(folder.path, 'unpacked');
   execFileSync(process.execPath, [MCPB, 'unpack', BUNDLE, unpacked], { stdio: 'pipe' });
   manifest = JSON.parse(readFileSync(join(unpacked, 'manifest.json'), 'utf8')) as Manifest;
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   for (const undo of cleanups) await undo();
@@ -81,18 +84,21 @@ describe('the Claude Desktop bundle', () => {
   });
 
   it('serves the tools under Node 22, started as its manifest says, into an ordinary Engram database', async () => {
-    const memoryFile = join(folder.path, 'memory.db');
+    // A first run: a home folder with nothing in it, and the memory file left at its default.
+    const home = join(folder.path, 'home');
+    mkdirSync(home);
+    const memoryFile = substitute(manifest.user_config.memory_file!.default, { HOME: home });
     const variables = { __dirname: unpacked, 'user_config.memory_file': memoryFile };
     const { command, args, env } = manifest.server.mcp_config;
     expect(command).toBe('node');
     const client = new Client({ name: 'Claude Desktop', version: '1' });
     await client.connect(
       new StdioClientTransport({
-        command: nodeBinary(NODE_22),
+        command: node22,
         args: args.map((arg) => substitute(arg, variables)),
         env: {
           PATH: process.env.PATH ?? '',
-          HOME: folder.path,
+          HOME: home,
           ...Object.fromEntries(Object.entries(env).map(([key, value]) => [key, substitute(value, variables)])),
         },
         stderr: 'pipe',
@@ -111,6 +117,9 @@ describe('the Claude Desktop bundle', () => {
     } finally {
       await client.close();
     }
+    // Made as engram stdio makes its default memory: the folder 0700, the file 0600.
+    expect(statSync(dirname(memoryFile)).mode & 0o777).toBe(0o700);
+    expect(statSync(memoryFile).mode & 0o777).toBe(0o600);
     const store = await openSqliteStore({ path: memoryFile });
     try {
       expect((await store.index('local')).map((row) => row.name)).toEqual(['people/ada']);

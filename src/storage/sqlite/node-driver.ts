@@ -98,7 +98,7 @@ export function nodeSqliteDriver(load: (id: string) => unknown): DriverConstruct
     'WARNING',
   ];
   // Each primary code's extended codes, in order from (1 << 8): IOERR_READ is 10 | 1 << 8.
-  const EXTENDED: Record<string, readonly string[]> = {
+  const EXTENDED: Record<string, readonly (string | undefined)[]> = {
     ERROR: ['MISSING_COLLSEQ', 'RETRY', 'SNAPSHOT'],
     IOERR: [
       'READ',
@@ -141,7 +141,8 @@ export function nodeSqliteDriver(load: (id: string) => unknown): DriverConstruct
     CANTOPEN: ['NOTEMPDIR', 'ISDIR', 'FULLPATH', 'CONVPATH', 'DIRTYWAL', 'SYMLINK'],
     CORRUPT: ['VTAB', 'SEQUENCE', 'INDEX'],
     READONLY: ['RECOVERY', 'CANTLOCK', 'ROLLBACK', 'DBMOVED', 'CANTINIT', 'DIRECTORY'],
-    ABORT: ['ROLLBACK'],
+    // SQLITE_ABORT_ROLLBACK is 4 | 2 << 8: there is no extended code 1 of ABORT.
+    ABORT: [undefined, 'ROLLBACK'],
     CONSTRAINT: [
       'CHECK',
       'COMMITHOOK',
