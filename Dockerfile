@@ -10,7 +10,7 @@
 #
 # Three stages: `build` compiles dist/ (TypeScript, the CLI bundle, the web UI) with every
 # dev dependency; `deps` installs the production dependencies alone, without the optional
-# better-sqlite3: on Node 22.13 and newer Engram keeps its SQLite file through the
+# better-sqlite3: on Node 22.16 and newer Engram keeps its SQLite file through the
 # built-in node:sqlite, so the image holds no native addon and its build no compiler. The
 # runtime image takes dist/ and those node_modules: no sources, no dev dependency.
 ARG NODE_VERSION=22

@@ -2,7 +2,7 @@
  * `npm run bundle:mcpb`: Engram as a Claude Desktop bundle, `engram.mcpb`, double-clicked
  * to install. Claude Desktop runs a bundle's server with its own Node and cannot load a
  * third-party native addon (`.node` file), so the bundle holds none: its SQLite is Node's
- * built-in `node:sqlite` (Node 22.13 and newer, which `compatibility` names), and the build
+ * built-in `node:sqlite` (Node 22.16 and newer, which `compatibility` names), and the build
  * fails if a `.node` file is inside.
  *
  * The bundle holds the built CLI (dist/cli: the bundled `engram` and its chunks), the
@@ -26,7 +26,7 @@ const staging = join(out, 'engram');
 const bundle = join(out, 'engram.mcpb');
 const MCPB = join(root, 'node_modules', '@anthropic-ai', 'mcpb', 'dist', 'cli', 'cli.js');
 /** The oldest Node with `node:sqlite` unflagged and the statement API Engram's driver uses. */
-export const NODE_RANGE = '>=22.13.0';
+export const NODE_RANGE = '>=22.16.0';
 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const tools = JSON.parse(readFileSync(join(root, 'spec', 'tools.json'), 'utf8'));

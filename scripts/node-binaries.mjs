@@ -15,8 +15,8 @@ import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync }
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The Node versions the node:sqlite driver is tested under: the oldest it supports (22.13, where node:sqlite needs no flag) and the newest. */
-export const NODE_VERSIONS = ['22.13.1', '24.21.0'];
+/** The Node versions the node:sqlite driver is tested under: the oldest it supports (22.16, the first whose node:sqlite has FTS5) and the newest. */
+export const NODE_VERSIONS = ['22.16.0', '24.21.0'];
 
 const CACHE = fileURLToPath(new URL('../node_modules/.cache/engram-node/', import.meta.url));
 

@@ -40,7 +40,7 @@ export interface OpenOptions {
   /** Each storage accelerator on or off, else its default (storage/accelerators.ts; docs/accelerators.md). */
   readonly accelerators?: Accelerators | undefined;
   /**
-   * SQLite only: the driver, `better-sqlite3` or `node` (node:sqlite, Node 22.13+); by
+   * SQLite only: the driver, `better-sqlite3` or `node` (node:sqlite, Node 22.16+); by
    * default better-sqlite3 when it loads, else node (storage/sqlite/drivers.ts).
    */
   readonly sqliteDriver?: SqliteDriverName | undefined;

@@ -142,7 +142,7 @@ export function registerMigrateCommand(
     .addOption(
       new Option(
         '--sqlite-driver <driver>',
-        'SQLite driver for a file: better-sqlite3 or node (node:sqlite, Node 22.13+); else $ENGRAM_SQLITE_DRIVER, else better-sqlite3 when it loads',
+        'SQLite driver for a file: better-sqlite3 or node (node:sqlite, Node 22.16+); else $ENGRAM_SQLITE_DRIVER, else better-sqlite3 when it loads',
       ).choices(SQLITE_DRIVER_NAMES),
     )
     .option('--json', 'print JSON for scripts')

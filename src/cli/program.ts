@@ -51,7 +51,7 @@ function common(command: Command, output: { readonly json: boolean } = { json: t
     .addOption(
       new Option(
         '--sqlite-driver <driver>',
-        'SQLite driver: better-sqlite3 or node (node:sqlite, Node 22.13+); else $ENGRAM_SQLITE_DRIVER, else better-sqlite3 when it loads',
+        'SQLite driver: better-sqlite3 or node (node:sqlite, Node 22.16+); else $ENGRAM_SQLITE_DRIVER, else better-sqlite3 when it loads',
       ).choices(SQLITE_DRIVER_NAMES),
     )
     .addOption(

@@ -26,8 +26,8 @@ import { type TempDir, tempDir } from '../helpers/engram.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BUNDLE = join(ROOT, 'dist-mcpb', 'engram.mcpb');
 const MCPB = join(ROOT, 'node_modules', '@anthropic-ai', 'mcpb', 'dist', 'cli', 'cli.js');
-/** The oldest Node the bundle's `compatibility` admits (22.13, node:sqlite without a flag). */
-const NODE_22 = '22.13.1';
+/** The oldest Node the bundle's `compatibility` admits (22.16, the first whose node:sqlite has FTS5). */
+const NODE_22 = '22.16.0';
 
 interface Manifest {
   readonly version: string;
@@ -74,7 +74,7 @@ describe('the Claude Desktop bundle', () => {
     expect(manifest.tools.map((tool) => tool.name)).toEqual(spec.map((tool) => tool.function.name));
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     expect(manifest.version).toBe(pkg.version);
-    expect(manifest.compatibility.runtimes.node).toBe('>=22.13.0');
+    expect(manifest.compatibility.runtimes.node).toBe('>=22.16.0');
   });
 
   it('keeps its memory, by default, in the file engram stdio uses', () => {

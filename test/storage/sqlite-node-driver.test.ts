@@ -69,28 +69,28 @@ const connectBy =
 const connect: Connect = (path, options) => connectBy(sqliteDriver('node').Database)(path, options);
 
 /**
- * The node driver over node:sqlite as Node 22.13 has it, the oldest it runs on: without a
- * database's isTransaction (22.16), or a statement's setReturnArrays (22.16) and
- * setAllowUnknownNamedParameters (22.15), which the adapter then does without.
+ * node:sqlite as a Node older than 22.16 has it: `api`, without a database's isTransaction
+ * and a statement's setReturnArrays and setAllowUnknownNamedParameters (22.13–22.15); `fts5`,
+ * with them but with no FTS5 in its SQLite (22.15), which Engram's search needs.
  */
-function oldestNodeSqlite(): DriverConstructor {
+function olderNodeSqlite(lacking: 'api' | 'fts5') {
   const { DatabaseSync } = process.getBuiltinModule('node:sqlite') as {
-    DatabaseSync: new (path: string) => { prepare(source: string): object };
+    DatabaseSync: new (path: string) => { prepare(source: string): object; exec(source: string): void };
   };
-  class DatabaseSync22_13 extends DatabaseSync {
-    get isTransaction(): undefined {
-      return undefined;
+  class OlderDatabaseSync extends DatabaseSync {
+    get isTransaction(): boolean | undefined {
+      return lacking === 'api' ? undefined : false;
+    }
+    override exec(source: string): void {
+      if (lacking === 'fts5' && /USING fts5/i.test(source)) throw new Error('no such module: fts5');
+      super.exec(source);
     }
     override prepare(source: string): object {
       const statement = super.prepare(source) as Record<'run' | 'get' | 'all', (...params: unknown[]) => unknown>;
-      return {
-        run: (...params: unknown[]) => statement.run(...params),
-        get: (...params: unknown[]) => statement.get(...params),
-        all: (...params: unknown[]) => statement.all(...params),
-      };
+      return lacking === 'api' ? { run: statement.run, get: statement.get, all: statement.all } : statement;
     }
   }
-  return nodeSqliteDriver((id) => (id === 'node:sqlite' ? { DatabaseSync: DatabaseSync22_13 } : require(id)));
+  return (id: string) => (id === 'node:sqlite' ? { DatabaseSync: OlderDatabaseSync } : require(id));
 }
 
 describe.skipIf(missing !== undefined)(title('sqlite on node:sqlite'), () => {
@@ -127,12 +127,12 @@ describe.skipIf(missing !== undefined)(title('sqlite on node:sqlite'), () => {
     });
   });
 
-  describe.each([
-    { on: 'node:sqlite', connect: (): Connect => connect },
-    { on: 'node:sqlite as Node 22.13 has it', connect: (): Connect => connectBy(oldestNodeSqlite()) },
-  ])("better-sqlite3's slice, emulated on $on", ({ connect: connector }) => {
-    const connect: Connect = (path, options) => connector()(path, options);
+  it('refuses, saying what is missing, a node:sqlite older than 22.16: no FTS5, or not the statement API', () => {
+    expect(() => nodeSqliteDriver(olderNodeSqlite('fts5'))).toThrow(/has no FTS5, which Engram's search needs$/);
+    expect(() => nodeSqliteDriver(olderNodeSqlite('api'))).toThrow(/lacks the statement API Engram uses$/);
+  });
 
+  describe("better-sqlite3's slice, emulated on node:sqlite", () => {
     it('reads rows as objects, first columns (pluck) or arrays (raw), and switches back', () => {
       const db = connect(':memory:');
       const statement = db.prepare('SELECT 1 AS a, 2 AS b');
@@ -222,7 +222,7 @@ describe('the choice of driver', () => {
     expect(() => openSqliteStore({ path: ':memory:', driver: absent })).toThrow(
       expect.objectContaining({
         code: 'STORE_UNAVAILABLE',
-        message: expect.stringMatching(absent === 'node' ? /Node 22\.13/ : /npm i better-sqlite3/),
+        message: expect.stringMatching(absent === 'node' ? /Node 22\.16/ : /npm i better-sqlite3/),
       }),
     );
   });
@@ -247,7 +247,7 @@ describe('without better-sqlite3 installed', () => {
     else {
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(
-        /^SQLite needs better-sqlite3 \(npm i better-sqlite3\) or Node 22\.13\+ for node:sqlite: /,
+        /^SQLite needs better-sqlite3 \(npm i better-sqlite3\) or Node 22\.16\+ for node:sqlite: /,
       );
     }
   });

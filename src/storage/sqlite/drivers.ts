@@ -1,6 +1,6 @@
 /**
  * Which SQLite driver opens the file: better-sqlite3 (a native addon, an optional
- * dependency) when it loads, else Node's built-in node:sqlite (Node 22.13 and newer,
+ * dependency) when it loads, else Node's built-in node:sqlite (Node 22.16 and newer,
  * node-driver.ts), so that an install with no compiler, or a Claude Desktop bundle that
  * cannot load a `.node` file, still runs. A caller may name one (`driver`); a driver named
  * but missing is refused in words, never swapped for the other. Both load lazily, once.
@@ -48,7 +48,7 @@ function loadBetterSqlite3(): SqliteDriver {
 }
 
 function loadNode(): SqliteDriver {
-  // process.getBuiltinModule (Node 20.16+) gives undefined where there is no node:sqlite (Node 20, or 22 before 22.13 without a flag).
+  // process.getBuiltinModule (Node 20.16+) gives undefined where there is no node:sqlite (Node 20, or 22 before 22.13 without a flag; node-driver.ts refuses one before 22.16).
   const Database = nodeSqliteDriver((id) => {
     const module = typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule(id) : undefined;
     if (module === undefined) throw new Error(`this Node (${process.version}) has no ${id}`);
@@ -66,10 +66,10 @@ export function sqliteDriver(requested?: SqliteDriverName): SqliteDriver {
     throw new EngramError(
       'STORE_UNAVAILABLE',
       requested === 'node'
-        ? `The SQLite driver node:sqlite cannot be used: ${reason}. It needs Node 22.13 or newer; ` +
+        ? `The SQLite driver node:sqlite cannot be used: ${reason}. It needs Node 22.16 or newer; ` +
             'on this Node, use the better-sqlite3 driver (--sqlite-driver better-sqlite3, or leave the choice to Engram).'
         : `The SQLite driver better-sqlite3 cannot be loaded: ${reason}. Install it (npm i better-sqlite3, ` +
-            'built for this Node: npm rebuild better-sqlite3), or use the node driver on Node 22.13 or newer (--sqlite-driver node).',
+            'built for this Node: npm rebuild better-sqlite3), or use the node driver on Node 22.16 or newer (--sqlite-driver node).',
     );
   }
   const native = load('better-sqlite3');
@@ -78,8 +78,8 @@ export function sqliteDriver(requested?: SqliteDriverName): SqliteDriver {
   if (!(builtIn instanceof Error)) return builtIn;
   throw new EngramError(
     'STORE_UNAVAILABLE',
-    `SQLite needs better-sqlite3 (npm i better-sqlite3) or Node 22.13+ for node:sqlite: better-sqlite3 cannot be ` +
-      `loaded (${withoutFullStop(native.message)}) and this Node (${process.version}) has no node:sqlite.`,
+    `SQLite needs better-sqlite3 (npm i better-sqlite3) or Node 22.16+ for node:sqlite: better-sqlite3 cannot be ` +
+      `loaded (${withoutFullStop(native.message)}) and node:sqlite cannot be used (${withoutFullStop(builtIn.message)}).`,
   );
 }
 

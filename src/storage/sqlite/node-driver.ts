@@ -1,5 +1,6 @@
 /**
- * The SQLite store on Node's built-in `node:sqlite` (Node 22.13 and newer), for an install
+ * The SQLite store on Node's built-in `node:sqlite` (Node 22.16 and newer: the first whose
+ * SQLite has FTS5, which search needs, checked when the driver loads), for an install
  * with no native addon: DatabaseSync dressed as the slice of better-sqlite3 the store uses
  * (driver.ts), so that nothing above connection.ts knows which driver runs. What it
  * emulates: better-sqlite3's transactions (BEGIN, BEGIN IMMEDIATE, a savepoint inside
@@ -30,11 +31,11 @@ interface NodeStatement {
   run(...params: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
   get(...params: unknown[]): unknown;
   all(...params: unknown[]): unknown[];
-  setReturnArrays?(enabled: boolean): void;
-  setAllowUnknownNamedParameters?(enabled: boolean): void;
+  setReturnArrays(enabled: boolean): void;
+  setAllowUnknownNamedParameters(enabled: boolean): void;
 }
 interface NodeDatabase {
-  readonly isTransaction?: boolean;
+  readonly isTransaction: boolean;
   prepare(source: string): NodeStatement;
   exec(source: string): void;
   close(): void;
@@ -45,7 +46,8 @@ interface NodeSqlite {
 
 /**
  * The better-sqlite3-shaped database class over node:sqlite, loaded with `load`; throws
- * (ERR_UNKNOWN_BUILTIN_MODULE, or a TypeError) where this Node has no node:sqlite.
+ * (ERR_UNKNOWN_BUILTIN_MODULE, or a TypeError) where this Node has no node:sqlite, and an
+ * Error saying what is missing where its node:sqlite is older than Engram needs (before 22.16).
  */
 export function nodeSqliteDriver(load: (id: string) => unknown): DriverConstructor {
   // node:sqlite says once per thread that it is experimental: Engram chose it knowingly, and
@@ -63,6 +65,27 @@ export function nodeSqliteDriver(load: (id: string) => unknown): DriverConstruct
     process.emitWarning = emitWarning;
   }
   if (typeof sqlite?.DatabaseSync !== 'function') throw new TypeError('node:sqlite has no DatabaseSync');
+  // What Engram needs of node:sqlite arrived in Node 22.16: FTS5 in its SQLite (search) and the
+  // statement and transaction API below. An older one is refused here, saying so, rather
+  // than failing at the first search or transaction.
+  const probe = new sqlite.DatabaseSync(':memory:');
+  try {
+    const statement = probe.prepare('SELECT 1');
+    if (
+      typeof probe.isTransaction !== 'boolean' ||
+      typeof statement.setReturnArrays !== 'function' ||
+      typeof statement.setAllowUnknownNamedParameters !== 'function'
+    ) {
+      throw new Error(`node:sqlite in Node ${process.version} lacks the statement API Engram uses`);
+    }
+    try {
+      probe.exec('CREATE VIRTUAL TABLE temp.probe USING fts5(text)');
+    } catch {
+      throw new Error(`node:sqlite in Node ${process.version} has no FTS5, which Engram's search needs`);
+    }
+  } finally {
+    probe.close();
+  }
   const { existsSync } = load('node:fs') as typeof import('node:fs');
 
   // SQLite's result codes by number (sqlite3.h), primary then extended: better-sqlite3's `code`.
@@ -181,19 +204,13 @@ export function nodeSqliteDriver(load: (id: string) => unknown): DriverConstruct
       throw named(error);
     }
   };
-  /**
-   * better-sqlite3 binds undefined as NULL, and of an object of named parameters only the
-   * names the statement has (`known`, where node:sqlite cannot be told to skip the others);
-   * node:sqlite refuses both.
-   */
-  const bindable = (params: readonly unknown[], known: ReadonlySet<string> | undefined): unknown[] =>
+  /** better-sqlite3 binds undefined as NULL, in a list of parameters or an object of named ones; node:sqlite refuses it. */
+  const bindable = (params: readonly unknown[]): unknown[] =>
     params.map((param) => {
       if (param === undefined) return null;
       if (param === null || typeof param !== 'object' || ArrayBuffer.isView(param)) return param;
       const named: Record<string, unknown> = {};
-      for (const [key, value] of Object.entries(param)) {
-        if (known === undefined || known.has(key)) named[key] = value === undefined ? null : value;
-      }
+      for (const [key, value] of Object.entries(param)) named[key] = value === undefined ? null : value;
       return named;
     });
 
@@ -202,18 +219,10 @@ export function nodeSqliteDriver(load: (id: string) => unknown): DriverConstruct
   class NodeSqliteStatement implements Statement {
     private mode: Mode = 'rows';
     private bound: unknown[] | undefined;
-    private readonly arrays: boolean;
-    /** The statement's parameter names, where node:sqlite (before 22.15) refuses others. */
-    private readonly known: ReadonlySet<string> | undefined;
 
-    constructor(
-      private readonly statement: NodeStatement,
-      source: string,
-    ) {
-      this.arrays = typeof statement.setReturnArrays === 'function';
-      if (typeof statement.setAllowUnknownNamedParameters === 'function')
-        statement.setAllowUnknownNamedParameters(true);
-      else this.known = new Set((source.match(/[@:$][A-Za-z_][A-Za-z0-9_]*/g) ?? []).map((name) => name.slice(1)));
+    constructor(private readonly statement: NodeStatement) {
+      // better-sqlite3 takes an object of named parameters that holds more than the statement names.
+      statement.setAllowUnknownNamedParameters(true);
     }
 
     run(...params: unknown[]): RunResult {
@@ -241,25 +250,25 @@ export function nodeSqliteDriver(load: (id: string) => unknown): DriverConstruct
 
     bind(...params: unknown[]): this {
       if (this.bound) throw new TypeError('The bind() method can only be invoked once per statement object');
-      this.bound = bindable(params, this.known);
+      this.bound = bindable(params);
       return this;
     }
 
     private switchTo(mode: Mode): this {
       this.mode = mode;
-      if (this.arrays) this.statement.setReturnArrays?.(mode !== 'rows');
+      this.statement.setReturnArrays(mode !== 'rows');
       return this;
     }
 
     private params(params: readonly unknown[]): unknown[] {
-      if (!this.bound) return bindable(params, this.known);
+      if (!this.bound) return bindable(params);
       if (params.length > 0) throw new TypeError('This statement already has bound parameters');
       return this.bound;
     }
 
     private shape(row: unknown): unknown {
       if (this.mode === 'rows') return row;
-      const columns = this.arrays ? (row as unknown[]) : Object.values(row as object);
+      const columns = row as unknown[];
       return this.mode === 'pluck' ? columns[0] : columns;
     }
   }
@@ -305,24 +314,13 @@ export function nodeSqliteDriver(load: (id: string) => unknown): DriverConstruct
       return this.opened;
     }
 
-    /** SQLite's autocommit flag: node:sqlite shows it from 22.16; before, a BEGIN refused inside a transaction tells. */
+    /** SQLite's autocommit flag, turned around. */
     get inTransaction(): boolean {
-      const known = this.db.isTransaction;
-      if (typeof known === 'boolean') return known;
-      try {
-        this.begin.run();
-      } catch {
-        return true;
-      }
-      this.rollback.run();
-      return false;
+      return this.db.isTransaction;
     }
 
     prepare(source: string): Statement {
-      return new NodeSqliteStatement(
-        attempt(() => this.db.prepare(source)),
-        source,
-      );
+      return new NodeSqliteStatement(attempt(() => this.db.prepare(source)));
     }
 
     exec(source: string): void {

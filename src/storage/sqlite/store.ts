@@ -75,7 +75,7 @@ export interface SqliteStoreOptions {
   readonly accelerators?: Accelerators | undefined;
   /**
    * The SQLite driver: `better-sqlite3` (a native addon) or `node` (Node's built-in
-   * node:sqlite, Node 22.13 and newer). By default better-sqlite3 when it loads, else node.
+   * node:sqlite, Node 22.16 and newer). By default better-sqlite3 when it loads, else node.
    * Both read and write the same file.
    */
   readonly driver?: SqliteDriverName | undefined;
