@@ -17,7 +17,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -101,6 +101,15 @@ function copyWithDependencies(name, from, modules, copied = new Set()) {
   for (const dependency of Object.keys(dependencies)) copyWithDependencies(dependency, folder, modules, copied);
 }
 
+/**
+ * The files of earlier builds that dist/ still holds (scripts/swap-dist.mjs lists them in
+ * dist/superseded-files.json, paths relative to dist/), which this build does not load.
+ */
+export function supersededChunks() {
+  const list = join(root, 'dist', 'superseded-files.json');
+  return new Set(existsSync(list) ? Object.keys(JSON.parse(readFileSync(list, 'utf8'))) : []);
+}
+
 /** Every file under `folder`, relative to it. */
 function filesUnder(folder) {
   return readdirSync(folder, { recursive: true, withFileTypes: true })
@@ -115,10 +124,13 @@ function build() {
   rmSync(out, { recursive: true, force: true });
   const server = join(staging, 'server');
   mkdirSync(join(server, 'dist'), { recursive: true });
-  // The CLI bundle and its chunks, without source maps: what `engram stdio` loads.
+  // The CLI bundle and its chunks, without source maps: what `engram stdio` loads. Not the
+  // chunks of earlier builds that the build keeps for servers still running (supersededChunks).
+  const superseded = supersededChunks();
   cpSync(join(root, 'dist', 'cli'), join(server, 'dist', 'cli'), {
     recursive: true,
-    filter: (path) => !path.endsWith('.map') && !path.endsWith('.d.ts'),
+    filter: (path) =>
+      !path.endsWith('.map') && !path.endsWith('.d.ts') && !superseded.has(relative(join(root, 'dist'), path)),
   });
   cpSync(join(root, 'spec'), join(server, 'spec'), { recursive: true });
   const { name, version, type, license } = pkg;

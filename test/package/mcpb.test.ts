@@ -18,6 +18,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs script, without declarations
+import { supersededChunks } from '../../scripts/bundle-mcpb.mjs';
+// @ts-expect-error: a plain .mjs script, without declarations
 import { nodeBinary } from '../../scripts/node-binaries.mjs';
 import { readEnvironment } from '../../src/cli/environment.js';
 import { openSqliteStore } from '../../src/storage/sqlite/index.js';
@@ -70,6 +72,9 @@ describe('the Claude Desktop bundle', () => {
     const files = readdirSync(unpacked, { recursive: true, encoding: 'utf8' });
     expect(files.filter((file) => file.endsWith('.node'))).toEqual([]);
     expect(files.some((file) => file.includes('better-sqlite3'))).toBe(false);
+    // Only this build's CLI: no chunk of an earlier build that dist/ keeps for running servers.
+    const superseded = [...supersededChunks()].map((path) => join('server', 'dist', path));
+    expect(files.filter((file) => superseded.includes(file))).toEqual([]);
     const spec = JSON.parse(readFileSync(join(ROOT, 'spec', 'tools.json'), 'utf8')) as { function: { name: string } }[];
     expect(manifest.tools.map((tool) => tool.name)).toEqual(spec.map((tool) => tool.function.name));
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
