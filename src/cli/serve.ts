@@ -127,8 +127,11 @@ function fromVariable(name: ServeVariable, value: string): ServeOptions[ServeVar
     case 'host':
       return value;
     case 'port':
-      if (!/^\d+$/.test(value) || Number(value) > 65_535) throw refuse('give a port number from 0 to 65535.');
-      return Number(value);
+      try {
+        return parsePort(value);
+      } catch (error) {
+        throw refuse((error as Error).message);
+      }
     case 'auth':
       if (!(AUTH_MODES as readonly string[]).includes(value)) throw refuse(`give ${AUTH_MODES.join(', ')}.`);
       return value as ServeOptions['auth'];
