@@ -2,12 +2,14 @@
  * PostgreSQL for benchmarks: which server to measure ($ENGRAM_BENCH_DATABASE_URL, else
  * the local default if it answers), a database of the benchmark's own on it (dropped
  * afterwards, so the server's own databases are never written to), and the physical
- * limit for writes without group commit: raw durable commits, one after another.
+ * limit for writes without group commit: raw durable commits, one after another; and a
+ * connection's round trip (roundTripMs), to say how far a database is.
  */
 
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
+import { summarize } from './stats.js';
 
 const LOCAL_DEFAULT = 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -72,6 +74,23 @@ export async function serialPostgresCommitRate(url: string, body: string, durati
       commits++;
     }
     return commits / (durationMs / 1000);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The median round trip of `SELECT 1` on one connection to `url`, in milliseconds. */
+export async function roundTripMs(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const samples: number[] = [];
+    for (let call = 0; call < 60; call++) {
+      const start = performance.now();
+      await client.query('SELECT 1');
+      if (call >= 10) samples.push(performance.now() - start);
+    }
+    return summarize(samples).median;
   } finally {
     await client.end();
   }

@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import { createMemory, type Memory } from '../src/memory/memory.js';
 import { writeRules } from '../src/memory/model/apply.js';
 import { DEFAULT_POLICY } from '../src/memory/model/policy.js';
@@ -23,7 +22,7 @@ import { openSqliteStore } from '../src/storage/sqlite/index.js';
 import { createTransfer } from '../src/transfer/transfer.js';
 import { appendedLine, exportDocument, subject, subjects } from './content.js';
 import { startLatencyProxy } from './latency-proxy.js';
-import { createBenchDatabase, findBenchPostgres } from './postgres.js';
+import { createBenchDatabase, findBenchPostgres, roundTripMs } from './postgres.js';
 import type { Section, Table } from './report.js';
 import { formatMs, formatRatio, type Summary, summarize } from './stats.js';
 
@@ -185,23 +184,6 @@ async function compare(
     return { accelerator, backend, workload: workload.what, on: summarize(samples[0]), off: summarize(samples[1]) };
   } finally {
     for (const { store } of opened) await store.close();
-  }
-}
-
-/** The median round trip of `SELECT 1` on one connection to `url`, in milliseconds. */
-async function roundTripMs(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const samples: number[] = [];
-    for (let call = 0; call < 60; call++) {
-      const start = performance.now();
-      await client.query('SELECT 1');
-      if (call >= 10) samples.push(performance.now() - start);
-    }
-    return summarize(samples).median;
-  } finally {
-    await client.end();
   }
 }
 
