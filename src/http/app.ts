@@ -148,6 +148,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         })
       : undefined;
   const gate = browserGate({ ...options, auth: options.auth.mode });
+  // Undefined when /mcp is not limited: no request then pays for finding whom it counts against.
+  const mcpLimits = options.rateLimits?.has('mcp') ? options.rateLimits : undefined;
   // The MCP SDK (a third of a start's CPU) loads with the first request to /mcp: a server
   // used only through /api and the web UI never needs it. A load that fails (EMFILE on a
   // busy server) fails that request alone: the next one loads it again, as import() allows.
@@ -219,7 +221,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       return;
     }
     exchange.user = auth.caller.user;
-    const refused = await options.rateLimits?.refusal([
+    const refused = await mcpLimits?.refusal([
       ['mcp', tokenSubject(req, req.headers.authorization, options.trustProxy ?? false)],
     ]);
     if (refused !== undefined) {

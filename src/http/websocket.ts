@@ -193,6 +193,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
   const limits = { ...DEFAULT_WEBSOCKET_LIMITS, ...options.limits };
   const authenticate = createAuthenticate(options.auth, options.publicUrl);
   const gate = browserGate({ ...options, auth: options.auth.mode });
+  const mcpLimits = options.rateLimits?.has('mcp') ? options.rateLimits : undefined;
   const sockets = new Set<WebSocket>();
   const counts = new SocketCounts(limits);
   const budget = new WaitingBudget(limits.waitingBytes);
@@ -310,7 +311,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
         const outcome = await authenticate(authorization);
         if (outcome.ok) {
           who = outcome;
-          const refused = await options.rateLimits?.refusal([['mcp', subject]]);
+          const refused = await mcpLimits?.refusal([['mcp', subject]]);
           return refused === undefined ? true : { refused: mcpRateLimitedMessage(refused) };
         }
         socket.close(1008, TOKEN_REFUSED_REASON);

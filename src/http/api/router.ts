@@ -112,6 +112,8 @@ export function createApi(options: ApiOptions): Api {
   ].map(compile);
   const bodyCap = (route: Route) => (route.body === 'document' ? options.maxImportBytes : options.maxBodyBytes);
   const importGate = new ImportGate(options.maxConcurrentImports);
+  // Undefined when /api is not limited: no request then pays for finding whom it counts against.
+  const apiLimits = options.rateLimits?.has('api') ? options.rateLimits : undefined;
 
   async function answer(req: IncomingMessage, res: ServerResponse, path: string, exchange: ApiExchange) {
     if (await options.sessions(req, res, path, exchange)) return;
@@ -145,7 +147,7 @@ export function createApi(options: ApiOptions): Api {
       return;
     }
     exchange.user = auth.caller.user;
-    const refused = await options.rateLimits?.refusal([
+    const refused = await apiLimits?.refusal([
       ['api', tokenSubject(req, req.headers.authorization, options.trustProxy ?? false)],
     ]);
     if (refused !== undefined) {
