@@ -24,7 +24,7 @@ export function tokenSubject(req: IncomingMessage, authorization: string | undef
 /** What a model reads when its MCP request is refused (a JSON-RPC error's message). */
 export function mcpRateLimitedMessage(verdict: RateVerdict): string {
   return (
-    `Rate limited: this connection has sent more than the server allows (${allowanceWords(verdict, 'MCP requests')}), ` +
+    `Rate limited: this connection has sent more than the server allows (${allowanceWords(verdict, 'MCP request')}), ` +
     `so this call was not carried out. Wait ${waitWords(verdict.resetSeconds)}, then call again; ` +
     'repeating the call sooner is refused the same way.'
   );
@@ -34,13 +34,13 @@ export function mcpRateLimitedMessage(verdict: RateVerdict): string {
 export function apiRateLimitedMessage(verdict: RateVerdict): string {
   if (verdict.rule.name === 'api') {
     return (
-      `Too many requests: this token or browser has sent more than the server allows (${allowanceWords(verdict, 'API requests')}). ` +
+      `Too many requests: this token or browser has sent more than the server allows (${allowanceWords(verdict, 'API request')}). ` +
       `Wait ${waitWords(verdict.resetSeconds)}, then try again.`
     );
   }
   const who =
     verdict.rule.name === 'sign-in'
-      ? `Too many sign-ins as this user (the server takes ${allowanceWords(verdict, 'per user')})`
-      : `Too many sign-in attempts from this address (the server takes ${allowanceWords(verdict, 'per address')})`;
+      ? `Too many sign-ins as this user (the server takes ${allowanceWords(verdict, 'sign-in', 'per user')})`
+      : `Too many sign-in attempts from this address (the server takes ${allowanceWords(verdict, 'request', 'per address')})`;
   return `${who}. Wait ${waitWords(verdict.resetSeconds)}, then sign in again.`;
 }

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 
 import { WebSocket } from 'ws';
 import { resolveRateLimits } from '../../src/access/rate-limits/rules.js';
 import { JSON_HEADERS, postRpc, type RawResponse, raw, rpc, rpcMessage, startTestServer } from './fixtures.js';
-import { postForm, postJson, startOAuthServer } from './oauth-fixtures.js';
+import { CLIENT_ID, postForm, postJson, REDIRECT_URI, startOAuthServer } from './oauth-fixtures.js';
 
 const START = Date.UTC(2026, 0, 1);
 
@@ -120,7 +120,7 @@ describe('/api', () => {
       error: {
         code: 'RATE_LIMITED',
         message:
-          'Too many requests: this token or browser has sent more than the server allows (1 API requests a minute). ' +
+          'Too many requests: this token or browser has sent more than the server allows (1 API request a minute). ' +
           'Wait 60 seconds, then try again.',
       },
     });
@@ -151,14 +151,14 @@ describe('signing in to the web UI', () => {
     expect(JSON.parse(asAlice.body).error).toEqual({
       code: 'RATE_LIMITED',
       message:
-        'Too many sign-ins as this user (the server takes 2 per user a minute). Wait 60 seconds, then sign in again.',
+        'Too many sign-ins as this user (the server takes 2 sign-ins per user a minute). Wait 60 seconds, then sign in again.',
     });
     expect((await signIn('alice', '192.0.2.2')).status).toBe(429);
     // The first address has made its three requests: bob is refused from it, not from another.
     const fromFirst = await signIn('bob', '192.0.2.1');
     expectLimited(fromFirst, 'auth', 3, 60, 60);
     expect(JSON.parse(fromFirst.body).error.message).toBe(
-      'Too many sign-in attempts from this address (the server takes 3 per address a minute). Wait 60 seconds, then sign in again.',
+      'Too many sign-in attempts from this address (the server takes 3 requests per address a minute). Wait 60 seconds, then sign in again.',
     );
     expect((await signIn('bob', '192.0.2.3')).status).toBe(401);
     vi.setSystemTime(START + 60_000);
@@ -195,5 +195,58 @@ describe('the OAuth endpoints', () => {
     expect((await token('192.0.2.2')).status).toBe(400);
     vi.setSystemTime(START + 60_000);
     expect((await token('192.0.2.1')).status).toBe(400);
+  });
+});
+
+describe('the consent page’s sign-in', () => {
+  it('counts sign-ins per user named, whatever the address, and answers a page saying how long to wait', async () => {
+    const server = await startOAuthServer({ rateLimit: 'sign-in=1/min', trustProxy: true });
+    const query = new URLSearchParams({
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT_URI,
+      response_type: 'code',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      scope: 'memory:read memory:write',
+      state: 's',
+    });
+    /** Opens the consent page and sends its form as `user`, with a wrong password, from `address`. */
+    const signIn = async (user: string, address: string) => {
+      const page = await raw(server.port, { path: `/authorize?${query}`, headers: { 'X-Forwarded-For': address } });
+      expect(page.status).toBe(200);
+      const hidden = [...page.body.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map(
+        (match): [string, string] => [
+          match[1]!,
+          match[2]!.replace(/&#(\d+);/g, (_, code) => String.fromCharCode(code)),
+        ],
+      );
+      const cookie = (page.headers['set-cookie'] ?? []).map((line) => line.split(';')[0]).join('; ');
+      return raw(server.port, {
+        method: 'POST',
+        path: '/authorize',
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Origin: server.origin,
+          'Sec-Fetch-Site': 'same-origin',
+          Cookie: cookie,
+          'X-Forwarded-For': address,
+        },
+        body: new URLSearchParams([
+          ...hidden,
+          ['user', user],
+          ['password', 'wrong password'],
+          ['decision', 'allow'],
+        ]).toString(),
+      });
+    };
+    const first = await signIn('alice', '192.0.2.1');
+    expect(first.status).toBe(400);
+    expect(first.body).toContain('Wrong user name or password.');
+    const refused = await signIn('Alice', '192.0.2.2');
+    expectLimited(refused, 'sign-in', 1, 60, 60);
+    expect(refused.body).toContain(
+      'Too many sign-ins as this user: the server takes 1 sign-in per user a minute. Try again in 60 seconds.',
+    );
+    expect((await signIn('bob', '192.0.2.2')).status).toBe(400);
   });
 });

@@ -23,8 +23,11 @@ export function waitWords(seconds: number): string {
   return `${Math.ceil(seconds / 60)} minutes`;
 }
 
-/** What the limit allows, as a sentence's end: "60 requests a minute", "20 sign-ins every 10 seconds". */
-export function allowanceWords(verdict: RateVerdict, what: string): string {
+/**
+ * What the limit allows, as a sentence's end: "60 requests a minute", "1 sign-in per user
+ * every 10 seconds"; `what` names one (`request`), `each` what it counts per (`per user`).
+ */
+export function allowanceWords(verdict: RateVerdict, what: string, each = ''): string {
   const { points, windowSeconds } = verdict.rule;
   const per =
     windowSeconds === 1
@@ -34,5 +37,5 @@ export function allowanceWords(verdict: RateVerdict, what: string): string {
         : windowSeconds === 3600
           ? 'an hour'
           : `every ${waitWords(windowSeconds)}`;
-  return `${points} ${what} ${per}`;
+  return `${points} ${what}${points === 1 ? '' : 's'}${each === '' ? '' : ` ${each}`} ${per}`;
 }
