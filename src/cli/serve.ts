@@ -1,7 +1,8 @@
 /**
  * `engram serve`: the memory over HTTP for browser and remote MCP clients (llama.cpp
  * WebUI, Claude Code) and the REST API under /api. Prints where to connect (one JSON line
- * with --json, for a script that started it on --port 0), logs one line
+ * with --json, for a script that started it on --port 0) and the rate limits in force
+ * (--rate-limit over the config file's, over the defaults of its auth mode), logs one line
  * per request on stderr, purges expired trash every hour, and on SIGINT/SIGTERM lets
  * requests in flight finish and closes the store. It writes through the Io it is given,
  * and stops when that Io says (the process's signals by default), so that a test can run

@@ -2,8 +2,8 @@
  * The HTTP app behind `engram serve`: routes `/mcp`, `/api` (api/router.ts), `/healthz`, the web UI at `/` (web.ts) and,
  * with `--auth oauth`, the OAuth endpoints (oauth/router.ts, before the Origin check: any
  * page may call them), and puts the checks in front of them in the order that keeps memory safe — Host (DNS
- * rebinding), Origin (web pages), CORS preflight, method, token, body size, JSON and its
- * nesting — then logs one line; a Host, Origin or Authorization header sent twice is
+ * rebinding), Origin (web pages), CORS preflight, method, token, the token's rate limit
+ * (rate-limit.ts), body size, JSON and its nesting — then logs one line; a Host, Origin or Authorization header sent twice is
  * refused before anything else.
  */
 

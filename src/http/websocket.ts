@@ -18,7 +18,9 @@
  *
  * An open socket is one MCP connection (mcp/websocket.ts) for the caller its token names.
  * The token is checked again before each message, as HTTP checks it on each request: a
- * revoked or expired one closes the socket (1008). Each socket is pinged, closed when it
+ * revoked or expired one closes the socket (1008); and each message counts against the
+ * token's MCP rate limit, with its /mcp requests (a request past it is answered with a
+ * JSON-RPC error, the socket kept). Each socket is pinged, closed when it
  * stays silent too long, capped in message size (1009), in requests at once, in messages
  * waiting to be served (it is not read meanwhile; nor is any socket while the bytes waiting
  * over all of them fill the server's budget, waiting-budget.ts) and in what its client

@@ -1,7 +1,7 @@
 /**
  * The REST API under `/api`, for the web UI and scripts. A request goes through the same
  * gates as `/mcp` (app.ts has already checked Host and Origin): route, method, token,
- * read-only, query, body type and size; then one Memory call, answered as JSON. Refusals
+ * the token's or browser's rate limit (../rate-limit.ts), read-only, query, body type and size; then one Memory call, answered as JSON. Refusals
  * are `{ "error": { "code", "message" } }` with a fitting status.
  */
 

@@ -5,7 +5,8 @@
  * /api/session` (sign out), `GET /api/sessions` (the user's signed-in browsers) and
  * `DELETE /api/sessions/{id}` (sign one out). Signing in and out by cookie must come from
  * our own page (browser-auth.ts fromOwnPage), so no other site can sign a browser in to
- * an account of its choosing or out of its own.
+ * an account of its choosing or out of its own. A sign-in counts against its client
+ * address's rate limit and the user it names (docs/http.md, Rate limits).
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -5,7 +5,9 @@
  * Sec-Fetch-Site and the CSRF token), the request checked again, then Deny sends the
  * browser back with access_denied, and Allow signs in (the password typed, or the session
  * cookie of an earlier sign-in), creates the grant and sends the browser back with the code.
- * Nothing is issued by a refused form, a wrong password or a throttled sign-in.
+ * Nothing is issued by a refused form, a wrong password or a throttled sign-in. Every
+ * request counts against its client address's rate limit, and a sign-in on the form also
+ * against the user it names (rate-limit.ts): past one, a page says how long to wait.
  *
  * The session cookie is `SameSite=Strict`, as the web UI's (DESIGN §9): a browser never
  * sends it with a request another site started, so no other site can act as the user.
