@@ -12,7 +12,6 @@ import { Authorization, type AuthorizationOptions } from './access/oauth/authori
 import { OAuthClients } from './access/oauth/clients.js';
 import { OAuthTokens } from './access/oauth/tokens.js';
 import type { OAuthClient } from './access/oauth/types.js';
-import { MemoryRateCounters } from './access/rate-limits/memory-counters.js';
 import { RateLimits } from './access/rate-limits/rate-limits.js';
 import type { RateLimitRules } from './access/rate-limits/rules.js';
 import { type Access, createAccess } from './access/tokens/access.js';
@@ -129,7 +128,12 @@ export function createApp(config: AppConfig): App {
     memory,
     transfer: createTransfer(memory),
     ...accessServices(store, config.access ?? {}, memory.rules.now, log),
-    rateLimits: (rules) => RateLimits.create(store.rateCounters ?? new MemoryRateCounters(), rules),
+    // The in-process counters (rate-limiter-flexible, some 200 KB) load only for `engram serve`, not at every start.
+    rateLimits: async (rules) =>
+      RateLimits.create(
+        store.rateCounters ?? new (await import('./access/rate-limits/memory-counters.js')).MemoryRateCounters(),
+        rules,
+      ),
     close: () => store.close(),
   };
 }
