@@ -12,6 +12,8 @@ import { Authorization, type AuthorizationOptions } from './access/oauth/authori
 import { OAuthClients } from './access/oauth/clients.js';
 import { OAuthTokens } from './access/oauth/tokens.js';
 import type { OAuthClient } from './access/oauth/types.js';
+import { RateLimits } from './access/rate-limits/rate-limits.js';
+import type { RateLimitRules } from './access/rate-limits/rules.js';
 import { type Access, createAccess } from './access/tokens/access.js';
 import { createMemory, type Memory } from './memory/memory.js';
 import type { Policy } from './memory/model/policy.js';
@@ -69,6 +71,11 @@ export interface App {
   /** Users, their passwords, sign-in and browser sessions. */
   readonly accounts: Accounts;
   readonly oauth: OAuthServices;
+  /**
+   * The rate limits `rules` set (`engram serve`), counted in the store when it is shared
+   * by several servers (PostgreSQL), else in this process's memory.
+   */
+  rateLimits(rules: RateLimitRules): Promise<RateLimits>;
   /** Closes the store. */
   close(): Promise<void>;
 }
@@ -121,6 +128,12 @@ export function createApp(config: AppConfig): App {
     memory,
     transfer: createTransfer(memory),
     ...accessServices(store, config.access ?? {}, memory.rules.now, log),
+    // The in-process counters (rate-limiter-flexible, some 200 KB) load only for `engram serve`, not at every start.
+    rateLimits: async (rules) =>
+      RateLimits.create(
+        store.rateCounters ?? new (await import('./access/rate-limits/memory-counters.js')).MemoryRateCounters(),
+        rules,
+      ),
     close: () => store.close(),
   };
 }

@@ -9,6 +9,7 @@
 import { EngramError } from '../memory/model/errors.js';
 import type { AccountStore } from './accounts/port.js';
 import type { OAuthStore } from './oauth/port.js';
+import type { RateCounters } from './rate-limits/port.js';
 import type { TokenStore } from './tokens/port.js';
 
 export type { AccountRecord, AccountStore, SessionRecord } from './accounts/port.js';
@@ -31,6 +32,11 @@ export interface AccessStorage {
   readonly accounts: AccountStore;
   /** OAuth clients, grants (connected apps) and their codes and tokens. */
   readonly oauth: OAuthStore;
+  /**
+   * Rate-limit counters shared by every server on this database (PostgreSQL); a backend
+   * that only one server uses leaves them out, and the server counts in its own memory.
+   */
+  readonly rateCounters?: RateCounters;
 }
 
 /** What addSession, saveClient and saveGrant throw, on every backend, for a key already taken. */

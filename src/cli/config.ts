@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { CLIENT_NAME_CAP, REDIRECT_URIS_CAP } from '../access/oauth/clients.js';
 import { redirectUriProblem } from '../access/oauth/redirect-uris.js';
 import type { OAuthClient } from '../access/oauth/types.js';
+import { parseRateLimits, type RateLimitItem, RateLimitSyntaxError } from '../access/rate-limits/rules.js';
 import { parsePublicUrl } from '../http/origins.js';
 import type { WebSocketLimits } from '../http/websocket.js';
 import { EngramError } from '../memory/model/errors.js';
@@ -102,6 +103,13 @@ function buildConfigSchema(z: typeof import('zod').z) {
         .refine((clients) => new Set(clients.map((client) => client.id)).size === clients.length, 'each id once')
         .optional(),
       allowPrivateClientMetadata: z.boolean().optional(),
+      rateLimit: z
+        .string()
+        .superRefine((text, context) => {
+          const problem = rateLimitProblem(text);
+          if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+        })
+        .optional(),
       webSocket: z
         .object({
           socketsPerToken: positiveInteger.optional(),
@@ -141,6 +149,19 @@ export interface Settings {
   readonly allowPrivateClientMetadata?: boolean | undefined;
   /** `engram serve`'s caps on WebSocket sockets at /ws (per token, per user, in all, being opened), over the defaults. */
   readonly webSocket?: Partial<Pick<WebSocketLimits, 'socketsPerToken' | 'socketsPerUser' | 'sockets' | 'handshakes'>>;
+  /** `engram serve`'s rate limits over the defaults ("rateLimit", as --rate-limit writes them); the flag goes over them. */
+  readonly rateLimit?: readonly RateLimitItem[] | undefined;
+}
+
+/** Why a "rateLimit" setting cannot be read, or undefined. */
+function rateLimitProblem(text: string): string | undefined {
+  try {
+    parseRateLimits(text);
+    return undefined;
+  } catch (error) {
+    if (error instanceof RateLimitSyntaxError) return error.message;
+    throw error;
+  }
 }
 
 function isPublicUrl(value: string): boolean {
@@ -186,6 +207,7 @@ export function parseConfig(text: string, path: string): Settings {
     clients,
     allowPrivateClientMetadata,
     webSocket,
+    rateLimit,
     ...caps
   } = parsed.data;
   return {
@@ -208,6 +230,7 @@ export function parseConfig(text: string, path: string): Settings {
     ),
     allowPrivateClientMetadata,
     webSocket,
+    rateLimit: rateLimit === undefined ? undefined : parseRateLimits(rateLimit),
   };
 }
 

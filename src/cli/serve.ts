@@ -1,7 +1,8 @@
 /**
  * `engram serve`: the memory over HTTP for browser and remote MCP clients (llama.cpp
  * WebUI, Claude Code) and the REST API under /api. Prints where to connect (one JSON line
- * with --json, for a script that started it on --port 0), logs one line
+ * with --json, for a script that started it on --port 0) and the rate limits in force
+ * (--rate-limit over the config file's, over the defaults of its auth mode), logs one line
  * per request on stderr, purges expired trash every hour, and on SIGINT/SIGTERM lets
  * requests in flight finish and closes the store. It writes through the Io it is given,
  * and stops when that Io says (the process's signals by default), so that a test can run
@@ -10,6 +11,15 @@
 
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { OAuthClients } from '../access/oauth/clients.js';
+import type { RateLimits } from '../access/rate-limits/rate-limits.js';
+import {
+  formatRate,
+  parseRateLimits,
+  type RateLimitItem,
+  type RateLimitRules,
+  RateLimitSyntaxError,
+  resolveRateLimits,
+} from '../access/rate-limits/rules.js';
 import type { ServeAuth } from '../http/auth.js';
 import { assertSafeBinding, assertSafePublicUrl, parseAllowedOrigin, parsePublicUrl } from '../http/origins.js';
 import type { RunningHttpServer } from '../http/server.js';
@@ -35,6 +45,7 @@ interface ServeOptions extends CommonOptions {
   readonly allowOrigin: string[];
   readonly publicUrl?: URL;
   readonly trustProxy?: boolean;
+  readonly rateLimit?: RateLimitItem[];
   readonly tlsCert?: string;
   readonly tlsKey?: string;
 }
@@ -49,6 +60,7 @@ const SERVE_VARIABLES = {
   auth: 'ENGRAM_AUTH',
   publicUrl: 'ENGRAM_PUBLIC_URL',
   trustProxy: 'ENGRAM_TRUST_PROXY',
+  rateLimit: 'ENGRAM_RATE_LIMIT',
 } as const;
 type ServeVariable = keyof typeof SERVE_VARIABLES;
 
@@ -67,6 +79,27 @@ function publicUrlOption(value: string): URL {
   }
 }
 
+/** --rate-limit, checked as it is parsed: a bad one is a usage error (exit 2) that says how to write it. */
+function rateLimitOption(value: string): RateLimitItem[] {
+  try {
+    return parseRateLimits(value);
+  } catch (error) {
+    if (error instanceof RateLimitSyntaxError) throw new InvalidArgumentError(error.message);
+    throw error;
+  }
+}
+
+/** The rate limits in force, as the start-up message lists them: only those a door of this server counts. */
+function describeRateLimits(rules: RateLimitRules, auth: ServeOptions['auth']): string {
+  const per = { auth: 'per address', 'sign-in': 'per user', mcp: 'per token', api: 'per token' } as const;
+  const names = auth === 'none' ? (['mcp', 'api'] as const) : (['auth', 'sign-in', 'mcp', 'api'] as const);
+  const on = names.flatMap((name) => {
+    const rate = rules[name];
+    return rate === undefined ? [] : [`${name} ${formatRate(rate)} ${per[name]}`];
+  });
+  return on.length === 0 ? 'none (--rate-limit on turns them on)' : on.join(', ');
+}
+
 /** Each --allow-origin, checked as it is parsed: a bad one is a usage error (exit 2), like a bad --port. */
 function collectOrigin(value: string, previous: string[]): string[] {
   try {
@@ -81,6 +114,7 @@ function connectHelp(
   options: ServeOptions,
   context: Context,
   publicUrl: URL | undefined,
+  rateLimits: RateLimitRules,
 ): string {
   const url = `${server.origin}/mcp`;
   const tokens = options.auth !== 'none';
@@ -102,6 +136,7 @@ function connectHelp(
     `  Claude Code:     claude mcp add --transport http engram ${url}${header}`,
     `  WebSocket:       ${server.origin.replace(/^http/, 'ws')}/ws${tokens ? '?access_token=<token>' : ''}`,
     `  Web UI:          ${server.origin}/ (see and fix what your assistants remember)`,
+    `  Rate limits:     ${describeRateLimits(rateLimits, options.auth)}`,
     '  Stop with Ctrl-C.',
     '',
   ].join('\n');
@@ -145,12 +180,19 @@ function fromVariable(name: ServeVariable, value: string): ServeOptions[ServeVar
       if (value !== '1' && value !== '0' && value !== 'true' && value !== 'false')
         throw refuse('give 1 or 0 (or true or false).');
       return value === '1' || value === 'true';
+    case 'rateLimit':
+      try {
+        return parseRateLimits(value);
+      } catch (error) {
+        if (error instanceof RateLimitSyntaxError) throw refuse(error.message);
+        throw error;
+      }
   }
 }
 
 /**
- * The options with ENGRAM_HOST, ENGRAM_PORT, ENGRAM_AUTH, ENGRAM_PUBLIC_URL and
- * ENGRAM_TRUST_PROXY put in for the flags not given: a flag wins over its variable, a
+ * The options with ENGRAM_HOST, ENGRAM_PORT, ENGRAM_AUTH, ENGRAM_PUBLIC_URL,
+ * ENGRAM_TRUST_PROXY and ENGRAM_RATE_LIMIT put in for the flags not given: a flag wins over its variable, a
  * variable over the config file and the defaults.
  */
 function withVariables(options: ServeOptions, command: Command, environment: Environment): ServeOptions {
@@ -174,6 +216,8 @@ async function serve(
   let context: Context | undefined;
   let publicUrl: URL | undefined;
   let tls: TlsFiles | undefined;
+  let rateLimitRules: RateLimitRules;
+  let rateLimits: RateLimits;
   let options = given;
   try {
     options = withVariables(given, command, environment);
@@ -183,6 +227,9 @@ async function serve(
     assertSafePublicUrl(options.host, options.auth, publicUrl);
     tls = readTlsFiles(options.tlsCert, options.tlsKey);
     context = await openContext(options, environment, 'serves');
+    // The config file's setting, then the flag's (or its variable's), over the defaults for this auth mode.
+    rateLimitRules = resolveRateLimits(options.auth, [context.settings.rateLimit ?? [], options.rateLimit ?? []]);
+    rateLimits = await context.rateLimits(rateLimitRules);
   } catch (error) {
     await context?.close();
     finish(reportFailure(error, false, io));
@@ -218,6 +265,7 @@ async function serve(
       allowOrigins: options.allowOrigin,
       publicUrl,
       trustProxy: options.trustProxy ?? false,
+      rateLimits,
       tls,
       webSocketLimits: context.settings.webSocket,
       host: options.host,
@@ -257,7 +305,7 @@ async function serve(
     io.stdout(
       options.json
         ? connectJson(server, options, context, publicUrl)
-        : connectHelp(server, options, context, publicUrl),
+        : connectHelp(server, options, context, publicUrl, rateLimitRules),
     );
     const signal = await stopped;
     log(`${signal}: finishing requests in flight, then stopping`);
@@ -309,7 +357,16 @@ export function registerServeCommand(
     .option(
       '--trust-proxy',
       'a reverse proxy is in front: take the client address from X-Forwarded-For ' +
-        '(its rightmost entry), for the log and sign-in throttling (else $ENGRAM_TRUST_PROXY=1)',
+        '(its rightmost entry), for the log, sign-in throttling and rate limits (else $ENGRAM_TRUST_PROXY=1)',
+    )
+    .addOption(
+      new Option(
+        '--rate-limit <setting>',
+        'on, off, or limits to change, e.g. mcp=600/min,api=off: auth (sign-in, token and registration ' +
+          'requests per client address, default 60/min), sign-in (per user named, 20/min), mcp and api (per token, ' +
+          '1200/min each, on with --auth token or oauth, off without auth); over the config\'s "rateLimit" ' +
+          '(else $ENGRAM_RATE_LIMIT; docs/http.md)',
+      ).argParser(rateLimitOption),
     )
     .option('--tls-cert <file>', 'serve https with this PEM certificate chain (with --tls-key)')
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')

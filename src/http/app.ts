@@ -2,14 +2,16 @@
  * The HTTP app behind `engram serve`: routes `/mcp`, `/api` (api/router.ts), `/healthz`, the web UI at `/` (web.ts) and,
  * with `--auth oauth`, the OAuth endpoints (oauth/router.ts, before the Origin check: any
  * page may call them), and puts the checks in front of them in the order that keeps memory safe — Host (DNS
- * rebinding), Origin (web pages), CORS preflight, method, token, body size, JSON and its
- * nesting — then logs one line; a Host, Origin or Authorization header sent twice is
+ * rebinding), Origin (web pages), CORS preflight, method, token, the token's rate limit
+ * (rate-limit.ts), body size, JSON and its nesting — then logs one line; a Host, Origin or Authorization header sent twice is
  * refused before anything else.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { createOAuthRoutes } from '../access/oauth/http/router.js';
+import { rateLimitHeaders } from '../access/rate-limits/answers.js';
+import type { RateLimits } from '../access/rate-limits/rate-limits.js';
 import type { App } from '../app.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json/json-nesting.js';
 import type { McpHttpEndpoint } from '../mcp/http.js';
@@ -27,6 +29,7 @@ import { answerInternalError } from './internal-error.js';
 import { MAX_BODY_BYTES, readBody } from './limits.js';
 import { formatRequestLine, type RpcSummary, summarizeRpc } from './logging.js';
 import { browserGate } from './origins.js';
+import { mcpRateLimitedMessage, tokenSubject } from './rate-limit.js';
 import { repeatedHeader } from './repeated-header.js';
 import { createWebRoutes } from './web.js';
 
@@ -53,8 +56,10 @@ export interface HttpAppOptions {
   readonly publicUrl?: URL;
   /** Where the server listens, e.g. `http://127.0.0.1:8787`: the public URL when none is given. */
   readonly listeningOrigin: string;
-  /** Believe a reverse proxy's X-Forwarded-For, for the log and sign-in throttling (see client-address.ts). */
+  /** Believe a reverse proxy's X-Forwarded-For, for the log, sign-in throttling and rate limits (see client-address.ts). */
   readonly trustProxy?: boolean;
+  /** The rate limits in force (access/rate-limits, docs/http.md); none when undefined. */
+  readonly rateLimits?: RateLimits | undefined;
   readonly maxBodyBytes?: number;
   /** Cap on the body of `POST /api/import` (default MAX_IMPORT_BODY_BYTES). */
   readonly maxImportBytes?: number;
@@ -135,9 +140,16 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const authenticate = createAuthenticate(options.auth, publicUrl);
   const oauth =
     options.auth.mode === 'oauth'
-      ? createOAuthRoutes({ ...options.auth, publicUrl, trustProxy: options.trustProxy ?? false })
+      ? createOAuthRoutes({
+          ...options.auth,
+          publicUrl,
+          trustProxy: options.trustProxy ?? false,
+          rateLimits: options.rateLimits,
+        })
       : undefined;
   const gate = browserGate({ ...options, auth: options.auth.mode });
+  // Undefined when /mcp is not limited: no request then pays for finding whom it counts against.
+  const mcpLimits = options.rateLimits?.has('mcp') ? options.rateLimits : undefined;
   // The MCP SDK (a third of a start's CPU) loads with the first request to /mcp: a server
   // used only through /api and the web UI never needs it. A load that fails (EMFILE on a
   // busy server) fails that request alone: the next one loads it again, as import() allows.
@@ -185,11 +197,14 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       origins: ownOrigins,
       secure: publicUrl.protocol === 'https:',
       trustProxy: options.trustProxy ?? false,
+      rateLimits: options.rateLimits,
     }),
     access: options.auth.mode === 'none' ? undefined : options.auth.access,
     apps: options.auth.mode === 'oauth' ? options.auth.tokens : undefined,
     maxBodyBytes,
     maxImportBytes: options.maxImportBytes ?? MAX_IMPORT_BODY_BYTES,
+    rateLimits: options.rateLimits,
+    trustProxy: options.trustProxy ?? false,
     log,
   });
 
@@ -206,6 +221,13 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       return;
     }
     exchange.user = auth.caller.user;
+    const refused = await mcpLimits?.refusal([
+      ['mcp', tokenSubject(req, req.headers.authorization, options.trustProxy ?? false)],
+    ]);
+    if (refused !== undefined) {
+      sendError(res, 429, REFUSED, mcpRateLimitedMessage(refused), rateLimitHeaders(refused));
+      return;
+    }
     const body = await readBody(req, maxBodyBytes);
     if (body.kind === 'too-large') {
       sendError(

@@ -10,10 +10,13 @@
  * using the leftmost would let anyone pick the address their failed sign-ins count against.
  * Behind a chain of proxies this is the address the nearest one saw. No forwarded header
  * ever builds a URL or decides a cookie's `Secure` flag: those come from --public-url.
+ *
+ * What is counted per address (registrations, rate limits) counts an IPv6 address as its
+ * /64 network (addressGroup), which one party holds whole.
  */
 
 import type { IncomingMessage } from 'node:http';
-import { isIP } from 'node:net';
+import { isIP, isIPv6 } from 'node:net';
 
 /** The rightmost entry of X-Forwarded-For (over every copy of the header, in order), trimmed. */
 function rightmostForwardedFor(req: IncomingMessage): string | undefined {
@@ -35,4 +38,21 @@ export function clientAddress(req: IncomingMessage, trustProxy: boolean): string
   if (!trustProxy) return peer;
   const forwarded = rightmostForwardedFor(req);
   return (forwarded !== undefined && ipOf(forwarded)) || peer;
+}
+
+/**
+ * Whom something counted per address counts against: an IPv4 address (also one written
+ * IPv4-mapped, ::ffff:a.b.c.d), or the first 64 bits of an IPv6 address, since each party
+ * holds at least a /64 and would otherwise get a fresh count for every address in it.
+ */
+export function addressGroup(address: string): string {
+  if (!isIPv6(address)) return address;
+  // The URL parser writes every spelling of an IPv6 address in one canonical, compressed form.
+  const canonical = new URL(`http://[${address.split('%')[0]}]/`).hostname.slice(1, -1);
+  if (canonical.startsWith('::ffff:')) return address;
+  const [head = '', tail] = canonical.split('::');
+  const headGroups = head === '' ? [] : head.split(':');
+  const tailGroups = tail === undefined || tail === '' ? [] : tail.split(':');
+  const zeros = Array<string>(8 - headGroups.length - tailGroups.length).fill('0');
+  return `${[...headGroups, ...zeros, ...tailGroups].slice(0, 4).join(':')}::/64`;
 }

@@ -18,7 +18,9 @@
  *
  * An open socket is one MCP connection (mcp/websocket.ts) for the caller its token names.
  * The token is checked again before each message, as HTTP checks it on each request: a
- * revoked or expired one closes the socket (1008). Each socket is pinged, closed when it
+ * revoked or expired one closes the socket (1008); and each message counts against the
+ * token's MCP rate limit, with its /mcp requests (a request past it is answered with a
+ * JSON-RPC error, the socket kept). Each socket is pinged, closed when it
  * stays silent too long, capped in message size (1009), in requests at once, in messages
  * waiting to be served (it is not read meanwhile; nor is any socket while the bytes waiting
  * over all of them fill the server's budget, waiting-budget.ts) and in what its client
@@ -30,6 +32,7 @@ import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
+import type { RateLimits } from '../access/rate-limits/rate-limits.js';
 import type { Authenticated } from '../mcp/http.js';
 import type { EntryNames } from '../mcp/resources.js';
 import { WaitingBudget } from '../mcp/waiting-budget.js';
@@ -42,6 +45,7 @@ import { type AuthSettings, createAuthenticate } from './auth.js';
 import { clientAddress } from './client-address.js';
 import { formatRequestLine, formatSocketClose } from './logging.js';
 import { browserGate } from './origins.js';
+import { mcpRateLimitedMessage, tokenSubject } from './rate-limit.js';
 import { repeatedHeader } from './repeated-header.js';
 import { type CapRefusal, countOf, SocketCounts } from './socket-caps.js';
 
@@ -110,8 +114,10 @@ export interface WebSocketOptions {
   readonly loopbackOnly: boolean;
   /** The origin clients reach the server by (--public-url), whose host a loopback server answers to as well. */
   readonly publicUrl?: URL;
-  /** Believe a reverse proxy's X-Forwarded-For in the log (see client-address.ts). */
+  /** Believe a reverse proxy's X-Forwarded-For in the log and rate limits (see client-address.ts). */
   readonly trustProxy?: boolean;
+  /** The `mcp` limit, counted per message with /mcp's requests of the same token (rate-limit.ts); none when undefined. */
+  readonly rateLimits?: RateLimits | undefined;
   /** Largest message, in bytes; a larger one closes the socket with 1009. */
   readonly maxPayloadBytes: number;
   readonly limits?: Partial<WebSocketLimits>;
@@ -189,6 +195,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
   const limits = { ...DEFAULT_WEBSOCKET_LIMITS, ...options.limits };
   const authenticate = createAuthenticate(options.auth, options.publicUrl);
   const gate = browserGate({ ...options, auth: options.auth.mode });
+  const mcpLimits = options.rateLimits?.has('mcp') ? options.rateLimits : undefined;
   const sockets = new Set<WebSocket>();
   const counts = new SocketCounts(limits);
   const budget = new WaitingBudget(limits.waitingBytes);
@@ -247,6 +254,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
     first: Authenticated,
     authorization: string | undefined,
     client: string,
+    subject: string,
   ): void {
     const opened = performance.now();
     let who = first;
@@ -305,7 +313,8 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
         const outcome = await authenticate(authorization);
         if (outcome.ok) {
           who = outcome;
-          return true;
+          const refused = await mcpLimits?.refusal([['mcp', subject]]);
+          return refused === undefined ? true : { refused: mcpRateLimitedMessage(refused) };
         }
         socket.close(1008, TOKEN_REFUSED_REASON);
         return false;
@@ -443,7 +452,8 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
             refuseOpen(webSocket, refusal, outcome.caller.user);
             return;
           }
-          open(mcp.serveMcpWebSocket, webSocket, outcome, credentials.authorization, client);
+          const subject = tokenSubject(req, credentials.authorization, options.trustProxy ?? false);
+          open(mcp.serveMcpWebSocket, webSocket, outcome, credentials.authorization, client, subject);
         });
       })
       .catch((error: unknown) => {

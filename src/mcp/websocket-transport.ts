@@ -34,10 +34,12 @@ export interface WebSocketTransportOptions {
   readonly maxUnreadBytes: number;
   /**
    * Called before each message is served, in arrival order: false drops the message (the
-   * caller has closed the socket). A throw answers the request with the error's message
-   * when it is an EngramError (a store that cannot be reached), else a generic one.
+   * caller has closed the socket); `refused` answers a request with that message and drops
+   * a notification (past a rate limit), the socket kept. A throw answers the request with
+   * the error's message when it is an EngramError (a store that cannot be reached), else a
+   * generic one.
    */
-  readonly admit: () => Promise<boolean>;
+  readonly admit: () => Promise<boolean | { readonly refused: string }>;
   /** Receives one line for each message refused. */
   readonly report: (line: string) => void;
 }
@@ -145,7 +147,7 @@ export class WebSocketTransport implements Transport {
   private async receive(text: string): Promise<void> {
     // A socket closing (its token refused, its server stopping) serves nothing more.
     if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
-    let allowed: boolean;
+    let allowed: boolean | { readonly refused: string };
     try {
       allowed = await this.options.admit();
     } catch (error) {
@@ -154,6 +156,11 @@ export class WebSocketTransport implements Transport {
     }
     if (!allowed || this.closed) return;
     const decoded = decodeMessage(text, 'message');
+    if (allowed !== true) {
+      this.options.report(`ws: refused a message: ${allowed.refused}`);
+      if (!('code' in decoded) && isRequest(decoded.message)) this.answer(decoded.message.id, REFUSED, allowed.refused);
+      return;
+    }
     if ('code' in decoded) {
       this.refuse(decoded);
       return;

@@ -1,7 +1,8 @@
 /**
  * `engram/store`: the Store port, for a backend of your own. Implement `Store` (the union
  * of EntryStore, RecoveryStore, DumpStore, SearchStore, ActivityStore, ChangeStore, with a
- * TokenStore, an AccountStore and a OAuthStore beside them), persist what `applyChange` and
+ * TokenStore, an AccountStore and a OAuthStore beside them, and RateCounters if several
+ * servers share it), persist what `applyChange` and
  * `applyUndrop` return, build each search hit with `searchHit` (words as `searchWords`
  * reads them), keep each user's history under WriteRules.historyCap with `Trim`, tell
  * watchers of changes with a `ChangeFeed`, refuse with the errors below, and prove it with
@@ -20,6 +21,8 @@ export type {
   Redemption,
 } from '../access/oauth/port.js';
 export { type AccessStorage, duplicateKeyError } from '../access/port.js';
+export type { RateCount, RateCounter, RateCounters } from '../access/rate-limits/port.js';
+export type { RateRule } from '../access/rate-limits/rules.js';
 export { duplicateTokenError, type TokenRecord, type TokenStore } from '../access/tokens/port.js';
 export type {
   ActivityPosition,

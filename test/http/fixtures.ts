@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
 import type { Accounts } from '../../src/access/accounts/accounts.js';
+import { parseRateLimits, resolveRateLimits } from '../../src/access/rate-limits/rules.js';
 import type { Access } from '../../src/access/tokens/access.js';
 import { createApp } from '../../src/app.js';
 import type { Timeouts } from '../../src/http/limits.js';
@@ -63,6 +64,10 @@ export interface TestServerOptions {
    * says, as `engram serve` reads it, so that the suites run with it off as well as on.
    */
   readonly mcpFastPath?: boolean;
+  /** Rate limits as --rate-limit writes them, over the defaults of the auth mode; none when absent. */
+  readonly rateLimit?: string;
+  /** Honour X-Forwarded-For, as behind a proxy (--trust-proxy). */
+  readonly trustProxy?: boolean;
 }
 
 /** A fresh folder removed when the current test finishes. */
@@ -84,10 +89,15 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   const logs: string[] = [];
   const host = options.host ?? '127.0.0.1';
+  const auth = options.auth ?? 'none';
+  const rateLimits =
+    options.rateLimit === undefined
+      ? undefined
+      : await app.rateLimits(resolveRateLimits(auth, [parseRateLimits(options.rateLimit)]));
   const server = await startHttpServer({
     app,
     version: '0.0.0-test',
-    auth: options.auth === 'token' ? { mode: 'token' } : { mode: 'none', user: 'local' },
+    auth: auth === 'token' ? { mode: 'token' } : { mode: 'none', user: 'local' },
     allowOrigins: options.allowOrigins ?? [],
     host,
     port: 0,
@@ -100,6 +110,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     webSocketLimits: options.webSocketLimits,
     webRoot: options.webRoot,
     mcpFastPath: options.mcpFastPath ?? process.env.ENGRAM_ACCEL_HTTP_FAST_PATH !== '0',
+    rateLimits,
+    trustProxy: options.trustProxy,
   });
   let closing: Promise<void> | undefined;
   const close = () => {

@@ -12,6 +12,7 @@ import type { OAuthClients } from '../../src/access/oauth/clients.js';
 import { hashSecret, newSecret } from '../../src/access/oauth/secrets.js';
 import type { OAuthTokens } from '../../src/access/oauth/tokens.js';
 import type { CodeData, OAuthClient } from '../../src/access/oauth/types.js';
+import { parseRateLimits, resolveRateLimits } from '../../src/access/rate-limits/rules.js';
 import type { Access } from '../../src/access/tokens/access.js';
 import { createApp } from '../../src/app.js';
 import { startHttpServer } from '../../src/http/server.js';
@@ -48,6 +49,8 @@ export interface OAuthTestServerOptions {
   readonly trustProxy?: boolean;
   /** The services' clock in milliseconds (Date.now unless told). */
   readonly now?: () => number;
+  /** Rate limits as --rate-limit writes them, over the defaults of --auth oauth; none when absent. */
+  readonly rateLimit?: string;
 }
 
 /** Starts `engram serve --auth oauth` on a free port; it is stopped when the test ends. */
@@ -75,6 +78,10 @@ export async function startOAuthServer(options: OAuthTestServerOptions = {}): Pr
     log: () => {},
     publicUrl: options.publicUrl,
     trustProxy: options.trustProxy,
+    rateLimits:
+      options.rateLimit === undefined
+        ? undefined
+        : await app.rateLimits(resolveRateLimits('oauth', [parseRateLimits(options.rateLimit)])),
   });
   onTestFinished(() => server.close());
   const { memory, access, accounts } = app;

@@ -3,7 +3,7 @@
  * `engram user add --password-stdin` signs in with their password (a wrong one is told
  * so), sees their memory and only theirs, lists their signed-in browsers, signs another
  * one out, and signs out; a pasted token works for the tab; the session cookie is
- * HttpOnly, SameSite=Strict.
+ * HttpOnly, SameSite=Strict; past the sign-in rate limit, the page says so and how long to wait.
  * Run on SQLite, and on PostgreSQL when one is reachable.
  */
 
@@ -76,6 +76,24 @@ describe.each(backends)('on %s', (_, options) => {
     await page.getByRole('heading', { name: 'Sign in to Engram' }).waitFor();
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in to Engram' }).waitFor();
+  });
+
+  it('says plainly when sign-ins are rate-limited, and how long to wait', async () => {
+    const engram = await startEngram({ ...(await options()), auth: 'token', config: { rateLimit: 'sign-in=1/min' } });
+    await addUser(engram, 'alice', PASSWORD);
+    const { page } = await open(engram);
+    await page.getByLabel('User').fill('alice');
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText('Wrong user name or password.').waitFor();
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page
+      .getByRole('alert')
+      .getByText(
+        /^Too many sign-ins as this user \(the server takes 1 sign-in per user a minute\)\. Wait \d+ seconds?, then sign in again\.$/,
+      )
+      .waitFor();
   });
 
   it('takes a pasted token for this tab', async () => {

@@ -17,6 +17,8 @@ export type HttpRefusalCode =
   | 'UNSUPPORTED_MEDIA_TYPE'
   /** Creating a token with a token: only a signed-in person may (access.ts). */
   | 'SIGN_IN_REQUIRED'
+  /** Past a rate limit (access/rate-limits): 429 with Retry-After and the RateLimit fields. */
+  | 'RATE_LIMITED'
   | 'INTERNAL';
 
 export type ApiErrorCode = ErrorCode | HttpRefusalCode;

@@ -1,12 +1,14 @@
 /**
  * The REST API under `/api`, for the web UI and scripts. A request goes through the same
  * gates as `/mcp` (app.ts has already checked Host and Origin): route, method, token,
- * read-only, query, body type and size; then one Memory call, answered as JSON. Refusals
+ * the token's or browser's rate limit (../rate-limit.ts), read-only, query, body type and size; then one Memory call, answered as JSON. Refusals
  * are `{ "error": { "code", "message" } }` with a fitting status.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OAuthTokens } from '../../access/oauth/tokens.js';
+import { rateLimitHeaders } from '../../access/rate-limits/answers.js';
+import type { RateLimits } from '../../access/rate-limits/rate-limits.js';
 import type { Access } from '../../access/tokens/access.js';
 import type { Caller, Memory } from '../../memory/memory.js';
 import { isEngramError } from '../../memory/model/errors.js';
@@ -15,6 +17,7 @@ import type { Transfer } from '../../transfer/transfer.js';
 import { answerOptions } from '../cors.js';
 import { answerInternalError } from '../internal-error.js';
 import { readBody } from '../limits.js';
+import { apiRateLimitedMessage, tokenSubject } from '../rate-limit.js';
 import { accessRoutes } from './access.js';
 import { activityRoutes } from './activity.js';
 import { type ApiAuthenticate, CSRF_HEADER, WEB_ACTOR } from './browser-auth.js';
@@ -55,6 +58,10 @@ export interface ApiOptions {
   readonly maxImportBytes: number;
   /** Imports running at once across the server (default MAX_CONCURRENT_IMPORTS); one per user. */
   readonly maxConcurrentImports?: number;
+  /** The `api` limit, per token or browser session (../rate-limit.ts); none when undefined. */
+  readonly rateLimits?: RateLimits | undefined;
+  /** Count a request without a token or session against the address a proxy in front reports. */
+  readonly trustProxy?: boolean;
   readonly log: (line: string) => void;
 }
 
@@ -105,6 +112,8 @@ export function createApi(options: ApiOptions): Api {
   ].map(compile);
   const bodyCap = (route: Route) => (route.body === 'document' ? options.maxImportBytes : options.maxBodyBytes);
   const importGate = new ImportGate(options.maxConcurrentImports);
+  // Undefined when /api is not limited: no request then pays for finding whom it counts against.
+  const apiLimits = options.rateLimits?.has('api') ? options.rateLimits : undefined;
 
   async function answer(req: IncomingMessage, res: ServerResponse, path: string, exchange: ApiExchange) {
     if (await options.sessions(req, res, path, exchange)) return;
@@ -138,6 +147,13 @@ export function createApi(options: ApiOptions): Api {
       return;
     }
     exchange.user = auth.caller.user;
+    const refused = await apiLimits?.refusal([
+      ['api', tokenSubject(req, req.headers.authorization, options.trustProxy ?? false)],
+    ]);
+    if (refused !== undefined) {
+      sendApiError(res, 429, 'RATE_LIMITED', apiRateLimitedMessage(refused), rateLimitHeaders(refused));
+      return;
+    }
     // Without tokens, history names the web UI (which sends its CSRF header) or `api` (scripts).
     const label = req.headers[CSRF_HEADER] === '1' ? WEB_ACTOR : API_ACTOR;
     const caller: Caller = auth.anonymous ? { ...auth.caller, label } : auth.caller;

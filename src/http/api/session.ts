@@ -5,15 +5,20 @@
  * /api/session` (sign out), `GET /api/sessions` (the user's signed-in browsers) and
  * `DELETE /api/sessions/{id}` (sign one out). Signing in and out by cookie must come from
  * our own page (browser-auth.ts fromOwnPage), so no other site can sign a browser in to
- * an account of its choosing or out of its own.
+ * an account of its choosing or out of its own. A sign-in counts against its client
+ * address's rate limit and the user it names (docs/http.md, Rate limits).
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SESSION_COOKIE } from '../../access/oauth/http/authorize.js';
 import { readCookie, setCookie } from '../../access/oauth/http/cookies.js';
+import { rateLimitHeaders } from '../../access/rate-limits/answers.js';
+import type { RateLimits } from '../../access/rate-limits/rate-limits.js';
 import { EngramError } from '../../memory/model/errors.js';
-import { clientAddress } from '../client-address.js';
+import { normalizeUser } from '../../memory/model/users.js';
+import { addressGroup, clientAddress } from '../client-address.js';
 import { readBody } from '../limits.js';
+import { apiRateLimitedMessage } from '../rate-limit.js';
 import { type ApiAuthenticate, fromOwnPage, type WebAccounts } from './browser-auth.js';
 import { sendApiError } from './errors.js';
 import { sendJson } from './json.js';
@@ -30,6 +35,8 @@ export interface SessionRoutesOptions {
   /** https: the cookie is Secure. */
   readonly secure: boolean;
   readonly trustProxy: boolean;
+  /** A sign-in counts against its client address (`auth`) and the user it names (`sign-in`); none when undefined. */
+  readonly rateLimits?: RateLimits | undefined;
 }
 
 /** Serves the request if `path` is a session route (true), else leaves it (false). */
@@ -91,7 +98,15 @@ export function createSessionRoutes(options: SessionRoutesOptions): SessionRoute
       return sendApiError(res, 413, 'TOO_LARGE', 'The sign-in sent is too large.', { Connection: 'close' });
     }
     const { user: typed, password } = credentials(body.text);
-    const user = await accounts.signIn(typed, password, clientAddress(req, options.trustProxy));
+    const address = clientAddress(req, options.trustProxy);
+    const refused = await options.rateLimits?.refusal([
+      ['auth', addressGroup(address)],
+      ['sign-in', normalizeUser(typed) ?? typed],
+    ]);
+    if (refused !== undefined) {
+      return sendApiError(res, 429, 'RATE_LIMITED', apiRateLimitedMessage(refused), rateLimitHeaders(refused));
+    }
+    const user = await accounts.signIn(typed, password, address);
     // Signing in replaces the browser's earlier session, whoever it was for.
     const earlier = readCookie(req.headers.cookie, SESSION_COOKIE);
     if (earlier !== undefined) await accounts.endSession(earlier);

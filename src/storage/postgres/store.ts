@@ -50,6 +50,7 @@ import { dumpDatabase, isDatabaseEmpty, loadDatabase } from './dump.js';
 import { migrate } from './migrations.js';
 import { createPool, type PoolOptions, poolSize, serverAddress } from './pool.js';
 import { PostgresPrimitives, refuseNul, type SavedRow, save } from './primitives.js';
+import { PostgresRateCounters } from './rate-counters.js';
 import { PostgresSqlDatabase } from './sql-database.js';
 import { searchQuery, statement } from './statements.js';
 import { PostgresTokenStore } from './tokens.js';
@@ -94,6 +95,7 @@ export class PostgresStore implements StorageBackend {
   readonly tokens: PostgresTokenStore;
   readonly accounts: SqlAccountStore;
   readonly oauth: SqlOAuthStore;
+  readonly rateCounters: PostgresRateCounters;
 
   /** Connects and brings the schema up to date; an unreachable database is a STORE_UNAVAILABLE error. */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
@@ -135,6 +137,7 @@ export class PostgresStore implements StorageBackend {
     this.tokens = new PostgresTokenStore(access, alone);
     this.accounts = new SqlAccountStore(access);
     this.oauth = new SqlOAuthStore(access);
+    this.rateCounters = new PostgresRateCounters(pool);
     this.feed = new ChangeFeed({
       readVersions: async (users) => {
         const rows = await db.query<{ user: string; changes: number }>(statement('versions', users));

@@ -5,7 +5,9 @@
  * Sec-Fetch-Site and the CSRF token), the request checked again, then Deny sends the
  * browser back with access_denied, and Allow signs in (the password typed, or the session
  * cookie of an earlier sign-in), creates the grant and sends the browser back with the code.
- * Nothing is issued by a refused form, a wrong password or a throttled sign-in.
+ * Nothing is issued by a refused form, a wrong password or a throttled sign-in. Every
+ * request counts against its client address's rate limit, and a sign-in on the form also
+ * against the user it names (rate-limit.ts): past one, a page says how long to wait.
  *
  * The session cookie is `SameSite=Strict`, as the web UI's (DESIGN §9): a browser never
  * sends it with a request another site started, so no other site can act as the user.
@@ -20,7 +22,10 @@ import { clientAddress } from '../../../http/client-address.js';
 import { readBody } from '../../../http/limits.js';
 import { isLoopbackHostname } from '../../../http/origins.js';
 import { isEngramError } from '../../../memory/model/errors.js';
+import { normalizeUser } from '../../../memory/model/users.js';
 import type { Accounts } from '../../accounts/accounts.js';
+import { rateLimitHeaders, waitWords } from '../../rate-limits/answers.js';
+import type { RateCheck, RateLimits } from '../../rate-limits/rate-limits.js';
 import { AUTHORIZATION_PARAMS, type Authorization } from '../authorization.js';
 import { type AuthorizationRequest, SCOPE_WRITE } from '../types.js';
 import {
@@ -33,6 +38,7 @@ import {
 } from './consent-page.js';
 import { readCookie, setCookie } from './cookies.js';
 import { CSRF_FIELD, createCsrfGuard } from './csrf.js';
+import { addressCheck, rateLimitedWords } from './rate-limit.js';
 
 /** The browser session's cookie, shared with the web UI. */
 export const SESSION_COOKIE = 'engram_session';
@@ -45,8 +51,10 @@ export interface AuthorizeRouteOptions {
   readonly accounts: ConsentAccounts;
   /** The server's public URL (--public-url, or the listening origin): only its origin may post the form; https makes the cookies Secure. */
   readonly publicUrl: URL;
-  /** Sign-in failures count against the address a proxy in front reports (--trust-proxy), not its own. */
+  /** Sign-in failures and rate limits count against the address a proxy in front reports (--trust-proxy), not its own. */
   readonly trustProxy: boolean;
+  /** Every request counts against its address (`auth`), a sign-in also against its user (`sign-in`); none when undefined. */
+  readonly rateLimits?: RateLimits | undefined;
 }
 
 /** Largest consent form read: the request's parameters, a user name and a password. */
@@ -196,6 +204,8 @@ export function createAuthorizeRoute(
 
     const setCookies: string[] = [];
     const bySession = form.get(SIGN_IN_FIELD) === 'session';
+    const typedUser = form.get('user') ?? '';
+    if (!bySession && (await refusedByRate(res, [['sign-in', normalizeUser(typedUser) ?? typedUser]]))) return;
     const signedOut = 'You have been signed out. Sign in again.';
     const wrong = 'Wrong user name or password.';
     let user: string | undefined;
@@ -254,8 +264,23 @@ export function createAuthorizeRoute(
     redirect(res, 303, location, setCookies);
   }
 
+  /** Counts the request under `checks`; when past a limit, answers a page saying when to come back. */
+  async function refusedByRate(res: ServerResponse, checks: readonly RateCheck[]): Promise<boolean> {
+    const refused = await options.rateLimits?.refusal(checks);
+    if (refused === undefined) return false;
+    sendPage(
+      res,
+      429,
+      renderErrorPage('Too many attempts', capitalized(rateLimitedWords(refused))),
+      rateLimitHeaders(refused),
+    );
+    return true;
+  }
+
   return async (req, res) => {
     const url = new URL(req.url ?? '/', publicUrl);
+    // Every request counts against its address; a sign-in on the form also against its user (submit).
+    if (await refusedByRate(res, [addressCheck(req, options.trustProxy)])) return;
     if (req.method === 'GET') return show(req, res, url);
     if (req.method === 'POST') return submit(req, res);
     sendPage(res, 405, renderErrorPage(CANNOT_CONNECT, 'Open this page with GET, or send its form with POST.'), {
@@ -269,8 +294,6 @@ function isUnauthorized(error: unknown): boolean {
   return isEngramError(error) && error.code === 'UNAUTHORIZED';
 }
 
-/** A wait in the words people use. */
-function waitWords(seconds: number): string {
-  if (seconds < 90) return `${seconds} second${seconds === 1 ? '' : 's'}`;
-  return `${Math.ceil(seconds / 60)} minutes`;
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -11,8 +11,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isIPv6 } from 'node:net';
-import { clientAddress } from '../../../http/client-address.js';
+import { addressGroup, clientAddress } from '../../../http/client-address.js';
 import { SignInThrottle } from '../../accounts/sign-in-throttle.js';
 import type { OAuthClients } from '../clients.js';
 import { isOAuthError } from '../types.js';
@@ -31,23 +30,6 @@ const REGISTRATIONS_PER_ADDRESS = {
   maxKeys: 10_000,
 };
 
-/**
- * Whom a registration counts against: an IPv4 address (also one written IPv4-mapped,
- * ::ffff:a.b.c.d), or the first 64 bits of an IPv6 address, since each party holds at
- * least a /64 and would otherwise get a fresh count for every address in it.
- */
-function registrantOf(address: string): string {
-  if (!isIPv6(address)) return address;
-  // The URL parser writes every spelling of an IPv6 address in one canonical, compressed form.
-  const canonical = new URL(`http://[${address.split('%')[0]}]/`).hostname.slice(1, -1);
-  if (canonical.startsWith('::ffff:')) return address;
-  const [head = '', tail] = canonical.split('::');
-  const headGroups = head === '' ? [] : head.split(':');
-  const tailGroups = tail === undefined || tail === '' ? [] : tail.split(':');
-  const zeros = Array<string>(8 - headGroups.length - tailGroups.length).fill('0');
-  return `${[...headGroups, ...zeros, ...tailGroups].slice(0, 4).join(':')}::/64`;
-}
-
 export interface RegisterOptions {
   /** Count registrations against the address a proxy in front reports (--trust-proxy). */
   readonly trustProxy: boolean;
@@ -59,7 +41,7 @@ export function serveRegister(clients: OAuthClients, options: RegisterOptions) {
   const perAddress = new SignInThrottle(REGISTRATIONS_PER_ADDRESS);
   const now = options.now ?? Date.now;
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const address = registrantOf(clientAddress(req, options.trustProxy));
+    const address = addressGroup(clientAddress(req, options.trustProxy));
     const wait = perAddress.waitSeconds(address, now());
     if (wait > 0) {
       sendOAuthJson(

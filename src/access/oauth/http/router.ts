@@ -9,12 +9,14 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerOptions, corsHeaders } from '../../../http/cors.js';
+import type { RateLimits } from '../../rate-limits/rate-limits.js';
 import type { Authorization, AuthorizationOptions } from '../authorization.js';
 import type { OAuthClients } from '../clients.js';
 import type { OAuthTokens } from '../tokens.js';
 import { sendMethodNotAllowed, sendOAuthJson } from './answers.js';
 import { type ConsentAccounts, createAuthorizeRoute } from './authorize.js';
 import { authorizationServerMetadata, issuerOf, protectedResourceMetadata, resourceOf } from './metadata.js';
+import { refusedByRate } from './rate-limit.js';
 import { serveRegister } from './register.js';
 import { serveRevoke } from './revoke.js';
 import { serveToken } from './token.js';
@@ -27,8 +29,10 @@ export interface OAuthRoutesOptions {
   /** The consent step, for the issuer and resource the public URL names. */
   readonly authorization: (server: Pick<AuthorizationOptions, 'issuer' | 'resource'>) => Authorization;
   readonly accounts: ConsentAccounts;
-  /** Sign-in failures count against the client address a proxy in front reports (--trust-proxy). */
+  /** Sign-in failures and rate limits count against the client address a proxy in front reports (--trust-proxy). */
   readonly trustProxy: boolean;
+  /** The limits of /token, /register and /authorize (rate-limit.ts); none when undefined. */
+  readonly rateLimits?: RateLimits | undefined;
 }
 
 /** Serves the request if its path is an OAuth endpoint; false when it is not one. */
@@ -38,6 +42,8 @@ interface Endpoint {
   /** The methods it takes, as the Allow header lists them (the first one is named in a 405). */
   readonly allow: string;
   readonly serve: (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
+  /** Counted by the `auth` rate limit of the client address (the endpoints that sign in or issue). */
+  readonly limited?: boolean;
 }
 
 function document(value: unknown): Endpoint {
@@ -55,9 +61,13 @@ export function createOAuthRoutes(options: OAuthRoutesOptions): OAuthRoutes {
     ['/.well-known/openid-configuration', serverMetadata],
     [
       '/register',
-      { allow: 'POST, OPTIONS', serve: serveRegister(options.clients, { trustProxy: options.trustProxy }) },
+      {
+        allow: 'POST, OPTIONS',
+        serve: serveRegister(options.clients, { trustProxy: options.trustProxy }),
+        limited: true,
+      },
     ],
-    ['/token', { allow: 'POST, OPTIONS', serve: serveToken(options.tokens) }],
+    ['/token', { allow: 'POST, OPTIONS', serve: serveToken(options.tokens), limited: true }],
     ['/revoke', { allow: 'POST, OPTIONS', serve: serveRevoke(options.tokens) }],
   ]);
 
@@ -69,6 +79,7 @@ export function createOAuthRoutes(options: OAuthRoutesOptions): OAuthRoutes {
     accounts: options.accounts,
     publicUrl: options.publicUrl,
     trustProxy: options.trustProxy,
+    rateLimits: options.rateLimits,
   });
 
   return async (req, res, path) => {
@@ -83,8 +94,9 @@ export function createOAuthRoutes(options: OAuthRoutesOptions): OAuthRoutes {
       for (const [name, value] of Object.entries(corsHeaders(origin))) res.setHeader(name, value);
     const method = req.method ?? '';
     if (method === 'OPTIONS') answerOptions(req, res, endpoint.allow);
-    else if (endpoint.allow.split(', ').includes(method)) await endpoint.serve(req, res);
-    else sendMethodNotAllowed(res, endpoint.allow);
+    else if (!endpoint.allow.split(', ').includes(method)) sendMethodNotAllowed(res, endpoint.allow);
+    else if (!(endpoint.limited && (await refusedByRate(req, res, options.rateLimits, options.trustProxy))))
+      await endpoint.serve(req, res);
     return true;
   };
 }

@@ -1,0 +1,66 @@
+/**
+ * Rate-limit counters in PostgreSQL (rate-limiter-flexible's RateLimiterPostgres), so that
+ * every `engram serve` on one database holds one count per key: a client spreading its
+ * requests over several servers is counted once.
+ *
+ * The counts live in their own table, `rate_limits` (key, points, expire), in the schema
+ * the connection's search_path names, as every table of the store. The limiter creates it
+ * (CREATE TABLE IF NOT EXISTS, a concurrent creation by another server taken as done)
+ * when the first limit is made, not a migration: it holds no data of anyone's, only
+ * counts a minute old that may be lost at any time, so it has no schema version, no
+ * upgrade, and no place in a dump or a backup (DumpStore names its tables: `engram
+ * migrate`, dump and isEmpty never read it). Rows whose window ended an hour ago are
+ * deleted every five minutes by the limiter.
+ *
+ * Should the database fail to count, the request is let through: a rate limit is a guard,
+ * and the request itself then meets the same database and is refused in its own words.
+ */
+
+import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import { takeOne } from '../../access/rate-limits/memory-counters.js';
+import type { RateCounter, RateCounters } from '../../access/rate-limits/port.js';
+import type { RateRule } from '../../access/rate-limits/rules.js';
+import type { Pool } from './driver.js';
+
+/** The table of the counts. */
+export const RATE_LIMITS_TABLE = 'rate_limits';
+
+export class PostgresRateCounters implements RateCounters {
+  /** Resolves once the table exists; made with the first counter. */
+  private table: Promise<void> | undefined;
+
+  constructor(private readonly pool: Pool) {}
+
+  async counter(rule: RateRule): Promise<RateCounter> {
+    const options = {
+      storeClient: this.pool,
+      storeType: 'pool',
+      tableName: RATE_LIMITS_TABLE,
+      keyPrefix: rule.name,
+      points: rule.points,
+      duration: rule.windowSeconds,
+    };
+    let limiter: RateLimiterPostgres;
+    if (this.table === undefined) {
+      this.table = new Promise<void>((resolve, reject) => {
+        // The first limiter creates the table and sweeps expired rows for every limit.
+        limiter = new RateLimiterPostgres({ ...options, tableCreated: false }, (error?: Error) =>
+          error ? reject(error) : resolve(),
+        );
+      });
+      await this.table;
+    } else {
+      await this.table;
+      limiter = new RateLimiterPostgres({ ...options, tableCreated: true, clearExpiredByTimeout: false });
+    }
+    return {
+      take: async (key) => {
+        try {
+          return await takeOne(limiter, key);
+        } catch {
+          return { allowed: true, remaining: rule.points, resetMs: rule.windowSeconds * 1000 };
+        }
+      },
+    };
+  }
+}
