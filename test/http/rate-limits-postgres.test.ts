@@ -96,6 +96,12 @@ describe.skipIf(server === undefined)('rate limits on PostgreSQL', () => {
     expect(rows.length).toBeGreaterThan(0);
     // Counted under a hash: no address, user name or token is written.
     expect(rows.map((row) => row.key).join()).not.toContain('192.0.2.1');
+    // Unlogged: a count waits for no WAL flush, as a durable write would.
+    const [table] = await queryPostgres<{ relpersistence: string }>(
+      schema.url,
+      `SELECT relpersistence FROM pg_class WHERE oid = '${RATE_LIMITS_TABLE}'::regclass`,
+    );
+    expect(table?.relpersistence).toBe('u');
     expect(await store.isEmpty()).toBe(true);
     expect(await store.dump()).toMatchObject({ entries: [], users: [], tokens: [], accounts: [] });
   });

@@ -3,10 +3,12 @@
  * every `engram serve` on one database holds one count per key: a client spreading its
  * requests over several servers is counted once.
  *
- * The counts live in their own table, `rate_limits` (key, points, expire), in the schema
- * the connection's search_path names, as every table of the store. The limiter creates it
- * (CREATE TABLE IF NOT EXISTS, a concurrent creation by another server taken as done)
- * when the first limit is made, not a migration: it holds no data of anyone's, only
+ * The counts live in their own table, `rate_limits` (key, points, expire: the shape the
+ * limiter reads and writes), in the schema the connection's search_path names, as every
+ * table of the store. Engram creates it, UNLOGGED, when the first limit is made: a count
+ * is then written without a WAL flush, so a counted request does not wait for the disk as
+ * a durable write does (a crash empties the table, which only forgets minute-old counts);
+ * a concurrent creation by another server is taken as done. Not a migration: it holds no data of anyone's, only
  * counts a minute old that may be lost at any time, so it has no schema version, no
  * upgrade, and no place in a dump or a backup (DumpStore names its tables: `engram
  * migrate`, dump and isEmpty never read it). Rows whose window ended an hour ago are
@@ -40,19 +42,11 @@ export class PostgresRateCounters implements RateCounters {
       points: rule.points,
       duration: rule.windowSeconds,
     };
-    let limiter: RateLimiterPostgres;
-    if (this.table === undefined) {
-      this.table = new Promise<void>((resolve, reject) => {
-        // The first limiter creates the table and sweeps expired rows for every limit.
-        limiter = new RateLimiterPostgres({ ...options, tableCreated: false }, (error?: Error) =>
-          error ? reject(error) : resolve(),
-        );
-      });
-      await this.table;
-    } else {
-      await this.table;
-      limiter = new RateLimiterPostgres({ ...options, tableCreated: true, clearExpiredByTimeout: false });
-    }
+    const first = this.table === undefined;
+    this.table ??= createTable(this.pool);
+    await this.table;
+    // The first limiter sweeps expired rows for every limit.
+    const limiter = new RateLimiterPostgres({ ...options, tableCreated: true, clearExpiredByTimeout: first });
     return {
       take: async (key) => {
         try {
@@ -62,5 +56,22 @@ export class PostgresRateCounters implements RateCounters {
         }
       },
     };
+  }
+}
+
+/** PostgreSQL's codes for a table made meanwhile by another server: duplicate table, or its type's unique row. */
+const MADE_MEANWHILE = new Set(['42P07', '23505']);
+
+async function createTable(pool: Pool): Promise<void> {
+  try {
+    await pool.query({
+      text: `CREATE UNLOGGED TABLE IF NOT EXISTS ${RATE_LIMITS_TABLE} (
+      key varchar(255) PRIMARY KEY,
+      points integer NOT NULL DEFAULT 0,
+      expire bigint
+    )`,
+    });
+  } catch (error) {
+    if (!MADE_MEANWHILE.has((error as { code?: string }).code ?? '')) throw error;
   }
 }
