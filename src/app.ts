@@ -16,7 +16,7 @@ import { type Access, createAccess } from './access/tokens/access.js';
 import { createMemory, type Memory } from './memory/memory.js';
 import type { Policy } from './memory/model/policy.js';
 import { type Backend, type OpenOptions, openBackend } from './open-store.js';
-import type { StorageBackend } from './storage/backend.js';
+import type { StorageBackend, StoreHealth } from './storage/backend.js';
 import { createTransfer, type Transfer } from './transfer/transfer.js';
 
 /** How the services of sign-in behave: who may sign in how often, and the clients known without registering. */
@@ -69,6 +69,8 @@ export interface App {
   /** Users, their passwords, sign-in and browser sessions. */
   readonly accounts: Accounts;
   readonly oauth: OAuthServices;
+  /** Whether the store answers with the schema this Engram writes (/readyz), and its group commits (/metrics). */
+  readonly health: StoreHealth;
   /** Closes the store. */
   close(): Promise<void>;
 }
@@ -121,6 +123,10 @@ export function createApp(config: AppConfig): App {
     memory,
     transfer: createTransfer(memory),
     ...accessServices(store, config.access ?? {}, memory.rules.now, log),
+    health: {
+      ready: () => store.ready(),
+      observeCommitBatches: (observer) => store.observeCommitBatches?.(observer),
+    },
     close: () => store.close(),
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The HTTP app behind `engram serve`: routes `/mcp`, `/api` (api/router.ts), `/healthz`, the web UI at `/` (web.ts) and,
+ * The HTTP app behind `engram serve`: routes `/mcp`, `/api` (api/router.ts), `/healthz`, `/readyz` (readiness.ts), the web UI at `/` (web.ts) and,
  * with `--auth oauth`, the OAuth endpoints (oauth/router.ts, before the Origin check: any
  * page may call them), and puts the checks in front of them in the order that keeps memory safe — Host (DNS
  * rebinding), Origin (web pages), CORS preflight, method, token, body size, JSON and its
@@ -27,6 +27,7 @@ import { answerInternalError } from './internal-error.js';
 import { MAX_BODY_BYTES, readBody } from './limits.js';
 import { formatRequestLine, type RpcSummary, summarizeRpc } from './logging.js';
 import { browserGate } from './origins.js';
+import { createReadiness } from './readiness.js';
 import { repeatedHeader } from './repeated-header.js';
 import { createWebRoutes } from './web.js';
 
@@ -62,10 +63,12 @@ export interface HttpAppOptions {
   readonly log: (line: string) => void;
   /** The MCP fast path (mcp/fast-path.ts), on by default: false leaves every MCP request to the SDK. */
   readonly mcpFastPath?: boolean;
+  /** How long `/readyz` waits for the store before answering 503 (READY_TIMEOUT_MS by default). */
+  readonly readyTimeoutMs?: number;
 }
 
-/** What the app serves of the services app.ts built: the memory and its transfer, and the accounts of the web UI's sign-in. */
-export type HttpServices = Pick<App, 'memory' | 'transfer' | 'accounts'>;
+/** What the app serves of the services app.ts built: the memory and its transfer, the accounts of the web UI's sign-in, the store's health. */
+export type HttpServices = Pick<App, 'memory' | 'transfer' | 'accounts' | 'health'>;
 
 export interface HttpApp {
   readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
@@ -174,6 +177,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     origins: ownOrigins,
   });
   const web = createWebRoutes(options.webRoot);
+  const readiness = createReadiness({
+    probe: () => options.app.health.ready(),
+    timeoutMs: options.readyTimeoutMs,
+    log,
+  });
   const api = createApi({
     memory: options.app.memory,
     transfer: options.app.transfer,
@@ -232,6 +240,26 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     await (await mcpEndpoint()).handle(req, res, message, auth.caller, auth.anonymous);
   }
 
+  /** Liveness: the process answers; nothing is asked of the store. */
+  function answerHealth(req: IncomingMessage, res: ServerResponse): void {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(req.method === 'GET' ? '{"status":"ok"}' : undefined);
+  }
+
+  /** Readiness: 200 when the store answers with a current schema, else 503 and what kind of failure. */
+  async function answerReady(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const answer = await readiness();
+    const body = JSON.stringify(
+      answer.ready ? { status: 'ready' } : { status: 'unavailable', code: answer.code, reason: answer.reason },
+    );
+    res.writeHead(answer.ready ? 200 : 503, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(body),
+      ...(answer.ready ? {} : { 'Retry-After': '5' }),
+    });
+    res.end(req.method === 'GET' ? body : undefined);
+  }
+
   async function route(req: IncomingMessage, res: ServerResponse, path: string, exchange: Exchange): Promise<void> {
     const repeated = repeatedHeader(req);
     if (repeated !== undefined) {
@@ -265,13 +293,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       return;
     }
     if (path === '/mcp') return serveMcp(req, res, exchange);
-    if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(req.method === 'GET' ? '{"status":"ok"}' : undefined);
-      return;
-    }
-    if (path === '/healthz') {
-      sendError(res, 405, REFUSED, 'Method not allowed: use GET /healthz.', { Allow: 'GET, HEAD' });
+    if (path === '/healthz' || path === '/readyz') {
+      if (req.method === 'GET' || req.method === 'HEAD')
+        return path === '/healthz' ? answerHealth(req, res) : answerReady(req, res);
+      sendError(res, 405, REFUSED, `Method not allowed: use GET ${path}.`, { Allow: 'GET, HEAD' });
       return;
     }
     if (web(req, res, path)) return;
@@ -279,7 +304,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       res,
       404,
       REFUSED,
-      `Not found: ${path}. Engram serves MCP at /mcp, its REST API under /api and its health at /healthz.`,
+      `Not found: ${path}. Engram serves MCP at /mcp, its REST API under /api and its health at /healthz and /readyz.`,
     );
   }
 

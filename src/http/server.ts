@@ -20,7 +20,7 @@ import { createWebSocketEndpoint, type WebSocketLimits } from './websocket.js';
 export interface HttpServerOptions
   extends Omit<HttpAppOptions, 'app' | 'auth' | 'handler' | 'loopbackOnly' | 'listeningOrigin'> {
   /** The services to serve, built by the composition root (app.ts). */
-  readonly app: Pick<App, 'memory' | 'transfer' | 'access' | 'accounts' | 'oauth'>;
+  readonly app: Pick<App, 'memory' | 'transfer' | 'access' | 'accounts' | 'oauth' | 'health'>;
   readonly auth: ServeAuth;
   /** What answers MCP tool calls: the memory's tool handler unless a test stands one in. */
   readonly handler?: ToolHandler;

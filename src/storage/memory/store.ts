@@ -232,6 +232,11 @@ export class MemoryStore implements StorageBackend {
     this.feed.committedSome();
   }
 
+  /** Ready while open: an in-process store has no schema to fall behind. */
+  async ready(): Promise<void> {
+    this.data.all();
+  }
+
   async close(): Promise<void> {
     this.data.closed = true;
     this.feed.close();
