@@ -11,20 +11,21 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { OAuthClients } from '../access/oauth/clients.js';
 import type { ServeAuth } from '../http/auth.js';
+import { MIN_METRICS_TOKEN_LENGTH } from '../http/metrics/access.js';
 import { assertSafeBinding, assertSafePublicUrl, parseAllowedOrigin, parsePublicUrl } from '../http/origins.js';
 import type { RunningHttpServer } from '../http/server.js';
 import { loadSettings } from './config.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import type { Environment } from './environment.js';
+import { LOG_FORMATS, type LogFormat } from './log-formats.js';
 import {
-  createBatchedLog,
   EXIT_REFUSED,
   type Io,
-  logInternalError,
   processStopRequested,
   reportFailure,
   UsageError,
 } from './output.js';
+import { createServerLog } from './server-log.js';
 import { readTlsFiles, type TlsFiles } from './tls-files.js';
 import { scheduleTrashPurge, type TrashPurge } from './trash-purge.js';
 
@@ -37,6 +38,8 @@ interface ServeOptions extends CommonOptions {
   readonly trustProxy?: boolean;
   readonly tlsCert?: string;
   readonly tlsKey?: string;
+  readonly metrics?: boolean;
+  readonly logFormat?: LogFormat;
 }
 
 const DEFAULT_PORT = 8787;
@@ -49,6 +52,8 @@ const SERVE_VARIABLES = {
   auth: 'ENGRAM_AUTH',
   publicUrl: 'ENGRAM_PUBLIC_URL',
   trustProxy: 'ENGRAM_TRUST_PROXY',
+  metrics: 'ENGRAM_METRICS',
+  logFormat: 'ENGRAM_LOG_FORMAT',
 } as const;
 type ServeVariable = keyof typeof SERVE_VARIABLES;
 
@@ -141,7 +146,11 @@ function fromVariable(name: ServeVariable, value: string): ServeOptions[ServeVar
       } catch (error) {
         throw refuse((error as Error).message);
       }
+    case 'logFormat':
+      if (!(LOG_FORMATS as readonly string[]).includes(value)) throw refuse(`give ${LOG_FORMATS.join(' or ')}.`);
+      return value as LogFormat;
     case 'trustProxy':
+    case 'metrics':
       if (value !== '1' && value !== '0' && value !== 'true' && value !== 'false')
         throw refuse('give 1 or 0 (or true or false).');
       return value === '1' || value === 'true';
@@ -149,8 +158,8 @@ function fromVariable(name: ServeVariable, value: string): ServeOptions[ServeVar
 }
 
 /**
- * The options with ENGRAM_HOST, ENGRAM_PORT, ENGRAM_AUTH, ENGRAM_PUBLIC_URL and
- * ENGRAM_TRUST_PROXY put in for the flags not given: a flag wins over its variable, a
+ * The options with ENGRAM_HOST, ENGRAM_PORT, ENGRAM_AUTH, ENGRAM_PUBLIC_URL,
+ * ENGRAM_TRUST_PROXY, ENGRAM_METRICS and ENGRAM_LOG_FORMAT put in for the flags not given: a flag wins over its variable, a
  * variable over the config file and the defaults.
  */
 function withVariables(options: ServeOptions, command: Command, environment: Environment): ServeOptions {
@@ -164,6 +173,22 @@ function withVariables(options: ServeOptions, command: Command, environment: Env
   return resolved as unknown as ServeOptions;
 }
 
+/** /metrics when on, with its token: ENGRAM_METRICS_TOKEN over the config file's; a short token is refused. */
+function metricsSettings(
+  on: boolean,
+  environment: Environment,
+  configured: string | undefined,
+): { readonly token?: string | undefined } | undefined {
+  if (!on) return undefined;
+  const token = environment.serve.metricsToken;
+  if (token !== undefined && (token.length < MIN_METRICS_TOKEN_LENGTH || !/^[\x21-\x7e]+$/.test(token)))
+    throw new UsageError(
+      `ENGRAM_METRICS_TOKEN: a metrics token is at least ${MIN_METRICS_TOKEN_LENGTH} printable characters without ` +
+        'spaces (make one with: openssl rand -hex 32). Or unset it.',
+    );
+  return { token: token ?? configured };
+}
+
 async function serve(
   given: ServeOptions,
   command: Command,
@@ -174,12 +199,17 @@ async function serve(
   let context: Context | undefined;
   let publicUrl: URL | undefined;
   let tls: TlsFiles | undefined;
+  let metrics: { readonly token?: string | undefined } | undefined;
+  let logFormat: LogFormat = 'human';
   let options = given;
   try {
     options = withVariables(given, command, environment);
     // Every refusal of the setup comes before the store is opened (or created).
     assertSafeBinding(options.host, options.auth);
-    publicUrl = options.publicUrl ?? loadSettings(options.config, environment).publicUrl;
+    const settings = loadSettings(options.config, environment);
+    publicUrl = options.publicUrl ?? settings.publicUrl;
+    metrics = metricsSettings(options.metrics ?? settings.metrics ?? false, environment, settings.metricsToken);
+    logFormat = options.logFormat ?? settings.logFormat ?? 'human';
     assertSafePublicUrl(options.host, options.auth, publicUrl);
     tls = readTlsFiles(options.tlsCert, options.tlsKey);
     context = await openContext(options, environment, 'serves');
@@ -188,7 +218,8 @@ async function serve(
     finish(reportFailure(error, false, io));
     return;
   }
-  const log = createBatchedLog((text) => io.stderr(text));
+  const serverLog = createServerLog(logFormat, (text) => io.stderr(text));
+  const { log } = serverLog;
   let clients: OAuthClients | undefined;
   let server: RunningHttpServer;
   try {
@@ -212,7 +243,7 @@ async function serve(
     const { startHttpServer } = await import('../http/server.js');
     server = await startHttpServer({
       app: context,
-      onUnexpectedError: logInternalError,
+      onUnexpectedError: serverLog.internalError,
       version: VERSION,
       auth,
       allowOrigins: options.allowOrigin,
@@ -224,6 +255,8 @@ async function serve(
       port: options.port,
       log,
       mcpFastPath: environment.accelerators.httpFastPath,
+      metrics,
+      requestLog: serverLog.requestLog,
     });
   } catch (error) {
     await context.close();
@@ -259,14 +292,22 @@ async function serve(
         ? connectJson(server, options, context, publicUrl)
         : connectHelp(server, options, context, publicUrl),
     );
+    serverLog.started({
+      url: `${server.origin}/mcp`,
+      ...(publicUrl === undefined ? {} : { publicUrl: `${publicUrl.origin}/mcp` }),
+      auth: options.auth,
+      metrics: metrics !== undefined,
+      version: VERSION,
+    });
     const signal = await stopped;
-    log(`${signal}: finishing requests in flight, then stopping`);
+    serverLog.stopping(signal);
   } finally {
     // Also when start-up failed after listening (the store refusing its first read): nothing is left open.
     try {
       await server.close();
       await trashPurge?.stop();
       await context.close();
+      serverLog.stopped();
     } finally {
       log.close();
     }
@@ -310,6 +351,18 @@ export function registerServeCommand(
       '--trust-proxy',
       'a reverse proxy is in front: take the client address from X-Forwarded-For ' +
         '(its rightmost entry), for the log and sign-in throttling (else $ENGRAM_TRUST_PROXY=1)',
+    )
+    .option(
+      '--metrics',
+      'serve Prometheus metrics at /metrics, to this machine, or elsewhere with the bearer token in ' +
+        '$ENGRAM_METRICS_TOKEN (else $ENGRAM_METRICS=1, else the config\'s "metrics": true; docs/monitoring.md)',
+    )
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'human: one line per request for people (the default); json: one JSON object per line for a log ' +
+          'shipper, with a request id (else $ENGRAM_LOG_FORMAT, else the config\'s "logFormat")',
+      ).choices(LOG_FORMATS),
     )
     .option('--tls-cert <file>', 'serve https with this PEM certificate chain (with --tls-key)')
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')

@@ -13,7 +13,7 @@ import type { Accounts } from '../../src/access/accounts/accounts.js';
 import type { Access } from '../../src/access/tokens/access.js';
 import { createApp } from '../../src/app.js';
 import type { Timeouts } from '../../src/http/limits.js';
-import { startHttpServer } from '../../src/http/server.js';
+import { type HttpServerOptions, startHttpServer } from '../../src/http/server.js';
 import type { WebSocketLimits } from '../../src/http/websocket.js';
 import type { Memory } from '../../src/memory/memory.js';
 import type { Policy } from '../../src/memory/model/policy.js';
@@ -63,6 +63,10 @@ export interface TestServerOptions {
    * says, as `engram serve` reads it, so that the suites run with it off as well as on.
    */
   readonly mcpFastPath?: boolean;
+  /** `engram serve --metrics`, with its token. */
+  readonly metrics?: { readonly token?: string };
+  /** What /metrics tells of the last good backup. */
+  readonly backupStatus?: HttpServerOptions['backupStatus'];
 }
 
 /** A fresh folder removed when the current test finishes. */
@@ -100,6 +104,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     webSocketLimits: options.webSocketLimits,
     webRoot: options.webRoot,
     mcpFastPath: options.mcpFastPath ?? process.env.ENGRAM_ACCEL_HTTP_FAST_PATH !== '0',
+    metrics: options.metrics,
+    backupStatus: options.backupStatus,
   });
   let closing: Promise<void> | undefined;
   const close = () => {
