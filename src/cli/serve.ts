@@ -25,7 +25,7 @@ import {
   reportFailure,
   UsageError,
 } from './output.js';
-import { createServerLog } from './server-log.js';
+import { createServerLog, type ServerLog } from './server-log.js';
 import { readTlsFiles, type TlsFiles } from './tls-files.js';
 import { scheduleTrashPurge, type TrashPurge } from './trash-purge.js';
 
@@ -200,7 +200,7 @@ async function serve(
   let publicUrl: URL | undefined;
   let tls: TlsFiles | undefined;
   let metrics: { readonly token?: string | undefined } | undefined;
-  let logFormat: LogFormat = 'human';
+  let serverLog: ServerLog | undefined;
   let options = given;
   try {
     options = withVariables(given, command, environment);
@@ -209,16 +209,16 @@ async function serve(
     const settings = loadSettings(options.config, environment);
     publicUrl = options.publicUrl ?? settings.publicUrl;
     metrics = metricsSettings(options.metrics ?? settings.metrics ?? false, environment, settings.metricsToken);
-    logFormat = options.logFormat ?? settings.logFormat ?? 'human';
     assertSafePublicUrl(options.host, options.auth, publicUrl);
     tls = readTlsFiles(options.tlsCert, options.tlsKey);
-    context = await openContext(options, environment, 'serves');
+    serverLog = createServerLog(options.logFormat ?? settings.logFormat ?? 'human', (text) => io.stderr(text));
+    context = await openContext(options, environment, 'serves', undefined, serverLog.log);
   } catch (error) {
     await context?.close();
+    serverLog?.log.close();
     finish(reportFailure(error, false, io));
     return;
   }
-  const serverLog = createServerLog(logFormat, (text) => io.stderr(text));
   const { log } = serverLog;
   let clients: OAuthClients | undefined;
   let server: RunningHttpServer;

@@ -87,6 +87,7 @@ describe('engram serve configured by ENGRAM_* variables', () => {
     ['ENGRAM_AUTH', 'open', 'ENGRAM_AUTH=open: give none, token, oauth. Or unset it.'],
     ['ENGRAM_TRUST_PROXY', 'yes', 'ENGRAM_TRUST_PROXY=yes: give 1 or 0 (or true or false). Or unset it.'],
     ['ENGRAM_METRICS', 'on', 'ENGRAM_METRICS=on: give 1 or 0 (or true or false). Or unset it.'],
+    ['ENGRAM_LOG_FORMAT', 'xml', 'ENGRAM_LOG_FORMAT=xml: give human or json. Or unset it.'],
   ])('refuses %s=%s before opening anything, naming the variable (exit 2)', async (name, value, message) => {
     const served = serveWith({ ENGRAM_PORT: '0', [name]: value });
     expect(await served.exited).toBe(2);
@@ -137,5 +138,26 @@ describe('engram serve configured by ENGRAM_* variables', () => {
     expect(await served.exited).toBe(2);
     expect(served.out.stderr).toMatch(/ENGRAM_METRICS_TOKEN: a metrics token is at least 24 printable characters/);
     expect(existsSync(served.db)).toBe(false);
+  });
+
+  it('logs JSON lines with ENGRAM_LOG_FORMAT=json or the config\'s "logFormat", a flag winning over both', async () => {
+    const runs = [
+      serveWith({ ENGRAM_PORT: '0', ENGRAM_LOG_FORMAT: 'json' }),
+      serveWith({ ENGRAM_PORT: '0' }, [], { logFormat: 'json' }),
+      serveWith({ ENGRAM_PORT: '0', ENGRAM_LOG_FORMAT: 'json' }, ['--log-format', 'human']),
+    ];
+    const formats: string[] = [];
+    for (const served of runs) {
+      const health = await fetch(new URL('/healthz', String((await connectLine(served)).url)));
+      await health.text();
+      await stopped(served);
+      const line = served.out.stderr.split('\n').find((text) => text.includes('/healthz')) ?? '';
+      formats.push(
+        line.startsWith('{')
+          ? (JSON.parse(line) as { route: string }).route
+          : line.replace(/^.* (GET \/healthz) .*$/, '$1'),
+      );
+    }
+    expect(formats).toEqual(['/healthz', '/healthz', 'GET /healthz']);
   });
 });
