@@ -2,7 +2,7 @@
  * `engram serve`: the memory over HTTP for browser and remote MCP clients (llama.cpp
  * WebUI, Claude Code) and the REST API under /api. Prints where to connect (one JSON line
  * with --json, for a script that started it on --port 0), logs one line
- * per request on stderr, purges expired trash every hour, and on SIGINT/SIGTERM lets
+ * per request on stderr (for people, or JSON: server-log.ts), serves /metrics with --metrics, purges expired trash every hour, and on SIGINT/SIGTERM lets
  * requests in flight finish and closes the store. It writes through the Io it is given,
  * and stops when that Io says (the process's signals by default), so that a test can run
  * it inside its own process.
@@ -18,13 +18,7 @@ import { loadSettings } from './config.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import type { Environment } from './environment.js';
 import { LOG_FORMATS, type LogFormat } from './log-formats.js';
-import {
-  EXIT_REFUSED,
-  type Io,
-  processStopRequested,
-  reportFailure,
-  UsageError,
-} from './output.js';
+import { EXIT_REFUSED, type Io, processStopRequested, reportFailure, UsageError } from './output.js';
 import { createServerLog, type ServerLog } from './server-log.js';
 import { readTlsFiles, type TlsFiles } from './tls-files.js';
 import { scheduleTrashPurge, type TrashPurge } from './trash-purge.js';
@@ -211,7 +205,7 @@ async function serve(
     metrics = metricsSettings(options.metrics ?? settings.metrics ?? false, environment, settings.metricsToken);
     assertSafePublicUrl(options.host, options.auth, publicUrl);
     tls = readTlsFiles(options.tlsCert, options.tlsKey);
-    serverLog = createServerLog(options.logFormat ?? settings.logFormat ?? 'human', (text) => io.stderr(text));
+    serverLog = await createServerLog(options.logFormat ?? settings.logFormat ?? 'human', (text) => io.stderr(text));
     context = await openContext(options, environment, 'serves', undefined, serverLog.log);
   } catch (error) {
     await context?.close();

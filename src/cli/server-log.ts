@@ -8,7 +8,6 @@
  * the filters (fail2ban, grep) of those who upgrade; JSON is one variable away.
  */
 
-import pino from 'pino';
 import { jsonRequestLog } from '../http/json-log.js';
 import { humanRequestLog, type RequestLog } from '../http/logging.js';
 import type { LogFormat } from './log-formats.js';
@@ -29,7 +28,8 @@ export interface ServerLog {
   stopped(): void;
 }
 
-export function createServerLog(format: LogFormat, write: (text: string) => void): ServerLog {
+/** The log in `format`; pino loads only for JSON, so that no other command pays for it at start. */
+export async function createServerLog(format: LogFormat, write: (text: string) => void): Promise<ServerLog> {
   if (format === 'human') {
     const log = createBatchedLog(write);
     return {
@@ -41,6 +41,7 @@ export function createServerLog(format: LogFormat, write: (text: string) => void
       stopped: () => {},
     };
   }
+  const { pino } = await import('pino');
   const out = createBatchedWrite(write);
   const logger = pino(
     { base: undefined, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } },
