@@ -11,6 +11,7 @@
  */
 
 import type { ActivityQuery, ActivityRecord, ActorCount, ChangeListener } from '../../memory/activity.js';
+import { EngramError } from '../../memory/model/errors.js';
 import type { IndexRow } from '../../memory/model/format.js';
 import { utf8Bytes } from '../../memory/model/text.js';
 import type {
@@ -234,7 +235,7 @@ export class MemoryStore implements StorageBackend {
 
   /** Ready while open: an in-process store has no schema to fall behind. */
   async ready(): Promise<void> {
-    this.data.all();
+    if (this.data.closed) throw new EngramError('STORE_UNAVAILABLE', 'the in-process memory store is closed');
   }
 
   async close(): Promise<void> {
