@@ -80,6 +80,7 @@ function connectHelp(
   options: ServeOptions,
   context: Context,
   publicUrl: URL | undefined,
+  metrics: { readonly token?: string | undefined } | undefined,
 ): string {
   const url = `${server.origin}/mcp`;
   const tokens = options.auth !== 'none';
@@ -101,6 +102,11 @@ function connectHelp(
     `  Claude Code:     claude mcp add --transport http engram ${url}${header}`,
     `  WebSocket:       ${server.origin.replace(/^http/, 'ws')}/ws${tokens ? '?access_token=<token>' : ''}`,
     `  Web UI:          ${server.origin}/ (see and fix what your assistants remember)`,
+    ...(metrics === undefined
+      ? []
+      : [
+          `  Metrics:         ${server.origin}/metrics (Prometheus; from this machine${metrics.token === undefined ? '' : ', or with the metrics token'})`,
+        ]),
     '  Stop with Ctrl-C.',
     '',
   ].join('\n');
@@ -284,7 +290,7 @@ async function serve(
     io.stdout(
       options.json
         ? connectJson(server, options, context, publicUrl)
-        : connectHelp(server, options, context, publicUrl),
+        : connectHelp(server, options, context, publicUrl, metrics),
     );
     serverLog.started({
       url: `${server.origin}/mcp`,

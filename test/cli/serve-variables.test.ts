@@ -7,7 +7,7 @@
  */
 
 import { existsSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/program.js';
 import { childEnv, tempDir } from '../helpers/engram.js';
 import { serveInProcess } from './fixtures.js';
@@ -159,5 +159,20 @@ describe('engram serve configured by ENGRAM_* variables', () => {
       );
     }
     expect(formats).toEqual(['/healthz', '/healthz', 'GET /healthz']);
+  });
+
+  it('names /metrics in its connection help when metrics are on', async () => {
+    const dir = tempDir();
+    const served = serveInProcess(
+      main,
+      ['--db', dir.file('memory.db'), '--port', '0', '--metrics'],
+      childEnv(dir.path, { ENGRAM_METRICS_TOKEN: 'a-metrics-token-of-32-characters' }),
+    );
+    await vi.waitFor(() => expect(served.out.stdout).toContain('Stop with Ctrl-C.'), { timeout: 20_000 });
+    expect(served.out.stdout).toMatch(
+      /\n {2}Metrics: {9}http:\/\/127\.0\.0\.1:\d+\/metrics \(Prometheus; from this machine, or with the metrics token\)\n/,
+    );
+    served.stop('done');
+    expect(await served.exited).toBe(0);
   });
 });
