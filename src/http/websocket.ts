@@ -44,7 +44,7 @@ import { humanRequestLog, type RequestLog } from './logging.js';
 import type { Metrics } from './metrics/metrics.js';
 import { browserGate } from './origins.js';
 import { repeatedHeader } from './repeated-header.js';
-import { requestIdOf } from './request-id.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 import { labelOf, type RouteLabel } from './route-label.js';
 import { type CapRefusal, countOf, SocketCounts } from './socket-caps.js';
 
@@ -217,6 +217,12 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
     maxPayload: options.maxPayloadBytes,
     handleProtocols: (protocols) => (protocols.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
   });
+  /** Each upgrade's request id, sent back in the 101 answer as in every other (request-id.ts). */
+  const requestIds = new WeakMap<IncomingMessage, string>();
+  server.on('headers', (headers: string[], req: IncomingMessage) => {
+    const id = requestIds.get(req);
+    if (id !== undefined) headers.push(`${REQUEST_ID_HEADER}: ${id}`);
+  });
   server.on('wsClientError', (error: Error, socket: Duplex, req: IncomingMessage) => {
     const refuse = refusers.get(req);
     if (refuse) refuse(400, `Bad request: ${error.message}.`);
@@ -333,6 +339,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
     const started = performance.now();
     const client = clientAddress(req, options.trustProxy ?? false);
     const requestId = requestIdOf(req);
+    requestIds.set(req, requestId);
     let user: string | undefined;
     let actor: string | undefined;
     let path = '?';
@@ -357,7 +364,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
     };
     const refuse = (status: number, message: string, headers: Record<string, string> = {}) => {
       logLine(status);
-      writeRefusal(socket, status, message, headers);
+      writeRefusal(socket, status, message, { ...headers, [REQUEST_ID_HEADER]: requestId });
     };
     // Node no longer watches an upgraded socket: a client that resets it must not take the server down.
     const onEarlyError = () => socket.destroy();

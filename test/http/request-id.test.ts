@@ -4,6 +4,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { raw, startTestServer } from './fixtures.js';
 
 describe('X-Request-Id', () => {
@@ -23,5 +24,27 @@ describe('X-Request-Id', () => {
     expect(kept.headers['x-request-id']).toBe('edge:7f3a-01.b_c');
     expect(long.headers['x-request-id']).toMatch(uuid);
     expect(unsafe.headers['x-request-id']).toMatch(uuid);
+  });
+
+  it('is sent back when a WebSocket opens, and when its upgrade is refused', async () => {
+    const server = await startTestServer();
+    const opened = await new Promise<string | undefined>((resolve, reject) => {
+      const socket = new WebSocket(`ws://127.0.0.1:${server.port}/ws`, ['mcp'], {
+        headers: { 'X-Request-Id': 'socket-trace-1' },
+      });
+      socket.once('upgrade', (response) => resolve(response.headers['x-request-id'] as string | undefined));
+      socket.once('open', () => socket.close());
+      socket.once('error', reject);
+    });
+    const refused = await new Promise<string | undefined>((resolve) => {
+      const socket = new WebSocket(`ws://127.0.0.1:${server.port}/ws`, ['not-mcp']);
+      socket.on('error', () => {});
+      socket.once('unexpected-response', (_request, response) => {
+        resolve(response.headers['x-request-id'] as string | undefined);
+        socket.terminate();
+      });
+    });
+    expect(opened).toBe('socket-trace-1');
+    expect(refused).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
