@@ -18,7 +18,7 @@ import { type Access, createAccess } from './access/tokens/access.js';
 import { createMemory, type Memory } from './memory/memory.js';
 import type { Policy } from './memory/model/policy.js';
 import { type Backend, type OpenOptions, openBackend } from './open-store.js';
-import type { StorageBackend } from './storage/backend.js';
+import type { StorageBackend, StoreHealth } from './storage/backend.js';
 import { createTransfer, type Transfer } from './transfer/transfer.js';
 
 /** How the services of sign-in behave: who may sign in how often, and the clients known without registering. */
@@ -76,6 +76,8 @@ export interface App {
    * by several servers (PostgreSQL), else in this process's memory.
    */
   rateLimits(rules: RateLimitRules): Promise<RateLimits>;
+  /** Whether the store answers with the schema this Engram writes (/readyz), and its group commits (/metrics). */
+  readonly health: StoreHealth;
   /** Closes the store. */
   close(): Promise<void>;
 }
@@ -134,6 +136,10 @@ export function createApp(config: AppConfig): App {
         store.rateCounters ?? new (await import('./access/rate-limits/memory-counters.js')).MemoryRateCounters(),
         rules,
       ),
+    health: {
+      ready: () => store.ready(),
+      observeCommitBatches: (observer) => store.observeCommitBatches?.(observer),
+    },
     close: () => store.close(),
   };
 }

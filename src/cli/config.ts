@@ -11,6 +11,7 @@ import { CLIENT_NAME_CAP, REDIRECT_URIS_CAP } from '../access/oauth/clients.js';
 import { redirectUriProblem } from '../access/oauth/redirect-uris.js';
 import type { OAuthClient } from '../access/oauth/types.js';
 import { parseRateLimits, type RateLimitItem, RateLimitSyntaxError } from '../access/rate-limits/rules.js';
+import { MIN_METRICS_TOKEN_LENGTH } from '../http/metrics/access.js';
 import { parsePublicUrl } from '../http/origins.js';
 import type { WebSocketLimits } from '../http/websocket.js';
 import { EngramError } from '../memory/model/errors.js';
@@ -21,6 +22,7 @@ import { normalizeUser } from '../memory/model/users.js';
 import { SQLITE_DRIVER_NAMES, type SqliteDriverName } from '../open-store.js';
 import { readBoundedText } from './bounded-read.js';
 import type { Environment } from './environment.js';
+import { LOG_FORMATS, type LogFormat } from './log-formats.js';
 
 /**
  * zod is loaded the first time a config file is parsed, not at every start: it costs
@@ -110,6 +112,16 @@ function buildConfigSchema(z: typeof import('zod').z) {
           if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
         })
         .optional(),
+      metrics: z.boolean().optional(),
+      logFormat: z.enum(LOG_FORMATS).optional(),
+      metricsToken: z
+        .string()
+        .min(
+          MIN_METRICS_TOKEN_LENGTH,
+          `a metrics token is at least ${MIN_METRICS_TOKEN_LENGTH} characters (make one with: openssl rand -hex 32)`,
+        )
+        .regex(/^[\x21-\x7e]+$/, 'a metrics token is printable ASCII without spaces (openssl rand -hex 32 makes one)')
+        .optional(),
       webSocket: z
         .object({
           socketsPerToken: positiveInteger.optional(),
@@ -147,6 +159,12 @@ export interface Settings {
    * on the operator's own network); refused by default, since any caller picks the URL.
    */
   readonly allowPrivateClientMetadata?: boolean | undefined;
+  /** `engram serve` serves /metrics (--metrics overrides it). */
+  readonly metrics?: boolean | undefined;
+  /** `engram serve`'s log format (--log-format overrides it). */
+  readonly logFormat?: LogFormat | undefined;
+  /** The bearer token that may read /metrics from elsewhere than this machine (ENGRAM_METRICS_TOKEN overrides it). */
+  readonly metricsToken?: string | undefined;
   /** `engram serve`'s caps on WebSocket sockets at /ws (per token, per user, in all, being opened), over the defaults. */
   readonly webSocket?: Partial<Pick<WebSocketLimits, 'socketsPerToken' | 'socketsPerUser' | 'sockets' | 'handshakes'>>;
   /** `engram serve`'s rate limits over the defaults ("rateLimit", as --rate-limit writes them); the flag goes over them. */
@@ -208,6 +226,9 @@ export function parseConfig(text: string, path: string): Settings {
     allowPrivateClientMetadata,
     webSocket,
     rateLimit,
+    metrics,
+    metricsToken,
+    logFormat,
     ...caps
   } = parsed.data;
   return {
@@ -231,6 +252,9 @@ export function parseConfig(text: string, path: string): Settings {
     allowPrivateClientMetadata,
     webSocket,
     rateLimit: rateLimit === undefined ? undefined : parseRateLimits(rateLimit),
+    metrics,
+    metricsToken,
+    logFormat,
   };
 }
 

@@ -125,6 +125,8 @@ export async function openContext(
   environment: Environment,
   opening: Opening = 'creates',
   passwordCost?: PasswordCost,
+  /** Where the services report (refused sign-ins…): `engram serve`'s log, in its format; stderr otherwise. */
+  report: (line: string) => void = log,
 ): Promise<Context> {
   const settings = loadSettings(options.config, environment);
   const user = chooseUser(options, settings, environment);
@@ -145,13 +147,13 @@ export async function openContext(
     },
     policy: settings.policy,
     access: { clients: settings.clients, passwordCost },
-    log,
+    log: report,
   });
   try {
     await app.memory.recovery.purgeExpired();
   } catch (error) {
     // Expired trash waits for the next start; the command itself can still run.
-    log(`expired trash not purged this time: ${(error as Error).message}`);
+    report(`expired trash not purged this time: ${(error as Error).message}`);
   }
   return { ...app, settings, database: describeBackend(chosen), absent, user };
 }

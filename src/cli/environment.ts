@@ -3,7 +3,8 @@
  * once per run (by main): ENGRAM_DB, ENGRAM_DATABASE_URL, ENGRAM_CONFIG, ENGRAM_USER, the
  * accelerators' switches (ENGRAM_ACCEL_*, docs/accelerators.md), ENGRAM_SQLITE_DRIVER, `engram
  * serve`'s settings (ENGRAM_HOST, ENGRAM_PORT, ENGRAM_AUTH, ENGRAM_PUBLIC_URL,
- * ENGRAM_TRUST_PROXY, ENGRAM_RATE_LIMIT: what a container is configured by), the default paths of the
+ * ENGRAM_TRUST_PROXY, ENGRAM_RATE_LIMIT, ENGRAM_METRICS, ENGRAM_METRICS_TOKEN, ENGRAM_LOG_FORMAT: what a
+ * container is configured by), the default paths of the
  * database and the config file, and a variable a flag names. Nothing outside src/cli
  * reads the environment: the library's stores are configured by their options alone.
  */
@@ -32,7 +33,8 @@ export interface Environment {
   readonly sqliteDriver: string | undefined;
   /**
    * `engram serve`'s settings, as given (checked where they are used, serve.ts): each below
-   * its flag (--host, --port, --auth, --public-url, --trust-proxy, --rate-limit) and above the config file.
+   * its flag (--host, --port, --auth, --public-url, --trust-proxy, --rate-limit, --metrics, --log-format) and above the
+   * config file; the metrics token has no flag (a secret on the command line is seen by every user of `ps`).
    */
   readonly serve: {
     readonly host: string | undefined;
@@ -41,6 +43,9 @@ export interface Environment {
     readonly publicUrl: string | undefined;
     readonly trustProxy: string | undefined;
     readonly rateLimit: string | undefined;
+    readonly metrics: string | undefined;
+    readonly metricsToken: string | undefined;
+    readonly logFormat: string | undefined;
   };
   /** `${XDG_DATA_HOME:-~/.local/share}/engram/memory.db`: the database when nothing names one. */
   readonly defaultDatabasePath: string;
@@ -74,6 +79,9 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
       publicUrl: set(env.ENGRAM_PUBLIC_URL),
       trustProxy: set(env.ENGRAM_TRUST_PROXY),
       rateLimit: set(env.ENGRAM_RATE_LIMIT),
+      metrics: set(env.ENGRAM_METRICS),
+      metricsToken: set(env.ENGRAM_METRICS_TOKEN),
+      logFormat: set(env.ENGRAM_LOG_FORMAT),
     },
     defaultDatabasePath: join(env.XDG_DATA_HOME || join(home(), '.local', 'share'), 'engram', 'memory.db'),
     defaultConfigPath: join(env.XDG_CONFIG_HOME || join(home(), '.config'), 'engram', 'config.json'),

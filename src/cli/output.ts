@@ -142,6 +142,12 @@ export interface BatchedLog {
  * loop. Lines still pending when the process exits, or the log is closed, are written first.
  */
 export function createBatchedLog(write: (text: string) => void = processIo.stderr): BatchedLog {
+  const batched = createBatchedWrite(write);
+  return Object.assign((line: string) => batched(logText(line)), { close: () => batched.close() });
+}
+
+/** Texts written as createBatchedLog writes its lines, as they are (the JSON log's lines, already whole). */
+export function createBatchedWrite(write: (text: string) => void): BatchedLog {
   let pending = '';
   const flush = () => {
     if (pending === '') return;
@@ -150,11 +156,11 @@ export function createBatchedLog(write: (text: string) => void = processIo.stder
     write(text);
   };
   process.on('exit', flush);
-  const log = (line: string) => {
+  const add = (text: string) => {
     if (pending === '') setImmediate(flush);
-    pending += logText(line);
+    pending += text;
   };
-  return Object.assign(log, {
+  return Object.assign(add, {
     close() {
       process.off('exit', flush);
       flush();

@@ -3,7 +3,8 @@
  * WebUI, Claude Code) and the REST API under /api. Prints where to connect (one JSON line
  * with --json, for a script that started it on --port 0) and the rate limits in force
  * (--rate-limit over the config file's, over the defaults of its auth mode), logs one line
- * per request on stderr, purges expired trash every hour, and on SIGINT/SIGTERM lets
+ * per request on stderr (for people, or JSON: server-log.ts), serves /metrics with --metrics,
+ * purges expired trash every hour, and on SIGINT/SIGTERM lets
  * requests in flight finish and closes the store. It writes through the Io it is given,
  * and stops when that Io says (the process's signals by default), so that a test can run
  * it inside its own process.
@@ -21,20 +22,15 @@ import {
   resolveRateLimits,
 } from '../access/rate-limits/rules.js';
 import type { ServeAuth } from '../http/auth.js';
+import { MIN_METRICS_TOKEN_LENGTH } from '../http/metrics/access.js';
 import { assertSafeBinding, assertSafePublicUrl, parseAllowedOrigin, parsePublicUrl } from '../http/origins.js';
 import type { RunningHttpServer } from '../http/server.js';
 import { loadSettings } from './config.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import type { Environment } from './environment.js';
-import {
-  createBatchedLog,
-  EXIT_REFUSED,
-  type Io,
-  logInternalError,
-  processStopRequested,
-  reportFailure,
-  UsageError,
-} from './output.js';
+import { LOG_FORMATS, type LogFormat } from './log-formats.js';
+import { EXIT_REFUSED, type Io, processStopRequested, reportFailure, UsageError } from './output.js';
+import { createServerLog, type ServerLog } from './server-log.js';
 import { readTlsFiles, type TlsFiles } from './tls-files.js';
 import { scheduleTrashPurge, type TrashPurge } from './trash-purge.js';
 
@@ -48,6 +44,8 @@ interface ServeOptions extends CommonOptions {
   readonly rateLimit?: RateLimitItem[];
   readonly tlsCert?: string;
   readonly tlsKey?: string;
+  readonly metrics?: boolean;
+  readonly logFormat?: LogFormat;
 }
 
 const DEFAULT_PORT = 8787;
@@ -61,6 +59,8 @@ const SERVE_VARIABLES = {
   publicUrl: 'ENGRAM_PUBLIC_URL',
   trustProxy: 'ENGRAM_TRUST_PROXY',
   rateLimit: 'ENGRAM_RATE_LIMIT',
+  metrics: 'ENGRAM_METRICS',
+  logFormat: 'ENGRAM_LOG_FORMAT',
 } as const;
 type ServeVariable = keyof typeof SERVE_VARIABLES;
 
@@ -115,6 +115,7 @@ function connectHelp(
   context: Context,
   publicUrl: URL | undefined,
   rateLimits: RateLimitRules,
+  metrics: { readonly token?: string | undefined } | undefined,
 ): string {
   const url = `${server.origin}/mcp`;
   const tokens = options.auth !== 'none';
@@ -137,6 +138,11 @@ function connectHelp(
     `  WebSocket:       ${server.origin.replace(/^http/, 'ws')}/ws${tokens ? '?access_token=<token>' : ''}`,
     `  Web UI:          ${server.origin}/ (see and fix what your assistants remember)`,
     `  Rate limits:     ${describeRateLimits(rateLimits, options.auth)}`,
+    ...(metrics === undefined
+      ? []
+      : [
+          `  Metrics:         ${server.origin}/metrics (Prometheus; from this machine${metrics.token === undefined ? '' : ', or with the metrics token'})`,
+        ]),
     '  Stop with Ctrl-C.',
     '',
   ].join('\n');
@@ -176,7 +182,11 @@ function fromVariable(name: ServeVariable, value: string): ServeOptions[ServeVar
       } catch (error) {
         throw refuse((error as Error).message);
       }
+    case 'logFormat':
+      if (!(LOG_FORMATS as readonly string[]).includes(value)) throw refuse(`give ${LOG_FORMATS.join(' or ')}.`);
+      return value as LogFormat;
     case 'trustProxy':
+    case 'metrics':
       if (value !== '1' && value !== '0' && value !== 'true' && value !== 'false')
         throw refuse('give 1 or 0 (or true or false).');
       return value === '1' || value === 'true';
@@ -192,7 +202,8 @@ function fromVariable(name: ServeVariable, value: string): ServeOptions[ServeVar
 
 /**
  * The options with ENGRAM_HOST, ENGRAM_PORT, ENGRAM_AUTH, ENGRAM_PUBLIC_URL,
- * ENGRAM_TRUST_PROXY and ENGRAM_RATE_LIMIT put in for the flags not given: a flag wins over its variable, a
+ * ENGRAM_TRUST_PROXY, ENGRAM_RATE_LIMIT, ENGRAM_METRICS and ENGRAM_LOG_FORMAT put in for the flags not given: a
+ * flag wins over its variable, a
  * variable over the config file and the defaults.
  */
 function withVariables(options: ServeOptions, command: Command, environment: Environment): ServeOptions {
@@ -204,6 +215,22 @@ function withVariables(options: ServeOptions, command: Command, environment: Env
       resolved[name] = fromVariable(name, value);
   }
   return resolved as unknown as ServeOptions;
+}
+
+/** /metrics when on, with its token: ENGRAM_METRICS_TOKEN over the config file's; a short token is refused. */
+function metricsSettings(
+  on: boolean,
+  environment: Environment,
+  configured: string | undefined,
+): { readonly token?: string | undefined } | undefined {
+  if (!on) return undefined;
+  const token = environment.serve.metricsToken;
+  if (token !== undefined && (token.length < MIN_METRICS_TOKEN_LENGTH || !/^[\x21-\x7e]+$/.test(token)))
+    throw new UsageError(
+      `ENGRAM_METRICS_TOKEN: a metrics token is at least ${MIN_METRICS_TOKEN_LENGTH} printable characters without ` +
+        'spaces (make one with: openssl rand -hex 32). Or unset it.',
+    );
+  return { token: token ?? configured };
 }
 
 async function serve(
@@ -218,24 +245,30 @@ async function serve(
   let tls: TlsFiles | undefined;
   let rateLimitRules: RateLimitRules;
   let rateLimits: RateLimits;
+  let metrics: { readonly token?: string | undefined } | undefined;
+  let serverLog: ServerLog | undefined;
   let options = given;
   try {
     options = withVariables(given, command, environment);
     // Every refusal of the setup comes before the store is opened (or created).
     assertSafeBinding(options.host, options.auth);
-    publicUrl = options.publicUrl ?? loadSettings(options.config, environment).publicUrl;
+    const settings = loadSettings(options.config, environment);
+    publicUrl = options.publicUrl ?? settings.publicUrl;
+    metrics = metricsSettings(options.metrics ?? settings.metrics ?? false, environment, settings.metricsToken);
     assertSafePublicUrl(options.host, options.auth, publicUrl);
     tls = readTlsFiles(options.tlsCert, options.tlsKey);
-    context = await openContext(options, environment, 'serves');
+    serverLog = await createServerLog(options.logFormat ?? settings.logFormat ?? 'human', (text) => io.stderr(text));
+    context = await openContext(options, environment, 'serves', undefined, serverLog.log);
     // The config file's setting, then the flag's (or its variable's), over the defaults for this auth mode.
     rateLimitRules = resolveRateLimits(options.auth, [context.settings.rateLimit ?? [], options.rateLimit ?? []]);
     rateLimits = await context.rateLimits(rateLimitRules);
   } catch (error) {
     await context?.close();
+    serverLog?.log.close();
     finish(reportFailure(error, false, io));
     return;
   }
-  const log = createBatchedLog((text) => io.stderr(text));
+  const { log } = serverLog;
   let clients: OAuthClients | undefined;
   let server: RunningHttpServer;
   try {
@@ -259,7 +292,7 @@ async function serve(
     const { startHttpServer } = await import('../http/server.js');
     server = await startHttpServer({
       app: context,
-      onUnexpectedError: logInternalError,
+      onUnexpectedError: serverLog.internalError,
       version: VERSION,
       auth,
       allowOrigins: options.allowOrigin,
@@ -272,6 +305,8 @@ async function serve(
       port: options.port,
       log,
       mcpFastPath: environment.accelerators.httpFastPath,
+      metrics,
+      requestLog: serverLog.requestLog,
     });
   } catch (error) {
     await context.close();
@@ -305,16 +340,24 @@ async function serve(
     io.stdout(
       options.json
         ? connectJson(server, options, context, publicUrl)
-        : connectHelp(server, options, context, publicUrl, rateLimitRules),
+        : connectHelp(server, options, context, publicUrl, rateLimitRules, metrics),
     );
+    serverLog.started({
+      url: `${server.origin}/mcp`,
+      ...(publicUrl === undefined ? {} : { publicUrl: `${publicUrl.origin}/mcp` }),
+      auth: options.auth,
+      metrics: metrics !== undefined,
+      version: VERSION,
+    });
     const signal = await stopped;
-    log(`${signal}: finishing requests in flight, then stopping`);
+    serverLog.stopping(signal);
   } finally {
     // Also when start-up failed after listening (the store refusing its first read): nothing is left open.
     try {
       await server.close();
       await trashPurge?.stop();
       await context.close();
+      serverLog.stopped();
     } finally {
       log.close();
     }
@@ -367,6 +410,18 @@ export function registerServeCommand(
           '1200/min each, on with --auth token or oauth, off without auth); over the config\'s "rateLimit" ' +
           '(else $ENGRAM_RATE_LIMIT; docs/http.md)',
       ).argParser(rateLimitOption),
+    )
+    .option(
+      '--metrics',
+      'serve Prometheus metrics at /metrics, to this machine, or elsewhere with the bearer token in ' +
+        '$ENGRAM_METRICS_TOKEN (else $ENGRAM_METRICS=1, else the config\'s "metrics": true; docs/monitoring.md)',
+    )
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'human: one line per request for people (the default); json: one JSON object per line for a log ' +
+          'shipper, with a request id (else $ENGRAM_LOG_FORMAT, else the config\'s "logFormat")',
+      ).choices(LOG_FORMATS),
     )
     .option('--tls-cert <file>', 'serve https with this PEM certificate chain (with --tls-key)')
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')

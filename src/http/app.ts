@@ -1,5 +1,5 @@
 /**
- * The HTTP app behind `engram serve`: routes `/mcp`, `/api` (api/router.ts), `/healthz`, the web UI at `/` (web.ts) and,
+ * The HTTP app behind `engram serve`: routes `/mcp`, `/api` (api/router.ts), `/healthz`, `/readyz` (readiness.ts), the web UI at `/` (web.ts) and,
  * with `--auth oauth`, the OAuth endpoints (oauth/router.ts, before the Origin check: any
  * page may call them), and puts the checks in front of them in the order that keeps memory safe — Host (DNS
  * rebinding), Origin (web pages), CORS preflight, method, token, the token's rate limit
@@ -27,10 +27,16 @@ import { clientAddress } from './client-address.js';
 import { answerOptions, corsHeaders } from './cors.js';
 import { answerInternalError } from './internal-error.js';
 import { MAX_BODY_BYTES, readBody } from './limits.js';
-import { formatRequestLine, type RpcSummary, summarizeRpc } from './logging.js';
+import { humanRequestLog, type RequestLog, type RpcSummary, summarizeRpc } from './logging.js';
+import { metricsAccess } from './metrics/access.js';
+import type { Metrics } from './metrics/metrics.js';
+import { isStoreError } from './metrics/store-errors.js';
 import { browserGate } from './origins.js';
 import { mcpRateLimitedMessage, tokenSubject } from './rate-limit.js';
+import { createReadiness } from './readiness.js';
 import { repeatedHeader } from './repeated-header.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
+import { labelOf, type RouteLabel, webLabel } from './route-label.js';
 import { createWebRoutes } from './web.js';
 
 export interface HttpAppOptions {
@@ -63,14 +69,23 @@ export interface HttpAppOptions {
   readonly maxBodyBytes?: number;
   /** Cap on the body of `POST /api/import` (default MAX_IMPORT_BODY_BYTES). */
   readonly maxImportBytes?: number;
-  /** Receives one line per request, and reports of failures. */
+  /** Receives reports of failures and events, and one line per request unless requestLog takes them. */
   readonly log: (line: string) => void;
+  /** Where each request's record goes (the JSON log); by default a human line to `log`. */
+  readonly requestLog?: RequestLog;
+  /**
+   * `/metrics` (a 404 without): what the server counts, and the token that lets it be read
+   * from elsewhere than this machine (metrics/access.ts).
+   */
+  readonly metrics?: { readonly recorder: Metrics; readonly token?: string | undefined };
   /** The MCP fast path (mcp/fast-path.ts), on by default: false leaves every MCP request to the SDK. */
   readonly mcpFastPath?: boolean;
+  /** How long `/readyz` waits for the store before answering 503 (READY_TIMEOUT_MS by default). */
+  readonly readyTimeoutMs?: number;
 }
 
-/** What the app serves of the services app.ts built: the memory and its transfer, and the accounts of the web UI's sign-in. */
-export type HttpServices = Pick<App, 'memory' | 'transfer' | 'accounts'>;
+/** What the app serves of the services app.ts built: the memory and its transfer, the accounts of the web UI's sign-in, the store's health. */
+export type HttpServices = Pick<App, 'memory' | 'transfer' | 'accounts' | 'health'>;
 
 export interface HttpApp {
   readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
@@ -85,8 +100,8 @@ export interface HttpApp {
 /** Logged when the client went away before its answer was complete (as nginx does). */
 const CLIENT_CLOSED = 499;
 
-/** What the request log learns as the request is served: who called, the API route, the JSON-RPC method and tool. */
-type Exchange = ApiExchange & Partial<RpcSummary>;
+/** What the request log learns as the request is served: who called, the API route, the JSON-RPC method and tool, its door. */
+type Exchange = ApiExchange & Partial<RpcSummary> & { label?: RouteLabel };
 
 /** JSON-RPC's "server error" code, for refusals that are not about the JSON-RPC message. */
 const REFUSED = -32000;
@@ -135,6 +150,8 @@ function pathOf(req: IncomingMessage): string {
 
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const { log } = options;
+  const requestLog = options.requestLog ?? humanRequestLog(log);
+  const metrics = options.metrics?.recorder;
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const publicUrl = options.publicUrl ?? new URL(options.listeningOrigin);
   const authenticate = createAuthenticate(options.auth, publicUrl);
@@ -186,6 +203,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     origins: ownOrigins,
   });
   const web = createWebRoutes(options.webRoot);
+  const readiness = createReadiness({
+    probe: () => options.app.health.ready(),
+    timeoutMs: options.readyTimeoutMs,
+    log,
+  });
   const api = createApi({
     memory: options.app.memory,
     transfer: options.app.transfer,
@@ -206,6 +228,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     rateLimits: options.rateLimits,
     trustProxy: options.trustProxy ?? false,
     log,
+    eventStreamOpened: metrics?.eventStreamOpened,
   });
 
   async function serveMcp(req: IncomingMessage, res: ServerResponse, exchange: Exchange): Promise<void> {
@@ -221,6 +244,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       return;
     }
     exchange.user = auth.caller.user;
+    exchange.actor = auth.caller.label;
     const refused = await mcpLimits?.refusal([
       ['mcp', tokenSubject(req, req.headers.authorization, options.trustProxy ?? false)],
     ]);
@@ -254,6 +278,67 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     await (await mcpEndpoint()).handle(req, res, message, auth.caller, auth.anonymous);
   }
 
+  /** Liveness: the process answers; nothing is asked of the store. */
+  function answerHealth(req: IncomingMessage, res: ServerResponse): void {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(req.method === 'GET' ? '{"status":"ok"}' : undefined);
+  }
+
+  /** Readiness: 200 when the store answers with a current schema, else 503 and what kind of failure. */
+  async function answerReady(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const answer = await readiness();
+    const body = JSON.stringify(
+      answer.ready ? { status: 'ready' } : { status: 'unavailable', code: answer.code, reason: answer.reason },
+    );
+    res.writeHead(answer.ready ? 200 : 503, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(body),
+      ...(answer.ready ? {} : { 'Retry-After': '5' }),
+    });
+    res.end(req.method === 'GET' ? body : undefined);
+  }
+
+  /** /metrics, to whom may read it (metrics/access.ts). */
+  async function serveMetrics(
+    req: IncomingMessage,
+    res: ServerResponse,
+    { recorder, token }: NonNullable<HttpAppOptions['metrics']>,
+  ): Promise<void> {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      sendError(res, 405, REFUSED, 'Method not allowed: use GET /metrics.', { Allow: 'GET, HEAD' });
+      return;
+    }
+    const access = metricsAccess(req, token);
+    if (access === 'forbidden') {
+      sendError(
+        res,
+        403,
+        REFUSED,
+        'Forbidden: /metrics is served to this machine only. To let Prometheus read it from elsewhere, ' +
+          'set a metrics token (ENGRAM_METRICS_TOKEN, or "metricsToken" in the config file) and send it as a bearer token.',
+      );
+      return;
+    }
+    if (access === 'unauthorized') {
+      sendError(
+        res,
+        401,
+        REFUSED,
+        'Unauthorized: /metrics takes the metrics token (ENGRAM_METRICS_TOKEN) as a bearer token, ' +
+          'not a memory token; send Authorization: Bearer <metrics token>.',
+        { 'WWW-Authenticate': 'Bearer realm="engram-metrics"' },
+      );
+      return;
+    }
+    const text = await recorder.render();
+    res.writeHead(200, {
+      'Content-Type': recorder.contentType,
+      'Content-Length': Buffer.byteLength(text),
+      'Cache-Control': 'no-store',
+    });
+    res.end(req.method === 'GET' ? text : undefined);
+  }
+
   async function route(req: IncomingMessage, res: ServerResponse, path: string, exchange: Exchange): Promise<void> {
     const repeated = repeatedHeader(req);
     if (repeated !== undefined) {
@@ -271,7 +356,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       sendRefusal(res, path, wrongHost.status, wrongHost.code, wrongHost.message);
       return;
     }
-    if (oauth !== undefined && (await oauth(req, res, path))) return;
+    if (oauth !== undefined && (await oauth(req, res, path))) {
+      // Only its own endpoints' paths are answered here: a fixed set.
+      exchange.label = { door: 'oauth', route: path };
+      return;
+    }
     const origin = req.headers.origin;
     if (origin !== undefined) {
       const foreign = gate.origin(origin);
@@ -287,48 +376,59 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       return;
     }
     if (path === '/mcp') return serveMcp(req, res, exchange);
-    if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(req.method === 'GET' ? '{"status":"ok"}' : undefined);
+    if (path === '/healthz' || path === '/readyz') {
+      if (req.method === 'GET' || req.method === 'HEAD')
+        return path === '/healthz' ? answerHealth(req, res) : answerReady(req, res);
+      sendError(res, 405, REFUSED, `Method not allowed: use GET ${path}.`, { Allow: 'GET, HEAD' });
       return;
     }
-    if (path === '/healthz') {
-      sendError(res, 405, REFUSED, 'Method not allowed: use GET /healthz.', { Allow: 'GET, HEAD' });
+    if (path === '/metrics' && options.metrics !== undefined) return serveMetrics(req, res, options.metrics);
+    if (web(req, res, path)) {
+      exchange.label = webLabel(path);
       return;
     }
-    if (web(req, res, path)) return;
     sendError(
       res,
       404,
       REFUSED,
-      `Not found: ${path}. Engram serves MCP at /mcp, its REST API under /api and its health at /healthz.`,
+      `Not found: ${path}. Engram serves MCP at /mcp, its REST API under /api and its health at /healthz and /readyz.`,
     );
   }
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     applyAnswerHeaders(req, res);
+    const requestId = requestIdOf(req);
+    res.setHeader(REQUEST_ID_HEADER, requestId);
     const path = pathOf(req);
     const exchange: Exchange = {};
     // Read now: once the client has hung up, its socket no longer knows the address.
     const client = clientAddress(req, options.trustProxy ?? false);
     res.once('close', () => {
-      log(
-        formatRequestLine({
-          time: new Date(),
-          client,
-          user: exchange.user,
-          httpMethod: req.method ?? '-',
-          // An /api path may name an entry: unmatched ones are logged without it.
-          path: exchange.route ?? (isApiPath(path) ? '/api/?' : path),
-          rpcMethod: exchange.rpcMethod,
-          tool: exchange.tool,
-          status: res.writableFinished ? res.statusCode : CLIENT_CLOSED,
-          durationMs: performance.now() - started,
-        }),
-      );
+      const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED;
+      const durationMs = performance.now() - started;
+      const label =
+        exchange.label ?? (exchange.route === undefined ? labelOf(path) : { door: 'api', route: exchange.route });
+      metrics?.request(label, status, durationMs / 1000);
+      if (isStoreError(exchange.failure)) metrics?.storeError(exchange.failure);
+      requestLog.request({
+        time: new Date(),
+        requestId,
+        label,
+        client,
+        user: exchange.user,
+        actor: exchange.actor,
+        httpMethod: req.method ?? '-',
+        // An /api path may name an entry: unmatched ones are logged without it.
+        path: exchange.route ?? (isApiPath(path) ? '/api/?' : path),
+        rpcMethod: exchange.rpcMethod,
+        tool: exchange.tool,
+        status,
+        durationMs,
+      });
     });
     route(req, res, path, exchange).catch((error: unknown) => {
+      if (isEngramError(error)) exchange.failure = error.code;
       // A refusal that reaches here (a store failing while a token is checked for /mcp) keeps its status and words.
       if (isEngramError(error) && !res.headersSent && !res.destroyed) {
         sendError(

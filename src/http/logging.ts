@@ -8,8 +8,16 @@
  * counts the rest.
  */
 
+import type { RouteLabel } from './route-label.js';
+
 export interface RequestRecord {
   readonly time: Date;
+  /** The request's id (request-id.ts), also sent back in X-Request-Id; none for a WebSocket upgrade refused before it was read. */
+  readonly requestId?: string | undefined;
+  /** Its door and route template (route-label.ts), for the metrics and the JSON log. */
+  readonly label: RouteLabel;
+  /** Who acted, as history records it (a token's label, an app's name, `web`, `api`), once known. */
+  readonly actor?: string | undefined;
   /** The client's address (clientAddress: the socket's peer, or the trusted proxy's X-Forwarded-For). */
   readonly client?: string | undefined;
   readonly user: string | undefined;
@@ -24,6 +32,9 @@ export interface RequestRecord {
 /** A WebSocket that closed: who held it, its close code, how many messages it sent, how long it lived. */
 export interface SocketCloseRecord {
   readonly time: Date;
+  /** The id of its upgrade request. */
+  readonly requestId?: string | undefined;
+  readonly actor?: string | undefined;
   /** The client's address, as its upgrade request's line shows it. */
   readonly client?: string | undefined;
   readonly user: string | undefined;
@@ -33,13 +44,27 @@ export interface SocketCloseRecord {
   readonly durationMs: number;
 }
 
+/** Where the lines of requests and sockets go: formatted for people (the default) or as JSON (json-log.ts). */
+export interface RequestLog {
+  request(record: RequestRecord): void;
+  socketClose(record: SocketCloseRecord): void;
+}
+
+/** The human format: each record one line of `log`. */
+export function humanRequestLog(log: (line: string) => void): RequestLog {
+  return {
+    request: (record) => log(formatRequestLine(record)),
+    socketClose: (record) => log(formatSocketClose(record)),
+  };
+}
+
 export interface RpcSummary {
   readonly rpcMethod: string | undefined;
   readonly tool: string | undefined;
 }
 
 /** Client-chosen words are shown only if they look like names, so a log line stays one line. */
-function word(value: unknown): string | undefined {
+export function word(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   return /^[\w./:@-]{1,64}$/.test(value) ? value : '?';
 }
@@ -48,14 +73,14 @@ function word(value: unknown): string | undefined {
 const MAX_LISTED = 5;
 
 /** `value` if it matches `shape`, else `?`. */
-function shown(value: string, shape: RegExp): string {
+export function shown(value: string, shape: RegExp): string {
   return shape.test(value) ? value : '?';
 }
 
-const HTTP_METHOD = /^[A-Z-]{1,20}$/;
-const PATH = /^[\x21-\x7e]{1,100}$/;
+export const HTTP_METHOD = /^[A-Z-]{1,20}$/;
+export const PATH = /^[\x21-\x7e]{1,100}$/;
 /** A word, or a batch's list of words (see summarizeRpc). */
-const WORDS = new RegExp(`^[\\w./:@,+-]{1,${MAX_LISTED * 65 + 10}}$`);
+export const WORDS = new RegExp(`^[\\w./:@,+-]{1,${MAX_LISTED * 65 + 10}}$`);
 
 function summarizeOne(message: unknown): RpcSummary {
   if (typeof message !== 'object' || message === null) return { rpcMethod: undefined, tool: undefined };
@@ -92,7 +117,7 @@ function isoTime(time: Date): string {
   return lastIso;
 }
 
-export function formatRequestLine(record: RequestRecord): string {
+export function formatRequestLine(record: Omit<RequestRecord, 'label'>): string {
   return [
     isoTime(record.time),
     ...(record.client === undefined ? [] : [`client=${word(record.client)}`]),

@@ -14,13 +14,14 @@ import { createHttpApp, type HttpAppOptions } from './app.js';
 import { authSettings, type ServeAuth } from './auth.js';
 import { createDrain } from './drain.js';
 import { DEFAULT_TIMEOUTS, declaredTooLarge, MAX_BODY_BYTES, type Timeouts } from './limits.js';
+import type { BackupStatus, Metrics } from './metrics/metrics.js';
 import { assertSafeBinding, assertSafePublicUrl, isLoopbackHostname } from './origins.js';
 import { createWebSocketEndpoint, type WebSocketLimits } from './websocket.js';
 
 export interface HttpServerOptions
-  extends Omit<HttpAppOptions, 'app' | 'auth' | 'handler' | 'loopbackOnly' | 'listeningOrigin'> {
+  extends Omit<HttpAppOptions, 'app' | 'auth' | 'handler' | 'loopbackOnly' | 'listeningOrigin' | 'metrics'> {
   /** The services to serve, built by the composition root (app.ts). */
-  readonly app: Pick<App, 'memory' | 'transfer' | 'access' | 'accounts' | 'oauth'>;
+  readonly app: Pick<App, 'memory' | 'transfer' | 'access' | 'accounts' | 'oauth' | 'health'>;
   readonly auth: ServeAuth;
   /** What answers MCP tool calls: the memory's tool handler unless a test stands one in. */
   readonly handler?: ToolHandler;
@@ -32,6 +33,13 @@ export interface HttpServerOptions
   readonly closeGraceMs?: number;
   /** The limits of each socket at /ws (ping, idle, requests at once, unread) and the caps on how many may be open. */
   readonly webSocketLimits?: Partial<WebSocketLimits>;
+  /**
+   * Serve `/metrics` (`engram serve --metrics`), to this machine and to requests carrying
+   * `token` (metrics/access.ts); without it, `/metrics` is a 404 and nothing is counted.
+   */
+  readonly metrics?: { readonly token?: string | undefined };
+  /** The scheduled backups, whose last good one /metrics tells (engram_backup_last_success_timestamp_seconds). */
+  readonly backupStatus?: BackupStatus;
   /** Serve https with this PEM certificate chain and key (the same app, limits and timeouts). */
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
 }
@@ -69,6 +77,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     keepAliveTimeout: timeouts.keepAliveMs,
     connectionsCheckingInterval: timeouts.checkIntervalMs,
   };
+  // prom-client loads only when metrics are on.
+  const metrics: Metrics | undefined =
+    options.metrics === undefined
+      ? undefined
+      : (await import('./metrics/metrics.js')).createMetrics({ backupStatus: options.backupStatus });
   const server = options.tls
     ? // A TLS handshake gets no longer than the request's headers would (Node's default is 120 s).
       createHttpsServer({ ...serverOptions, handshakeTimeout: timeouts.headersMs, ...options.tls })
@@ -80,11 +93,21 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   // The app is made once the port is known, which the public URL defaults to; no request
   // is read before the handlers below are in place (they are added in this same turn).
   const auth = authSettings(options.app, options.auth);
-  const handler =
+  const memoryHandler =
     options.handler ?? createToolHandler(options.app.memory, { onUnexpectedError: options.onUnexpectedError });
-  const app = createHttpApp({ ...options, auth, handler, loopbackOnly, listeningOrigin: origin });
+  const handler = metrics?.observeToolCalls(memoryHandler) ?? memoryHandler;
+  const app = createHttpApp({
+    ...options,
+    auth,
+    handler,
+    loopbackOnly,
+    listeningOrigin: origin,
+    metrics: metrics && { recorder: metrics, token: options.metrics?.token },
+  });
+  if (metrics !== undefined) options.app.health.observeCommitBatches?.((writes) => metrics.commitBatch(writes));
   const webSockets = createWebSocketEndpoint({
     ...options,
+    metrics,
     auth,
     handler,
     memory: options.app.memory,
@@ -117,6 +140,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     cutOff.unref();
     await Promise.all([stopped, socketsClosed]);
     clearTimeout(cutOff);
+    if (metrics !== undefined) options.app.health.observeCommitBatches?.(undefined);
     await app.close();
   };
   return {

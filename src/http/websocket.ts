@@ -43,10 +43,13 @@ import type { ToolHandler } from '../memory/tools/handler.js';
 import { retryAfterHeaders, STATUS_BY_CODE } from './api/errors.js';
 import { type AuthSettings, createAuthenticate } from './auth.js';
 import { clientAddress } from './client-address.js';
-import { formatRequestLine, formatSocketClose } from './logging.js';
+import { humanRequestLog, type RequestLog } from './logging.js';
+import type { Metrics } from './metrics/metrics.js';
 import { browserGate } from './origins.js';
 import { mcpRateLimitedMessage, tokenSubject } from './rate-limit.js';
 import { repeatedHeader } from './repeated-header.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
+import { labelOf, type RouteLabel } from './route-label.js';
 import { type CapRefusal, countOf, SocketCounts } from './socket-caps.js';
 
 /** The path of MCP over WebSocket. */
@@ -121,8 +124,12 @@ export interface WebSocketOptions {
   /** Largest message, in bytes; a larger one closes the socket with 1009. */
   readonly maxPayloadBytes: number;
   readonly limits?: Partial<WebSocketLimits>;
-  /** Receives one line when a socket opens or closes, one per refused upgrade, and reports of failures. */
+  /** Receives reports of failures and events, and the lines of upgrades and closes unless requestLog takes them. */
   readonly log: (line: string) => void;
+  /** Where the record of each upgrade and each socket's close goes; by default a human line to `log`. */
+  readonly requestLog?: RequestLog;
+  /** Counts upgrades and open sockets, when metrics are on. */
+  readonly metrics?: Metrics;
 }
 
 export interface WebSocketEndpoint {
@@ -131,6 +138,9 @@ export interface WebSocketEndpoint {
   /** Refuses new upgrades, closes every socket (1001), and cuts off those still open after `graceMs`. */
   close(graceMs: number): Promise<void>;
 }
+
+/** An upgrade asked of any other path than /ws: counted under one route, whatever the path. */
+const WS_UNMATCHED: RouteLabel = { door: 'ws', route: 'unmatched' };
 
 /** JSON-RPC's "server error" code: refusals are JSON-RPC error objects, as on /mcp. */
 const REFUSED = -32000;
@@ -191,7 +201,8 @@ function presentedCredentials(
 }
 
 export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEndpoint {
-  const { log } = options;
+  const { log, metrics } = options;
+  const requestLog = options.requestLog ?? humanRequestLog(log);
   const limits = { ...DEFAULT_WEBSOCKET_LIMITS, ...options.limits };
   const authenticate = createAuthenticate(options.auth, options.publicUrl);
   const gate = browserGate({ ...options, auth: options.auth.mode });
@@ -212,6 +223,12 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
     clientTracking: false,
     maxPayload: options.maxPayloadBytes,
     handleProtocols: (protocols) => (protocols.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
+  });
+  /** Each upgrade's request id, sent back in the 101 answer as in every other (request-id.ts). */
+  const requestIds = new WeakMap<IncomingMessage, string>();
+  server.on('headers', (headers: string[], req: IncomingMessage) => {
+    const id = requestIds.get(req);
+    if (id !== undefined) headers.push(`${REQUEST_ID_HEADER}: ${id}`);
   });
   server.on('wsClientError', (error: Error, socket: Duplex, req: IncomingMessage) => {
     const refuse = refusers.get(req);
@@ -255,8 +272,10 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
     authorization: string | undefined,
     client: string,
     subject: string,
+    requestId: string,
   ): void {
     const opened = performance.now();
+    const uncountOpen = metrics?.webSocketOpened();
     let who = first;
     let messages = 0;
     let answeredPing = true;
@@ -286,17 +305,18 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
       clearTimeout(idle);
       sockets.delete(socket);
       uncount();
-      log(
-        formatSocketClose({
-          time: new Date(),
-          client,
-          user: who.caller.user,
-          path: WEBSOCKET_PATH,
-          code,
-          messages,
-          durationMs: performance.now() - opened,
-        }),
-      );
+      uncountOpen?.();
+      requestLog.socketClose({
+        time: new Date(),
+        requestId,
+        client,
+        user: who.caller.user,
+        actor: who.caller.label,
+        path: WEBSOCKET_PATH,
+        code,
+        messages,
+        durationMs: performance.now() - opened,
+      });
     });
     serve(socket, {
       handler: options.handler,
@@ -327,25 +347,33 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const started = performance.now();
     const client = clientAddress(req, options.trustProxy ?? false);
+    const requestId = requestIdOf(req);
+    requestIds.set(req, requestId);
     let user: string | undefined;
+    let actor: string | undefined;
     let path = '?';
-    const logLine = (status: number) =>
-      log(
-        formatRequestLine({
-          time: new Date(),
-          client,
-          user,
-          httpMethod: req.method ?? '-',
-          path,
-          rpcMethod: undefined,
-          tool: undefined,
-          status,
-          durationMs: performance.now() - started,
-        }),
-      );
+    const logLine = (status: number) => {
+      const durationMs = performance.now() - started;
+      const label = path === WEBSOCKET_PATH ? labelOf(path) : WS_UNMATCHED;
+      metrics?.request(label, status, durationMs / 1000);
+      requestLog.request({
+        time: new Date(),
+        requestId,
+        label,
+        client,
+        user,
+        actor,
+        httpMethod: req.method ?? '-',
+        path,
+        rpcMethod: undefined,
+        tool: undefined,
+        status,
+        durationMs,
+      });
+    };
     const refuse = (status: number, message: string, headers: Record<string, string> = {}) => {
       logLine(status);
-      writeRefusal(socket, status, message, headers);
+      writeRefusal(socket, status, message, { ...headers, [REQUEST_ID_HEADER]: requestId });
     };
     // Node no longer watches an upgraded socket: a client that resets it must not take the server down.
     const onEarlyError = () => socket.destroy();
@@ -434,6 +462,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
           return;
         }
         user = outcome.caller.user;
+        actor = outcome.caller.label;
         if (closing) {
           refuse(503, 'Service unavailable: the server is shutting down.');
           return;
@@ -453,7 +482,7 @@ export function createWebSocketEndpoint(options: WebSocketOptions): WebSocketEnd
             return;
           }
           const subject = tokenSubject(req, credentials.authorization, options.trustProxy ?? false);
-          open(mcp.serveMcpWebSocket, webSocket, outcome, credentials.authorization, client, subject);
+          open(mcp.serveMcpWebSocket, webSocket, outcome, credentials.authorization, client, subject, requestId);
         });
       })
       .catch((error: unknown) => {

@@ -83,7 +83,7 @@ export {
   searchHit,
   searchRank,
 } from '../memory/search.js';
-export type { StorageBackend } from './backend.js';
+export type { StorageBackend, StoreHealth } from './backend.js';
 export {
   type ChangeDetails,
   ChangeFeed,

@@ -7,7 +7,7 @@
  */
 
 import { existsSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/program.js';
 import { childEnv, tempDir } from '../helpers/engram.js';
 import { serveInProcess } from './fixtures.js';
@@ -86,6 +86,8 @@ describe('engram serve configured by ENGRAM_* variables', () => {
     ['ENGRAM_PORT', '70000', 'ENGRAM_PORT=70000: give a port number from 0 to 65535. Or unset it.'],
     ['ENGRAM_AUTH', 'open', 'ENGRAM_AUTH=open: give none, token, oauth. Or unset it.'],
     ['ENGRAM_TRUST_PROXY', 'yes', 'ENGRAM_TRUST_PROXY=yes: give 1 or 0 (or true or false). Or unset it.'],
+    ['ENGRAM_METRICS', 'on', 'ENGRAM_METRICS=on: give 1 or 0 (or true or false). Or unset it.'],
+    ['ENGRAM_LOG_FORMAT', 'xml', 'ENGRAM_LOG_FORMAT=xml: give human or json. Or unset it.'],
   ])('refuses %s=%s before opening anything, naming the variable (exit 2)', async (name, value, message) => {
     const served = serveWith({ ENGRAM_PORT: '0', [name]: value });
     expect(await served.exited).toBe(2);
@@ -99,5 +101,78 @@ describe('engram serve configured by ENGRAM_* variables', () => {
     expect(await served.exited).toBe(2);
     expect(served.out.stderr).toMatch(/^engram: ENGRAM_PUBLIC_URL=ftp:\/\/memory\.example\.com: .+ Or unset it\.\n/);
     expect(existsSync(served.db)).toBe(false);
+  });
+
+  it('serves /metrics with --metrics, ENGRAM_METRICS=1 or the config file, the metrics token from ENGRAM_METRICS_TOKEN', async () => {
+    const token = 'a-metrics-token-of-32-characters';
+    const runs = [
+      serveWith({ ENGRAM_PORT: '0' }, ['--metrics']),
+      serveWith({ ENGRAM_PORT: '0', ENGRAM_METRICS: '1', ENGRAM_METRICS_TOKEN: token }),
+      serveWith({ ENGRAM_PORT: '0' }, [], { metrics: true, metricsToken: token }),
+      serveWith({ ENGRAM_PORT: '0', ENGRAM_METRICS: '0' }, [], { metrics: true }),
+      serveWith({ ENGRAM_PORT: '0' }),
+    ];
+    const statuses: number[][] = [];
+    for (const served of runs) {
+      const url = new URL('/metrics', String((await connectLine(served)).url));
+      const local = await fetch(url);
+      await local.text();
+      const forwarded = await fetch(url, {
+        headers: { 'x-forwarded-for': '203.0.113.9', authorization: `Bearer ${token}` },
+      });
+      await forwarded.text();
+      await stopped(served);
+      statuses.push([local.status, forwarded.status]);
+    }
+    expect(statuses).toEqual([
+      [200, 403],
+      [200, 200],
+      [200, 200],
+      [404, 404],
+      [404, 404],
+    ]);
+  });
+
+  it('refuses a metrics token too short to be safe, before opening anything', async () => {
+    const served = serveWith({ ENGRAM_PORT: '0', ENGRAM_METRICS_TOKEN: 'short' }, ['--metrics']);
+    expect(await served.exited).toBe(2);
+    expect(served.out.stderr).toMatch(/ENGRAM_METRICS_TOKEN: a metrics token is at least 24 printable characters/);
+    expect(existsSync(served.db)).toBe(false);
+  });
+
+  it('logs JSON lines with ENGRAM_LOG_FORMAT=json or the config\'s "logFormat", a flag winning over both', async () => {
+    const runs = [
+      serveWith({ ENGRAM_PORT: '0', ENGRAM_LOG_FORMAT: 'json' }),
+      serveWith({ ENGRAM_PORT: '0' }, [], { logFormat: 'json' }),
+      serveWith({ ENGRAM_PORT: '0', ENGRAM_LOG_FORMAT: 'json' }, ['--log-format', 'human']),
+    ];
+    const formats: string[] = [];
+    for (const served of runs) {
+      const health = await fetch(new URL('/healthz', String((await connectLine(served)).url)));
+      await health.text();
+      await stopped(served);
+      const line = served.out.stderr.split('\n').find((text) => text.includes('/healthz')) ?? '';
+      formats.push(
+        line.startsWith('{')
+          ? (JSON.parse(line) as { route: string }).route
+          : line.replace(/^.* (GET \/healthz) .*$/, '$1'),
+      );
+    }
+    expect(formats).toEqual(['/healthz', '/healthz', 'GET /healthz']);
+  });
+
+  it('names /metrics in its connection help when metrics are on', async () => {
+    const dir = tempDir();
+    const served = serveInProcess(
+      main,
+      ['--db', dir.file('memory.db'), '--port', '0', '--metrics'],
+      childEnv(dir.path, { ENGRAM_METRICS_TOKEN: 'a-metrics-token-of-32-characters' }),
+    );
+    await vi.waitFor(() => expect(served.out.stdout).toContain('Stop with Ctrl-C.'), { timeout: 20_000 });
+    expect(served.out.stdout).toMatch(
+      /\n {2}Metrics: {9}http:\/\/127\.0\.0\.1:\d+\/metrics \(Prometheus; from this machine, or with the metrics token\)\n/,
+    );
+    served.stop('done');
+    expect(await served.exited).toBe(0);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * A TCP proxy in front of a server (PostgreSQL, here), that a test can cut: once stopped,
  * every open connection is dropped and new ones are refused — a database that went away
- * while Engram was using it.
+ * while Engram was using it. Or cut for a while: connections are dropped and new ones
+ * refused until it is mended, on the same port — a database that went away and came back.
  */
 
 import { createConnection, createServer, type Socket } from 'node:net';
@@ -12,11 +13,20 @@ export interface TcpProxy {
   readonly port: number;
   /** Drops every connection and stops listening. */
   stop(): Promise<void>;
+  /** Drops every connection and refuses new ones (closing each as it comes), still listening. */
+  cut(): void;
+  /** Forwards new connections again after cut(). */
+  mend(): void;
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
+  let isCut = false;
   const server = createServer((client) => {
+    if (isCut) {
+      client.destroy();
+      return;
+    }
     const upstream = createConnection({ host: targetHost, port: targetPort });
     for (const socket of [client, upstream]) {
       sockets.add(socket);
@@ -39,5 +49,12 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     return stopping;
   };
   onTestFinished(stop);
-  return { port, stop };
+  const cut = () => {
+    isCut = true;
+    for (const socket of sockets) socket.destroy();
+  };
+  const mend = () => {
+    isCut = false;
+  };
+  return { port, stop, cut, mend };
 }

@@ -14,7 +14,7 @@ import { parseRateLimits, resolveRateLimits } from '../../src/access/rate-limits
 import type { Access } from '../../src/access/tokens/access.js';
 import { createApp } from '../../src/app.js';
 import type { Timeouts } from '../../src/http/limits.js';
-import { startHttpServer } from '../../src/http/server.js';
+import { type HttpServerOptions, startHttpServer } from '../../src/http/server.js';
 import type { WebSocketLimits } from '../../src/http/websocket.js';
 import type { Memory } from '../../src/memory/memory.js';
 import type { Policy } from '../../src/memory/model/policy.js';
@@ -68,6 +68,10 @@ export interface TestServerOptions {
   readonly rateLimit?: string;
   /** Honour X-Forwarded-For, as behind a proxy (--trust-proxy). */
   readonly trustProxy?: boolean;
+  /** `engram serve --metrics`, with its token. */
+  readonly metrics?: { readonly token?: string };
+  /** What /metrics tells of the last good backup. */
+  readonly backupStatus?: HttpServerOptions['backupStatus'];
 }
 
 /** A fresh folder removed when the current test finishes. */
@@ -112,6 +116,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     mcpFastPath: options.mcpFastPath ?? process.env.ENGRAM_ACCEL_HTTP_FAST_PATH !== '0',
     rateLimits,
     trustProxy: options.trustProxy,
+    metrics: options.metrics,
+    backupStatus: options.backupStatus,
   });
   let closing: Promise<void> | undefined;
   const close = () => {

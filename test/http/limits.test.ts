@@ -166,7 +166,7 @@ describe('methods and paths', () => {
     const missing = await raw(server.port, { path: '/nope?x=1' });
     expect(missing.status).toBe(404);
     expect(rpcMessage(missing).error?.message).toBe(
-      'Not found: /nope. Engram serves MCP at /mcp, its REST API under /api and its health at /healthz.',
+      'Not found: /nope. Engram serves MCP at /mcp, its REST API under /api and its health at /healthz and /readyz.',
     );
   });
 });

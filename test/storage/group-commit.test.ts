@@ -52,6 +52,16 @@ describe('SQLite group commit', () => {
     await rm(folder, { recursive: true, force: true });
   });
 
+  it("tells an observer each committed batch's size, and nothing once it is unset", async () => {
+    const sizes: number[] = [];
+    store.observeCommitBatches((writes) => sizes.push(writes));
+    await Promise.all(['one', 'two', 'three'].map((line) => store.mutate(actor, 'topics/a', put(line), rules)));
+    await store.mutate(actor, 'topics/b', put('alone'), rules);
+    store.observeCommitBatches(undefined);
+    await store.mutate(actor, 'topics/b', put('unseen'), rules);
+    expect(sizes).toEqual([3, 1]);
+  });
+
   it('lets a refused write fail alone while its neighbours in the batch commit', async () => {
     const results = await Promise.allSettled([
       store.mutate(actor, 'topics/a', put('one'), rules),

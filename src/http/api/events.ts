@@ -51,6 +51,8 @@ export class EventStreams {
   constructor(
     private readonly memory: Memory,
     private readonly limits: EventStreamLimits = DEFAULT_EVENT_STREAM_LIMITS,
+    /** Told when a stream opens; the function it returns, when the stream ends (metrics). */
+    private readonly opened?: () => () => void,
   ) {}
 
   routes(): Route[] {
@@ -97,12 +99,14 @@ export class EventStreams {
    */
   private async open(caller: Caller, res: ServerResponse, stillAllowed: StillAllowed): Promise<void> {
     let stop: (() => void) | undefined;
+    let uncount: (() => void) | undefined;
     let ended = false;
     let ready = false;
     const forget = () => {
       if (ended) return;
       ended = true;
       stop?.();
+      uncount?.();
       this.streams.delete(stream);
       this.count(caller.user, -1);
       if (this.streams.size === 0) this.stopHeartbeat();
@@ -123,6 +127,7 @@ export class EventStreams {
     }
     try {
       this.start(stream);
+      uncount = this.opened?.();
     } catch (error) {
       forget();
       throw error;

@@ -63,12 +63,18 @@ export interface ApiOptions {
   /** Count a request without a token or session against the address a proxy in front reports. */
   readonly trustProxy?: boolean;
   readonly log: (line: string) => void;
+  /** Told when an event stream opens; the function it returns, when it closes (the metrics' gauge). */
+  readonly eventStreamOpened?: (() => () => void) | undefined;
 }
 
 /** What the request log learns: who called, and the route (never the entry name in the path). */
 export interface ApiExchange {
   user?: string;
   route?: string;
+  /** Who acted, as history records it (a token's label, `web`, `api`). */
+  actor?: string;
+  /** The code of the EngramError the request was refused with, if any (store errors are counted in /metrics). */
+  failure?: string;
 }
 
 export interface Api {
@@ -99,7 +105,7 @@ function contentTypeIsJson(req: IncomingMessage): boolean {
 
 export function createApi(options: ApiOptions): Api {
   const { memory, authenticate, log } = options;
-  const events = new EventStreams(memory);
+  const events = new EventStreams(memory, undefined, options.eventStreamOpened);
   const routes = [
     ...entryRoutes(memory),
     ...diffRoutes(memory),
@@ -157,6 +163,7 @@ export function createApi(options: ApiOptions): Api {
     // Without tokens, history names the web UI (which sends its CSRF header) or `api` (scripts).
     const label = req.headers[CSRF_HEADER] === '1' ? WEB_ACTOR : API_ACTOR;
     const caller: Caller = auth.anonymous ? { ...auth.caller, label } : auth.caller;
+    exchange.actor = caller.label;
     if (route.method !== 'GET' && caller.readOnly) {
       sendApiError(res, 403, 'READ_ONLY_TOKEN', READ_ONLY_TOKEN);
       return;
@@ -231,6 +238,7 @@ export function createApi(options: ApiOptions): Api {
       try {
         await answer(req, res, path, exchange);
       } catch (error) {
+        if (isEngramError(error)) exchange.failure = error.code;
         if (isEngramError(error) && !res.destroyed && !res.headersSent) {
           sendApiError(
             res,

@@ -11,6 +11,7 @@
  */
 
 import type { ActivityQuery, ActivityRecord, ActorCount, ChangeListener } from '../../memory/activity.js';
+import { EngramError } from '../../memory/model/errors.js';
 import type { IndexRow } from '../../memory/model/format.js';
 import { utf8Bytes } from '../../memory/model/text.js';
 import type {
@@ -230,6 +231,11 @@ export class MemoryStore implements StorageBackend {
     for (const user of new Set([...this.data.versions.keys(), ...this.data.counters.keys()])) this.data.bump(user);
     options.onProgress?.(dump.entries.length);
     this.feed.committedSome();
+  }
+
+  /** Ready while open: an in-process store has no schema to fall behind. */
+  async ready(): Promise<void> {
+    if (this.data.closed) throw new EngramError('STORE_UNAVAILABLE', 'the in-process memory store is closed');
   }
 
   async close(): Promise<void> {

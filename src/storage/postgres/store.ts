@@ -41,13 +41,14 @@ import { runAsync } from '../engine/drive.js';
 import { purge, purgeTrash } from '../engine/purge.js';
 import { apply, mutate, mutateAll, undrop } from '../engine/writes.js';
 import { Trim } from '../history-cap.js';
+import { assertSchemaCurrent } from '../schema-version.js';
 import { SqlAccountStore } from '../sql/accounts.js';
 import { SqlOAuthStore } from '../sql/oauth.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
 import { Batcher, pairKey, pairs } from './batch.js';
 import type { Pool, Queryable, Statement } from './driver.js';
 import { dumpDatabase, isDatabaseEmpty, loadDatabase } from './dump.js';
-import { migrate } from './migrations.js';
+import { MIGRATIONS, migrate } from './migrations.js';
 import { createPool, type PoolOptions, poolSize, serverAddress } from './pool.js';
 import { PostgresPrimitives, refuseNul, type SavedRow, save } from './primitives.js';
 import { PostgresRateCounters } from './rate-counters.js';
@@ -362,6 +363,12 @@ export class PostgresStore implements StorageBackend {
     await loadDatabase(this.db, dump, options);
     this.known?.clear();
     this.feed.committedSome();
+  }
+
+  /** A query of the recorded schema version on a connection of the pool. */
+  async ready(): Promise<void> {
+    const [row] = await this.db.query<{ version: number }>({ text: 'SELECT version FROM schema_version' });
+    assertSchemaCurrent(row?.version, MIGRATIONS.length);
   }
 
   async close(): Promise<void> {

@@ -42,6 +42,8 @@ export class GroupCommit {
   private busyTries = 0;
   /** One write: a transaction on its own, a savepoint inside the batch's (better-sqlite3 nests them so). */
   private readonly one: Transaction<(work: () => unknown) => unknown>;
+  /** Told the size of each batch committed (metrics); unset, nothing is counted. */
+  private observer: ((writes: number) => void) | undefined;
   /** Several writes, each in its own savepoint, their outcomes pushed in order. */
   private readonly several: Transaction<(batch: readonly Pending[], outcomes: Outcome[]) => void>;
 
@@ -63,6 +65,11 @@ export class GroupCommit {
         }
       }
     });
+  }
+
+  /** Tells `observer` how many writes each committed batch held; undefined stops telling. */
+  observe(observer: ((writes: number) => void) | undefined): void {
+    this.observer = observer;
   }
 
   /** Runs `work` (synchronous, inside the shared transaction) and settles after the commit. */
@@ -93,6 +100,7 @@ export class GroupCommit {
       return;
     }
     this.busyTries = 0;
+    this.observer?.(batch.length);
     batch.forEach((pending, index) => {
       const outcome = outcomes[index] as Outcome;
       if (outcome.ok) pending.resolve(outcome.value);

@@ -38,6 +38,7 @@ import { runSync } from '../engine/drive.js';
 import type { Copy } from '../engine/primitives.js';
 import { purge, purgeTrash } from '../engine/purge.js';
 import { mutate, mutateAll, undrop } from '../engine/writes.js';
+import { assertSchemaCurrent } from '../schema-version.js';
 import { SqlAccountStore } from '../sql/accounts.js';
 import { SqlOAuthStore } from '../sql/oauth.js';
 import { SqlTokenStore } from '../sql/tokens.js';
@@ -51,6 +52,7 @@ import { dumpDatabase, isDatabaseEmpty, loadDatabase } from './dump.js';
 import { GroupCommit } from './group-commit.js';
 import { Guard } from './guard.js';
 import { IndexCache } from './index-cache.js';
+import { MIGRATIONS } from './migrations.js';
 import { SqlitePrimitives } from './primitives.js';
 import { SearchBacklog } from './search-backlog.js';
 import { SearchWorker } from './search-worker.js';
@@ -355,6 +357,19 @@ export class SqliteStore implements StorageBackend {
     await this.guard.write(() => loadDatabase(this.db, dump, options));
     this.feed.committedSome();
     this.searchBacklog.wrote();
+  }
+
+  /** A read of the recorded schema version, after checking the file at the path is still the one open. */
+  async ready(): Promise<void> {
+    const recorded = await this.guard.read(() => {
+      this.guard.checkFile();
+      return this.db.prepare('SELECT version FROM schema_version').pluck().get() as number | undefined;
+    });
+    assertSchemaCurrent(recorded, MIGRATIONS.length);
+  }
+
+  observeCommitBatches(observer: ((writes: number) => void) | undefined): void {
+    this.groupCommit?.observe(observer);
   }
 
   async close(): Promise<void> {
