@@ -60,7 +60,8 @@ describe('a database from a newer Engram, through the CLI', () => {
   it.skipIf(!server)('PostgreSQL: exit 1, both versions and what to do on stderr, the database untouched', async () => {
     const database = await createTestDatabase(server!);
     try {
-      expect((await engram('write', 'topics/a', '-d', 'A', '--new', 'kept', '--database-url', database.url)).code).toBe(0);
+      const written = await engram('write', 'topics/a', '-d', 'A', '--new', 'kept', '--database-url', database.url);
+      expect(written.code).toBe(0);
       const newer = POSTGRES_MIGRATIONS.length + 1;
       await queryPostgres(database.url, 'UPDATE schema_version SET version = $1', [newer]);
 

@@ -9,7 +9,7 @@
 import { SqliteStore, type SqliteStoreOptions } from './store.js';
 
 export type { SqliteDriverName } from './drivers.js';
-export { backupBeforeUpgrade, UPGRADE_BACKUP_FOLDER, type UpgradeBackup } from './upgrade-backup.js';
+export { backupBeforeUpgrade, type UpgradeBackup } from './upgrade-backup.js';
 export { SqliteStore, type SqliteStoreOptions };
 
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
