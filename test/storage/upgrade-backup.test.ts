@@ -2,21 +2,22 @@
  * The copy kept before a SQLite schema upgrade (storage/sqlite/upgrade-backup.ts): a file
  * made by an older Engram (a fixture of test/fixtures/schemas, made by that Engram) opened
  * by this one leaves, in backups/ beside it, a copy that is the old file as it was (its
- * version, its rows); a file already current, new, or from a newer Engram gets none; and
+ * version, its rows), and a whole memory: put back, this Engram finds in it everything the
+ * old one wrote; a file already current, new, or from a newer Engram gets none; and
  * where the copy cannot be written the upgrade is refused and the file keeps its version.
  */
 
 import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { main } from '../../src/cli/program.js';
 import { openBackend } from '../../src/open-store.js';
 import { MIGRATIONS } from '../../src/storage/sqlite/migrations.js';
+import { expectEverythingKept, FIXTURES, fixtures, open } from '../helpers/schema-fixtures.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-const FIXTURES = fileURLToPath(new URL('../fixtures/schemas/', import.meta.url));
+const manifestOf = (name: string) => fixtures('sqlite').find((fixture) => fixture.name === name)!.manifest;
 const OLD = 12;
 
 /** A copy of the fixture of schema `version` as `memory.db` in a folder of its own. */
@@ -71,6 +72,20 @@ describe('the copy kept before a SQLite schema upgrade', () => {
       `upgrading the memory's database ${path} from schema version ${OLD} to ${MIGRATIONS.length}; ` +
         `a copy of it as it was is kept at ${backup}`,
     ]);
+  });
+
+  it('holds the whole memory: put back in place, this Engram finds everything the old one wrote', async () => {
+    const { folder, path } = oldFile();
+    await openAndClose(path);
+    const restored = join(tempDir().path, 'memory.db');
+    copyFileSync(join(folder, 'backups', `memory.db.schema-${OLD}.backup`), restored);
+
+    const opened = await open({ kind: 'sqlite', path: restored });
+    try {
+      await expectEverythingKept(opened, manifestOf(`sqlite-${OLD}`));
+    } finally {
+      await opened.app.close();
+    }
   });
 
   it('is taken once: a file already at this schema, opened again, gets none', async () => {
