@@ -7,7 +7,7 @@
  * where the copy cannot be written the upgrade is refused and the file keeps its version.
  */
 
-import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -16,9 +16,11 @@ import { openBackend } from '../../src/open-store.js';
 import { MIGRATIONS } from '../../src/storage/sqlite/migrations.js';
 import { expectEverythingKept, FIXTURES, fixtures, open } from '../helpers/schema-fixtures.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { engramUnprivileged, unprivilegedRunnable } from '../helpers/unprivileged.js';
 
 const manifestOf = (name: string) => fixtures('sqlite').find((fixture) => fixture.name === name)!.manifest;
 const OLD = 12;
+const unprivileged = unprivilegedRunnable('upgrade-backup: the unwritable folder case');
 
 /** A copy of the fixture of schema `version` as `memory.db` in a folder of its own. */
 function oldFile(version = OLD): { folder: string; path: string } {
@@ -150,6 +152,30 @@ describe('the copy kept before a SQLite schema upgrade', () => {
     // Nothing was left of the copy: no partial file, the obstacle as it was.
     expect(readdirSync(folder).filter((name) => !/^memory\.db(-wal|-shm)?$/.test(name))).toEqual(['backups']);
   });
+
+  it.skipIf(!unprivileged)(
+    'in a backups folder the user running Engram may not write: the upgrade is refused, the file keeps its version',
+    async () => {
+      const { folder, path } = oldFile();
+      const before = rowsOf(path);
+      // The memory's folder and file are the service user's; backups/ was made by root.
+      chmodSync(folder, 0o777);
+      for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o666);
+      mkdirSync(join(folder, 'backups'), { mode: 0o755 });
+
+      const run = await engramUnprivileged(folder, 'index', '--user', 'carol', '--db', path);
+
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain(
+        `but the copy could not be written to ${join(folder, 'backups', `memory.db.schema-${OLD}.backup`)}: `,
+      );
+      expect(run.stderr).toContain(`(SQLITE_CANTOPEN). Nothing was changed: the database is still at version ${OLD}.`);
+      expect(versionOf(path)).toEqual([{ version: OLD }]);
+      expect(rowsOf(path)).toEqual(before);
+      expect(readdirSync(join(folder, 'backups'))).toEqual([]);
+    },
+  );
 
   it('through the CLI: the command says where the copy is, then runs on the upgraded memory', async () => {
     const { folder, path } = oldFile();
