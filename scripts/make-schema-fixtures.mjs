@@ -18,7 +18,9 @@
  *
  * SQLite 2 and PostgreSQL 4 have no fixture: no commit of main ever had them as its newest
  * version (each came in one commit with the next), so no Engram ever made such a database.
- * A version is added here when a migration is: its last commit, once the next one lands.
+ * A new version is added here once a commit that brings it is on main (the upgrade test asks
+ * for a fixture of every version before today's); the newest ones here were made by the
+ * commit at hand when they were added.
  */
 
 import { execFileSync } from 'node:child_process';

@@ -8,6 +8,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/program.js';
+import { newerSchemaError } from '../../src/storage/newer-schema.js';
 import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.js';
 import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.js';
 import type { EngramRun } from '../helpers/engram.js';
@@ -25,11 +26,9 @@ async function engram(...args: string[]): Promise<EngramRun> {
   return { code, stdout: stdout.join(''), stderr: stderr.join('') };
 }
 
+/** The refusal the storage makes (storage/newer-schema.ts), which the CLI prints as it is. */
 const refusal = (database: string, found: number, known: number) =>
-  `${database} is at schema version ${found}, newer than this Engram knows (${known}): a newer Engram has ` +
-  'upgraded it, and this one cannot read it safely. Nothing was changed. Upgrade Engram to the version that ' +
-  'upgraded it, or a later one (npm install -g engram@latest, npx -y engram@latest, or the newest container ' +
-  'image), and run that: Engram never downgrades a database.\n';
+  `${newerSchemaError(database, found, known).message}\n`;
 
 describe('a database from a newer Engram, through the CLI', () => {
   it('SQLite: exit 1, both versions and what to do on stderr, the file untouched', async () => {
