@@ -14,16 +14,15 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { EngramError } from '../../memory/model/errors.js';
+import { DEFAULT_BUSY_DEADLINE_MS } from './busy.js';
 import type { Database } from './driver.js';
 import { type SqliteDriverName, sqliteDriver } from './drivers.js';
+import { explainFailure } from './errors.js';
 import { MIGRATIONS, recordedVersion } from './migrations.js';
 import { snapshotSqlite } from './snapshot.js';
 
 /** The folder, beside the database file, that holds the copies kept before upgrades. */
 export const UPGRADE_BACKUP_FOLDER = 'backups';
-
-/** How long reading the version waits for another process's lock, in ms. */
-const READ_BUSY_MS = 10_000;
 
 export interface UpgradeBackup {
   /** The copy, at the schema version the file had. */
@@ -49,7 +48,13 @@ export async function backupBeforeUpgrade(
 ): Promise<UpgradeBackup | undefined> {
   const driver = sqliteDriver(driverName);
   for (;;) {
-    const version = versionOf(path, driver.Database);
+    let version: number | undefined;
+    try {
+      version = versionOf(path, driver.Database);
+    } catch (error) {
+      // Said as opening the store would say it: no upgrade is attempted when the file cannot be read.
+      throw explainFailure(error, { path, busyDeadlineMs: DEFAULT_BUSY_DEADLINE_MS });
+    }
     if (version === undefined || version >= MIGRATIONS.length) return undefined;
     const folder = join(dirname(path), UPGRADE_BACKUP_FOLDER);
     const destination = freeName(folder, `${basename(path)}.schema-${version}`);
@@ -69,18 +74,13 @@ export async function backupBeforeUpgrade(
   }
 }
 
-/**
- * The schema version the file at `path` records; undefined when there is no such file, it is
- * empty, or it cannot be read: then there is nothing to keep, and opening it says what is wrong.
- */
+/** The schema version the file at `path` records; undefined when there is no such file yet, or it is empty. */
 function versionOf(path: string, Driver: ReturnType<typeof sqliteDriver>['Database']): number | undefined {
   if (path === ':memory:' || !existsSync(path) || statSync(path).size === 0) return undefined;
   let db: Database | undefined;
   try {
-    db = new Driver(path, { fileMustExist: true, timeout: READ_BUSY_MS });
+    db = new Driver(path, { fileMustExist: true, timeout: DEFAULT_BUSY_DEADLINE_MS });
     return recordedVersion(db);
-  } catch {
-    return undefined;
   } finally {
     db?.close();
   }
