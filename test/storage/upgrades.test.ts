@@ -5,8 +5,10 @@
  * the old code itself read back (the fixture's manifest): every entry with its body and
  * description byte for byte, every revision, the trash, every token (its secret still
  * signs in), every account (its password still signs in) and every connected app (its
- * OAuth tokens still work). Both backends; PostgreSQL through a database of its own per
- * fixture, skipped with a notice where no server is available.
+ * OAuth tokens still work). An upgrade that fails part-way leaves the database as the old
+ * Engram left it (one transaction), and runs whole once the cause is gone. Both backends;
+ * PostgreSQL through a database of its own per fixture, skipped with a notice where no
+ * server is available.
  */
 
 import { copyFileSync, readFileSync } from 'node:fs';
@@ -58,6 +60,22 @@ describe('an upgrade to this Engram keeps everything', () => {
         db.close();
       }
     });
+
+    it('that fails part-way leaves the file as the old Engram left it, and opens once the cause is gone', async () => {
+      const { name, manifest } = all.find((fixture) => fixture.manifest.schemaVersion === 3)!;
+      const path = tempDir().file('memory.db');
+      copyFileSync(join(FIXTURES, `${name}.db`), path);
+      // Step 6 creates the accounts table: one made by hand makes it fail, after steps 4 and 5 ran.
+      execSqlite(path, 'CREATE TABLE accounts (x)');
+      const before = sqliteSchema(path);
+
+      await expect(open({ kind: 'sqlite', path })).rejects.toThrow('table accounts already exists');
+
+      expect(sqliteSchema(path)).toEqual(before);
+      execSqlite(path, 'DROP TABLE accounts');
+      opened = await open({ kind: 'sqlite', path });
+      await expectEverythingKept(opened, manifest);
+    });
   });
 
   describe.skipIf(!server)('PostgreSQL', () => {
@@ -90,5 +108,53 @@ describe('an upgrade to this Engram keeps everything', () => {
         { version: POSTGRES_MIGRATIONS.length },
       ]);
     });
+
+    it('that fails part-way is rolled back whole (one transaction), and runs once the cause is gone', async () => {
+      const { name, manifest } = all.find((fixture) => fixture.manifest.schemaVersion === 1)!;
+      database = await createTestDatabase(server!);
+      await queryPostgres(database.url, readFileSync(join(FIXTURES, `${name}.sql`), 'utf8'));
+      // Step 3 creates the accounts table: one made by hand makes it fail, after step 2 ran.
+      await queryPostgres(database.url, 'CREATE TABLE public.accounts (x int)');
+      const before = await postgresColumns(database.url);
+
+      await expect(open({ kind: 'postgres', url: database.url })).rejects.toThrow('relation "accounts" already exists');
+
+      expect(await postgresColumns(database.url)).toEqual(before);
+      expect(await queryPostgres(database.url, 'SELECT version FROM schema_version')).toEqual([{ version: 1 }]);
+      await queryPostgres(database.url, 'DROP TABLE public.accounts');
+      opened = await open({ kind: 'postgres', url: database.url });
+      await expectEverythingKept(opened, manifest);
+    });
   });
 });
+
+function execSqlite(path: string, sql: string): void {
+  const db = new Database(path);
+  try {
+    db.exec(sql);
+  } finally {
+    db.close();
+  }
+}
+
+/** Every table, index and trigger of a SQLite file with its SQL, and the version it records. */
+function sqliteSchema(path: string): unknown {
+  const db = new Database(path, { readonly: true });
+  try {
+    return {
+      schema: db.prepare('SELECT type, name, sql FROM sqlite_schema ORDER BY type, name').all(),
+      version: db.prepare('SELECT version FROM schema_version').all(),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** Every column of every table of a PostgreSQL database's public schema. */
+function postgresColumns(url: string): Promise<unknown[]> {
+  return queryPostgres(
+    url,
+    `SELECT table_name, column_name, data_type FROM information_schema.columns
+      WHERE table_schema = 'public' ORDER BY table_name, column_name`,
+  );
+}
