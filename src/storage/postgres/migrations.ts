@@ -238,10 +238,8 @@ export async function migrate(transaction: (work: (db: Queryable) => Promise<voi
     const { rows } = await db.query<{ version: number }>({ text: 'SELECT version FROM schema_version' });
     const current = rows[0]?.version ?? 0;
     if (current > MIGRATIONS.length) {
-      const [{ name }] = (await db.query<{ name: string }>({ text: 'SELECT current_database() AS name' })).rows as [
-        { name: string },
-      ];
-      throw newerSchemaError(`The PostgreSQL database ${name}`, current, MIGRATIONS.length);
+      const { rows: named } = await db.query<{ name: string }>({ text: 'SELECT current_database() AS name' });
+      throw newerSchemaError(`The PostgreSQL database ${named[0]?.name}`, current, MIGRATIONS.length);
     }
     if (current === MIGRATIONS.length) return;
     for (const step of MIGRATIONS.slice(current)) {
