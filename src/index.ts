@@ -62,10 +62,12 @@ export type { Backend, OpenOptions } from './open-store.js';
 export { MemoryStore, openMemoryStore } from './storage/memory/index.js';
 export { openPostgresStore, PostgresStore, type PostgresStoreOptions } from './storage/postgres/index.js';
 export {
+  backupBeforeUpgrade,
   openSqliteStore,
   type SqliteDriverName,
   SqliteStore,
   type SqliteStoreOptions,
+  type UpgradeBackup,
 } from './storage/sqlite/index.js';
 export {
   createTransfer,

@@ -8,7 +8,7 @@
 import type { Accelerators } from './storage/accelerators.js';
 import type { StorageBackend } from './storage/backend.js';
 import type { SqliteDriverName } from './storage/sqlite/drivers.js';
-import { openSqliteStore } from './storage/sqlite/index.js';
+import { backupBeforeUpgrade, openSqliteStore } from './storage/sqlite/index.js';
 
 /** The storage accelerators' names and switches (storage/accelerators.ts), for the CLI's ENGRAM_ACCEL_* variables. */
 export { ACCELERATOR_NAMES, type AcceleratorName, type Accelerators } from './storage/accelerators.js';
@@ -44,12 +44,27 @@ export interface OpenOptions {
    * default better-sqlite3 when it loads, else node (storage/sqlite/drivers.ts).
    */
   readonly sqliteDriver?: SqliteDriverName | undefined;
-  /** SQLite only: told, in words for a log, when the file was removed or replaced while open, or search indexing failed. */
+  /**
+   * SQLite only: told, in words for a log, when the file was removed or replaced while open, or search indexing
+   * failed; and where the copy kept before a schema upgrade is.
+   */
   readonly onWarning?: ((message: string) => void) | undefined;
 }
 
+/**
+ * Opens the store, its schema brought to this Engram's. A SQLite file made by an older Engram is
+ * first copied into backups/ beside it (storage/sqlite/upgrade-backup.ts); when the copy
+ * cannot be written, nothing is opened and nothing changed.
+ */
 export async function openBackend(backend: Backend, options: OpenOptions = {}): Promise<StorageBackend> {
   if (backend.kind === 'sqlite') {
+    const kept = await backupBeforeUpgrade(backend.path, options.sqliteDriver);
+    if (kept) {
+      options.onWarning?.(
+        `upgrading the memory's database ${backend.path} from schema version ${kept.version} to ` +
+          `${kept.upgradingTo}; a copy of it as it was is kept at ${kept.path}`,
+      );
+    }
     return openSqliteStore({
       path: backend.path,
       onWarning: options.onWarning,

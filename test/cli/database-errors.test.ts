@@ -6,31 +6,13 @@
  * when the tests run as root, who may write anything.
  */
 
-import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/program.js';
-import { childEnv, ENGRAM_CLI, type EngramRun, tempDir } from '../helpers/engram.js';
+import { type EngramRun, tempDir } from '../helpers/engram.js';
+import { engramUnprivileged, unprivilegedRunnable } from '../helpers/unprivileged.js';
 
-const NOBODY = 65_534;
-
-/**
- * Whether another user may run the built CLI: every folder above it searchable by others
- * (a checkout cloned into `mktemp -d`, mode 0700, is not), so `nobody` can load it.
- */
-function othersMayRun(path: string): boolean {
-  for (let at = dirname(path); ; at = dirname(at)) {
-    if ((statSync(at).mode & 0o001) === 0) return false;
-    if (at === dirname(at)) return true;
-  }
-}
-
-/** Root may write anything: the read-only cases need the CLI run as `nobody`, who must be able to load it. */
-const unprivilegedRunnable = process.getuid?.() !== 0 || othersMayRun(ENGRAM_CLI);
-if (!unprivilegedRunnable) {
-  process.stderr.write(`database-errors: the read-only cases are skipped: user nobody cannot reach ${ENGRAM_CLI}\n`);
-}
+const unprivileged = unprivilegedRunnable('database-errors: the read-only cases');
 
 /** main() in this process, with `--config` pointing at an empty config file. */
 async function engram(configFile: string, ...args: string[]): Promise<EngramRun> {
@@ -39,22 +21,6 @@ async function engram(configFile: string, ...args: string[]): Promise<EngramRun>
   const io = { stdout: (text: string) => stdout.push(text), stderr: (text: string) => stderr.push(text) };
   const code = await main([...args, '--config', configFile], io);
   return { code, stdout: stdout.join(''), stderr: stderr.join('') };
-}
-
-/** The built CLI as a user who may not write what root may: `nobody` under root, else this user. */
-function engramUnprivileged(configHome: string, ...args: string[]): Promise<EngramRun> {
-  const asNobody = process.getuid?.() === 0 ? { uid: NOBODY, gid: NOBODY } : {};
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [ENGRAM_CLI, ...args],
-      { env: childEnv(configHome), ...asNobody },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== 'number') reject(error);
-        else resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
-      },
-    );
-  });
 }
 
 const cannotOpen = (path: string, reason: string) =>
@@ -95,7 +61,7 @@ describe('a database the CLI cannot use: exit 1, the file named, what to do', ()
     expect(readFileSync(file, 'utf8')).toBe('notes\n');
   });
 
-  it.skipIf(!unprivilegedRunnable)(
+  it.skipIf(!unprivileged)(
     'a read-only database file: a write is refused and says to give write access; reading still works',
     async () => {
       const dir = tempDir();
@@ -111,7 +77,7 @@ describe('a database the CLI cannot use: exit 1, the file named, what to do', ()
     },
   );
 
-  it.skipIf(!unprivilegedRunnable)('a read-only folder: a new database cannot be made in it', async () => {
+  it.skipIf(!unprivileged)('a read-only folder: a new database cannot be made in it', async () => {
     const dir = tempDir();
     const folder = dir.file('locked');
     mkdirSync(folder, { mode: 0o555 });

@@ -278,7 +278,9 @@ describe.skipIf(!server)('PostgreSQL', () => {
         const attempt = openPostgresStore({ connectionString: database.url });
 
         await expect(attempt).rejects.toThrow(
-          `this database is at schema version ${MIGRATIONS.length + 1}, newer than this Engram knows (${MIGRATIONS.length}): upgrade Engram`,
+          `The PostgreSQL database ${database.name} is at schema version ${MIGRATIONS.length + 1}, newer than this ` +
+            `Engram knows (${MIGRATIONS.length}): a newer Engram has upgraded it, and this one cannot read it safely. ` +
+            'Nothing was changed. Upgrade Engram',
         );
         await expect(attempt).rejects.toBeInstanceOf(EngramError);
         expect(await query('SELECT version FROM schema_version')).toEqual([{ version: MIGRATIONS.length + 1 }]);

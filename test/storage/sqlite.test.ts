@@ -208,8 +208,10 @@ describe('SqliteStore', () => {
       inspect(path, (db) => db.prepare('UPDATE schema_version SET version = ?').run(newer));
 
       expect(() => open(path)).toThrow(
-        `this database is at schema version ${newer}, newer than this Engram knows (${MIGRATIONS.length}): upgrade Engram`,
+        `The memory's database ${path} is at schema version ${newer}, newer than this Engram knows (${MIGRATIONS.length}): ` +
+          'a newer Engram has upgraded it, and this one cannot read it safely. Nothing was changed. Upgrade Engram',
       );
+      expect(() => open(path)).toThrow(expect.objectContaining({ name: 'EngramError', code: 'STORE_UNAVAILABLE' }));
 
       expect(schemaVersions(path)).toEqual([newer]);
       expect(inspect(path, (db) => db.prepare('SELECT body FROM revisions').all())).toEqual([{ body: 'precious\n' }]);

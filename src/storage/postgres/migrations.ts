@@ -8,8 +8,8 @@
  * sharded by user (e.g. Citus, user_id as distribution column) as it stands.
  */
 
-import { EngramError } from '../../memory/model/errors.js';
 import { searchText } from '../../memory/model/search-words.js';
+import { newerSchemaError } from '../newer-schema.js';
 import type { Queryable } from './driver.js';
 import { searchVector } from './statements.js';
 
@@ -238,10 +238,8 @@ export async function migrate(transaction: (work: (db: Queryable) => Promise<voi
     const { rows } = await db.query<{ version: number }>({ text: 'SELECT version FROM schema_version' });
     const current = rows[0]?.version ?? 0;
     if (current > MIGRATIONS.length) {
-      throw new EngramError(
-        'STORE_UNAVAILABLE',
-        `this database is at schema version ${current}, newer than this Engram knows (${MIGRATIONS.length}): upgrade Engram`,
-      );
+      const { rows: named } = await db.query<{ name: string }>({ text: 'SELECT current_database() AS name' });
+      throw newerSchemaError(`The PostgreSQL database ${named[0]?.name}`, current, MIGRATIONS.length);
     }
     if (current === MIGRATIONS.length) return;
     for (const step of MIGRATIONS.slice(current)) {

@@ -44,7 +44,7 @@ export function openDatabase(
     // mapping of the OS page cache, not a pread into a page SQLite allocates and copies into
     // (an open on stdio paid that for most entries). Writes still go through write() and fsync.
     db.pragma(`mmap_size = ${MMAP_BYTES}`);
-    migrate(db);
+    migrate(db, context.path);
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     return { db, file };
   } catch (error) {

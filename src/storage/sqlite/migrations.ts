@@ -5,6 +5,7 @@
  * append a new one.
  */
 
+import { newerSchemaError } from '../newer-schema.js';
 import type { Database } from './driver.js';
 
 export const MIGRATIONS: readonly string[] = [
@@ -343,8 +344,8 @@ export const MIGRATIONS: readonly string[] = [
   'ALTER TABLE oauth_clients ADD COLUMN shown INTEGER;',
 ];
 
-/** The schema version the database records, read without taking the write lock. */
-function recordedVersion(db: Database): number | undefined {
+/** The schema version the database records (undefined for a new one), read without taking the write lock. */
+export function recordedVersion(db: Database): number | undefined {
   const table = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_version'").get();
   if (!table) return undefined;
   return (db.prepare('SELECT version FROM schema_version').get() as { version: number } | undefined)?.version;
@@ -355,29 +356,33 @@ function recordedVersion(db: Database): number | undefined {
  * already at the newest schema is only read, so opening it never waits for another
  * process's write lock.
  */
-export function migrate(db: Database): void {
-  if (recordedVersion(db) === MIGRATIONS.length) return;
+export function migrate(db: Database, path: string): void {
+  const recorded = recordedVersion(db);
+  if (recorded === MIGRATIONS.length) return;
+  // Refused before anything is written, even the schema_version table.
+  if (recorded !== undefined && recorded > MIGRATIONS.length) throw newer(path, recorded);
   db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
   // Foreign keys off while migrating (they cannot be switched inside the transaction): a step
   // that rebuilds a table drops the old one, which must not cascade to the rows referring to it.
   const foreignKeys = db.pragma('foreign_keys', { simple: true }) === 1;
   db.pragma('foreign_keys = OFF');
   try {
-    upgrade(db);
+    upgrade(db, path);
   } finally {
     db.pragma(`foreign_keys = ${foreignKeys ? 'ON' : 'OFF'}`);
   }
 }
 
-function upgrade(db: Database): void {
+function newer(path: string, found: number) {
+  return newerSchemaError(`The memory's database ${path}`, found, MIGRATIONS.length);
+}
+
+function upgrade(db: Database, path: string): void {
   db.transaction(() => {
     const row = db.prepare('SELECT version FROM schema_version').get() as { version: number } | undefined;
     const current = row?.version ?? 0;
-    if (current > MIGRATIONS.length) {
-      throw new Error(
-        `this database is at schema version ${current}, newer than this Engram knows (${MIGRATIONS.length}): upgrade Engram`,
-      );
-    }
+    // A newer Engram may have upgraded the file since it was first read.
+    if (current > MIGRATIONS.length) throw newer(path, current);
     for (const step of MIGRATIONS.slice(current)) db.exec(step);
     if (!row) db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(MIGRATIONS.length);
     else if (current < MIGRATIONS.length) db.prepare('UPDATE schema_version SET version = ?').run(MIGRATIONS.length);
