@@ -249,7 +249,7 @@ async function restoreCommand(file: string, options: BackupOptions, environment:
 /** A file system refusal (a folder that cannot be written) in words, with the path it names. */
 function explainFileError(error: unknown): unknown {
   const { code, message } = error as NodeJS.ErrnoException;
-  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOENT' || code === 'ENOTDIR') {
     return new EngramError(
       'STORE_READ_ONLY',
       `Cannot write the backup there: ${message}. Choose a folder you may write.`,

@@ -20,6 +20,7 @@ import { normalizeUser } from '../memory/model/users.js';
 import { SQLITE_DRIVER_NAMES, type SqliteDriverName } from '../open-store.js';
 import { readBoundedText } from './bounded-read.js';
 import type { Environment } from './environment.js';
+import { intervalMs } from './interval.js';
 
 /**
  * zod is loaded the first time a config file is parsed, not at every start: it costs
@@ -102,6 +103,12 @@ function buildConfigSchema(z: typeof import('zod').z) {
         .refine((clients) => new Set(clients.map((client) => client.id)).size === clients.length, 'each id once')
         .optional(),
       allowPrivateClientMetadata: z.boolean().optional(),
+      backupDir: z.string().min(1).optional(),
+      backupEvery: z
+        .string()
+        .refine((text) => intervalMs(text) !== undefined, 'a number and a unit: 30m, 6h, 1d (s, m, h or d)')
+        .optional(),
+      backupKeep: positiveInteger.optional(),
       webSocket: z
         .object({
           socketsPerToken: positiveInteger.optional(),
@@ -141,6 +148,12 @@ export interface Settings {
   readonly allowPrivateClientMetadata?: boolean | undefined;
   /** `engram serve`'s caps on WebSocket sockets at /ws (per token, per user, in all, being opened), over the defaults. */
   readonly webSocket?: Partial<Pick<WebSocketLimits, 'socketsPerToken' | 'socketsPerUser' | 'sockets' | 'handshakes'>>;
+  /** `engram serve`'s scheduled backups: their folder (--backup-dir overrides it). */
+  readonly backupDir?: string | undefined;
+  /** The time between two scheduled backups, in ms ("backupEvery": "6h"). */
+  readonly backupEveryMs?: number | undefined;
+  /** How many good scheduled backups are kept. */
+  readonly backupKeep?: number | undefined;
 }
 
 function isPublicUrl(value: string): boolean {
@@ -185,6 +198,9 @@ export function parseConfig(text: string, path: string): Settings {
     publicUrl,
     clients,
     allowPrivateClientMetadata,
+    backupDir,
+    backupEvery,
+    backupKeep,
     webSocket,
     ...caps
   } = parsed.data;
@@ -207,6 +223,9 @@ export function parseConfig(text: string, path: string): Settings {
       }),
     ),
     allowPrivateClientMetadata,
+    backupDir,
+    backupEveryMs: backupEvery === undefined ? undefined : intervalMs(backupEvery),
+    backupKeep,
     webSocket,
   };
 }

@@ -13,6 +13,13 @@ import type { OAuthClients } from '../access/oauth/clients.js';
 import type { ServeAuth } from '../http/auth.js';
 import { assertSafeBinding, assertSafePublicUrl, parseAllowedOrigin, parsePublicUrl } from '../http/origins.js';
 import type { RunningHttpServer } from '../http/server.js';
+import type { BackupSchedule } from '../transfer/backup/schedule.js';
+import {
+  addBackupScheduleOptions,
+  type BackupScheduleFlags,
+  checkBackupFlags,
+  startBackupSchedule,
+} from './backup-schedule.js';
 import { loadSettings } from './config.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import type { Environment } from './environment.js';
@@ -28,7 +35,7 @@ import {
 import { readTlsFiles, type TlsFiles } from './tls-files.js';
 import { scheduleTrashPurge, type TrashPurge } from './trash-purge.js';
 
-interface ServeOptions extends CommonOptions {
+interface ServeOptions extends CommonOptions, BackupScheduleFlags {
   readonly host: string;
   readonly port: number;
   readonly auth: 'none' | 'token' | 'oauth';
@@ -179,7 +186,9 @@ async function serve(
     options = withVariables(given, command, environment);
     // Every refusal of the setup comes before the store is opened (or created).
     assertSafeBinding(options.host, options.auth);
-    publicUrl = options.publicUrl ?? loadSettings(options.config, environment).publicUrl;
+    const settings = loadSettings(options.config, environment);
+    publicUrl = options.publicUrl ?? settings.publicUrl;
+    checkBackupFlags(options, settings);
     assertSafePublicUrl(options.host, options.auth, publicUrl);
     tls = readTlsFiles(options.tlsCert, options.tlsKey);
     context = await openContext(options, environment, 'serves');
@@ -191,6 +200,15 @@ async function serve(
   const log = createBatchedLog((text) => io.stderr(text));
   let clients: OAuthClients | undefined;
   let server: RunningHttpServer;
+  let backupSchedule: BackupSchedule | undefined;
+  try {
+    backupSchedule = await startBackupSchedule(context, options, context.settings, log);
+  } catch (error) {
+    await context.close();
+    log.close();
+    finish(reportFailure(error, false, io));
+    return;
+  }
   try {
     // Loaded only for OAuth: the guarded fetch of client metadata documents (an SSRF door).
     clients =
@@ -226,6 +244,7 @@ async function serve(
       mcpFastPath: environment.accelerators.httpFastPath,
     });
   } catch (error) {
+    await backupSchedule?.stop();
     await context.close();
     log.close();
     const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
@@ -266,6 +285,7 @@ async function serve(
     try {
       await server.close();
       await trashPurge?.stop();
+      await backupSchedule?.stop();
       await context.close();
     } finally {
       log.close();
@@ -280,7 +300,7 @@ export function registerServeCommand(
   io: Io,
   finish: (exitCode: number) => void,
 ): void {
-  common(program.command('serve'))
+  addBackupScheduleOptions(common(program.command('serve')))
     .description('Serve MCP over HTTP (Streamable HTTP at /mcp) for the llama.cpp WebUI, Claude Code and others')
     .addOption(new Option('--host <address>', 'address to listen on (else $ENGRAM_HOST)').default('127.0.0.1'))
     .addOption(

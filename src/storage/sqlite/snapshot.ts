@@ -75,6 +75,8 @@ export async function snapshotSqlite(
   const partial = join(folder, `.${basename(destination)}.${process.pid}-${randomBytes(4).toString('hex')}.partial`);
   const driver = sqliteDriver(options.driver).worker;
   try {
+    // Created empty first, readable by its owner alone as the memory is (file.ts): VACUUM INTO fills an empty file.
+    closeSync(openSync(partial, 'wx', 0o600));
     await vacuumInto(driver, source, partial, options.onProgress);
     await options.beforeRename?.(partial);
     fsyncPath(partial, 'r+');

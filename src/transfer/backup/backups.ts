@@ -59,8 +59,12 @@ export class Backups {
   ): Promise<Restored> {
     const { files, version, now } = this.config;
     const { name, ...rest } = options;
-    const store = await this.config.store();
-    return restoreBackup(file, { memory: await this.memory(), store, name }, { files, version, now, ...rest });
+    return restoreBackup(file, async () => ({ memory: await this.memory(), store: await this.config.store(), name }), {
+      files,
+      version,
+      now,
+      ...rest,
+    });
   }
 
   /** Backups on a schedule into `dir`; started by its start(). */

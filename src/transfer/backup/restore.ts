@@ -46,7 +46,12 @@ export interface Restored {
   readonly kept: TakenBackup | undefined;
 }
 
-export async function restoreBackup(file: string, target: RestoreTarget, options: RestoreOptions): Promise<Restored> {
+/** Restores `file` into the memory `openTarget` opens, once the backup is found good (a bad one opens, or creates, nothing). */
+export async function restoreBackup(
+  file: string,
+  openTarget: () => Promise<RestoreTarget>,
+  options: RestoreOptions,
+): Promise<Restored> {
   const { files } = options;
   const backup = await verifyBackup(file, files, options.now);
   if (!backup.restorable) {
@@ -56,6 +61,7 @@ export async function restoreBackup(file: string, target: RestoreTarget, options
         `newer than this Engram (schema version ${files.schemaVersion}): upgrade Engram, then restore it.`,
     );
   }
+  const target = await openTarget();
   const empty = await target.store.isEmpty();
   if (!empty && !options.force) {
     throw new EngramError(
