@@ -84,7 +84,8 @@ export async function snapshotSqlite(
     fsyncPath(folder, 'r');
     return { path: destination, bytes: statSync(destination).size };
   } catch (error) {
-    rmSync(partial, { force: true });
+    // The copy, and whatever SQLite kept beside it while the hook wrote into it.
+    for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(`${partial}${suffix}`, { force: true });
     throw error;
   }
 }

@@ -48,7 +48,7 @@ function sortKey(name: string): string {
   return `${match[1]}T${match[2]}${match[3]}${match[4]}-${(match[5] ?? '1').padStart(6, '0')}`;
 }
 
-/** Whether `name` is an unfinished copy's. */
+/** Whether `name` is an unfinished copy's, or a file SQLite keeps beside one while writing it (`-journal`, `-wal`, `-shm`). */
 export function isPartialName(name: string): boolean {
-  return name.endsWith(PARTIAL_SUFFIX);
+  return /\.partial(-journal|-wal|-shm)?$/.test(name);
 }

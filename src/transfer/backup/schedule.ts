@@ -185,7 +185,7 @@ export class BackupSchedule {
   private removeDeadPartials(): void {
     for (const name of readdirSync(this.options.dir)) {
       if (!isPartialName(name)) continue;
-      const pid = Number(/\.(\d+)-[0-9a-f]+\.partial$/.exec(name)?.[1]);
+      const pid = Number(/\.(\d+)-[0-9a-f]+\.partial(-journal|-wal|-shm)?$/.exec(name)?.[1]);
       if (!Number.isInteger(pid) || alive(pid)) continue;
       rmSync(join(this.options.dir, name), { force: true });
     }
