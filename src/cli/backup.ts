@@ -21,6 +21,7 @@ import { describeBackend } from './backend.js';
 import { loadSettings } from './config.js';
 import { type CommonOptions, chooseBackend, chooseSqliteDriver, VERSION } from './context.js';
 import type { Environment } from './environment.js';
+import { prepareDefaultFolder } from './existing-memory.js';
 import { createOutput, EXIT_OK, type Io, reportFailure, UsageError } from './output.js';
 
 interface BackupOptions extends CommonOptions {
@@ -214,6 +215,8 @@ async function restoreCommand(file: string, options: BackupOptions, environment:
         'The backup and the memory to restore it into are the same file: restore into another one (--to).',
       );
     }
+    // On a new machine, the default memory's folders do not exist yet: made as any command makes them.
+    prepareDefaultFolder(backend, environment.defaultDatabasePath);
     backups = openBackups(backend, { version: VERSION, sqliteDriver });
     const name = describeBackend(backend);
     const restored = await backups.restore(source, {

@@ -229,6 +229,48 @@ describe('engram backup and restore-backup, SQLite', () => {
   });
 });
 
+describe("restoring on a new machine, and the schedule's settings", () => {
+  it('restores into the default memory, making its folders', async () => {
+    const { dir, env, db } = setup();
+    const original = await filled(db);
+    await engram(['backup', dir.file('b.db'), '--db', db], env);
+    const fresh = { ...env, XDG_DATA_HOME: dir.file('new-home/data') };
+
+    const restored = await engram(['restore-backup', dir.file('b.db')], fresh);
+
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stdout).toContain(`into SQLite ${dir.file('new-home/data/engram/memory.db')}: 2 users`);
+    expect(await withSqlite(dir.file('new-home/data/engram/memory.db'), dumpOf)).toEqual(original);
+  });
+
+  it('takes backupDir, backupEvery and backupKeep from the config file, and refuses what it cannot read', async () => {
+    const { dir, env } = setup();
+    const good = dir.config({ backupDir: dir.file('b'), backupEvery: '30m', backupKeep: 3 }, 'good.json');
+    const bad = dir.config({ backupEvery: 'often' }, 'bad.json');
+    const { loadSettings } = await import('../../src/cli/config.js');
+    const where = { config: undefined, defaultConfigPath: dir.file('none.json') };
+    expect(loadSettings(good, where)).toMatchObject({
+      backupDir: dir.file('b'),
+      backupEveryMs: 1_800_000,
+      backupKeep: 3,
+    });
+    expect(() => loadSettings(bad, where)).toThrow(/backupEvery: a number and a unit: 30m, 6h, 1d/);
+
+    const alone = await engram(['serve', '--db', dir.file('m.db'), '--backup-every', '1h'], env);
+    expect(alone).toMatchObject({ code: 2 });
+    expect(alone.stderr).toContain(
+      '--backup-every and --backup-keep need a folder for the backups: add --backup-dir DIR.',
+    );
+    const wrong = await engram(
+      ['serve', '--db', dir.file('m.db'), '--backup-dir', dir.path, '--backup-every', '6 hours'],
+      env,
+    );
+    expect(wrong).toMatchObject({ code: 2 });
+    expect(wrong.stderr).toContain('give a number and a unit: 30m, 6h, 1d');
+    expect(existsSync(dir.file('m.db'))).toBe(false);
+  });
+});
+
 describe('the refusals of engram backup, backup verify and restore-backup', () => {
   it('backup: no memory, a DEST whose folder is missing, a DEST that exists, a folder that cannot be written', async () => {
     const { dir, env, db } = setup();
