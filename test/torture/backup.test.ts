@@ -31,9 +31,11 @@ function acknowledged(writer: Child): number {
 }
 
 /** The numbers of the writer's entries a memory holds, ascending. */
-function numbersIn(names: readonly string[]): number[] {
+function numbersIn(names: readonly string[], prefix = 'topics/n-'): number[] {
   return names
-    .map((name) => /^topics\/n-(\d+)$/.exec(name)?.[1])
+    .map((name) =>
+      name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)) ? name.slice(prefix.length) : undefined,
+    )
     .filter((n): n is string => n !== undefined)
     .map(Number)
     .sort((a, b) => a - b);
@@ -65,8 +67,8 @@ function expectConsistent(numbers: readonly number[], before: number, after: num
 }
 
 /** Starts the writer on `target` and waits for some acknowledged writes. */
-async function startWriter(backend: 'sqlite' | 'postgres', target: string): Promise<Child> {
-  const writer = startChild(fixture('write-entries.mjs'), [backend, target]);
+async function startWriter(backend: 'sqlite' | 'postgres', target: string, prefix?: string): Promise<Child> {
+  const writer = startChild(fixture('write-entries.mjs'), [backend, target, ...(prefix === undefined ? [] : [prefix])]);
   await writer.until((lines) => lines.length > 20);
   return writer;
 }
@@ -111,6 +113,30 @@ describe('a backup taken while another process writes continuously', () => {
     expect(restored.code, restored.stderr).toBe(0);
     expectConsistent(numbersIn(sqliteNames(dir.file('new.db'))), before, after);
     expect(numbersIn(sqliteNames(dir.file('memory.db'))).length).toBeGreaterThanOrEqual(after);
+  });
+
+  it("SQLite, two processes writing at once: each one's acknowledged writes are there", async () => {
+    const dir = tempDir();
+    const env = childEnv(dir.path);
+    const one = await startWriter('sqlite', dir.file('memory.db'), 'topics/one-');
+    const two = await startWriter('sqlite', dir.file('memory.db'), 'areas/two-');
+    const before = [acknowledged(one), acknowledged(two)];
+    const run = await runEngram(['backup', dir.file('b.db'), '--db', dir.file('memory.db')], env);
+    expect(run.code, run.stderr).toBe(0);
+    const after = [];
+    for (const writer of [one, two]) {
+      const reached = acknowledged(writer);
+      await writer.until((lines) => lines.length > reached + 5);
+      await writer.kill();
+      after.push(acknowledged(writer));
+    }
+
+    const restored = await runEngram(['restore-backup', dir.file('b.db'), '--to', dir.file('new.db')], env);
+
+    expect(restored.code, restored.stderr).toBe(0);
+    const names = sqliteNames(dir.file('new.db'));
+    expectConsistent(numbersIn(names, 'topics/one-'), before[0] as number, after[0] as number);
+    expectConsistent(numbersIn(names, 'areas/two-'), before[1] as number, after[1] as number);
   });
 
   it.skipIf(server === undefined)('SQLite backup restored into PostgreSQL', async () => {
