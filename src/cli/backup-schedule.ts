@@ -80,7 +80,10 @@ export async function startBackupSchedule(
   const folder = resolve(dir);
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   const schedule = await context.backups.schedule({ dir: folder, everyMs, keep, log });
-  await schedule.start();
+  // Not waited for: checking the newest backup already there (every page of it) must not delay serving.
+  schedule.start().catch((error: unknown) => {
+    log(`scheduled backups stopped: cannot look into ${folder}: ${(error as Error).message}`);
+  });
   log(`backups every ${describeInterval(everyMs)} into ${folder}, keeping the newest ${keep} good ones`);
   return schedule;
 }

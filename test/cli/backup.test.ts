@@ -25,7 +25,7 @@ import { childEnv, runEngram, tempDir } from '../helpers/engram.js';
 import { createTestDatabase, createTestSchema, findTestPostgres, type TestDatabase } from '../helpers/postgres.js';
 import { rules } from '../helpers/rules.js';
 import { migrateSqliteTo } from '../helpers/sqlite-schema.js';
-import { runInProcess } from './fixtures.js';
+import { runInProcess, serveInProcess } from './fixtures.js';
 
 const server = await findTestPostgres();
 const alice: Caller = { user: 'alice', label: 'claude-desktop' };
@@ -241,6 +241,25 @@ describe("restoring on a new machine, and the schedule's settings", () => {
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stdout).toContain(`into SQLite ${dir.file('new-home/data/engram/memory.db')}: 2 users`);
     expect(await withSqlite(dir.file('new-home/data/engram/memory.db'), dumpOf)).toEqual(original);
+  });
+
+  it('engram serve --backup-dir takes a verified backup at once into a folder it makes, and logs it', async () => {
+    const { dir, env, db } = setup();
+    const original = await filled(db);
+    const folder = dir.file('sched/backups');
+    const { main } = await import('../../src/cli/program.js');
+    const served = serveInProcess(main, ['--db', db, '--port', '0', '--json', '--backup-dir', folder], env);
+    await served.listening;
+    while (!/backed up to /.test(served.out.stderr)) await new Promise((resolve) => setTimeout(resolve, 5));
+    served.stop('SIGTERM');
+    expect(await served.exited).toBe(0);
+
+    expect(served.out.stderr).toContain(`engram: backups every 6h into ${folder}, keeping the newest 14 good ones\n`);
+    const [name] = readdirSync(folder);
+    expect(served.out.stderr).toContain(`engram: backed up to ${join(folder, name as string)}\n`);
+    expect((await engram(['backup', 'verify', join(folder, name as string)], env)).code).toBe(0);
+    await engram(['restore-backup', join(folder, name as string), '--to', dir.file('new.db')], env);
+    expect(await withSqlite(dir.file('new.db'), dumpOf)).toEqual(original);
   });
 
   it('takes backupDir, backupEvery and backupKeep from the config file, and refuses what it cannot read', async () => {

@@ -55,6 +55,7 @@ export class BackupSchedule {
   private last: LastGoodBackup | undefined;
   private timer: unknown;
   private running: Promise<BackupRun> | undefined;
+  private starting: Promise<void> | undefined;
   private stopped = false;
   /** The backups found good, by path: each is checked once. */
   private readonly good = new Map<string, LastGoodBackup>();
@@ -75,7 +76,12 @@ export class BackupSchedule {
    * backups killed half-way, and plans the next backup: one period after the newest good
    * one, or now when there is none or it is older than that.
    */
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    this.starting ??= this.scan();
+    return this.starting;
+  }
+
+  private async scan(): Promise<void> {
     this.removeDeadPartials();
     for (const path of backupsIn(this.options.dir)) {
       const found = await this.check(path);
@@ -96,11 +102,12 @@ export class BackupSchedule {
     return this.running;
   }
 
-  /** Stops planning backups, and waits for one that is running to finish. */
+  /** Stops planning backups, and waits for the look at the folder and a backup that are running to finish. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer !== undefined) this.timers.clear(this.timer);
     this.timer = undefined;
+    await this.starting?.catch(() => {});
     await this.running;
   }
 
