@@ -300,7 +300,7 @@ export function registerServeCommand(
   io: Io,
   finish: (exitCode: number) => void,
 ): void {
-  addBackupScheduleOptions(common(program.command('serve')))
+  const serveCommand = common(program.command('serve'))
     .description('Serve MCP over HTTP (Streamable HTTP at /mcp) for the llama.cpp WebUI, Claude Code and others')
     .addOption(new Option('--host <address>', 'address to listen on (else $ENGRAM_HOST)').default('127.0.0.1'))
     .addOption(
@@ -332,6 +332,8 @@ export function registerServeCommand(
         '(its rightmost entry), for the log and sign-in throttling (else $ENGRAM_TRUST_PROXY=1)',
     )
     .option('--tls-cert <file>', 'serve https with this PEM certificate chain (with --tls-key)')
-    .option('--tls-key <file>', 'the PEM private key of --tls-cert')
-    .action((options: ServeOptions, command: Command) => serve(options, command, environment, io, finish));
+    .option('--tls-key <file>', 'the PEM private key of --tls-cert');
+  addBackupScheduleOptions(serveCommand).action((options: ServeOptions, command: Command) =>
+    serve(options, command, environment, io, finish),
+  );
 }
