@@ -109,12 +109,14 @@ function progressLine(io: Io): { show: (progress: BackupProgress) => void; end: 
   };
 }
 
-function takenJson(source: string, taken: TakenBackup) {
+/** The summary of a backup for scripts: `from` names the memory as people read it, `source` its backend, as verify says it. */
+function takenJson(from: string, taken: TakenBackup) {
   const { metadata } = taken;
   return {
     path: taken.path,
     bytes: taken.bytes,
-    source,
+    from,
+    source: metadata.source,
     takenAt: new Date(metadata.takenAt),
     engramVersion: metadata.engramVersion,
     schemaVersion: metadata.schemaVersion,

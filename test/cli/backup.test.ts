@@ -143,7 +143,8 @@ describe('engram backup and restore-backup, SQLite', () => {
     expect(toFile.code).toBe(0);
     expect(JSON.parse(toFile.stdout)).toMatchObject({
       path: dir.file('mine.db'),
-      source: `SQLite ${db}`,
+      from: `SQLite ${db}`,
+      source: 'sqlite',
       counts: COUNTS,
     });
     const twice = [
@@ -433,7 +434,8 @@ describe.skipIf(server === undefined)('backups across backends (PostgreSQL)', ()
     );
     expect(fromPostgres.code).toBe(0);
     expect(JSON.parse(fromPostgres.stdout)).toMatchObject({
-      source: expect.stringMatching(/^PostgreSQL /),
+      from: expect.stringMatching(/^PostgreSQL /),
+      source: 'postgres',
       counts: COUNTS,
     });
     const verified = await engram(['backup', 'verify', dir.file('from-pg.db'), '--json'], env);
