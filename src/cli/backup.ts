@@ -63,6 +63,11 @@ function chosen(options: CommonOptions, environment: Environment) {
   return { backend: backend.kind === 'sqlite' ? { ...backend, path: resolve(backend.path) } : backend, sqliteDriver };
 }
 
+/** Just the counts, of a summary that holds more. */
+function countsOf({ users, entries, trash, revisions, tokens, accounts, apps }: BackupCounts): BackupCounts {
+  return { users, entries, trash, revisions, tokens, accounts, apps };
+}
+
 function describeCounts(counts: BackupCounts): string {
   return [
     countOf(counts.users, 'user'),
@@ -205,6 +210,7 @@ async function verifyCommand(file: string, options: CommonOptions, environment: 
 async function restoreCommand(file: string, options: BackupOptions, environment: Environment, io: Io) {
   const output = createOutput(options.json === true, io);
   let backups: Backups | undefined;
+  const progress = progressLine(io);
   try {
     const settings = loadSettings(options.config, environment);
     const sqliteDriver = chooseSqliteDriver(options, settings, environment);
@@ -224,12 +230,14 @@ async function restoreCommand(file: string, options: BackupOptions, environment:
     const restored = await backups.restore(source, {
       name,
       force: options.force === true,
+      onProgress: (entries, total) => progress.show({ phase: 'writing', entries, total }),
       keepPath: () => {
         const folder = defaultBackupFolder(backend, environment);
         mkdirSync(folder, { recursive: true, mode: 0o700 });
         return freeBackupPath(folder, Date.now(), 'engram-before-restore');
       },
     });
+    progress.end();
     const kept = restored.kept === undefined ? '' : ` What it held before is kept in ${restored.kept.path}.`;
     output.result(
       `Restored ${source} (taken ${new Date(restored.backup.metadata.takenAt).toISOString()}) into ${name}` +
@@ -240,11 +248,12 @@ async function restoreCommand(file: string, options: BackupOptions, environment:
         takenAt: new Date(restored.backup.metadata.takenAt),
         replaced: restored.copied.replaced,
         kept: restored.kept?.path ?? null,
-        counts: { ...restored.copied, replaced: undefined },
+        counts: countsOf(restored.copied),
       },
     );
     return EXIT_OK;
   } catch (error) {
+    progress.end();
     return reportFailure(explainFileError(error), output.json, io);
   } finally {
     await backups?.close();

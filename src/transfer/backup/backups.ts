@@ -28,11 +28,6 @@ export interface BackupsConfig {
 export class Backups {
   constructor(private readonly config: BackupsConfig) {}
 
-  /** Which backend the memory is on. */
-  get source(): 'sqlite' | 'postgres' {
-    return this.config.sqlitePath === undefined ? 'postgres' : 'sqlite';
-  }
-
   /** Backs the memory up to `destination` (a path that must not exist, in a folder that does). */
   async take(destination: string, onProgress?: (progress: BackupProgress) => void): Promise<TakenBackup> {
     const { files, version, now } = this.config;
