@@ -28,6 +28,8 @@ const SUITES = [
     'test/storage/sqlite-replaced.test.ts',
     'test/storage/search-worker.test.ts',
     'test/storage/search-worker-start.test.ts',
+    'test/storage/sqlite-snapshot.test.ts',
+    'test/transfer/backup/schedule.test.ts',
     'test/cli/cli.test.ts',
     'test/http/serve.e2e.test.ts',
   ],

@@ -19,7 +19,12 @@ import { createMemory, type Memory } from './memory/memory.js';
 import type { Policy } from './memory/model/policy.js';
 import { type Backend, type OpenOptions, openBackend } from './open-store.js';
 import type { StorageBackend, StoreHealth } from './storage/backend.js';
+import { sqliteBackupFiles } from './storage/sqlite/backup-files.js';
+import type { SqliteDriverName } from './storage/sqlite/drivers.js';
+import { Backups } from './transfer/backup/backups.js';
 import { createTransfer, type Transfer } from './transfer/transfer.js';
+
+export type { Backups };
 
 /** How the services of sign-in behave: who may sign in how often, and the clients known without registering. */
 export interface AccessConfig {
@@ -43,10 +48,24 @@ export interface AppConfig {
   readonly access?: AccessConfig | undefined;
   /** Told of refused sign-ins and of "last used" times that could not be recorded (nothing by default). */
   readonly log?: ((line: string) => void) | undefined;
+  /** How backups of the store are made (the `backups` service). */
+  readonly backup?: BackupConfig | undefined;
+}
+
+/** How backups are made: the memory's SQLite file, if it is one, the driver that writes backup files, the version they record. */
+export interface BackupConfig {
+  /** The Engram version each backup records. */
+  readonly version: string;
+  /** The store's SQLite file, copied by SQLite itself; otherwise the store is read in one snapshot (PostgreSQL). */
+  readonly sqlitePath?: string | undefined;
+  /** The SQLite driver that writes and reads backup files (drivers.ts chooses by default). */
+  readonly sqliteDriver?: SqliteDriverName | undefined;
 }
 
 /** Where an app opens its store: a backend as open-store.ts names it, opened with these options. */
-export interface OpenAppConfig extends Omit<AppConfig, 'store'> {
+export interface OpenAppConfig extends Omit<AppConfig, 'store' | 'backup'> {
+  /** The version backups record; the backend and driver come from the rest of this config. */
+  readonly version?: string | undefined;
   readonly backend: Backend;
   readonly open?: Omit<OpenOptions, 'onWarning'> | undefined;
 }
@@ -78,6 +97,8 @@ export interface App {
   rateLimits(rules: RateLimitRules): Promise<RateLimits>;
   /** Whether the store answers with the schema this Engram writes (/readyz), and its group commits (/metrics). */
   readonly health: StoreHealth;
+  /** Backups of the store: take, verify, restore into it, and the schedule of `engram serve`. */
+  readonly backups: Backups;
   /** Closes the store. */
   close(): Promise<void>;
 }
@@ -126,6 +147,7 @@ export function createApp(config: AppConfig): App {
   const { store } = config;
   const memory = createMemory({ store, policy: config.policy, now: config.now });
   const log = config.log ?? (() => {});
+  const backup = config.backup ?? { version: 'unknown' };
   return {
     memory,
     transfer: createTransfer(memory),
@@ -140,15 +162,52 @@ export function createApp(config: AppConfig): App {
       ready: () => store.ready(),
       observeCommitBatches: (observer) => store.observeCommitBatches?.(observer),
     },
+    backups: new Backups({
+      files: sqliteBackupFiles(backup.sqliteDriver),
+      version: backup.version,
+      now: memory.rules.now,
+      sqlitePath: backup.sqlitePath,
+      store: async () => store,
+      // The store is the app's: it closes it.
+      close: async () => {},
+    }),
     close: () => store.close(),
   };
+}
+
+/**
+ * The backups of the memory at `backend`, without the other services: a SQLite file is
+ * copied by SQLite and never opened as a store (`engram backup` neither upgrades nor purges
+ * it); the store is opened only when needed (PostgreSQL's snapshot, a restore's target),
+ * and closed by the services' close().
+ */
+export function openBackups(backend: Backend, config: BackupConfig & { readonly open?: OpenOptions }): Backups {
+  let opened: Promise<StorageBackend> | undefined;
+  return new Backups({
+    files: sqliteBackupFiles(config.sqliteDriver),
+    version: config.version,
+    now: Date.now,
+    sqlitePath: backend.kind === 'sqlite' ? backend.path : undefined,
+    store: () => {
+      opened ??= openBackend(backend, { ...config.open, sqliteDriver: config.sqliteDriver });
+      return opened;
+    },
+    close: async () => {
+      if (opened !== undefined) await (await opened).close();
+    },
+  });
 }
 
 /** Opens the configured store, then the services over it. */
 export async function openApp(config: OpenAppConfig): Promise<App> {
   const store = await openBackend(config.backend, { ...config.open, onWarning: config.log });
   try {
-    return createApp({ ...config, store });
+    const backup: BackupConfig = {
+      version: config.version ?? 'unknown',
+      sqlitePath: config.backend.kind === 'sqlite' ? config.backend.path : undefined,
+      sqliteDriver: config.open?.sqliteDriver,
+    };
+    return createApp({ ...config, store, backup });
   } catch (error) {
     await store.close();
     throw error;

@@ -22,6 +22,7 @@ import { normalizeUser } from '../memory/model/users.js';
 import { SQLITE_DRIVER_NAMES, type SqliteDriverName } from '../open-store.js';
 import { readBoundedText } from './bounded-read.js';
 import type { Environment } from './environment.js';
+import { intervalMs } from './interval.js';
 import { LOG_FORMATS, type LogFormat } from './log-formats.js';
 
 /**
@@ -122,6 +123,12 @@ function buildConfigSchema(z: typeof import('zod').z) {
         )
         .regex(/^[\x21-\x7e]+$/, 'a metrics token is printable ASCII without spaces (openssl rand -hex 32 makes one)')
         .optional(),
+      backupDir: z.string().min(1).optional(),
+      backupEvery: z
+        .string()
+        .refine((text) => intervalMs(text) !== undefined, 'a number and a unit: 30m, 6h, 1d (s, m, h or d)')
+        .optional(),
+      backupKeep: positiveInteger.optional(),
       webSocket: z
         .object({
           socketsPerToken: positiveInteger.optional(),
@@ -169,6 +176,12 @@ export interface Settings {
   readonly webSocket?: Partial<Pick<WebSocketLimits, 'socketsPerToken' | 'socketsPerUser' | 'sockets' | 'handshakes'>>;
   /** `engram serve`'s rate limits over the defaults ("rateLimit", as --rate-limit writes them); the flag goes over them. */
   readonly rateLimit?: readonly RateLimitItem[] | undefined;
+  /** `engram serve`'s scheduled backups: their folder (--backup-dir overrides it). */
+  readonly backupDir?: string | undefined;
+  /** The time between two scheduled backups, in ms ("backupEvery": "6h"). */
+  readonly backupEveryMs?: number | undefined;
+  /** How many good scheduled backups are kept. */
+  readonly backupKeep?: number | undefined;
 }
 
 /** Why a "rateLimit" setting cannot be read, or undefined. */
@@ -224,6 +237,9 @@ export function parseConfig(text: string, path: string): Settings {
     publicUrl,
     clients,
     allowPrivateClientMetadata,
+    backupDir,
+    backupEvery,
+    backupKeep,
     webSocket,
     rateLimit,
     metrics,
@@ -250,6 +266,9 @@ export function parseConfig(text: string, path: string): Settings {
       }),
     ),
     allowPrivateClientMetadata,
+    backupDir,
+    backupEveryMs: backupEvery === undefined ? undefined : intervalMs(backupEvery),
+    backupKeep,
     webSocket,
     rateLimit: rateLimit === undefined ? undefined : parseRateLimits(rateLimit),
     metrics,

@@ -146,6 +146,7 @@ export async function openContext(
       sqliteDriver,
     },
     policy: settings.policy,
+    version: VERSION,
     access: { clients: settings.clients, passwordCost },
     log: report,
   });

@@ -24,6 +24,8 @@ export interface Io {
   stderr(text: string): void;
   /** Whether stdout is a terminal: marked text (search matches) is highlighted only there. */
   readonly terminal?: boolean;
+  /** Whether stderr is a terminal: long work (a backup) shows its progress there only. */
+  readonly stderrTerminal?: boolean;
   /** Where user add and set-password read a password: the process's stdin unless a test brings its own. */
   readonly passwords?: PasswordSource;
   /**
@@ -57,6 +59,9 @@ export const processIo: Io = {
   stderr: (text) => process.stderr.write(text),
   get terminal() {
     return process.stdout.isTTY === true;
+  },
+  get stderrTerminal() {
+    return process.stderr.isTTY === true;
   },
 };
 

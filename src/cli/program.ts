@@ -7,6 +7,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { SQLITE_DRIVER_NAMES } from '../open-store.js';
 import { registerActivityCommand } from './activity.js';
 import { databaseUrlToRepeat } from './backend.js';
+import { registerBackupCommands } from './backup.js';
 import { registerChatCommand } from './chat.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import { type Run, registerEntryCommands } from './entries.js';
@@ -82,6 +83,7 @@ function buildProgram(run: Run, io: Io, environment: Environment, finish: (exitC
   registerActivityCommand(program, common, run);
   registerTransferCommands(program, common, run);
   registerMigrateCommand(program, environment, io, finish);
+  registerBackupCommands(program, common, environment, io, finish);
   registerChatCommand(program, common, run, environment);
   program.addHelpText(
     'after',

@@ -25,6 +25,13 @@ import type { ServeAuth } from '../http/auth.js';
 import { MIN_METRICS_TOKEN_LENGTH } from '../http/metrics/access.js';
 import { assertSafeBinding, assertSafePublicUrl, parseAllowedOrigin, parsePublicUrl } from '../http/origins.js';
 import type { RunningHttpServer } from '../http/server.js';
+import type { BackupSchedule } from '../transfer/backup/schedule.js';
+import {
+  addBackupScheduleOptions,
+  type BackupScheduleFlags,
+  checkBackupFlags,
+  startBackupSchedule,
+} from './backup-schedule.js';
 import { loadSettings } from './config.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import type { Environment } from './environment.js';
@@ -34,7 +41,7 @@ import { createServerLog, type ServerLog } from './server-log.js';
 import { readTlsFiles, type TlsFiles } from './tls-files.js';
 import { scheduleTrashPurge, type TrashPurge } from './trash-purge.js';
 
-interface ServeOptions extends CommonOptions {
+interface ServeOptions extends CommonOptions, BackupScheduleFlags {
   readonly host: string;
   readonly port: number;
   readonly auth: 'none' | 'token' | 'oauth';
@@ -255,6 +262,7 @@ async function serve(
     const settings = loadSettings(options.config, environment);
     publicUrl = options.publicUrl ?? settings.publicUrl;
     metrics = metricsSettings(options.metrics ?? settings.metrics ?? false, environment, settings.metricsToken);
+    checkBackupFlags(options, settings);
     assertSafePublicUrl(options.host, options.auth, publicUrl);
     tls = readTlsFiles(options.tlsCert, options.tlsKey);
     serverLog = await createServerLog(options.logFormat ?? settings.logFormat ?? 'human', (text) => io.stderr(text));
@@ -271,6 +279,15 @@ async function serve(
   const { log } = serverLog;
   let clients: OAuthClients | undefined;
   let server: RunningHttpServer;
+  let backupSchedule: BackupSchedule | undefined;
+  try {
+    backupSchedule = await startBackupSchedule(context, options, context.settings, log);
+  } catch (error) {
+    await context.close();
+    log.close();
+    finish(reportFailure(error, false, io));
+    return;
+  }
   try {
     // Loaded only for OAuth: the guarded fetch of client metadata documents (an SSRF door).
     clients =
@@ -306,9 +323,11 @@ async function serve(
       log,
       mcpFastPath: environment.accelerators.httpFastPath,
       metrics,
+      backupStatus: backupSchedule,
       requestLog: serverLog.requestLog,
     });
   } catch (error) {
+    await backupSchedule?.stop();
     await context.close();
     log.close();
     const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
@@ -356,6 +375,7 @@ async function serve(
     try {
       await server.close();
       await trashPurge?.stop();
+      await backupSchedule?.stop();
       await context.close();
       serverLog.stopped();
     } finally {
@@ -371,7 +391,7 @@ export function registerServeCommand(
   io: Io,
   finish: (exitCode: number) => void,
 ): void {
-  common(program.command('serve'))
+  const serveCommand = common(program.command('serve'))
     .description('Serve MCP over HTTP (Streamable HTTP at /mcp) for the llama.cpp WebUI, Claude Code and others')
     .addOption(new Option('--host <address>', 'address to listen on (else $ENGRAM_HOST)').default('127.0.0.1'))
     .addOption(
@@ -424,6 +444,8 @@ export function registerServeCommand(
       ).choices(LOG_FORMATS),
     )
     .option('--tls-cert <file>', 'serve https with this PEM certificate chain (with --tls-key)')
-    .option('--tls-key <file>', 'the PEM private key of --tls-cert')
-    .action((options: ServeOptions, command: Command) => serve(options, command, environment, io, finish));
+    .option('--tls-key <file>', 'the PEM private key of --tls-cert');
+  addBackupScheduleOptions(serveCommand).action((options: ServeOptions, command: Command) =>
+    serve(options, command, environment, io, finish),
+  );
 }

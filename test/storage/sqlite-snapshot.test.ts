@@ -6,7 +6,7 @@
  * a destination that exists is never replaced.
  */
 
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Database } from '../../src/storage/sqlite/driver.js';
 import { sqliteDriver } from '../../src/storage/sqlite/drivers.js';
@@ -58,6 +58,8 @@ for (const { name, missing } of driversUnderTest()) {
       expect(snapshot.path).toBe(dir.file('copy.db'));
       expect(snapshot.bytes).toBeGreaterThan(0);
       expect(progress.at(-1)?.bytes).toBe(snapshot.bytes);
+      // Readable by its owner alone, as the memory is.
+      expect(statSync(dir.file('copy.db')).mode & 0o777).toBe(0o600);
 
       const copy = open(dir.file('copy.db'));
       expect(copy.pragma('integrity_check', { simple: true })).toBe('ok');

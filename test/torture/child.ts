@@ -29,8 +29,9 @@ export function fixture(file: string): string {
   return fileURLToPath(new URL(`./fixtures/${file}`, import.meta.url));
 }
 
-export function startChild(script: string, args: readonly string[]): Child {
-  const child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+/** Runs `script` with `args` under this Node, in `env` (this process's by default). */
+export function startChild(script: string, args: readonly string[], env?: NodeJS.ProcessEnv): Child {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env });
   const lines: string[] = [];
   let partial = '';
   let stderr = '';

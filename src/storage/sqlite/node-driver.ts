@@ -22,6 +22,8 @@ export interface DriverOptions {
   readonly timeout?: number;
   /** Refuse a path with no file (SQLITE_CANTOPEN) rather than create one. */
   readonly fileMustExist?: boolean;
+  /** Open for reading only: nothing is written to the file, nor created beside it (a backup being verified). */
+  readonly readonly?: boolean;
 }
 
 export type DriverConstructor = new (path: string, options?: DriverOptions) => Database;
@@ -288,7 +290,7 @@ export function nodeSqliteDriver(load: (id: string) => unknown): DriverConstruct
       if (options.fileMustExist && path !== ':memory:' && !existsSync(path)) {
         throw Object.assign(new Error('unable to open database file'), { code: 'SQLITE_CANTOPEN' });
       }
-      const db = attempt(() => new sqlite.DatabaseSync(path));
+      const db = attempt(() => new sqlite.DatabaseSync(path, { readOnly: options.readonly === true }));
       this.db = db;
       try {
         attempt(() => {

@@ -75,6 +75,8 @@ export async function snapshotSqlite(
   const partial = join(folder, `.${basename(destination)}.${process.pid}-${randomBytes(4).toString('hex')}.partial`);
   const driver = sqliteDriver(options.driver).worker;
   try {
+    // Created empty first, readable by its owner alone as the memory is (file.ts): VACUUM INTO fills an empty file.
+    closeSync(openSync(partial, 'wx', 0o600));
     await vacuumInto(driver, source, partial, options.onProgress);
     await options.beforeRename?.(partial);
     fsyncPath(partial, 'r+');
@@ -82,7 +84,8 @@ export async function snapshotSqlite(
     fsyncPath(folder, 'r');
     return { path: destination, bytes: statSync(destination).size };
   } catch (error) {
-    rmSync(partial, { force: true });
+    // The copy, and whatever SQLite kept beside it while the hook wrote into it.
+    for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(`${partial}${suffix}`, { force: true });
     throw error;
   }
 }

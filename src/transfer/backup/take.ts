@@ -1,0 +1,79 @@
+/**
+ * Taking a backup: a consistent copy of the whole memory while servers keep writing, as one
+ * SQLite file in Engram's schema, stamped with what it holds, at its final name only once
+ * whole and on disk. From SQLite, SQLite copies the live file itself (VACUUM INTO, through
+ * BackupFiles.snapshot); from PostgreSQL, the whole store is read in one repeatable-read
+ * snapshot (Store.dump) and loaded into a new SQLite file. The dump is held in memory
+ * while it is written: a memory of some hundreds of megabytes needs as much free RAM.
+ */
+
+import { statSync } from 'node:fs';
+import type { Store } from '../../memory/port.js';
+import { partialPathFor, removePartial, renameDurably } from './durable.js';
+import type { BackupFiles, BackupMetadata } from './port.js';
+
+/** The memory being backed up: a SQLite file by path (copied by SQLite), or a PostgreSQL store. */
+export type LiveMemory =
+  | { readonly kind: 'sqlite'; readonly path: string }
+  | { readonly kind: 'postgres'; readonly store: Store };
+
+/** How far a backup is: bytes copied from SQLite; entries read, then written, from PostgreSQL. */
+export type BackupProgress =
+  | { readonly phase: 'copying'; readonly bytes: number; readonly total: number }
+  | { readonly phase: 'reading' }
+  | { readonly phase: 'writing'; readonly entries: number; readonly total: number };
+
+export interface TakeOptions {
+  readonly files: BackupFiles;
+  /** The Engram version written into the backup. */
+  readonly version: string;
+  readonly now: () => number;
+  readonly onProgress?: (progress: BackupProgress) => void;
+}
+
+/** A backup taken: where, how large, and what it holds. */
+export interface TakenBackup {
+  readonly path: string;
+  readonly bytes: number;
+  readonly metadata: BackupMetadata;
+}
+
+/**
+ * Backs `memory` up to `destination`, a path that must not exist in a folder that does:
+ * the whole backup there, or nothing (a failure removes the temporary copy).
+ */
+export async function takeBackup(memory: LiveMemory, destination: string, options: TakeOptions): Promise<TakenBackup> {
+  const { files, onProgress } = options;
+  const stamp = { takenAt: options.now(), engramVersion: options.version, source: memory.kind };
+  let metadata: BackupMetadata | undefined;
+  if (memory.kind === 'sqlite') {
+    await files.snapshot(memory.path, destination, {
+      onProgress: (progress) => onProgress?.({ phase: 'copying', ...progress }),
+      beforeRename: async (partial) => {
+        metadata = await files.stamp(partial, stamp);
+      },
+    });
+  } else {
+    const partial = partialPathFor(destination);
+    try {
+      onProgress?.({ phase: 'reading' });
+      const dump = await memory.store.dump();
+      const copy = files.create(partial);
+      try {
+        const total = dump.entries.length;
+        await copy.load(dump, {
+          replace: false,
+          onProgress: (entries) => onProgress?.({ phase: 'writing', entries, total }),
+        });
+      } finally {
+        await copy.close();
+      }
+      metadata = await files.stamp(partial, stamp);
+      renameDurably(partial, destination);
+    } catch (error) {
+      removePartial(partial);
+      throw error;
+    }
+  }
+  return { path: destination, bytes: statSync(destination).size, metadata: metadata as BackupMetadata };
+}
