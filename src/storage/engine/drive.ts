@@ -57,3 +57,22 @@ export async function runAsync<T>(work: Work<T>): Promise<T> {
   }
   return step.value;
 }
+
+/**
+ * Runs `work` on a synchronous backend in turns: the event loop runs between two of its
+ * steps, so a long algorithm (loading a whole dump) does not hold up a server's requests.
+ * Only on a connection nothing else uses while it runs: a request's statement there would
+ * land inside the caller's open transaction.
+ */
+export async function runInTurns<T>(work: Work<T>): Promise<T> {
+  let step = work.next();
+  while (!step.done) {
+    if (step.value instanceof Promise) {
+      throw new Error('a synchronous storage backend returned a promise from one of its primitives');
+    }
+    const value = step.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    step = work.next(value);
+  }
+  return step.value;
+}

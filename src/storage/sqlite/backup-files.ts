@@ -36,9 +36,14 @@ export function sqliteBackupFiles(driver?: SqliteDriverName): BackupFiles {
     snapshot: async (source: string, destination: string, options: SnapshotOptions = {}) => {
       await snapshotSqlite(source, destination, { ...options, driver });
     },
-    create(path) {
+    async write(path, dump, onProgress) {
       if (existsSync(path)) throw new Error(`${path} already exists: a new memory file is never made over one`);
-      return new SqliteStore({ path, driver });
+      const store = new SqliteStore({ path, driver });
+      try {
+        await store.loadInTurns(dump, { replace: false, onProgress });
+      } finally {
+        await store.close();
+      }
     },
     open(path) {
       if (!existsSync(path)) throw new Error(`${path}: no such file`);

@@ -9,7 +9,7 @@
  */
 
 import type { LoadOptions, StoreDump } from '../../memory/port.js';
-import { runSync } from '../engine/drive.js';
+import { runInTurns, runSync } from '../engine/drive.js';
 import { type DumpDatabase, type DumpTable, dump, isEmpty, LOADED_TABLES, load } from '../sql/dump.js';
 import type { Database } from './driver.js';
 import { sqliteDialect } from './sql-database.js';
@@ -77,4 +77,20 @@ export function dumpDatabase(db: Database): StoreDump {
 
 export function loadDatabase(db: Database, dumped: StoreDump, options: LoadOptions): void {
   db.transaction(() => runSync(load(dumpDatabaseOn(db), dumped, options))).immediate();
+}
+
+/**
+ * loadDatabase in turns (engine/drive.ts, runInTurns): the same one immediate transaction,
+ * with the event loop free between two batches of rows, for a file no request uses (a
+ * backup being written by a server, which goes on answering meanwhile).
+ */
+export async function loadDatabaseInTurns(db: Database, dumped: StoreDump, options: LoadOptions): Promise<void> {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    await runInTurns(load(dumpDatabaseOn(db), dumped, options));
+    db.exec('COMMIT');
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
 }

@@ -48,7 +48,7 @@ import { DEFAULT_BUSY_DEADLINE_MS, isBusy, retryUntil } from './busy.js';
 import { openDatabase } from './connection.js';
 import type { Database } from './driver.js';
 import { type SqliteDriverName, sqliteDriver } from './drivers.js';
-import { dumpDatabase, isDatabaseEmpty, loadDatabase } from './dump.js';
+import { dumpDatabase, isDatabaseEmpty, loadDatabase, loadDatabaseInTurns } from './dump.js';
 import { GroupCommit } from './group-commit.js';
 import { Guard } from './guard.js';
 import { IndexCache } from './index-cache.js';
@@ -356,6 +356,18 @@ export class SqliteStore implements StorageBackend {
     this.indexCache.invalidate();
     await this.guard.write(() => loadDatabase(this.db, dump, options));
     this.feed.committedSome();
+    this.searchBacklog.wrote();
+  }
+
+  /**
+   * load, with the event loop free between two batches of rows (dump.ts,
+   * loadDatabaseInTurns): only for a file nothing else uses, as a backup being written
+   * (storage/sqlite/backup-files.ts). Never on a memory being served: a request's
+   * statement would run inside the open transaction.
+   */
+  async loadInTurns(dump: StoreDump, options: LoadOptions): Promise<void> {
+    this.guard.checkFile();
+    await this.guard.explained(loadDatabaseInTurns(this.db, dump, options));
     this.searchBacklog.wrote();
   }
 

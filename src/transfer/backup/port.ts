@@ -6,7 +6,7 @@
  * (storage/sqlite/backup-files.ts); app.ts hands it to the backup services.
  */
 
-import type { Store } from '../../memory/port.js';
+import type { Store, StoreDump } from '../../memory/port.js';
 
 /** What a backup holds, counted as `engram migrate` counts a copy. */
 export interface BackupCounts {
@@ -72,8 +72,12 @@ export interface BackupFiles {
    * `destination`, which must not exist, atomically: a whole file there, or none.
    */
   snapshot(source: string, destination: string, options?: SnapshotOptions): Promise<void>;
-  /** A new, empty memory at `path` (which must not exist), in the current schema: to load a dump into. */
-  create(path: string): Store;
+  /**
+   * Writes `dump` as a new memory at `path` (which must not exist), in the current schema,
+   * in one transaction that leaves the event loop free between two batches of rows (a
+   * server writing a scheduled backup goes on answering); told the entries written so far.
+   */
+  write(path: string, dump: StoreDump, onProgress?: (entries: number) => void): Promise<void>;
   /** The memory file at `path` opened as a store, upgraded to the current schema if older: only ever a copy. */
   open(path: string): Store;
   /**

@@ -58,16 +58,8 @@ export async function takeBackup(memory: LiveMemory, destination: string, option
     try {
       onProgress?.({ phase: 'reading' });
       const dump = await memory.store.dump();
-      const copy = files.create(partial);
-      try {
-        const total = dump.entries.length;
-        await copy.load(dump, {
-          replace: false,
-          onProgress: (entries) => onProgress?.({ phase: 'writing', entries, total }),
-        });
-      } finally {
-        await copy.close();
-      }
+      const total = dump.entries.length;
+      await files.write(partial, dump, (entries) => onProgress?.({ phase: 'writing', entries, total }));
       metadata = await files.stamp(partial, stamp);
       renameDurably(partial, destination);
     } catch (error) {

@@ -1,0 +1,57 @@
+/**
+ * A backup read through a store's dump (PostgreSQL's way) is written into its SQLite file
+ * in turns: the event loop runs between two batches of entries, so a server taking a
+ * scheduled backup goes on answering. Shown by counting the turns other work got between
+ * two batches, never by timing them. The file is whole all the same: one transaction.
+ */
+
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { openMemoryStore } from '../../src/storage/memory/index.js';
+import { sqliteBackupFiles } from '../../src/storage/sqlite/backup-files.js';
+import { SqliteStore } from '../../src/storage/sqlite/store.js';
+import { takeBackup } from '../../src/transfer/backup/take.js';
+import { tempDir } from '../helpers/engram.js';
+
+const ADA = { user: 'ada', label: 'test' };
+const ENTRIES = 3_500;
+
+describe('a backup from a dump', () => {
+  it('is written with the event loop free between two batches, and holds every entry', async () => {
+    const store = openMemoryStore();
+    const app = createApp({ store, policy: { userCap: 2 ** 30, maxEntries: 2 ** 20 } });
+    onTestFinished(() => app.close());
+    for (let at = 0; at < ENTRIES; at++) {
+      await app.memory.write(ADA, { name: `topics/n${at}`, description: `Note ${at}`, new: `Body ${at}.` });
+    }
+    let ticks = 0;
+    let ticking = true;
+    const tick = () => {
+      ticks++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const ticksAtBatch: number[] = [];
+    const destination = join(tempDir().path, 'backup.db');
+    try {
+      await takeBackup({ kind: 'postgres', store }, destination, {
+        files: sqliteBackupFiles(),
+        version: '0.0.0-test',
+        now: () => Date.now(),
+        onProgress: (progress) => {
+          if (progress.phase === 'writing' && progress.entries > 0) ticksAtBatch.push(ticks);
+        },
+      });
+    } finally {
+      ticking = false;
+    }
+    expect(ticksAtBatch).toHaveLength(Math.ceil(ENTRIES / 1_000));
+    for (let at = 1; at < ticksAtBatch.length; at++) expect(ticksAtBatch[at]!).toBeGreaterThan(ticksAtBatch[at - 1]!);
+
+    const copy = new SqliteStore({ path: destination });
+    onTestFinished(() => copy.close());
+    expect(await copy.index('ada')).toHaveLength(ENTRIES);
+    expect((await copy.get('ada', ['topics/n3499']))[0]?.body).toBe('Body 3499.\n');
+  });
+});
