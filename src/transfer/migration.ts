@@ -29,8 +29,9 @@ export interface CopyProgress {
   readonly entriesTotal: number;
 }
 
-/** What was copied. */
-export interface CopySummary {
+/** What a whole store holds, as a copy (and a backup: transfer/backup) counts it. */
+export interface StoreCounts {
+  /** Users with entries or usage. */
   readonly users: number;
   /** Live entries. */
   readonly entries: number;
@@ -41,6 +42,10 @@ export interface CopySummary {
   readonly accounts: number;
   /** Grants: connected apps. */
   readonly apps: number;
+}
+
+/** What was copied. */
+export interface CopySummary extends StoreCounts {
   /** True when the target held something that the copy replaced. */
   readonly replaced: boolean;
 }

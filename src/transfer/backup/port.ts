@@ -7,21 +7,10 @@
  */
 
 import type { Store, StoreDump } from '../../memory/port.js';
+import type { StoreCounts } from '../migration.js';
 
 /** What a backup holds, counted as `engram migrate` counts a copy. */
-export interface BackupCounts {
-  /** Users with entries or usage. */
-  readonly users: number;
-  /** Live entries. */
-  readonly entries: number;
-  /** Dropped entries in the trash. */
-  readonly trash: number;
-  readonly revisions: number;
-  readonly tokens: number;
-  readonly accounts: number;
-  /** Connected apps (OAuth grants). */
-  readonly apps: number;
-}
+export type BackupCounts = StoreCounts;
 
 export const COUNT_NAMES = ['users', 'entries', 'trash', 'revisions', 'tokens', 'accounts', 'apps'] as const;
 
