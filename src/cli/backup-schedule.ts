@@ -10,7 +10,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { BackupSchedule } from '../transfer/backup/schedule.js';
 import type { Settings } from './config.js';
 import type { Context } from './context.js';
-import { describeInterval, intervalMs } from './interval.js';
+import { describeInterval, INTERVAL_SYNTAX, intervalMs } from './interval.js';
 import { UsageError } from './output.js';
 
 export interface BackupScheduleFlags {
@@ -25,7 +25,11 @@ export const DEFAULT_BACKUP_KEEP = 14;
 
 function parseInterval(value: string): number {
   const ms = intervalMs(value);
-  if (ms === undefined) throw new InvalidArgumentError('give a number and a unit: 30m, 6h, 1d (s, m, h or d).');
+  if (ms === undefined) {
+    throw new InvalidArgumentError(
+      `give ${INTERVAL_SYNTAX}. For backups further apart, run engram backup from cron or a systemd timer.`,
+    );
+  }
   return ms;
 }
 

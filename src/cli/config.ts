@@ -22,7 +22,7 @@ import { normalizeUser } from '../memory/model/users.js';
 import { SQLITE_DRIVER_NAMES, type SqliteDriverName } from '../open-store.js';
 import { readBoundedText } from './bounded-read.js';
 import type { Environment } from './environment.js';
-import { intervalMs } from './interval.js';
+import { INTERVAL_SYNTAX, intervalMs } from './interval.js';
 import { LOG_FORMATS, type LogFormat } from './log-formats.js';
 
 /**
@@ -126,7 +126,7 @@ function buildConfigSchema(z: typeof import('zod').z) {
       backupDir: z.string().min(1).optional(),
       backupEvery: z
         .string()
-        .refine((text) => intervalMs(text) !== undefined, 'a number and a unit: 30m, 6h, 1d (s, m, h or d)')
+        .refine((text) => intervalMs(text) !== undefined, INTERVAL_SYNTAX)
         .optional(),
       backupKeep: positiveInteger.optional(),
       webSocket: z

@@ -274,7 +274,7 @@ describe("restoring on a new machine, and the schedule's settings", () => {
       backupEveryMs: 1_800_000,
       backupKeep: 3,
     });
-    expect(() => loadSettings(bad, where)).toThrow(/backupEvery: a number and a unit: 30m, 6h, 1d/);
+    expect(() => loadSettings(bad, where)).toThrow(/backupEvery: a number and a unit, from 1s to 24d: 30m, 6h, 1d/);
 
     const alone = await engram(['serve', '--db', dir.file('m.db'), '--backup-every', '1h'], env);
     expect(alone).toMatchObject({ code: 2 });
@@ -286,7 +286,13 @@ describe("restoring on a new machine, and the schedule's settings", () => {
       env,
     );
     expect(wrong).toMatchObject({ code: 2 });
-    expect(wrong.stderr).toContain('give a number and a unit: 30m, 6h, 1d');
+    expect(wrong.stderr).toContain('give a number and a unit, from 1s to 24d: 30m, 6h, 1d');
+    const tooLong = await engram(
+      ['serve', '--db', dir.file('m.db'), '--backup-dir', dir.path, '--backup-every', '30d'],
+      env,
+    );
+    expect(tooLong).toMatchObject({ code: 2 });
+    expect(tooLong.stderr).toContain('For backups further apart, run engram backup from cron or a systemd timer.');
     expect(existsSync(dir.file('m.db'))).toBe(false);
   });
 });

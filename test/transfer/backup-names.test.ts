@@ -58,8 +58,12 @@ describe('backup names', () => {
 });
 
 describe('intervals of scheduled backups', () => {
-  it('are a number and a unit, a second at least', () => {
+  it('are a number and a unit, from a second to 24 days (a longer timer of Node fires at once)', () => {
     expect(intervalMs('6h')).toBe(6 * 3_600_000);
+    expect(intervalMs('24d')).toBe(24 * 86_400_000);
+    expect(intervalMs('25d')).toBeUndefined();
+    expect(intervalMs('30d')).toBeUndefined();
+    expect(intervalMs('999999h')).toBeUndefined();
     expect(intervalMs('30m')).toBe(1_800_000);
     expect(intervalMs('1d')).toBe(86_400_000);
     expect(intervalMs('90s')).toBe(90_000);

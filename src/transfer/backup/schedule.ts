@@ -115,7 +115,10 @@ export class BackupSchedule {
     if (this.stopped) return;
     this.timer = this.timers.set(() => {
       this.timer = undefined;
-      void this.runNow().then(() => this.plan(this.options.everyMs));
+      // Whatever befalls a run (the folder removed under it), the next one is planned, and nothing is left unhandled.
+      void this.runNow()
+        .catch((error: unknown) => this.options.log(`scheduled backup failed: ${(error as Error).message ?? error}`))
+        .finally(() => this.plan(this.options.everyMs));
     }, ms);
   }
 
@@ -136,7 +139,7 @@ export class BackupSchedule {
     }
     this.last = { at: new Date(backup.metadata.takenAt), path: backup.path };
     this.good.set(backup.path, this.last);
-    const removed = await this.rotate();
+    const removed = await this.rotate(backup.path);
     options.log(
       `backed up to ${backup.path}${removed.length > 0 ? `; removed ${removed.length} older backup(s)` : ''}`,
     );
@@ -153,18 +156,25 @@ export class BackupSchedule {
     }
   }
 
-  /** Keeps the newest `keep` good backups, removes the good ones older than those; a bad one is left and logged. */
-  private async rotate(): Promise<string[]> {
-    let kept = 0;
-    const removed: string[] = [];
+  /**
+   * Keeps the backup just `taken` and the newest good ones beside it, `keep` in all, newest
+   * by when each was taken (its stamp, not its name: names from a clock that was once ahead
+   * must not push out the backup just taken); removes the other good ones. A bad one is left
+   * and logged.
+   */
+  private async rotate(taken: string): Promise<string[]> {
+    const others: LastGoodBackup[] = [];
     for (const path of backupsIn(this.options.dir)) {
-      if ((await this.check(path)) === undefined) continue;
-      if (kept < this.options.keep) {
-        kept += 1;
-        continue;
-      }
+      if (path === taken) continue;
+      const good = await this.check(path);
+      if (good !== undefined) others.push(good);
+    }
+    others.sort((a, b) => b.at.getTime() - a.at.getTime());
+    const removed: string[] = [];
+    for (const { path } of others.slice(this.options.keep - 1)) {
       try {
         rmSync(path);
+        this.good.delete(path);
         removed.push(path);
       } catch (error) {
         this.options.log(`could not remove the old backup ${path}: ${(error as Error).message}`);

@@ -80,6 +80,30 @@ describe('BackupSchedule', () => {
     await schedule.stop();
   });
 
+  it('never removes the backup it just took, even beside backups named by a clock that was ahead', async () => {
+    const dir = tempDir();
+    const memory = dir.file('memory.db');
+    await memoryAt(memory);
+    const backups = dir.file('backups');
+    mkdirSync(backups);
+    // Two good backups taken while the clock was a day ahead: their names sort after today's.
+    const ahead = scheduleFor(backups, memory, 5, Date.UTC(2026, 11, 7, 12));
+    await ahead.schedule.runNow();
+    ahead.clock.now += HOUR;
+    await ahead.schedule.runNow();
+    const { schedule } = scheduleFor(backups, memory, 2);
+
+    const result = await schedule.runNow();
+
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(existsSync(result.backup.path)).toBe(true);
+    expect(schedule.lastGood()?.path).toBe(result.backup.path);
+    // Kept: the one just taken and the newest other by its stamp; the older of the two "ahead" is gone.
+    expect(result.removed).toHaveLength(1);
+    expect(readdirSync(backups)).toHaveLength(2);
+  });
+
   it('logs a failed backup and leaves the earlier ones and the last good one as they were', async () => {
     const dir = tempDir();
     const memory = dir.file('memory.db');
