@@ -51,9 +51,20 @@ export async function createServerLog(format: LogFormat, write: (text: string) =
   return {
     log,
     requestLog: jsonRequestLog(logger),
-    internalError: (error) => logger.error({ err: error }, 'internal error'),
+    internalError: (error) => logger.error({ error: errorFields(error) }, 'internal error'),
     started: (fields) => logger.info(fields, 'listening'),
     stopping: (signal) => logger.info({ signal }, 'stopping: finishing requests in flight'),
     stopped: () => logger.info('stopped'),
   };
+}
+
+/**
+ * What the JSON log tells of an unexpected failure: its type, message and stack, as the
+ * human log does, and nothing else. Not pino's own error serializer, which copies every
+ * property and the whole cause chain: a PostgreSQL error's `detail` holds the row a
+ * constraint refused, memory text included.
+ */
+function errorFields(error: unknown): { type: string; message: string; stack?: string | undefined } {
+  if (!(error instanceof Error)) return { type: typeof error, message: String(error) };
+  return { type: error.name, message: error.message, stack: error.stack };
 }
