@@ -80,7 +80,8 @@ export async function restoreBackup(
     const source = files.open(copy);
     try {
       const copied = await copyStore(source, target.store, {
-        force: options.force,
+        // Replace only what a copy was kept of: a memory found empty and written meanwhile is refused, not wiped.
+        force: kept !== undefined,
         target: target.name,
         onProgress: ({ entriesWritten, entriesTotal }) => options.onProgress?.(entriesWritten, entriesTotal),
       });
