@@ -308,13 +308,13 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       sendError(res, 405, REFUSED, 'Method not allowed: use GET /metrics.', { Allow: 'GET, HEAD' });
       return;
     }
-    const access = metricsAccess(req, token);
+    const access = metricsAccess(req, token, options.trustProxy ?? false);
     if (access === 'forbidden') {
       sendError(
         res,
         403,
         REFUSED,
-        'Forbidden: /metrics is served to this machine only. To let Prometheus read it from elsewhere, ' +
+        `Forbidden: /metrics is served to this machine only${options.trustProxy ? ', and with --trust-proxy to no one without the metrics token' : ''}. To let Prometheus read it from elsewhere, ` +
           'set a metrics token (ENGRAM_METRICS_TOKEN, or "metricsToken" in the config file) and send it as a bearer token.',
       );
       return;

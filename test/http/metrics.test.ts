@@ -185,5 +185,11 @@ describe('/metrics', () => {
       'allowed',
     );
     expect(metricsAccess(from('127.0.0.1', { forwarded: 'for=203.0.113.7' }), undefined)).toBe('forbidden');
+    // Behind a declared proxy (--trust-proxy), a loopback socket may be anyone's: only the token opens.
+    expect(metricsAccess(from('127.0.0.1'), undefined, true)).toBe('forbidden');
+    expect(metricsAccess(from('127.0.0.1'), METRICS_TOKEN, true)).toBe('unauthorized');
+    expect(metricsAccess(from('127.0.0.1', { authorization: `Bearer ${METRICS_TOKEN}` }), METRICS_TOKEN, true)).toBe(
+      'allowed',
+    );
   });
 });

@@ -5,7 +5,9 @@
  * Prometheus scraping from another machine gets no way into anyone's memory, and no
  * token of a user can read the server's metrics. A request that a proxy forwarded (it
  * carries X-Forwarded-For, Forwarded or X-Real-IP) is not from this machine, though its
- * socket is: behind a reverse proxy on the same machine, every client would be.
+ * socket is: behind a reverse proxy on the same machine, every client would be. And with
+ * --trust-proxy, nothing is taken as from this machine: a proxy that adds none of those
+ * headers (a TCP proxy, an SSH tunnel) would hand every visitor a loopback socket.
  */
 
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -31,10 +33,13 @@ function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
-/** Whether `req` may read the metrics: from loopback, not forwarded; else with the metrics token, if one is set. */
-export function metricsAccess(req: IncomingMessage, token: string | undefined): MetricsAccess {
+/**
+ * Whether `req` may read the metrics: from loopback, not forwarded, with no proxy declared
+ * in front (`behindProxy`: --trust-proxy); else with the metrics token, if one is set.
+ */
+export function metricsAccess(req: IncomingMessage, token: string | undefined, behindProxy = false): MetricsAccess {
   const forwarded = FORWARDING_HEADERS.some((name) => req.headers[name] !== undefined);
-  if (!forwarded && isLoopbackAddress(req.socket.remoteAddress)) return 'allowed';
+  if (!behindProxy && !forwarded && isLoopbackAddress(req.socket.remoteAddress)) return 'allowed';
   if (token === undefined) return 'forbidden';
   const given = /^Bearer ([\x21-\x7e]{1,512})$/.exec(req.headers.authorization ?? '')?.[1];
   // Compared as digests, in constant time: neither the token nor its length leaks through timing.
