@@ -514,6 +514,25 @@ describe.skipIf(!server)('PostgreSQL', () => {
         ]);
       });
 
+      it('reads a whole dump past statementTimeoutMs: a scheduled backup on a server pool is not cut short', async () => {
+        const store = await open({ statementTimeoutMs: 100 });
+        await store.mutate(alice, 'topics/a', appendLine('one'), rules);
+        const client = new pg.Client({ connectionString: database.url });
+        await client.connect();
+        await client.query('BEGIN');
+        await client.query('LOCK TABLE entries IN ACCESS EXCLUSIVE MODE');
+        const dumped = store.dump();
+        try {
+          await blockedBackend();
+          // Held three times as long as a statement may run on this store's pool.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+        } finally {
+          await client.query('COMMIT');
+          await client.end();
+        }
+        expect((await dumped).entries.map((entry) => entry.name)).toEqual(['topics/a']);
+      });
+
       it('opens at most `max` connections however many writes arrive', async () => {
         const store = await open({ max: 2 });
 

@@ -23,6 +23,9 @@ const BATCH = 500;
 
 const SQL = {
   snapshot: 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY',
+  // A whole database is read in one transaction: no statement or idle timeout of the
+  // server's pool (pool.ts, 30 s) may cut a scheduled backup short, as none cuts the CLI's.
+  untimed: `SELECT set_config('statement_timeout', '0', true), set_config('idle_in_transaction_session_timeout', '0', true)`,
   // Servers on the database wait (or time out) until the load commits: none sees half of it.
   // Users first, as a write takes its user's row first (statements.ts, lockUser): a write
   // under way then finishes while the load waits for it.
@@ -110,6 +113,7 @@ export function isDatabaseEmpty(runner: Runner): Promise<boolean> {
 export function dumpDatabase(runner: Runner): Promise<StoreDump> {
   return runner.transaction(async (connection) => {
     await connection.query({ text: SQL.snapshot });
+    await connection.query({ text: SQL.untimed });
     return runAsync(dump(dumpDatabaseOn(on(connection))));
   });
 }
