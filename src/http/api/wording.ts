@@ -124,8 +124,8 @@ const API_WORDING: DoorWording = {
     // Core's message says what the range held; it names no route.
     'revert-nothing': CORE_MESSAGE,
     'revert-stale': () =>
-      'The memory changed since this preview: nothing was changed. POST /api/revert/preview again and apply the new ' +
-      'preview (its version).',
+      'The memory changed since this preview: nothing was changed. Preview it again (GET /api/revert, or GET ' +
+      '/api/revert/{id}/undo) and apply the new preview with its version.',
     // Core's message names the id; no route helps find another.
     'revert-unknown': CORE_MESSAGE,
     // Core's message says which cap and by how much; it names no route.
