@@ -60,6 +60,9 @@ describe('engram revert', () => {
     expect(await ok(engram.run('open', 'topics/a'))).not.toContain('poisoned');
     expect(await ok(engram.run('open', 'topics/c'))).toContain('three');
     expect((await engram.run('open', 'topics/new')).code).toBe(1);
+    expect(await ok(engram.run('history', 'topics/a'))).toMatch(
+      new RegExp(`\n {6}revert ${id}: rogue-app's changes since `),
+    );
     const history = JSON.parse(await ok(engram.run('history', 'topics/a', '--json')));
     expect(history.at(-1)).toMatchObject({
       actor: 'cli',

@@ -298,6 +298,29 @@ for (const [label, open] of BACKENDS) {
       expect(before['topics/d']).toBeNull();
     });
 
+    it('refuses, changing nothing, when an entry changes between its preview and the transaction', async () => {
+      const { memory, since } = await rogueScenario();
+      // Another app writes topics/a just before the revert's transaction starts.
+      const racing = new Proxy(memory.store, {
+        get(target, property) {
+          if (property === 'mutateAll') {
+            return async (...args: Parameters<Store['mutateAll']>) => {
+              await memory.write(LAPTOP, { name: 'topics/a', new: 'Just in time.\n' });
+              return target.mutateAll(...args);
+            };
+          }
+          const value: unknown = Reflect.get(target, property);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const raced = createMemory({ store: racing, now: memory.rules.now });
+      const error = await expectEngramError(() => raced.revert.apply(ME, { actor: 'rogue-app', since }), 'CONFLICT');
+      expect(error.detail).toEqual({ reason: 'revert-stale' });
+      const a = await memory.store.history(ME.user, 'topics/a');
+      expect(a.at(-1)?.actor).toBe('laptop');
+      expect((await memory.store.get(ME.user, ['topics/new-one'])).length).toBe(1);
+    });
+
     it('leaves an entry whose earlier state the history no longer keeps, and says so', async () => {
       const { memory, clock } = await memoryOf({ historyLimit: 2 });
       await memory.write(ME, { name: 'topics/x', description: 'X', new: 'one\n' });
