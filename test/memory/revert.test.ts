@@ -166,6 +166,9 @@ for (const [label, open] of BACKENDS) {
       expect(last?.operation).toBe('restore');
       expect(last?.note).toBe(`revert ${result.id}: rogue-app's changes since ${new Date(since).toISOString()}`);
       expect(revertIdOf(last?.note)).toBe(result.id);
+      // The search index follows: f is found by its text from before, the planted entry no longer.
+      expect((await memory.search(ME, 'middlemarch')).map((hit) => hit.name)).toEqual(['topics/f']);
+      expect(await memory.search(ME, 'pirate')).toEqual([]);
       const d = await memory.store.history(ME.user, 'topics/d');
       expect(d.at(-1)?.operation).toBe('undrop');
       expect(d.at(-1)?.note).toBe(result.note);
