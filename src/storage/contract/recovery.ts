@@ -628,6 +628,43 @@ export function describeRecoveryContract(label: string, open: OpenStore): void {
         expect(names).toEqual(['people/b', 'topics/a', 'topics/c']);
       });
 
+      it('undrops an entry first when asked (NamedChange.undrop), then applies its change unless it holds that text', async () => {
+        await store.mutate(desktop, 'topics/same', put('same\n', 'Same'), rules);
+        await store.mutate(desktop, 'topics/same', drop, rules);
+        await store.mutate(desktop, 'topics/other', put('dropped text\n', 'Other'), rules);
+        await store.mutate(desktop, 'topics/other', drop, rules);
+        const restore = (body: string, description: string) =>
+          ({ kind: 'put', operation: 'restore', description, body }) as const;
+
+        await store.mutateAll(
+          cli,
+          () => [
+            { name: 'topics/same', change: restore('same\n', 'Same'), undrop: true },
+            { name: 'topics/other', change: restore('earlier text\n', 'Other'), undrop: true },
+            { name: 'topics/never', change: restore('new\n', 'Never dropped'), undrop: true },
+          ],
+          { ...rules, note: 'revert r: test' },
+        );
+
+        const ops = async (name: string) =>
+          (await store.history('alice', name)).map(({ operation, actor, note }) => [operation, actor, note]);
+        expect(await ops('topics/same')).toEqual([
+          ['create', 'claude-desktop', undefined],
+          ['drop', 'claude-desktop', undefined],
+          ['undrop', 'cli', 'revert r: test'],
+        ]);
+        expect(await ops('topics/other')).toEqual([
+          ['create', 'claude-desktop', undefined],
+          ['drop', 'claude-desktop', undefined],
+          ['undrop', 'cli', 'revert r: test'],
+          ['restore', 'cli', 'revert r: test'],
+        ]);
+        expect(await ops('topics/never')).toEqual([['restore', 'cli', 'revert r: test']]);
+        expect((await store.get('alice', ['topics/other']))[0]?.body).toBe('earlier text\n');
+        expect(await store.trash('alice')).toEqual([]);
+        await expectCountersRight();
+      });
+
       it('applies every change, each with one revision by the actor, and none for none', async () => {
         await store.mutate(desktop, 'topics/keep', put('keep\n'), rules);
         await store.mutate(desktop, 'topics/update', put('old\n'), rules);
