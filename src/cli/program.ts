@@ -17,6 +17,7 @@ import { createOutput, EXIT_OK, EXIT_USAGE, type Io, processIo, reportFailure } 
 import { processPasswordSource } from './password-input.js';
 import { registerRecoveryCommands } from './recovery.js';
 import { bearsSecret } from './repeat-command.js';
+import { registerRevertCommand } from './revert.js';
 import { registerSearchCommand } from './search.js';
 import { registerServeCommand } from './serve.js';
 import { registerStdioCommand } from './stdio.js';
@@ -81,6 +82,7 @@ function buildProgram(run: Run, io: Io, environment: Environment, finish: (exitC
   registerSearchCommand(program, common, run);
   registerRecoveryCommands(program, common, run);
   registerActivityCommand(program, common, run);
+  registerRevertCommand(program, common, run);
   registerTransferCommands(program, common, run);
   registerMigrateCommand(program, environment, io, finish);
   registerBackupCommands(program, common, environment, io, finish);

@@ -31,7 +31,9 @@ const time = (ms: number) =>
     .replace(/\.\d+Z$/, 'Z');
 
 function historyLine(item: RevisionRecord): string {
-  return `${String(item.revision).padStart(4)}  ${time(item.at)}  ${item.operation.padEnd(8)}  ${item.actor}  (${utf8Bytes(item.body)} bytes): ${item.description}`;
+  const line = `${String(item.revision).padStart(4)}  ${time(item.at)}  ${item.operation.padEnd(8)}  ${item.actor}  (${utf8Bytes(item.body)} bytes): ${item.description}`;
+  // A revert's revisions say which revert made them, for engram revert --undo.
+  return item.note === undefined ? line : `${line}\n      ${item.note}`;
 }
 
 /** A revision of a diff too different to show line by line, for --json: its size and line count. */

@@ -133,6 +133,19 @@ const CLI_WORDING: DoorWording = {
     // A person's create and save (memory/editor.ts) are the web's; engram write makes the tool's edit.
     'entry-exists': NEVER_HERE,
     'stale-revision': NEVER_HERE,
+    'revert-unknown-actor': (detail) =>
+      `No change by ${JSON.stringify(detail.actor)} is kept in this memory's history; nothing was reverted. ` +
+      `${detail.actors.length > 0 ? `The actors are: ${detail.actors.join(', ')}. ` : ''}` +
+      'engram activity shows who changed what (the actor is the fourth column).',
+    // Core's message says what the range held; it names no flag.
+    'revert-nothing': CORE_MESSAGE,
+    'revert-stale': () =>
+      'The memory changed while the revert was being applied: nothing was changed. Run engram revert again ' +
+      '(with --dry-run first to see the new preview).',
+    'revert-unknown': (detail) =>
+      `No revert ${detail.id} is kept in this memory's history: check the id engram revert printed; nothing was changed.`,
+    // Core's message says which cap and by how much; it names no command.
+    'revert-over-cap': CORE_MESSAGE,
   },
 };
 

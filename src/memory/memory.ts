@@ -16,6 +16,7 @@ import { closest } from './model/similarity.js';
 import { normalizeNewlines, utf8Bytes } from './model/text.js';
 import type { Change, OverviewRow, Store, StoredEntry, Usage, WriteRules } from './port.js';
 import { Recovery } from './recovery.js';
+import { Revert } from './revert.js';
 import { parseSearch, type SearchHit, searchLimit } from './search.js';
 
 export type { Caller, WriteRequest };
@@ -81,6 +82,8 @@ export class Memory {
   readonly recovery: Recovery;
   /** What changed across the whole memory, by whom; and word of changes as they commit. */
   readonly activity: Activity;
+  /** One actor's changes over a time range, previewed, reverted in one operation, and undone. */
+  readonly revert: Revert;
 
   constructor(options: MemoryOptions) {
     this.store = options.store;
@@ -89,6 +92,7 @@ export class Memory {
     this.rules = writeRules(this.policy, now);
     this.recovery = new Recovery(this.store, this.policy, this.rules);
     this.activity = new Activity(this.store);
+    this.revert = new Revert(this.store, this.policy, this.rules, this.recovery);
   }
 
   /** One row per entry, sorted by name; never reads bodies. */

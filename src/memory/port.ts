@@ -61,6 +61,8 @@ export type { Caller };
 export interface WriteRules extends Pick<Policy, 'historyLimit' | 'historyCap'> {
   /** The time of a change in ms since the epoch, read inside its transaction. */
   readonly now: () => number;
+  /** The note the change's revision records (RevisionRecord.note), when its service gives one. */
+  readonly note?: string;
 }
 
 export type Change =
@@ -94,6 +96,13 @@ export interface RevisionRecord {
   /** The description and body the entry had after this change (before it, for a drop). */
   readonly description: string;
   readonly body: string;
+  /** Why the change was made, when a service said so (a revert: revert.ts); absent for every other change. */
+  readonly note?: string;
+}
+
+/** A revision of any copy (live or dropped) of a name, with the store's id of that copy (as in a dump). */
+export interface CopyRevision extends RevisionRecord {
+  readonly entry: number;
 }
 
 /** An entry in the trash: dropped, seen and restorable only by the human. */
@@ -106,6 +115,12 @@ export interface TrashedEntry extends StoredEntry {
 export interface NamedChange {
   readonly name: string;
   readonly change: Change;
+  /**
+   * With no live entry of the name, bring back its most recently dropped copy first (an
+   * undrop revision, as `undrop` records it), and apply `change` to that copy unless it
+   * already holds the change's description and body (a revert, revert.ts).
+   */
+  readonly undrop?: boolean;
 }
 
 /** Sees every live entry of the user (bodies included) and returns the changes to apply. */
@@ -208,6 +223,11 @@ export interface EntryStore {
 export interface RecoveryStore {
   /** Revisions of the live entry `name`, else of its most recently dropped copy; oldest first. */
   history(user: string, name: string): Promise<RevisionRecord[]>;
+  /**
+   * The revisions of every copy of `name`, live and dropped, each with its copy's id:
+   * oldest first, by time, then copy id, then revision (what a revert reads, revert.ts).
+   */
+  timeline(user: string, name: string): Promise<CopyRevision[]>;
   /** The user's trash, most recently dropped first. */
   trash(user: string): Promise<TrashedEntry[]>;
   /**

@@ -75,7 +75,7 @@ export interface DumpedEntryRow extends EntryRow {
 }
 
 /** A revision with the id of its entry, as a dump reads it. */
-export interface RevisionRow extends RevisionRecord {
+export interface RevisionRow extends RevisionColumns {
   entry_id: number;
 }
 
@@ -88,6 +88,17 @@ export interface TokenRow<ReadOnly = boolean> {
   hash: string;
   created: number;
   last_used: number | null;
+}
+
+/** A revision as SQL reads it: its note NULL where none was given. */
+export type RevisionColumns<Record extends RevisionRecord = RevisionRecord> = Omit<Record, 'note'> & {
+  note?: string | null;
+};
+
+/** A revision read from SQL, its note left out where it has none (as the in-process store keeps it). */
+export function toRevision<Record extends RevisionRecord>(row: RevisionColumns<Record>): Record {
+  const { note, ...rest } = row;
+  return (note == null ? rest : { ...rest, note }) as Record;
 }
 
 export function toEntry(row: EntryRow): StoredEntry {
@@ -107,7 +118,7 @@ export function toDumpedEntries(
   const revisions = new Map<number, RevisionRecord[]>();
   for (const { entry_id, ...record } of revisionRows) {
     const list = revisions.get(entry_id) ?? [];
-    list.push(record);
+    list.push(toRevision(record));
     revisions.set(entry_id, list);
   }
   return entryRows.map((row) => ({

@@ -52,6 +52,7 @@ function buildDocumentSchema(z: typeof import('zod').z) {
       at: isoTime,
       description: z.string(),
       body: z.string(),
+      note: z.string().optional(),
     })
     .strict();
 

@@ -155,6 +155,7 @@ describe('GET /api/entries/{group}/{slug}/history', () => {
           description: 'Who I am',
           size: 11,
           body: 'Name: Ada.\n',
+          note: null,
         },
         {
           revision: 2,
@@ -164,6 +165,7 @@ describe('GET /api/entries/{group}/{slug}/history', () => {
           description: 'Who I am',
           size: 22,
           body: 'Name: Ada.\nLikes tea.\n',
+          note: null,
         },
       ],
     });

@@ -75,7 +75,9 @@ describe('SQLite: a database at schema version 12, revisions indexed by time and
       const db = new Database(path, { readonly: true });
       try {
         expect(db.pragma('integrity_check')).toEqual([{ integrity_check: 'ok' }]);
-        expect(db.prepare('SELECT rowid, * FROM revisions ORDER BY rowid').all()).toEqual(revisionsBefore);
+        // The columns the revisions had then: a later step may add one (a revision's note).
+        const columns = Object.keys(revisionsBefore[0] ?? {}).join(', ');
+        expect(db.prepare(`SELECT ${columns} FROM revisions ORDER BY rowid`).all()).toEqual(revisionsBefore);
         expect(indexes(db)).toEqual(['revisions_activity', 'sqlite_autoindex_revisions_1']);
       } finally {
         db.close();

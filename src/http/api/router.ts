@@ -28,6 +28,7 @@ import { EventStreams } from './events.js';
 import { gateRefusalMessage, ImportGate } from './import-gate.js';
 import { sendJson, sendJsonStream } from './json.js';
 import { checkQuery, pathSegment } from './request.js';
+import { revertRoutes } from './revert.js';
 import type { Route } from './route.js';
 import { searchRoutes } from './search.js';
 import type { SessionRoutes } from './session.js';
@@ -114,6 +115,7 @@ export function createApi(options: ApiOptions): Api {
     ...accessRoutes(options.access, options.apps),
     ...searchRoutes(memory),
     ...activityRoutes(memory),
+    ...revertRoutes(memory),
     ...events.routes(),
   ].map(compile);
   const bodyCap = (route: Route) => (route.body === 'document' ? options.maxImportBytes : options.maxBodyBytes);

@@ -10,10 +10,12 @@ import type { SessionInfo } from '../../access/accounts/sessions.js';
 import type { AppInfo } from '../../access/oauth/tokens.js';
 import type { TokenInfo } from '../../access/tokens/access.js';
 import type { ActivityItem, ActorCount } from '../../memory/activity.js';
+import type { ChangeSummary } from '../../memory/model/revert-plan.js';
 import { lineCount } from '../../memory/model/revision-diff.js';
 import { utf8Bytes } from '../../memory/model/text.js';
 import type { OverviewRow, RevisionRecord, StoredEntry } from '../../memory/port.js';
 import type { TrashItem } from '../../memory/recovery.js';
+import type { EntryPreview, RevertPreview, RevertResult } from '../../memory/revert.js';
 import type { SearchHit } from '../../memory/search.js';
 import type { BridgeKind } from '../../transfer/bridges/index.js';
 import type { ImportedItem, ImportFromResult } from '../../transfer/bridges/run.js';
@@ -58,6 +60,8 @@ export function revisionJson(item: RevisionRecord) {
     description: item.description,
     size: utf8Bytes(item.body),
     body: item.body,
+    /** Why the change was made (a revert's note), or null. */
+    note: item.note ?? null,
   };
 }
 
@@ -133,6 +137,35 @@ export function browserSessionJson(session: SessionInfo, current: string | undef
   };
 }
 
+function changeSummaryJson(change: ChangeSummary) {
+  const { revision, operation, actor, at, description, size, note } = change;
+  return { revision, operation, actor, at: iso(at), description, size, note: note ?? null };
+}
+
+function revertEntryJson(entry: EntryPreview) {
+  return { ...entry, changes: entry.changes.map(changeSummaryJson), conflicts: entry.conflicts.map(changeSummaryJson) };
+}
+
+/** A revert's preview (GET /api/revert, GET /api/revert/{id}/undo): times as ISO 8601. */
+export function revertPreviewJson(preview: RevertPreview) {
+  return {
+    actor: preview.actor ?? null,
+    since: isoOrNull(preview.since),
+    until: isoOrNull(preview.until),
+    undoes: preview.undoes ?? null,
+    entries: preview.entries.map(revertEntryJson),
+    version: preview.version,
+  };
+}
+
+export function revertResultJson(result: RevertResult) {
+  return { ...result };
+}
+
+export type RevertPreviewJson = ReturnType<typeof revertPreviewJson>;
+export type RevertEntryJson = ReturnType<typeof revertEntryJson>;
+export type RevertChangeJson = ReturnType<typeof changeSummaryJson>;
+export type RevertResultJson = ReturnType<typeof revertResultJson>;
 export type EntryJson = ReturnType<typeof entryJson>;
 export type OverviewRowJson = ReturnType<typeof overviewRowJson>;
 export type RevisionJson = ReturnType<typeof revisionJson>;

@@ -118,6 +118,18 @@ const API_WORDING: DoorWording = {
     // A person's create and save (memory/editor.ts) are worded for the web UI's reader already.
     'entry-exists': CORE_MESSAGE,
     'stale-revision': CORE_MESSAGE,
+    'revert-unknown-actor': (detail) =>
+      `No change by ${JSON.stringify(detail.actor)} is kept in this memory's history; nothing was reverted. ` +
+      'GET /api/activity/actors lists the actors.',
+    // Core's message says what the range held; it names no route.
+    'revert-nothing': CORE_MESSAGE,
+    'revert-stale': () =>
+      'The memory changed since this preview: nothing was changed. Preview it again (GET /api/revert, or GET ' +
+      '/api/revert/{id}/undo) and apply the new preview with its version.',
+    // Core's message names the id; no route helps find another.
+    'revert-unknown': CORE_MESSAGE,
+    // Core's message says which cap and by how much; it names no route.
+    'revert-over-cap': CORE_MESSAGE,
     // PUT /api/entries/{name} saves a whole body and description, and refuses a missing entry itself
     // (memory/editor.ts): no old text to miss or leave empty, no tool write on a name that does not exist.
     'old-in-empty-body': NEVER_HERE,

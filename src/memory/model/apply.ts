@@ -54,6 +54,8 @@ export interface ChangeInput {
   /** The time of the change, in ms since the epoch (read from WriteRules.now inside the transaction). */
   readonly at: number;
   readonly historyLimit: number;
+  /** The note the revision records (WriteRules.note), if any. */
+  readonly note?: string | undefined;
 }
 
 /**
@@ -61,12 +63,12 @@ export interface ChangeInput {
  * `none`, or a drop of an entry that does not exist. Then the entry stays as it is.
  */
 export function applyChange(input: ChangeInput): AppliedChange | undefined {
-  const { name, current, change, caller, at, historyLimit } = input;
+  const { name, current, change, caller, at, historyLimit, note } = input;
   if (change.kind === 'none') return undefined;
   if (change.kind === 'drop') {
     if (!current) return undefined;
     const entry = { ...current, revision: current.revision + 1 };
-    const record = recordOf(entry, 'drop', caller, at);
+    const record = recordOf(entry, 'drop', caller, at, note);
     const usage = { totalBytes: -bytesOf(current), entries: -1, historyBytes: recordBytes(record) };
     return { kind: 'drop', entry, record, usage, trimThrough: trimThrough(entry.revision, historyLimit) };
   }
@@ -79,7 +81,7 @@ export function applyChange(input: ChangeInput): AppliedChange | undefined {
     updated: at,
     revision: (current?.revision ?? 0) + 1,
   };
-  const record = recordOf(entry, change.operation, caller, at);
+  const record = recordOf(entry, change.operation, caller, at, note);
   const usage = {
     totalBytes: bytesOf(entry) - (current ? bytesOf(current) : 0),
     entries: current ? 0 : 1,
@@ -94,9 +96,10 @@ export function applyUndrop(
   caller: Caller,
   at: number,
   historyLimit: number,
+  note?: string,
 ): AppliedChange & { readonly kind: 'undrop' } {
   const entry = { ...dropped, revision: dropped.revision + 1 };
-  const record = recordOf(entry, 'undrop', caller, at);
+  const record = recordOf(entry, 'undrop', caller, at, note);
   const usage = { totalBytes: bytesOf(entry), entries: 1, historyBytes: recordBytes(record) };
   return { kind: 'undrop', entry, record, usage, trimThrough: trimThrough(entry.revision, historyLimit) };
 }
@@ -115,11 +118,17 @@ export function writeRules(policy: Pick<Policy, 'historyLimit' | 'historyCap'>, 
   return { now, historyLimit: policy.historyLimit, historyCap: policy.historyCap };
 }
 
+/** `rules` with the note every revision written under them records. */
+export function withNote(rules: WriteRules, note: string): WriteRules {
+  return { ...rules, note };
+}
+
 function recordOf(
   entry: StoredEntry,
   operation: RevisionRecord['operation'],
   caller: Caller,
   at: number,
+  note: string | undefined,
 ): RevisionRecord {
   return {
     revision: entry.revision,
@@ -128,6 +137,7 @@ function recordOf(
     at,
     description: entry.description,
     body: entry.body,
+    ...(note === undefined ? {} : { note }),
   };
 }
 

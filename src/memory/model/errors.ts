@@ -124,6 +124,22 @@ export type ErrorDetail =
     }
   /** A SQLite database path whose folder does not exist: no memory is created there. */
   | { readonly reason: 'no-such-folder'; readonly path: string; readonly folder: string }
+  /** A revert of an actor that has no change in this memory's history (revert.ts); `actors`: the ones that have. */
+  | { readonly reason: 'revert-unknown-actor'; readonly actor: string; readonly actors: readonly string[] }
+  /** A revert whose range holds none of the actor's changes, or an apply that would change nothing. */
+  | { readonly reason: 'revert-nothing'; readonly actor: string }
+  /** An apply whose preview no longer shows the memory as it is: nothing was changed. */
+  | { readonly reason: 'revert-stale' }
+  /** An undo of a revert id that no kept revision carries. */
+  | { readonly reason: 'revert-unknown'; readonly id: string }
+  /** A revert that would leave an entry or the memory over a cap in force now: nothing was changed. */
+  | {
+      readonly reason: 'revert-over-cap';
+      readonly part: 'body' | 'description' | 'total' | 'entries';
+      readonly name: string;
+      readonly size: number;
+      readonly cap: number;
+    }
   /** A revision that is not kept. */
   | {
       readonly reason: 'no-such-revision';

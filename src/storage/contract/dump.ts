@@ -139,7 +139,8 @@ export function describeDumpContract(label: string, open: OpenStore): void {
       await at(5, () => store.mutate(cli, 'areas/old', drop, rules));
       await at(6, () => store.mutate(desktop, 'areas/back', put('back\n'), rules));
       await at(7, () => store.mutate(cli, 'areas/back', drop, rules));
-      await at(8, () => store.undrop(cli, 'areas/back', rules));
+      // A revision with a note (a revert's), which a dump carries like the rest.
+      await at(8, () => store.undrop(cli, 'areas/back', { ...rules, note: 'revert abc-12345678: a note' }));
       await at(9, () => store.mutate(desktop, 'topics/empty', put('gone\n', 'Emptied'), rules));
       await at(10, () => store.mutate(desktop, 'topics/empty', put('', 'Emptied'), rules));
       await store.tokens.add(token('t-alice', { created: START + 1_000, lastUsed: START + 9_000 }));
@@ -370,6 +371,8 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         expect(await target.dump()).toEqual(dump);
         expect(await reads(target)).toEqual(await reads(source));
         expect(await target.isEmpty()).toBe(false);
+        const back = dump.entries.find((entry) => entry.name === 'areas/back');
+        expect(back?.revisions.at(-1)?.note).toBe('revert abc-12345678: a note');
       });
 
       it('leaves a copy that works on: revisions number on, new entries, undrop, purge and tokens', async () => {

@@ -240,6 +240,50 @@ export function describeRecoveryContract(label: string, open: OpenStore): void {
         ]);
       });
 
+      it("records the rules' note on the revision of a write, a drop and an undrop, and no note without one", async () => {
+        const noted = { ...rules, note: 'revert r1: why' };
+        await store.mutate(desktop, 'topics/noted', put('one\n'), rules);
+        await store.mutate(cli, 'topics/noted', appendLine('two'), noted);
+        await store.mutate(cli, 'topics/noted', drop, noted);
+        await store.undrop(cli, 'topics/noted', noted);
+        const history = await store.history('alice', 'topics/noted');
+        expect(history.map((record) => record.note)).toEqual([
+          undefined,
+          'revert r1: why',
+          'revert r1: why',
+          'revert r1: why',
+        ]);
+        expect('note' in (history[0] ?? {})).toBe(false);
+        const dumped = (await store.dump()).entries.find((entry) => entry.name === 'topics/noted');
+        expect(dumped?.revisions.map((record) => record.note)).toEqual(history.map((record) => record.note));
+      });
+
+      it('of every copy of a name, live and dropped, in time order with the copy of each (timeline)', async () => {
+        await store.mutate(desktop, 'topics/t', put('first life\n'), rules);
+        clock.time += 1_000;
+        await store.mutate(desktop, 'topics/t', drop, rules);
+        clock.time += 1_000;
+        await store.mutate(laptop, 'topics/t', put('second life\n'), rules);
+        clock.time += 1_000;
+        await store.mutate(laptop, 'topics/t', appendLine('more'), { ...rules, note: 'n' });
+        await store.mutate(bob, 'topics/t', put('bob\n'), rules);
+
+        const timeline = await store.timeline('alice', 'topics/t');
+        expect(
+          timeline.map(({ revision, operation, actor, body, note }) => ({ revision, operation, actor, body, note })),
+        ).toEqual([
+          { revision: 1, operation: 'create', actor: 'claude-desktop', body: 'first life\n', note: undefined },
+          { revision: 2, operation: 'drop', actor: 'claude-desktop', body: 'first life\n', note: undefined },
+          { revision: 1, operation: 'create', actor: 'laptop token', body: 'second life\n', note: undefined },
+          { revision: 2, operation: 'append', actor: 'laptop token', body: 'second life\nmore\n', note: 'n' },
+        ]);
+        expect(timeline[0]?.entry).toBe(timeline[1]?.entry);
+        expect(timeline[2]?.entry).toBe(timeline[3]?.entry);
+        expect(timeline[0]?.entry).not.toBe(timeline[2]?.entry);
+        expect(timeline.map((record) => record.at)).toEqual([START, START + 1_000, START + 2_000, START + 3_000]);
+        expect(await store.timeline('alice', 'topics/never')).toEqual([]);
+      });
+
       it('keeps only the newest historyLimit revisions of each entry, dropping the oldest first', async () => {
         const limited = store;
         const limit3: WriteRules = { ...rules, historyLimit: 3 };
@@ -582,6 +626,43 @@ export function describeRecoveryContract(label: string, open: OpenStore): void {
         );
 
         expect(names).toEqual(['people/b', 'topics/a', 'topics/c']);
+      });
+
+      it('undrops an entry first when asked (NamedChange.undrop), then applies its change unless it holds that text', async () => {
+        await store.mutate(desktop, 'topics/same', put('same\n', 'Same'), rules);
+        await store.mutate(desktop, 'topics/same', drop, rules);
+        await store.mutate(desktop, 'topics/other', put('dropped text\n', 'Other'), rules);
+        await store.mutate(desktop, 'topics/other', drop, rules);
+        const restore = (body: string, description: string) =>
+          ({ kind: 'put', operation: 'restore', description, body }) as const;
+
+        await store.mutateAll(
+          cli,
+          () => [
+            { name: 'topics/same', change: restore('same\n', 'Same'), undrop: true },
+            { name: 'topics/other', change: restore('earlier text\n', 'Other'), undrop: true },
+            { name: 'topics/never', change: restore('new\n', 'Never dropped'), undrop: true },
+          ],
+          { ...rules, note: 'revert r: test' },
+        );
+
+        const ops = async (name: string) =>
+          (await store.history('alice', name)).map(({ operation, actor, note }) => [operation, actor, note]);
+        expect(await ops('topics/same')).toEqual([
+          ['create', 'claude-desktop', undefined],
+          ['drop', 'claude-desktop', undefined],
+          ['undrop', 'cli', 'revert r: test'],
+        ]);
+        expect(await ops('topics/other')).toEqual([
+          ['create', 'claude-desktop', undefined],
+          ['drop', 'claude-desktop', undefined],
+          ['undrop', 'cli', 'revert r: test'],
+          ['restore', 'cli', 'revert r: test'],
+        ]);
+        expect(await ops('topics/never')).toEqual([['restore', 'cli', 'revert r: test']]);
+        expect((await store.get('alice', ['topics/other']))[0]?.body).toBe('earlier text\n');
+        expect(await store.trash('alice')).toEqual([]);
+        await expectCountersRight();
       });
 
       it('applies every change, each with one revision by the actor, and none for none', async () => {

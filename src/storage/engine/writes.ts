@@ -19,7 +19,7 @@ import type {
   WriteRules,
 } from '../../memory/port.js';
 import { Trim } from '../history-cap.js';
-import { toEntry } from '../sql-rows.js';
+import { type EntryRow, toEntry } from '../sql-rows.js';
 import { get, type Work } from './drive.js';
 import type { Counters, Primitives } from './primitives.js';
 import { trimHistory } from './trim.js';
@@ -43,10 +43,25 @@ export function* mutateAll(p: Primitives, caller: Caller, decide: DecideAll, rul
   const rows = yield* get(p.liveEntries(caller.user));
   const byName = new Map(rows.map((row) => [row.name, row]));
   const changes = decide(rows.map(toEntry), yield* get(p.usage(caller.user)));
-  for (const { name, change } of changes) {
-    const row = byName.get(name);
-    yield* apply(p, caller, name, row?.id, row && toEntry(row), change, rules);
+  for (const { name, change, undrop: undropFirst } of changes) {
+    const row = byName.get(name) ?? (undropFirst ? yield* undropForAll(p, caller, name, rules) : undefined);
+    const current = row && toEntry(row);
+    if (undropFirst && current && change.kind === 'put' && sameText(current, change)) continue;
+    yield* apply(p, caller, name, row?.id, current, change, rules);
   }
+}
+
+/** Brings back the most recently dropped copy of `name` inside mutateAll (NamedChange.undrop); undefined when none is in the trash. */
+function* undropForAll(p: Primitives, caller: Caller, name: string, rules: WriteRules): Work<EntryRow | undefined> {
+  const row = yield* get(p.latestTrashed(caller.user, name));
+  if (!row) return undefined;
+  const applied = applyUndrop(toEntry(row), caller, rules.now(), rules.historyLimit, rules.note);
+  yield* persist(p, caller.user, row.id, applied, rules);
+  return { ...row, ...applied.entry };
+}
+
+function sameText(entry: StoredEntry, change: { readonly description: string; readonly body: string }): boolean {
+  return entry.description === change.description && entry.body === change.body;
 }
 
 /** Brings back the most recently dropped copy of `name`, unless a live entry holds it or `check` refuses (Store.undrop). */
@@ -62,7 +77,7 @@ export function* undrop(
   if (yield* get(p.liveEntry(caller.user, name))) return { status: 'taken' };
   const dropped = toEntry(row);
   if (check) check(dropped, yield* get(p.usage(caller.user)));
-  const applied = applyUndrop(dropped, caller, rules.now(), rules.historyLimit);
+  const applied = applyUndrop(dropped, caller, rules.now(), rules.historyLimit, rules.note);
   yield* persist(p, caller.user, row.id, applied, rules);
   return { status: 'restored', entry: applied.entry };
 }
@@ -80,7 +95,16 @@ export function* apply(
   change: Change,
   rules: WriteRules,
 ): Work<StoredEntry | undefined> {
-  const applied = applyChange({ name, current, change, caller, at: rules.now(), historyLimit: rules.historyLimit });
+  const at = rules.now();
+  const applied = applyChange({
+    name,
+    current,
+    change,
+    caller,
+    at,
+    historyLimit: rules.historyLimit,
+    note: rules.note,
+  });
   if (applied) yield* persist(p, caller.user, id, applied, rules);
   return entryAfter(current, applied);
 }

@@ -16,6 +16,7 @@ import type { IndexRow } from '../../memory/model/format.js';
 import { utf8Bytes } from '../../memory/model/text.js';
 import type {
   Caller,
+  CopyRevision,
   Decide,
   DecideAll,
   LoadOptions,
@@ -105,6 +106,14 @@ export class MemoryStore implements StorageBackend {
   async history(user: string, name: string): Promise<RevisionRecord[]> {
     const row = this.data.liveRow(user, name) ?? this.data.trashed(user, name)[0];
     return row ? [...row.revisions] : [];
+  }
+
+  async timeline(user: string, name: string): Promise<CopyRevision[]> {
+    return this.data
+      .all()
+      .filter((row) => row.user === user && row.entry.name === name)
+      .flatMap((row) => row.revisions.map((record) => ({ ...record, entry: row.id })))
+      .sort((a, b) => a.at - b.at || a.entry - b.entry || a.revision - b.revision);
   }
 
   async trash(user: string): Promise<TrashedEntry[]> {

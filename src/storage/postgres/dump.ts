@@ -41,9 +41,10 @@ const SQL = {
        $8::bigint[], $9::integer[], $10::bigint[], $11::text[], $12::text[], $13::text[], $14::text[])
        AS e (id, user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by,
          name_words, description_words, body_words)`,
-  addRevisions: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
+  addRevisions: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash,
+       note)
      SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::text[], $5::text[], $6::bigint[], $7::text[],
-       $8::text[], $9::boolean[])`,
+       $8::text[], $9::boolean[], $10::text[])`,
   // Each user's change counter goes on past every one it replaces (storage/change-feed.ts): a
   // watcher that knew a counter before the load must not meet the same number again after it.
   lastChange: 'SELECT coalesce(max(changes), 0)::bigint AS changes FROM users',
@@ -95,6 +96,7 @@ function dumpDatabaseOn(query: <Row>(text: string, values?: readonly unknown[]) 
           r.body,
           // The latest revision of a dropped entry is the trash's, as addRevision marks it.
           entry.droppedAt !== null && r.revision === entry.revision,
+          r.note ?? null,
         ]);
       }
     },

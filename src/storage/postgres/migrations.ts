@@ -197,6 +197,9 @@ export const MIGRATIONS: readonly Migration[] = [
   UPDATE entries e SET body = NULL FROM revisions r
     WHERE r.user_id = e.user_id AND r.entry_id = e.id AND r.revision = e.revision AND r.body = e.body;
   `,
+  // 9: a revision may carry a note naming why it was made (a revert, memory/revert.ts): NULL for
+  // every other change, as SQLite's step 17. A revert's revisions carry its id in the note.
+  'ALTER TABLE revisions ADD COLUMN note text;',
 ];
 
 /** Rows per batch of the search vectors' backfill. */

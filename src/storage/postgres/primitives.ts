@@ -82,7 +82,8 @@ export class PostgresPrimitives implements CommonPrimitives, WholeWrites {
 
   async addRevision(user: string, id: number, record: RevisionRecord): Promise<void> {
     const { revision, operation, actor, at, description, body } = record;
-    await this.db.query(statement('addRevision', user, id, revision, operation, actor, at, description, body));
+    const note = record.note ?? null;
+    await this.db.query(statement('addRevision', user, id, revision, operation, actor, at, description, body, note));
   }
 
   async trimRevisions(user: string, id: number, through: number): Promise<number> {
@@ -165,8 +166,8 @@ export function save(user: string, changes: number | null, id: number | undefine
     record.actor,
   ];
   return id === undefined
-    ? statement('saveNew', ...values, entry.name, applied.trimThrough)
-    : statement('saveOver', ...values, id, applied.trimThrough);
+    ? statement('saveNew', ...values, entry.name, applied.trimThrough, record.note ?? null)
+    : statement('saveOver', ...values, id, applied.trimThrough, record.note ?? null);
 }
 
 /** PostgreSQL text cannot hold U+0000; refuse it with a message rather than a driver error. */

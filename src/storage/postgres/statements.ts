@@ -44,7 +44,7 @@ export function searchQuery(terms: readonly string[], weight = ''): string {
  * total bytes, entries and history bytes, $6 description, $7 body, $8 size, $9 time,
  * $10 revision, $11 $12 $13 the words of name, description and body (search-words.ts),
  * $14 operation, $15 actor, $16 the entry's id (saveOver) or name (saveNew), $17 the
- * revision to trim through (0: none). A write's revision records the entry as written
+ * revision to trim through (0: none), $18 the revision's note or NULL. A write's revision records the entry as written
  * (apply.ts), so its text is sent once, and kept once: in the revision, the entry row's body
  * NULL (sql-rows.ts, bodyOf). If historyLimit trims the new revision too, it is not recorded,
  * its bytes leave the history delta again, and the row keeps the body.
@@ -57,8 +57,8 @@ const saveParts = (trimmed: string) => ({
          changes = changes + 1
        WHERE user_id = $1::text AND ($2::bigint IS NULL OR changes = $2::bigint) RETURNING total_bytes, history_bytes, entries)`,
   recorded: `r AS (
-       INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
-       SELECT $1, e.id, $10, $14::text, $15::text, $9, $6, $7, false FROM e WHERE $10 > $17)`,
+       INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash, note)
+       SELECT $1, e.id, $10, $14::text, $15::text, $9, $6, $7, false, $18::text FROM e WHERE $10 > $17)`,
 });
 
 const SAVE_OVER = saveParts(
@@ -154,8 +154,8 @@ export const SQL = {
   undrop: `UPDATE entries SET dropped_at = NULL, dropped_by = NULL, revision = $3, body = $4::text
      WHERE user_id = $1 AND id = $2`,
   // in_trash: the revision a drop records stays the latest of its entry while the entry is in the trash.
-  addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $4 = 'drop')`,
+  addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash, note)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $4 = 'drop', $9)`,
   leaveTrash: 'UPDATE revisions SET in_trash = false WHERE user_id = $1 AND entry_id = $2 AND revision = $3',
   trimRevisions: `DELETE FROM revisions WHERE user_id = $1 AND entry_id = $2 AND revision <= $3 RETURNING ${REVISION_BYTES} AS bytes`,
   // The history cap's candidates, oldest first: revisions that are not the latest of their
@@ -178,10 +178,14 @@ export const SQL = {
      SELECT coalesce(sum(${REVISION_BYTES}), 0)::bigint AS bytes FROM revisions r
      WHERE r.user_id = $1 AND r.entry_id IN (SELECT id FROM gone)`,
   // The live copy if there is one, else the most recently dropped.
-  history: `SELECT revision, operation, actor, at, description, body FROM revisions
+  history: `SELECT revision, operation, actor, at, description, body, note FROM revisions
      WHERE user_id = $1 AND entry_id = (
        SELECT id FROM entries WHERE user_id = $1 AND name = $2 ORDER BY dropped_at DESC NULLS FIRST, id DESC LIMIT 1)
      ORDER BY revision`,
+  // Every copy's revisions of a name (by entries_copies), oldest first.
+  timeline: `SELECT r.entry_id AS entry, r.revision, r.operation, r.actor, r.at, r.description, r.body, r.note
+     FROM revisions r JOIN entries e ON e.user_id = r.user_id AND e.id = r.entry_id
+     WHERE e.user_id = $1 AND e.name = $2 ORDER BY r.at, r.entry_id, r.revision`,
   // What a purge deletes: the user's dropped copies of a name, and the live one with $3.
   copies: `SELECT id, user_id AS "user", name, description, size, dropped_at IS NOT NULL AS dropped FROM entries
      WHERE user_id = $1 AND name = $2 AND ($3::boolean OR dropped_at IS NOT NULL)`,

@@ -18,6 +18,7 @@ import type { IndexRow } from '../../memory/model/format.js';
 import type {
   Caller,
   Change,
+  CopyRevision,
   Decide,
   DecideAll,
   LoadOptions,
@@ -44,7 +45,14 @@ import { Trim } from '../history-cap.js';
 import { assertSchemaCurrent } from '../schema-version.js';
 import { SqlAccountStore } from '../sql/accounts.js';
 import { SqlOAuthStore } from '../sql/oauth.js';
-import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
+import {
+  type EntryRow,
+  type RevisionColumns,
+  type TrashRow,
+  toEntry,
+  toRevision,
+  toTrashedEntry,
+} from '../sql-rows.js';
 import { Batcher, pairKey, pairs } from './batch.js';
 import type { Pool, Queryable, Statement } from './driver.js';
 import { dumpDatabase, isDatabaseEmpty, loadDatabase } from './dump.js';
@@ -226,6 +234,7 @@ export class PostgresStore implements StorageBackend {
       caller,
       at: rules.now(),
       historyLimit: rules.historyLimit,
+      note: rules.note,
     });
     if (!applied || Trim.of(known.historyBytes + applied.usage.historyBytes, rules.historyCap)) {
       return this.underLock(user, decision);
@@ -274,7 +283,11 @@ export class PostgresStore implements StorageBackend {
   }
 
   async history(user: string, name: string): Promise<RevisionRecord[]> {
-    return this.db.query<RevisionRecord>(statement('history', user, name));
+    return (await this.db.query<RevisionColumns>(statement('history', user, name))).map(toRevision);
+  }
+
+  async timeline(user: string, name: string): Promise<CopyRevision[]> {
+    return (await this.db.query<RevisionColumns<CopyRevision>>(statement('timeline', user, name))).map(toRevision);
   }
 
   async trash(user: string): Promise<TrashedEntry[]> {

@@ -107,7 +107,7 @@ function dumpReads({ byCodePoint: c }: SqlDialect) {
        dropped_at, dropped_by
      FROM entries ORDER BY id`,
     revisions:
-      'SELECT entry_id, revision, operation, actor, at, description, body FROM revisions ORDER BY entry_id, revision',
+      'SELECT entry_id, revision, operation, actor, at, description, body, note FROM revisions ORDER BY entry_id, revision',
     users: `SELECT user_id AS "user", total_bytes AS "totalBytes", entries, history_bytes AS "historyBytes"
      FROM users ORDER BY user_id${c}`,
     tokens: `SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created, id${c}`,

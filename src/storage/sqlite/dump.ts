@@ -18,8 +18,8 @@ const SQL = {
   clear: LOADED_TABLES.map((table) => `DELETE FROM ${table};`).join('\n'),
   addEntry: `INSERT INTO entries (id, user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by)
      VALUES (@id, @user, @name, @description, @size, @body, @created, @updated, @revision, @droppedAt, @droppedBy)`,
-  addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
-     VALUES (@user, @entryId, @revision, @operation, @actor, @at, @description, @body, 0)`,
+  addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash, note)
+     VALUES (@user, @entryId, @revision, @operation, @actor, @at, @description, @body, 0, @note)`,
   // Each body stored once (migrations.ts, step 11): an entry keeps its own only where its latest revision does not hold it.
   bodiesOnce: `UPDATE entries SET body = NULL
      WHERE body = (SELECT r.body FROM revisions r WHERE r.entry_id = entries.id AND r.revision = entries.revision)`,
@@ -51,7 +51,8 @@ function dumpDatabaseOn(db: Database): DumpDatabase {
       const addRevision = db.prepare(SQL.addRevision);
       for (const { revisions, ...entry } of entries) {
         addEntry.run(entry);
-        for (const record of revisions) addRevision.run({ user: entry.user, entryId: entry.id, ...record });
+        for (const record of revisions)
+          addRevision.run({ user: entry.user, entryId: entry.id, ...record, note: record.note ?? null });
       }
     },
     insert(table: DumpTable, rows) {

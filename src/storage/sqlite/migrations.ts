@@ -342,6 +342,9 @@ export const MIGRATIONS: readonly string[] = [
   // 16: when the consent page was last shown for each registered client (ms, NULL if never):
   // at the registration cap, a client a person may be deciding about is not pushed out.
   'ALTER TABLE oauth_clients ADD COLUMN shown INTEGER;',
+  // 17: a revision may carry a note naming why it was made (a revert, memory/revert.ts): NULL for
+  // every other change. A revert's revisions carry its id in the note, so it can be undone.
+  'ALTER TABLE revisions ADD COLUMN note TEXT;',
 ];
 
 /** The schema version the database records (undefined for a new one), read without taking the write lock. */

@@ -78,7 +78,7 @@ export class SqlitePrimitives implements CommonPrimitives, EntryWrites {
   }
 
   addRevision(user: string, id: number, record: RevisionRecord, kept: boolean): void {
-    const rowid = Number(this.s.addRevision.run({ user, id, ...record }).lastInsertRowid);
+    const rowid = Number(this.s.addRevision.run({ user, id, ...record, note: record.note ?? null }).lastInsertRowid);
     this.searchBacklog.revised(id, rowid, kept);
   }
 

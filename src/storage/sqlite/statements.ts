@@ -79,8 +79,8 @@ export const SQL = {
   deleteEntry: 'DELETE FROM entries WHERE id = ?',
   deleteRevisions: `DELETE FROM revisions WHERE entry_id = ? RETURNING ${REVISION_BYTES} AS bytes`,
   // in_trash is no longer read (schema 10): 0 for every new revision.
-  addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash)
-       VALUES (@user, @id, @revision, @operation, @actor, @at, @description, @body, 0)`,
+  addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash, note)
+       VALUES (@user, @id, @revision, @operation, @actor, @at, @description, @body, 0, @note)`,
   trimRevisions: `DELETE FROM revisions WHERE entry_id = @id AND revision <= @through RETURNING ${REVISION_BYTES} AS bytes`,
   // The history cap's candidates, oldest first: revisions that are not the latest of their
   // entry, then dropped entries whole. Both walk an index of the user's rows in that order;
@@ -95,7 +95,13 @@ export const SQL = {
        FROM entries INDEXED BY entries_trash WHERE user_id = ? AND dropped_at IS NOT NULL
        ORDER BY dropped_at, id LIMIT ?`,
   revisions:
-    'SELECT revision, operation, actor, at, description, body FROM revisions WHERE entry_id = ? ORDER BY revision',
+    'SELECT revision, operation, actor, at, description, body, note FROM revisions WHERE entry_id = ? ORDER BY revision',
+  // Every copy's revisions of a name: the live copy by entries_live, the dropped ones by entries_trash.
+  timeline: `SELECT r.entry_id AS entry, r.revision, r.operation, r.actor, r.at, r.description, r.body, r.note
+       FROM revisions r WHERE r.entry_id IN (
+         SELECT id FROM entries WHERE user_id = @user AND name = @name AND dropped_at IS NULL
+         UNION ALL SELECT id FROM entries WHERE user_id = @user AND name = @name AND dropped_at IS NOT NULL)
+       ORDER BY r.at, r.entry_id, r.revision`,
 } as const;
 
 export type Statements = Prepared<typeof SQL>;

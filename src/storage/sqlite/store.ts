@@ -15,6 +15,7 @@ import { EngramError, isEngramError } from '../../memory/model/errors.js';
 import type { IndexRow } from '../../memory/model/format.js';
 import type {
   Caller,
+  CopyRevision,
   Decide,
   DecideAll,
   LoadOptions,
@@ -42,7 +43,14 @@ import { assertSchemaCurrent } from '../schema-version.js';
 import { SqlAccountStore } from '../sql/accounts.js';
 import { SqlOAuthStore } from '../sql/oauth.js';
 import { SqlTokenStore } from '../sql/tokens.js';
-import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
+import {
+  type EntryRow,
+  type RevisionColumns,
+  type TrashRow,
+  toEntry,
+  toRevision,
+  toTrashedEntry,
+} from '../sql-rows.js';
 import { ActivityWalk, NEWEST } from './activity-walk.js';
 import { DEFAULT_BUSY_DEADLINE_MS, isBusy, retryUntil } from './busy.js';
 import { openDatabase } from './connection.js';
@@ -278,8 +286,14 @@ export class SqliteStore implements StorageBackend {
     const s = this.statements;
     return this.guard.read(() => {
       const row = (s.live.get(user, name) ?? s.latestTrashed.get(user, name)) as EntryRow | undefined;
-      return row ? (s.revisions.all(row.id) as RevisionRecord[]) : [];
+      return row ? (s.revisions.all(row.id) as RevisionColumns[]).map(toRevision) : [];
     });
+  }
+
+  async timeline(user: string, name: string): Promise<CopyRevision[]> {
+    return this.guard.read(() =>
+      (this.statements.timeline.all({ user, name }) as RevisionColumns<CopyRevision>[]).map(toRevision),
+    );
   }
 
   async trash(user: string): Promise<TrashedEntry[]> {
