@@ -28,7 +28,7 @@ import {
   type StdioSide,
 } from './accelerators-report.js';
 import { appendedLine, subject, subjects } from './content.js';
-import { ENGRAM_CLI, engramFiles, engramFlags, seedEngram } from './engram.js';
+import { ENGRAM_CLI, engramFiles, engramFlags, seedEngram, TOKEN_AUTH_FLAGS } from './engram.js';
 import { MCP_HEADERS, startServer, stopServer, TOOL_SUCCESS, toolCall } from './http.js';
 import { type LoadTarget, runLoad } from './load.js';
 import { floorToken, seedUsers, userWrite } from './many-users.js';
@@ -95,7 +95,7 @@ async function measureHttp(folder: string, options: AcceleratorOptions): Promise
     seedEngram(files, subjects(0, options.entries));
     const tokens = withUsers ? await seedUsers(files, options.connections) : [];
     const server = await startServer(
-      [ENGRAM_CLI, 'serve', '--port', '0', ...engramFlags(files), ...(withUsers ? ['--auth', 'token'] : [])],
+      [ENGRAM_CLI, 'serve', '--port', '0', ...engramFlags(files), ...(withUsers ? TOKEN_AUTH_FLAGS : [])],
       { ...files.env, ...(fastPath ? {} : { ENGRAM_ACCEL_HTTP_FAST_PATH: '0' }) },
       /serving MCP at http:\/\/127\.0\.0\.1:(\d+)\/mcp/,
     );

@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { appendedLine, bodyOf, subject, subjects } from './content.js';
-import { ENGRAM_CLI, type EngramFiles, engramFiles, engramFlags, seedEngram } from './engram.js';
+import { ENGRAM_CLI, type EngramFiles, engramFiles, engramFlags, seedEngram, TOKEN_AUTH_FLAGS } from './engram.js';
 import { GENERATOR_WORKERS, type LoadResult, type LoadTarget, postOnce, runLoad } from './load.js';
 import { floorToken, seedUsers, USER_ENTRIES, userWrite } from './many-users.js';
 import { createBenchDatabase, findBenchPostgres, serialPostgresCommitRate } from './postgres.js';
@@ -221,7 +221,7 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
       }
       const files = engramFiles(mkdtempSync(join(folder, 'team-')), url);
       const tokens = await seedUsers(files, users);
-      const port = await start(files, ['--auth', 'token']);
+      const port = await start(files, TOKEN_AUTH_FLAGS);
       teams.push({ label: backend.label, port, tokens, serialRate: backend.serialRate });
     }
     // Reads open entries of the first half, writes append to the second: an entry a write
