@@ -13,7 +13,8 @@ import { parseRateLimits, resolveRateLimits } from '../../src/access/rate-limits
 import { createApp } from '../../src/app.js';
 import { startHttpServer } from '../../src/http/server.js';
 import { openPostgresStore } from '../../src/storage/postgres/index.js';
-import { RATE_LIMITS_TABLE } from '../../src/storage/postgres/rate-counters.js';
+import { createPool } from '../../src/storage/postgres/pool.js';
+import { PostgresRateCounters, RATE_LIMITS_TABLE } from '../../src/storage/postgres/rate-counters.js';
 import {
   createTestDatabase,
   createTestSchema,
@@ -81,6 +82,27 @@ describe.skipIf(server === undefined)('rate limits on PostgreSQL', () => {
     vi.setSystemTime(START + 60_000);
     expect((await call(two.port)).status).toBe(200);
     expect((await call(one.port)).status).toBe(200);
+  });
+
+  it('says what to do when the user it connects as may not make the counts table', async () => {
+    const schema = await createTestSchema(database);
+    onTestFinished(() => schema.drop());
+    const role = `engram_nocreate_${Math.random().toString(36).slice(2, 10)}`;
+    const schemaName = new URL(schema.url).searchParams.get('options')!.split('=')[1]!;
+    await queryPostgres(database.url, `CREATE ROLE ${role} LOGIN; GRANT USAGE ON SCHEMA ${schemaName} TO ${role}`);
+    onTestFinished(async () => {
+      await queryPostgres(database.url, `DROP OWNED BY ${role}; DROP ROLE ${role}`);
+    });
+    const url = new URL(schema.url);
+    url.username = role;
+    const pool = createPool({ connectionString: url.toString(), max: 1 });
+    onTestFinished(() => pool.end());
+
+    await expect(
+      new PostgresRateCounters(pool).counter({ name: 'mcp', points: 10, windowSeconds: 60 }),
+    ).rejects.toThrow(
+      /^The rate limits' table \(rate_limits\) could not be made in the PostgreSQL database: permission denied for schema .*\. Let the user Engram connects as create tables in its schema, or start engram serve with --rate-limit off/,
+    );
   });
 
   it('keeps its counts out of the memory: the store stays empty and its dump holds none of them', async () => {

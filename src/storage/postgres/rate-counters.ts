@@ -22,6 +22,7 @@ import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { takeOne } from '../../access/rate-limits/memory-counters.js';
 import type { RateCounter, RateCounters } from '../../access/rate-limits/port.js';
 import type { RateRule } from '../../access/rate-limits/rules.js';
+import { EngramError } from '../../memory/model/errors.js';
 import type { Pool } from './driver.js';
 
 /** The table of the counts. */
@@ -72,6 +73,12 @@ async function createTable(pool: Pool): Promise<void> {
     )`,
     });
   } catch (error) {
-    if (!MADE_MEANWHILE.has((error as { code?: string }).code ?? '')) throw error;
+    if (MADE_MEANWHILE.has((error as { code?: string }).code ?? '')) return;
+    throw new EngramError(
+      'STORE_UNAVAILABLE',
+      `The rate limits' table (${RATE_LIMITS_TABLE}) could not be made in the PostgreSQL database: ` +
+        `${(error as Error).message}. Let the user Engram connects as create tables in its schema, ` +
+        'or start engram serve with --rate-limit off (and limit requests in front of it).',
+    );
   }
 }
