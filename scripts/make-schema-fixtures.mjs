@@ -69,6 +69,7 @@ const VERSIONS = [
   { backend: 'sqlite', version: 14, commit: 'd329d47' },
   { backend: 'sqlite', version: 15, commit: '5908267' },
   { backend: 'sqlite', version: 16, commit: '4cd197e' },
+  { backend: 'sqlite', version: 17, commit: '9b250e3' },
   { backend: 'postgres', version: 1, commit: '32811e0' },
   { backend: 'postgres', version: 2, commit: '379bb2f' },
   { backend: 'postgres', version: 3, commit: '9670636' },
@@ -76,6 +77,7 @@ const VERSIONS = [
   { backend: 'postgres', version: 6, commit: '03af007' },
   { backend: 'postgres', version: 7, commit: '4cd197e' },
   { backend: 'postgres', version: 8, commit: '30ea906' },
+  { backend: 'postgres', version: 9, commit: '9b250e3' },
 ];
 
 function git(...args) {
