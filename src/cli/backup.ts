@@ -13,7 +13,8 @@ import { type Backups, openBackups } from '../app.js';
 import { EngramError } from '../memory/model/errors.js';
 import { countOf, formatCount } from '../memory/model/text.js';
 import { type Backend, backendOf } from '../open-store.js';
-import { freeBackupPath } from '../transfer/backup/names.js';
+import type { Destination } from '../transfer/backup/durable.js';
+import { freeBackupNames } from '../transfer/backup/names.js';
 import type { BackupCounts } from '../transfer/backup/port.js';
 import type { BackupProgress, TakenBackup } from '../transfer/backup/take.js';
 import type { VerifiedBackup } from '../transfer/backup/verify.js';
@@ -34,16 +35,24 @@ export function defaultBackupFolder(backend: Backend, environment: Environment):
   return join(dirname(resolve(backend.kind === 'sqlite' ? backend.path : environment.defaultDatabasePath)), 'backups');
 }
 
-/** The file a backup to `dest` is written to: DEST itself, or a new name in the folder DEST (or the default folder). */
-function destinationFor(dest: string | undefined, backend: Backend, environment: Environment, now: number): string {
+/**
+ * The file a backup to `dest` is written to: DEST itself, or free names in the folder DEST
+ * (or the default folder), the next taken should another backup take one meanwhile.
+ */
+function destinationFor(
+  dest: string | undefined,
+  backend: Backend,
+  environment: Environment,
+  now: number,
+): Destination {
   if (dest === undefined) {
     const folder = defaultBackupFolder(backend, environment);
     mkdirSync(folder, { recursive: true, mode: 0o700 });
-    return freeBackupPath(folder, now);
+    return freeBackupNames(folder, now);
   }
   const path = resolve(dest);
   const stat = statSync(path, { throwIfNoEntry: false });
-  if (stat?.isDirectory()) return freeBackupPath(path, now);
+  if (stat?.isDirectory()) return freeBackupNames(path, now);
   if (stat !== undefined) {
     throw new UsageError(`${dest} already exists: a backup never replaces a file. Name a new file, or a folder.`);
   }
@@ -234,7 +243,7 @@ async function restoreCommand(file: string, options: BackupOptions, environment:
       keepPath: () => {
         const folder = defaultBackupFolder(backend, environment);
         mkdirSync(folder, { recursive: true, mode: 0o700 });
-        return freeBackupPath(folder, Date.now(), 'engram-before-restore');
+        return freeBackupNames(folder, Date.now(), 'engram-before-restore');
       },
     });
     progress.end();
@@ -267,6 +276,12 @@ function explainFileError(error: unknown): unknown {
     return new EngramError(
       'STORE_READ_ONLY',
       `Cannot write the backup there: ${message}. Choose a folder you may write.`,
+    );
+  }
+  if (code === 'EEXIST') {
+    return new EngramError(
+      'CONFLICT',
+      `${message}. Nothing was written there: name a new file, or a folder (Engram then picks a free name in it).`,
     );
   }
   if (code === 'ENOSPC')

@@ -33,9 +33,8 @@ import { SqliteStore } from './store.js';
 export function sqliteBackupFiles(driver?: SqliteDriverName): BackupFiles {
   return {
     schemaVersion: MIGRATIONS.length,
-    snapshot: async (source: string, destination: string, options: SnapshotOptions = {}) => {
-      await snapshotSqlite(source, destination, { ...options, driver });
-    },
+    snapshot: async (source, destination, options: SnapshotOptions = {}) =>
+      (await snapshotSqlite(source, destination, { ...options, driver })).path,
     async write(path, dump, onProgress) {
       if (existsSync(path)) throw new Error(`${path} already exists: a new memory file is never made over one`);
       const store = new SqliteStore({ path, driver });

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { EngramError } from '../../memory/model/errors.js';
 import type { Store } from '../../memory/port.js';
 import { type CopySummary, copyStore } from '../migration.js';
+import type { Destination } from './durable.js';
 import type { BackupFiles } from './port.js';
 import { type LiveMemory, type TakenBackup, takeBackup } from './take.js';
 import { type VerifiedBackup, verifyBackup } from './verify.js';
@@ -31,8 +32,8 @@ export interface RestoreOptions {
   readonly files: BackupFiles;
   /** Replace a memory that holds something (after backing it up); without it, one is refused. */
   readonly force: boolean;
-  /** Where the copy of a replaced memory goes: a path for it, chosen when it is needed. */
-  readonly keepPath: () => string;
+  /** Where the copy of a replaced memory goes: a path or free names for it, chosen when it is needed. */
+  readonly keepPath: () => Destination;
   readonly version: string;
   readonly now: () => number;
   /** Told as the backup's entries are written into the target. */
