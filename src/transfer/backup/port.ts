@@ -67,6 +67,8 @@ export interface BackupFiles {
    * Writes `dump` as a new memory at `path` (which must not exist), in the current schema,
    * in one transaction that leaves the event loop free between two batches of rows (a
    * server writing a scheduled backup goes on answering); told the entries written so far.
+   * A scratch file its caller makes durable (stamp, fsync, publish): written without a
+   * write-ahead log or fsync, so that its end folds no log back into it on the event loop.
    */
   write(path: string, dump: StoreDump, onProgress?: (entries: number) => void): Promise<void>;
   /** The memory file at `path` opened as a store, upgraded to the current schema if older: only ever a copy. */
