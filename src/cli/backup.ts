@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type Backups, openBackups } from '../app.js';
-import { EngramError } from '../memory/model/errors.js';
+import { EngramError, isEngramError } from '../memory/model/errors.js';
 import { countOf, formatCount } from '../memory/model/text.js';
 import { type Backend, backendOf } from '../open-store.js';
 import type { Destination } from '../transfer/backup/durable.js';
@@ -220,12 +220,15 @@ async function restoreCommand(file: string, options: BackupOptions, environment:
   const output = createOutput(options.json === true, io);
   let backups: Backups | undefined;
   const progress = progressLine(io);
+  let target: string | undefined;
   try {
     const settings = loadSettings(options.config, environment);
     const sqliteDriver = chooseSqliteDriver(options, settings, environment);
     const given = options.to === undefined ? chooseBackend(options, settings, environment) : backendOf(options.to);
     const backend: Backend =
       given.kind === 'sqlite' ? { kind: 'sqlite', path: resolve(given.path) } : { ...given, statementTimeoutMs: 0 };
+    const name = describeBackend(backend);
+    target = name;
     const source = resolve(file);
     if (backend.kind === 'sqlite' && backend.path === source) {
       throw new UsageError(
@@ -235,7 +238,6 @@ async function restoreCommand(file: string, options: BackupOptions, environment:
     // On a new machine, the default memory's folders do not exist yet: made as any command makes them.
     prepareDefaultFolder(backend, environment.defaultDatabasePath);
     backups = openBackups(backend, { version: VERSION, sqliteDriver });
-    const name = describeBackend(backend);
     const restored = await backups.restore(source, {
       name,
       force: options.force === true,
@@ -263,10 +265,35 @@ async function restoreCommand(file: string, options: BackupOptions, environment:
     return EXIT_OK;
   } catch (error) {
     progress.end();
-    return reportFailure(explainFileError(error), output.json, io);
+    return reportFailure(explainRestoreError(error, target), output.json, io);
   } finally {
     await backups?.close();
   }
+}
+
+/**
+ * A restore's failure that no step worded (restore.ts words its temporary copy and the copy
+ * it keeps; the target's store words its own): a file system refusal met making the
+ * target's folders or writing it, said as the target's.
+ */
+function explainRestoreError(error: unknown, target: string | undefined): unknown {
+  if (isEngramError(error)) return error;
+  const { code, message } = error as NodeJS.ErrnoException;
+  const into = target === undefined ? 'the memory' : target;
+  if (code === 'ENOSPC') {
+    return new EngramError(
+      'STORE_FULL',
+      `The disk of ${into} is full (${message}), so the restore stopped. Free space on that disk, then try again.`,
+    );
+  }
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOENT' || code === 'ENOTDIR') {
+    return new EngramError(
+      'STORE_READ_ONLY',
+      `Cannot restore into ${into} (${message}). Let the user running Engram create and write the memory's file ` +
+        'and its folder, or restore into another memory (--to), then try again.',
+    );
+  }
+  return error;
 }
 
 /** A file system refusal (a folder that cannot be written) in words, with the path it names. */

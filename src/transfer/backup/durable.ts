@@ -18,7 +18,17 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync, unlinkSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { PARTIAL_SUFFIX } from './names.js';
 
@@ -81,6 +91,33 @@ function linkOrRename(partial: string, target: string): void {
     return;
   }
   unlinkSync(partial);
+}
+
+/**
+ * Removes the files in `folder` that `leftover` names (its first group the id of the process
+ * that made them) whose process is gone: temporary copies of a command killed half-way.
+ * Best effort: a folder that cannot be read is left as it is (what comes next says why).
+ */
+export function removeDeadLeftovers(folder: string, leftover: RegExp): void {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(leftover.exec(name)?.[1]);
+    if (Number.isInteger(pid) && !alive(pid)) rmSync(join(folder, name), { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Removes a temporary copy and whatever SQLite left beside it. */
