@@ -10,10 +10,11 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type Backups, openBackups } from '../app.js';
-import { EngramError } from '../memory/model/errors.js';
+import { EngramError, isEngramError } from '../memory/model/errors.js';
 import { countOf, formatCount } from '../memory/model/text.js';
 import { type Backend, backendOf } from '../open-store.js';
-import { freeBackupPath } from '../transfer/backup/names.js';
+import type { Destination } from '../transfer/backup/durable.js';
+import { freeBackupNames } from '../transfer/backup/names.js';
 import type { BackupCounts } from '../transfer/backup/port.js';
 import type { BackupProgress, TakenBackup } from '../transfer/backup/take.js';
 import type { VerifiedBackup } from '../transfer/backup/verify.js';
@@ -34,16 +35,24 @@ export function defaultBackupFolder(backend: Backend, environment: Environment):
   return join(dirname(resolve(backend.kind === 'sqlite' ? backend.path : environment.defaultDatabasePath)), 'backups');
 }
 
-/** The file a backup to `dest` is written to: DEST itself, or a new name in the folder DEST (or the default folder). */
-function destinationFor(dest: string | undefined, backend: Backend, environment: Environment, now: number): string {
+/**
+ * The file a backup to `dest` is written to: DEST itself, or free names in the folder DEST
+ * (or the default folder), the next taken should another backup take one meanwhile.
+ */
+function destinationFor(
+  dest: string | undefined,
+  backend: Backend,
+  environment: Environment,
+  now: number,
+): Destination {
   if (dest === undefined) {
     const folder = defaultBackupFolder(backend, environment);
     mkdirSync(folder, { recursive: true, mode: 0o700 });
-    return freeBackupPath(folder, now);
+    return freeBackupNames(folder, now);
   }
   const path = resolve(dest);
   const stat = statSync(path, { throwIfNoEntry: false });
-  if (stat?.isDirectory()) return freeBackupPath(path, now);
+  if (stat?.isDirectory()) return freeBackupNames(path, now);
   if (stat !== undefined) {
     throw new UsageError(`${dest} already exists: a backup never replaces a file. Name a new file, or a folder.`);
   }
@@ -211,12 +220,15 @@ async function restoreCommand(file: string, options: BackupOptions, environment:
   const output = createOutput(options.json === true, io);
   let backups: Backups | undefined;
   const progress = progressLine(io);
+  let target: string | undefined;
   try {
     const settings = loadSettings(options.config, environment);
     const sqliteDriver = chooseSqliteDriver(options, settings, environment);
     const given = options.to === undefined ? chooseBackend(options, settings, environment) : backendOf(options.to);
     const backend: Backend =
       given.kind === 'sqlite' ? { kind: 'sqlite', path: resolve(given.path) } : { ...given, statementTimeoutMs: 0 };
+    const name = describeBackend(backend);
+    target = name;
     const source = resolve(file);
     if (backend.kind === 'sqlite' && backend.path === source) {
       throw new UsageError(
@@ -226,7 +238,6 @@ async function restoreCommand(file: string, options: BackupOptions, environment:
     // On a new machine, the default memory's folders do not exist yet: made as any command makes them.
     prepareDefaultFolder(backend, environment.defaultDatabasePath);
     backups = openBackups(backend, { version: VERSION, sqliteDriver });
-    const name = describeBackend(backend);
     const restored = await backups.restore(source, {
       name,
       force: options.force === true,
@@ -234,7 +245,7 @@ async function restoreCommand(file: string, options: BackupOptions, environment:
       keepPath: () => {
         const folder = defaultBackupFolder(backend, environment);
         mkdirSync(folder, { recursive: true, mode: 0o700 });
-        return freeBackupPath(folder, Date.now(), 'engram-before-restore');
+        return freeBackupNames(folder, Date.now(), 'engram-before-restore');
       },
     });
     progress.end();
@@ -254,10 +265,35 @@ async function restoreCommand(file: string, options: BackupOptions, environment:
     return EXIT_OK;
   } catch (error) {
     progress.end();
-    return reportFailure(explainFileError(error), output.json, io);
+    return reportFailure(explainRestoreError(error, target), output.json, io);
   } finally {
     await backups?.close();
   }
+}
+
+/**
+ * A restore's failure that no step worded (restore.ts words its temporary copy and the copy
+ * it keeps; the target's store words its own): a file system refusal met making the
+ * target's folders or writing it, said as the target's.
+ */
+function explainRestoreError(error: unknown, target: string | undefined): unknown {
+  if (isEngramError(error)) return error;
+  const { code, message } = error as NodeJS.ErrnoException;
+  const into = target === undefined ? 'the memory' : target;
+  if (code === 'ENOSPC') {
+    return new EngramError(
+      'STORE_FULL',
+      `The disk of ${into} is full (${message}), so the restore stopped. Free space on that disk, then try again.`,
+    );
+  }
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOENT' || code === 'ENOTDIR') {
+    return new EngramError(
+      'STORE_READ_ONLY',
+      `Cannot restore into ${into} (${message}). Let the user running Engram create and write the memory's file ` +
+        'and its folder, or restore into another memory (--to), then try again.',
+    );
+  }
+  return error;
 }
 
 /** A file system refusal (a folder that cannot be written) in words, with the path it names. */
@@ -267,6 +303,12 @@ function explainFileError(error: unknown): unknown {
     return new EngramError(
       'STORE_READ_ONLY',
       `Cannot write the backup there: ${message}. Choose a folder you may write.`,
+    );
+  }
+  if (code === 'EEXIST') {
+    return new EngramError(
+      'CONFLICT',
+      `${message}. Nothing was written there: name a new file, or a folder (Engram then picks a free name in it).`,
     );
   }
   if (code === 'ENOSPC')

@@ -40,7 +40,7 @@ export function apiRateLimitedMessage(verdict: RateVerdict): string {
   }
   const who =
     verdict.rule.name === 'sign-in'
-      ? `Too many sign-ins as this user (the server takes ${allowanceWords(verdict, 'sign-in', 'per user')})`
+      ? `Too many failed sign-ins as this user (the server takes ${allowanceWords(verdict, 'failed sign-in', 'per user')})`
       : `Too many sign-in attempts from this address (the server takes ${allowanceWords(verdict, 'request', 'per address')})`;
   return `${who}. Wait ${waitWords(verdict.resetSeconds)}, then sign in again.`;
 }

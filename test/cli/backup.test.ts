@@ -12,7 +12,7 @@
  */
 
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Caller, Decide, StoreDump } from '../../src/memory/port.js';
@@ -375,6 +375,30 @@ describe('the refusals of engram backup, backup verify and restore-backup', () =
         message: `${dir.file('notes.txt')} is not an Engram backup: it is not a SQLite database.`,
       },
     });
+  });
+
+  it('restore-backup: a target that cannot be made is said as the target, never in the backup command’s words', async () => {
+    const { dir, env, db } = setup();
+    await filled(db);
+    expect((await engram(['backup', dir.file('b.db'), '--db', db], env)).code).toBe(0);
+    // The default memory's folder cannot be made: its data folder is under a file.
+    writeFileSync(dir.file('file'), 'not a folder');
+    const memory = dir.file('file/data/engram/memory.db');
+    const noFolder = await engram(['restore-backup', dir.file('b.db')], {
+      ...env,
+      XDG_DATA_HOME: dir.file('file/data'),
+    });
+    expect(noFolder).toMatchObject({ code: 1, stdout: '' });
+    expect(noFolder.stderr).toBe(
+      `Cannot restore into SQLite ${memory} (ENOTDIR: not a directory, mkdir '${dirname(memory)}'). Let the user ` +
+        "running Engram create and write the memory's file and its folder, or restore into another memory (--to), " +
+        'then try again.\n',
+    );
+    // A file the target's store cannot open: the store's own words, which name the memory's database.
+    const underFile = await engram(['restore-backup', dir.file('b.db'), '--to', dir.file('file/new.db')], env);
+    expect(underFile.code).toBe(1);
+    expect(underFile.stderr).toMatch(/^The memory's database .*file\/new\.db cannot be opened/);
+    expect(underFile.stderr).not.toContain('backup there');
   });
 
   it('verify: a truncated backup, one with a page overwritten, one changed after it was taken, and a .partial', async () => {

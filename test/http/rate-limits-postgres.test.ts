@@ -124,6 +124,27 @@ describe.skipIf(server === undefined)('rate limits on PostgreSQL', () => {
       `SELECT relpersistence FROM pg_class WHERE oid = '${RATE_LIMITS_TABLE}'::regclass`,
     );
     expect(table?.relpersistence).toBe('u');
+    // A count given back (a sign-in whose password was right) is taken off the same row.
+    const signIns = await app.rateLimits(resolveRateLimits('token', [parseRateLimits('sign-in=1/min')]));
+    for (let i = 0; i < 3; i++) {
+      expect(await signIns.refusal([['sign-in', 'alice']])).toBeUndefined();
+      await signIns.countingFailures(
+        'sign-in',
+        'alice',
+        async () => 'signed in',
+        () => true,
+      );
+    }
+    expect(await signIns.refusal([['sign-in', 'alice']])).toBeUndefined();
+    await expect(
+      signIns.countingFailures(
+        'sign-in',
+        'alice',
+        () => Promise.reject(new Error('wrong')),
+        () => true,
+      ),
+    ).rejects.toThrow('wrong');
+    expect(await signIns.refusal([['sign-in', 'alice']])).toMatchObject({ rule: { name: 'sign-in' } });
     expect(await store.isEmpty()).toBe(true);
     expect(await store.dump()).toMatchObject({ entries: [], users: [], tokens: [], accounts: [] });
   });

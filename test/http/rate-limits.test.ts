@@ -151,7 +151,7 @@ describe('signing in to the web UI', () => {
     expect(JSON.parse(asAlice.body).error).toEqual({
       code: 'RATE_LIMITED',
       message:
-        'Too many sign-ins as this user (the server takes 2 sign-ins per user a minute). Wait 60 seconds, then sign in again.',
+        'Too many failed sign-ins as this user (the server takes 2 failed sign-ins per user a minute). Wait 60 seconds, then sign in again.',
     });
     expect((await signIn('alice', '192.0.2.2')).status).toBe(429);
     // The first address has made its three requests: bob is refused from it, not from another.
@@ -163,6 +163,42 @@ describe('signing in to the web UI', () => {
     expect((await signIn('bob', '192.0.2.3')).status).toBe(401);
     vi.setSystemTime(START + 60_000);
     expect((await signIn('alice', '192.0.2.1')).status).toBe(401);
+  });
+});
+
+describe('the per-user sign-in limit counts failed sign-ins only', () => {
+  const PASSWORD = 'correct horse battery staple';
+
+  async function webSignIn(rateLimit: string) {
+    const { server } = await tokenServer(rateLimit);
+    await server.accounts.create('admin', PASSWORD);
+    const origin = `http://127.0.0.1:${server.port}`;
+    return (password: string, address: string) =>
+      raw(server.port, {
+        method: 'POST',
+        path: '/api/session',
+        headers: { ...JSON_HEADERS, Origin: origin, 'X-Engram-CSRF': '1', 'X-Forwarded-For': address },
+        body: JSON.stringify({ user: 'admin', password }),
+      });
+  }
+
+  it('lets a correct password through uncounted, and refuses every sign-in while the failures are over the limit', async () => {
+    const signIn = await webSignIn('auth=100/min,sign-in=2/min');
+    for (let i = 0; i < 4; i++) expect((await signIn(PASSWORD, '192.0.2.1')).status).toBe(200);
+    expect((await signIn('wrong', '192.0.2.9')).status).toBe(401);
+    expect((await signIn(PASSWORD, '192.0.2.1')).status).toBe(200);
+    expect((await signIn('wrong', '192.0.2.9')).status).toBe(401);
+    // Two failures: the limit is reached, and no password is checked until the window ends.
+    expectLimited(await signIn(PASSWORD, '192.0.2.1'), 'sign-in', 2, 60, 60);
+    vi.setSystemTime(START + 60_000);
+    expect((await signIn(PASSWORD, '192.0.2.1')).status).toBe(200);
+  });
+
+  it('counts nothing against the user for a sign-in its address was refused', async () => {
+    const signIn = await webSignIn('auth=1/min,sign-in=2/min');
+    expect((await signIn('wrong', '192.0.2.9')).status).toBe(401);
+    for (let i = 0; i < 5; i++) expectLimited(await signIn('wrong', '192.0.2.9'), 'auth', 1, 60, 60);
+    expect((await signIn(PASSWORD, '192.0.2.1')).status).toBe(200);
   });
 });
 
@@ -210,8 +246,8 @@ describe('the consent page’s sign-in', () => {
       scope: 'memory:read memory:write',
       state: 's',
     });
-    /** Opens the consent page and sends its form as `user`, with a wrong password, from `address`. */
-    const signIn = async (user: string, address: string) => {
+    /** Opens the consent page and sends its form as `user`, with `password` (a wrong one unless told), from `address`. */
+    const signIn = async (user: string, address: string, password = 'wrong password') => {
       const page = await raw(server.port, { path: `/authorize?${query}`, headers: { 'X-Forwarded-For': address } });
       expect(page.status).toBe(200);
       const hidden = [...page.body.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map(
@@ -234,7 +270,7 @@ describe('the consent page’s sign-in', () => {
         body: new URLSearchParams([
           ...hidden,
           ['user', user],
-          ['password', 'wrong password'],
+          ['password', password],
           ['decision', 'allow'],
         ]).toString(),
       });
@@ -245,8 +281,16 @@ describe('the consent page’s sign-in', () => {
     const refused = await signIn('Alice', '192.0.2.2');
     expectLimited(refused, 'sign-in', 1, 60, 60);
     expect(refused.body).toContain(
-      'Too many sign-ins as this user: the server takes 1 sign-in per user a minute. Try again in 60 seconds.',
+      'Too many failed sign-ins as this user: the server takes 1 failed sign-in per user a minute. Try again in 60 seconds.',
     );
     expect((await signIn('bob', '192.0.2.2')).status).toBe(400);
+    // Once the window has ended, a correct password is let through and not counted; a wrong one fills the limit again.
+    await server.accounts.create('alice', 'correct horse battery staple');
+    vi.setSystemTime(START + 60_000);
+    for (const address of ['192.0.2.1', '192.0.2.2']) {
+      expect((await signIn('alice', address, 'correct horse battery staple')).status).toBe(303);
+    }
+    expect((await signIn('alice', '192.0.2.3')).status).toBe(400);
+    expectLimited(await signIn('alice', '192.0.2.1', 'correct horse battery staple'), 'sign-in', 1, 60, 60);
   });
 });

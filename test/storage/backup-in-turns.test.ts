@@ -3,8 +3,15 @@
  * in turns: the event loop runs between two batches of entries, so a server taking a
  * scheduled backup goes on answering. Shown by counting the turns other work got between
  * two batches, never by timing them. The file is whole all the same: one transaction.
+ *
+ * Nor does the end of the write hold the loop up: the temporary file is written without a
+ * write-ahead log (its writer makes it durable itself, by fsync before it is published), so
+ * its pages reach the file as they spill and neither the COMMIT nor the close has a log of
+ * the whole dump to fold back into it on the main thread. Shown by the file's journal mode
+ * and by no `-wal` file beside it at any point of the write.
  */
 
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createApp } from '../../src/app.js';
@@ -33,14 +40,18 @@ describe('a backup from a dump', () => {
     };
     setImmediate(tick);
     const ticksAtBatch: number[] = [];
-    const destination = join(tempDir().path, 'backup.db');
+    const folder = tempDir().path;
+    const destination = join(folder, 'backup.db');
+    const besides: string[] = [];
+    const files = sqliteBackupFiles();
     try {
       await takeBackup({ kind: 'postgres', store }, destination, {
-        files: sqliteBackupFiles(),
+        files,
         version: '0.0.0-test',
         now: () => Date.now(),
         onProgress: (progress) => {
           if (progress.phase === 'writing' && progress.entries > 0) ticksAtBatch.push(ticks);
+          if (progress.phase === 'writing') besides.push(...readdirSync(folder));
         },
       });
     } finally {
@@ -48,10 +59,24 @@ describe('a backup from a dump', () => {
     }
     expect(ticksAtBatch).toHaveLength(Math.ceil(ENTRIES / 1_000));
     for (let at = 1; at < ticksAtBatch.length; at++) expect(ticksAtBatch[at]!).toBeGreaterThan(ticksAtBatch[at - 1]!);
+    expect(besides.some((name) => name.endsWith('.partial'))).toBe(true);
+    expect(besides.filter((name) => name.endsWith('-wal'))).toEqual([]);
+    expect(readdirSync(folder)).toEqual(['backup.db']);
+    expect((await files.inspect(destination)).problems).toEqual([]);
+    // Bytes 18 and 19 of the header: 1 for a rollback journal, 2 for WAL; a backup keeps no log.
+    expect([...readFileSync(destination).subarray(18, 20)]).toEqual([1, 1]);
 
     const copy = new SqliteStore({ path: destination });
     onTestFinished(() => copy.close());
     expect(await copy.index('ada')).toHaveLength(ENTRIES);
     expect((await copy.get('ada', ['topics/n3499']))[0]?.body).toBe('Body 3499.\n');
+  });
+
+  it('is a file without a write-ahead log while it is written, durable by its writer alone', async () => {
+    const path = join(tempDir().path, '.backup.db.partial');
+    const partial = new SqliteStore({ path, writtenOnce: true });
+    onTestFinished(() => partial.close());
+    expect(partial.pragma('journal_mode')).toBe('delete');
+    expect(partial.pragma('synchronous')).toBe(0);
   });
 });

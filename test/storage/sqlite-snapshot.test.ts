@@ -6,7 +6,7 @@
  * a destination that exists is never replaced.
  */
 
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Database } from '../../src/storage/sqlite/driver.js';
 import { sqliteDriver } from '../../src/storage/sqlite/drivers.js';
@@ -94,6 +94,27 @@ for (const { name, missing } of driversUnderTest()) {
         }),
       ).rejects.toThrow('the hook refused');
       expect(readdirSync(dir.path).sort()).toEqual(['marked.db', 'memory.db', 'memory.db-shm', 'memory.db-wal']);
+    });
+
+    it('never replaces a file that appears at its name while it copies: a named path is refused, a chooser picks again', async () => {
+      const dir = tempDir();
+      live(dir.file('memory.db'), 10);
+      // A cron `engram backup DIR` and a scheduled backup picking one name: the other one finishes first.
+      const theirs = (name: string) => () => writeFileSync(dir.file(name), 'theirs');
+      await expect(
+        snapshotSqlite(dir.file('memory.db'), dir.file('named.db'), { driver: name, beforeRename: theirs('named.db') }),
+      ).rejects.toThrow(/named\.db already exists: a file appeared there while the copy was made/);
+      expect(readFileSync(dir.file('named.db'), 'utf8')).toBe('theirs');
+      const names = ['free.db', 'free-2.db', 'free-3.db'];
+      const chooser = { next: () => dir.file(names.find((name) => !existsSync(dir.file(name))) ?? 'none.db') };
+      const taken = await snapshotSqlite(dir.file('memory.db'), chooser, {
+        driver: name,
+        beforeRename: theirs('free.db'),
+      });
+      expect(taken.path).toBe(dir.file('free-2.db'));
+      expect(readFileSync(dir.file('free.db'), 'utf8')).toBe('theirs');
+      expect(open(taken.path).prepare('SELECT count(*) FROM t').pluck().get()).toBe(10);
+      expect(readdirSync(dir.path).filter((file) => file.includes('.partial'))).toEqual([]);
     });
 
     it('never replaces a file, and leaves nothing behind when the source is no database', async () => {

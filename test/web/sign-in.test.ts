@@ -91,7 +91,7 @@ describe.each(backends)('on %s', (_, options) => {
     await page
       .getByRole('alert')
       .getByText(
-        /^Too many sign-ins as this user \(the server takes 1 sign-in per user a minute\)\. Wait \d+ seconds?, then sign in again\.$/,
+        /^Too many failed sign-ins as this user \(the server takes 1 failed sign-in per user a minute\)\. Wait \d+ seconds?, then sign in again\.$/,
       )
       .waitFor();
   });

@@ -54,6 +54,10 @@ export class MemoryRateCounters implements RateCounters {
         this.remember(limiter, `${rule.name}\n${key}`, key, now, count);
         return count;
       },
+      giveBack: async (key) => {
+        // Only within the window it was counted in: past it, the count began again without it.
+        if ((this.keys.get(`${rule.name}\n${key}`)?.ends ?? 0) > Date.now()) await limiter.reward(key, 1);
+      },
     };
   }
 

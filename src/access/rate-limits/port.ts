@@ -20,6 +20,8 @@ export interface RateCount {
 export interface RateCounter {
   /** Counts one request of `key` (an opaque string of at most 64 characters). */
   take(key: string): Promise<RateCount>;
+  /** Takes back one request of `key` counted by `take`: one that turned out not to count (a sign-in that succeeded). */
+  giveBack(key: string): Promise<void>;
 }
 
 export interface RateCounters {

@@ -67,6 +67,30 @@ export class RateLimits {
     return refused;
   }
 
+  /**
+   * Runs `attempt`, counted under `name` for `subject` by refusal() just before, and keeps
+   * that count only if the attempt fails as `failed` says (a sign-in's wrong password): a
+   * success, or another error (the store down, the sign-in slowed down), is given back.
+   * Counted before it runs, so that attempts sent together see each other.
+   */
+  async countingFailures<T>(
+    name: RateLimitName,
+    subject: string,
+    attempt: () => Promise<T>,
+    failed: (error: unknown) => boolean,
+  ): Promise<T> {
+    const giveBack = () => this.counters.get(name)?.counter.giveBack(keyOf(subject));
+    let result: T;
+    try {
+      result = await attempt();
+    } catch (error) {
+      if (!failed(error)) await giveBack();
+      throw error;
+    }
+    await giveBack();
+    return result;
+  }
+
   private async take(name: RateLimitName, subject: string): Promise<RateVerdict | undefined> {
     const limit = this.counters.get(name);
     if (limit === undefined) return undefined;

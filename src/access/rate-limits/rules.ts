@@ -6,7 +6,8 @@
  * Four limits, each a number of requests per window:
  * - `auth`: requests to the sign-in doors (the web UI's sign-in, /authorize, /token,
  *   /register) from one client address;
- * - `sign-in`: sign-ins naming one user (the web UI's and the consent page's);
+ * - `sign-in`: failed sign-ins naming one user (the web UI's and the consent page's): a
+ *   correct password is not counted, and past the limit every sign-in as the user is refused;
  * - `mcp`: MCP requests of one token (/mcp requests and /ws messages together);
  * - `api`: REST requests of one token or signed-in browser (/api).
  *
@@ -41,7 +42,7 @@ const MINUTE = 60;
  * - auth 60/min per address: a person signs in a few times a day, an app refreshes its token
  *   once an hour; 60 leaves room for a whole office behind one address, and stops a password
  *   or code guesser at one a second (the per-account slow-down stops it much sooner).
- * - sign-in 20/min per user: the coarse guard over one account, whatever addresses try it.
+ * - sign-in 20 failures/min per user: the coarse guard over one account, whatever addresses try it.
  * - mcp 1200/min per token: 20 tool calls a second, every second of a minute; a model in an
  *   agent loop makes a few hundred a minute at its busiest.
  * - api 1200/min per token or browser: the web UI makes a handful of calls per page.

@@ -6,7 +6,8 @@
  * `DELETE /api/sessions/{id}` (sign one out). Signing in and out by cookie must come from
  * our own page (browser-auth.ts fromOwnPage), so no other site can sign a browser in to
  * an account of its choosing or out of its own. A sign-in counts against its client
- * address's rate limit and the user it names (docs/http.md, Rate limits).
+ * address's rate limit, and against the user it names when its password is wrong (docs/http.md,
+ * Rate limits).
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -14,7 +15,7 @@ import { SESSION_COOKIE } from '../../access/oauth/http/authorize.js';
 import { readCookie, setCookie } from '../../access/oauth/http/cookies.js';
 import { rateLimitHeaders } from '../../access/rate-limits/answers.js';
 import type { RateLimits } from '../../access/rate-limits/rate-limits.js';
-import { EngramError } from '../../memory/model/errors.js';
+import { EngramError, isEngramError } from '../../memory/model/errors.js';
 import { normalizeUser } from '../../memory/model/users.js';
 import { addressGroup, clientAddress } from '../client-address.js';
 import { readBody } from '../limits.js';
@@ -35,7 +36,7 @@ export interface SessionRoutesOptions {
   /** https: the cookie is Secure. */
   readonly secure: boolean;
   readonly trustProxy: boolean;
-  /** A sign-in counts against its client address (`auth`) and the user it names (`sign-in`); none when undefined. */
+  /** A sign-in counts against its client address (`auth`), and the user it names when it fails (`sign-in`); none when undefined. */
   readonly rateLimits?: RateLimits | undefined;
 }
 
@@ -57,6 +58,11 @@ const NOT_OUR_PAGE =
   'Forbidden: signing in and out is only accepted from Engram’s own page (Origin and X-Engram-CSRF header).';
 const READ_ONLY =
   'This token is read-only: it cannot sign browsers out. Sign in with a password, or use a read-write token.';
+
+/** Whether a sign-in was refused for its user name or password: what the `sign-in` limit counts. */
+function wrongPassword(error: unknown): boolean {
+  return isEngramError(error) && error.code === 'UNAUTHORIZED';
+}
 
 function credentials(text: string): { user: string; password: string } {
   const body = jsonBody(text, SIGN_IN_EXAMPLE) as Record<string, unknown> | null;
@@ -99,14 +105,17 @@ export function createSessionRoutes(options: SessionRoutesOptions): SessionRoute
     }
     const { user: typed, password } = credentials(body.text);
     const address = clientAddress(req, options.trustProxy);
-    const refused = await options.rateLimits?.refusal([
-      ['auth', addressGroup(address)],
-      ['sign-in', normalizeUser(typed) ?? typed],
-    ]);
+    const limits = options.rateLimits;
+    const named = normalizeUser(typed) ?? typed;
+    // The user is counted only once the address may try: a refused request is no failed sign-in.
+    const refused =
+      (await limits?.refusal([['auth', addressGroup(address)]])) ?? (await limits?.refusal([['sign-in', named]]));
     if (refused !== undefined) {
       return sendApiError(res, 429, 'RATE_LIMITED', apiRateLimitedMessage(refused), rateLimitHeaders(refused));
     }
-    const user = await accounts.signIn(typed, password, address);
+    const attempt = () => accounts.signIn(typed, password, address);
+    const user =
+      limits === undefined ? await attempt() : await limits.countingFailures('sign-in', named, attempt, wrongPassword);
     // Signing in replaces the browser's earlier session, whoever it was for.
     const earlier = readCookie(req.headers.cookie, SESSION_COOKIE);
     if (earlier !== undefined) await accounts.endSession(earlier);

@@ -56,6 +56,14 @@ export class PostgresRateCounters implements RateCounters {
           return { allowed: true, remaining: rule.points, resetMs: rule.windowSeconds * 1000 };
         }
       },
+      giveBack: async (key) => {
+        try {
+          // Only within the window it was counted in: past it, the count began again without it.
+          if (((await limiter.get(key))?.msBeforeNext ?? 0) > 0) await limiter.reward(key, 1);
+        } catch {
+          // Not given back: the key is counted one more, until its window ends.
+        }
+      },
     };
   }
 }

@@ -33,12 +33,12 @@ import { SqliteStore } from './store.js';
 export function sqliteBackupFiles(driver?: SqliteDriverName): BackupFiles {
   return {
     schemaVersion: MIGRATIONS.length,
-    snapshot: async (source: string, destination: string, options: SnapshotOptions = {}) => {
-      await snapshotSqlite(source, destination, { ...options, driver });
-    },
+    snapshot: async (source, destination, options: SnapshotOptions = {}) =>
+      (await snapshotSqlite(source, destination, { ...options, driver })).path,
     async write(path, dump, onProgress) {
       if (existsSync(path)) throw new Error(`${path} already exists: a new memory file is never made over one`);
-      const store = new SqliteStore({ path, driver });
+      // Written once and made durable by its writer (stamped, fsynced, published): no write-ahead log to fold back at the end.
+      const store = new SqliteStore({ path, driver, writtenOnce: true });
       try {
         await store.loadInTurns(dump, { replace: false, onProgress });
       } finally {

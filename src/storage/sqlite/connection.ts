@@ -7,6 +7,15 @@
  * timers instead (busy.ts). Reads go through a memory map of the file. A file that cannot be
  * opened is explained (errors.ts). Either SQLite driver opens it (drivers.ts): the same
  * pragmas, the same file.
+ *
+ * Except a file written once and made durable by its writer (a backup's `.partial`, which
+ * is fsynced, stamped and published after it is closed): no write-ahead log and no fsync
+ * (journal_mode=DELETE, synchronous=OFF). Its pages then reach the file as SQLite's cache
+ * spills them, and neither the COMMIT of a dump loaded in turns nor the close has a log of
+ * the whole dump to fold back into the file on the event loop (a 120 MB dump held a server
+ * up for over a second). A rollback journal still lets a failed load roll back, and costs
+ * next to nothing in a new file: pages past its size when the transaction began are not
+ * journaled.
  */
 
 import { BUSY_TIMEOUT_MS } from './busy.js';
@@ -30,14 +39,15 @@ export function openDatabase(
   context: FailureContext,
   onWarning: ((message: string) => void) | undefined,
   driver: SqliteDriver,
+  writtenOnce = false,
 ): OpenedDatabase {
   let db: Database | undefined;
   try {
     prepareDatabaseFile(context.path);
     db = new driver.Database(context.path, { timeout: context.busyDeadlineMs });
     const file = new FileIdentity(context.path, onWarning);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
+    db.pragma(writtenOnce ? 'journal_mode = DELETE' : 'journal_mode = WAL');
+    db.pragma(writtenOnce ? 'synchronous = OFF' : 'synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma('secure_delete = ON');
     // Reads go through a memory map of the file: a page not yet in SQLite's cache is then a

@@ -4,9 +4,11 @@
  * next, the write-ahead log left behind), so SQLite writes the copy itself (`VACUUM INTO`,
  * one read transaction: every commit before it, none after), into a temporary file beside
  * the destination whose name ends `.partial`. Only once the copy is complete and on disk
- * (fsync) is it renamed to its final name, and the folder's entry made durable (fsync of
- * the folder): a process killed at any moment leaves either no file at the destination or
- * a whole one, never a half-written copy that looks like a good one.
+ * (fsync) is it published at its final name, never replacing a file that appeared there
+ * meanwhile (transfer/backup/durable.ts: a hard link, then the partial unlinked), and the
+ * folder's entry made durable (fsync of the folder): a process killed at any moment leaves
+ * either no file at the destination or a whole one, never a half-written copy that looks
+ * like a good one.
  *
  * The VACUUM INTO runs on a connection of its own in a worker thread, so a server's event
  * loop keeps answering while a large memory is copied; writers in other connections and
@@ -15,10 +17,9 @@
  * search worker does (search-worker.ts says why).
  */
 
-import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { closeSync, openSync, rmSync, statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { type Destination, partialPathFor, pathOf, publishDurably } from '../../transfer/backup/durable.js';
 import type { Database } from './driver.js';
 import { type SqliteDriverName, sqliteDriver, type WorkerDriver } from './drivers.js';
 import { type DriverConstructor, nodeSqliteDriver } from './node-driver.js';
@@ -42,7 +43,7 @@ export interface SnapshotOptions {
   /** Told the copy's size as it grows, a few times a second, and once at the end. */
   readonly onProgress?: (progress: SnapshotProgress) => void;
   /**
-   * Called with the complete copy's temporary path before it is made durable and renamed: to
+   * Called with the complete copy's temporary path before it is made durable and published: to
    * write into the copy (a backup's metadata). A throw abandons the copy (the temporary file
    * is removed, nothing reaches the destination).
    */
@@ -57,46 +58,33 @@ export interface Snapshot {
 
 /**
  * Copies the SQLite memory at `source` (which others may be writing) consistently to
- * `destination`, atomically: the destination's folder must exist and the destination must
- * not (a copy never replaces a file). Throws, leaving no file behind, when it cannot.
+ * `destination`, atomically: a path whose folder exists and that must not (a copy never
+ * replaces a file, even one made while it copied), or a chooser of free names asked again
+ * when its name is taken meanwhile. Throws, leaving no file behind, when it cannot.
  */
 export async function snapshotSqlite(
   source: string,
-  destination: string,
+  destination: Destination,
   options: SnapshotOptions = {},
 ): Promise<Snapshot> {
   statSync(source); // ENOENT here rather than SQLite creating an empty source
-  if (statSync(destination, { throwIfNoEntry: false }) !== undefined) {
-    throw Object.assign(new Error(`${destination} already exists: a snapshot never replaces a file`), {
-      code: 'EEXIST',
-    });
+  const first = pathOf(destination);
+  if (statSync(first, { throwIfNoEntry: false }) !== undefined) {
+    throw Object.assign(new Error(`${first} already exists: a snapshot never replaces a file`), { code: 'EEXIST' });
   }
-  const folder = dirname(destination);
-  const partial = join(folder, `.${basename(destination)}.${process.pid}-${randomBytes(4).toString('hex')}.partial`);
+  const partial = partialPathFor(first);
   const driver = sqliteDriver(options.driver).worker;
   try {
     // Created empty first, readable by its owner alone as the memory is (file.ts): VACUUM INTO fills an empty file.
     closeSync(openSync(partial, 'wx', 0o600));
     await vacuumInto(driver, source, partial, options.onProgress);
     await options.beforeRename?.(partial);
-    fsyncPath(partial, 'r+');
-    renameSync(partial, destination);
-    fsyncPath(folder, 'r');
-    return { path: destination, bytes: statSync(destination).size };
+    const path = publishDurably(partial, destination);
+    return { path, bytes: statSync(path).size };
   } catch (error) {
     // The copy, and whatever SQLite kept beside it while the hook wrote into it.
     for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(`${partial}${suffix}`, { force: true });
     throw error;
-  }
-}
-
-/** Flushes a file's (or a folder's entries') writes to the disk. */
-function fsyncPath(path: string, flags: 'r' | 'r+'): void {
-  const fd = openSync(path, flags);
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }
 

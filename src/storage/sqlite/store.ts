@@ -89,6 +89,12 @@ export interface SqliteStoreOptions {
    * Both read and write the same file.
    */
   readonly driver?: SqliteDriverName | undefined;
+  /**
+   * A new file written once, then closed and made durable by its writer (a backup's
+   * `.partial`): no write-ahead log, no fsync of its own (connection.ts says why). Never for
+   * a memory that is served: a write acknowledged there would not survive a power cut.
+   */
+  readonly writtenOnce?: boolean | undefined;
 }
 
 /**
@@ -124,7 +130,7 @@ export class SqliteStore implements StorageBackend {
     const context = { path: options.path, busyDeadlineMs: options.busyTimeoutMs ?? DEFAULT_BUSY_DEADLINE_MS };
     const driver = sqliteDriver(options.driver);
     this.driver = driver.name;
-    const { db, file } = openDatabase(context, options.onWarning, driver);
+    const { db, file } = openDatabase(context, options.onWarning, driver, options.writtenOnce === true);
     this.db = db;
     const gate = new WriteGate();
     this.guard = new Guard(file, context, gate);

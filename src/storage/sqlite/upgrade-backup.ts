@@ -57,16 +57,22 @@ export async function backupBeforeUpgrade(
     }
     if (version === undefined || version >= MIGRATIONS.length) return undefined;
     const folder = join(dirname(path), UPGRADE_BACKUP_FOLDER);
-    const destination = freeName(folder, `${basename(path)}.schema-${version}`);
+    const stem = `${basename(path)}.schema-${version}`;
+    const destination = freeName(folder, stem);
     try {
       mkdirSync(folder, { recursive: true, mode: 0o700 });
-      await snapshotSqlite(path, destination, {
-        driver: driver.name,
-        beforeRename: (partial) => {
-          if (versionOf(partial, driver.Database) !== version) throw new UpgradedMeanwhile();
+      // Another Engram upgrading the same file at once may take the name meanwhile: then the next one.
+      const kept = await snapshotSqlite(
+        path,
+        { next: () => freeName(folder, stem) },
+        {
+          driver: driver.name,
+          beforeRename: (partial) => {
+            if (versionOf(partial, driver.Database) !== version) throw new UpgradedMeanwhile();
+          },
         },
-      });
-      return { path: destination, version, upgradingTo: MIGRATIONS.length };
+      );
+      return { path: kept.path, version, upgradingTo: MIGRATIONS.length };
     } catch (error) {
       if (error instanceof UpgradedMeanwhile) continue;
       throw cannotKeepCopy(path, version, destination, error);

@@ -6,6 +6,7 @@
  */
 
 import type { Store } from '../../memory/port.js';
+import type { Destination } from './durable.js';
 import type { BackupFiles } from './port.js';
 import { type Restored, restoreBackup } from './restore.js';
 import { BackupSchedule, type BackupScheduleOptions } from './schedule.js';
@@ -28,8 +29,8 @@ export interface BackupsConfig {
 export class Backups {
   constructor(private readonly config: BackupsConfig) {}
 
-  /** Backs the memory up to `destination` (a path that must not exist, in a folder that does). */
-  async take(destination: string, onProgress?: (progress: BackupProgress) => void): Promise<TakenBackup> {
+  /** Backs the memory up to `destination` (a path that must not exist, or free names, in a folder that does). */
+  async take(destination: Destination, onProgress?: (progress: BackupProgress) => void): Promise<TakenBackup> {
     const { files, version, now } = this.config;
     return takeBackup(await this.memory(), destination, { files, version, now, onProgress });
   }
@@ -48,7 +49,7 @@ export class Backups {
     options: {
       name: string;
       force: boolean;
-      keepPath: () => string;
+      keepPath: () => Destination;
       onProgress?: (written: number, total: number) => void;
     },
   ): Promise<Restored> {

@@ -28,6 +28,14 @@ export function freeBackupPath(folder: string, at: number, prefix = 'engram'): s
   return path;
 }
 
+/**
+ * Free names in `folder` for a backup taken at `at`: the first when the backup is published,
+ * or the next should another backup have taken it meanwhile (durable.ts).
+ */
+export function freeBackupNames(folder: string, at: number, prefix = 'engram'): { readonly next: () => string } {
+  return { next: () => freeBackupPath(folder, at, prefix) };
+}
+
 /** Whether `name` is a backup's name as the schedule writes them. */
 export function isBackupName(name: string): boolean {
   return NAME.test(name);

@@ -8,6 +8,7 @@
 
 import type { Store, StoreDump } from '../../memory/port.js';
 import type { StoreCounts } from '../migration.js';
+import type { Destination } from './durable.js';
 
 /** What a backup holds, counted as `engram migrate` counts a copy. */
 export type BackupCounts = StoreCounts;
@@ -48,7 +49,7 @@ export interface BackupInspection {
 export interface SnapshotOptions {
   /** Told the copy's bytes as it grows, and the source's size. */
   readonly onProgress?: (progress: { readonly bytes: number; readonly total: number }) => void;
-  /** Called with the complete copy's temporary path (`….partial`) before it is made durable and renamed. */
+  /** Called with the complete copy's temporary path (`….partial`) before it is made durable and published. */
   readonly beforeRename?: (partialPath: string) => void | Promise<void>;
 }
 
@@ -58,13 +59,16 @@ export interface BackupFiles {
   readonly schemaVersion: number;
   /**
    * Copies the live SQLite memory at `source` (others may write it) consistently to
-   * `destination`, which must not exist, atomically: a whole file there, or none.
+   * `destination`, never replacing a file, atomically: a whole file there, or none. Returns
+   * the path written (a chooser's next free name when its first was taken meanwhile).
    */
-  snapshot(source: string, destination: string, options?: SnapshotOptions): Promise<void>;
+  snapshot(source: string, destination: Destination, options?: SnapshotOptions): Promise<string>;
   /**
    * Writes `dump` as a new memory at `path` (which must not exist), in the current schema,
    * in one transaction that leaves the event loop free between two batches of rows (a
    * server writing a scheduled backup goes on answering); told the entries written so far.
+   * A scratch file its caller makes durable (stamp, fsync, publish): written without a
+   * write-ahead log or fsync, so that its end folds no log back into it on the event loop.
    */
   write(path: string, dump: StoreDump, onProgress?: (entries: number) => void): Promise<void>;
   /** The memory file at `path` opened as a store, upgraded to the current schema if older: only ever a copy. */

@@ -5,14 +5,23 @@
  * is refused unless the caller forces it, and then a backup of what it held is taken first
  * and named. A backup is never changed: it is copied to a temporary file, and that copy is
  * opened (and upgraded, when an older Engram wrote it) and read.
+ *
+ * The temporary copy is as large as the backup. It goes beside the target when that is a
+ * SQLite file (the memory's own disk, which must hold the restored memory anyway; a small
+ * tmpfs at /tmp may not hold the copy), else in the system's temporary folder (TMPDIR).
+ * Its name (`.engram-restore-<pid>-<random>.db`) says whose it is: a restore removes those
+ * of restores killed half-way. A step that fails is said in words naming it (the temporary
+ * copy, or the copy kept of what the target held) and what to do; the target's own
+ * failures come worded by its store.
  */
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { EngramError } from '../../memory/model/errors.js';
+import { dirname, join } from 'node:path';
+import { EngramError, isEngramError } from '../../memory/model/errors.js';
 import type { Store } from '../../memory/port.js';
 import { type CopySummary, copyStore } from '../migration.js';
+import { type Destination, removeDeadLeftovers, removePartial } from './durable.js';
 import type { BackupFiles } from './port.js';
 import { type LiveMemory, type TakenBackup, takeBackup } from './take.js';
 import { type VerifiedBackup, verifyBackup } from './verify.js';
@@ -31,8 +40,8 @@ export interface RestoreOptions {
   readonly files: BackupFiles;
   /** Replace a memory that holds something (after backing it up); without it, one is refused. */
   readonly force: boolean;
-  /** Where the copy of a replaced memory goes: a path for it, chosen when it is needed. */
-  readonly keepPath: () => string;
+  /** Where the copy of a replaced memory goes: a path or free names for it, chosen when it is needed. */
+  readonly keepPath: () => Destination;
   readonly version: string;
   readonly now: () => number;
   /** Told as the backup's entries are written into the target. */
@@ -70,14 +79,19 @@ export async function restoreBackup(
         'Pass --force to replace all of it with the backup (a backup of it is taken first), or restore into an empty memory (--to).',
     );
   }
-  const kept = empty
-    ? undefined
-    : await takeBackup(target.memory, options.keepPath(), { files, version: options.version, now: options.now });
-  const folder = mkdtempSync(join(tmpdir(), 'engram-restore-'));
+  const kept = empty ? undefined : await keepWhatItHolds(target, options);
+  const besideTarget = target.memory.kind === 'sqlite';
+  const folder = target.memory.kind === 'sqlite' ? dirname(target.memory.path) : tmpdir();
+  removeDeadLeftovers(folder, LEFTOVER);
+  const copy = join(folder, `.engram-restore-${process.pid}-${randomBytes(4).toString('hex')}.db`);
   try {
-    const copy = join(folder, 'backup.db');
-    await files.snapshot(file, copy);
-    const source = files.open(copy);
+    let source: Store;
+    try {
+      await files.snapshot(file, copy);
+      source = files.open(copy);
+    } catch (error) {
+      throw copyFailed(error, { folder, besideTarget, target: target.name, bytes: backup.bytes });
+    }
     try {
       const copied = await copyStore(source, target.store, {
         // Replace only what a copy was kept of: a memory found empty and written meanwhile is refused, not wiped.
@@ -90,6 +104,96 @@ export async function restoreBackup(
       await source.close();
     }
   } finally {
-    rmSync(folder, { recursive: true, force: true });
+    // The copy and what SQLite kept beside it (a snapshot that fails removes its own partial).
+    removePartial(copy);
   }
+}
+
+/**
+ * A restore's temporary copy, and what is left beside it: the copy's `-wal`, `-shm` or
+ * `-journal`, and the `.partial` of the snapshot that writes it (snapshot.ts). The first
+ * group is the restore's process.
+ */
+const LEFTOVER = /^\.{1,2}engram-restore-(\d+)-[0-9a-f]+\.db(\.\d+-[0-9a-f]+\.partial)?(-journal|-wal|-shm)?$/;
+
+/** Backs up what the target holds before it is replaced; a failure says that this step failed. */
+async function keepWhatItHolds(target: RestoreTarget, options: RestoreOptions): Promise<TakenBackup> {
+  try {
+    return await takeBackup(target.memory, options.keepPath(), {
+      files: options.files,
+      version: options.version,
+      now: options.now,
+    });
+  } catch (error) {
+    const kind = fileFailure(error);
+    if (kind === undefined) throw error;
+    const reason = reasonOf(error);
+    throw new EngramError(
+      kind,
+      kind === 'STORE_FULL'
+        ? `No room to keep a copy of what ${target.name} holds before replacing it (${reason}), so nothing was ` +
+            'restored and it is as it was. Free space on the disk of the backups folder (where engram backup writes ' +
+            'by default), or restore into an empty memory (--to), then try again.'
+        : `Cannot keep a copy of what ${target.name} holds before replacing it (${reason}), so nothing was restored ` +
+            'and it is as it was. Let the user running Engram write the backups folder (where engram backup writes ' +
+            'by default), or restore into an empty memory (--to), then try again.',
+    );
+  }
+}
+
+interface CopyPlace {
+  readonly folder: string;
+  /** The folder is the SQLite target's own. */
+  readonly besideTarget: boolean;
+  readonly target: string;
+  /** The backup's size: about what the copy needs. */
+  readonly bytes: number;
+}
+
+/** The temporary copy's failure in words: where, why, and what to do; other failures as they came. */
+function copyFailed(error: unknown, place: CopyPlace): unknown {
+  const kind = fileFailure(error);
+  if (kind === undefined) return error;
+  const { folder, besideTarget, target } = place;
+  const reason = reasonOf(error);
+  if (kind === 'STORE_FULL') {
+    const megabytes = Math.max(1, Math.ceil(place.bytes / 1_000_000));
+    return new EngramError(
+      'STORE_FULL',
+      `No room for the temporary copy of the backup in ${folder} (it needs about ${megabytes} MB: ${reason}), so ` +
+        `nothing was restored and ${target} is as it was. ` +
+        (besideTarget
+          ? 'Free that much space on the disk of the memory, which the restored memory needs as well, then try again.'
+          : 'Free that much space there, or set TMPDIR to a folder on a disk with room, then try again.'),
+    );
+  }
+  return new EngramError(
+    'STORE_READ_ONLY',
+    `Cannot write the temporary copy of the backup in ${folder} (${reason}), so nothing was restored and ${target} ` +
+      'is as it was. ' +
+      (besideTarget
+        ? `The copy is made beside the memory, on its disk: let the user running Engram write ${folder}, which the ` +
+          'restore needs too, then try again.'
+        : `Let the user running Engram write ${folder}, or set TMPDIR to a folder it may write, then try again.`),
+  );
+}
+
+/** Codes of a folder or file that cannot be written. */
+const NOT_WRITABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOENT', 'ENOTDIR', 'SQLITE_CANTOPEN', 'SQLITE_READONLY']);
+
+/** Whether `error` (not one already worded) is a file that cannot be written, or a disk without room. */
+function fileFailure(error: unknown): 'STORE_READ_ONLY' | 'STORE_FULL' | undefined {
+  if (isEngramError(error)) return undefined;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' ? message : '';
+  if (code === 'ENOSPC' || code === 'SQLITE_FULL' || /database or disk is full/.test(text)) return 'STORE_FULL';
+  if (NOT_WRITABLE.has(String(code)) || /unable to open database file|readonly database/.test(text)) {
+    return 'STORE_READ_ONLY';
+  }
+  return undefined;
+}
+
+function reasonOf(error: unknown): string {
+  const { message } = error as { message?: unknown };
+  return typeof message === 'string' ? message : String(error);
 }

@@ -10,7 +10,7 @@
 
 import { readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { backupsIn, freeBackupPath, isPartialName } from './names.js';
+import { backupsIn, freeBackupNames, isPartialName } from './names.js';
 import type { BackupFiles } from './port.js';
 import { type LiveMemory, type TakenBackup, takeBackup } from './take.js';
 import { verifyBackup } from './verify.js';
@@ -124,15 +124,14 @@ export class BackupSchedule {
 
   private async run(): Promise<BackupRun> {
     const { options } = this;
-    const destination = freeBackupPath(options.dir, options.now());
     let backup: TakenBackup;
     try {
-      backup = await takeBackup(options.memory, destination, options);
+      backup = await takeBackup(options.memory, freeBackupNames(options.dir, options.now()), options);
       await this.verifyTaken(backup.path);
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
       options.log(
-        `scheduled backup to ${destination} failed: ${failure.message}` +
+        `scheduled backup to ${options.dir} failed: ${failure.message}` +
           (this.last ? ` (the last good one is ${this.last.path}, of ${this.last.at.toISOString()})` : ''),
       );
       return { ok: false, error: failure };

@@ -9,7 +9,7 @@
 
 import { statSync } from 'node:fs';
 import type { Store } from '../../memory/port.js';
-import { partialPathFor, removePartial, renameDurably } from './durable.js';
+import { type Destination, partialPathFor, pathOf, publishDurably, removePartial } from './durable.js';
 import type { BackupFiles, BackupMetadata } from './port.js';
 
 /** The memory being backed up: a SQLite file by path (copied by SQLite), or a PostgreSQL store. */
@@ -39,33 +39,39 @@ export interface TakenBackup {
 }
 
 /**
- * Backs `memory` up to `destination`, a path that must not exist in a folder that does:
- * the whole backup there, or nothing (a failure removes the temporary copy).
+ * Backs `memory` up to `destination`, in a folder that exists: a path that must not exist
+ * (nor appear while the backup is taken), or the free names Engram chooses (names.ts
+ * freeBackupNames). The whole backup there, or nothing (a failure removes the temporary copy).
  */
-export async function takeBackup(memory: LiveMemory, destination: string, options: TakeOptions): Promise<TakenBackup> {
+export async function takeBackup(
+  memory: LiveMemory,
+  destination: Destination,
+  options: TakeOptions,
+): Promise<TakenBackup> {
   const { files, onProgress } = options;
   const stamp = { takenAt: options.now(), engramVersion: options.version, source: memory.kind };
   let metadata: BackupMetadata | undefined;
+  let path: string;
   if (memory.kind === 'sqlite') {
-    await files.snapshot(memory.path, destination, {
+    path = await files.snapshot(memory.path, destination, {
       onProgress: (progress) => onProgress?.({ phase: 'copying', ...progress }),
       beforeRename: async (partial) => {
         metadata = await files.stamp(partial, stamp);
       },
     });
   } else {
-    const partial = partialPathFor(destination);
+    const partial = partialPathFor(pathOf(destination));
     try {
       onProgress?.({ phase: 'reading' });
       const dump = await memory.store.dump();
       const total = dump.entries.length;
       await files.write(partial, dump, (entries) => onProgress?.({ phase: 'writing', entries, total }));
       metadata = await files.stamp(partial, stamp);
-      renameDurably(partial, destination);
+      path = publishDurably(partial, destination);
     } catch (error) {
       removePartial(partial);
       throw error;
     }
   }
-  return { path: destination, bytes: statSync(destination).size, metadata: metadata as BackupMetadata };
+  return { path, bytes: statSync(path).size, metadata: metadata as BackupMetadata };
 }

@@ -79,6 +79,41 @@ describe('a limit', () => {
     expect(both).toMatchObject({ rule: { name: 'sign-in' }, resetSeconds: 3600 });
   });
 
+  it('keeps the count of an attempt only when it fails as told; a window ended meanwhile is not given back into', async () => {
+    const limited = await limits([[{ name: 'sign-in', rate: { points: 2, windowSeconds: 60 } }]]);
+    const wrong = new Error('wrong password');
+    const signIn = async (outcome: 'ok' | 'wrong' | 'down') => {
+      const refused = await limited.refusal([['sign-in', 'alice']]);
+      if (refused !== undefined) return 'refused';
+      const attempt = async () => {
+        if (outcome === 'ok') return 'ok';
+        throw outcome === 'wrong' ? wrong : new Error('store down');
+      };
+      return limited.countingFailures('sign-in', 'alice', attempt, (error) => error === wrong).catch(() => 'failed');
+    };
+    for (let i = 0; i < 5; i++) expect(await signIn('ok')).toBe('ok');
+    expect(await signIn('down')).toBe('failed');
+    expect(await signIn('wrong')).toBe('failed');
+    expect(await signIn('ok')).toBe('ok');
+    expect(await signIn('wrong')).toBe('failed');
+    expect(await signIn('ok')).toBe('refused');
+    // Counted at 119 s, given back at 120 s once the next window began: that window keeps its full count.
+    vi.setSystemTime(START + 60_000);
+    expect(await signIn('wrong')).toBe('failed');
+    vi.setSystemTime(START + 119_000);
+    await limited.refusal([['sign-in', 'alice']]);
+    vi.setSystemTime(START + 120_000);
+    await limited.countingFailures(
+      'sign-in',
+      'alice',
+      async () => 'ok',
+      () => false,
+    );
+    expect(await signIn('wrong')).toBe('failed');
+    expect(await signIn('wrong')).toBe('failed');
+    expect(await signIn('ok')).toBe('refused');
+  });
+
   it('counts nothing when it is off', async () => {
     const limited = await limits([[{ all: false }]]);
     expect(limited.has('mcp')).toBe(false);

@@ -6,8 +6,9 @@
  * browser back with access_denied, and Allow signs in (the password typed, or the session
  * cookie of an earlier sign-in), creates the grant and sends the browser back with the code.
  * Nothing is issued by a refused form, a wrong password or a throttled sign-in. Every
- * request counts against its client address's rate limit, and a sign-in on the form also
- * against the user it names (rate-limit.ts): past one, a page says how long to wait.
+ * request counts against its client address's rate limit, and a sign-in on the form whose
+ * password is wrong also against the user it names (rate-limit.ts): past one, a page says
+ * how long to wait.
  *
  * The session cookie is `SameSite=Strict`, as the web UI's (DESIGN §9): a browser never
  * sends it with a request another site started, so no other site can act as the user.
@@ -204,8 +205,6 @@ export function createAuthorizeRoute(
 
     const setCookies: string[] = [];
     const bySession = form.get(SIGN_IN_FIELD) === 'session';
-    const typedUser = form.get('user') ?? '';
-    if (!bySession && (await refusedByRate(res, [['sign-in', normalizeUser(typedUser) ?? typedUser]]))) return;
     const signedOut = 'You have been signed out. Sign in again.';
     const wrong = 'Wrong user name or password.';
     let user: string | undefined;
@@ -218,8 +217,16 @@ export function createAuthorizeRoute(
       if (typed.trim() === '' || password === '') {
         return again(400, 'Enter your user name and password.', undefined, typed);
       }
+      const named = normalizeUser(typed) ?? typed;
+      if (await refusedByRate(res, [['sign-in', named]])) return;
       try {
-        user = await accounts.signIn(typed, password, clientAddress(req, options.trustProxy));
+        const attempt = () => accounts.signIn(typed, password, clientAddress(req, options.trustProxy));
+        const limits = options.rateLimits;
+        // The user's limit counts wrong passwords only: a correct one is let through and given back.
+        user =
+          limits === undefined
+            ? await attempt()
+            : await limits.countingFailures('sign-in', named, attempt, isUnauthorized);
       } catch (error) {
         if (isUnauthorized(error)) return again(400, wrong, undefined, typed);
         if (isEngramError(error) && error.code === 'TOO_MANY_ATTEMPTS') {

@@ -24,7 +24,7 @@ export function addressCheck(req: IncomingMessage, trustProxy: boolean): RateChe
 export function rateLimitedWords(verdict: RateVerdict): string {
   const what =
     verdict.rule.name === 'sign-in'
-      ? `too many sign-ins as this user: the server takes ${allowanceWords(verdict, 'sign-in', 'per user')}`
+      ? `too many failed sign-ins as this user: the server takes ${allowanceWords(verdict, 'failed sign-in', 'per user')}`
       : `too many requests from this address to the sign-in and token endpoints: the server takes ${allowanceWords(verdict, 'request', 'per address')}`;
   return `${what}. Try again in ${waitWords(verdict.resetSeconds)}.`;
 }
