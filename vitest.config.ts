@@ -70,6 +70,7 @@ const NOT_UNIT = [
   'test/transfer/bridges/server-memory-written.test.ts', // the MCP memory server as a child process
   'test/fuzz/tools-sqlite.fuzz.test.ts', // SQLite files
   'test/memory/tools/store-failures.test.ts', // SQLite files, made to fail
+  'test/memory/revert.test.ts', // reverts on SQLite files and PostgreSQL
   'test/transfer/backup/', // SQLite files, backed up
 ];
 
