@@ -54,6 +54,10 @@ const CLI_WORDING: DoorWording = {
     // Only the web's pages sign in with a password, and save a person's edit of an entry.
     TOO_MANY_ATTEMPTS: NEVER_HERE,
     STALE_REVISION: NEVER_HERE,
+    // Only a review-mode token's or app's change is held, and the command line's caller is the local user.
+    TOO_MANY_PROPOSALS: NEVER_HERE,
+    // Every conflict carries its detail (proposal-conflict below).
+    PROPOSAL_CONFLICT: NEVER_HERE,
   },
   byReason: {
     'old-in-empty-body': (detail) =>
@@ -133,6 +137,14 @@ const CLI_WORDING: DoorWording = {
     // A person's create and save (memory/editor.ts) are the web's; engram write makes the tool's edit.
     'entry-exists': NEVER_HERE,
     'stale-revision': NEVER_HERE,
+    'proposal-not-found': (detail) =>
+      `No proposal ${detail.id} is waiting for review: it was approved, rejected or expired. engram review list shows those waiting.`,
+    'proposal-conflict': (detail) =>
+      `Proposal ${detail.id} (${detail.name}) no longer applies: ${detail.why}. Nothing was changed. ` +
+      `engram review show ${detail.id} shows it against the entry as it is now; make the change by hand ` +
+      `(engram write) if you still want it, then engram review reject ${detail.id}.`,
+    // The command line's caller is the local user, never in review mode.
+    'review-caller': NEVER_HERE,
   },
 };
 

@@ -156,7 +156,14 @@ describe('connected apps', () => {
       });
       await ensureAccount(store.accounts, grant.user, at);
       await store.oauth.saveGrant(
-        { ...grant, clientId: 'client-1', resource: 'http://127.0.0.1:8787/mcp', created: at, lastUsed: undefined },
+        {
+          ...grant,
+          clientId: 'client-1',
+          resource: 'http://127.0.0.1:8787/mcp',
+          created: at,
+          lastUsed: undefined,
+          review: false,
+        },
         secret('code'),
       );
       await store.oauth.saveSecrets(grant.id, [secret('access'), secret('refresh')]);

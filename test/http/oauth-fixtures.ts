@@ -125,6 +125,7 @@ export async function authorizeDirectly(
       resource: `${server.origin}/mcp`,
       created: now,
       lastUsed: undefined,
+      review: false,
     },
     {
       hash: hashSecret(code),

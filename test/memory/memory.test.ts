@@ -331,7 +331,7 @@ describe('write: the per-user entry cap', () => {
 describe('drop', () => {
   it('removes the entry from the index and from open, returning it', async () => {
     const memory = await seeded();
-    const dropped = await memory.drop(CALLER, ' People/Allozaur ');
+    const { entry: dropped } = await memory.drop(CALLER, ' People/Allozaur ');
     expect(indexLine(dropped)).toBe('people/allozaur (20 bytes): llama.cpp WebUI maintainer');
     expect((await memory.index(CALLER)).map((row) => row.name)).toEqual(['areas/qwentts-cpp', 'topics/preferences']);
     expect((await memory.open(CALLER, ['people/allozaur'])).found).toEqual([]);
@@ -340,7 +340,7 @@ describe('drop', () => {
   it('drops entries of groups that are not writable', async () => {
     const memory = await seeded();
     await seed(sameStore(memory, { groups: { notes: 'scratch' } }), { 'notes/todo': ['d', 'x'] });
-    expect((await memory.drop(CALLER, 'notes/todo')).name).toBe('notes/todo');
+    expect((await memory.drop(CALLER, 'notes/todo')).entry.name).toBe('notes/todo');
   });
 
   it('refuses an unknown name with suggestions', async () => {

@@ -33,7 +33,7 @@ import { searchRoutes } from './search.js';
 import type { SessionRoutes } from './session.js';
 import { transferRoutes } from './transfer.js';
 import { trashRoutes } from './trash.js';
-import { apiMessage, READ_ONLY_TOKEN } from './wording.js';
+import { apiMessage, READ_ONLY_TOKEN, REVIEW_TOKEN } from './wording.js';
 
 /** Largest body of `POST /api/import`: a whole memory, far above the 1 MiB that a tool call may take. */
 export const MAX_IMPORT_BODY_BYTES = 64 * 1024 * 1024;
@@ -159,6 +159,10 @@ export function createApi(options: ApiOptions): Api {
     const caller: Caller = auth.anonymous ? { ...auth.caller, label } : auth.caller;
     if (route.method !== 'GET' && caller.readOnly) {
       sendApiError(res, 403, 'READ_ONLY_TOKEN', READ_ONLY_TOKEN);
+      return;
+    }
+    if (route.method !== 'GET' && caller.review) {
+      sendApiError(res, 403, 'READ_ONLY_TOKEN', REVIEW_TOKEN);
       return;
     }
     const query = new URL(req.url ?? '/', 'http://engram').searchParams;

@@ -1,6 +1,6 @@
 /**
  * Who is calling: whose memory, the label history records, and whether they may change
- * anything. One type for every door and for the store port: the MCP client, a token's
+ * anything, or only propose changes for the user's review. One type for every door and for the store port: the MCP client, a token's
  * holder, the CLI, an embedding agent are all a Caller. Every service that changes
  * memory refuses a read-only caller the same way, worded for how it connected (a token,
  * an OAuth app the user connected read-only, or one that narrowed its own token).
@@ -27,6 +27,12 @@ export interface Caller {
   readonly oauthApp?: boolean | undefined;
   /** The app's grant itself is read-only: the user ticked "Read only" on the consent page. */
   readonly readOnlyGrant?: boolean | undefined;
+  /**
+   * A review-mode caller (a token or connected app set to "changes need my review"): its
+   * writes and drops are checked as anyone's, then held as proposals (memory/review.ts)
+   * that change nothing until the user approves them.
+   */
+  readonly review?: boolean | undefined;
 }
 
 /**

@@ -43,6 +43,7 @@ import { apply, mutate, mutateAll, undrop } from '../engine/writes.js';
 import { Trim } from '../history-cap.js';
 import { SqlAccountStore } from '../sql/accounts.js';
 import { SqlOAuthStore } from '../sql/oauth.js';
+import { SqlProposalStore } from '../sql/proposals.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
 import { Batcher, pairKey, pairs } from './batch.js';
 import type { Pool, Queryable, Statement } from './driver.js';
@@ -95,6 +96,7 @@ export class PostgresStore implements StorageBackend {
   readonly tokens: PostgresTokenStore;
   readonly accounts: SqlAccountStore;
   readonly oauth: SqlOAuthStore;
+  readonly proposals: SqlProposalStore;
   readonly rateCounters: PostgresRateCounters;
 
   /** Connects and brings the schema up to date; an unreachable database is a STORE_UNAVAILABLE error. */
@@ -137,6 +139,11 @@ export class PostgresStore implements StorageBackend {
     this.tokens = new PostgresTokenStore(access, alone);
     this.accounts = new SqlAccountStore(access);
     this.oauth = new SqlOAuthStore(access);
+    // A proposal moves its user's change counter: what this process remembers of them is stale.
+    this.proposals = new SqlProposalStore(access, (user) => {
+      this.known?.forget(user);
+      this.feed.committed(user);
+    });
     this.rateCounters = new PostgresRateCounters(pool);
     this.feed = new ChangeFeed({
       readVersions: async (users) => {

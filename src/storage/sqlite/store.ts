@@ -40,6 +40,7 @@ import { purge, purgeTrash } from '../engine/purge.js';
 import { mutate, mutateAll, undrop } from '../engine/writes.js';
 import { SqlAccountStore } from '../sql/accounts.js';
 import { SqlOAuthStore } from '../sql/oauth.js';
+import { SqlProposalStore } from '../sql/proposals.js';
 import { SqlTokenStore } from '../sql/tokens.js';
 import { type EntryRow, type TrashRow, toEntry, toTrashedEntry } from '../sql-rows.js';
 import { ActivityWalk, NEWEST } from './activity-walk.js';
@@ -107,6 +108,7 @@ export class SqliteStore implements StorageBackend {
   readonly tokens: SqlTokenStore;
   readonly accounts: SqlAccountStore;
   readonly oauth: SqlOAuthStore;
+  readonly proposals: SqlProposalStore;
   /** The SQLite driver this store opened its file with. */
   readonly driver: SqliteDriverName;
 
@@ -185,6 +187,7 @@ export class SqliteStore implements StorageBackend {
         return changed;
       },
     });
+    this.proposals = new SqlProposalStore(access, (user) => this.feed.committed(user));
     this.mutateEvery = this.db.transaction(this.mutateAllInTransaction.bind(this));
     this.undropOne = this.db.transaction(this.undropInTransaction.bind(this));
     // The copies are selected inside the transaction, so no other process can undrop one in between.

@@ -78,6 +78,7 @@ async function addGrant(store: Setup['store'], id: string, user: string): Promis
     resource: 'https://engram.example/mcp',
     created: START,
     lastUsed: undefined,
+    review: false,
   };
   await store.oauth.saveGrant(grant, {
     hash: createHash('sha256').update(id).digest('hex'),
