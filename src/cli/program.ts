@@ -16,6 +16,7 @@ import { createOutput, EXIT_OK, EXIT_USAGE, type Io, processIo, reportFailure } 
 import { processPasswordSource } from './password-input.js';
 import { registerRecoveryCommands } from './recovery.js';
 import { bearsSecret } from './repeat-command.js';
+import { registerReviewCommands } from './review.js';
 import { registerSearchCommand } from './search.js';
 import { registerServeCommand } from './serve.js';
 import { registerStdioCommand } from './stdio.js';
@@ -79,6 +80,7 @@ function buildProgram(run: Run, io: Io, environment: Environment, finish: (exitC
   registerEntryCommands(program, common, run);
   registerSearchCommand(program, common, run);
   registerRecoveryCommands(program, common, run);
+  registerReviewCommands(program, common, run);
   registerActivityCommand(program, common, run);
   registerTransferCommands(program, common, run);
   registerMigrateCommand(program, environment, io, finish);

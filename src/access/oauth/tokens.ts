@@ -478,12 +478,19 @@ export class OAuthTokens {
 
   /**
    * Puts one of `user`'s own apps in review mode (its changes held for their review) or out
-   * of it, from its next request on; false for an app of another user, as for none, and for
-   * a read-only app, which changes nothing to review.
+   * of it, from its next request on; false for an app of another user, as for none;
+   * INVALID_ARGUMENT for a read-only app, which changes nothing to review.
    */
   async setAppReviewOf(user: string, id: string, review: boolean): Promise<boolean> {
     const grant = await this.store.findGrant(id.trim());
-    if (grant === undefined || grant.user !== user || (grant.readOnly && review)) return false;
+    if (grant === undefined || grant.user !== user) return false;
+    if (grant.readOnly && review) {
+      throw new EngramError(
+        'INVALID_ARGUMENT',
+        `${grant.clientName} is connected read-only: it changes nothing, so nothing of it needs review. To let it ` +
+          'propose changes, connect it again and choose "Changes need my review" on the consent page.',
+      );
+    }
     return this.store.setGrantReview(grant.id, review);
   }
 

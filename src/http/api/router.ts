@@ -28,6 +28,7 @@ import { EventStreams } from './events.js';
 import { gateRefusalMessage, ImportGate } from './import-gate.js';
 import { sendJson, sendJsonStream } from './json.js';
 import { checkQuery, pathSegment } from './request.js';
+import { reviewRoutes } from './review.js';
 import type { Route } from './route.js';
 import { searchRoutes } from './search.js';
 import type { SessionRoutes } from './session.js';
@@ -52,7 +53,7 @@ export interface ApiOptions {
   /** Static tokens (--auth token and oauth; undefined with --auth none), for the user's own tokens (access.ts). */
   readonly access?: Access | undefined;
   /** Connected apps (--auth oauth only). */
-  readonly apps?: Pick<OAuthTokens, 'listAppsOf' | 'revokeAppOf'> | undefined;
+  readonly apps?: Pick<OAuthTokens, 'listAppsOf' | 'revokeAppOf' | 'setAppReviewOf'> | undefined;
   /** Cap on the body of every route but import. */
   readonly maxBodyBytes: number;
   readonly maxImportBytes: number;
@@ -104,6 +105,7 @@ export function createApi(options: ApiOptions): Api {
     ...entryRoutes(memory),
     ...diffRoutes(memory),
     ...trashRoutes(memory),
+    ...reviewRoutes(memory),
     ...transferRoutes(options.transfer),
     ...accessRoutes(options.access, options.apps),
     ...searchRoutes(memory),
