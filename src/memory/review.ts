@@ -38,7 +38,7 @@ export interface ProposalView {
    * what the app asked for); null when too different to show line by line.
    */
   readonly patch: string | null;
-  /** The description and body the diff leads to. */
+  /** The description and body the diff leads to (for a drop: the description as it is, and no body). */
   readonly after: { readonly description: string; readonly body: string };
 }
 
@@ -190,7 +190,8 @@ export class Review {
     const after = !plan.applies
       ? { description: proposal.proposedDescription, body: proposal.proposedBody }
       : plan.kind === 'drop'
-        ? { description: '', body: '' }
+        ? // The description is not dropped but the whole entry: the diff shows its body going.
+          { description: current?.description ?? proposal.proposedDescription, body: '' }
         : { description: plan.result.description, body: plan.result.body };
     const now = current ? `${proposal.name}@${current.revision}` : `${proposal.name} (none)`;
     const patch = boundedPatch(

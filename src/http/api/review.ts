@@ -1,7 +1,7 @@
 /**
  * `/api/review`: the changes a review-mode token or app proposed (memory/review.ts), for
  * the person — the web UI's Review page, or a script — to list with the diff against each
- * entry as it is now, approve or reject. A review-mode token itself is refused every change
+ * entry as it is now, count (the web UI's header), approve or reject. A review-mode token itself is refused every change
  * here by the router, as everywhere under /api: an app may not approve its own proposals.
  */
 
@@ -15,6 +15,11 @@ export function reviewRoutes(memory: Memory): Route[] {
       method: 'GET',
       template: '/api/review',
       handle: async ({ caller }) => ({ body: { proposals: (await memory.review.list(caller)).map(proposalJson) } }),
+    },
+    {
+      method: 'GET',
+      template: '/api/review/count',
+      handle: async ({ caller }) => ({ body: { count: await memory.review.count(caller) } }),
     },
     {
       method: 'GET',

@@ -197,6 +197,7 @@ export interface SessionJson {
   readonly signIn: boolean;
   readonly user: string | null;
   readonly via: 'none' | 'session' | 'token' | null;
+  /** The page can change nothing: a read-only token, or a review-mode one (whose changes wait for review). */
   readonly readOnly: boolean;
 }
 

@@ -21,6 +21,7 @@ export type {
   ItemAction,
   OverviewJson as Overview,
   OverviewRowJson as IndexRow,
+  ProposalJson as Proposal,
   RevisionJson as Revision,
   SessionJson as Session,
   TokenJson as TokenInfo,
