@@ -237,8 +237,8 @@ describe('write: refusals change nothing', () => {
       'READ_ONLY_TOKEN',
       'This connection is read-only: it can use memory_open but not memory_write or memory_drop. The user ' +
         'connected this app to Engram with "Read only". To change memory, ask them to connect the app again ' +
-        '(remove the connector and add it back) and leave "Read only" unticked on Engram’s consent page (the box ' +
-        'is ticked for good when the app asked only to read: it must then ask for the scope memory:write).',
+        '(remove the connector and add it back) and choose "Read and change my memory" on Engram’s consent page ' +
+        '(only "Read only" is offered when the app asked only to read: it must then ask for the scope memory:write).',
     );
   });
 

@@ -16,6 +16,9 @@
  *
  *   describeStoreContract('my store', open, { skip: { oauth: 'this store serves --auth token only' } });
  *
+ * The changes held for review are kept beside it too, as `store.proposals` (a backend
+ * without them skips that part: `{ skip: { proposals: 'why' } }`).
+ *
  * Each part may also be run alone (describeTokenContract, describeAccountContract,
  * describeOAuthContract and the others below).
  */
