@@ -145,7 +145,7 @@ function accessServices(
 /** The services over a store already open. */
 export function createApp(config: AppConfig): App {
   const { store } = config;
-  const memory = createMemory({ store, policy: config.policy, now: config.now });
+  const memory = createMemory({ store, proposals: store.proposals, policy: config.policy, now: config.now });
   const log = config.log ?? (() => {});
   const backup = config.backup ?? { version: 'unknown' };
   return {

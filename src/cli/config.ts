@@ -60,6 +60,8 @@ function buildConfigSchema(z: typeof import('zod').z) {
       maxNames: positiveInteger.optional(),
       trashRetentionDays: z.number().int().nonnegative().optional(),
       historyLimit: positiveInteger.optional(),
+      proposalRetentionDays: positiveInteger.optional(),
+      maxProposals: positiveInteger.optional(),
       groupCommit: z.boolean().optional(),
       sqliteDriver: z.enum(SQLITE_DRIVER_NAMES).optional(),
       db: z.string().min(1).optional(),

@@ -152,8 +152,9 @@ export async function openContext(
   });
   try {
     await app.memory.recovery.purgeExpired();
+    await app.memory.review.expire();
   } catch (error) {
-    // Expired trash waits for the next start; the command itself can still run.
+    // Expired trash and proposals wait for the next start; the command itself can still run.
     report(`expired trash not purged this time: ${(error as Error).message}`);
   }
   return { ...app, settings, database: describeBackend(chosen), absent, user };

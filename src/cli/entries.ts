@@ -128,7 +128,7 @@ Examples:
     .argument('<name>', 'entry name, <group>/<slug>')
     .action((name: string, options: CommonOptions) =>
       run(options, async (context, output) => {
-        const dropped = await context.memory.drop(cliCaller(context), name);
+        const { entry: dropped } = await context.memory.drop(cliCaller(context), name);
         output.result(formatDropped(dropped), { dropped });
       }),
     );

@@ -18,6 +18,7 @@ import { processPasswordSource } from './password-input.js';
 import { registerRecoveryCommands } from './recovery.js';
 import { bearsSecret } from './repeat-command.js';
 import { registerRevertCommand } from './revert.js';
+import { registerReviewCommands } from './review.js';
 import { registerSearchCommand } from './search.js';
 import { registerServeCommand } from './serve.js';
 import { registerStdioCommand } from './stdio.js';
@@ -81,6 +82,7 @@ function buildProgram(run: Run, io: Io, environment: Environment, finish: (exitC
   registerEntryCommands(program, common, run);
   registerSearchCommand(program, common, run);
   registerRecoveryCommands(program, common, run);
+  registerReviewCommands(program, common, run);
   registerActivityCommand(program, common, run);
   registerRevertCommand(program, common, run);
   registerTransferCommands(program, common, run);

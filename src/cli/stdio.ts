@@ -7,6 +7,10 @@ import { type CommonOptions, type Context, openContext, VERSION } from './contex
 import type { Environment } from './environment.js';
 import { log, logInternalError, reportFailure, UsageError } from './output.js';
 
+interface StdioOptions extends CommonOptions {
+  readonly review?: boolean;
+}
+
 export function registerStdioCommand(
   program: Command,
   common: (command: Command, output?: { readonly json: boolean }) => Command,
@@ -14,7 +18,12 @@ export function registerStdioCommand(
 ): void {
   common(program.command('stdio'), { json: false })
     .description('Serve MCP over stdin/stdout (for Claude Desktop, Claude Code and other local clients)')
-    .action(async (options: CommonOptions) => {
+    .option(
+      '--review',
+      "hold the client's memory_write and memory_drop for your review (engram review, or the web UI's Review page) " +
+        'instead of applying them',
+    )
+    .action(async (options: StdioOptions) => {
       let context: Context;
       try {
         if (options.json) throw new UsageError('stdio already speaks JSON (JSON-RPC on stdout): drop --json');
@@ -50,13 +59,18 @@ export function registerStdioCommand(
           memory: { names },
           policy: context.settings.policy,
           version: VERSION,
-          caller: (clientName) => ({ user: context.user, label: actorLabel(clientName, 'mcp') }),
+          caller: (clientName) => ({
+            user: context.user,
+            label: actorLabel(clientName, 'mcp'),
+            review: options.review === true,
+          }),
         },
         log,
         // ENGRAM_ACCEL_STDIO_FAST_PATH=0 leaves every request to the SDK (docs/accelerators.md).
         { fastPath: environment.accelerators.stdioFastPath },
       );
-      log(`serving MCP on stdio, database ${context.database}, user ${context.user}`);
+      const held = options.review ? ', changes held for review' : '';
+      log(`serving MCP on stdio, database ${context.database}, user ${context.user}${held}`);
       const shutdown = async () => {
         await server.close();
         await finishCalls();

@@ -16,6 +16,7 @@ import type { Run } from './entries.js';
 
 interface CreateOptions extends CommonOptions {
   readonly readOnly?: boolean;
+  readonly review?: boolean;
   readonly label?: string;
 }
 
@@ -23,8 +24,9 @@ function time(ms: number | undefined): string {
   return ms === undefined ? 'never' : `${new Date(ms).toISOString().slice(0, 19)}Z`;
 }
 
-function access(info: Pick<TokenInfo, 'readOnly'>): string {
-  return info.readOnly ? 'read-only' : 'read-write';
+function access(info: Pick<TokenInfo, 'readOnly' | 'review'>): string {
+  if (info.readOnly) return 'read-only';
+  return info.review ? 'review' : 'read-write';
 }
 
 function tokenJson(info: TokenInfo) {
@@ -34,6 +36,7 @@ function tokenJson(info: TokenInfo) {
     user: info.user,
     label: info.label,
     readOnly: info.readOnly,
+    review: info.review,
     created: info.created,
     lastUsed: info.lastUsed ?? null,
   };
@@ -51,6 +54,7 @@ function appJson(app: AppInfo) {
     label: app.name,
     clientId: app.clientId,
     readOnly: appReadOnly(app),
+    review: app.review,
     scopes: app.scopes,
     created: app.created,
     lastUsed: app.lastUsed ?? null,
@@ -60,7 +64,7 @@ function appJson(app: AppInfo) {
 /** One aligned row per token, then per app; the label (an app's name) last, since it may contain spaces. */
 function tokenTable(tokens: readonly TokenInfo[], apps: readonly AppInfo[]): string {
   if (tokens.length === 0 && apps.length === 0) {
-    return 'No tokens or connected apps. Create a token with: engram token create --user NAME [--read-only] [--label TEXT]';
+    return 'No tokens or connected apps. Create a token with: engram token create --user NAME [--read-only | --review] [--label TEXT]';
   }
   const rows = [
     ['ID', 'KIND', 'USER', 'ACCESS', 'CREATED', 'LAST USED', 'LABEL'],
@@ -69,7 +73,7 @@ function tokenTable(tokens: readonly TokenInfo[], apps: readonly AppInfo[]): str
       a.id,
       'app',
       a.user,
-      access({ readOnly: appReadOnly(a) }),
+      access({ readOnly: appReadOnly(a), review: a.review }),
       time(a.created),
       time(a.lastUsed),
       a.name,
@@ -114,13 +118,17 @@ export function registerTokenCommands(program: Command, common: (command: Comman
   const token = program
     .command('token')
     .description(
-      'Manage the bearer tokens of engram serve --auth token (one user each, read-write or read-only), ' +
+      'Manage the bearer tokens of engram serve --auth token (one user each, read-write, review or read-only), ' +
         'and the apps connected with --auth oauth',
     );
 
   common(token.command('create'))
     .description('Create a token for --user (default "local"); it is printed once, alone on the last line')
     .option('--read-only', 'the token can use memory_open but not memory_write or memory_drop')
+    .option(
+      '--review',
+      "the token's memory_write and memory_drop are held for your review (engram review, or the web UI's Review page) instead of applied",
+    )
     .option('--label <text>', 'who uses the token, recorded as the author of its changes (e.g. "llama.cpp WebUI")')
     .action((options: CreateOptions) =>
       run(options, async (context, output) => {
@@ -128,6 +136,7 @@ export function registerTokenCommands(program: Command, common: (command: Comman
           user: context.user,
           label: options.label,
           readOnly: options.readOnly,
+          review: options.review,
         });
         const { info } = issued;
         output.result(

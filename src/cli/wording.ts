@@ -54,6 +54,10 @@ const CLI_WORDING: DoorWording = {
     // Only the web's pages sign in with a password, and save a person's edit of an entry.
     TOO_MANY_ATTEMPTS: NEVER_HERE,
     STALE_REVISION: NEVER_HERE,
+    // Only a review-mode token's or app's change is held, and the command line's caller is the local user.
+    TOO_MANY_PROPOSALS: NEVER_HERE,
+    // Every conflict carries its detail (proposal-conflict below).
+    PROPOSAL_CONFLICT: NEVER_HERE,
   },
   byReason: {
     'old-in-empty-body': (detail) =>
@@ -146,6 +150,14 @@ const CLI_WORDING: DoorWording = {
       `No revert ${detail.id} is kept in this memory's history: check the id engram revert printed; nothing was changed.`,
     // Core's message says which cap and by how much; it names no command.
     'revert-over-cap': CORE_MESSAGE,
+    'proposal-not-found': (detail) =>
+      `No proposal ${detail.id} is waiting for review: it was approved, rejected or expired. engram review list shows those waiting.`,
+    'proposal-conflict': (detail) =>
+      `Proposal ${detail.id} (${detail.name}) no longer applies: ${detail.why}. Nothing was changed. ` +
+      `engram review show ${detail.id} shows it against the entry as it is now; make the change by hand ` +
+      `(engram write) if you still want it, then engram review reject ${detail.id}.`,
+    // The command line's caller is the local user, never in review mode.
+    'review-caller': NEVER_HERE,
   },
 };
 

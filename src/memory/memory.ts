@@ -14,9 +14,20 @@ import { parseName, parseWritableName } from './model/names.js';
 import { DEFAULT_POLICY, type Policy } from './model/policy.js';
 import { closest } from './model/similarity.js';
 import { normalizeNewlines, utf8Bytes } from './model/text.js';
-import type { Change, OverviewRow, Store, StoredEntry, Usage, WriteRules } from './port.js';
+import type {
+  Change,
+  Decide,
+  OverviewRow,
+  ProposalRecord,
+  ProposalStore,
+  Store,
+  StoredEntry,
+  Usage,
+  WriteRules,
+} from './port.js';
 import { Recovery } from './recovery.js';
 import { Revert } from './revert.js';
+import { Review } from './review.js';
 import { parseSearch, type SearchHit, searchLimit } from './search.js';
 
 export type { Caller, WriteRequest };
@@ -47,9 +58,19 @@ export interface NameList {
 }
 
 export interface WriteOutcome {
+  /** The entry after the write (for a review-mode caller's: as it would be once approved). */
   readonly entry: StoredEntry;
   /** False when the write left the entry exactly as it was. */
   readonly changed: boolean;
+  /** A review-mode caller's change, held for review instead of applied (review.ts). */
+  readonly proposal?: ProposalRecord | undefined;
+}
+
+export interface DropOutcome {
+  /** The entry dropped (for a review-mode caller's: the entry its proposal would drop). */
+  readonly entry: StoredEntry;
+  /** A review-mode caller's drop, held for review instead of applied (review.ts). */
+  readonly proposal?: ProposalRecord | undefined;
 }
 
 export interface OpenOutcome {
@@ -71,6 +92,8 @@ export interface MemoryOptions {
    * store records, and trash retention. Tests inject one.
    */
   readonly now?: () => number;
+  /** Where review-mode callers' changes wait (a backend's `proposals`); without it, review mode is refused. */
+  readonly proposals?: ProposalStore | undefined;
 }
 
 export class Memory {
@@ -84,6 +107,8 @@ export class Memory {
   readonly activity: Activity;
   /** One actor's changes over a time range, previewed, reverted in one operation, and undone. */
   readonly revert: Revert;
+  /** Changes held for review: a review-mode caller's writes and drops, approved or rejected by the person. */
+  readonly review: Review;
 
   constructor(options: MemoryOptions) {
     this.store = options.store;
@@ -93,6 +118,7 @@ export class Memory {
     this.recovery = new Recovery(this.store, this.policy, this.rules);
     this.activity = new Activity(this.store);
     this.revert = new Revert(this.store, this.policy, this.rules, this.recovery);
+    this.review = new Review(this.store, options.proposals, this.policy, this.rules, this.recovery);
   }
 
   /** One row per entry, sorted by name; never reads bodies. */
@@ -168,6 +194,7 @@ export class Memory {
         checkCaps(name, current, { description: result.description, size: utf8Bytes(result.body) }, usage, this.policy);
         return { kind: 'put', ...result };
       };
+      if (caller.review) return await this.proposeWrite(caller, edit, decide);
       const { before, after } = await this.store.mutate(caller, name, decide, this.rules);
       if (!after) throw new Error(`store returned no entry after writing ${name}`);
       return { entry: after, changed: before?.revision !== after.revision };
@@ -179,26 +206,63 @@ export class Memory {
     }
   }
 
-  async drop(caller: Caller, rawName: string): Promise<StoredEntry> {
+  /**
+   * A review-mode caller's write: the same decision, on the entry and usage as they are now,
+   * refusing as the write would; then held for review instead of applied (nothing held
+   * when it would change nothing).
+   */
+  private async proposeWrite(caller: Caller, edit: WriteRequest, decide: Decide): Promise<WriteOutcome> {
+    const [current, usage] = await this.readForDecision(caller, edit.name);
+    const change = decide(current, usage);
+    if (change.kind !== 'put') return { entry: current as StoredEntry, changed: false };
+    const at = this.rules.now();
+    const entry: StoredEntry = {
+      name: edit.name,
+      description: change.description,
+      body: change.body,
+      size: utf8Bytes(change.body),
+      created: current?.created ?? at,
+      updated: at,
+      revision: (current?.revision ?? 0) + 1,
+    };
+    const asked = { name: edit.name, description: edit.description, new: edit.new, old: edit.old };
+    const operation = change.operation as ProposalRecord['operation'];
+    const proposal = await this.review.hold(caller, { ...asked, operation }, current, change);
+    return { entry, changed: true, proposal };
+  }
+
+  private async readForDecision(caller: Caller, name: string): Promise<[StoredEntry | undefined, Usage]> {
+    const [[current], usage] = await Promise.all([this.store.get(caller.user, [name]), this.store.usage(caller.user)]);
+    return [current, usage];
+  }
+
+  async drop(caller: Caller, rawName: string): Promise<DropOutcome> {
     const name = parseName(rawName, this.policy);
     assertWritable(caller);
+    if (caller.review) {
+      const [current] = await this.readForDecision(caller, name);
+      if (!current) throw await this.dropNotFound(caller, name);
+      const asked = { name, description: undefined, new: undefined, old: undefined, operation: 'drop' as const };
+      return { entry: current, proposal: await this.review.hold(caller, asked, current, current) };
+    }
     const { before } = await this.store.mutate(
       caller,
       name,
       (current) => (current ? { kind: 'drop' } : { kind: 'none' }),
       this.rules,
     );
-    if (!before) {
-      const suggestions = await this.suggest(caller, name);
-      const hint = didYouMean(suggestions);
-      throw new EngramError(
-        'NOT_FOUND',
-        `${name} not found, nothing was dropped.${hint} memory_open() lists every entry.`,
-        { reason: 'drop-not-found', name, suggestions },
-      );
-    }
+    if (!before) throw await this.dropNotFound(caller, name);
     await this.recovery.purgeIfNoRetention();
-    return before;
+    return { entry: before };
+  }
+
+  private async dropNotFound(caller: Caller, name: string): Promise<EngramError> {
+    const suggestions = await this.suggest(caller, name);
+    return new EngramError(
+      'NOT_FOUND',
+      `${name} not found, nothing was dropped.${didYouMean(suggestions)} memory_open() lists every entry.`,
+      { reason: 'drop-not-found', name, suggestions },
+    );
   }
 
   /** Up to three existing names close to `name` (already parsed), unless the memory is too large to compare (suggestedNames). */

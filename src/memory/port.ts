@@ -170,6 +170,8 @@ export interface StoreDump {
   readonly grants: readonly GrantRecord[];
   /** Every secret of those grants, by grant id, then hash. */
   readonly grantSecrets: readonly GrantSecretRecord[];
+  /** Every change held for review, of every user, oldest first (then by id). */
+  readonly proposals: readonly ProposalRecord[];
 }
 
 export interface LoadOptions {
@@ -304,6 +306,55 @@ export interface ChangeStore {
    * Rejects when the store is closed.
    */
   watch(user: string, listener: ChangeListener): Promise<() => void>;
+}
+
+/**
+ * A change a review-mode caller asked for (memory/review.ts), held until the user approves
+ * or rejects it: what was asked (a write's texts, name parsed and line endings normalised;
+ * nothing more for a drop), and what it would have made of the entry when it was asked.
+ */
+export interface ProposalRecord {
+  /** The service's id, unique in the store. */
+  readonly id: string;
+  readonly user: string;
+  readonly name: string;
+  /** A drop, or one of memory_write's operations, as decided on the entry when proposed. */
+  readonly operation: 'create' | 'append' | 'replace' | 'remove' | 'describe' | 'drop';
+  /** The write's texts as asked (absent: not given); all absent for a drop. */
+  readonly description: string | undefined;
+  readonly new: string | undefined;
+  readonly old: string | undefined;
+  /** The entry's revision it was decided on; 0 when there was no entry. */
+  readonly baseRevision: number;
+  /** The description and body the entry would have had (for a drop: the entry as it was). */
+  readonly proposedDescription: string;
+  readonly proposedBody: string;
+  /** Who proposed it, as history would record them (the caller's label). */
+  readonly actor: string;
+  /** When it was proposed, in ms since the epoch. */
+  readonly at: number;
+}
+
+/**
+ * Where proposals wait (a backend offers it beside the memory, in the same database, as
+ * `proposals`). Keeping or taking one moves its user's change counter (ChangeStore), so
+ * watchers — the web UI's Review view — are told. The store keeps no rule: the Review
+ * service decides what is proposed, when it expires and how it is applied.
+ */
+export interface ProposalStore {
+  /**
+   * Keeps `proposal`, first deleting its user's proposals made at or before `expired`;
+   * refuses (false, nothing kept) when the user then has `limit` or more waiting.
+   */
+  add(proposal: ProposalRecord, limit: number, expired: number): Promise<boolean>;
+  /** The user's proposals made after `expired`, oldest first (then by id). */
+  list(user: string, expired: number): Promise<ProposalRecord[]>;
+  /** The user's proposal `id`, whether expired or not. */
+  find(user: string, id: string): Promise<ProposalRecord | undefined>;
+  /** Deletes the user's proposal `id` and returns it; undefined when it is not there (another call took it). */
+  take(user: string, id: string): Promise<ProposalRecord | undefined>;
+  /** Deletes every user's proposals made at or before `cutoff`; returns how many. */
+  expire(cutoff: number): Promise<number>;
 }
 
 /** A backend's memory: the union of the ports above, and a way to close it. */

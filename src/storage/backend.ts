@@ -1,13 +1,13 @@
 /**
  * What each of Engram's backends (in-process, SQLite, PostgreSQL) offers: the memory port
- * and, beside it in the same database, the three access ports, and what a server watching
+ * and, beside it in the same database, the three access ports and the proposals, and what a server watching
  * its store asks of it (StoreHealth). The services take only the port they serve
  * (createAccess a TokenStore, the OAuth services an OAuthStore); a backend of someone
  * else's may offer the memory alone (engram/store, engram/testing).
  */
 
 import type { AccessStorage } from '../access/port.js';
-import type { Store } from '../memory/port.js';
+import type { ProposalStore, Store } from '../memory/port.js';
 
 /** What `engram serve` asks of its store to tell whether it can serve (/readyz) and how it commits (/metrics). */
 export interface StoreHealth {
@@ -23,4 +23,9 @@ export interface StoreHealth {
   observeCommitBatches?(observer: ((writes: number) => void) | undefined): void;
 }
 
-export type StorageBackend = Store & AccessStorage & StoreHealth;
+export type StorageBackend = Store &
+  AccessStorage &
+  StoreHealth & {
+    /** Changes held for review (memory/review.ts), in the same database. */
+    readonly proposals: ProposalStore;
+  };

@@ -1,8 +1,8 @@
 /**
  * `engram/store`: the Store port, for a backend of your own. Implement `Store` (the union
  * of EntryStore, RecoveryStore, DumpStore, SearchStore, ActivityStore, ChangeStore, with a
- * TokenStore, an AccountStore and a OAuthStore beside them, and RateCounters if several
- * servers share it), persist what `applyChange` and
+ * TokenStore, an AccountStore, a OAuthStore and a ProposalStore beside them, and
+ * RateCounters if several servers share it), persist what `applyChange` and
  * `applyUndrop` return, build each search hit with `searchHit` (words as `searchWords`
  * reads them), keep each user's history under WriteRules.historyCap with `Trim`, tell
  * watchers of changes with a `ChangeFeed`, refuse with the errors below, and prove it with
@@ -60,6 +60,8 @@ export {
   type NamedChange,
   notEmptyError,
   type OverviewRow,
+  type ProposalRecord,
+  type ProposalStore,
   type RecoveryStore,
   type RevisionOperation,
   type RevisionRecord,

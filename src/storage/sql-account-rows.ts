@@ -2,7 +2,7 @@
  * The rows of the sign-in tables both SQL backends share (accounts, sessions,
  * oauth_clients, grants, grant_secrets; see access/accounts/port.ts and access/oauth/port.ts), the columns they are read
  * and written by, and how a record becomes a row's values and back. As with tokens, the
- * one difference between the backends is grants.read_only: a boolean in PostgreSQL, 0 or
+ * one difference between the backends is grants.read_only and grants.review: booleans in PostgreSQL, 0 or
  * 1 in SQLite. A client's redirect URIs are kept as a JSON array in a text column.
  */
 
@@ -13,7 +13,7 @@ import type { ClientRecord, GrantRecord, GrantSecretKind, GrantSecretRecord } fr
 export const ACCOUNT_COLUMNS = 'user_id, password_hash, created, updated';
 export const SESSION_COLUMNS = 'id, hash, user_id, agent, created, expires, last_used';
 export const CLIENT_COLUMNS = 'id, name, redirect_uris, created, metadata';
-export const GRANT_COLUMNS = 'id, user_id, client_id, client_name, read_only, resource, created, last_used';
+export const GRANT_COLUMNS = 'id, user_id, client_id, client_name, read_only, resource, created, last_used, review';
 export const SECRET_COLUMNS = 'hash, grant_id, kind, created, expires, used, data';
 
 export interface AccountRow {
@@ -52,6 +52,7 @@ export interface GrantRow<ReadOnly = boolean> {
   resource: string;
   created: number;
   last_used: number | null;
+  review: ReadOnly;
 }
 
 export interface SecretRow {
@@ -119,13 +120,27 @@ export function toGrantRecord(row: GrantRow<boolean | number>): GrantRecord {
     resource: row.resource,
     created: row.created,
     lastUsed: row.last_used ?? undefined,
+    review: row.review === true || row.review === 1,
   };
 }
 
-/** The grant's values; `readOnly` as the backend stores it (SQLite passes 0 or 1). */
-export function grantValues(grant: GrantRecord, readOnly: boolean | number = grant.readOnly): unknown[] {
+/** The grant's values; its booleans as the backend stores them (SQLite: 0 or 1). */
+export function grantValues(
+  grant: GrantRecord,
+  boolean: (value: boolean) => boolean | number = (value) => value,
+): unknown[] {
   const { id, user, clientId, clientName, resource, created, lastUsed } = grant;
-  return [id, user, clientId, clientName, readOnly, resource, created, lastUsed ?? null];
+  return [
+    id,
+    user,
+    clientId,
+    clientName,
+    boolean(grant.readOnly),
+    resource,
+    created,
+    lastUsed ?? null,
+    boolean(grant.review),
+  ];
 }
 
 export function toSecretRecord(row: SecretRow): GrantSecretRecord {

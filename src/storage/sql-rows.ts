@@ -47,7 +47,7 @@ export function entryColumns(entry: string): string {
 }
 
 /** The columns a token is read and written by, in the order of TokenRow. */
-export const TOKEN_COLUMNS = 'id, user_id, label, read_only, hash, created, last_used';
+export const TOKEN_COLUMNS = 'id, user_id, label, read_only, hash, created, last_used, review';
 
 /** An entry as read by entryColumns. */
 export interface EntryRow {
@@ -88,6 +88,7 @@ export interface TokenRow<ReadOnly = boolean> {
   hash: string;
   created: number;
   last_used: number | null;
+  review: ReadOnly;
 }
 
 /** A revision as SQL reads it: its note NULL where none was given. */
@@ -141,5 +142,6 @@ export function toTokenRecord(row: TokenRow<boolean | number>): TokenRecord {
     hash: row.hash,
     created: row.created,
     lastUsed: row.last_used ?? undefined,
+    review: row.review === true || row.review === 1,
   };
 }

@@ -48,6 +48,7 @@ async function fill(store: StorageBackend): Promise<void> {
     user: 'alice',
     label: 'webui',
     readOnly: false,
+    review: false,
     hash: 'a'.repeat(64),
     created: 1_700_000_000_000,
     lastUsed: undefined,

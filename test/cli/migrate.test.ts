@@ -63,6 +63,7 @@ async function fill(store: StorageBackend): Promise<void> {
     hash: 'a'.repeat(64),
     created: 1_700_000_000_000,
     lastUsed: 1_700_000_500_000,
+    review: false,
   });
   await store.tokens.add({
     id: 'tok2',
@@ -72,6 +73,7 @@ async function fill(store: StorageBackend): Promise<void> {
     hash: 'b'.repeat(64),
     created: 1_700_000_100_000,
     lastUsed: undefined,
+    review: false,
   });
   await store.accounts.put(account('alice'));
   await store.accounts.addSession(session('browser'));

@@ -45,6 +45,17 @@ describe('engram token create', () => {
     expect(JSON.stringify(rows)).not.toContain(token);
   });
 
+  it('makes a review-mode token, listed as such; never one both read-only and in review', async () => {
+    const { db, engram } = setup();
+    const run = await engram('token', 'create', '--review', '--label', 'Claude');
+    expect(run.stdout).toMatch(/for user "local" \(review\), label "Claude"/);
+    expect((await engram('token', 'list')).stdout).toMatch(/ token +local +review +.* Claude\n$/);
+    const both = await engram('token', 'create', '--review', '--read-only');
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('a token is read-only or has its changes reviewed, not both');
+    expect(queryDatabase(db, 'SELECT review FROM tokens')).toEqual([{ review: 1 }]);
+  });
+
   it('makes a read-only token for the local user by default', async () => {
     const { engram } = setup();
     const run = await engram('token', 'create', '--read-only');
@@ -60,6 +71,7 @@ describe('engram token create', () => {
       user: 'ada',
       label: expect.stringMatching(/^token /),
       readOnly: false,
+      review: false,
       created: expect.any(String),
       lastUsed: null,
       token: expect.stringMatching(/^engram_/),
@@ -109,7 +121,7 @@ describe('engram token list', () => {
     // token list only reads: the memory must exist first.
     await engram('write', 'topics/me', '-d', 'Me', '--new', 'x');
     expect((await engram('token', 'list')).stdout).toBe(
-      'No tokens or connected apps. Create a token with: engram token create --user NAME [--read-only] [--label TEXT]\n',
+      'No tokens or connected apps. Create a token with: engram token create --user NAME [--read-only | --review] [--label TEXT]\n',
     );
   });
 });
@@ -156,7 +168,14 @@ describe('connected apps', () => {
       });
       await ensureAccount(store.accounts, grant.user, at);
       await store.oauth.saveGrant(
-        { ...grant, clientId: 'client-1', resource: 'http://127.0.0.1:8787/mcp', created: at, lastUsed: undefined },
+        {
+          ...grant,
+          clientId: 'client-1',
+          resource: 'http://127.0.0.1:8787/mcp',
+          created: at,
+          lastUsed: undefined,
+          review: false,
+        },
         secret('code'),
       );
       await store.oauth.saveSecrets(grant.id, [secret('access'), secret('refresh')]);
@@ -184,6 +203,7 @@ describe('connected apps', () => {
       label: 'Claude',
       clientId: 'client-1',
       readOnly: false,
+      review: false,
       scopes: ['memory:read', 'memory:write'],
       created: '2026-01-02T03:04:05.000Z',
       lastUsed: null,

@@ -43,6 +43,8 @@ export interface ServerOptions {
   readonly config?: string;
   /** The client name sent to the server (recorded as the actor of each change). */
   readonly clientName?: string;
+  /** More flags for `engram stdio` (`--review`). */
+  readonly flags?: readonly string[];
 }
 
 export interface McpClientKind {
@@ -54,7 +56,7 @@ function serverParameters(options: ServerOptions) {
   const config = options.config === undefined ? [] : ['--config', options.config];
   return {
     command: process.execPath,
-    args: [ENGRAM_CLI, 'stdio', ...options.database, ...config],
+    args: [ENGRAM_CLI, 'stdio', ...options.database, ...config, ...(options.flags ?? [])],
     env: { XDG_CONFIG_HOME: options.configHome },
     stderr: 'pipe' as const,
   };

@@ -24,6 +24,7 @@ describe('/api/apps', () => {
           name: 'Claude',
           clientId: 'client-claude',
           scopes: ['memory:read'],
+          review: false,
           created: expect.any(String),
           lastUsed: null,
         },

@@ -46,6 +46,7 @@ describe('/api/tokens', () => {
         id: expect.any(String),
         label: 'llama.cpp WebUI',
         readOnly: false,
+        review: false,
         created: expect.any(String),
         lastUsed: null,
       },

@@ -155,7 +155,7 @@ async function expectNothingIssued(): Promise<void> {
 }
 
 describe('GET /authorize: the consent page', () => {
-  it('shows the app, where it returns, what it asks, the sign-in fields, Read only, Allow and Deny', async () => {
+  it('shows the app, where it returns, what it asks, the sign-in fields, the three accesses, Allow and Deny', async () => {
     const { page, fields } = await open();
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     const html = page.body;
@@ -166,8 +166,15 @@ describe('GET /authorize: the consent page', () => {
     expect(html).toContain('<label for="user">User</label><input type="text" id="user" name="user"');
     expect(html).toContain('<label for="password">Password</label><input type="password" id="password"');
     expect(html).toContain(
-      '<input type="checkbox" id="read_only" name="read_only" value="yes"><label for="read_only">Read only</label>',
+      '<fieldset><legend>What may Claude do?</legend>' +
+        '<div class="check"><input type="radio" id="access_write" name="access" value="write" checked>' +
+        '<label for="access_write">Read and change my memory</label></div>' +
+        '<div class="check"><input type="radio" id="access_review" name="access" value="review">' +
+        '<label for="access_review">Changes need my review</label></div>' +
+        '<div class="check"><input type="radio" id="access_read" name="access" value="read">' +
+        '<label for="access_read">Read only</label></div></fieldset>',
     );
+    expect(html).toContain('each change Claude makes waits, seen by no app, until you approve it');
     expect(html).toContain('<button type="submit" name="decision" value="allow">Allow</button>');
     expect(html).toContain('<button type="submit" name="decision" value="deny" formnovalidate>Deny</button>');
     expect(html).toContain('<form method="post" action="authorize">');
@@ -221,12 +228,13 @@ describe('GET /authorize: the consent page', () => {
     expect(Object.fromEntries(fields).state).toBe(GOOD.state);
   });
 
-  it('checks and disables Read only when the app asks to read only', async () => {
+  it('offers Read only alone, chosen and disabled, when the app asks to read only', async () => {
     const { page } = await open({ ...GOOD, scope: 'memory:read' });
     expect(page.body).toContain('Claude asks to <strong>read your memory</strong>.');
     expect(page.body).toContain(
-      '<input type="checkbox" id="read_only" name="read_only" value="yes" checked disabled><label for="read_only">Read only</label>',
+      '<input type="radio" id="access_read" name="access" value="read" checked disabled><label for="access_read">Read only</label>',
     );
+    expect(page.body).not.toContain('access_review');
   });
 
   it('says a loopback redirect returns to this computer, on the port the app asked', async () => {
@@ -356,11 +364,29 @@ describe('POST /authorize: Allow', () => {
     expect(JSON.parse(secret?.data ?? '')).toEqual({ redirectUri: GOOD.redirect_uri, codeChallenge: CHALLENGE });
   });
 
-  it('narrows the grant to read only when Read only is ticked', async () => {
+  it('narrows the grant to read only when Read only is chosen (or ticked, on the page before review mode)', async () => {
+    for (const field of [['access', 'read'] as const, ['read_only', 'yes'] as const]) {
+      const { fields, cookie } = await open();
+      const answer = await post([...fields, ...ALLOW_AS_ALICE, field], cookie);
+      expect(answer.status).toBe(303);
+    }
+    expect((await store.oauth.listGrants()).map((grant) => [grant.readOnly, grant.review])).toEqual([
+      [true, false],
+      [true, false],
+    ]);
+  });
+
+  it('puts the grant in review mode when Changes need my review is chosen', async () => {
     const { fields, cookie } = await open();
-    const answer = await post([...fields, ...ALLOW_AS_ALICE, ['read_only', 'yes']], cookie);
+    const answer = await post([...fields, ...ALLOW_AS_ALICE, ['access', 'review']], cookie);
     expect(answer.status).toBe(303);
-    expect((await store.oauth.listGrants()).map((grant) => grant.readOnly)).toEqual([true]);
+    expect((await store.oauth.listGrants()).map((grant) => [grant.readOnly, grant.review])).toEqual([[false, true]]);
+  });
+
+  it('never puts in review mode an app that asked to read only', async () => {
+    const { fields, cookie } = await open({ ...GOOD, scope: 'memory:read' });
+    expect((await post([...fields, ...ALLOW_AS_ALICE, ['access', 'review']], cookie)).status).toBe(303);
+    expect((await store.oauth.listGrants()).map((grant) => [grant.readOnly, grant.review])).toEqual([[true, false]]);
   });
 
   it('grants read only to an app that asked to read only, though the disabled box is not sent', async () => {
@@ -574,7 +600,7 @@ describe('the code the page sends back', () => {
   async function connectAndWrite(readOnly: boolean) {
     const { fields, cookie } = await open({ ...GOOD, client_id: CLAUDE_ID, code_challenge: CLAUDE_CHALLENGE });
     const allowed = await post(
-      [...fields, ...ALLOW_AS_ALICE, ...(readOnly ? [['read_only', 'yes'] as const] : [])],
+      [...fields, ...ALLOW_AS_ALICE, ...(readOnly ? [['access', 'read'] as const] : [])],
       cookie,
     );
     const token = await exchangeCode(port, query(allowed.headers.location).code ?? '');

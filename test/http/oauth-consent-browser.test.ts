@@ -91,7 +91,7 @@ it('signs in, allows, and on the next connection knows the user by the session c
   await connect();
   expect(await page.locator('main').textContent()).toContain('Signed in as alice. Use another account');
   expect(await page.getByLabel('Password').count()).toBe(0);
-  await page.getByRole('checkbox', { name: 'Read only' }).check();
+  await page.getByRole('radio', { name: 'Read only' }).check();
   await page.getByRole('button', { name: 'Allow' }).click();
   expect((await landed()).code).toMatch(/^engram_code_/);
 

@@ -108,6 +108,49 @@ describe('the person decides', () => {
     ]);
   }, 60_000);
 
+  it('Changes need my review: the app writes and drops, told its changes are saved for review; none applies until approved', async () => {
+    const server = await startEngramOAuth();
+    await server.cli(['write', 'topics/editor', '-d', 'Editor', '--new', 'Helix', '--user', 'ada']);
+    const { provider, transport } = await appDeciding(server, 'Proposer', {
+      user: 'ada',
+      password: PASSWORD,
+      review: true,
+      decision: 'allow',
+    });
+    await transport.finishAuth(provider.code);
+    expect(provider.saved?.scope).toBe('memory:read memory:write');
+
+    const client = new Client({ name: 'oauth-e2e', version: '1.0.0' });
+    onTestFinished(() => client.close().catch(() => {}));
+    await client.connect(new StreamableHTTPClientTransport(server.mcpUrl, { authProvider: provider }));
+    const held = "Saved for the user's review, not applied yet (the user approves or rejects it; do not call again): ";
+    const write = await client.callTool({
+      name: 'memory_write',
+      arguments: { name: 'topics/me', description: 'Who I am', new: 'Name: Ada.' },
+    });
+    expect({ isError: write.isError, text: toolText(write) }).toEqual({
+      isError: false,
+      text: `${held}topics/me (11 bytes): Who I am`,
+    });
+    const drop = await client.callTool({ name: 'memory_drop', arguments: { name: 'topics/editor' } });
+    expect(toolText(drop)).toBe(`${held}Drop of topics/editor (6 bytes): Editor`);
+    const open = await client.callTool({ name: 'memory_open', arguments: {} });
+    expect(toolText(open)).toBe('topics/editor (6 bytes): Editor');
+
+    expect(await server.apps()).toEqual([
+      expect.objectContaining({ label: 'Proposer', readOnly: false, review: true }),
+    ]);
+    const waiting = JSON.parse(await server.cli(['review', 'list', '--json', '--user', 'ada'])) as { id: string }[];
+    expect(waiting).toHaveLength(2);
+    await server.cli(['review', 'approve', waiting[0]!.id, '--user', 'ada']);
+    await server.cli(['review', 'reject', waiting[1]!.id, '--user', 'ada']);
+    const after = await client.callTool({ name: 'memory_open', arguments: {} });
+    expect(toolText(after)).toBe('topics/editor (6 bytes): Editor\ntopics/me (11 bytes): Who I am');
+    expect(await server.database.query('SELECT actor FROM revisions ORDER BY at DESC LIMIT 1')).toEqual([
+      { actor: 'Proposer (approved by ada via cli)' },
+    ]);
+  }, 60_000);
+
   it('Deny: the app gets access_denied with its state and the issuer, and nothing is issued', async () => {
     const server = await startEngramOAuth();
     const { provider } = await appDeciding(server, 'Unwanted', { decision: 'deny' });

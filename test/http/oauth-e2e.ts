@@ -182,6 +182,7 @@ export interface ConsentChoice {
   readonly user?: string;
   readonly password?: string;
   readonly readOnly?: boolean;
+  readonly review?: boolean;
   readonly decision: 'allow' | 'deny';
 }
 
@@ -194,11 +195,12 @@ export async function openInBrowser(browser: Browser, url: URL | string): Promis
   return page;
 }
 
-/** Signs in with the fields labelled User and Password, ticks Read only if asked, and presses Allow or Deny. */
+/** Signs in with the fields labelled User and Password, chooses Read only or review if asked, and presses Allow or Deny. */
 export async function decide(page: Page, choice: ConsentChoice): Promise<void> {
   if (choice.user !== undefined) await page.getByLabel('User').fill(choice.user);
   if (choice.password !== undefined) await page.getByLabel('Password').fill(choice.password);
-  if (choice.readOnly) await page.getByRole('checkbox', { name: 'Read only' }).check();
+  if (choice.readOnly) await page.getByRole('radio', { name: 'Read only' }).check();
+  if (choice.review) await page.getByRole('radio', { name: 'Changes need my review' }).check();
   await page.getByRole('button', { name: choice.decision === 'allow' ? 'Allow' : 'Deny' }).click();
 }
 

@@ -104,10 +104,18 @@ export const CLIENT_ID = 'client-claude';
 /** The client of authorizeDirectly, configured unless a test configures its own. */
 const CLAUDE: OAuthClient = { id: CLIENT_ID, kind: 'configured', name: 'Claude', redirectUris: [REDIRECT_URI] };
 
-/** What the consent step stores when `user` allows: a grant of CLIENT_ID ("Claude") and its code, good for `codeTtlMs` (a minute). */
+/**
+ * What the consent step stores when `user` allows: a grant of CLIENT_ID ("Claude"), read-only
+ * or in review mode if asked, and its code, good for `codeTtlMs` (a minute).
+ */
 export async function authorizeDirectly(
   server: OAuthTestServer,
-  options: { readonly user?: string; readonly readOnly?: boolean; readonly codeTtlMs?: number } = {},
+  options: {
+    readonly user?: string;
+    readonly readOnly?: boolean;
+    readonly review?: boolean;
+    readonly codeTtlMs?: number;
+  } = {},
 ): Promise<{ readonly grantId: string; readonly code: string }> {
   const now = Date.now();
   const grantId = `grant-${Math.random().toString(36).slice(2)}`;
@@ -125,6 +133,7 @@ export async function authorizeDirectly(
       resource: `${server.origin}/mcp`,
       created: now,
       lastUsed: undefined,
+      review: options.review ?? false,
     },
     {
       hash: hashSecret(code),

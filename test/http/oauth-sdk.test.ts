@@ -89,6 +89,7 @@ function provider(server: OAuthTestServer) {
           resource: url.searchParams.get('resource')!,
           created: now,
           lastUsed: undefined,
+          review: false,
         },
         {
           hash: hashSecret(code),

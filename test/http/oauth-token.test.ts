@@ -80,7 +80,7 @@ describe('the code flow', () => {
     expect(result.isError).toBe(true);
     expect(result.text).toMatch(/read-only/);
     expect(result.text).toContain('ask them to connect the app again');
-    expect(result.text).toContain('leave "Read only" unticked');
+    expect(result.text).toContain('choose "Read and change my memory"');
     expect(result.text).not.toContain('read-write token');
     expect(await server.memory.index({ user: 'ada', label: 'test' })).toEqual([]);
     expect(toolResult(await postRpc(server.port, call('memory_open'), bearer(tokens.access_token))).isError).toBe(

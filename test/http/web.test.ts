@@ -44,7 +44,7 @@ function built(): string {
 }
 
 describe('the web UI files', () => {
-  it.each(['/', '/entries/people/ada', '/new', '/sessions'])(
+  it.each(['/', '/entries/people/ada', '/new', '/sessions', '/review'])(
     'answers %s with index.html, never cached',
     async (path) => {
       const port = await serveWeb(built());

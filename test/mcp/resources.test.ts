@@ -3,7 +3,8 @@
  * and a failure of the tool handler itself is the server's internal error, never a
  * "not found" that would send the model hunting for another name. Names complete from
  * the Memory service (Memory.names), not from the index's text; a failure there is an
- * internal error that does not repeat the failure's own words.
+ * internal error that does not repeat the failure's own words. A change held for review is in no
+ * resource and no completion until approved.
  */
 
 import { ProtocolError, ResourceNotFoundError, UriTemplate } from '@modelcontextprotocol/server';
@@ -12,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryResources, ENTRY_TEMPLATE, entryNameOf, entryUri } from '../../src/mcp/resources.js';
 import { createMemory } from '../../src/memory/memory.js';
 import { EngramError } from '../../src/memory/model/errors.js';
-import type { ToolHandler } from '../../src/memory/tools/handler.js';
+import { createToolHandler, type ToolHandler } from '../../src/memory/tools/handler.js';
 import { openMemoryStore } from '../../src/storage/memory/index.js';
 
 const caller = { user: 'ada', label: 'test' };
@@ -111,5 +112,29 @@ describe('completing a name', () => {
     next = new EngramError('STORE_BUSY', 'The database is busy.');
     await resources.completeName(caller, 'to').catch(() => {});
     expect(reported).toEqual([failure]);
+  });
+});
+
+describe('changes held for review', () => {
+  it('are in no resource and no completion until approved', async () => {
+    const store = openMemoryStore();
+    const memory = createMemory({ store, proposals: store.proposals });
+    const resources = createMemoryResources(createToolHandler(memory), memory);
+    const reviewed = { ...caller, label: 'Claude', review: true };
+    await memory.write(caller, { name: 'topics/tea', description: 'Tea', new: 'Green.' });
+    const { proposal } = await memory.write(reviewed, { name: 'topics/toast', description: 'Toast', new: 'Rye.' });
+    await memory.write(reviewed, { name: 'topics/tea', new: 'Matcha.' });
+
+    const index = await resources.read(reviewed, 'memory://index');
+    const tea = await resources.read(reviewed, 'memory://entry/topics%2Ftea');
+    expect(JSON.stringify(index)).not.toContain('toast');
+    expect(JSON.stringify(tea)).not.toContain('Matcha');
+    await expect(resources.read(reviewed, 'memory://entry/topics%2Ftoast')).rejects.toBeInstanceOf(
+      ResourceNotFoundError,
+    );
+    expect((await resources.completeName(reviewed, 'to')).completion.values).toEqual(['topics/tea']);
+
+    await memory.review.approve(caller, proposal!.id);
+    expect((await resources.completeName(reviewed, 'to')).completion.values).toEqual(['topics/tea', 'topics/toast']);
   });
 });

@@ -237,8 +237,8 @@ describe('write: refusals change nothing', () => {
       'READ_ONLY_TOKEN',
       'This connection is read-only: it can use memory_open but not memory_write or memory_drop. The user ' +
         'connected this app to Engram with "Read only". To change memory, ask them to connect the app again ' +
-        '(remove the connector and add it back) and leave "Read only" unticked on Engram’s consent page (the box ' +
-        'is ticked for good when the app asked only to read: it must then ask for the scope memory:write).',
+        '(remove the connector and add it back) and choose "Read and change my memory" on Engram’s consent page ' +
+        '(only "Read only" is offered when the app asked only to read: it must then ask for the scope memory:write).',
     );
   });
 
@@ -331,7 +331,7 @@ describe('write: the per-user entry cap', () => {
 describe('drop', () => {
   it('removes the entry from the index and from open, returning it', async () => {
     const memory = await seeded();
-    const dropped = await memory.drop(CALLER, ' People/Allozaur ');
+    const { entry: dropped } = await memory.drop(CALLER, ' People/Allozaur ');
     expect(indexLine(dropped)).toBe('people/allozaur (20 bytes): llama.cpp WebUI maintainer');
     expect((await memory.index(CALLER)).map((row) => row.name)).toEqual(['areas/qwentts-cpp', 'topics/preferences']);
     expect((await memory.open(CALLER, ['people/allozaur'])).found).toEqual([]);
@@ -340,7 +340,7 @@ describe('drop', () => {
   it('drops entries of groups that are not writable', async () => {
     const memory = await seeded();
     await seed(sameStore(memory, { groups: { notes: 'scratch' } }), { 'notes/todo': ['d', 'x'] });
-    expect((await memory.drop(CALLER, 'notes/todo')).name).toBe('notes/todo');
+    expect((await memory.drop(CALLER, 'notes/todo')).entry.name).toBe('notes/todo');
   });
 
   it('refuses an unknown name with suggestions', async () => {

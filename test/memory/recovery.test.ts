@@ -402,7 +402,7 @@ describe('retention', () => {
     await seed(memory, { 'topics/a': ['A', 'a\n'], 'topics/kept': ['Kept', 'k\n'] });
     await memory.write(CALLER, { name: 'topics/a', new: 'more' });
 
-    const dropped = await memory.drop(CLI, 'topics/a');
+    const { entry: dropped } = await memory.drop(CLI, 'topics/a');
 
     expect(dropped).toMatchObject({ name: 'topics/a', body: 'a\nmore\n' });
     expect(await memory.store.trash(CALLER.user)).toEqual([]);

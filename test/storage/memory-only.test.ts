@@ -8,7 +8,7 @@ import type { Store } from '../../src/memory/port.js';
 import { describeStoreContract } from '../../src/storage/contract/index.js';
 import { openMemoryStore } from '../../src/storage/memory/index.js';
 
-const ACCESS_PORTS = new Set<PropertyKey>(['tokens', 'accounts', 'oauth']);
+const ACCESS_PORTS = new Set<PropertyKey>(['tokens', 'accounts', 'oauth', 'proposals']);
 
 /** The in-process store with its access ports hidden from the suite (not from its own methods): a memory-only backend. */
 function memoryOnly(): Store {
@@ -27,5 +27,6 @@ describeStoreContract('memory only', async () => ({ store: memoryOnly() }), {
     tokens: 'a memory-only backend serves --auth none',
     accounts: 'a memory-only backend serves --auth none',
     oauth: 'a memory-only backend serves --auth none',
+    proposals: 'a memory-only backend holds no changes for review',
   },
 });

@@ -341,6 +341,7 @@ describe.skipIf(!server)('PostgreSQL', () => {
           hash: 'ab'.repeat(32),
           created: 1_700_000_000_000,
           lastUsed: undefined,
+          review: false,
         };
 
         await one.mutate(alice, 'topics/a', appendLine('written through one'), rules);
@@ -383,6 +384,7 @@ describe.skipIf(!server)('PostgreSQL', () => {
         clients: [],
         grants: [],
         grantSecrets: [],
+        proposals: [],
       };
 
       const attempt = store.load(dump, { replace: false });

@@ -70,6 +70,7 @@ function dumpOf(count: number): StoreDump {
     clients: [],
     grants: [],
     grantSecrets: [],
+    proposals: [],
   };
 }
 

@@ -69,7 +69,7 @@ const WRITES: Record<string, (store: StorageBackend) => Promise<unknown>> = {
   purgeTrash: (store) => store.purgeTrash(Number.MAX_SAFE_INTEGER),
   load: (store) =>
     store.load(
-      { entries: [], users: [], tokens: [], accounts: [], clients: [], grants: [], grantSecrets: [] },
+      { entries: [], users: [], tokens: [], accounts: [], clients: [], grants: [], grantSecrets: [], proposals: [] },
       { replace: true },
     ),
   'tokens.add': (store) => store.tokens.add(token('t2')),

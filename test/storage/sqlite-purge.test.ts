@@ -105,7 +105,7 @@ describe('a drop with no trash retention while another connection reads', () => 
       reader.exec('BEGIN');
       reader.prepare('SELECT count(*) FROM entries').get();
 
-      expect((await first.drop(caller, 'topics/x')).name).toBe('topics/x');
+      expect((await first.drop(caller, 'topics/x')).entry.name).toBe('topics/x');
       expect(await first.index(caller)).toEqual([]);
       expect(await first.recovery.trash(caller)).toEqual([]);
       expect(readFileSync(`${path}-wal`).includes(Buffer.from('gone soon'))).toBe(true);

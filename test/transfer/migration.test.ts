@@ -37,6 +37,7 @@ async function filled(): Promise<Store> {
     hash: 'a'.repeat(64),
     created: 1,
     lastUsed: 2,
+    review: false,
   });
   return store;
 }

@@ -13,6 +13,7 @@ describe('parse', () => {
     ['/sessions', { view: 'sessions' }],
     ['/trash', { view: 'trash' }],
     ['/activity', { view: 'activity' }],
+    ['/review', { view: 'review' }],
     ['/transfer', { view: 'transfer' }],
     ['/access', { view: 'access' }],
   ])('reads %s', (path, route) => {

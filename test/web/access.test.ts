@@ -101,6 +101,7 @@ describe.each(backends)('on %s', (_, options: () => Promise<EngramOptions>) => {
             resource: `${engram.origin}/mcp`,
             created: now,
             lastUsed: undefined,
+            review: false,
           },
           {
             hash: `code-of-${id}`,

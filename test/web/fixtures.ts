@@ -159,18 +159,21 @@ export async function addUser(engram: Engram, user: string, password: string): P
   }
 }
 
-/** Creates a token for `user` with `engram token create`, run in this process, and returns it. */
-export async function createToken(engram: Engram, user: string): Promise<string> {
-  const run = await runInProcess(['token', 'create', '--user', user, '--json', ...engram.storeArgs], engram.env);
+/** Creates a token for `user` with `engram token create` (`flags`: --review, …), run in this process, and returns it. */
+export async function createToken(engram: Engram, user: string, flags: readonly string[] = []): Promise<string> {
+  const run = await runInProcess(
+    ['token', 'create', '--user', user, '--json', ...flags, ...engram.storeArgs],
+    engram.env,
+  );
   if (run.code !== 0) throw new Error(`engram token create failed: ${run.stderr}`);
   return (JSON.parse(run.stdout) as { token: string }).token;
 }
 
-/** One `memory_write` over MCP, as an assistant sends it; the tool's text, or throws on an error. */
+/** One `memory_write` (or `tool`) over MCP, as an assistant sends it; the tool's text, or throws on an error. */
 export async function mcpWrite(
   engram: Engram,
   args: Record<string, string>,
-  options: { token?: string; client?: string } = {},
+  options: { token?: string; client?: string; tool?: 'memory_write' | 'memory_drop' } = {},
 ): Promise<string> {
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
@@ -197,12 +200,12 @@ export async function mcpWrite(
     jsonrpc: '2.0',
     id: 2,
     method: 'tools/call',
-    params: { name: 'memory_write', arguments: args },
+    params: { name: options.tool ?? 'memory_write', arguments: args },
   });
   const text = await answer.text();
   const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '');
   const result = (JSON.parse(json) as { result?: { isError?: boolean; content: { text: string }[] } }).result;
-  if (!result || result.isError) throw new Error(`memory_write failed: ${text}`);
+  if (!result || result.isError) throw new Error(`${options.tool ?? 'memory_write'} failed: ${text}`);
   return result.content[0]?.text ?? '';
 }
 

@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { EngramError } from '../../memory/model/errors.js';
 import { normalizeUser, USER_CAP } from '../../memory/model/users.js';
-import type { Store } from '../../memory/port.js';
+import type { ProposalStore, Store } from '../../memory/port.js';
 import type { AccessStorage } from '../port.js';
 import { checkPasswordRules, hashPassword, type PasswordCost, verifyPassword } from './passwords.js';
 import type { AccountRecord } from './port.js';
@@ -23,7 +23,8 @@ import { DEFAULT_THROTTLE, SignInThrottle, type ThrottleRules } from './sign-in-
 export type { OpenedSession, SessionInfo, ThrottleRules };
 
 /** What accounts need of a backend: the access ports (accounts and sessions, tokens, OAuth) and each user's memory. */
-export type AccountsStore = AccessStorage & Pick<Store, 'users' | 'index' | 'trash' | 'purge'>;
+export type AccountsStore = AccessStorage &
+  Pick<Store, 'users' | 'index' | 'trash' | 'purge'> & { readonly proposals: ProposalStore };
 
 /** One user the store knows of: an account, memory, tokens or connected apps. */
 export interface AccountSummary {
@@ -306,12 +307,17 @@ export class Accounts {
     return [...users, ...tokens, ...grants].some((item) => item.user === user);
   }
 
-  /** Erases every entry of `user`, live and in the trash, with all its history; returns how many. */
+  /**
+   * Erases every entry of `user`, live and in the trash, with all its history, and the
+   * changes waiting for their review (expired or not); returns how many entries.
+   */
   private async erase(user: string): Promise<number> {
     const [live, trash] = await Promise.all([this.store.index(user), this.store.trash(user)]);
     const names = new Set([...live.map((row) => row.name), ...trash.map((entry) => entry.name)]);
     let erased = 0;
     for (const name of names) erased += await this.store.purge(user, name, { includeLive: true });
+    for (const proposal of await this.store.proposals.list(user, -1))
+      await this.store.proposals.take(user, proposal.id);
     return erased;
   }
 }

@@ -34,6 +34,12 @@ import {
 } from './types.js';
 
 /**
+ * What a person lets an app do on the consent page: read and change memory, change it only
+ * through proposals they review (memory/review.ts), or read only.
+ */
+export type GrantAccess = 'write' | 'review' | 'read';
+
+/**
  * The part of the client service the consent step needs: who the client is, whether a
  * redirect URI is its own, and noting that its consent page is shown (so it is kept a while).
  */
@@ -224,22 +230,25 @@ export class Authorization {
 
   /**
    * Records that `user` allowed the request: a new grant (read-only when they narrowed it
-   * or the app asked to read only) with its authorization code. Returns where to send the
+   * or the app asked to read only; with its changes held for review when they chose so)
+   * with its authorization code. Returns where to send the
    * browser: the redirect URI with the code, `state` and `iss`. UNAUTHORIZED, recording
    * nothing, when `user` has no account (removed since they signed in): the store keeps a
    * grant only while its user has an account, checked in the step that keeps it.
    */
-  async approve(request: AuthorizationRequest, user: string, readOnly: boolean): Promise<string> {
+  async approve(request: AuthorizationRequest, user: string, access: GrantAccess): Promise<string> {
     const now = this.now();
+    const readOnly = access === 'read' || !request.scopes.includes(SCOPE_WRITE);
     const grant: GrantRecord = {
       id: randomBytes(6).toString('hex'),
       user,
       clientId: request.client.id,
       clientName: request.client.name,
-      readOnly: readOnly || !request.scopes.includes(SCOPE_WRITE),
+      readOnly,
       resource: request.resource,
       created: now,
       lastUsed: undefined,
+      review: !readOnly && access === 'review',
     };
     const code = newSecret('code');
     const data: CodeData = { redirectUri: request.redirectUri, codeChallenge: request.codeChallenge };

@@ -30,6 +30,8 @@ export interface GrantRecord {
   readonly resource: string;
   readonly created: number;
   readonly lastUsed: number | undefined;
+  /** True when the app's changes are held for the user's review (memory/review.ts): the consent page's third choice. */
+  readonly review: boolean;
 }
 
 export type GrantSecretKind = 'code' | 'access' | 'refresh';
@@ -97,6 +99,8 @@ export interface OAuthStore {
   /** Every grant, oldest first. */
   listGrants(): Promise<GrantRecord[]>;
   touchGrant(id: string, at: number): Promise<void>;
+  /** Puts the grant in review mode or out of it; false when no such grant. Takes effect for the next request. */
+  setGrantReview(id: string, review: boolean): Promise<boolean>;
   /** Deletes the grant and every secret it holds at once; false when no such grant. */
   revokeByGrantId(id: string): Promise<boolean>;
   /** Revokes every grant of `user` (with their secrets) in one atomic step; returns how many. */

@@ -79,6 +79,8 @@ export interface AppInfo {
   readonly scopes: readonly Scope[];
   readonly created: number;
   readonly lastUsed: number | undefined;
+  /** Its changes are held for the user's review (memory/review.ts). */
+  readonly review: boolean;
 }
 
 /** What an access or refresh token's secret record keeps in its `data` (JSON). */
@@ -440,6 +442,7 @@ export class OAuthTokens {
       readOnly: !tokenScopes(secret, grant).includes(SCOPE_WRITE),
       oauthApp: true,
       readOnlyGrant: grant.readOnly,
+      review: grant.review,
     };
   }
 
@@ -464,12 +467,31 @@ export class OAuthTokens {
       scopes: grantScopes(grant),
       created: grant.created,
       lastUsed: grant.lastUsed,
+      review: grant.review,
     }));
   }
 
   /** The connected apps of `user` alone, oldest first: what a person may see of them (the web UI). */
   async listAppsOf(user: string): Promise<AppInfo[]> {
     return (await this.listApps()).filter((app) => app.user === user);
+  }
+
+  /**
+   * Puts one of `user`'s own apps in review mode (its changes held for their review) or out
+   * of it, from its next request on; false for an app of another user, as for none;
+   * INVALID_ARGUMENT for a read-only app, which changes nothing to review.
+   */
+  async setAppReviewOf(user: string, id: string, review: boolean): Promise<boolean> {
+    const grant = await this.store.findGrant(id.trim());
+    if (grant === undefined || grant.user !== user) return false;
+    if (grant.readOnly && review) {
+      throw new EngramError(
+        'INVALID_ARGUMENT',
+        `${grant.clientName} is connected read-only: it changes nothing, so nothing of it needs review. To let it ` +
+          'propose changes, connect it again and choose "Changes need my review" on the consent page.',
+      );
+    }
+    return this.store.setGrantReview(grant.id, review);
   }
 
   /** Ends one of `user`'s own apps; false for an app of another user, as for none, which stays. */

@@ -21,6 +21,8 @@ export interface NewToken {
   readonly user: string;
   readonly label?: string | undefined;
   readonly readOnly?: boolean | undefined;
+  /** Its changes are held for the user's review instead of applied (memory/review.ts); not with readOnly. */
+  readonly review?: boolean | undefined;
 }
 
 export interface IssuedToken {
@@ -89,6 +91,7 @@ export class Access {
   /** Issues a token for `user`; its label (default `token <id>`) names the actor in history. */
   async create(request: NewToken): Promise<IssuedToken> {
     const user = checkUser(request.user);
+    if (request.readOnly && request.review) throw readOnlyNotReviewed();
     const id = randomBytes(6).toString('hex');
     const label = request.label === undefined ? `token ${id}` : checkLabel(request.label);
     const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
@@ -100,6 +103,7 @@ export class Access {
       hash: sha256(token),
       created: this.now(),
       lastUsed: undefined,
+      review: request.review === true,
     };
     await this.tokens.add(record);
     return { info: infoOf(record), token };
@@ -126,6 +130,20 @@ export class Access {
     }
   }
 
+  /**
+   * Puts one of `user`'s own tokens in review mode (its changes held for their review) or
+   * out of it; NOT_FOUND for a token of another user, as for none; INVALID_ARGUMENT for a
+   * read-only token, which changes nothing to review.
+   */
+  async setReviewOf(user: string, id: string, review: boolean): Promise<TokenInfo> {
+    const missing = () => new EngramError('NOT_FOUND', `you have no token with the id ${JSON.stringify(id)}.`);
+    const owned = (await this.listOf(user)).find((token) => token.id === id.trim());
+    if (!owned) throw missing();
+    if (owned.readOnly && review) throw readOnlyNotReviewed();
+    if (!(await this.tokens.setReview(owned.id, review))) throw missing();
+    return { ...owned, review };
+  }
+
   /** Revokes a token; the next request that presents it is refused. */
   async revoke(id: string): Promise<void> {
     if (!(await this.tokens.revoke(id.trim()))) {
@@ -135,7 +153,7 @@ export class Access {
 
   /**
    * Who presents this token: its user, its label (what history records) and whether it
-   * is read-only. UNAUTHORIZED when it is unknown or revoked.
+   * is read-only or in review mode. UNAUTHORIZED when it is unknown or revoked.
    */
   async authenticate(presented: string): Promise<Caller> {
     const hash = sha256(presented);
@@ -151,7 +169,7 @@ export class Access {
     }
     const at = this.now();
     if (record.lastUsed === undefined || at - record.lastUsed >= TOUCH_INTERVAL_MS) this.touch(record.id, at);
-    return { user: record.user, label: record.label, readOnly: record.readOnly };
+    return { user: record.user, label: record.label, readOnly: record.readOnly, review: record.review };
   }
 
   /** Records that the token was used, without waiting: a failure goes to onTouchError, never to the request. */
@@ -164,6 +182,13 @@ export class Access {
       .catch((error: unknown) => this.onTouchError(error))
       .finally(() => this.touching.delete(id));
   }
+}
+
+function readOnlyNotReviewed(): EngramError {
+  return new EngramError(
+    'INVALID_ARGUMENT',
+    'a token is read-only or has its changes reviewed, not both: a read-only token changes nothing to review. Choose one.',
+  );
 }
 
 function oldestFirst(records: readonly TokenRecord[]): TokenInfo[] {

@@ -17,6 +17,8 @@ export interface TokenRecord {
   readonly hash: string;
   readonly created: number;
   readonly lastUsed: number | undefined;
+  /** True when the token's changes are held for the user's review (memory/review.ts) instead of applied. */
+  readonly review: boolean;
 }
 
 /** The tokens of `--auth token`, kept beside the entries in the same database. */
@@ -32,6 +34,8 @@ export interface TokenStore {
   /** Removes every token of `user` in one atomic step; returns how many. */
   revokeAllOf(user: string): Promise<number>;
   touch(id: string, at: number): Promise<void>;
+  /** Puts the token in review mode or out of it; false when no such id. Takes effect for the next request. */
+  setReview(id: string, review: boolean): Promise<boolean>;
 }
 
 /** What `tokens.add` throws, on every backend, for a token whose id or hash another token has. */

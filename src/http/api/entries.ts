@@ -182,8 +182,8 @@ export function entryRoutes(memory: Memory): Route[] {
       method: 'DELETE',
       template: '/api/entries/{group}/{slug}',
       handle: async ({ caller, name }) => {
-        const dropped = await memory.drop(caller, name);
-        return { body: { dropped: dropped.name } };
+        const { entry } = await memory.drop(caller, name);
+        return { body: { dropped: entry.name } };
       },
     },
     {

@@ -29,12 +29,13 @@ import { gateRefusalMessage, ImportGate } from './import-gate.js';
 import { sendJson, sendJsonStream } from './json.js';
 import { checkQuery, pathSegment } from './request.js';
 import { revertRoutes } from './revert.js';
+import { reviewRoutes } from './review.js';
 import type { Route } from './route.js';
 import { searchRoutes } from './search.js';
 import type { SessionRoutes } from './session.js';
 import { transferRoutes } from './transfer.js';
 import { trashRoutes } from './trash.js';
-import { apiMessage, READ_ONLY_TOKEN } from './wording.js';
+import { apiMessage, READ_ONLY_TOKEN, REVIEW_TOKEN } from './wording.js';
 
 /** Largest body of `POST /api/import`: a whole memory, far above the 1 MiB that a tool call may take. */
 export const MAX_IMPORT_BODY_BYTES = 64 * 1024 * 1024;
@@ -53,7 +54,7 @@ export interface ApiOptions {
   /** Static tokens (--auth token and oauth; undefined with --auth none), for the user's own tokens (access.ts). */
   readonly access?: Access | undefined;
   /** Connected apps (--auth oauth only). */
-  readonly apps?: Pick<OAuthTokens, 'listAppsOf' | 'revokeAppOf'> | undefined;
+  readonly apps?: Pick<OAuthTokens, 'listAppsOf' | 'revokeAppOf' | 'setAppReviewOf'> | undefined;
   /** Cap on the body of every route but import. */
   readonly maxBodyBytes: number;
   readonly maxImportBytes: number;
@@ -111,6 +112,7 @@ export function createApi(options: ApiOptions): Api {
     ...entryRoutes(memory),
     ...diffRoutes(memory),
     ...trashRoutes(memory),
+    ...reviewRoutes(memory),
     ...transferRoutes(options.transfer),
     ...accessRoutes(options.access, options.apps),
     ...searchRoutes(memory),
@@ -168,6 +170,10 @@ export function createApi(options: ApiOptions): Api {
     exchange.actor = caller.label;
     if (route.method !== 'GET' && caller.readOnly) {
       sendApiError(res, 403, 'READ_ONLY_TOKEN', READ_ONLY_TOKEN);
+      return;
+    }
+    if (route.method !== 'GET' && caller.review) {
+      sendApiError(res, 403, 'READ_ONLY_TOKEN', REVIEW_TOKEN);
       return;
     }
     const query = new URL(req.url ?? '/', 'http://engram').searchParams;

@@ -89,7 +89,8 @@ export function createSessionRoutes(options: SessionRoutesOptions): SessionRoute
       signIn: accounts !== undefined,
       user: outcome.ok ? outcome.caller.user : null,
       via: outcome.ok ? via : null,
-      readOnly: outcome.ok ? (outcome.caller.readOnly ?? false) : false,
+      // A review-mode token changes nothing through /api either (its changes wait for review).
+      readOnly: outcome.ok ? outcome.caller.readOnly === true || outcome.caller.review === true : false,
     };
     sendJson(res, 200, session);
   }

@@ -16,6 +16,7 @@ import { utf8Bytes } from '../../memory/model/text.js';
 import type { OverviewRow, RevisionRecord, StoredEntry } from '../../memory/port.js';
 import type { TrashItem } from '../../memory/recovery.js';
 import type { EntryPreview, RevertPreview, RevertResult } from '../../memory/revert.js';
+import type { ProposalView } from '../../memory/review.js';
 import type { SearchHit } from '../../memory/search.js';
 import type { BridgeKind } from '../../transfer/bridges/index.js';
 import type { ImportedItem, ImportFromResult } from '../../transfer/bridges/run.js';
@@ -109,6 +110,7 @@ export function tokenJson(token: TokenInfo) {
     id: token.id,
     label: token.label,
     readOnly: token.readOnly,
+    review: token.review,
     created: iso(token.created),
     lastUsed: isoOrNull(token.lastUsed),
   };
@@ -120,8 +122,37 @@ export function appJson(app: AppInfo) {
     name: app.name,
     clientId: app.clientId,
     scopes: app.scopes,
+    review: app.review,
     created: iso(app.created),
     lastUsed: isoOrNull(app.lastUsed),
+  };
+}
+
+/**
+ * A change held for review, against the entry as it is now: what was asked and by whom,
+ * when it expires, whether approving would apply it (and why not), the unified diff from
+ * the entry now to what approving makes of it (a conflict's: to what the app asked for;
+ * null when too different to show, with both texts beside it), and that text.
+ */
+export function proposalJson(view: ProposalView) {
+  const { proposal, current } = view;
+  return {
+    id: proposal.id,
+    name: proposal.name,
+    operation: proposal.operation,
+    actor: proposal.actor,
+    at: iso(proposal.at),
+    expires: iso(view.expires),
+    asked: {
+      description: proposal.description ?? null,
+      new: proposal.new ?? null,
+      old: proposal.old ?? null,
+    },
+    applies: view.applies,
+    why: view.why ?? null,
+    current: current ? { revision: current.revision, description: current.description, body: current.body } : null,
+    after: view.after,
+    diff: view.patch,
   };
 }
 
@@ -176,6 +207,7 @@ export type ActorJson = ReturnType<typeof actorJson>;
 export type SearchHitJson = ReturnType<typeof searchHitJson>;
 export type TokenJson = ReturnType<typeof tokenJson>;
 export type AppJson = ReturnType<typeof appJson>;
+export type ProposalJson = ReturnType<typeof proposalJson>;
 export type BrowserSessionJson = ReturnType<typeof browserSessionJson>;
 
 /** `GET /api/entries`: the index, what it takes of the caller's quota, and the limits an edit must keep. */
@@ -198,6 +230,7 @@ export interface SessionJson {
   readonly signIn: boolean;
   readonly user: string | null;
   readonly via: 'none' | 'session' | 'token' | null;
+  /** The page can change nothing: a read-only token, or a review-mode one (whose changes wait for review). */
   readonly readOnly: boolean;
 }
 

@@ -18,6 +18,11 @@ export const READ_ONLY_TOKEN =
   'This token is read-only: it can GET from /api but not change memory. ' +
   'Ask the owner of this server for a read-write token (engram token create --user NAME).';
 
+/** The refusal of a change asked with a review-mode token. */
+export const REVIEW_TOKEN =
+  "This token's changes need the user's review: it can GET from /api, and change memory only through the MCP " +
+  'tools, whose changes wait for review. Approving or rejecting them is for the user (the web UI, or engram review).';
+
 /** The API path of an entry, as its routes spell it. */
 function entryPath(name: string): string {
   return `/api/entries/${name}`;
@@ -61,6 +66,11 @@ const API_WORDING: DoorWording = {
     STORE_UNAVAILABLE: CORE_MESSAGE,
     TOO_MANY_ATTEMPTS: CORE_MESSAGE,
     STALE_REVISION: CORE_MESSAGE,
+    // Only the model's tools propose (a review-mode token's or app's memory_write and memory_drop); the router
+    // refuses a review-mode token's changes through /api before any Memory call.
+    TOO_MANY_PROPOSALS: NEVER_HERE,
+    // Every conflict carries its detail (proposal-conflict below).
+    PROPOSAL_CONFLICT: NEVER_HERE,
   },
   byReason: {
     'restore-in-trash': (detail) =>
@@ -143,6 +153,14 @@ const API_WORDING: DoorWording = {
     'user-not-found': NEVER_HERE,
     // The store is open before the server answers.
     'no-such-folder': NEVER_HERE,
+    'proposal-not-found': (detail) =>
+      `No proposal ${detail.id} is waiting for review: it was approved, rejected or expired. GET /api/review lists those waiting.`,
+    'proposal-conflict': (detail) =>
+      `Proposal ${detail.id} (${detail.name}) no longer applies: ${detail.why}. Nothing was changed. ` +
+      `GET /api/review/${detail.id} shows it against the entry as it is now; make the change by hand ` +
+      `(PUT ${entryPath(detail.name)}) if you still want it, then POST /api/review/${detail.id}/reject.`,
+    // The router refuses a review-mode token's changes before any Memory call, in these words.
+    'review-caller': () => REVIEW_TOKEN,
   },
 };
 

@@ -38,7 +38,11 @@ export type ErrorCode =
   /** Too many failed sign-ins for this user or from this address lately: try again after a while. */
   | 'TOO_MANY_ATTEMPTS'
   /** A person's save of an entry that has changed since they read it (If-Match): nothing was saved. */
-  | 'STALE_REVISION';
+  | 'STALE_REVISION'
+  /** A review-mode caller's change refused because the user already has as many changes waiting for review as the policy allows. */
+  | 'TOO_MANY_PROPOSALS'
+  /** A proposal that no longer applies to the entry as it is now: shown with its diff, not applied. */
+  | 'PROPOSAL_CONFLICT';
 
 /**
  * What a refusal that tells its reader how to call again is about, for the doors that
@@ -73,6 +77,8 @@ export type ErrorDetail =
   | { readonly reason: 'drop-not-found'; readonly name: string; readonly suggestions: readonly string[] }
   /** A change by a read-only caller. */
   | { readonly reason: 'read-only-caller' }
+  /** An approval or rejection of proposals by a review-mode caller, which only proposes. */
+  | { readonly reason: 'review-caller' }
   /** A restore of an entry that is in the trash. */
   | { readonly reason: 'restore-in-trash'; readonly name: string }
   /** A person opened an entry that is in the trash (REST; the model never sees the trash). */
@@ -139,6 +145,16 @@ export type ErrorDetail =
       readonly name: string;
       readonly size: number;
       readonly cap: number;
+    }
+  /** A proposal (a change held for review) that is not waiting: approved, rejected, expired or never made. */
+  | { readonly reason: 'proposal-not-found'; readonly id: string }
+  /** An approval of a proposal that no longer applies to the entry as it is now (memory/review.ts). */
+  | {
+      readonly reason: 'proposal-conflict';
+      readonly id: string;
+      readonly name: string;
+      /** What stands in the way, in a few words for a person ("old text no longer found", …). */
+      readonly why: string;
     }
   /** A revision that is not kept. */
   | {

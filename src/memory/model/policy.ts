@@ -30,6 +30,10 @@ export interface Policy {
   readonly trashRetentionDays: number;
   /** Revisions kept per entry; older ones are deleted as new ones arrive. */
   readonly historyLimit: number;
+  /** Days a change held for review (a review-mode token's or app's) waits before it expires unapproved. */
+  readonly proposalRetentionDays: number;
+  /** Most changes one user may have waiting for review at once; past it, a review-mode caller's change is refused. */
+  readonly maxProposals: number;
 }
 
 export const DEFAULT_GROUPS: Readonly<Record<string, string>> = Object.freeze({
@@ -48,12 +52,19 @@ export const DEFAULT_POLICY: Policy = Object.freeze({
   maxNames: 50,
   trashRetentionDays: 30,
   historyLimit: 100,
+  proposalRetentionDays: 30,
+  maxProposals: 200,
 });
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export function trashRetentionMs(policy: Policy): number {
   return policy.trashRetentionDays * DAY_MS;
+}
+
+/** How long a proposal waits for review before it expires, in ms. */
+export function proposalRetentionMs(policy: Policy): number {
+  return policy.proposalRetentionDays * DAY_MS;
 }
 
 export function groupList(policy: Policy): string {

@@ -7,6 +7,7 @@
 import type { Caller, Memory } from '../memory.js';
 import { isEngramError } from '../model/errors.js';
 import { formatDropped, formatIndex, formatOpened, indexLine } from '../model/format.js';
+import { proposedAnswer } from '../model/proposals.js';
 import { parseDropArguments, parseOpenArguments, parseWriteArguments } from './arguments.js';
 import { isToolName, TOOL_NAMES } from './definitions.js';
 
@@ -37,12 +38,12 @@ async function dispatch(memory: Memory, caller: Caller, tool: string, args: unkn
       };
     }
     case 'memory_write': {
-      const { entry } = await memory.write(caller, parseWriteArguments(args));
-      return { text: indexLine(entry), isError: false };
+      const { entry, proposal } = await memory.write(caller, parseWriteArguments(args));
+      return { text: proposal ? proposedAnswer(proposal) : indexLine(entry), isError: false };
     }
     case 'memory_drop': {
-      const dropped = await memory.drop(caller, parseDropArguments(args).name);
-      return { text: formatDropped(dropped), isError: false };
+      const { entry, proposal } = await memory.drop(caller, parseDropArguments(args).name);
+      return { text: proposal ? proposedAnswer(proposal) : formatDropped(entry), isError: false };
     }
     default:
       return {

@@ -8,7 +8,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import type { Caller, StoreDump } from '../../memory/port.js';
+import type { Caller, ProposalRecord, StoreDump } from '../../memory/port.js';
 import type { StorageBackend } from '../backend.js';
 import {
   account,
@@ -42,6 +42,7 @@ const EMPTY: StoreDump = {
   clients: [],
   grants: [],
   grantSecrets: [],
+  proposals: [],
 };
 
 /** What fill() keeps beside the entries and tokens, each list in the order of its putting. */
@@ -61,6 +62,7 @@ const GRANTS = [
   grant('g-alice', {
     clientId: 'c-early',
     clientName: 'App "early", {x} ✓',
+    review: true,
     created: START + 8_000,
     lastUsed: START + 9_000,
   }),
@@ -110,6 +112,52 @@ function manyEntries(count: number): StoreDump {
   return { ...dump, users: recount(dump) };
 }
 
+/** Changes held for review: a write with every text, with none (a drop), and another user's. */
+const PROPOSALS: readonly ProposalRecord[] = [
+  {
+    id: 'p-write',
+    user: 'alice',
+    name: 'topics/editor',
+    operation: 'replace',
+    description: 'Editor, "keys"',
+    new: AWKWARD,
+    old: 'Uses Helix.',
+    baseRevision: 2,
+    proposedDescription: 'Editor, "keys"',
+    proposedBody: `${AWKWARD}\nTabs, width 4.\n`,
+    actor: 'Claude "desktop"',
+    at: START + 11_000,
+  },
+  {
+    id: 'p-drop',
+    user: 'alice',
+    name: 'areas/back',
+    operation: 'drop',
+    description: undefined,
+    new: undefined,
+    old: undefined,
+    baseRevision: 3,
+    proposedDescription: 'a description',
+    proposedBody: 'back\n',
+    actor: 'Claude',
+    at: START + 12_000,
+  },
+  {
+    id: 'p-bob',
+    user: 'bob',
+    name: 'people/ada',
+    operation: 'describe',
+    description: 'Ada',
+    new: undefined,
+    old: undefined,
+    baseRevision: 1,
+    proposedDescription: 'Ada',
+    proposedBody: AWKWARD,
+    actor: 'bob app',
+    at: START + 13_000,
+  },
+];
+
 export function describeDumpContract(label: string, open: OpenStore): void {
   describe(`Store dump contract: ${label}`, () => {
     const { clock, rules, keep } = storesPerTest();
@@ -147,6 +195,8 @@ export function describeDumpContract(label: string, open: OpenStore): void {
       await store.tokens.add(
         token('t-bob', { user: 'bob', label: 'bob "ro"', readOnly: true, created: START + 2_000 }),
       );
+      await store.tokens.add(token('t-review', { label: 'reviewed', review: true, created: START + 3_000 }));
+      for (const kept of PROPOSALS) await store.proposals.add(kept, 10, 0);
       for (const kept of ACCOUNTS) await store.accounts.put(kept);
       await store.accounts.addSession(session('s-alice'));
       for (const kept of CLIENTS) await store.oauth.saveClient(kept);
@@ -175,6 +225,7 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         clients: await Promise.all(CLIENTS.map((kept) => store.oauth.findClient(kept.id))),
         clientCount: await store.oauth.countClients(),
         grants: await store.oauth.listGrants(),
+        proposals: [await store.proposals.list('alice', 0), await store.proposals.list('bob', 0)],
         secrets: await Promise.all(Object.values(SECRETS).map((secret) => store.oauth.findSecret(secret.hash))),
       };
     }
@@ -340,7 +391,15 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         expect(dump.tokens).toEqual([
           token('t-alice', { created: START + 1_000, lastUsed: START + 9_000 }),
           token('t-bob', { user: 'bob', label: 'bob "ro"', readOnly: true, created: START + 2_000 }),
+          token('t-review', { label: 'reviewed', review: true, created: START + 3_000 }),
         ]);
+      });
+
+      it('holds every proposal, oldest first', async () => {
+        const store = await fresh();
+        await fill(store);
+
+        expect((await store.dump()).proposals).toEqual(PROPOSALS);
       });
 
       it('holds every account, client, grant and secret in its order, and no session', async () => {

@@ -16,6 +16,9 @@
  *
  *   describeStoreContract('my store', open, { skip: { oauth: 'this store serves --auth token only' } });
  *
+ * The changes held for review are kept beside it too, as `store.proposals` (a backend
+ * without them skips that part: `{ skip: { proposals: 'why' } }`).
+ *
  * Each part may also be run alone (describeTokenContract, describeAccountContract,
  * describeOAuthContract and the others below).
  */
@@ -28,6 +31,7 @@ import { describeEntryContract } from './entries.js';
 import { describeMemoryContract } from './memory.js';
 import { describeOAuthContract } from './oauth.js';
 import { describeRecoveryContract } from './recovery.js';
+import { describeReviewContract } from './review.js';
 import { describeSearchContract } from './search.js';
 import type { OpenStore } from './setup.js';
 import { describeTokenContract } from './tokens.js';
@@ -41,12 +45,13 @@ export {
   describeMemoryContract,
   describeOAuthContract,
   describeRecoveryContract,
+  describeReviewContract,
   describeSearchContract,
   describeTokenContract,
 };
 
-/** The parts of the contract a backend may leave out: the access ports it does not offer. */
-export type OptionalPart = 'tokens' | 'accounts' | 'oauth';
+/** The parts of the contract a backend may leave out: the ports beside the memory it does not offer. */
+export type OptionalPart = 'tokens' | 'accounts' | 'oauth' | 'proposals';
 
 export interface ContractOptions {
   /** The parts this backend does not offer, each with the reason, reported as a skipped test. */
@@ -55,7 +60,8 @@ export interface ContractOptions {
 
 /**
  * The whole Store contract: one describe block per port (entries, recovery, activity, dump,
- * search, then the access ports offered: tokens, accounts, OAuth), then the Memory service
+ * search, then the ports offered beside the memory: tokens, accounts, OAuth, proposals and
+ * the review mode over them), then the Memory service
  * over the store, whose policy and clock must hold. The dump part needs every access
  * port (a dump copies their records), so it is skipped with any of them.
  */
@@ -74,6 +80,8 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
   else skipped('AccountStore contract', name, skip.accounts);
   if (skip.oauth === undefined) describeOAuthContract(name, open);
   else skipped('OAuthStore contract', name, skip.oauth);
+  if (skip.proposals === undefined) describeReviewContract(name, open);
+  else skipped('ProposalStore contract', name, skip.proposals);
   describeMemoryContract(name, open);
 }
 

@@ -13,17 +13,26 @@ import type { TokenRecord } from '../../access/tokens/port.js';
 import { writeRules } from '../../memory/model/apply.js';
 import type { IndexRow } from '../../memory/model/format.js';
 import { DEFAULT_POLICY } from '../../memory/model/policy.js';
-import type { Decide, RevisionRecord, Store, StoreDump, Usage, UserUsage, WriteRules } from '../../memory/port.js';
+import type {
+  Decide,
+  ProposalStore,
+  RevisionRecord,
+  Store,
+  StoreDump,
+  Usage,
+  UserUsage,
+  WriteRules,
+} from '../../memory/port.js';
 import type { StorageBackend } from '../backend.js';
 
 /**
  * A freshly opened, empty store: its memory, with whichever access ports the backend
- * offers beside it (`tokens`, `accounts`, `oauth`; a part the backend does not offer is
+ * offers beside it (`tokens`, `accounts`, `oauth`, `proposals`; a part the backend does not offer is
  * skipped, with its reason, through describeStoreContract's options). The suite closes
  * it; `cleanup` removes whatever `open` created.
  */
 export interface OpenedStore {
-  readonly store: Store & Partial<AccessStorage>;
+  readonly store: Store & Partial<AccessStorage> & { readonly proposals?: ProposalStore };
   readonly cleanup?: () => Promise<void>;
 }
 
@@ -48,8 +57,9 @@ export function accessPort<Port extends keyof AccessStorage>(
 }
 
 /** The store, checked to offer every access port beside its memory, as the parts that copy them need. */
-export function withAccess(store: Store & Partial<AccessStorage>): StorageBackend {
+export function withAccess(store: OpenedStore['store']): StorageBackend {
   for (const port of ['tokens', 'accounts', 'oauth'] as const) accessPort(store, port);
+  if (store.proposals === undefined) throw new Error('this store offers no proposals port: a dump copies them');
   return store as StorageBackend;
 }
 
@@ -165,6 +175,7 @@ export function token(id: string, overrides: Partial<TokenRecord> = {}): TokenRe
     hash: id.padEnd(64, '0'),
     created: START,
     lastUsed: undefined,
+    review: false,
     ...overrides,
   };
 }
@@ -216,6 +227,7 @@ export function grant(id: string, overrides: Partial<GrantRecord> = {}): GrantRe
     resource: 'https://engram.example/mcp',
     created: START,
     lastUsed: undefined,
+    review: false,
     ...overrides,
   };
 }

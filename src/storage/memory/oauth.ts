@@ -96,6 +96,12 @@ export class MemoryOAuthStore implements OAuthStore {
     if (grant) this.grants.set(id, { ...grant, lastUsed: at });
   }
 
+  async setGrantReview(id: string, review: boolean): Promise<boolean> {
+    const grant = this.grants.get(id);
+    if (grant) this.grants.set(id, { ...grant, review });
+    return grant !== undefined;
+  }
+
   async revokeByGrantId(id: string): Promise<boolean> {
     return this.revokeGrant(id);
   }

@@ -41,6 +41,7 @@ import { purge, purgeTrash } from '../engine/purge.js';
 import { mutate, mutateAll, undrop } from '../engine/writes.js';
 import { MemoryAccountStore } from './accounts.js';
 import { MemoryOAuthStore } from './oauth.js';
+import { MemoryProposalStore } from './proposals.js';
 import { MemoryRows } from './rows.js';
 import { MemoryTokenStore } from './tokens.js';
 
@@ -53,6 +54,10 @@ export class MemoryStore implements StorageBackend {
   readonly tokens = new MemoryTokenStore();
   readonly accounts = new MemoryAccountStore();
   readonly oauth = new MemoryOAuthStore((user) => this.accounts.has(user));
+  readonly proposals = new MemoryProposalStore((user) => {
+    this.data.bump(user);
+    this.feed.committed(user);
+  });
 
   async index(user: string): Promise<IndexRow[]> {
     return this.data
@@ -197,7 +202,13 @@ export class MemoryStore implements StorageBackend {
   }
 
   async isEmpty(): Promise<boolean> {
-    return this.data.all().length === 0 && this.tokens.size === 0 && this.accounts.size === 0 && this.oauth.size === 0;
+    return (
+      this.data.all().length === 0 &&
+      this.tokens.size === 0 &&
+      this.accounts.size === 0 &&
+      this.oauth.size === 0 &&
+      this.proposals.size === 0
+    );
   }
 
   async dump(): Promise<StoreDump> {
@@ -218,6 +229,7 @@ export class MemoryStore implements StorageBackend {
       tokens: tokens.sort((a, b) => a.created - b.created || compare(a.id, b.id)),
       accounts: await this.accounts.list(),
       ...this.oauth.snapshot(),
+      proposals: this.proposals.all(),
     };
   }
 
@@ -227,6 +239,7 @@ export class MemoryStore implements StorageBackend {
     this.tokens.replaceAll(dump.tokens);
     this.accounts.replaceAll(dump.accounts);
     this.oauth.replaceAll(dump);
+    this.proposals.replaceAll(dump.proposals);
     this.data.rows.clear();
     this.data.counters.clear();
     for (const { user, totalBytes, entries, historyBytes } of dump.users) {

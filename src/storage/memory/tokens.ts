@@ -53,6 +53,12 @@ export class MemoryTokenStore implements TokenStore {
     for (const [id, token] of byId) this.byId.set(id, token);
   }
 
+  async setReview(id: string, review: boolean): Promise<boolean> {
+    const token = this.byId.get(id);
+    if (token) this.byId.set(id, { ...token, review });
+    return token !== undefined;
+  }
+
   async touch(id: string, at: number): Promise<void> {
     const token = this.byId.get(id);
     if (token) this.byId.set(id, { ...token, lastUsed: at });

@@ -200,6 +200,30 @@ export const MIGRATIONS: readonly Migration[] = [
   // 9: a revision may carry a note naming why it was made (a revert, memory/revert.ts): NULL for
   // every other change, as SQLite's step 17. A revert's revisions carry its id in the note.
   'ALTER TABLE revisions ADD COLUMN note text;',
+  // 10: changes held for review (memory/review.ts), as SQLite's step 18: a token or connected app may be in review
+  // mode, and its writes and drops wait in proposals, a user's in the order they came,
+  // until the user approves or rejects them or they expire (by age, across users).
+  `
+  ALTER TABLE tokens ADD COLUMN review boolean NOT NULL DEFAULT false;
+  ALTER TABLE grants ADD COLUMN review boolean NOT NULL DEFAULT false;
+  CREATE TABLE proposals (
+    user_id              text NOT NULL,
+    id                   text NOT NULL,
+    name                 text NOT NULL,
+    operation            text NOT NULL,
+    description          text,
+    new_text             text,
+    old_text             text,
+    base_revision        integer NOT NULL,
+    proposed_description text NOT NULL,
+    proposed_body        text NOT NULL,
+    actor                text NOT NULL,
+    at                   bigint NOT NULL,
+    PRIMARY KEY (user_id, id)
+  );
+  CREATE INDEX proposals_waiting ON proposals (user_id, at, id);
+  CREATE INDEX proposals_age ON proposals (at);
+  `,
 ];
 
 /** Rows per batch of the search vectors' backfill. */

@@ -45,6 +45,7 @@ import { Trim } from '../history-cap.js';
 import { assertSchemaCurrent } from '../schema-version.js';
 import { SqlAccountStore } from '../sql/accounts.js';
 import { SqlOAuthStore } from '../sql/oauth.js';
+import { SqlProposalStore } from '../sql/proposals.js';
 import {
   type EntryRow,
   type RevisionColumns,
@@ -104,6 +105,7 @@ export class PostgresStore implements StorageBackend {
   readonly tokens: PostgresTokenStore;
   readonly accounts: SqlAccountStore;
   readonly oauth: SqlOAuthStore;
+  readonly proposals: SqlProposalStore;
   readonly rateCounters: PostgresRateCounters;
 
   /** Connects and brings the schema up to date; an unreachable database is a STORE_UNAVAILABLE error. */
@@ -146,6 +148,11 @@ export class PostgresStore implements StorageBackend {
     this.tokens = new PostgresTokenStore(access, alone);
     this.accounts = new SqlAccountStore(access);
     this.oauth = new SqlOAuthStore(access);
+    // A proposal moves its user's change counter: what this process remembers of them is stale.
+    this.proposals = new SqlProposalStore(access, (user) => {
+      this.known?.forget(user);
+      this.feed.committed(user);
+    });
     this.rateCounters = new PostgresRateCounters(pool);
     this.feed = new ChangeFeed({
       readVersions: async (users) => {

@@ -41,6 +41,7 @@ import {
   toTokenRecord,
 } from '../sql-rows.js';
 import type { SqlDialect } from './database.js';
+import { PROPOSAL_COLUMNS, type ProposalRow, proposalValues, toProposalRecord } from './proposals.js';
 import { duplicateTokenOf, tokenValues } from './tokens.js';
 
 /** A column's type, as both schemas declare it (PostgreSQL's names; a batch of rows passes each column as an array of it). */
@@ -61,7 +62,7 @@ const USERS: DumpTable = {
 const TOKENS: DumpTable = {
   name: 'tokens',
   columns: TOKEN_COLUMNS,
-  types: ['text', 'text', 'text', 'boolean', 'text', 'bigint', 'bigint'],
+  types: ['text', 'text', 'text', 'boolean', 'text', 'bigint', 'bigint', 'boolean'],
 };
 const ACCOUNTS: DumpTable = { name: 'accounts', columns: ACCOUNT_COLUMNS, types: ['text', 'text', 'bigint', 'bigint'] };
 const CLIENTS: DumpTable = {
@@ -72,12 +73,17 @@ const CLIENTS: DumpTable = {
 const GRANTS: DumpTable = {
   name: 'grants',
   columns: GRANT_COLUMNS,
-  types: ['text', 'text', 'text', 'text', 'boolean', 'text', 'bigint', 'bigint'],
+  types: ['text', 'text', 'text', 'text', 'boolean', 'text', 'bigint', 'bigint', 'boolean'],
 };
 const SECRETS: DumpTable = {
   name: 'grant_secrets',
   columns: SECRET_COLUMNS,
   types: ['text', 'text', 'text', 'bigint', 'bigint', 'bigint', 'text'],
+};
+const PROPOSALS: DumpTable = {
+  name: 'proposals',
+  columns: PROPOSAL_COLUMNS,
+  types: ['text', 'text', 'text', 'text', 'text', 'text', 'text', 'integer', 'text', 'text', 'text', 'bigint'],
 };
 
 /**
@@ -94,11 +100,13 @@ export const LOADED_TABLES = [
   'grant_secrets',
   'grants',
   'oauth_clients',
+  'proposals',
 ] as const;
 
 const IS_EMPTY = `SELECT NOT EXISTS (SELECT 1 FROM entries) AND NOT EXISTS (SELECT 1 FROM users)
      AND NOT EXISTS (SELECT 1 FROM tokens) AND NOT EXISTS (SELECT 1 FROM accounts)
-     AND NOT EXISTS (SELECT 1 FROM oauth_clients) AND NOT EXISTS (SELECT 1 FROM grants) AS empty`;
+     AND NOT EXISTS (SELECT 1 FROM oauth_clients) AND NOT EXISTS (SELECT 1 FROM grants)
+     AND NOT EXISTS (SELECT 1 FROM proposals) AS empty`;
 
 /** The reads of a dump, each in an order of its own so that two dumps of one database are equal. */
 function dumpReads({ byCodePoint: c }: SqlDialect) {
@@ -115,6 +123,7 @@ function dumpReads({ byCodePoint: c }: SqlDialect) {
     clients: `SELECT ${CLIENT_COLUMNS} FROM oauth_clients ORDER BY created, id${c}`,
     grants: `SELECT ${GRANT_COLUMNS} FROM grants ORDER BY created, id${c}`,
     grantSecrets: `SELECT ${SECRET_COLUMNS} FROM grant_secrets ORDER BY grant_id${c}, hash${c}`,
+    proposals: `SELECT ${PROPOSAL_COLUMNS} FROM proposals ORDER BY at, id${c}`,
   };
 }
 
@@ -137,7 +146,7 @@ export interface DumpDatabase {
   finish(): Maybe<void>;
 }
 
-/** True when the database holds no entry, user, token, account, app or grant. */
+/** True when the database holds no entry, user, token, account, app, grant or proposal. */
 export function* isEmpty(db: DumpDatabase): Work<boolean> {
   const [row] = yield* get(db.rows<{ empty: boolean | number }>(IS_EMPTY));
   // SQLite answers 1 or 0, PostgreSQL a boolean.
@@ -155,7 +164,8 @@ export function* dump(db: DumpDatabase): Work<StoreDump> {
   const clients = (yield* get(db.rows<ClientRow>(read.clients))).map(toClientRecord);
   const grants = (yield* get(db.rows<GrantRow<boolean | number>>(read.grants))).map(toGrantRecord);
   const grantSecrets = (yield* get(db.rows<SecretRow>(read.grantSecrets))).map(toSecretRecord);
-  return { entries, users, tokens, accounts, clients, grants, grantSecrets };
+  const proposals = (yield* get(db.rows<ProposalRow>(read.proposals))).map(toProposalRecord);
+  return { entries, users, tokens, accounts, clients, grants, grantSecrets, proposals };
 }
 
 /**
@@ -180,8 +190,9 @@ export function* load(db: DumpDatabase, dump: StoreDump, options: LoadOptions): 
   }
   yield* insertAll(db, ACCOUNTS, dump.accounts, accountValues);
   yield* insertAll(db, CLIENTS, dump.clients, clientValues);
-  yield* insertAll(db, GRANTS, dump.grants, (grant) => grantValues(grant, db.dialect.boolean(grant.readOnly)));
+  yield* insertAll(db, GRANTS, dump.grants, (grant) => grantValues(grant, db.dialect.boolean));
   yield* insertAll(db, SECRETS, dump.grantSecrets, secretValues);
+  yield* insertAll(db, PROPOSALS, dump.proposals, proposalValues);
   yield* get(db.finish());
 }
 

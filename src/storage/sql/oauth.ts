@@ -62,10 +62,11 @@ export class SqlOAuthStore implements OAuthStore {
            ORDER BY c.created, c.id${byCodePoint} LIMIT ?${lockSkippingLocked})`,
       ),
       lockAccount: prepare('lock_account', `SELECT 1 AS found FROM accounts WHERE user_id = ?${lockShared}`),
-      addGrant: prepare('add_grant', `INSERT INTO grants (${GRANT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+      addGrant: prepare('add_grant', `INSERT INTO grants (${GRANT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       getGrant: prepare('get_grant', `SELECT ${GRANT_COLUMNS} FROM grants WHERE id = ?`),
       listGrants: prepare('list_grants', `SELECT ${GRANT_COLUMNS} FROM grants ORDER BY created, id${byCodePoint}`),
       touchGrant: prepare('touch_grant', 'UPDATE grants SET last_used = ? WHERE id = ?'),
+      setGrantReview: prepare('set_grant_review', 'UPDATE grants SET review = ? WHERE id = ?'),
       // Its secrets go with it (ON DELETE CASCADE).
       revokeGrant: prepare('revoke_grant', 'DELETE FROM grants WHERE id = ?'),
       revokeGrantsOf: prepare('revoke_grants_of', 'DELETE FROM grants WHERE user_id = ?'),
@@ -126,7 +127,7 @@ export class SqlOAuthStore implements OAuthStore {
    */
   async saveGrant(grant: GrantRecord, code: GrantSecretRecord): Promise<boolean> {
     const { lockAccount, addGrant, addSecret } = this.sql;
-    const values = grantValues(grant, this.db.dialect.boolean(grant.readOnly));
+    const values = grantValues(grant, this.db.dialect.boolean);
     try {
       return await this.db.transaction(function* () {
         if ((yield* rows(lockAccount, grant.user)).length === 0) return false;
@@ -150,6 +151,12 @@ export class SqlOAuthStore implements OAuthStore {
 
   async touchGrant(id: string, at: number): Promise<void> {
     await this.db.update(this.sql.touchGrant, [at, id]);
+  }
+
+  async setGrantReview(id: string, review: boolean): Promise<boolean> {
+    const { setGrantReview } = this.sql;
+    const value = this.db.dialect.boolean(review);
+    return (await this.db.transaction(() => changes(setGrantReview, value, id))) > 0;
   }
 
   async revokeByGrantId(id: string): Promise<boolean> {

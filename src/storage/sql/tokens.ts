@@ -15,13 +15,14 @@ export class SqlTokenStore implements TokenStore {
   constructor(protected readonly db: SqlDatabase) {
     const prepare = (name: string, text: string) => db.prepare(`tokens_${name}`, text);
     this.sql = {
-      add: prepare('add', `INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+      add: prepare('add', `INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
       list: prepare('list', `SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created, id`),
       listOf: prepare('list_of', `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE user_id = ? ORDER BY created, id`),
       findByHash: prepare('find_by_hash', `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE hash = ?`),
       revoke: prepare('revoke', 'DELETE FROM tokens WHERE id = ?'),
       revokeAllOf: prepare('revoke_all_of', 'DELETE FROM tokens WHERE user_id = ?'),
       touch: prepare('touch', 'UPDATE tokens SET last_used = ? WHERE id = ?'),
+      setReview: prepare('set_review', 'UPDATE tokens SET review = ? WHERE id = ?'),
     };
   }
 
@@ -61,12 +62,18 @@ export class SqlTokenStore implements TokenStore {
   async touch(id: string, at: number): Promise<void> {
     await this.db.update(this.sql.touch, [at, id]);
   }
+
+  async setReview(id: string, review: boolean): Promise<boolean> {
+    const { setReview } = this.sql;
+    const value = this.db.dialect.boolean(review);
+    return (await this.db.transaction(() => changes(setReview, value, id))) > 0;
+  }
 }
 
-/** The token's values in the order of TOKEN_COLUMNS, read_only as the dialect keeps a boolean. */
+/** The token's values in the order of TOKEN_COLUMNS, read_only and review as the dialect keeps a boolean. */
 export function tokenValues(token: TokenRecord, dialect: SqlDialect): unknown[] {
-  const { id, user, label, readOnly, hash, created, lastUsed } = token;
-  return [id, user, label, dialect.boolean(readOnly), hash, created, lastUsed ?? null];
+  const { id, user, label, readOnly, hash, created, lastUsed, review } = token;
+  return [id, user, label, dialect.boolean(readOnly), hash, created, lastUsed ?? null, dialect.boolean(review)];
 }
 
 /** The duplicate-token error for a taken id (the primary key) or hash (a unique column), else undefined. */

@@ -345,6 +345,30 @@ export const MIGRATIONS: readonly string[] = [
   // 17: a revision may carry a note naming why it was made (a revert, memory/revert.ts): NULL for
   // every other change. A revert's revisions carry its id in the note, so it can be undone.
   'ALTER TABLE revisions ADD COLUMN note TEXT;',
+  // 18: changes held for review (memory/review.ts): a token or connected app may be in review
+  // mode (1), and its writes and drops wait in proposals, a user's in the order they came,
+  // until the user approves or rejects them or they expire (by age, across users).
+  `
+  ALTER TABLE tokens ADD COLUMN review INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE grants ADD COLUMN review INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE proposals (
+    user_id              TEXT NOT NULL,
+    id                   TEXT NOT NULL,
+    name                 TEXT NOT NULL,
+    operation            TEXT NOT NULL,
+    description          TEXT,
+    new_text             TEXT,
+    old_text             TEXT,
+    base_revision        INTEGER NOT NULL,
+    proposed_description TEXT NOT NULL,
+    proposed_body        TEXT NOT NULL,
+    actor                TEXT NOT NULL,
+    at                   INTEGER NOT NULL,
+    PRIMARY KEY (user_id, id)
+  ) STRICT;
+  CREATE INDEX proposals_waiting ON proposals (user_id, at, id);
+  CREATE INDEX proposals_age ON proposals (at);
+  `,
 ];
 
 /** The schema version the database records (undefined for a new one), read without taking the write lock. */

@@ -42,6 +42,7 @@ import { mutate, mutateAll, undrop } from '../engine/writes.js';
 import { assertSchemaCurrent } from '../schema-version.js';
 import { SqlAccountStore } from '../sql/accounts.js';
 import { SqlOAuthStore } from '../sql/oauth.js';
+import { SqlProposalStore } from '../sql/proposals.js';
 import { SqlTokenStore } from '../sql/tokens.js';
 import {
   type EntryRow,
@@ -123,6 +124,7 @@ export class SqliteStore implements StorageBackend {
   readonly tokens: SqlTokenStore;
   readonly accounts: SqlAccountStore;
   readonly oauth: SqlOAuthStore;
+  readonly proposals: SqlProposalStore;
   /** The SQLite driver this store opened its file with. */
   readonly driver: SqliteDriverName;
 
@@ -201,6 +203,7 @@ export class SqliteStore implements StorageBackend {
         return changed;
       },
     });
+    this.proposals = new SqlProposalStore(access, (user) => this.feed.committed(user));
     this.mutateEvery = this.db.transaction(this.mutateAllInTransaction.bind(this));
     this.undropOne = this.db.transaction(this.undropInTransaction.bind(this));
     // The copies are selected inside the transaction, so no other process can undrop one in between.

@@ -36,7 +36,7 @@ function setup(options: AccountsOptions = {}) {
     passwordCost: TEST_PASSWORD_COST,
     ...options,
   });
-  const memory = createMemory({ store, now });
+  const memory = createMemory({ store, proposals: store.proposals, now });
   const access = createAccess(store.tokens, { now });
   return {
     store,
@@ -78,6 +78,7 @@ async function addGrant(store: Setup['store'], id: string, user: string): Promis
     resource: 'https://engram.example/mcp',
     created: START,
     lastUsed: undefined,
+    review: false,
   };
   await store.oauth.saveGrant(grant, {
     hash: createHash('sha256').update(id).digest('hex'),
@@ -291,9 +292,15 @@ describe('remove', () => {
     expect(await s.store.index('bob')).toHaveLength(1);
   });
 
-  it('with purge, erases the memory for good: entries, history and trash, and nothing of anyone else', async () => {
+  it('with purge, erases the memory for good: entries, history, trash and changes waiting for review, and nothing of anyone else', async () => {
     const s = setup();
     await aliceWithEverything(s);
+    const proposer = { user: 'alice', label: 'Claude', review: true };
+    await s.memory.write(proposer, { name: 'topics/kept', new: 'a proposed secret' });
+    const bobs = await s.memory.write(
+      { user: 'bob', label: 'Claude', review: true },
+      { name: 'topics/b', description: 'B', new: 'x' },
+    );
 
     expect(await s.accounts.remove('alice', { purge: true })).toEqual({ sessions: 2, tokens: 2, apps: 1, entries: 3 });
 
@@ -305,6 +312,8 @@ describe('remove', () => {
     const dump = await s.store.dump();
     expect(dump.entries.map((entry) => entry.user)).toEqual(['bob']);
     expect(JSON.stringify(dump)).not.toContain('a secret line');
+    expect(JSON.stringify(dump)).not.toContain('a proposed secret');
+    expect(dump.proposals).toEqual([bobs.proposal]);
     expect((await s.store.users()).map((usage) => usage.user)).toEqual(['bob']);
     expect((await s.accounts.list()).map((summary) => summary.user)).toEqual(['bob']);
   });

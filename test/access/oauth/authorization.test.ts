@@ -357,7 +357,7 @@ async function checked(authorization: Authorization, change: Record<string, stri
 describe('approve', () => {
   it('stores the grant and its hashed code, and sends the code, state and iss back', async () => {
     const { grants, authorization } = setup();
-    const url = await authorization.approve(await checked(authorization), 'alice', false);
+    const url = await authorization.approve(await checked(authorization), 'alice', 'write');
     expect(url.startsWith(`${GOOD.redirect_uri}?`)).toBe(true);
     const answer = query(url);
     expect(answer).toEqual({
@@ -378,6 +378,7 @@ describe('approve', () => {
       resource: RESOURCE,
       created: 1_000_000,
       lastUsed: undefined,
+      review: false,
     });
     const hash = createHash('sha256')
       .update(answer.code ?? '')
@@ -397,17 +398,17 @@ describe('approve', () => {
   it('issues a new grant and code each time', async () => {
     const { grants, authorization } = setup();
     const request = await checked(authorization);
-    const first = query(await authorization.approve(request, 'alice', false));
-    const second = query(await authorization.approve(request, 'alice', false));
+    const first = query(await authorization.approve(request, 'alice', 'write'));
+    const second = query(await authorization.approve(request, 'alice', 'write'));
     expect(first.code).not.toBe(second.code);
     expect(new Set((await grants.listGrants()).map((grant) => grant.id)).size).toBe(2);
   });
 
   it('is read-only when the user narrowed it, or when the app asked to read only', async () => {
     const { grants, authorization } = setup();
-    await authorization.approve(await checked(authorization), 'alice', true);
-    await authorization.approve(await checked(authorization, { scope: 'memory:read' }), 'bob', false);
-    await authorization.approve(await checked(authorization, { scope: 'memory:write' }), 'carol', false);
+    await authorization.approve(await checked(authorization), 'alice', 'read');
+    await authorization.approve(await checked(authorization, { scope: 'memory:read' }), 'bob', 'write');
+    await authorization.approve(await checked(authorization, { scope: 'memory:write' }), 'carol', 'write');
     const readOnly = Object.fromEntries((await grants.listGrants()).map((grant) => [grant.user, grant.readOnly]));
     expect(readOnly).toEqual({ alice: true, bob: true, carol: false });
   });
@@ -415,7 +416,7 @@ describe('approve', () => {
   it('returns to a loopback redirect URI on the port the client asked, without state when none was sent', async () => {
     const { grants, authorization } = setup();
     const request = await checked(authorization, { redirect_uri: 'http://127.0.0.1:49152/callback', state: undefined });
-    const url = await authorization.approve(request, 'alice', false);
+    const url = await authorization.approve(request, 'alice', 'write');
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:49152\/callback\?code=engram_code_[A-Za-z0-9_-]{43}&iss=/);
     const [secret] = grants.snapshot().grantSecrets;
     expect(JSON.parse(secret?.data ?? '{}').redirectUri).toBe('http://127.0.0.1:49152/callback');
@@ -427,7 +428,7 @@ describe('approve', () => {
     const request = await checked(authorization);
     withAccounts.delete('alice');
     await expectEngramError(
-      () => authorization.approve(request, 'alice', false),
+      () => authorization.approve(request, 'alice', 'write'),
       'UNAUTHORIZED',
       'user alice has no account, so nothing was allowed.',
     );

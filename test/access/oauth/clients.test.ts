@@ -73,6 +73,7 @@ async function grantTo(grants: MemoryOAuthStore, clientId: string, id: string): 
       resource: 'https://e.example/mcp',
       created: 0,
       lastUsed: undefined,
+      review: false,
     },
     { hash: id.padEnd(64, '0'), grantId: id, kind: 'code', created: 0, expires: 60_000, used: undefined, data: '' },
   );

@@ -43,6 +43,7 @@ function setup() {
       resource: RESOURCE,
       created: clock,
       lastUsed: undefined,
+      review: false,
     };
     const code = newSecret('code');
     const data: CodeData = { redirectUri: REDIRECT, codeChallenge: CHALLENGE };
@@ -125,6 +126,7 @@ describe('exchangeCode', () => {
       readOnly: false,
       oauthApp: true,
       readOnlyGrant: false,
+      review: false,
     });
   });
 
@@ -139,6 +141,7 @@ describe('exchangeCode', () => {
       readOnly: true,
       oauthApp: true,
       readOnlyGrant: true,
+      review: false,
     });
   });
 
@@ -304,6 +307,7 @@ describe('refresh', () => {
       readOnly: true,
       oauthApp: true,
       readOnlyGrant: false,
+      review: false,
     });
   });
 
@@ -601,6 +605,7 @@ describe('connected apps', () => {
         scopes: ['memory:read', 'memory:write'],
         created: START,
         lastUsed: undefined,
+        review: false,
       },
       {
         id: second.grantId,
@@ -610,6 +615,7 @@ describe('connected apps', () => {
         scopes: ['memory:read'],
         created: START + 1_000,
         lastUsed: undefined,
+        review: false,
       },
     ]);
     expect(await tokens.revokeApp(` ${first.grantId} `)).toBe(true);

@@ -32,6 +32,7 @@ describe('create', () => {
       readOnly: false,
       created: 1_000_000,
       lastUsed: undefined,
+      review: false,
     });
     const stored = await tokens.list();
     expect(stored.map((record) => record.hash)).toEqual(
@@ -79,7 +80,7 @@ describe('authenticate', () => {
   it('finds the user, label and rights of a valid token', async () => {
     const { access } = setup();
     const { token } = await access.create({ user: 'ada', label: 'phone', readOnly: true });
-    expect(await access.authenticate(token)).toEqual({ user: 'ada', label: 'phone', readOnly: true });
+    expect(await access.authenticate(token)).toEqual({ user: 'ada', label: 'phone', readOnly: true, review: false });
   });
 
   it('refuses a wrong token, or a right one with a character changed', async () => {
@@ -146,6 +147,7 @@ describe('authenticate, when recording "last used" fails or stalls', () => {
       user: 'ada',
       label: info.label,
       readOnly: true,
+      review: false,
     });
     await new Promise((resolve) => setImmediate(resolve));
 

@@ -27,7 +27,7 @@ import { normalizeUser } from '../../../memory/model/users.js';
 import type { Accounts } from '../../accounts/accounts.js';
 import { rateLimitHeaders, waitWords } from '../../rate-limits/answers.js';
 import type { RateCheck, RateLimits } from '../../rate-limits/rate-limits.js';
-import { AUTHORIZATION_PARAMS, type Authorization } from '../authorization.js';
+import { AUTHORIZATION_PARAMS, type Authorization, type GrantAccess } from '../authorization.js';
 import { type AuthorizationRequest, SCOPE_WRITE } from '../types.js';
 import {
   type ConsentView,
@@ -262,7 +262,7 @@ export function createAuthorizeRoute(
     }
     let location: string;
     try {
-      location = await authorization.approve(request, user, form.get('read_only') !== null);
+      location = await authorization.approve(request, user, grantAccess(form));
     } catch (error) {
       // The account was removed since the session or password was checked: refused as it would be after.
       if (isUnauthorized(error)) return again(400, bySession ? signedOut : wrong, undefined);
@@ -303,4 +303,14 @@ function isUnauthorized(error: unknown): boolean {
 
 function capitalized(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * The access the consent form chose: its `access` field (write, review or read); the
+ * `read_only` box of the page before review mode, still honoured; read-write otherwise.
+ */
+function grantAccess(form: URLSearchParams): GrantAccess {
+  if (form.get('read_only') !== null) return 'read';
+  const access = form.get('access');
+  return access === 'review' || access === 'read' ? access : 'write';
 }

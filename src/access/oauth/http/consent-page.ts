@@ -21,6 +21,10 @@ label{display:block;font-weight:600;margin-top:.75rem}
 input[type=text],input[type=password]{box-sizing:border-box;width:100%;padding:.5rem;font:inherit}
 .check{display:flex;gap:.5rem;align-items:center;margin-top:1rem}
 .check label{margin:0}
+fieldset{border:0;margin:1rem 0 0;padding:0}
+legend{font-weight:600;padding:0}
+fieldset .check{margin-top:.5rem}
+.check label{font-weight:400}
 .note{opacity:.75;font-size:.9rem}
 .problem{border-left:4px solid #c62828;padding:.25rem .75rem}
 .buttons{display:flex;gap:.75rem;margin-top:1.5rem}
@@ -94,10 +98,17 @@ export function renderConsentPage(view: ConsentView): string {
         `<input type="password" id="password" name="password" autocomplete="current-password" required>`
       : `<p>Signed in as <strong>${escapeHtml(view.signedInAs)}</strong>. ` +
         `<a href="${escapeHtml(view.otherAccountHref)}">Use another account</a></p>`;
+  const choice = (value: string, label: string, extra = '') =>
+    `<div class="check"><input type="radio" id="access_${value}" name="access" value="${value}"${extra}>` +
+    `<label for="access_${value}">${label}</label></div>`;
   const readOnly = view.asksToWrite
-    ? `<div class="check"><input type="checkbox" id="read_only" name="read_only" value="yes"><label for="read_only">Read only</label></div>` +
-      `<p class="note">Tick it to let ${app} read your memory but not change it.</p>`
-    : `<div class="check"><input type="checkbox" id="read_only" name="read_only" value="yes" checked disabled><label for="read_only">Read only</label></div>` +
+    ? `<fieldset><legend>What may ${app} do?</legend>` +
+      choice('write', 'Read and change my memory', ' checked') +
+      choice('review', 'Changes need my review') +
+      choice('read', 'Read only') +
+      '</fieldset>' +
+      `<p class="note">With review, each change ${app} makes waits, seen by no app, until you approve it on Engram’s Review page.</p>`
+    : `<fieldset><legend>What may ${app} do?</legend>${choice('read', 'Read only', ' checked disabled')}</fieldset>` +
       `<p class="note">${app} asks to read only.</p>`;
   const problem = view.problem === undefined ? '' : `<p class="problem" role="alert">${escapeHtml(view.problem)}</p>`;
   return document(

@@ -21,6 +21,7 @@ export type {
   ItemAction,
   OverviewJson as Overview,
   OverviewRowJson as IndexRow,
+  ProposalJson as Proposal,
   RevertChangeJson as RevertChange,
   RevertEntryJson as RevertEntry,
   RevertPreviewJson as RevertPreview,
