@@ -87,6 +87,7 @@ export class SqlProposalStore implements ProposalStore {
       ),
       find: prepare('find', `SELECT ${PROPOSAL_COLUMNS} FROM proposals WHERE user_id = ? AND id = ?`),
       take: prepare('take', `DELETE FROM proposals WHERE user_id = ? AND id = ? RETURNING ${PROPOSAL_COLUMNS}`),
+      anyExpired: prepare('any_expired', 'SELECT 1 AS expired FROM proposals WHERE at <= ? LIMIT 1'),
       expire: prepare('expire', 'DELETE FROM proposals WHERE at <= ?'),
     };
   }
@@ -127,8 +128,14 @@ export class SqlProposalStore implements ProposalStore {
     return row && toProposalRecord(row);
   }
 
+  /**
+   * Deletes the proposals expired by `cutoff`. Looked for first by a read (proposals_age):
+   * every command's start expires them, and most find none, so none takes the write lock
+   * for nothing, and a memory only readable (a read-only file) can still be read.
+   */
   async expire(cutoff: number): Promise<number> {
-    const { expire } = this.sql;
+    const { anyExpired, expire } = this.sql;
+    if ((await this.db.rows(anyExpired, [cutoff])).length === 0) return 0;
     return this.db.transaction(() => changes(expire, cutoff));
   }
 }
