@@ -132,14 +132,23 @@ export class PostgresStore implements StorageBackend {
     // Each kind of read alone on at most half the pool's connections; the rest wait and go together.
     // The readBatcher accelerator off: every read alone, as soon as it is asked.
     const alone = accelerators.readBatcher ? Math.max(1, Math.floor(connections / 2)) : Number.POSITIVE_INFINITY;
+    // A batch of one by a statement whose plan PostgreSQL keeps (statements.ts, liveOf).
     this.reads = new Batcher(async (keys) => {
-      const rows = await db.query<EntryRow & { user: string }>(statement('liveOf', ...pairs(keys)));
+      const [users, names] = pairs(keys);
+      const rows =
+        keys.length === 1
+          ? (await db.query<EntryRow>(statement('live', users[0], names[0]))).map((row) => ({
+              ...row,
+              user: users[0]!,
+            }))
+          : await db.query<EntryRow & { user: string }>(statement('liveOf', users, names));
       const found = new Map(rows.map((row) => [pairKey(row.user, row.name), toEntry(row)]));
       return (key) => found.get(key);
     }, alone);
     this.seen = new Batcher(async (keys) => {
+      const [users, names] = pairs(keys);
       const rows = await db.query<SeenRow & { user: string; wanted: string }>(
-        statement('readForWrite', ...pairs(keys)),
+        keys.length === 1 ? statement('readOneForWrite', users[0], names[0]) : statement('readForWrite', users, names),
       );
       const found = new Map(rows.map((row) => [pairKey(row.user, row.wanted), row]));
       return (key): SeenRow | undefined => found.get(key);
