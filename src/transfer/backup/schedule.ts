@@ -8,12 +8,15 @@
  * last good backup (its time and path) is there for whoever watches the server (lastGood).
  */
 
-import { readdirSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { backupsIn, freeBackupNames, isPartialName } from './names.js';
+import { renameSync, rmSync } from 'node:fs';
+import { removeDeadLeftovers } from './durable.js';
+import { backupsIn, freeBackupNames } from './names.js';
 import type { BackupFiles } from './port.js';
 import { type LiveMemory, type TakenBackup, takeBackup } from './take.js';
 import { verifyBackup } from './verify.js';
+
+/** The temporary copy of a backup killed half-way (names.ts), SQLite's files beside it: the group is its process's id. */
+const DEAD_PARTIAL = /\.(\d+)-[0-9a-f]+\.partial(-journal|-wal|-shm)?$/;
 
 export interface BackupScheduleOptions {
   readonly memory: LiveMemory;
@@ -82,7 +85,7 @@ export class BackupSchedule {
   }
 
   private async scan(): Promise<void> {
-    this.removeDeadPartials();
+    removeDeadLeftovers(this.options.dir, DEAD_PARTIAL);
     for (const path of backupsIn(this.options.dir)) {
       const found = await this.check(path);
       if (found !== undefined) {
@@ -195,24 +198,5 @@ export class BackupSchedule {
       this.options.log(`${(error as Error).message} It is left in place, and not counted as a good backup.`);
       return undefined;
     }
-  }
-
-  /** Removes the `.partial` copies in the folder whose process is gone (a backup killed half-way). */
-  private removeDeadPartials(): void {
-    for (const name of readdirSync(this.options.dir)) {
-      if (!isPartialName(name)) continue;
-      const pid = Number(/\.(\d+)-[0-9a-f]+\.partial(-journal|-wal|-shm)?$/.exec(name)?.[1]);
-      if (!Number.isInteger(pid) || alive(pid)) continue;
-      rmSync(join(this.options.dir, name), { force: true });
-    }
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
