@@ -5,7 +5,7 @@
  */
 
 import { Activity } from './activity.js';
-import { writeRules } from './model/apply.js';
+import { putEntry, writeRules } from './model/apply.js';
 import { assertWritable, type Caller } from './model/caller.js';
 import { checkCaps, planEdit, type WriteRequest, writeNotFound } from './model/edit.js';
 import { EngramError } from './model/errors.js';
@@ -215,16 +215,8 @@ export class Memory {
     const [current, usage] = await this.readForDecision(caller, edit.name);
     const change = decide(current, usage);
     if (change.kind !== 'put') return { entry: current as StoredEntry, changed: false };
-    const at = this.rules.now();
-    const entry: StoredEntry = {
-      name: edit.name,
-      description: change.description,
-      body: change.body,
-      size: utf8Bytes(change.body),
-      created: current?.created ?? at,
-      updated: at,
-      revision: (current?.revision ?? 0) + 1,
-    };
+    // The entry as the write would leave it: what the model is told it would see once approved.
+    const entry = putEntry(edit.name, current, change, this.rules.now());
     const asked = { name: edit.name, description: edit.description, new: edit.new, old: edit.old };
     const operation = change.operation as ProposalRecord['operation'];
     const proposal = await this.review.hold(caller, { ...asked, operation }, current, change);

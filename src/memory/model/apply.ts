@@ -72,7 +72,24 @@ export function applyChange(input: ChangeInput): AppliedChange | undefined {
     const usage = { totalBytes: -bytesOf(current), entries: -1, historyBytes: recordBytes(record) };
     return { kind: 'drop', entry, record, usage, trimThrough: trimThrough(entry.revision, historyLimit) };
   }
-  const entry: StoredEntry = {
+  const entry = putEntry(name, current, change, at);
+  const record = recordOf(entry, change.operation, caller, at, note);
+  const usage = {
+    totalBytes: bytesOf(entry) - (current ? bytesOf(current) : 0),
+    entries: current ? 0 : 1,
+    historyBytes: recordBytes(record),
+  };
+  return { kind: 'write', entry, record, usage, trimThrough: trimThrough(entry.revision, historyLimit) };
+}
+
+/** The entry `name` becomes when `change` puts a new text over `current` (undefined: a new entry) at `at`. */
+export function putEntry(
+  name: string,
+  current: StoredEntry | undefined,
+  change: Extract<Change, { kind: 'put' }>,
+  at: number,
+): StoredEntry {
+  return {
     name,
     description: change.description,
     body: change.body,
@@ -81,13 +98,6 @@ export function applyChange(input: ChangeInput): AppliedChange | undefined {
     updated: at,
     revision: (current?.revision ?? 0) + 1,
   };
-  const record = recordOf(entry, change.operation, caller, at, note);
-  const usage = {
-    totalBytes: bytesOf(entry) - (current ? bytesOf(current) : 0),
-    entries: current ? 0 : 1,
-    historyBytes: recordBytes(record),
-  };
-  return { kind: 'write', entry, record, usage, trimThrough: trimThrough(entry.revision, historyLimit) };
 }
 
 /** What to persist to bring back `dropped`, the most recently dropped copy of its name (no live entry has it). */
