@@ -386,12 +386,13 @@ export class SqliteStore implements StorageBackend {
    * load, with the event loop free between two batches of rows (dump.ts,
    * loadDatabaseInTurns): only for a file nothing else uses, as a backup being written
    * (storage/sqlite/backup-files.ts). Never on a memory being served: a request's
-   * statement would run inside the open transaction.
+   * statement would run inside the open transaction. The search index is not caught up:
+   * the loaded entries wait in its backlog (dump.ts, markLoaded) for whoever serves the file,
+   * and a restore indexes what it loads anyway, so closing does not spend seconds on it.
    */
   async loadInTurns(dump: StoreDump, options: LoadOptions): Promise<void> {
     this.guard.checkFile();
     await this.guard.explained(loadDatabaseInTurns(this.db, dump, options));
-    this.searchBacklog.wrote();
   }
 
   /** A read of the recorded schema version, after checking the file at the path is still the one open. */
