@@ -4,7 +4,7 @@
  * a change to an answer's shape fails the web UI's typecheck instead of drifting from it.
  */
 
-import type { OverviewJson, SearchHitJson } from '../../../../src/http/api/shapes';
+import type { OverviewJson, OverviewRowJson, SearchHitJson } from '../../../../src/http/api/shapes';
 
 export type {
   ActivityItemJson as ActivityItem,
@@ -19,8 +19,6 @@ export type {
   ImportFromJson as ImportFromReport,
   ImportReport,
   ItemAction,
-  OverviewJson as Overview,
-  OverviewRowJson as IndexRow,
   ProposalJson as Proposal,
   RevertChangeJson as RevertChange,
   RevertEntryJson as RevertEntry,
@@ -36,3 +34,32 @@ export type Limits = OverviewJson['limits'];
 export type SearchHit = SearchHitJson;
 /** A part of a hit: plain text, and where the words searched for are in it ([start, end) in UTF-16 units). */
 export type SearchSnippet = SearchHitJson['snippets'][number];
+
+// TEMPORARY until the server's branches land: the fields the tidy views read.
+export type IndexRow = OverviewRowJson & { readonly opened: string | null; readonly created: string };
+export type Overview = Omit<OverviewJson, 'entries'> & { readonly entries: IndexRow[]; readonly openedSince: string };
+export interface DuplicateSide {
+  readonly name: string;
+  readonly description: string;
+  readonly size: number;
+  readonly revision: number;
+  readonly updated: string;
+}
+export interface DuplicatePair {
+  readonly a: DuplicateSide;
+  readonly b: DuplicateSide;
+  readonly score: number;
+  readonly reasons: ('name' | 'description' | 'body')[];
+  readonly similarity: { readonly name: number; readonly description: number; readonly body: number };
+}
+export interface Duplicates {
+  readonly pairs: DuplicatePair[];
+  readonly examined: number;
+  readonly truncated: boolean;
+}
+export interface MergeResult {
+  readonly id: string;
+  readonly note: string;
+  readonly into: string;
+  readonly dropped: string;
+}
