@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: runs every benchmark in turn, prints each section as it completes,
- * and writes docs/benchmarks.md. Pass benchmark names (inprocess, sqlite-drivers, stdio, http, accelerators: the MCP door's,
+ * and writes docs/benchmarks.md. Pass benchmark names (inprocess, sqlite-drivers, stdio, startup, http, accelerators: the MCP door's,
  * storage-accelerators: each storage accelerator on and off) to run
  * only those; the document is written only by a full run. `--quick` runs every row
  * briefly at small sizes, for developing the benchmark (`npm run bench -- --quick`); it
@@ -22,6 +22,7 @@ import { benchInProcess, DEFAULT_IN_PROCESS, QUICK_IN_PROCESS } from './inproces
 import { busyShare, SETTLE_MS } from './other-work.js';
 import { renderDocument, renderSection, type Section } from './report.js';
 import { benchSqliteDrivers, DEFAULT_SQLITE_DRIVERS, QUICK_SQLITE_DRIVERS } from './sqlite-drivers.js';
+import { benchStartup, DEFAULT_STARTUP, QUICK_STARTUP } from './startup.js';
 import { benchStdio, DEFAULT_STDIO, QUICK_STDIO } from './stdio.js';
 import {
   benchStorageAccelerators,
@@ -33,6 +34,7 @@ const BENCHMARKS: Readonly<Record<string, (quick: boolean, rows: RegExp | undefi
   inprocess: async (quick) => [await benchInProcess(quick ? QUICK_IN_PROCESS : DEFAULT_IN_PROCESS)],
   'sqlite-drivers': async (quick) => [await benchSqliteDrivers(quick ? QUICK_SQLITE_DRIVERS : DEFAULT_SQLITE_DRIVERS)],
   stdio: (quick) => benchStdio(quick ? QUICK_STDIO : DEFAULT_STDIO),
+  startup: async (quick) => [await benchStartup(quick ? QUICK_STARTUP : DEFAULT_STARTUP)],
   http: async (quick, rows) => [await benchHttp({ ...(quick ? QUICK_HTTP : DEFAULT_HTTP), rows })],
   accelerators: async (quick) => [await benchAccelerators(quick ? QUICK_ACCELERATORS : DEFAULT_ACCELERATORS)],
   'storage-accelerators': async (quick) => [
