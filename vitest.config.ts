@@ -71,6 +71,7 @@ const NOT_UNIT = [
   'test/fuzz/tools-sqlite.fuzz.test.ts', // SQLite files
   'test/memory/tools/store-failures.test.ts', // SQLite files, made to fail
   'test/memory/revert.test.ts', // reverts on SQLite files and PostgreSQL
+  'test/memory/tidy.test.ts', // merges on SQLite files and PostgreSQL
   'test/transfer/backup/', // SQLite files, backed up
 ];
 

@@ -26,8 +26,8 @@ export const MAX_CANDIDATES = 20_000;
 /** Pairs of entries looked at while finding candidates (a pair sharing ten features counts ten times), at most. */
 export const MAX_VISITS = 400_000;
 
-/** A name whose similarity reaches this is close (`project/alpha` and `projects/alpha`: 0.98). */
-export const NAME_CLOSE = 0.85;
+/** A name whose similarity reaches this is close (`project/alpha` and `projects/alpha`: 0.98; `areas/alpha` and `areas/alphas`: 0.81). */
+export const NAME_CLOSE = 0.8;
 /** A description whose similarity reaches this is close ("Coffee preferences", "Coffee preference": 0.91). */
 export const DESCRIPTION_CLOSE = 0.8;
 /** Bodies whose estimated resemblance reaches this are close (a page with a few words changed). */
