@@ -43,6 +43,7 @@ const UNIT_FILES = [
   'test/http/api-import-from.test.ts',
   'test/http/api-search.test.ts',
   'test/http/api-session.test.ts',
+  'test/http/api-tidy.test.ts',
   'test/http/api-tokens.test.ts',
   'test/http/api-transfer.test.ts',
   'test/http/api-trash.test.ts',
