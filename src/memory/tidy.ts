@@ -3,9 +3,9 @@
  * whose names, descriptions or bodies are close (model/near-duplicates.ts), and `merge`
  * folds one entry of a pair into the other. For people, never for the model.
  *
- * A listing reads the index, then the bodies about BATCH entries at a time, keeping only
- * each entry's features and letting the event loop run between batches, so a memory of
- * 10,000 entries never holds it long. A merge is one transaction (mutateAll, as a revert
+ * A listing reads the index, then the bodies BATCH entries at a time, keeping only each
+ * entry's features and letting the event loop run between batches, and between the
+ * finder's steps, so a memory of 10,000 entries never holds it long. A merge is one transaction (mutateAll, as a revert
  * applies): `into` receives `from`'s description and body under a heading naming it
  * (model/merge-text.ts), its own description unchanged, and `from` goes to the trash; both
  * revisions carry the note `merge <id>: <from> into <into>`, so that `engram revert --undo
@@ -124,8 +124,13 @@ export class Tidy {
         sides.set(name, { name, description, size, revision, updated });
       }
     }
-    await setImmediate();
-    const found = finder.find(limit);
+    const steps = finder.search(limit);
+    let step = steps.next();
+    while (!step.done) {
+      await setImmediate();
+      step = steps.next();
+    }
+    const found = step.value;
     return {
       pairs: found.pairs.map(({ a, b, score, reasons, similarity }) => ({
         a: sides.get(a) as DuplicateSide,

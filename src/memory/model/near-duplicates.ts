@@ -205,9 +205,22 @@ export class DuplicateFinder {
 
   /** The `limit` closest pairs of the entries added, and whether more were found or could have been. */
   find(limit: number): NearDuplicates {
+    const steps = this.search(limit);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * `find` in steps of bounded work (STEP_WORK pairs visited or scored), yielding between
+   * them: a service lets the event loop run there, so finding never holds it long.
+   */
+  *search(limit: number): Generator<void, NearDuplicates> {
     const common = new Set<string>();
     for (const [word, count] of this.wordCounts) if (count > MAX_SHARED) common.add(word);
-    const found = this.candidates();
+    yield;
+    const found = yield* this.candidates();
     const descriptions = new Map<number, Uint32Array>();
     const trigrams = (index: number) => {
       let found = descriptions.get(index);
@@ -218,7 +231,9 @@ export class DuplicateFinder {
       return found;
     };
     const pairs: NearPair[] = [];
+    let scored = 0;
     for (const [i, j] of found.pairs) {
+      if (++scored % STEP_WORK === 0) yield;
       const a = this.entries[i] as EntryFeatures;
       const b = this.entries[j] as EntryFeatures;
       const { name, body } = compareNameAndBody(a, b);
@@ -252,17 +267,19 @@ export class DuplicateFinder {
   }
 
   /** The pairs (by index, first < second) sharing a feature held by 2 to MAX_SHARED entries, each once. */
-  private candidates(): { pairs: [number, number][]; visits: number; cut: boolean } {
+  private *candidates(): Generator<void, { pairs: [number, number][]; visits: number; cut: boolean }> {
     const count = this.entries.length;
     const seen = new Set<number>();
     const pairs: [number, number][] = [];
     let visits = 0;
-    for (const lists of this.sharedFeatures()) {
+    const shared = this.sharedFeatures();
+    yield;
+    for (const lists of shared) {
       for (const list of lists) {
         for (let x = 0; x < list.length; x++) {
           for (let y = x + 1; y < list.length; y++) {
             if (visits === MAX_VISITS) return { pairs, visits, cut: true };
-            visits++;
+            if (++visits % STEP_WORK === 0) yield;
             const i = list[x] as number;
             const j = list[y] as number;
             const key = i * count + j;
@@ -277,6 +294,9 @@ export class DuplicateFinder {
     return { pairs, visits, cut: false };
   }
 }
+
+/** Pairs visited or scored between two yields of `search`: some milliseconds of work. */
+const STEP_WORK = 5_000;
 
 /** Of a body's sketch, the smallest hashes that find it a candidate (two bodies alike share some of them). */
 const SKETCH_FEATURES = 16;

@@ -13,6 +13,7 @@ import {
   BODY_SAMPLE_CHARACTERS,
   compare,
   DESCRIPTION_CLOSE,
+  DuplicateFinder,
   type EntryFeatures,
   entryFeatures,
   MAX_CANDIDATES,
@@ -198,11 +199,29 @@ describe('near duplicates: bounded on 10,000 entries', () => {
     const entries = alike(10_000);
     const examined = entries.reduce((sum, item) => sum + item.examined, 0);
     expect(examined).toBeLessThanOrEqual(10_000 * BODY_SAMPLE_CHARACTERS);
-    const { pairs, work, truncated } = nearDuplicates(entries, 200);
+    const finder = new DuplicateFinder();
+    for (const entry of entries) finder.add(entry);
+    const steps = finder.search(200);
+    let yields = 0;
+    let step = steps.next();
+    while (!step.done) {
+      yields++;
+      step = steps.next();
+    }
+    const { pairs, work, truncated } = step.value;
     expect(work.candidates).toBeLessThanOrEqual(MAX_CANDIDATES);
     expect(work.visits).toBeLessThanOrEqual(MAX_VISITS);
     expect(pairs.length).toBeLessThanOrEqual(200);
     expect(truncated).toBe(true);
+    // The search stops at least once per 5,000 pairs visited and once per 5,000 scored, so a caller can let others run.
+    expect(yields).toBeGreaterThanOrEqual(Math.floor(work.visits / 5_000) + Math.floor(work.candidates / 5_000));
+    expect(step.value).toEqual(nearDuplicates(entries, 200));
+  });
+
+  it('refuses entries added out of name order (the order of a store’s index)', () => {
+    const finder = new DuplicateFinder();
+    finder.add(features('topics/b'));
+    expect(() => finder.add(features('topics/a'))).toThrow('entries must be added by name');
   });
 
   it('finds the copy among 10,000 numbered entries: the rarest features are followed first', () => {
