@@ -62,7 +62,7 @@ export function revisionJson(item: RevisionRecord) {
     description: item.description,
     size: utf8Bytes(item.body),
     body: item.body,
-    /** Why the change was made (a revert's note), or null. */
+    /** Why the change was made (a revert's or a merge's note), or null. */
     note: item.note ?? null,
   };
 }
