@@ -105,7 +105,10 @@ export class Tidy {
         { reason: 'duplicates-limit', max: DUPLICATES_LIMIT_CAP },
       );
     }
-    const names = (await this.store.index(caller.user)).map((row) => row.name);
+    // In the finder's order (UTF-16 code units, which is code points for names), whatever a store's collation.
+    const names = (await this.store.index(caller.user))
+      .map((row) => row.name)
+      .sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
     const finder = new DuplicateFinder();
     const sides = new Map<string, DuplicateSide>();
     let characters = 0;

@@ -239,6 +239,16 @@ for (const [label, open] of BACKENDS) {
       expect(result.dropped).toBe('areas/alphas');
     });
 
+    it('lists names that differ only by punctuation, whatever order the store sorts them in', async () => {
+      const { memory } = await memoryOf();
+      for (const name of ['topics/a-b', 'topics/a.b', 'topics/a_b', 'topics/ab', 'topics/a-c']) {
+        await memory.write(ME, { name, description: `About ${name}`, new: `Body of ${name}.\n` });
+      }
+      const found = await memory.tidy.duplicates(ME, { limit: 200 });
+      expect(found.examined).toBe(8);
+      expect(found.pairs.map((pair) => [pair.a.name, pair.b.name])).toContainEqual(['topics/a-b', 'topics/a.b']);
+    });
+
     it('refuses a limit out of 1 to 200', async () => {
       const { memory } = await memoryOf();
       for (const limit of [0, 201, 1.5, Number.NaN]) {

@@ -148,8 +148,9 @@ export function nearDuplicates(entries: readonly EntryFeatures[], limit: number)
 /**
  * Finds the pairs among entries given one at a time, in code-point order of their names
  * (the order of a store's index), so that a service can read bodies in batches and keep
- * only their features. Adding indexes the entry's features; `find` finds the candidates,
- * the features held by fewest first (so that a cut keeps the likeliest pairs), and scores them.
+ * only their features. Adding indexes the entry's features; `find` (or `search`, in steps)
+ * finds the candidates, the features held by fewest first (so that a cut keeps the
+ * likeliest pairs), and scores them.
  */
 export class DuplicateFinder {
   private readonly entries: EntryFeatures[] = [];
@@ -223,12 +224,12 @@ export class DuplicateFinder {
     const found = yield* this.candidates();
     const descriptions = new Map<number, Uint32Array>();
     const trigrams = (index: number) => {
-      let found = descriptions.get(index);
-      if (found === undefined) {
-        found = descriptionTrigrams(this.entries[index] as EntryFeatures, common);
-        descriptions.set(index, found);
+      let cached = descriptions.get(index);
+      if (cached === undefined) {
+        cached = descriptionTrigrams(this.entries[index] as EntryFeatures, common);
+        descriptions.set(index, cached);
       }
-      return found;
+      return cached;
     };
     const pairs: NearPair[] = [];
     let scored = 0;
