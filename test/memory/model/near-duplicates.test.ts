@@ -127,6 +127,22 @@ describe('near duplicates: the similarity of two entries', () => {
     );
   });
 
+  it('finds nothing alike in entries whose words share no letter', () => {
+    const words = (letters: RegExp) =>
+      fc.array(fc.stringMatching(letters), { minLength: 1, maxLength: 30 }).map((list) => list.join(' '));
+    const early = words(/^[a-m]{1,8}$/);
+    const late = words(/^[n-z]{1,8}$/);
+    fc.assert(
+      fc.property(early, early, late, late, (name, text, otherName, otherText) => {
+        const a = features(`abc/${name.replaceAll(' ', '-').slice(0, 60)}`, text, text);
+        const b = features(`xyz/${otherName.replaceAll(' ', '-').slice(0, 60)}`, otherText, otherText);
+        expect(compare(a, b)).toEqual({ name: 0, description: 0, body: 0 });
+        expect(scoreOf(compare(a, b))).toBe(0);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('scores mostly by the closest field', () => {
     expect(scoreOf({ name: 1, description: 1, body: 1 })).toBe(1);
     expect(scoreOf({ name: 0, description: 0, body: 0 })).toBe(0);
