@@ -43,6 +43,7 @@ const UNIT_FILES = [
   'test/http/api-import-from.test.ts',
   'test/http/api-search.test.ts',
   'test/http/api-session.test.ts',
+  'test/http/api-tidy.test.ts',
   'test/http/api-tokens.test.ts',
   'test/http/api-transfer.test.ts',
   'test/http/api-trash.test.ts',
@@ -71,6 +72,7 @@ const NOT_UNIT = [
   'test/fuzz/tools-sqlite.fuzz.test.ts', // SQLite files
   'test/memory/tools/store-failures.test.ts', // SQLite files, made to fail
   'test/memory/revert.test.ts', // reverts on SQLite files and PostgreSQL
+  'test/memory/tidy.test.ts', // merges on SQLite files and PostgreSQL
   'test/transfer/backup/', // SQLite files, backed up
 ];
 

@@ -22,10 +22,13 @@ export interface EngramFiles {
   readonly env: NodeJS.ProcessEnv;
 }
 
+/** The per-user, entry and history caps lifted, in every Engram the benchmarks run (and the SDK peer's). */
+export const BENCH_CAPS = { userCap: 2 ** 40, maxEntries: 2 ** 30, historyCap: 2 ** 40 } as const;
+
 export function engramFiles(folder: string, databaseUrl?: string, settings: Record<string, unknown> = {}): EngramFiles {
   if (!existsSync(ENGRAM_CLI)) throw new Error(`${ENGRAM_CLI} is missing: build first (npm run build)`);
   const config = join(folder, 'config.json');
-  writeFileSync(config, JSON.stringify({ userCap: 2 ** 40, maxEntries: 2 ** 30, historyCap: 2 ** 40, ...settings }));
+  writeFileSync(config, JSON.stringify({ ...BENCH_CAPS, ...settings }));
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('ENGRAM_')));
   return { db: join(folder, 'engram.db'), databaseUrl, config, env: { ...env, XDG_CONFIG_HOME: folder } };
 }

@@ -7,8 +7,11 @@
  * least any SQLite-backed MCP server does per call, and the serial rate of raw durable
  * commits, the limit for writes without group commit; and the writes of many users
  * (many-users.ts), each connection a user of its own with a token, the workload a team
- * server is judged by. The load comes from a generator process of its own (load.ts),
- * driven the same way for every row.
+ * server is judged by. Beside every Engram row, the same workload on the SDK peer
+ * (sdk-peer.ts): Engram's tools, handler and store served the common way, the MCP SDK's
+ * stateless Streamable HTTP with a server per request, which Engram must beat on every
+ * row. The load comes from a generator process of its own (load.ts), driven the same way
+ * for every row.
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -33,6 +36,11 @@ export interface HttpOptions {
   readonly warmupMs: number;
   /** How long each serial commit rate is measured. */
   readonly serialMs: number;
+  /**
+   * Only the rows whose workload matches (run.ts `--rows`), for developing the benchmark;
+   * the ceiling is measured at every N whatever it says.
+   */
+  readonly rows?: RegExp | undefined;
 }
 
 export const DEFAULT_HTTP: HttpOptions = {
@@ -54,6 +62,7 @@ export const QUICK_HTTP: HttpOptions = {
 
 const BARE_SERVER = fileURLToPath(new URL('./bare-server.js', import.meta.url));
 const FLOOR_SERVER = fileURLToPath(new URL('./floor-server.js', import.meta.url));
+const SDK_PEER_SERVER = fileURLToPath(new URL('./sdk-peer-server.js', import.meta.url));
 
 /** Starts a server process and waits for the line on its stdout that says where it listens. */
 export function startServer(
@@ -141,11 +150,21 @@ interface Team {
   readonly serialRate: number;
 }
 
-/** The MCP floor (floor-server.ts) on one backend, holding the same entries and users as Engram's servers. */
-interface Floor {
-  readonly label: 'SQLite' | 'PostgreSQL';
+/** Where many users' writes go: a server holding the users, and their tokens, one per user. */
+interface Users {
   readonly port: number;
   readonly tokens: readonly string[];
+}
+
+/**
+ * What Engram's rows are compared with on one backend — the MCP floor (floor-server.ts) or
+ * the SDK peer (sdk-peer-server.ts) — holding the same entries and users as Engram's servers.
+ */
+interface Neighbour {
+  readonly label: 'SQLite' | 'PostgreSQL';
+  /** Where reads and one user's writes go. */
+  readonly port: number;
+  readonly users: Users;
 }
 
 /** The workload of many users writing at once. */
@@ -161,13 +180,21 @@ interface Row {
   readonly serial?: string;
   /** Engram's reads and writes: the MCP floor's rate for the same workload at the same N, measured just before. */
   readonly floor?: number;
+  /** Engram's reads and writes: the SDK peer's rate for the same workload at the same N, measured just before. */
+  readonly peer?: number;
 }
 
 const FLOOR = 'MCP floor';
+const SDK_PEER = 'SDK peer';
 
 /** How the floor on a backend is named in the rows. */
-function floorName(label: Floor['label']): string {
+function floorName(label: Neighbour['label']): string {
   return `${FLOOR} on ${label}`;
+}
+
+/** How the SDK peer on a backend is named in the rows. */
+function peerName(label: Neighbour['label']): string {
+  return `${SDK_PEER} on ${label}`;
 }
 
 export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Section> {
@@ -245,7 +272,7 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
         toolCall(serial, 'memory_write', { name: writePick(serial), new: appendedLine(serial) }),
       ),
     });
-    const manyUsers = (team: Team | Floor, connections: number, label: string): LoadTarget => ({
+    const manyUsers = (team: Users, connections: number, label: string): LoadTarget => ({
       ...reads(team.port, `${label} ${MANY_USERS}`),
       bodies: serials.map((serial) => toolCall(serial, 'memory_write', userWrite(serial))),
       tokens: team.tokens.slice(0, connections),
@@ -257,15 +284,16 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
     children.push(bare.child);
     const ceilingTarget: LoadTarget = { ...reads(bare.port, 'the bare ceiling'), expect: '' };
     // The floor of each backend, holding the same entries and users as Engram's servers do.
-    const floors: Floor[] = [];
-    const startFloor = async (label: Floor['label'], database: string[]) => {
+    const floors: Neighbour[] = [];
+    const startFloor = async (label: Neighbour['label'], database: string[]) => {
       const floor = await startServer(
         [FLOOR_SERVER, ...database, String(options.entries), String(users)],
         process.env,
         /listening (\d+)/,
       );
       children.push(floor.child);
-      floors.push({ label, port: floor.port, tokens: Array.from({ length: users }, (_, at) => floorToken(at)) });
+      const tokens = Array.from({ length: users }, (_, at) => floorToken(at));
+      floors.push({ label, port: floor.port, users: { port: floor.port, tokens } });
     };
     await startFloor('SQLite', ['sqlite', join(folder, 'floor.db')]);
     if (postgres) {
@@ -274,59 +302,92 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
       await startFloor('PostgreSQL', ['postgres', database.url]);
     }
     const floorOf = (label: string) => floors.find((floor) => label.startsWith(floor.label))!;
+    // The SDK peer of each backend, in two servers on databases seeded as Engram's two are:
+    // the entries by `engram import` in one, the users and their tokens in the other.
+    const peers: Neighbour[] = [];
+    const startPeer = async (files: EngramFiles) => {
+      const location = files.databaseUrl === undefined ? ['sqlite', files.db] : ['postgres', files.databaseUrl];
+      const peer = await startServer([SDK_PEER_SERVER, ...location], process.env, /listening (\d+)/);
+      children.push(peer.child);
+      return peer.port;
+    };
+    for (const label of postgres ? (['SQLite', 'PostgreSQL'] as const) : (['SQLite'] as const)) {
+      const peerFiles = async () => {
+        if (label === 'SQLite') return engramFiles(mkdtempSync(join(folder, 'peer-')));
+        const database = await createBenchDatabase(postgres!);
+        cleanups.push(database.drop);
+        return engramFiles(mkdtempSync(join(folder, 'peer-')), database.url);
+      };
+      const entries = await peerFiles();
+      seedEngram(entries, subjects(0, options.entries));
+      const team = await peerFiles();
+      const tokens = await seedUsers(team, users);
+      peers.push({ label, port: await startPeer(entries), users: { port: await startPeer(team), tokens } });
+    }
 
     const rows: Row[] = [];
+    const chosen = (label: string) => options.rows === undefined || options.rows.test(label);
     const measure = (target: LoadTarget, connections: number) =>
       runLoad(target, connections, options.durationMs, options.warmupMs);
     for (const connections of options.connections) {
       const top = await measure(ceilingTarget, connections);
       const ceiling = top.perSecond;
       rows.push({ connections, workload: 'bare node:http (ceiling)', result: top, ceiling });
-      /** Each floor row's rate at this N, by workload. */
-      const floorRates = new Map<string, number>();
-      const measureFloor = async (target: LoadTarget) => {
+      /** Each floor's and SDK peer's rate at this N, by row. */
+      const neighbourRates = new Map<string, number>();
+      const measureNeighbour = async (target: LoadTarget) => {
+        if (!chosen(target.label)) return;
         const result = await measure(target, connections);
-        floorRates.set(target.label, result.perSecond);
+        neighbourRates.set(target.label, result.perSecond);
         rows.push({ connections, workload: target.label, result, ceiling });
       };
-      for (const floor of floors) {
-        const name = floorName(floor.label);
-        await measureFloor(reads(floor.port, `${name} reads`));
-        await measureFloor(writes(floor.port, `${name} durable writes`));
-        await measureFloor(manyUsers(floor, connections, name));
+      for (const [list, nameOf] of [
+        [floors, floorName],
+        [peers, peerName],
+      ] as const) {
+        for (const neighbour of list) {
+          const name = nameOf(neighbour.label);
+          await measureNeighbour(reads(neighbour.port, `${name} reads`));
+          await measureNeighbour(writes(neighbour.port, `${name} durable writes`));
+          await measureNeighbour(manyUsers(neighbour.users, connections, name));
+        }
       }
-      const floorRate = (backend: string, workload: string) =>
-        floorRates.get(`${floorName(floorOf(backend).label)} ${workload}`);
+      /**
+       * The floor's and the SDK peer's rates beside an Engram row on `backend`; Engram without
+       * group commit has no peer (the peer's store commits in groups), only the floor.
+       */
+      const besides = (backend: string, workload: string) => ({
+        floor: neighbourRates.get(`${floorName(floorOf(backend).label)} ${workload}`),
+        peer: neighbourRates.get(`${peerName(backend as Neighbour['label'])} ${workload}`),
+      });
       for (const backend of backends) {
-        const read = await measure(reads(backend.port, `${backend.label} reads`), connections);
-        rows.push({
-          connections,
-          workload: `${backend.label} reads`,
-          result: read,
-          ceiling,
-          floor: floorRate(backend.label, 'reads'),
-        });
-        const write = await measure(writes(backend.port, `${backend.label} durable writes`), connections);
-        const serial = `${formatRatio(write.perSecond / backend.serialRate)}`;
-        rows.push({
-          connections,
-          workload: `${backend.label} durable writes`,
-          result: write,
-          ceiling,
-          serial,
-          floor: floorRate(backend.label, 'durable writes'),
-        });
+        const measureEngram = async (workload: string, target: LoadTarget) => {
+          if (!chosen(target.label)) return;
+          const result = await measure(target, connections);
+          const serial = workload === 'reads' ? undefined : formatRatio(result.perSecond / backend.serialRate);
+          rows.push({
+            connections,
+            workload: target.label,
+            result,
+            ceiling,
+            serial,
+            ...besides(backend.label, workload),
+          });
+        };
+        await measureEngram('reads', reads(backend.port, `${backend.label} reads`));
+        await measureEngram('durable writes', writes(backend.port, `${backend.label} durable writes`));
       }
       for (const team of teams) {
-        const write = await measure(manyUsers(team, connections, team.label), connections);
-        const serial = `${formatRatio(write.perSecond / team.serialRate)}`;
+        const target = manyUsers(team, connections, team.label);
+        if (!chosen(target.label)) continue;
+        const write = await measure(target, connections);
         rows.push({
           connections,
-          workload: `${team.label} ${MANY_USERS}`,
+          workload: target.label,
           result: write,
           ceiling,
-          serial,
-          floor: floorRate(team.label, MANY_USERS),
+          serial: formatRatio(write.perSecond / team.serialRate),
+          ...besides(team.label, MANY_USERS),
         });
       }
     }
@@ -340,6 +401,11 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
 
 /** Distinct requests per workload, each connection sending them in turn. */
 const REQUEST_KINDS = 500;
+
+/** Engram's rate over the SDK peer's, and which is ahead. */
+function peerRatio(ratio: number): string {
+  return `${formatRatio(ratio)} ${ratio > 1 ? 'ahead' : 'behind'}`;
+}
 
 function describe(
   options: HttpOptions,
@@ -357,6 +423,7 @@ function describe(
       'bare ceiling at this N',
       'share of ceiling',
       'share of MCP floor',
+      'Engram / SDK peer',
       'mean latency',
       'p99',
       'writes / serial commits',
@@ -368,6 +435,7 @@ function describe(
       formatInteger(row.ceiling),
       share(row),
       row.floor === undefined ? '—' : `${Math.round((row.result.perSecond / row.floor) * 100)}%`,
+      row.peer === undefined ? '—' : peerRatio(row.result.perSecond / row.peer),
       formatMs(row.result.mean),
       `${row.result.p99} ms`,
       row.serial ?? '—',
@@ -387,12 +455,12 @@ function describe(
     .filter((backend) => backend.label !== solo)
     .flatMap((backend) => {
       const goal = goals[backend.label as keyof typeof goals];
-      const floor = floorName(backend.label as Floor['label']);
+      const floor = floorName(backend.label as Neighbour['label']);
       const ofCeiling = (workload: string) => ({
         engram: rate(`${backend.label} ${workload}`) / ceiling,
         floor: rate(`${floor} ${workload}`) / ceiling,
       });
-      const share = (value: number) => `${Math.round(value * 100)}%`;
+      const share = (value: number) => (Number.isNaN(value) ? 'n/a' : `${Math.round(value * 100)}%`);
       const list: {
         what: string;
         goal: number;
@@ -434,8 +502,33 @@ function describe(
     what: check.what,
     target: check.target,
     measured: `${check.format(check.engram)} (floor: ${check.format(check.floor)})`,
-    met: check.engram >= check.goal,
+    // Unmeasured when `rows` left Engram's row out.
+    met: Number.isNaN(check.engram) ? undefined : check.engram >= check.goal,
   }));
+  /** Engram ahead of the SDK peer on every row of a backend: the lowest of its ratios. */
+  const peerTargets: Target[] = backends
+    .filter((backend) => backend.label !== solo)
+    .map((backend) => {
+      const compared = rows.filter((row) => row.peer !== undefined && row.workload.startsWith(`${backend.label} `));
+      const lowest = compared.reduce<Row | undefined>(
+        (low, row) =>
+          low === undefined || row.result.perSecond / row.peer! < low.result.perSecond / low.peer! ? row : low,
+        undefined,
+      );
+      const ratio = lowest === undefined ? Number.NaN : lowest.result.perSecond / lowest.peer!;
+      return {
+        what:
+          `${backend.label}: Engram / the SDK peer, on every row (reads, durable writes, writes of many users; ` +
+          `${options.connections.join(', ')} connections)`,
+        target: '> 1x on each',
+        measured:
+          lowest === undefined
+            ? 'n/a'
+            : `lowest ${formatRatio(ratio)} (${lowest.workload.slice(backend.label.length + 1)} at ${lowest.connections})`,
+        met: lowest === undefined ? undefined : ratio > 1,
+      };
+    });
+  targets.push(...peerTargets);
   const missedByFloor = checks.filter((check) => !(check.floor >= check.goal));
   const serialRates = backends.map((b) => `${b.label} ${formatInteger(b.serialRate)}/s`).join(', ');
   return {
@@ -462,7 +555,19 @@ function describe(
       'one commit, on PostgreSQL one statement that commits on its own, one user’s appends one at a time (as Engram’s), ' +
       'on a pool of Engram’s default size (10). It is ' +
       'measured at every N after the ceiling, and an Engram row’s share of it compares the two for the same workload at ' +
-      'the same N on the same backend. The load comes from autocannon in a process ' +
+      'the same N on the same backend. The SDK peer is the same memory served the common way: a `node:http` server in ' +
+      'its own process (bench/sdk-peer-server.ts), two on each backend as Engram’s (one holding the entries, one the ' +
+      'users), that gives every POST a new MCP SDK v1 ' +
+      '(`@modelcontextprotocol/sdk`) `Server` and a new `StreamableHTTPServerTransport` with `sessionIdGenerator: ' +
+      'undefined` (stateless, answering as an SSE stream, the SDK’s default), connects them, hands it the request and ' +
+      'closes both once answered, as the SDK’s own stateless example does; under the SDK it is Engram’s: the tool ' +
+      'definitions, the tool handler and the store, opened through Engram’s composition root on a database seeded as ' +
+      'Engram’s are. A request without a token acts as the local user; with one, Engram’s own token check finds the user ' +
+      '(the Access service, on every request, as `--auth token` does). It does less around a call than `engram serve` ' +
+      '(no log line, no rate limit, no size or Origin checks), all in its favour. It is measured at every N after the ' +
+      'floor, just before Engram’s rows, and “Engram / SDK peer” is an Engram row’s rate over the peer’s for the same ' +
+      'workload at the same N on the same backend: what Engram’s way of serving MCP over HTTP gains over the common ' +
+      'one, Engram having to be ahead on every row. The load comes from autocannon in a process ' +
       `of its own (${GENERATOR_WORKERS} worker thread driving all N keep-alive connections, each sending its next request when ` +
       'the previous answer has arrived; every answer checked), never from the benchmark process, the same way for every row: ' +
       `${options.warmupMs / 1000} s of warm-up then ${options.durationMs / 1000} s counted. Servers and generator share the ` +
@@ -476,7 +581,7 @@ function describe(
       ...backends
         .filter((backend) => backend.label !== solo)
         .map((backend) => {
-          const floor = floorName(backend.label as Floor['label']);
+          const floor = floorName(backend.label as Neighbour['label']);
           const ofCeiling = (workload: string) => `${Math.round((rate(`${floor} ${workload}`) / ceiling) * 100)}%`;
           const ofFloor = (workload: string) =>
             `${Math.round((rate(`${backend.label} ${workload}`) / rate(`${floor} ${workload}`)) * 100)}%`;
@@ -489,7 +594,20 @@ function describe(
             `${ofFloor('durable writes')}, writes of ${most} users at ${ofFloor(MANY_USERS)}.`
           );
         }),
-      `The floor itself misses ${missedByFloor.length} of the ${checks.length} targets above` +
+      ...backends
+        .filter((backend) => backend.label !== solo)
+        .map((backend) => {
+          const peer = peerName(backend.label as Neighbour['label']);
+          const ahead = (workload: string) =>
+            formatRatio(rate(`${backend.label} ${workload}`) / rate(`${peer} ${workload}`));
+          return (
+            `The SDK peer on ${backend.label} at ${most} connections: reads ${formatInteger(rate(`${peer} reads`))}/s, ` +
+            `durable writes ${formatInteger(rate(`${peer} durable writes`))}/s, writes of ${most} users ` +
+            `${formatInteger(rate(`${peer} ${MANY_USERS}`))}/s; Engram’s rates over them ${ahead('reads')}, ` +
+            `${ahead('durable writes')} and ${ahead(MANY_USERS)}.`
+          );
+        }),
+      `The floor itself misses ${missedByFloor.length} of the ${checks.length} targets above set against the ceiling or the serial commit rate` +
         (missedByFloor.length > 0 ? ` (${missedByFloor.map((check) => check.what.split(' / ')[0]).join('; ')})` : '') +
         ': a target the floor misses too is out of reach on this machine for a Node server doing this work. Parsing a ' +
         'request, one statement (SQLite’s with its read lock, two fcntl and an fstat; PostgreSQL’s a round trip) and a ' +

@@ -23,6 +23,7 @@ import { registerSearchCommand } from './search.js';
 import { registerServeCommand } from './serve.js';
 import { registerStdioCommand } from './stdio.js';
 import { forTerminal } from './terminal.js';
+import { registerTidyCommands } from './tidy.js';
 import { registerTokenCommands } from './token.js';
 import { registerTransferCommands } from './transfer.js';
 import { registerUserCommands } from './user.js';
@@ -85,6 +86,7 @@ function buildProgram(run: Run, io: Io, environment: Environment, finish: (exitC
   registerReviewCommands(program, common, run);
   registerActivityCommand(program, common, run);
   registerRevertCommand(program, common, run);
+  registerTidyCommands(program, common, run);
   registerTransferCommands(program, common, run);
   registerMigrateCommand(program, environment, io, finish);
   registerBackupCommands(program, common, environment, io, finish);

@@ -4,7 +4,7 @@
  * state before the actor's first change there; `--dry-run` shows the preview and changes
  * nothing; entries another actor changed since are conflicts, skipped unless named with
  * `--include-conflicts` (or all of them with `--all-conflicts`). `--undo ID` undoes a
- * revert the same way. The preview's lines say what each entry returns to.
+ * revert, or a merge (engram merge), the same way. The preview's lines say what each entry returns to.
  */
 
 import { type Command, InvalidArgumentError } from 'commander';
@@ -106,7 +106,9 @@ function timeArg(value: string): number {
 
 function revertId(value: string): string {
   if (!/^[0-9a-z]{1,12}-[0-9a-f]{8}$/.test(value)) {
-    throw new InvalidArgumentError('expected a revert id as engram revert printed it (like mjx2k9a0-3f9c1b2e).');
+    throw new InvalidArgumentError(
+      'expected a revert or merge id as engram revert or engram merge printed it (like mjx2k9a0-3f9c1b2e).',
+    );
   }
   return value;
 }
@@ -121,7 +123,7 @@ export function registerRevertCommand(program: Command, common: (command: Comman
       timeArg,
     )
     .option('--until <time>', 'up to this time (default: now), written as --since', timeArg)
-    .option('--undo <id>', 'undo the revert with this id (engram revert printed it)', revertId)
+    .option('--undo <id>', 'undo the revert or merge with this id (engram revert or engram merge printed it)', revertId)
     .option('--dry-run', 'show what would be reverted, change nothing')
     .option('--include-conflicts <names...>', 'revert these conflicting entries anyway (changed by another since)')
     .option('--all-conflicts', 'revert every conflicting entry anyway')

@@ -147,9 +147,22 @@ const CLI_WORDING: DoorWording = {
       'The memory changed while the revert was being applied: nothing was changed. Run engram revert again ' +
       '(with --dry-run first to see the new preview).',
     'revert-unknown': (detail) =>
-      `No revert ${detail.id} is kept in this memory's history: check the id engram revert printed; nothing was changed.`,
+      `No revert or merge ${detail.id} is kept in this memory's history: check the id engram revert or engram merge ` +
+      'printed; nothing was changed.',
     // Core's message says which cap and by how much; it names no command.
     'revert-over-cap': CORE_MESSAGE,
+    'duplicates-limit': (detail) =>
+      `--limit takes the number of pairs to list: a whole number from 1 to ${detail.max}.`,
+    // Core's message names the entry.
+    'merge-same': CORE_MESSAGE,
+    'merge-missing': (detail) =>
+      `${detail.name} is not in this memory: nothing was merged. engram duplicates lists the pairs as they are now.`,
+    // engram merge reads both revisions itself: only a change between its reading and its writing meets this.
+    'merge-stale': (detail) =>
+      `${detail.name} changed while it was being merged (revision ${detail.expected}, now ${detail.current}): ` +
+      'nothing was merged. Look at it again (engram open), then run engram merge again.',
+    // Core's message says which cap, by how much, and what to shorten.
+    'merge-over-cap': CORE_MESSAGE,
     'proposal-not-found': (detail) =>
       `No proposal ${detail.id} is waiting for review: it was approved, rejected or expired. engram review list shows those waiting.`,
     'proposal-conflict': (detail) =>

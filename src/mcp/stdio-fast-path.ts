@@ -14,7 +14,11 @@
  * requests arrived. A `notifications/cancelled` naming a fast request in flight silences
  * its answer, as the SDK does for its own; the notification still reaches the SDK. Nothing
  * is taken before the fast path has proved itself against the SDK (hot-answer-proof.ts),
- * nor ever if the proof failed.
+ * nor ever if the proof failed. The proof waits until the client's opening exchange is
+ * over (a connection armed and quiet for QUIET_BEFORE_PROOF_MS, or armed for
+ * PROOF_AT_LATEST_MS when a busy client is never quiet): run at start it took some 60 ms
+ * of a cold process's CPU, the time a client waited for its first `tools/list`. Until it
+ * has passed, the SDK answers everything, as it always could.
  */
 
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
@@ -28,9 +32,18 @@ export interface StdioFastPathOptions {
   readonly policy: Pick<Policy, 'groups'>;
   /** Whom the tools act for, given the client name from the `initialize` handshake. */
   readonly caller: (clientName: string) => Caller;
-  /** Whether the SDK answers as the hot answerer does (stdio.ts, proveStdioAnswers). */
-  readonly proof: Promise<boolean>;
+  /** Whether the SDK answers as the hot answerer does (stdio.ts, proveStdioAnswers); asked once, when the connection is quiet. */
+  readonly prove: () => Promise<boolean>;
 }
+
+/**
+ * How long an armed connection stays without a message before the proof runs: a client's
+ * opening (`initialized`, `tools/list`, resources and prompts listed) comes in one burst,
+ * each message right after the answer before it.
+ */
+export const QUIET_BEFORE_PROOF_MS = 100;
+/** How long after arming the proof runs even if the client was never quiet that long. */
+export const PROOF_AT_LATEST_MS = 1000;
 
 /** What the stdio transport asks of a fast path. */
 export interface StdioFastPath {
@@ -91,9 +104,10 @@ function failureMessage(id: RequestId, error: unknown): string {
 export function createStdioFastPath(options: StdioFastPathOptions): StdioFastPath {
   const answer = createHotAnswerer(options.handler, options.policy);
   let proved = false;
-  options.proof.then((outcome) => {
-    proved = outcome;
-  });
+  /** The proof's timer while it waits for quiet; 'started' once asked. */
+  let proof: ReturnType<typeof setTimeout> | 'started' | undefined;
+  /** When the connection was armed (Date.now()), for PROOF_AT_LATEST_MS. */
+  let armedAt = 0;
   let phase: Phase = { kind: 'opening' };
   /** Requests handed to the SDK and not yet answered. */
   const sdkPending = new Set<RequestId>();
@@ -101,12 +115,31 @@ export function createStdioFastPath(options: StdioFastPathOptions): StdioFastPat
   const inFlight = new Map<RequestId, { cancelled: boolean }>();
 
   function armed(clientName: string): Phase {
+    armedAt = Date.now();
     let caller: Caller | undefined;
     return { kind: 'armed', caller: () => (caller ??= options.caller(clientName)) };
   }
 
+  /** (Re)starts the wait for quiet, on an armed connection whose proof has not been asked yet. */
+  function awaitQuiet(): void {
+    if (proof === 'started' || phase.kind !== 'armed') return;
+    if (proof !== undefined) clearTimeout(proof);
+    const latest = armedAt + PROOF_AT_LATEST_MS - Date.now();
+    proof = setTimeout(
+      () => {
+        proof = 'started';
+        options.prove().then((outcome) => {
+          proved = outcome;
+        });
+      },
+      Math.max(0, Math.min(QUIET_BEFORE_PROOF_MS, latest)),
+    );
+    proof.unref();
+  }
+
   return {
     take(json, write) {
+      awaitQuiet();
       if (!proved || phase.kind !== 'armed' || sdkPending.size !== 0) return false;
       const request = hotRequest(json);
       if (request === undefined || inFlight.has(request.id)) return false;
@@ -143,6 +176,7 @@ export function createStdioFastPath(options: StdioFastPathOptions): StdioFastPat
       if (phase.kind === 'initializing' && id === phase.id) {
         phase = 'result' in message ? armed(phase.clientName) : { kind: 'off' };
       }
+      awaitQuiet();
     },
   };
 }

@@ -79,10 +79,11 @@ export function serveMcpStdio(
         handler: options.handler,
         policy: options.policy,
         caller: (clientName) => options.caller(clientName, undefined),
-        proof: proveStdioAnswers(options).then((proved) => {
-          if (!proved) log('mcp: the fast path answers otherwise than this SDK: every request goes to the SDK');
-          return proved;
-        }),
+        prove: () =>
+          proveStdioAnswers(options).then((proved) => {
+            if (!proved) log('mcp: the fast path answers otherwise than this SDK: every request goes to the SDK');
+            return proved;
+          }),
       })
     : undefined;
   const handle = serveStdio(createMcpServerFactory(options), {

@@ -29,6 +29,7 @@ import { Recovery } from './recovery.js';
 import { Revert } from './revert.js';
 import { Review } from './review.js';
 import { parseSearch, type SearchHit, searchLimit } from './search.js';
+import { Tidy } from './tidy.js';
 
 export type { Caller, WriteRequest };
 
@@ -109,6 +110,8 @@ export class Memory {
   readonly revert: Revert;
   /** Changes held for review: a review-mode caller's writes and drops, approved or rejected by the person. */
   readonly review: Review;
+  /** Possible duplicates listed, and one entry merged into another: for the person, never for the model. */
+  readonly tidy: Tidy;
 
   constructor(options: MemoryOptions) {
     this.store = options.store;
@@ -119,6 +122,7 @@ export class Memory {
     this.activity = new Activity(this.store);
     this.revert = new Revert(this.store, this.policy, this.rules, this.recovery);
     this.review = new Review(this.store, options.proposals, this.policy, this.rules, this.recovery);
+    this.tidy = new Tidy(this.store, this.policy, this.rules, this.recovery);
   }
 
   /** One row per entry, sorted by name; never reads bodies. */

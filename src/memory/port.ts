@@ -96,7 +96,7 @@ export interface RevisionRecord {
   /** The description and body the entry had after this change (before it, for a drop). */
   readonly description: string;
   readonly body: string;
-  /** Why the change was made, when a service said so (a revert: revert.ts); absent for every other change. */
+  /** Why the change was made, when a service said so (a revert: revert.ts; a merge: tidy.ts); absent for every other change. */
   readonly note?: string;
 }
 

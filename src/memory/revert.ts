@@ -5,8 +5,8 @@
  * revert-plan.ts) — with the entries another actor changed since listed as conflicts;
  * `apply` makes it one operation: one transaction (mutateAll), each entry's revert a new
  * revision by the person carrying a note with the revert's id. A revert is undone the
- * same way: `undo` reverts the revisions that carry its id. For people, never for the
- * model; read-only groups do not hold it back, as they do not hold back a restore.
+ * same way: `undo` reverts the revisions that carry its id — and so is a merge (tidy.ts),
+ * whose revisions carry a note of the same form. For people, never for the model; read-only groups do not hold it back, as they do not hold back a restore.
  *
  * An apply re-reads everything and refuses (CONFLICT, `revert-stale`, nothing changed)
  * when the preview it is given no longer matches, or when an entry changed between its
@@ -95,20 +95,33 @@ interface Selection {
   readonly selected: (revision: CopyRevision) => boolean;
   /** The names that may hold a selected revision. */
   readonly names: readonly string[];
-  /** What the note says was reverted. */
-  readonly what: string;
+  /** What the note says was reverted, from the plans of the entries reverted. */
+  readonly what: (plans: readonly EntryRevertPlan[]) => string;
   readonly actor: string;
   readonly preview: Omit<RevertPreview, 'entries' | 'version'>;
   /** The refusal when no kept revision is selected. */
   readonly none: () => EngramError;
 }
 
-/** The note of a revert's revisions: `revert <id>: <what>`; its id read back by revertIdOf. */
-const NOTE = /^revert ([0-9a-z]{1,12}-[0-9a-f]{8}): /;
+/**
+ * The note of the revisions of a revert, `revert <id>: <what>`, or of a merge (tidy.ts),
+ * `merge <id>: <from> into <into>`: its id read back by revertIdOf, and undone alike.
+ */
+const NOTE = /^(revert|merge) ([0-9a-z]{1,12}-[0-9a-f]{8}): /;
 
-/** The id of the revert a revision's note names, if it does. */
+/** The id of the revert or merge a revision's note names, if it does. */
 export function revertIdOf(note: string | undefined): string | undefined {
+  return note === undefined ? undefined : NOTE.exec(note)?.[2];
+}
+
+/** Whether a revision's note names a revert or a merge, if either. */
+function undoneKindOf(note: string | undefined): string | undefined {
   return note === undefined ? undefined : NOTE.exec(note)?.[1];
+}
+
+/** A new id for a revert or a merge made at `at`: the time in base 36, then 4 random bytes. */
+export function newChangeId(at: number): string {
+  return `${at.toString(36)}-${randomBytes(4).toString('hex')}`;
 }
 
 export class Revert {
@@ -165,8 +178,8 @@ export class Revert {
         { reason: 'revert-nothing', actor: selection.actor },
       );
     }
-    const id = `${this.rules.now().toString(36)}-${randomBytes(4).toString('hex')}`;
-    const note = `revert ${id}: ${selection.what}`;
+    const id = newChangeId(this.rules.now());
+    const note = `revert ${id}: ${selection.what(chosen)}`;
     await this.store.mutateAll(caller, this.decide(chosen), withNote(this.rules, note));
     if (chosen.some((plan) => plan.action === 'drop')) await this.recovery.purgeIfNoRetention();
     return { id, note, reverted, skipped };
@@ -257,20 +270,21 @@ export class Revert {
       selected: (revision) =>
         revision.actor === actor && revision.at >= since && (until === undefined || revision.at <= until),
       names,
-      what: `${actor}'s changes ${span}`,
+      what: () => `${actor}'s changes ${span}`,
       actor,
       preview: { actor, since, ...(until === undefined ? {} : { until }) },
     };
   }
 
-  /** The revisions that carry revert `id`'s note, and the names they changed. */
+  /** The revisions that carry the note of revert (or merge) `id`, and the names they changed. */
   private async ofRevert(caller: Caller, id: string): Promise<Selection> {
     const at = Number.parseInt(id.split('-')[0] ?? '', 36);
     const unknown = () =>
-      new EngramError('NOT_FOUND', `No revert ${JSON.stringify(id.slice(0, 40))} is kept in this memory's history.`, {
-        reason: 'revert-unknown',
-        id: id.slice(0, 40),
-      });
+      new EngramError(
+        'NOT_FOUND',
+        `No revert or merge ${JSON.stringify(id.slice(0, 40))} is kept in this memory's history.`,
+        { reason: 'revert-unknown', id: id.slice(0, 40) },
+      );
     if (!/^[0-9a-z]{1,12}-[0-9a-f]{8}$/.test(id) || !Number.isSafeInteger(at)) throw unknown();
     const names = await this.namesSince(caller, at, undefined, undefined);
     if (names.length === 0) throw unknown();
@@ -278,7 +292,7 @@ export class Revert {
       none: unknown,
       selected: (revision) => revertIdOf(revision.note) === id,
       names,
-      what: `undo of revert ${id}`,
+      what: (plans) => `undo of ${undoneKindOf(plans[0]?.changes[0]?.note) ?? 'revert'} ${id}`,
       actor: `revert ${id}`,
       preview: { undoes: id },
     };

@@ -124,6 +124,6 @@ describe('engram revert', () => {
       ['revert', '--actor', 'rogue-app', '--since', '1h', '--all-conflicts', '--include-conflicts', 'topics/b'],
       /not both/,
     );
-    await expectUsageError(engram, ['revert', '--undo', 'nope'], /expected a revert id/);
+    await expectUsageError(engram, ['revert', '--undo', 'nope'], /expected a revert or merge id/);
   });
 });

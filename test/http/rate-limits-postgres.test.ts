@@ -84,6 +84,27 @@ describe.skipIf(server === undefined)('rate limits on PostgreSQL', () => {
     expect((await call(one.port)).status).toBe(200);
   });
 
+  it('counts a token’s MCP calls in the server and adds them to the shared count in batches', async () => {
+    const schema = await createTestSchema(database);
+    onTestFinished(() => schema.drop());
+    const { port, app } = await serve(schema.url, 'mcp=100/min');
+    const { token } = await app.access.create({ user: 'ada', label: 'assistant' });
+    const points = async () =>
+      (await queryPostgres<{ points: number }>(schema.url, `SELECT points FROM ${RATE_LIMITS_TABLE}`)).map(
+        (row) => row.points,
+      );
+    const calls = () =>
+      Promise.all(
+        Array.from({ length: 5 }, () => postRpc(port, rpc('tools/list'), { Authorization: `Bearer ${token}` })),
+      );
+    expect((await calls()).map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    // The first was counted in the table before it was answered; the others follow in one batch.
+    await expect.poll(points, { interval: 20 }).toEqual([5]);
+    const refusing = await serve(schema.url, 'mcp=5/min');
+    const refused = await postRpc(refusing.port, rpc('tools/list'), { Authorization: `Bearer ${token}` });
+    expect(refused.status).toBe(429);
+  });
+
   it('says what to do when the user it connects as may not make the counts table', async () => {
     const schema = await createTestSchema(database);
     onTestFinished(() => schema.drop());

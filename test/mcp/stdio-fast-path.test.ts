@@ -25,7 +25,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { describe, expect, it } from 'vitest';
 import { createMcpServerFactory, type McpServerOptions } from '../../src/mcp/server.js';
 import { proveStdioAnswers } from '../../src/mcp/stdio.js';
-import { createStdioFastPath, type StdioFastPath } from '../../src/mcp/stdio-fast-path.js';
+import { createStdioFastPath, QUIET_BEFORE_PROOF_MS, type StdioFastPath } from '../../src/mcp/stdio-fast-path.js';
 import { StdioLineTransport } from '../../src/mcp/stdio-transport.js';
 import { createMemory } from '../../src/memory/memory.js';
 import { actorLabel } from '../../src/memory/model/caller.js';
@@ -38,8 +38,10 @@ class Twin {
   readonly store = openMemoryStore();
   /** How many messages the fast path answered itself. */
   answeredFast = 0;
-  /** Whether the fast path proved itself against the SDK (false without one). */
+  /** Whether the fast path proved itself against the SDK (false without one), once the connection was quiet. */
   readonly proved: Promise<boolean>;
+  /** Whether the proof was asked for yet. */
+  proofAsked = false;
   private readonly stdin = new PassThrough();
   private readonly lines: string[] = [];
   private readonly waiting: ((line: string) => void)[] = [];
@@ -55,12 +57,18 @@ class Twin {
       caller: (clientName) => ({ user: 'local', label: actorLabel(clientName, 'mcp') }),
     };
     let fastPath: StdioFastPath | undefined;
-    this.proved = fast ? proveStdioAnswers(options) : Promise.resolve(false);
+    let proved: (outcome: Promise<boolean>) => void = () => {};
+    this.proved = fast ? new Promise((resolve) => (proved = resolve)) : Promise.resolve(false);
     if (fast) {
       const inner = createStdioFastPath({
         ...options,
         caller: (name) => options.caller(name, undefined),
-        proof: this.proved,
+        prove: () => {
+          this.proofAsked = true;
+          const outcome = proveStdioAnswers(options);
+          proved(outcome);
+          return outcome;
+        },
       });
       fastPath = {
         take: (json, write) => {
@@ -175,23 +183,24 @@ async function expectSameAnswers(fast: Twin, sdk: Twin, messages: readonly strin
   return answers;
 }
 
-/** A fast twin, once its fast path has proved itself against the installed SDK, and an SDK-only twin. */
-async function twins(): Promise<[Twin, Twin]> {
-  const fast = new Twin(true);
-  expect(await fast.proved).toBe(true);
-  return [fast, new Twin(false)];
+/** A fast twin (its fast path proves itself against the installed SDK once armed and quiet), and an SDK-only twin. */
+function twins(): [Twin, Twin] {
+  return [new Twin(true), new Twin(false)];
 }
+
+const quietFor = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const actors = async (twin: Twin) =>
   (await twin.store.history('local', 'people/allozaur')).map((revision) => revision.actor);
 
 describe('the stdio fast path answers as the SDK does', () => {
   it.each(SUPPORTED_PROTOCOL_VERSIONS)('after initialize with protocol version %s', async (version) => {
-    const [fast, sdk] = await twins();
+    const [fast, sdk] = twins();
     try {
       await expectSameAnswers(fast, sdk, [initialize(version)]);
       fast.write(notification('notifications/initialized'));
       sdk.write(notification('notifications/initialized'));
+      expect(await fast.proved).toBe(true);
       const answers = await expectSameAnswers(fast, sdk, HOT);
       expect(fast.answeredFast).toBe(HOT.length);
       expect(sdk.answeredFast).toBe(0);
@@ -220,11 +229,33 @@ describe('the stdio fast path answers as the SDK does', () => {
     }
   });
 
-  it('leaves requests before initialize to the SDK', async () => {
-    const [fast, sdk] = await twins();
+  it('proves itself only once the opening exchange is over, the SDK answering until then', async () => {
+    const [fast, sdk] = twins();
     try {
-      await expectSameAnswers(fast, sdk, [HOT[4]!, HOT[5]!, HOT[0]!, initialize('2025-06-18'), HOT[9]!]);
+      await expectSameAnswers(fast, sdk, [initialize('2025-06-18')]);
+      fast.write(notification('notifications/initialized'));
+      sdk.write(notification('notifications/initialized'));
+      // A client's first requests, each right after the answer before it: the proof is not asked meanwhile.
+      await expectSameAnswers(fast, sdk, [HOT[2]!, HOT[0]!, HOT[4]!]);
+      expect(fast.proofAsked).toBe(false);
       expect(fast.answeredFast).toBe(0);
+      expect(await fast.proved).toBe(true);
+      await expectSameAnswers(fast, sdk, [HOT[2]!, HOT[4]!]);
+      expect(fast.answeredFast).toBe(2);
+    } finally {
+      await fast.close();
+      await sdk.close();
+    }
+  });
+
+  it('leaves requests before initialize to the SDK', async () => {
+    const [fast, sdk] = twins();
+    try {
+      await expectSameAnswers(fast, sdk, [HOT[4]!, HOT[5]!, HOT[0]!, initialize('2025-06-18')]);
+      await quietFor(QUIET_BEFORE_PROOF_MS * 2);
+      await expectSameAnswers(fast, sdk, [HOT[9]!]);
+      expect(fast.answeredFast).toBe(0);
+      expect(fast.proofAsked).toBe(false);
     } finally {
       await fast.close();
       await sdk.close();
@@ -232,7 +263,7 @@ describe('the stdio fast path answers as the SDK does', () => {
   });
 
   it('leaves a 2026 connection to the SDK', async () => {
-    const [fast, sdk] = await twins();
+    const [fast, sdk] = twins();
     const envelope = {
       [PROTOCOL_VERSION_META_KEY]: '2026-07-28',
       [CLIENT_INFO_META_KEY]: { name: 'Modern Client', version: '1' },
@@ -262,9 +293,11 @@ describe('the stdio fast path answers as the SDK does', () => {
   });
 
   it('stops at a second initialize, and answers a cancelled request with nothing, as the SDK does', async () => {
-    const [fast, sdk] = await twins();
+    const [fast, sdk] = twins();
     try {
-      await expectSameAnswers(fast, sdk, [initialize('2025-11-25'), HOT[0]!]);
+      await expectSameAnswers(fast, sdk, [initialize('2025-11-25')]);
+      expect(await fast.proved).toBe(true);
+      await expectSameAnswers(fast, sdk, [HOT[0]!]);
       expect(fast.answeredFast).toBe(1);
       for (const twin of [fast, sdk]) {
         twin.write(
@@ -285,10 +318,10 @@ describe('the stdio fast path answers as the SDK does', () => {
 
   it('enters the tool handler in arrival order when a request for the SDK sits between two hot ones', async () => {
     const fast = new Twin(true);
-    expect(await fast.proved).toBe(true);
     try {
       fast.write(initialize('2025-06-18'));
       await fast.next();
+      expect(await fast.proved).toBe(true);
       fast.write(
         call('memory_write', { name: 'topics/order', description: 'Order', new: 'first' }, 1),
         rpc('resources/read', { uri: 'memory://entry/topics%2Forder' }, 2),

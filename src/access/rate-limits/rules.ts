@@ -21,6 +21,14 @@
 export const RATE_LIMIT_NAMES = ['auth', 'sign-in', 'mcp', 'api'] as const;
 export type RateLimitName = (typeof RATE_LIMIT_NAMES)[number];
 
+/**
+ * The limits that guard load, not credentials: where several servers share counts
+ * (PostgreSQL), each counts these itself and shares its counts in batches
+ * (batched-counter.ts), so a request waits for no database; `auth` and `sign-in` are
+ * counted in the shared store request by request, exactly.
+ */
+export const LOAD_LIMITS: ReadonlySet<RateLimitName> = new Set<RateLimitName>(['mcp', 'api']);
+
 /** So many requests per window. */
 export interface Rate {
   readonly points: number;

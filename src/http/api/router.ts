@@ -33,6 +33,7 @@ import { reviewRoutes } from './review.js';
 import type { Route } from './route.js';
 import { searchRoutes } from './search.js';
 import type { SessionRoutes } from './session.js';
+import { tidyRoutes } from './tidy.js';
 import { transferRoutes } from './transfer.js';
 import { trashRoutes } from './trash.js';
 import { apiMessage, READ_ONLY_TOKEN, REVIEW_TOKEN } from './wording.js';
@@ -118,6 +119,7 @@ export function createApi(options: ApiOptions): Api {
     ...searchRoutes(memory),
     ...activityRoutes(memory),
     ...revertRoutes(memory),
+    ...tidyRoutes(memory),
     ...events.routes(),
   ].map(compile);
   const bodyCap = (route: Route) => (route.body === 'document' ? options.maxImportBytes : options.maxBodyBytes);

@@ -18,6 +18,7 @@ import type { TrashItem } from '../../memory/recovery.js';
 import type { EntryPreview, RevertPreview, RevertResult } from '../../memory/revert.js';
 import type { ProposalView } from '../../memory/review.js';
 import type { SearchHit } from '../../memory/search.js';
+import type { DuplicatePair, DuplicateSide, Duplicates, MergeResult } from '../../memory/tidy.js';
 import type { BridgeKind } from '../../transfer/bridges/index.js';
 import type { ImportedItem, ImportFromResult } from '../../transfer/bridges/run.js';
 import type { ImportReport } from '../../transfer/transfer.js';
@@ -61,7 +62,7 @@ export function revisionJson(item: RevisionRecord) {
     description: item.description,
     size: utf8Bytes(item.body),
     body: item.body,
-    /** Why the change was made (a revert's note), or null. */
+    /** Why the change was made (a revert's or a merge's note), or null. */
     note: item.note ?? null,
   };
 }
@@ -191,6 +192,68 @@ export function revertPreviewJson(preview: RevertPreview) {
 
 export function revertResultJson(result: RevertResult) {
   return { ...result };
+}
+
+/** One entry of a possible duplicate pair: what the person needs to choose, and the revision a merge sends back. */
+export interface DuplicateSideJson {
+  name: string;
+  description: string;
+  size: number;
+  revision: number;
+  /** ISO 8601. */
+  updated: string;
+}
+
+/** Two entries that may be one: why (the fields close enough), and how close each field is, 0 to 1 (two decimals). */
+export interface DuplicatePairJson {
+  a: DuplicateSideJson;
+  b: DuplicateSideJson;
+  score: number;
+  reasons: ('name' | 'description' | 'body')[];
+  similarity: { name: number; description: number; body: number };
+}
+
+/** `GET /api/duplicates`: the pairs, highest score first; the entries compared; whether more may be close. */
+export interface DuplicatesJson {
+  pairs: DuplicatePairJson[];
+  examined: number;
+  truncated: boolean;
+}
+
+/** `POST /api/merge`: the merge's id (undone with POST /api/revert/{id}/undo), its note, and the two entries. */
+export interface MergeResultJson {
+  id: string;
+  note: string;
+  into: string;
+  dropped: string;
+}
+
+/** A similarity to two decimals, as the listing shows it. */
+const twoDecimals = (value: number) => Math.round(value * 100) / 100;
+
+function duplicateSideJson(side: DuplicateSide): DuplicateSideJson {
+  const { name, description, size, revision, updated } = side;
+  return { name, description, size, revision, updated: iso(updated) };
+}
+
+function duplicatePairJson(pair: DuplicatePair): DuplicatePairJson {
+  const { name, description, body } = pair.similarity;
+  return {
+    a: duplicateSideJson(pair.a),
+    b: duplicateSideJson(pair.b),
+    score: twoDecimals(pair.score),
+    reasons: [...pair.reasons],
+    similarity: { name: twoDecimals(name), description: twoDecimals(description), body: twoDecimals(body) },
+  };
+}
+
+export function duplicatesJson(found: Duplicates): DuplicatesJson {
+  return { pairs: found.pairs.map(duplicatePairJson), examined: found.examined, truncated: found.truncated };
+}
+
+export function mergeResultJson(result: MergeResult): MergeResultJson {
+  const { id, note, into, dropped } = result;
+  return { id, note, into, dropped };
 }
 
 export type RevertPreviewJson = ReturnType<typeof revertPreviewJson>;

@@ -136,7 +136,7 @@ const API_WORDING: DoorWording = {
     'revert-stale': () =>
       'The memory changed since this preview: nothing was changed. Preview it again (GET /api/revert, or GET ' +
       '/api/revert/{id}/undo) and apply the new preview with its version.',
-    // Core's message names the id; no route helps find another.
+    // Core's message names the id (of a revert or a merge); no route helps find another.
     'revert-unknown': CORE_MESSAGE,
     // Core's message says which cap and by how much; it names no route.
     'revert-over-cap': CORE_MESSAGE,
@@ -153,6 +153,18 @@ const API_WORDING: DoorWording = {
     'user-not-found': NEVER_HERE,
     // The store is open before the server answers.
     'no-such-folder': NEVER_HERE,
+    'duplicates-limit': (detail) =>
+      `"limit" is the number of pairs to list, a whole number from 1 to ${detail.max}: GET /api/duplicates?limit=50.`,
+    // Core's message names the entry; no route helps.
+    'merge-same': CORE_MESSAGE,
+    'merge-missing': (detail) =>
+      `${detail.name} is not in this memory (dropped or renamed meanwhile): nothing was merged. ` +
+      'GET /api/duplicates lists the pairs as they are now.',
+    'merge-stale': (detail) =>
+      `${detail.name} has changed since it was listed (revision ${detail.expected}, now ${detail.current}): nothing ` +
+      `was merged. Look at it again (GET ${entryPath(detail.name)}), then send the revisions you merge.`,
+    // Core's message says which cap, by how much, and what to shorten; it names no route.
+    'merge-over-cap': CORE_MESSAGE,
     'proposal-not-found': (detail) =>
       `No proposal ${detail.id} is waiting for review: it was approved, rejected or expired. GET /api/review lists those waiting.`,
     'proposal-conflict': (detail) =>

@@ -146,6 +146,31 @@ export type ErrorDetail =
       readonly size: number;
       readonly cap: number;
     }
+  /** A listing of possible duplicates asked for more pairs than it lists at most, or fewer than one (memory/tidy.ts). */
+  | { readonly reason: 'duplicates-limit'; readonly max: number }
+  /** A merge of an entry into itself. */
+  | { readonly reason: 'merge-same'; readonly name: string }
+  /** A merge naming an entry that is not live (never made, dropped, or renamed meanwhile). */
+  | { readonly reason: 'merge-missing'; readonly name: string }
+  /** A merge of an entry that changed since the person looked at it (revision `expected`, now `current`): nothing was changed. */
+  | {
+      readonly reason: 'merge-stale';
+      readonly name: string;
+      readonly expected: number;
+      readonly current: number;
+    }
+  /**
+   * A merge that would leave `into`'s body over the entry cap (`body`), or the memory over its
+   * byte cap (`total`): `size` against `cap`; nothing was changed.
+   */
+  | {
+      readonly reason: 'merge-over-cap';
+      readonly part: 'body' | 'total';
+      readonly from: string;
+      readonly into: string;
+      readonly size: number;
+      readonly cap: number;
+    }
   /** A proposal (a change held for review) that is not waiting: approved, rejected, expired or never made. */
   | { readonly reason: 'proposal-not-found'; readonly id: string }
   /** An approval of a proposal that no longer applies to the entry as it is now (memory/review.ts). */

@@ -14,14 +14,20 @@
  * migrate`, dump and isEmpty never read it). Rows whose window ended an hour ago are
  * deleted every five minutes by the limiter.
  *
+ * The limits that guard load (`mcp`, `api`: rules.ts LOAD_LIMITS) are counted by each
+ * server and added to the shared counts in batches (access/rate-limits/batched-counter.ts):
+ * counting every /mcp call here cost it an upsert and a round trip. The guards of the
+ * sign-in doors are counted here request by request, exactly across servers.
+ *
  * Should the database fail to count, the request is let through: a rate limit is a guard,
  * and the request itself then meets the same database and is refused in its own words.
  */
 
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import { BatchedCounter } from '../../access/rate-limits/batched-counter.js';
 import { takeOne } from '../../access/rate-limits/memory-counters.js';
 import type { RateCounter, RateCounters } from '../../access/rate-limits/port.js';
-import type { RateRule } from '../../access/rate-limits/rules.js';
+import { LOAD_LIMITS, type RateRule } from '../../access/rate-limits/rules.js';
 import { EngramError } from '../../memory/model/errors.js';
 import type { Pool } from './driver.js';
 
@@ -48,6 +54,17 @@ export class PostgresRateCounters implements RateCounters {
     await this.table;
     // The first limiter sweeps expired rows for every limit.
     const limiter = new RateLimiterPostgres({ ...options, tableCreated: true, clearExpiredByTimeout: first });
+    if (LOAD_LIMITS.has(rule.name)) {
+      return new BatchedCounter(
+        {
+          add: async (key, points) => {
+            const res = await limiter.penalty(key, points);
+            return { used: res.consumedPoints, resetMs: res.msBeforeNext };
+          },
+        },
+        rule,
+      );
+    }
     return {
       take: async (key) => {
         try {

@@ -14,11 +14,15 @@ export type {
   BrowserSessionJson as BrowserSession,
   DiffJson as DiffAnswer,
   DiffSideJson as DiffSide,
+  DuplicatePairJson as DuplicatePair,
+  DuplicateSideJson as DuplicateSide,
+  DuplicatesJson as Duplicates,
   EntryJson as Entry,
   ImportedItemJson as ImportedItem,
   ImportFromJson as ImportFromReport,
   ImportReport,
   ItemAction,
+  MergeResultJson as MergeResult,
   ProposalJson as Proposal,
   RevertChangeJson as RevertChange,
   RevertEntryJson as RevertEntry,
@@ -38,28 +42,3 @@ export type SearchSnippet = SearchHitJson['snippets'][number];
 // TEMPORARY until the server's branches land: the fields the tidy views read.
 export type IndexRow = OverviewRowJson & { readonly opened: string | null; readonly created: string };
 export type Overview = Omit<OverviewJson, 'entries'> & { readonly entries: IndexRow[]; readonly openedSince: string };
-export interface DuplicateSide {
-  readonly name: string;
-  readonly description: string;
-  readonly size: number;
-  readonly revision: number;
-  readonly updated: string;
-}
-export interface DuplicatePair {
-  readonly a: DuplicateSide;
-  readonly b: DuplicateSide;
-  readonly score: number;
-  readonly reasons: ('name' | 'description' | 'body')[];
-  readonly similarity: { readonly name: number; readonly description: number; readonly body: number };
-}
-export interface Duplicates {
-  readonly pairs: DuplicatePair[];
-  readonly examined: number;
-  readonly truncated: boolean;
-}
-export interface MergeResult {
-  readonly id: string;
-  readonly note: string;
-  readonly into: string;
-  readonly dropped: string;
-}

@@ -1,0 +1,122 @@
+/**
+ * Start-up (DESIGN §7: `engram stdio` answers `tools/list` within 2x a bare Node
+ * process's start): a client starts the server, sends `initialize`, waits for its answer,
+ * then sends `notifications/initialized` and `tools/list`, as Claude Desktop and Claude
+ * Code do, and the time is taken from the spawn to the `tools/list` answer. Beside it,
+ * interleaved start by start (the order swapped every round, so neither always follows
+ * the other), a bare Node process (bare-stdio-server.ts) answering the same two requests
+ * with the same tool definitions read from spec/tools.json: what any MCP server on Node
+ * pays to start. Engram opens a SQLite memory of `entries` entries, as a user's would be.
+ */
+
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { subjects } from './content.js';
+import { ENGRAM_CLI, engramFiles, engramFlags, seedEngram } from './engram.js';
+import type { Section } from './report.js';
+import { formatMs, formatRatio, interleave } from './stats.js';
+
+export interface StartupOptions {
+  readonly entries: number;
+  readonly rounds: number;
+}
+
+export const DEFAULT_STARTUP: StartupOptions = { entries: 1_000, rounds: 30 };
+export const QUICK_STARTUP: StartupOptions = { entries: 50, rounds: 4 };
+
+const BARE_SERVER = fileURLToPath(new URL('./bare-stdio-server.js', import.meta.url));
+const TARGET_RATIO = 2;
+
+const line = (message: unknown) => `${JSON.stringify(message)}\n`;
+
+const INITIALIZE = line({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench-start', version: '1' } },
+});
+const LIST =
+  line({ jsonrpc: '2.0', method: 'notifications/initialized' }) + line({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+
+/** Spawns `args` and plays the client's opening; resolves once `tools/list` is answered with the three tools. */
+function startAndList(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child: ChildProcessWithoutNullStreams = spawn(process.execPath, args, { env, stdio: 'pipe' });
+    let buffered = '';
+    let stderr = '';
+    const fail = (why: string) => {
+      child.kill();
+      reject(new Error(`${args.join(' ')}: ${why}${stderr === '' ? '' : `\n${stderr}`}`));
+    };
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('exit', (code) => fail(`exited (${code}) before answering tools/list`));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      buffered += chunk;
+      for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+        const answer = JSON.parse(buffered.slice(0, end)) as { id?: number; result?: { tools?: unknown[] } };
+        buffered = buffered.slice(end + 1);
+        if (answer.id === 1) child.stdin.write(LIST);
+        if (answer.id === 2) {
+          child.removeAllListeners('exit');
+          child.kill();
+          if (answer.result?.tools?.length === 3) resolve();
+          else reject(new Error(`${args.join(' ')}: tools/list answered ${JSON.stringify(answer)}`));
+        }
+      }
+    });
+    child.stdin.write(INITIALIZE);
+  });
+}
+
+export async function benchStartup(options: StartupOptions = DEFAULT_STARTUP): Promise<Section> {
+  const folder = mkdtempSync(join(tmpdir(), 'engram-bench-startup-'));
+  try {
+    const files = engramFiles(folder);
+    seedEngram(files, subjects(0, options.entries));
+    const engramArgs = [ENGRAM_CLI, 'stdio', ...engramFlags(files)];
+    const figures = await interleave(
+      {
+        engram: () => startAndList(engramArgs, files.env),
+        bare: () => startAndList([BARE_SERVER, '0'], files.env),
+      },
+      options.rounds,
+      { warmup: 2, order: (round) => (round % 2 === 0 ? ['engram', 'bare'] : ['bare', 'engram']) },
+    );
+    const ratio = figures.engram.median / figures.bare.median;
+    return {
+      title: 'Start-up: engram stdio to its first tools/list',
+      method:
+        'A client spawns the server, sends `initialize`, waits for the answer, then sends `notifications/initialized` ' +
+        'and `tools/list`, as Claude Desktop and Claude Code do; timed from the spawn to the `tools/list` answer. ' +
+        `Beside it, start by start (${options.rounds} each, the order swapped every round), a bare Node process ` +
+        'answering the same requests with the same definitions (bench/bare-stdio-server.ts): what any MCP server on ' +
+        `Node pays to start. Engram opens a SQLite memory of ${options.entries.toLocaleString('en-US')} entries.`,
+      tables: [
+        {
+          title: 'Spawn to tools/list answered',
+          header: ['server', 'median', 'p99', 'against bare Node'],
+          rows: [
+            ['`engram stdio`', formatMs(figures.engram.median), formatMs(figures.engram.p99), formatRatio(ratio)],
+            ['bare Node', formatMs(figures.bare.median), formatMs(figures.bare.p99), formatRatio(1)],
+          ],
+        },
+      ],
+      targets: [
+        {
+          what: '`engram stdio` start to `tools/list`, against a bare Node process',
+          target: `≤ ${formatRatio(TARGET_RATIO)}`,
+          measured: formatRatio(ratio),
+          met: Number.isFinite(ratio) ? ratio <= TARGET_RATIO : undefined,
+        },
+      ],
+      reading: [],
+    };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
