@@ -17,7 +17,7 @@ import { normalizeNewlines, utf8Bytes } from './model/text.js';
 import type {
   Change,
   Decide,
-  OverviewRow,
+  Overview,
   ProposalRecord,
   ProposalStore,
   Store,
@@ -139,8 +139,8 @@ export class Memory {
     return { names: matches.slice(0, Math.max(0, Math.min(limit, MAX_LISTED_NAMES))), total: matches.length };
   }
 
-  /** The index for people: each entry with when it last changed and who changed it; never reads bodies. */
-  overview(caller: Caller): Promise<OverviewRow[]> {
+  /** The index for people: each entry with when it last changed, who changed it and when a model last opened it; never reads bodies. */
+  overview(caller: Caller): Promise<Overview> {
     return this.store.overview(caller.user);
   }
 

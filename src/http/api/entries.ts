@@ -113,9 +113,10 @@ export function entryRoutes(memory: Memory): Route[] {
       method: 'GET',
       template: '/api/entries',
       handle: async ({ caller }) => {
-        const [entries, usage] = await Promise.all([memory.overview(caller), memory.usage(caller)]);
+        const [{ entries, openedSince }, usage] = await Promise.all([memory.overview(caller), memory.usage(caller)]);
         const overview: OverviewJson = {
           entries: entries.map(overviewRowJson),
+          openedSince: new Date(openedSince).toISOString(),
           usage: { bytes: usage.totalBytes, entries: usage.entries },
           limits: {
             entryCap: policy.entryCap,
