@@ -14,6 +14,7 @@ import { parseName, parseWritableName } from './model/names.js';
 import { DEFAULT_POLICY, type Policy } from './model/policy.js';
 import { closest } from './model/similarity.js';
 import { normalizeNewlines, utf8Bytes } from './model/text.js';
+import { NO_OPENED_LOG, OpenedLog, type OpenedLogOptions, type OpenedNotes } from './opened.js';
 import type {
   Change,
   Decide,
@@ -94,6 +95,20 @@ export interface MemoryOptions {
   readonly now?: () => number;
   /** Where review-mode callers' changes wait (a backend's `proposals`); without it, review mode is refused. */
   readonly proposals?: ProposalStore | undefined;
+  /**
+   * How the entries models open are noted (opened.ts): its settings, and where a failure to
+   * write them is told; false notes nothing. Call close() to write what waits.
+   */
+  readonly openedLog?: Omit<OpenedLogOptions, 'store' | 'now'> | false | undefined;
+}
+
+/** How an open is asked for. */
+export interface OpenOptions {
+  /**
+   * A person reading (the web UI, `engram open`), not a model: not noted as an opening,
+   * so tidying up never makes an entry look used.
+   */
+  readonly byPerson?: boolean;
 }
 
 export class Memory {
@@ -109,6 +124,8 @@ export class Memory {
   readonly revert: Revert;
   /** Changes held for review: a review-mode caller's writes and drops, approved or rejected by the person. */
   readonly review: Review;
+  /** Where the entries models open are noted, to be written off the read path (opened.ts). */
+  readonly opened: OpenedNotes;
 
   constructor(options: MemoryOptions) {
     this.store = options.store;
@@ -119,6 +136,13 @@ export class Memory {
     this.activity = new Activity(this.store);
     this.revert = new Revert(this.store, this.policy, this.rules, this.recovery);
     this.review = new Review(this.store, options.proposals, this.policy, this.rules, this.recovery);
+    this.opened =
+      options.openedLog === false ? NO_OPENED_LOG : new OpenedLog({ ...options.openedLog, store: this.store, now });
+  }
+
+  /** Writes the openings noted and not yet written; the store stays open (its owner closes it). */
+  close(): Promise<void> {
+    return this.opened.close();
   }
 
   /** One row per entry, sorted by name; never reads bodies. */
@@ -158,7 +182,8 @@ export class Memory {
     return this.store.search(caller.user, terms, { limit: searchLimit(options.limit) });
   }
 
-  async open(caller: Caller, rawNames: readonly string[]): Promise<OpenOutcome> {
+  /** The entries of `rawNames` that exist, and suggestions for the rest; a model's opening of each is noted (opened.ts). */
+  async open(caller: Caller, rawNames: readonly string[], options: OpenOptions = {}): Promise<OpenOutcome> {
     const names = [...new Set(rawNames.map((raw) => parseName(raw, this.policy)))];
     if (names.length > this.policy.maxNames) {
       throw new EngramError(
@@ -171,6 +196,11 @@ export class Memory {
     const rows = await this.store.get(caller.user, names);
     const byName = new Map(rows.map((entry) => [entry.name, entry]));
     const found = names.flatMap((name) => byName.get(name) ?? []);
+    if (!options.byPerson)
+      this.opened.note(
+        caller.user,
+        found.map((entry) => entry.name),
+      );
     const absent = names.filter((name) => !byName.has(name));
     const missing = absent.length === 0 ? [] : await this.describeMissing(caller, absent);
     return { found, missing };

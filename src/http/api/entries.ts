@@ -68,7 +68,8 @@ function revisionMatched(ifMatch: string | undefined): number | undefined {
  * and how to bring it back, else with suggestions.
  */
 async function openOne(memory: Memory, caller: Caller, name: string) {
-  const { found, missing } = await memory.open(caller, [name]);
+  // A person's read (the web UI, a script): a model's opening is what `opened` records.
+  const { found, missing } = await memory.open(caller, [name], { byPerson: true });
   const entry = found[0];
   if (!entry) {
     const [absent] = missing;
