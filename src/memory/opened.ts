@@ -90,8 +90,10 @@ export class OpenedLog implements OpenedNotes {
       const key = keyOf(user, name);
       const last = this.recent.get(key) ?? this.older.get(key);
       if (last !== undefined && at - last < OPENED_GAP_MS && at >= last) continue;
+      // Past the cap the note is dropped, and not remembered: a later opening may be noted.
+      if (this.pending.size >= this.maxPending && !this.pending.has(key)) continue;
       this.remember(key, at);
-      if (this.pending.size < this.maxPending || this.pending.has(key)) this.pending.set(key, { user, name, at });
+      this.pending.set(key, { user, name, at });
     }
     if (this.pending.size >= this.batch) this.schedule(0);
     else if (this.pending.size > 0 && this.timer === undefined) this.schedule(this.flushAfterMs);
