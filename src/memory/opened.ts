@@ -53,13 +53,13 @@ export class OpenedLog implements OpenedNotes {
   private readonly maxPending: number;
   private readonly maxRecent: number;
   /**
-   * When this process last noted each entry (by key), in two generations: a note goes into
-   * `recent`, and when it holds half of maxRecent it becomes `older` (the one before it let
-   * go whole). Every step is O(1): a Map whose oldest keys were deleted one by one, as an LRU
-   * does, makes V8 skip over the holes they leave on every look at its first key.
+   * When this process last noted each entry, in two generations: a note goes into `recent`,
+   * and when it holds half of maxRecent it becomes `older` (the one before it let go whole).
+   * Every step is O(1): a Map whose oldest keys were deleted one by one, as an LRU does,
+   * makes V8 skip over the holes they leave on every look at its first key.
    */
-  private recent = new Map<string, number>();
-  private older = new Map<string, number>();
+  private recent = new Generation();
+  private older = new Generation();
   private pending = new Map<string, OpenedEntry>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** The delay `timer` was set with: a full batch's 0 replaces a longer wait, never the other way. */
@@ -87,12 +87,12 @@ export class OpenedLog implements OpenedNotes {
     if (this.closed || names.length === 0) return;
     const at = this.now();
     for (const name of names) {
-      const key = keyOf(user, name);
-      const last = this.recent.get(key) ?? this.older.get(key);
+      const last = this.recent.get(user, name) ?? this.older.get(user, name);
       if (last !== undefined && at - last < OPENED_GAP_MS && at >= last) continue;
+      const key = keyOf(user, name);
       // Past the cap the note is dropped, and not remembered: a later opening may be noted.
       if (this.pending.size >= this.maxPending && !this.pending.has(key)) continue;
-      this.remember(key, at);
+      this.remember(user, name, at);
       this.pending.set(key, { user, name, at });
     }
     if (this.pending.size >= this.batch) this.schedule(0);
@@ -118,12 +118,12 @@ export class OpenedLog implements OpenedNotes {
     await this.flush();
   }
 
-  private remember(key: string, at: number): void {
+  private remember(user: string, name: string, at: number): void {
     if (this.recent.size >= Math.max(1, Math.floor(this.maxRecent / 2))) {
       this.older = this.recent;
-      this.recent = new Map();
+      this.recent = new Generation();
     }
-    this.recent.set(key, at);
+    this.recent.set(user, name, at);
   }
 
   private async writeWaiting(): Promise<void> {
@@ -169,6 +169,29 @@ export class OpenedLog implements OpenedNotes {
     if (this.timer === undefined) return;
     clearTimeout(this.timer);
     this.timer = undefined;
+  }
+}
+
+/**
+ * Entries noted, by user then name: a lookup hashes the name alone (the user's string, the
+ * same caller's each call, keeps its hash), with no key to build for an entry within the hour.
+ */
+class Generation {
+  private readonly byUser = new Map<string, Map<string, number>>();
+  size = 0;
+
+  get(user: string, name: string): number | undefined {
+    return this.byUser.get(user)?.get(name);
+  }
+
+  set(user: string, name: string, at: number): void {
+    let names = this.byUser.get(user);
+    if (names === undefined) {
+      names = new Map();
+      this.byUser.set(user, names);
+    }
+    if (!names.has(name)) this.size++;
+    names.set(name, at);
   }
 }
 

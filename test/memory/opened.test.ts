@@ -123,7 +123,11 @@ describe('the openings a Memory notes', () => {
     await memory.open(model, ['topics/a', 'topics/b', 'topics/c']);
     expect(opened.waiting).toBe(2);
     await opened.flush();
-    expect(written(recordOpened).flat().map((open) => open.name)).toEqual(['topics/a', 'topics/b']);
+    expect(
+      written(recordOpened)
+        .flat()
+        .map((open) => open.name),
+    ).toEqual(['topics/a', 'topics/b']);
     clock.time = START + 1;
     await memory.open(model, ['topics/c']);
     expect(opened.waiting).toBe(1);
