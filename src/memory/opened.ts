@@ -26,7 +26,7 @@ export interface OpenedLogOptions {
   readonly batch?: number;
   /** Most notes waiting to be written; past it a note is dropped (default 10,000). */
   readonly maxPending?: number;
-  /** Most entries remembered as noted within the gap; the least recently noted is let go first (default 50,000). */
+  /** Most entries remembered as noted within the gap; past it, the older half is let go at once (default 50,000). */
   readonly maxRecent?: number;
 }
 
