@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: runs every benchmark in turn, prints each section as it completes,
- * and writes docs/benchmarks.md. Pass benchmark names (inprocess, sqlite-drivers, stdio, startup, http, accelerators: the MCP door's,
+ * and writes docs/benchmarks.md. Pass benchmark names (inprocess, opened: the last-opened bookkeeping on and off,
+ * sqlite-drivers, stdio, startup, http, accelerators: the MCP door's,
  * storage-accelerators: each storage accelerator on and off) to run
  * only those; the document is written only by a full run. `--quick` runs every row
  * briefly at small sizes, for developing the benchmark (`npm run bench -- --quick`); it
@@ -19,6 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { benchAccelerators, DEFAULT_ACCELERATORS, QUICK_ACCELERATORS } from './accelerators.js';
 import { benchHttp, DEFAULT_HTTP, QUICK_HTTP } from './http.js';
 import { benchInProcess, DEFAULT_IN_PROCESS, QUICK_IN_PROCESS } from './inprocess.js';
+import { benchOpened, DEFAULT_OPENED, QUICK_OPENED } from './opened.js';
 import { busyShare, SETTLE_MS } from './other-work.js';
 import { renderDocument, renderSection, type Section } from './report.js';
 import { benchSqliteDrivers, DEFAULT_SQLITE_DRIVERS, QUICK_SQLITE_DRIVERS } from './sqlite-drivers.js';
@@ -32,6 +34,7 @@ import {
 
 const BENCHMARKS: Readonly<Record<string, (quick: boolean, rows: RegExp | undefined) => Promise<Section[]>>> = {
   inprocess: async (quick) => [await benchInProcess(quick ? QUICK_IN_PROCESS : DEFAULT_IN_PROCESS)],
+  opened: async (quick) => [await benchOpened(quick ? QUICK_OPENED : DEFAULT_OPENED)],
   'sqlite-drivers': async (quick) => [await benchSqliteDrivers(quick ? QUICK_SQLITE_DRIVERS : DEFAULT_SQLITE_DRIVERS)],
   stdio: (quick) => benchStdio(quick ? QUICK_STDIO : DEFAULT_STDIO),
   startup: async (quick) => [await benchStartup(quick ? QUICK_STARTUP : DEFAULT_STARTUP)],

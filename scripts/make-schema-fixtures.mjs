@@ -70,6 +70,7 @@ const VERSIONS = [
   { backend: 'sqlite', version: 15, commit: '5908267' },
   { backend: 'sqlite', version: 16, commit: '4cd197e' },
   { backend: 'sqlite', version: 17, commit: '9b250e3' },
+  { backend: 'sqlite', version: 18, commit: '8f3a2a1' },
   { backend: 'postgres', version: 1, commit: '32811e0' },
   { backend: 'postgres', version: 2, commit: '379bb2f' },
   { backend: 'postgres', version: 3, commit: '9670636' },
@@ -78,6 +79,7 @@ const VERSIONS = [
   { backend: 'postgres', version: 7, commit: '4cd197e' },
   { backend: 'postgres', version: 8, commit: '30ea906' },
   { backend: 'postgres', version: 9, commit: '9b250e3' },
+  { backend: 'postgres', version: 10, commit: '8f3a2a1' },
 ];
 
 function git(...args) {

@@ -145,8 +145,16 @@ function accessServices(
 /** The services over a store already open. */
 export function createApp(config: AppConfig): App {
   const { store } = config;
-  const memory = createMemory({ store, proposals: store.proposals, policy: config.policy, now: config.now });
   const log = config.log ?? (() => {});
+  const memory = createMemory({
+    store,
+    proposals: store.proposals,
+    policy: config.policy,
+    now: config.now,
+    openedLog: {
+      onError: (error) => log(`could not record when entries were last opened: ${(error as Error).message}`),
+    },
+  });
   const backup = config.backup ?? { version: 'unknown' };
   return {
     memory,
@@ -171,7 +179,14 @@ export function createApp(config: AppConfig): App {
       // The store is the app's: it closes it.
       close: async () => {},
     }),
-    close: () => store.close(),
+    // The openings noted and not yet written go to the store before it closes.
+    close: async () => {
+      try {
+        await memory.close();
+      } finally {
+        await store.close();
+      }
+    },
   };
 }
 

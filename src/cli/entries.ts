@@ -79,7 +79,8 @@ export function registerEntryCommands(program: Command, common: (command: Comman
       run(
         options,
         async (context, output) => {
-          const { found, missing } = await context.memory.open(cliCaller(context), names);
+          // A person reading: not noted as a model's opening (memory/opened.ts).
+          const { found, missing } = await context.memory.open(cliCaller(context), names, { byPerson: true });
           // Nothing found is a refusal, like memory_open's isError: message on stderr, exit 1.
           if (found.length === 0) {
             throw new EngramError(

@@ -14,10 +14,11 @@ import { parseName, parseWritableName } from './model/names.js';
 import { DEFAULT_POLICY, type Policy } from './model/policy.js';
 import { closest } from './model/similarity.js';
 import { normalizeNewlines, utf8Bytes } from './model/text.js';
+import { NO_OPENED_LOG, OpenedLog, type OpenedLogOptions, type OpenedNotes } from './opened.js';
 import type {
   Change,
   Decide,
-  OverviewRow,
+  Overview,
   ProposalRecord,
   ProposalStore,
   Store,
@@ -95,6 +96,20 @@ export interface MemoryOptions {
   readonly now?: () => number;
   /** Where review-mode callers' changes wait (a backend's `proposals`); without it, review mode is refused. */
   readonly proposals?: ProposalStore | undefined;
+  /**
+   * How the entries models open are noted (opened.ts): its settings, and where a failure to
+   * write them is told; false notes nothing. Call close() to write what waits.
+   */
+  readonly openedLog?: Omit<OpenedLogOptions, 'store' | 'now'> | false | undefined;
+}
+
+/** How an open is asked for. */
+export interface OpenOptions {
+  /**
+   * A person reading (the web UI, `engram open`), not a model: not noted as an opening,
+   * so tidying up never makes an entry look used.
+   */
+  readonly byPerson?: boolean;
 }
 
 export class Memory {
@@ -112,6 +127,8 @@ export class Memory {
   readonly review: Review;
   /** Possible duplicates listed, and one entry merged into another: for the person, never for the model. */
   readonly tidy: Tidy;
+  /** Where the entries models open are noted, to be written off the read path (opened.ts). */
+  readonly opened: OpenedNotes;
 
   constructor(options: MemoryOptions) {
     this.store = options.store;
@@ -123,6 +140,13 @@ export class Memory {
     this.revert = new Revert(this.store, this.policy, this.rules, this.recovery);
     this.review = new Review(this.store, options.proposals, this.policy, this.rules, this.recovery);
     this.tidy = new Tidy(this.store, this.policy, this.rules, this.recovery);
+    this.opened =
+      options.openedLog === false ? NO_OPENED_LOG : new OpenedLog({ ...options.openedLog, store: this.store, now });
+  }
+
+  /** Writes the openings noted and not yet written; the store stays open (its owner closes it). */
+  close(): Promise<void> {
+    return this.opened.close();
   }
 
   /** One row per entry, sorted by name; never reads bodies. */
@@ -143,8 +167,8 @@ export class Memory {
     return { names: matches.slice(0, Math.max(0, Math.min(limit, MAX_LISTED_NAMES))), total: matches.length };
   }
 
-  /** The index for people: each entry with when it last changed and who changed it; never reads bodies. */
-  overview(caller: Caller): Promise<OverviewRow[]> {
+  /** The index for people: each entry with when it last changed, who changed it and when a model last opened it; never reads bodies. */
+  overview(caller: Caller): Promise<Overview> {
     return this.store.overview(caller.user);
   }
 
@@ -162,7 +186,8 @@ export class Memory {
     return this.store.search(caller.user, terms, { limit: searchLimit(options.limit) });
   }
 
-  async open(caller: Caller, rawNames: readonly string[]): Promise<OpenOutcome> {
+  /** The entries of `rawNames` that exist, and suggestions for the rest; a model's opening of each is noted (opened.ts). */
+  async open(caller: Caller, rawNames: readonly string[], options: OpenOptions = {}): Promise<OpenOutcome> {
     const names = [...new Set(rawNames.map((raw) => parseName(raw, this.policy)))];
     if (names.length > this.policy.maxNames) {
       throw new EngramError(
@@ -175,6 +200,11 @@ export class Memory {
     const rows = await this.store.get(caller.user, names);
     const byName = new Map(rows.map((entry) => [entry.name, entry]));
     const found = names.flatMap((name) => byName.get(name) ?? []);
+    if (!options.byPerson)
+      this.opened.note(
+        caller.user,
+        found.map((entry) => entry.name),
+      );
     const absent = names.filter((name) => !byName.has(name));
     const missing = absent.length === 0 ? [] : await this.describeMissing(caller, absent);
     return { found, missing };

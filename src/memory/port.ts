@@ -146,6 +146,8 @@ export interface DumpedEntry extends StoredEntry {
   readonly droppedBy: string | null;
   /** Oldest first. */
   readonly revisions: readonly RevisionRecord[];
+  /** When a model last opened it (ms since the epoch, EntryStore.recordOpened); null or absent: not since `openedSince`. */
+  readonly opened?: number | null;
 }
 
 export interface UserUsage extends Usage {
@@ -172,6 +174,11 @@ export interface StoreDump {
   readonly grantSecrets: readonly GrantSecretRecord[];
   /** Every change held for review, of every user, oldest first (then by id). */
   readonly proposals: readonly ProposalRecord[];
+  /**
+   * Since when the store records openings (Overview.openedSince); absent in a dump of a
+   * store that does not, whose load keeps the target's own.
+   */
+  readonly openedSince?: number;
 }
 
 export interface LoadOptions {
@@ -189,11 +196,31 @@ export function notEmptyError(): EngramError {
   );
 }
 
-/** An index row with the entry's last change: its time, revision number and actor. */
+/** An index row with the entry's last change: its time, revision number and actor; and when it was last opened. */
 export interface OverviewRow extends IndexRow {
   readonly updated: number;
   readonly revision: number;
   readonly actor: string;
+  /** When a model last opened it, in ms since the epoch (approximately: recordOpened); undefined: not since openedSince. */
+  readonly opened: number | undefined;
+}
+
+/** The index for people: its rows, and since when openings are recorded. */
+export interface Overview {
+  readonly entries: OverviewRow[];
+  /**
+   * When this store began recording openings (ms since the epoch: its upgrade to them, or
+   * its creation): an entry opened before then shows no `opened`, so "not opened since"
+   * is never claimed before it.
+   */
+  readonly openedSince: number;
+}
+
+/** One entry a model opened, and when (EntryStore.recordOpened). */
+export interface OpenedEntry {
+  readonly user: string;
+  readonly name: string;
+  readonly at: number;
 }
 
 /** The entries of every user: the index, reads, and the one way to change them. */
@@ -202,10 +229,10 @@ export interface EntryStore {
   index(user: string): Promise<readonly IndexRow[]>;
   /**
    * The index for people (the web UI): one row per live entry, sorted by name, with when
-   * it last changed, its revision and who made that change (the latest revision's actor);
-   * never reads bodies.
+   * it last changed, its revision and who made that change (the latest revision's actor)
+   * and when it was last opened; never reads bodies.
    */
-  overview(user: string): Promise<OverviewRow[]>;
+  overview(user: string): Promise<Overview>;
   /** What the user's live entries take now (the same figures `decide` is given). */
   usage(user: string): Promise<Usage>;
   /** Every user the store keeps anything of (live entries, trash or history), with their usage, by name in code-point order. */
@@ -219,6 +246,14 @@ export interface EntryStore {
   mutate(caller: Caller, name: string, decide: Decide, rules: WriteRules): Promise<MutationResult>;
   /** Like mutate, over all of the user's entries at once (given to `decide` by name), in one transaction (import, wipe). */
   mutateAll(caller: Caller, decide: DecideAll, rules: WriteRules): Promise<void>;
+  /**
+   * Notes when entries were opened, in one transaction: each live entry of `opens` whose
+   * `opened` is unset or older than `at - minimumGap` takes `at`; a name with no live
+   * entry is passed over. Bookkeeping, not a change: no revision, the user's change counter
+   * stays (no watcher is told), and the entry's `updated` and revision stay. The store keeps
+   * no rule of its own: the caller (memory/opened.ts) passes the gap.
+   */
+  recordOpened(opens: readonly OpenedEntry[], minimumGap: number): Promise<void>;
 }
 
 /** What was dropped or changed, seen and undone: revisions, the trash, undrop and purge. */

@@ -59,6 +59,8 @@ export {
   type MutationResult,
   type NamedChange,
   notEmptyError,
+  type OpenedEntry,
+  type Overview,
   type OverviewRow,
   type ProposalRecord,
   type ProposalStore,

@@ -9,7 +9,7 @@
  */
 
 import type { TokenRecord } from '../access/tokens/port.js';
-import type { DumpedEntry, RevisionRecord, StoredEntry, TrashedEntry } from '../memory/port.js';
+import type { DumpedEntry, OverviewRow, RevisionRecord, StoredEntry, TrashedEntry } from '../memory/port.js';
 
 /**
  * An entry's body (SQLite schema 11, PostgreSQL schema 8), in SQL of both dialects: its
@@ -72,6 +72,14 @@ export interface DumpedEntryRow extends EntryRow {
   user_id: string;
   dropped_at: number | null;
   dropped_by: string | null;
+  opened: number | null;
+}
+
+/** An overview row as SQL reads it: `opened` NULL where the entry was not opened since openings are recorded. */
+export type OverviewColumns = Omit<OverviewRow, 'opened'> & { opened: number | null };
+
+export function toOverviewRow(row: OverviewColumns): OverviewRow {
+  return { ...row, opened: row.opened ?? undefined };
 }
 
 /** A revision with the id of its entry, as a dump reads it. */
@@ -129,6 +137,7 @@ export function toDumpedEntries(
     droppedAt: row.dropped_at,
     droppedBy: row.dropped_by,
     revisions: revisions.get(row.id) ?? [],
+    opened: row.opened,
   }));
 }
 

@@ -126,6 +126,8 @@ describe('engram open and drop', () => {
       found: [expect.objectContaining({ name: 'topics/editor', body: 'Uses Helix.\n', size: 12, revision: 1 })],
       missing: [{ name: 'topics/editr', suggestions: ['topics/editor'] }],
     });
+    // A person reading, not an assistant: the entry is not marked as opened (memory/opened.ts).
+    expect(queryDatabase(engram.db, 'SELECT opened FROM entries')).toEqual([{ opened: null }]);
   });
 
   it('drops an entry, printing what was dropped', async () => {

@@ -82,7 +82,7 @@ export async function createTestSchema(database: TestDatabase): Promise<TestSche
 
 /**
  * Empties every table of the connection's schema but schema_version and restarts its
- * identities, in one statement: DELETE, three times cheaper on these small tables than
+ * identities (opened_since starts again at now, as a new database's), in one statement: DELETE, three times cheaper on these small tables than
  * TRUNCATE (which makes new files). A table still referenced by rows of another is left
  * for the next round, so no privilege beyond the tables' is needed.
  */
@@ -102,6 +102,10 @@ export const EMPTY_SCHEMA = `DO $$ DECLARE name text; emptied boolean; BEGIN
   FOR name IN SELECT sequencename FROM pg_sequences WHERE schemaname = current_schema() LOOP
     EXECUTE 'ALTER SEQUENCE ' || quote_ident(name) || ' RESTART';
   END LOOP;
+  -- As in a new database: openings recorded from now on (migration 11).
+  IF to_regclass('opened_since') IS NOT NULL THEN
+    INSERT INTO opened_since (at) VALUES ((extract(epoch FROM clock_timestamp()) * 1000)::bigint);
+  END IF;
 END $$`;
 
 /** Runs one statement on a connection of its own, behind every store, and returns its rows. */

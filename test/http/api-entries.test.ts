@@ -39,6 +39,7 @@ describe('GET /api/entries', () => {
           updated: expect.stringMatching(ISO),
           revision: 1,
           actor: 'test',
+          opened: null,
         },
         {
           name: 'topics/me',
@@ -47,8 +48,10 @@ describe('GET /api/entries', () => {
           updated: expect.stringMatching(ISO),
           revision: 2,
           actor: 'test',
+          opened: null,
         },
       ],
+      openedSince: expect.stringMatching(ISO),
       usage: { bytes: 15 + 10 + 12 + 22 + 9 + 8, entries: 2 },
       limits: {
         entryCap: 16_384,
@@ -58,6 +61,30 @@ describe('GET /api/entries', () => {
         groups: ['areas', 'people', 'topics'],
       },
     });
+  });
+
+  it('says when a model last opened each entry (an ISO time, null if not since openedSince); a person’s read is not one', async () => {
+    const server = await seeded();
+    await api(server, 'GET', '/api/entries/people/ada');
+    await server.memory.close();
+    expect((await api(server, 'GET', '/api/entries')).json).toMatchObject({
+      entries: [
+        { name: 'people/ada', opened: null },
+        { name: 'topics/me', opened: null },
+      ],
+    });
+
+    const opening = Date.parse('2026-03-04T05:06:07.000Z');
+    await server.store.recordOpened([{ user: LOCAL.user, name: 'topics/me', at: opening }], 0);
+
+    const { json } = await api(server, 'GET', '/api/entries');
+    expect(json).toMatchObject({
+      entries: [
+        { name: 'people/ada', opened: null },
+        { name: 'topics/me', opened: '2026-03-04T05:06:07.000Z' },
+      ],
+    });
+    expect(Date.parse((json as { openedSince: string }).openedSince)).toBeLessThanOrEqual(Date.now());
   });
 
   it('answers an empty memory with no rows', async () => {

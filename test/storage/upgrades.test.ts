@@ -47,10 +47,12 @@ describe('an upgrade to this Engram keeps everything', () => {
     it.each(all)('$name, made by the Engram of its day', async ({ name, manifest }) => {
       const path = tempDir().file('memory.db');
       copyFileSync(join(FIXTURES, `${name}.db`), path);
+      const upgraded = Date.now();
 
       opened = await open({ kind: 'sqlite', path });
 
       await expectEverythingKept(opened, manifest);
+      await expectOpeningsFrom(opened.store, upgraded);
       const db = new Database(path, { readonly: true });
       try {
         expect(db.prepare('SELECT version FROM schema_version').all()).toEqual([{ version: SQLITE_MIGRATIONS.length }]);
@@ -101,9 +103,12 @@ describe('an upgrade to this Engram keeps everything', () => {
       database = await createTestDatabase(server!);
       await queryPostgres(database.url, readFileSync(join(FIXTURES, `${name}.sql`), 'utf8'));
 
+      const upgraded = Date.now();
+
       opened = await open({ kind: 'postgres', url: database.url });
 
       await expectEverythingKept(opened, manifest);
+      await expectOpeningsFrom(opened.store, upgraded);
       expect(await queryPostgres(database.url, 'SELECT version FROM schema_version')).toEqual([
         { version: POSTGRES_MIGRATIONS.length },
       ]);
@@ -127,6 +132,22 @@ describe('an upgrade to this Engram keeps everything', () => {
     });
   });
 });
+
+/**
+ * No entry of an upgraded memory was opened as far as it knows, and openings are recorded
+ * from the upgrade on (give or take the test machine's clock against the database's), so
+ * "not opened since" is never claimed for the time before.
+ */
+async function expectOpeningsFrom(store: StorageBackend, upgraded: number): Promise<void> {
+  const users = await store.users();
+  expect(users.length).toBeGreaterThan(0);
+  for (const { user } of users) {
+    const { entries, openedSince } = await store.overview(user);
+    expect(entries.filter((row) => row.opened !== undefined)).toEqual([]);
+    expect(openedSince).toBeGreaterThanOrEqual(upgraded - 1_000);
+    expect(openedSince).toBeLessThanOrEqual(Date.now() + 1_000);
+  }
+}
 
 function execSqlite(path: string, sql: string): void {
   const db = new Database(path);

@@ -68,7 +68,8 @@ function revisionMatched(ifMatch: string | undefined): number | undefined {
  * and how to bring it back, else with suggestions.
  */
 async function openOne(memory: Memory, caller: Caller, name: string) {
-  const { found, missing } = await memory.open(caller, [name]);
+  // A person's read (the web UI, a script): a model's opening is what `opened` records.
+  const { found, missing } = await memory.open(caller, [name], { byPerson: true });
   const entry = found[0];
   if (!entry) {
     const [absent] = missing;
@@ -113,9 +114,10 @@ export function entryRoutes(memory: Memory): Route[] {
       method: 'GET',
       template: '/api/entries',
       handle: async ({ caller }) => {
-        const [entries, usage] = await Promise.all([memory.overview(caller), memory.usage(caller)]);
+        const [{ entries, openedSince }, usage] = await Promise.all([memory.overview(caller), memory.usage(caller)]);
         const overview: OverviewJson = {
           entries: entries.map(overviewRowJson),
+          openedSince: new Date(openedSince).toISOString(),
           usage: { bytes: usage.totalBytes, entries: usage.entries },
           limits: {
             entryCap: policy.entryCap,

@@ -41,7 +41,10 @@ export function entryJson(entry: StoredEntry) {
   };
 }
 
-/** An index row with its last change: when, the revision, and who made it (the history's actor). */
+/**
+ * An index row with its last change: when, the revision, and who made it (the history's
+ * actor); and when a model last opened it (to the hour), null when not since the overview's `openedSince`.
+ */
 export function overviewRowJson(row: OverviewRow) {
   return {
     name: row.name,
@@ -50,6 +53,7 @@ export function overviewRowJson(row: OverviewRow) {
     updated: iso(row.updated),
     revision: row.revision,
     actor: row.actor,
+    opened: isoOrNull(row.opened),
   };
 }
 
@@ -276,6 +280,11 @@ export type BrowserSessionJson = ReturnType<typeof browserSessionJson>;
 /** `GET /api/entries`: the index, what it takes of the caller's quota, and the limits an edit must keep. */
 export interface OverviewJson {
   readonly entries: OverviewRowJson[];
+  /**
+   * Since when Engram records openings (its upgrade to them, or the memory's creation): an
+   * entry whose `opened` is null was not opened by a model since then (nor, to the hour, after its creation).
+   */
+  readonly openedSince: string;
   readonly usage: { readonly bytes: number; readonly entries: number };
   readonly limits: {
     readonly entryCap: number;

@@ -106,9 +106,10 @@ function manyEntries(count: number): StoreDump {
         },
         { revision: 2, operation: 'append' as const, actor: 'cli', at: START + i + 1, description: `entry ${i}`, body },
       ],
+      opened: i % 3 === 0 ? null : START + 10_000 + i,
     };
   });
-  const dump: StoreDump = { ...EMPTY, entries };
+  const dump: StoreDump = { ...EMPTY, entries, openedSince: START - 5_000 };
   return { ...dump, users: recount(dump) };
 }
 
@@ -235,7 +236,7 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         const store = await fresh();
 
         expect(await store.isEmpty()).toBe(true);
-        expect(await store.dump()).toEqual(EMPTY);
+        expect(await store.dump()).toEqual({ ...EMPTY, openedSince: expect.any(Number) });
       });
 
       it('is false once the store holds an entry, even only in the trash', async () => {
@@ -278,7 +279,8 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         const ids = dump.entries.map((entry) => entry.id);
         expect(ids).toEqual([...ids].sort((a, b) => a - b));
         expect(new Set(ids).size).toBe(ids.length);
-        const strip = dump.entries.map(({ id, revisions, ...entry }) => ({
+        expect(dump.entries.map((entry) => entry.opened)).toEqual(dump.entries.map(() => null));
+        const strip = dump.entries.map(({ id, revisions, opened, ...entry }) => ({
           ...entry,
           revisions: revisions.map((r) => `${r.revision} ${r.operation} ${r.actor} ${r.at - START} ${r.description}`),
         }));
@@ -539,6 +541,38 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         });
 
         expect(await target.dump()).toEqual(before);
+      });
+
+      it('keeps when each entry was last opened, and since when openings are recorded', async () => {
+        const source = await fresh();
+        await fill(source);
+        await source.recordOpened([{ user: 'alice', name: 'topics/editor', at: START + 50_000 }], 0);
+        const dump = await source.dump();
+        expect(dump.entries.find((entry) => entry.name === 'topics/editor')?.opened).toBe(START + 50_000);
+        const target = await fresh();
+
+        await target.load({ ...dump, openedSince: START - 1 }, { replace: false });
+
+        const { entries, openedSince } = await target.overview('alice');
+        expect(openedSince).toBe(START - 1);
+        expect(entries.find((row) => row.name === 'topics/editor')?.opened).toBe(START + 50_000);
+        expect(entries.filter((row) => row.opened !== undefined)).toHaveLength(1);
+      });
+
+      it('loads a dump of a store that records no openings: no entry opened, the target’s own start kept', async () => {
+        const source = await fresh();
+        await fill(source);
+        const { openedSince: _, ...dump } = await source.dump();
+        const older: StoreDump = { ...dump, entries: dump.entries.map(({ opened: _, ...entry }) => entry) };
+        const target = await fresh();
+        const { openedSince } = await target.overview('alice');
+
+        await target.load(older, { replace: false });
+
+        const overview = await target.overview('alice');
+        expect(overview.openedSince).toBe(openedSince);
+        expect(overview.entries.length).toBeGreaterThan(0);
+        expect(overview.entries.every((row) => row.opened === undefined)).toBe(true);
       });
 
       it('loads thousands of entries with their own ids, reporting progress up to every entry written', async () => {

@@ -5,7 +5,7 @@
  * here may know which backend it is testing.
  */
 
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Caller, Decide, Store, StoredEntry, Usage } from '../../memory/port.js';
 import { appendLine, bytes, drop, footprint, none, type OpenStore, put, START, storesPerTest } from './setup.js';
 
@@ -117,7 +117,7 @@ export function describeEntryContract(label: string, open: OpenStore): void {
         await store.mutate(alice, 'topics/gone', drop, rules);
         await store.mutate(bob, 'topics/bob', put('bob\n'), rules);
 
-        expect(await store.overview('alice')).toEqual([
+        expect((await store.overview('alice')).entries).toEqual([
           {
             name: 'topics/a',
             size: 2,
@@ -128,16 +128,107 @@ export function describeEntryContract(label: string, open: OpenStore): void {
           },
           { name: 'topics/b', size: 7, description: 'about b', updated: START + 1000, revision: 2, actor: 'model' },
         ]);
-        expect(await store.overview('carol')).toEqual([]);
+        expect((await store.overview('carol')).entries).toEqual([]);
       });
 
       it('lists an entry whose latest revision is not kept (a history limit of 0), by no actor', async () => {
         await store.mutate(alice, 'topics/kept', put('kept\n', 'about kept'), { ...rules, historyLimit: 0 });
 
-        expect(await store.overview('alice')).toEqual([
+        expect((await store.overview('alice')).entries).toEqual([
           { name: 'topics/kept', size: 5, description: 'about kept', updated: START, revision: 1, actor: '' },
         ]);
         expect(await store.index('alice')).toEqual([{ name: 'topics/kept', size: 5, description: 'about kept' }]);
+      });
+    });
+
+    describe('recordOpened', () => {
+      const HOUR = 3_600_000;
+
+      /** When each of the user's live entries was last opened, by name (undefined: not since openings are recorded). */
+      async function openedOf(user: string): Promise<Record<string, number | undefined>> {
+        const { entries } = await store.overview(user);
+        return Object.fromEntries(entries.map((row) => [row.name, row.opened]));
+      }
+
+      it('starts with no entry opened, and says since when openings are recorded', async () => {
+        const before = Date.now();
+        await store.mutate(alice, 'topics/a', put('a\n'), rules);
+
+        const overview = await store.overview('alice');
+
+        expect(overview.entries.map((row) => row.opened)).toEqual([undefined]);
+        expect(overview.openedSince).toBeGreaterThan(0);
+        // A new store records openings from its creation (moments before this test's first write).
+        expect(overview.openedSince).toBeLessThanOrEqual(Date.now());
+        expect(overview.openedSince).toBeGreaterThan(before - 60_000);
+      });
+
+      it('notes the time on live entries only: dropped, missing and other users’ names are passed over', async () => {
+        await store.mutate(alice, 'topics/a', put('a\n'), rules);
+        await store.mutate(alice, 'topics/b', put('b\n'), rules);
+        await store.mutate(alice, 'topics/gone', put('gone\n'), rules);
+        await store.mutate(alice, 'topics/gone', drop, rules);
+        await store.mutate(bob, 'topics/a', put('bob a\n'), rules);
+
+        await store.recordOpened(
+          [
+            { user: 'alice', name: 'topics/a', at: START + 5 },
+            { user: 'alice', name: 'topics/gone', at: START + 5 },
+            { user: 'alice', name: 'topics/missing', at: START + 5 },
+            { user: 'carol', name: 'topics/a', at: START + 5 },
+          ],
+          HOUR,
+        );
+
+        expect(await openedOf('alice')).toEqual({ 'topics/a': START + 5, 'topics/b': undefined });
+        expect(await openedOf('bob')).toEqual({ 'topics/a': undefined });
+        await store.mutate(alice, 'topics/gone', put('back\n'), rules);
+        expect((await openedOf('alice'))['topics/gone']).toBeUndefined();
+        await store.recordOpened([], HOUR);
+      });
+
+      it('keeps the time it has unless it is older than the gap, and never moves it back', async () => {
+        await store.mutate(alice, 'topics/a', put('a\n'), rules);
+        await store.recordOpened([{ user: 'alice', name: 'topics/a', at: START + HOUR }], HOUR);
+
+        await store.recordOpened([{ user: 'alice', name: 'topics/a', at: START + 2 * HOUR - 1 }], HOUR);
+        expect(await openedOf('alice')).toEqual({ 'topics/a': START + HOUR });
+        await store.recordOpened([{ user: 'alice', name: 'topics/a', at: START }], 0);
+        expect(await openedOf('alice')).toEqual({ 'topics/a': START + HOUR });
+        await store.recordOpened([{ user: 'alice', name: 'topics/a', at: START + 2 * HOUR + 1 }], HOUR);
+        expect(await openedOf('alice')).toEqual({ 'topics/a': START + 2 * HOUR + 1 });
+      });
+
+      it('is bookkeeping, not a change: no revision, the entry and its history as they were, no watcher told', async () => {
+        await store.mutate(alice, 'topics/a', put('a\n'), rules);
+        const told: unknown[] = [];
+        const stop = await store.watch('alice', (change) => told.push(change));
+        const before = {
+          entries: await store.get('alice', ['topics/a']),
+          history: await store.history('alice', 'topics/a'),
+          activity: await store.activity('alice', { limit: 10 }),
+          index: await store.index('alice'),
+          usage: await store.usage('alice'),
+        };
+
+        await store.recordOpened([{ user: 'alice', name: 'topics/a', at: START + 10 }], HOUR);
+
+        expect({
+          entries: await store.get('alice', ['topics/a']),
+          history: await store.history('alice', 'topics/a'),
+          activity: await store.activity('alice', { limit: 10 }),
+          index: await store.index('alice'),
+          usage: await store.usage('alice'),
+        }).toEqual(before);
+        const { entries } = await store.overview('alice');
+        expect(entries[0]).toMatchObject({ updated: START, revision: 1, opened: START + 10 });
+        // A change after it is told, and is the only one told.
+        await store.mutate(alice, 'topics/a', appendLine('more'), rules);
+        await vi.waitFor(() => expect(told).toHaveLength(1));
+        stop();
+        expect(told[0]).toMatchObject({ name: 'topics/a', revision: 2 });
+        // The entry's opening stays through a change of its text.
+        expect((await openedOf('alice'))['topics/a']).toBe(START + 10);
       });
     });
 

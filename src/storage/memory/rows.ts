@@ -24,6 +24,8 @@ export interface Row {
   entry: StoredEntry;
   dropped?: { readonly at: number; readonly by: string };
   revisions: RevisionRecord[];
+  /** When a model last opened it (EntryStore.recordOpened): kept on the row, as a SQL column, through every change. */
+  opened?: number;
 }
 
 /** What a user takes, kept by delta on every change as the SQL stores keep their users row. */

@@ -21,7 +21,8 @@ import type {
   DecideAll,
   LoadOptions,
   MutationResult,
-  OverviewRow,
+  OpenedEntry,
+  Overview,
   RevisionRecord,
   StoreDump,
   StoredEntry,
@@ -51,6 +52,8 @@ export class MemoryStore implements StorageBackend {
   private readonly feed = new ChangeFeed({
     readVersions: (users) => new Map(users.map((user) => [user, this.data.versions.get(user) ?? 0])),
   });
+  /** Since when openings are recorded: the store's creation, as a new database's (or a loaded dump's). */
+  private openedSince = Date.now();
   readonly tokens = new MemoryTokenStore();
   readonly accounts = new MemoryAccountStore();
   readonly oauth = new MemoryOAuthStore((user) => this.accounts.has(user));
@@ -66,18 +69,28 @@ export class MemoryStore implements StorageBackend {
       .sort((a, b) => compare(a.name, b.name));
   }
 
-  async overview(user: string): Promise<OverviewRow[]> {
-    return this.data
+  async overview(user: string): Promise<Overview> {
+    const entries = this.data
       .live(user)
-      .map(({ entry: { name, size, description, updated, revision }, revisions }) => ({
+      .map(({ entry: { name, size, description, updated, revision }, revisions, opened }) => ({
         name,
         size,
         description,
         updated,
         revision,
         actor: revisions.find((record) => record.revision === revision)?.actor ?? '',
+        opened,
       }))
       .sort((a, b) => compare(a.name, b.name));
+    return { entries, openedSince: this.openedSince };
+  }
+
+  /** Bookkeeping on the row alone: the user's change counter stays, so no watcher is told. */
+  async recordOpened(opens: readonly OpenedEntry[], minimumGap: number): Promise<void> {
+    for (const { user, name, at } of opens) {
+      const row = this.data.liveRow(user, name);
+      if (row && (row.opened === undefined || row.opened < at - minimumGap)) row.opened = at;
+    }
   }
 
   async usage(user: string): Promise<Usage> {
@@ -215,13 +228,14 @@ export class MemoryStore implements StorageBackend {
     const rows = this.data.all().sort((a, b) => a.id - b.id);
     const tokens = await this.tokens.list();
     return {
-      entries: rows.map(({ id, user, entry, dropped, revisions }) => ({
+      entries: rows.map(({ id, user, entry, dropped, revisions, opened }) => ({
         ...entry,
         id,
         user,
         droppedAt: dropped?.at ?? null,
         droppedBy: dropped?.by ?? null,
         revisions: [...revisions],
+        opened: opened ?? null,
       })),
       users: [...this.data.counters.entries()]
         .sort(([a], [b]) => compare(a, b))
@@ -230,6 +244,7 @@ export class MemoryStore implements StorageBackend {
       accounts: await this.accounts.list(),
       ...this.oauth.snapshot(),
       proposals: this.proposals.all(),
+      openedSince: this.openedSince,
     };
   }
 
@@ -245,10 +260,18 @@ export class MemoryStore implements StorageBackend {
     for (const { user, totalBytes, entries, historyBytes } of dump.users) {
       this.data.counters.set(user, { totalBytes, entries, historyBytes });
     }
-    for (const { id, user, droppedAt, droppedBy, revisions, ...entry } of dump.entries) {
+    for (const { id, user, droppedAt, droppedBy, revisions, opened, ...entry } of dump.entries) {
       const dropped = droppedAt === null ? undefined : { at: droppedAt, by: droppedBy ?? '' };
-      this.data.rows.set(id, { id, user, entry, dropped, revisions: [...revisions] });
+      this.data.rows.set(id, {
+        id,
+        user,
+        entry,
+        dropped,
+        revisions: [...revisions],
+        ...(opened == null ? {} : { opened }),
+      });
     }
+    if (dump.openedSince !== undefined) this.openedSince = dump.openedSince;
     this.data.nextId = dump.entries.reduce((max, entry) => Math.max(max, entry.id), 0) + 1;
     for (const user of new Set([...this.data.versions.keys(), ...this.data.counters.keys()])) this.data.bump(user);
     options.onProgress?.(dump.entries.length);

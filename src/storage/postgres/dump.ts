@@ -34,13 +34,14 @@ const SQL = {
   clear: `TRUNCATE ${LOADED_TABLES.join(', ')}`,
   // $12, $13, $14: the words of each name, description and body (search-words.ts searchText).
   addEntries: `INSERT INTO entries (id, user_id, name, description, size, body, created, updated, revision, dropped_at,
-       dropped_by, search)
+       dropped_by, search, opened)
      OVERRIDING SYSTEM VALUE SELECT e.id, e.user_id, e.name, e.description, e.size, e.body, e.created, e.updated,
-       e.revision, e.dropped_at, e.dropped_by, ${searchVector('e.name_words', 'e.description_words', 'e.body_words')}
+       e.revision, e.dropped_at, e.dropped_by, ${searchVector('e.name_words', 'e.description_words', 'e.body_words')},
+       e.opened
      FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::bigint[],
-       $8::bigint[], $9::integer[], $10::bigint[], $11::text[], $12::text[], $13::text[], $14::text[])
+       $8::bigint[], $9::integer[], $10::bigint[], $11::text[], $12::text[], $13::text[], $14::text[], $15::bigint[])
        AS e (id, user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by,
-         name_words, description_words, body_words)`,
+         name_words, description_words, body_words, opened)`,
   addRevisions: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash,
        note)
      SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::text[], $5::text[], $6::bigint[], $7::text[],
@@ -82,6 +83,7 @@ function dumpDatabaseOn(query: <Row>(text: string, values?: readonly unknown[]) 
         searchText(e.name),
         searchText(e.description),
         searchText(e.body),
+        e.opened ?? null,
       ]);
       const revisions = entries.flatMap((entry) => entry.revisions.map((record) => ({ entry, record })));
       for (let first = 0; first < revisions.length; first += BATCH) {

@@ -224,6 +224,14 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX proposals_waiting ON proposals (user_id, at, id);
   CREATE INDEX proposals_age ON proposals (at);
   `,
+  // 11: when a model last opened each entry (ms, NULL: not since), noted at most once an hour
+  // (memory/opened.ts), and since when that is recorded, as SQLite's step 19. No index holds
+  // opened, so noting an opening is a HOT update: no index of the row is written again.
+  `
+  ALTER TABLE entries ADD COLUMN opened bigint;
+  CREATE TABLE opened_since (at bigint NOT NULL);
+  INSERT INTO opened_since (at) VALUES ((extract(epoch FROM clock_timestamp()) * 1000)::bigint);
+  `,
 ];
 
 /** Rows per batch of the search vectors' backfill. */

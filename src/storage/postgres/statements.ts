@@ -7,6 +7,9 @@
 import { bodyOf, entryColumns, revisionBytes } from '../sql-rows.js';
 import type { Statement } from './driver.js';
 
+/** The time now in ms since the epoch, by PostgreSQL's clock (as migration 11 records it). */
+export const POSTGRES_NOW_MS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
+
 /** What a revision takes against the history cap (sql-rows.ts). */
 const REVISION_BYTES = revisionBytes();
 
@@ -81,9 +84,22 @@ const WANTED = 'unnest($1::text[], $2::text[]) AS k (user_id, name)';
 export const SQL = {
   index: 'SELECT name, size, description FROM entries WHERE user_id = $1 AND dropped_at IS NULL ORDER BY name',
   // LEFT: an entry whose latest revision is not kept (a history limit of 0) is listed too, by no actor.
-  overview: `SELECT e.name, e.size, e.description, e.updated, e.revision, coalesce(r.actor, '') AS actor FROM entries e
+  overview: `SELECT e.name, e.size, e.description, e.updated, e.revision, coalesce(r.actor, '') AS actor, e.opened
+       FROM entries e
        LEFT JOIN revisions r ON r.user_id = e.user_id AND r.entry_id = e.id AND r.revision = e.revision
        WHERE e.user_id = $1 AND e.dropped_at IS NULL ORDER BY e.name`,
+  // The row the migration made; were it gone, openings are claimed from now on only.
+  openedSince: `SELECT coalesce((SELECT max(at) FROM opened_since), ${POSTGRES_NOW_MS}) AS at`,
+  // Live entries' openings (EntryStore.recordOpened), by entries_live: $1 users, $2 names,
+  // $3 times, pair by pair; $4 the least gap. No counter or revision moves, and no index
+  // holds opened: a HOT update of each row. Rows are locked in (user, name) order, so two
+  // servers noting the same entries never wait on each other in a circle.
+  recordOpened: `UPDATE entries e SET opened = o.at
+     FROM (SELECT e.user_id, e.id, k.at FROM unnest($1::text[], $2::text[], $3::bigint[]) AS k (user_id, name, at)
+       JOIN entries e ON e.user_id = k.user_id AND e.name = k.name AND e.dropped_at IS NULL
+       WHERE e.opened IS NULL OR e.opened < k.at - $4::bigint
+       ORDER BY e.user_id, e.name FOR UPDATE OF e) AS o
+     WHERE e.user_id = o.user_id AND e.id = o.id`,
   // $2: every term anywhere; $3: every term in the name; $4: every term in the description (searchQuery).
   search: `SELECT name, description, ${bodyOf('entries')} AS body, updated FROM entries
      WHERE user_id = $1 AND dropped_at IS NULL AND search @@ $2::tsquery

@@ -23,7 +23,8 @@ import type {
   DecideAll,
   LoadOptions,
   MutationResult,
-  OverviewRow,
+  OpenedEntry,
+  Overview,
   RevisionRecord,
   StoreDump,
   StoredEntry,
@@ -48,9 +49,11 @@ import { SqlOAuthStore } from '../sql/oauth.js';
 import { SqlProposalStore } from '../sql/proposals.js';
 import {
   type EntryRow,
+  type OverviewColumns,
   type RevisionColumns,
   type TrashRow,
   toEntry,
+  toOverviewRow,
   toRevision,
   toTrashedEntry,
 } from '../sql-rows.js';
@@ -176,8 +179,25 @@ export class PostgresStore implements StorageBackend {
     return this.db.query<IndexRow>(statement('index', user));
   }
 
-  async overview(user: string): Promise<OverviewRow[]> {
-    return this.db.query<OverviewRow>(statement('overview', user));
+  async overview(user: string): Promise<Overview> {
+    const [rows, [since]] = await Promise.all([
+      this.db.query<OverviewColumns>(statement('overview', user)),
+      this.db.query<{ at: number }>(statement('openedSince')),
+    ]);
+    return { entries: rows.map(toOverviewRow), openedSince: since?.at ?? 0 };
+  }
+
+  async recordOpened(opens: readonly OpenedEntry[], minimumGap: number): Promise<void> {
+    if (opens.length === 0) return;
+    await this.db.query(
+      statement(
+        'recordOpened',
+        opens.map((open) => open.user),
+        opens.map((open) => open.name),
+        opens.map((open) => open.at),
+        minimumGap,
+      ),
+    );
   }
 
   async usage(user: string): Promise<Usage> {

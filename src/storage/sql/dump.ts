@@ -108,11 +108,14 @@ const IS_EMPTY = `SELECT NOT EXISTS (SELECT 1 FROM entries) AND NOT EXISTS (SELE
      AND NOT EXISTS (SELECT 1 FROM oauth_clients) AND NOT EXISTS (SELECT 1 FROM grants)
      AND NOT EXISTS (SELECT 1 FROM proposals) AS empty`;
 
+/** Since when the loaded store's openings are recorded: a whole number of ms, written as a literal. */
+const SET_OPENED_SINCE = (at: number) => `UPDATE opened_since SET at = ${Math.trunc(at)} RETURNING at`;
+
 /** The reads of a dump, each in an order of its own so that two dumps of one database are equal. */
 function dumpReads({ byCodePoint: c }: SqlDialect) {
   return {
     entries: `SELECT id, user_id, name, description, ${bodyOf('entries')} AS body, size, created, updated, revision,
-       dropped_at, dropped_by
+       dropped_at, dropped_by, opened
      FROM entries ORDER BY id`,
     revisions:
       'SELECT entry_id, revision, operation, actor, at, description, body, note FROM revisions ORDER BY entry_id, revision',
@@ -124,6 +127,7 @@ function dumpReads({ byCodePoint: c }: SqlDialect) {
     grants: `SELECT ${GRANT_COLUMNS} FROM grants ORDER BY created, id${c}`,
     grantSecrets: `SELECT ${SECRET_COLUMNS} FROM grant_secrets ORDER BY grant_id${c}, hash${c}`,
     proposals: `SELECT ${PROPOSAL_COLUMNS} FROM proposals ORDER BY at, id${c}`,
+    openedSince: 'SELECT at FROM opened_since',
   };
 }
 
@@ -165,7 +169,9 @@ export function* dump(db: DumpDatabase): Work<StoreDump> {
   const grants = (yield* get(db.rows<GrantRow<boolean | number>>(read.grants))).map(toGrantRecord);
   const grantSecrets = (yield* get(db.rows<SecretRow>(read.grantSecrets))).map(toSecretRecord);
   const proposals = (yield* get(db.rows<ProposalRow>(read.proposals))).map(toProposalRecord);
-  return { entries, users, tokens, accounts, clients, grants, grantSecrets, proposals };
+  const [since] = yield* get(db.rows<{ at: number }>(read.openedSince));
+  const dumped = { entries, users, tokens, accounts, clients, grants, grantSecrets, proposals };
+  return since === undefined ? dumped : { ...dumped, openedSince: Number(since.at) };
 }
 
 /**
@@ -193,6 +199,8 @@ export function* load(db: DumpDatabase, dump: StoreDump, options: LoadOptions): 
   yield* insertAll(db, GRANTS, dump.grants, (grant) => grantValues(grant, db.dialect.boolean));
   yield* insertAll(db, SECRETS, dump.grantSecrets, secretValues);
   yield* insertAll(db, PROPOSALS, dump.proposals, proposalValues);
+  // The openings the dump carries were recorded since its store's start (a dump without one keeps this store's).
+  if (dump.openedSince !== undefined) yield* get(db.rows(SET_OPENED_SINCE(dump.openedSince)));
   yield* get(db.finish());
 }
 

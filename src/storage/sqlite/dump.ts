@@ -16,8 +16,10 @@ import { sqliteDialect } from './sql-database.js';
 
 const SQL = {
   clear: LOADED_TABLES.map((table) => `DELETE FROM ${table};`).join('\n'),
-  addEntry: `INSERT INTO entries (id, user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by)
-     VALUES (@id, @user, @name, @description, @size, @body, @created, @updated, @revision, @droppedAt, @droppedBy)`,
+  addEntry: `INSERT INTO entries (id, user_id, name, description, size, body, created, updated, revision, dropped_at, dropped_by,
+       opened)
+     VALUES (@id, @user, @name, @description, @size, @body, @created, @updated, @revision, @droppedAt, @droppedBy,
+       @opened)`,
   addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash, note)
      VALUES (@user, @entryId, @revision, @operation, @actor, @at, @description, @body, 0, @note)`,
   // Each body stored once (migrations.ts, step 11): an entry keeps its own only where its latest revision does not hold it.
@@ -50,7 +52,7 @@ function dumpDatabaseOn(db: Database): DumpDatabase {
       const addEntry = db.prepare(SQL.addEntry);
       const addRevision = db.prepare(SQL.addRevision);
       for (const { revisions, ...entry } of entries) {
-        addEntry.run(entry);
+        addEntry.run({ ...entry, opened: entry.opened ?? null });
         for (const record of revisions)
           addRevision.run({ user: entry.user, entryId: entry.id, ...record, note: record.note ?? null });
       }

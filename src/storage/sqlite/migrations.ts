@@ -369,6 +369,15 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX proposals_waiting ON proposals (user_id, at, id);
   CREATE INDEX proposals_age ON proposals (at);
   `,
+  // 19: when a model last opened each entry (ms, NULL: not since), noted at most once an hour
+  // (memory/opened.ts), and since when that is recorded: this upgrade, or the file's creation.
+  // No index holds opened and no trigger watches it (search_pending_delete fires on a delete
+  // only), so noting an opening rewrites the one row and nothing else.
+  `
+  ALTER TABLE entries ADD COLUMN opened INTEGER;
+  CREATE TABLE opened_since (at INTEGER NOT NULL) STRICT;
+  INSERT INTO opened_since (at) VALUES (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+  `,
 ];
 
 /** The schema version the database records (undefined for a new one), read without taking the write lock. */

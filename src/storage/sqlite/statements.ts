@@ -9,6 +9,9 @@ import type { Database, Statement } from './driver.js';
 /** The columns an entry is read by, in the order of EntryRow (sql-rows.ts). */
 const ENTRY_COLUMNS = entryColumns('entries');
 
+/** The time now in ms since the epoch, by SQLite's clock (as migration 19 records it). */
+export const SQLITE_NOW_MS = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)";
+
 /** What a revision takes against the history cap (sql-rows.ts). */
 const REVISION_BYTES = revisionBytes();
 
@@ -28,9 +31,15 @@ export const SQL = {
   index:
     'SELECT name, size, description FROM entries INDEXED BY entries_index WHERE user_id = ? AND dropped_at IS NULL ORDER BY name',
   // LEFT: an entry whose latest revision is not kept (a history limit of 0) is listed too, by no actor.
-  overview: `SELECT e.name, e.size, e.description, e.updated, e.revision, coalesce(r.actor, '') AS actor FROM entries e
+  overview: `SELECT e.name, e.size, e.description, e.updated, e.revision, coalesce(r.actor, '') AS actor, e.opened
+       FROM entries e
        LEFT JOIN revisions r ON r.entry_id = e.id AND r.revision = e.revision
        WHERE e.user_id = ? AND e.dropped_at IS NULL ORDER BY e.name`,
+  // The row the migration made; were it gone, openings are claimed from now on only.
+  openedSince: `SELECT coalesce((SELECT max(at) FROM opened_since), ${SQLITE_NOW_MS})`,
+  // A live entry's opening (EntryStore.recordOpened), by entries_live: no counter, revision or search row moves.
+  recordOpened: `UPDATE entries SET opened = @at
+       WHERE user_id = @user AND name = @name AND dropped_at IS NULL AND (opened IS NULL OR opened < @at - @gap)`,
   // The live entries (entries_search holds only those) with every term anywhere, then ranked:
   // every term in the name, then in the description (searchMatch), then the latest first.
   search: `SELECT e.name, e.description, ${bodyOf('e')} AS body, e.updated FROM entries_search JOIN entries e ON e.id = entries_search.rowid

@@ -20,7 +20,8 @@ import type {
   DecideAll,
   LoadOptions,
   MutationResult,
-  OverviewRow,
+  OpenedEntry,
+  Overview,
   RevisionRecord,
   StoreDump,
   StoredEntry,
@@ -46,9 +47,11 @@ import { SqlProposalStore } from '../sql/proposals.js';
 import { SqlTokenStore } from '../sql/tokens.js';
 import {
   type EntryRow,
+  type OverviewColumns,
   type RevisionColumns,
   type TrashRow,
   toEntry,
+  toOverviewRow,
   toRevision,
   toTrashedEntry,
 } from '../sql-rows.js';
@@ -115,6 +118,7 @@ export class SqliteStore implements StorageBackend {
   private readonly mutateEvery;
   private readonly undropOne;
   private readonly purgeRows;
+  private readonly recordOpenings;
   private readonly indexCache: IndexCache;
   /** The indexCache accelerator: off, every index is read whole (readIndex). */
   private readonly indexCached: boolean;
@@ -206,6 +210,9 @@ export class SqliteStore implements StorageBackend {
     this.proposals = new SqlProposalStore(access, (user) => this.feed.committed(user));
     this.mutateEvery = this.db.transaction(this.mutateAllInTransaction.bind(this));
     this.undropOne = this.db.transaction(this.undropInTransaction.bind(this));
+    this.recordOpenings = this.db.transaction((opens: readonly OpenedEntry[], gap: number) => {
+      for (const { user, name, at } of opens) this.statements.recordOpened.run({ user, name, at, gap });
+    });
     // The copies are selected inside the transaction, so no other process can undrop one in between.
     this.purgeRows = this.db.transaction((purging: () => readonly Copy[]) => {
       const copies = purging();
@@ -245,8 +252,21 @@ export class SqliteStore implements StorageBackend {
     }));
   }
 
-  async overview(user: string): Promise<OverviewRow[]> {
-    return this.guard.read(() => this.statements.overview.all(user) as OverviewRow[]);
+  async overview(user: string): Promise<Overview> {
+    return this.guard.read(() => ({
+      entries: (this.statements.overview.all(user) as OverviewColumns[]).map(toOverviewRow),
+      openedSince: (this.statements.openedSince.pluck().get() as number | undefined) ?? 0,
+    }));
+  }
+
+  /**
+   * One immediate transaction of one indexed UPDATE per entry. It moves no change counter,
+   * so the kept indexes (index-cache.ts) stay, here and in every other connection, and no
+   * watcher is told; no trigger watches `opened`, so the search backlog does not grow.
+   */
+  async recordOpened(opens: readonly OpenedEntry[], minimumGap: number): Promise<void> {
+    if (opens.length === 0) return;
+    await this.guard.write(() => this.recordOpenings.immediate(opens, minimumGap));
   }
 
   async usage(user: string): Promise<Usage> {
