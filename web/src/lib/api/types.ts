@@ -4,7 +4,7 @@
  * a change to an answer's shape fails the web UI's typecheck instead of drifting from it.
  */
 
-import type { OverviewJson, OverviewRowJson, SearchHitJson } from '../../../../src/http/api/shapes';
+import type { OverviewJson, SearchHitJson } from '../../../../src/http/api/shapes';
 
 export type {
   ActivityItemJson as ActivityItem,
@@ -23,6 +23,8 @@ export type {
   ImportReport,
   ItemAction,
   MergeResultJson as MergeResult,
+  OverviewJson as Overview,
+  OverviewRowJson as IndexRow,
   ProposalJson as Proposal,
   RevertChangeJson as RevertChange,
   RevertEntryJson as RevertEntry,
@@ -38,7 +40,3 @@ export type Limits = OverviewJson['limits'];
 export type SearchHit = SearchHitJson;
 /** A part of a hit: plain text, and where the words searched for are in it ([start, end) in UTF-16 units). */
 export type SearchSnippet = SearchHitJson['snippets'][number];
-
-// TEMPORARY until the server's branches land: the fields the tidy views read.
-export type IndexRow = OverviewRowJson & { readonly opened: string | null; readonly created: string };
-export type Overview = Omit<OverviewJson, 'entries'> & { readonly entries: IndexRow[]; readonly openedSince: string };
