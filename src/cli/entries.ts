@@ -79,8 +79,7 @@ export function registerEntryCommands(program: Command, common: (command: Comman
       run(
         options,
         async (context, output) => {
-          // A person reading: not noted as a model's opening (memory/opened.ts).
-          const { found, missing } = await context.memory.open(cliCaller(context), names, { byPerson: true });
+          const { found, missing } = await context.memory.open(cliCaller(context), names);
           // Nothing found is a refusal, like memory_open's isError: message on stderr, exit 1.
           if (found.length === 0) {
             throw new EngramError(

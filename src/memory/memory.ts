@@ -106,10 +106,11 @@ export interface MemoryOptions {
 /** How an open is asked for. */
 export interface OpenOptions {
   /**
-   * A person reading (the web UI, `engram open`), not a model: not noted as an opening,
-   * so tidying up never makes an entry look used.
+   * A model reading (the tool handler: `memory_open` and the MCP resources): noted as an
+   * opening (opened.ts). Every other read — the web UI, `engram open`, a merge looking up
+   * revisions — is a person's or Engram's own, and never makes an entry look used.
    */
-  readonly byPerson?: boolean;
+  readonly byModel?: boolean;
 }
 
 export class Memory {
@@ -200,7 +201,7 @@ export class Memory {
     const rows = await this.store.get(caller.user, names);
     const byName = new Map(rows.map((entry) => [entry.name, entry]));
     const found = names.flatMap((name) => byName.get(name) ?? []);
-    if (!options.byPerson)
+    if (options.byModel)
       this.opened.note(
         caller.user,
         found.map((entry) => entry.name),

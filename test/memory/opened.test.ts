@@ -57,10 +57,10 @@ describe('the openings a Memory notes', () => {
     expect(await openedOf(memory)).toEqual({ 'topics/a': START, 'topics/b': undefined, 'topics/c': undefined });
   });
 
-  it('leave out a person’s reads (the web UI, engram open)', async () => {
+  it('leave out every read not by a model through the tools (the web UI, engram open, a merge)', async () => {
     const { memory, recordOpened } = await seeded();
 
-    await memory.open(model, ['topics/a'], { byPerson: true });
+    await memory.open(model, ['topics/a']);
     await memory.close();
 
     expect(recordOpened).not.toHaveBeenCalled();
@@ -70,13 +70,13 @@ describe('the openings a Memory notes', () => {
     const { clock, memory, recordOpened } = await seeded();
     const opened = memory.opened as OpenedLog;
 
-    await memory.open(model, ['topics/a']);
+    await memory.open(model, ['topics/a'], { byModel: true });
     await opened.flush();
     clock.time = START + HOUR - 1;
-    await memory.open(model, ['topics/a', 'topics/a']);
+    await memory.open(model, ['topics/a', 'topics/a'], { byModel: true });
     expect(opened.waiting).toBe(0);
     clock.time = START + HOUR + 1;
-    await memory.open(model, ['topics/a']);
+    await memory.open(model, ['topics/a'], { byModel: true });
     await memory.close();
 
     expect(written(recordOpened)).toEqual([
@@ -90,8 +90,8 @@ describe('the openings a Memory notes', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const { memory, recordOpened } = await seeded({ flushAfterMs: 30_000 });
 
-    await memory.open(model, ['topics/a']);
-    await memory.open(model, ['topics/b', 'topics/c']);
+    await memory.open(model, ['topics/a'], { byModel: true });
+    await memory.open(model, ['topics/b', 'topics/c'], { byModel: true });
     await vi.advanceTimersByTimeAsync(29_999);
     expect(recordOpened).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(1);
@@ -106,7 +106,7 @@ describe('the openings a Memory notes', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const { memory, recordOpened } = await seeded({ batch: 2 });
 
-    await memory.open(model, ['topics/a', 'topics/b', 'topics/c']);
+    await memory.open(model, ['topics/a', 'topics/b', 'topics/c'], { byModel: true });
     expect(recordOpened).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(0);
 
@@ -120,7 +120,7 @@ describe('the openings a Memory notes', () => {
     const { clock, memory, recordOpened } = await seeded({ maxPending: 2, maxRecent: 2 });
     const opened = memory.opened as OpenedLog;
 
-    await memory.open(model, ['topics/a', 'topics/b', 'topics/c']);
+    await memory.open(model, ['topics/a', 'topics/b', 'topics/c'], { byModel: true });
     expect(opened.waiting).toBe(2);
     await opened.flush();
     expect(
@@ -129,11 +129,11 @@ describe('the openings a Memory notes', () => {
         .map((open) => open.name),
     ).toEqual(['topics/a', 'topics/b']);
     clock.time = START + 1;
-    await memory.open(model, ['topics/c']);
+    await memory.open(model, ['topics/c'], { byModel: true });
     expect(opened.waiting).toBe(1);
     // topics/a is forgotten (two others were noted since): noted again within the hour, and
     // written again, where the store keeps the time it has (the gap is its rule too).
-    await memory.open(model, ['topics/a', 'topics/c']);
+    await memory.open(model, ['topics/a', 'topics/c'], { byModel: true });
     expect(opened.waiting).toBe(2);
     await memory.close();
     expect(await openedOf(memory)).toEqual({ 'topics/a': START, 'topics/b': START, 'topics/c': START + 1 });
@@ -160,7 +160,7 @@ describe('the openings a Memory notes', () => {
     const memory = createMemory({ store, openedLog: false });
     await memory.write(model, { name: 'topics/a', description: 'a', new: 'a\n' });
 
-    await memory.open(model, ['topics/a']);
+    await memory.open(model, ['topics/a'], { byModel: true });
     await memory.close();
 
     expect(recordOpened).not.toHaveBeenCalled();
@@ -182,7 +182,7 @@ describe('the openings a Memory notes', () => {
     const app = createApp({ store, log: (line) => logs.push(line) });
     await app.memory.write(model, { name: 'topics/a', description: 'a', new: 'a\n' });
 
-    await app.memory.open(model, ['topics/a']);
+    await app.memory.open(model, ['topics/a'], { byModel: true });
     await app.close();
 
     expect(order).toEqual(['recordOpened', 'close']);

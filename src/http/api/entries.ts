@@ -69,7 +69,7 @@ function revisionMatched(ifMatch: string | undefined): number | undefined {
  */
 async function openOne(memory: Memory, caller: Caller, name: string) {
   // A person's read (the web UI, a script): a model's opening is what `opened` records.
-  const { found, missing } = await memory.open(caller, [name], { byPerson: true });
+  const { found, missing } = await memory.open(caller, [name]);
   const entry = found[0];
   if (!entry) {
     const [absent] = missing;

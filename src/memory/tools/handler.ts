@@ -30,7 +30,7 @@ async function dispatch(memory: Memory, caller: Caller, tool: string, args: unkn
     case 'memory_open': {
       const { names } = parseOpenArguments(args);
       if (names.length === 0) return { text: formatIndex(await memory.index(caller)), isError: false };
-      const { found, missing } = await memory.open(caller, names);
+      const { found, missing } = await memory.open(caller, names, { byModel: true });
       return {
         text: formatOpened(found, missing),
         isError: found.length === 0,
