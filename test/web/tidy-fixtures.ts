@@ -30,9 +30,9 @@ export async function seedMonthsOfUse(engram: Engram, now: number): Promise<void
       await app.memory.write(claude, { name, description, new: body });
     }
     clock = now - 100 * DAY;
-    await app.memory.open(claude, ['topics/editor']);
+    await app.memory.open(claude, ['topics/editor'], { byModel: true });
     clock = now - DAY;
-    await app.memory.open(claude, ['topics/tea']);
+    await app.memory.open(claude, ['topics/tea'], { byModel: true });
     clock = now - 7 * DAY;
     await app.memory.write(claude, { name: 'topics/new', description: 'Written last week', new: 'Fresh.' });
   } finally {
