@@ -198,6 +198,8 @@ export function notEmptyError(): EngramError {
 
 /** An index row with the entry's last change: its time, revision number and actor; and when it was last opened. */
 export interface OverviewRow extends IndexRow {
+  /** When it was created, in ms since the epoch (so "not opened since" never reaches before it). */
+  readonly created: number;
   readonly updated: number;
   readonly revision: number;
   readonly actor: string;

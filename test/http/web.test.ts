@@ -44,7 +44,7 @@ function built(): string {
 }
 
 describe('the web UI files', () => {
-  it.each(['/', '/entries/people/ada', '/new', '/sessions', '/review'])(
+  it.each(['/', '/entries/people/ada', '/new', '/sessions', '/review', '/duplicates'])(
     'answers %s with index.html, never cached',
     async (path) => {
       const port = await serveWeb(built());

@@ -14,6 +14,7 @@ describe('parse', () => {
     ['/trash', { view: 'trash' }],
     ['/activity', { view: 'activity' }],
     ['/review', { view: 'review' }],
+    ['/duplicates', { view: 'duplicates' }],
     ['/transfer', { view: 'transfer' }],
     ['/access', { view: 'access' }],
   ])('reads %s', (path, route) => {
@@ -40,6 +41,7 @@ describe('hrefOf', () => {
     { view: 'new' },
     { view: 'sessions' },
     { view: 'trash' },
+    { view: 'duplicates' },
     { view: 'access' },
   ])('writes %j as an address parse reads back', (route) => {
     expect(parse(hrefOf(route))).toEqual(route);

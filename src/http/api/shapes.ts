@@ -50,6 +50,7 @@ export function overviewRowJson(row: OverviewRow) {
     name: row.name,
     size: row.size,
     description: row.description,
+    created: iso(row.created),
     updated: iso(row.updated),
     revision: row.revision,
     actor: row.actor,

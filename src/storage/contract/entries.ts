@@ -122,11 +122,20 @@ export function describeEntryContract(label: string, open: OpenStore): void {
             name: 'topics/a',
             size: 2,
             description: 'about a',
+            created: START + 1000,
             updated: START + 1000,
             revision: 1,
             actor: 'contract-test',
           },
-          { name: 'topics/b', size: 7, description: 'about b', updated: START + 1000, revision: 2, actor: 'model' },
+          {
+            name: 'topics/b',
+            size: 7,
+            description: 'about b',
+            created: START,
+            updated: START + 1000,
+            revision: 2,
+            actor: 'model',
+          },
         ]);
         expect((await store.overview('carol')).entries).toEqual([]);
       });
@@ -135,7 +144,15 @@ export function describeEntryContract(label: string, open: OpenStore): void {
         await store.mutate(alice, 'topics/kept', put('kept\n', 'about kept'), { ...rules, historyLimit: 0 });
 
         expect((await store.overview('alice')).entries).toEqual([
-          { name: 'topics/kept', size: 5, description: 'about kept', updated: START, revision: 1, actor: '' },
+          {
+            name: 'topics/kept',
+            size: 5,
+            description: 'about kept',
+            created: START,
+            updated: START,
+            revision: 1,
+            actor: '',
+          },
         ]);
         expect(await store.index('alice')).toEqual([{ name: 'topics/kept', size: 5, description: 'about kept' }]);
       });

@@ -72,10 +72,11 @@ export class MemoryStore implements StorageBackend {
   async overview(user: string): Promise<Overview> {
     const entries = this.data
       .live(user)
-      .map(({ entry: { name, size, description, updated, revision }, revisions, opened }) => ({
+      .map(({ entry: { name, size, description, created, updated, revision }, revisions, opened }) => ({
         name,
         size,
         description,
+        created,
         updated,
         revision,
         actor: revisions.find((record) => record.revision === revision)?.actor ?? '',

@@ -84,7 +84,7 @@ const WANTED = 'unnest($1::text[], $2::text[]) AS k (user_id, name)';
 export const SQL = {
   index: 'SELECT name, size, description FROM entries WHERE user_id = $1 AND dropped_at IS NULL ORDER BY name',
   // LEFT: an entry whose latest revision is not kept (a history limit of 0) is listed too, by no actor.
-  overview: `SELECT e.name, e.size, e.description, e.updated, e.revision, coalesce(r.actor, '') AS actor, e.opened
+  overview: `SELECT e.name, e.size, e.description, e.created, e.updated, e.revision, coalesce(r.actor, '') AS actor, e.opened
        FROM entries e
        LEFT JOIN revisions r ON r.user_id = e.user_id AND r.entry_id = e.id AND r.revision = e.revision
        WHERE e.user_id = $1 AND e.dropped_at IS NULL ORDER BY e.name`,

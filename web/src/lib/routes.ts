@@ -2,8 +2,8 @@
  * The UI's routes, in the address bar as real paths (the server answers each with
  * index.html, src/http/web.ts): `/` the index, `/entries/{group}/{slug}` an entry, `/new`
  * a new entry, `/sessions` the signed-in browsers; `/entries/{group}/{slug}/history` an
- * entry's history, `/trash`, `/activity`, `/review` (changes held for review), `/transfer`
- * (import, export, wipe), `/access`.
+ * entry's history, `/trash`, `/activity`, `/review` (changes held for review), `/duplicates`
+ * (possible duplicates, to merge), `/transfer` (import, export, wipe), `/access`.
  * A name in the address that could steer a path elsewhere (`..`, paths.ts) leads to the index.
  * Paths to routes and back, nothing else: router.svelte.ts keeps the one shown.
  */
@@ -16,10 +16,10 @@ export type Route =
   | { readonly view: 'new' }
   | { readonly view: 'sessions' }
   | { readonly view: 'history'; readonly name: string }
-  | { readonly view: 'trash' | 'activity' | 'review' | 'transfer' | 'access' };
+  | { readonly view: 'trash' | 'activity' | 'review' | 'duplicates' | 'transfer' | 'access' };
 
 /** Pages at a path of their own, with nothing in it. */
-const PAGES = ['trash', 'activity', 'review', 'transfer', 'access'] as const;
+const PAGES = ['trash', 'activity', 'review', 'duplicates', 'transfer', 'access'] as const;
 
 /** The entry name of a path's two segments, decoded; undefined for one that is not a name any path can carry. */
 function nameOf(group: string, slug: string): string | undefined {
@@ -64,6 +64,7 @@ export function hrefOf(route: Route): string {
     case 'trash':
     case 'activity':
     case 'review':
+    case 'duplicates':
     case 'transfer':
     case 'access':
       return `/${route.view}`;

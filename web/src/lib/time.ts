@@ -1,7 +1,8 @@
-/** Times as people read them: "3 hours ago", and the exact local time for a tooltip. */
+/** Times as people read them: "3 hours ago", a day ("Dec 6, 2026"), and the exact local time for a tooltip. */
 
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
 const exact = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'long' });
+const date = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 
 const STEPS: [Intl.RelativeTimeFormatUnit, number][] = [
   ['second', 60],
@@ -24,4 +25,9 @@ export function ago(iso: string, now = Date.now()): string {
 
 export function exactTime(iso: string): string {
   return exact.format(new Date(iso));
+}
+
+/** The local day of a time, as a date. */
+export function day(iso: string): string {
+  return date.format(new Date(iso));
 }
