@@ -52,7 +52,8 @@ const TYPES: Readonly<Record<string, string>> = {
 };
 
 /** The UI's routes (App.svelte's router): each is answered with index.html. */
-const CLIENT_ROUTE = /^\/(?:entries\/[^/]+\/[^/]+(?:\/history)?|new|sessions|trash|activity|review|duplicates|transfer|access)?$/;
+const CLIENT_ROUTE =
+  /^\/(?:entries\/[^/]+\/[^/]+(?:\/history)?|new|sessions|trash|activity|review|duplicates|transfer|access)?$/;
 /** A built asset's name: what Vite writes, nothing that could climb out of the folder. */
 const ASSET = /^\/assets\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /** Files at the top of dist/web besides index.html (favicon and the like). */
