@@ -155,6 +155,8 @@ const CLI_WORDING: DoorWording = {
       `--limit takes the number of pairs to list: a whole number from 1 to ${detail.max}.`,
     // Core's message names the entry.
     'merge-same': CORE_MESSAGE,
+    // Core's message says why and what to do instead (edit the entry by hand).
+    'merge-purged': CORE_MESSAGE,
     'merge-missing': (detail) =>
       `${detail.name} is not in this memory: nothing was merged. engram duplicates lists the pairs as they are now.`,
     // engram merge reads both revisions itself: only a change between its reading and its writing meets this.

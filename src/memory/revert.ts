@@ -101,6 +101,8 @@ interface Selection {
   readonly preview: Omit<RevertPreview, 'entries' | 'version'>;
   /** The refusal when no kept revision is selected. */
   readonly none: () => EngramError;
+  /** Refuses plans that would not undo the change whole (a merge whose entry merged in was purged). */
+  readonly whole?: (plans: readonly EntryRevertPlan[]) => void;
 }
 
 /**
@@ -117,6 +119,30 @@ export function revertIdOf(note: string | undefined): string | undefined {
 /** Whether a revision's note names a revert or a merge, if either. */
 function undoneKindOf(note: string | undefined): string | undefined {
   return note === undefined ? undefined : NOTE.exec(note)?.[1];
+}
+
+/** The entry a merge's note says was merged in, and the one it went into (names hold no spaces). */
+const MERGE_NOTE = /^merge \S+: (\S+) into (\S+)$/;
+
+/**
+ * A merge is undone whole or not at all: once the entry merged in is no longer kept (purged
+ * from the trash, at once where trashRetentionDays is 0), undoing the merge would take its
+ * text out of the entry it went into with nowhere to go.
+ */
+function mergeUndoneWhole(id: string, plans: readonly EntryRevertPlan[]): void {
+  const merge = MERGE_NOTE.exec(
+    plans.flatMap((plan) => plan.changes.map((change) => change.note ?? '')).find((note) => MERGE_NOTE.test(note)) ??
+      '',
+  );
+  if (!merge) return;
+  const [, from = '', into = ''] = merge;
+  if (plans.some((plan) => plan.name === from)) return;
+  throw new EngramError(
+    'CONFLICT',
+    `Merge ${id} cannot be undone: ${from} is no longer kept (it was purged from the trash), so undoing it would ` +
+      `take ${from}'s text out of ${into} with nowhere to put it. Nothing was changed; edit ${into} by hand to split it.`,
+    { reason: 'merge-purged', id, from, into },
+  );
 }
 
 /** A new id for a revert or a merge made at `at`: the time in base 36, then 4 random bytes. */
@@ -233,6 +259,7 @@ export class Revert {
       if (plan) plans.push(plan);
     }
     if (plans.length === 0) throw selection.none();
+    selection.whole?.(plans);
     const entries = plans.map(entryPreview);
     const version = createHash('sha256')
       .update(JSON.stringify(plans.map((plan) => [plan.name, plan.stamp, plan.action, plan.conflicts.length])))
@@ -295,6 +322,7 @@ export class Revert {
       what: (plans) => `undo of ${undoneKindOf(plans[0]?.changes[0]?.note) ?? 'revert'} ${id}`,
       actor: `revert ${id}`,
       preview: { undoes: id },
+      whole: (plans) => mergeUndoneWhole(id, plans),
     };
   }
 

@@ -132,6 +132,24 @@ for (const [label, open] of BACKENDS) {
       expect(await memory.recovery.trash(ME)).toEqual([]);
     });
 
+    it('refuses to undo a merge whose entry merged in was purged (no trash kept), changing nothing', async () => {
+      const { memory } = await memoryOf({ trashRetentionDays: 0 });
+      const result = await memory.tidy.merge(ME, await looked(memory, 'areas/alphas', 'areas/alpha'));
+      expect(await memory.recovery.trash(ME)).toEqual([]);
+      const merged = await snapshot(memory, ME.user);
+      for (const attempt of [() => memory.revert.previewUndo(ME, result.id), () => memory.revert.undo(ME, result.id)]) {
+        const refusal = await expectEngramError(attempt, 'CONFLICT');
+        expect(refusal.detail).toEqual({
+          reason: 'merge-purged',
+          id: result.id,
+          from: 'areas/alphas',
+          into: 'areas/alpha',
+        });
+        expect(refusal.message).toContain('areas/alphas is no longer kept');
+      }
+      expect(await snapshot(memory, ME.user)).toEqual(merged);
+    });
+
     it('refuses the same entry, a missing one and a bad revision number, changing nothing', async () => {
       const { memory } = await memoryOf();
       const before = await snapshot(memory, ME.user);

@@ -157,6 +157,8 @@ const API_WORDING: DoorWording = {
       `"limit" is the number of pairs to list, a whole number from 1 to ${detail.max}: GET /api/duplicates?limit=50.`,
     // Core's message names the entry; no route helps.
     'merge-same': CORE_MESSAGE,
+    // Core's message says why and what to do instead (edit the entry by hand).
+    'merge-purged': CORE_MESSAGE,
     'merge-missing': (detail) =>
       `${detail.name} is not in this memory (dropped or renamed meanwhile): nothing was merged. ` +
       'GET /api/duplicates lists the pairs as they are now.',

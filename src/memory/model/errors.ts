@@ -150,6 +150,8 @@ export type ErrorDetail =
   | { readonly reason: 'duplicates-limit'; readonly max: number }
   /** A merge of an entry into itself. */
   | { readonly reason: 'merge-same'; readonly name: string }
+  /** An undo of a merge whose entry merged in (`from`) is no longer kept: it would take its text out of `into` with nowhere to go. */
+  | { readonly reason: 'merge-purged'; readonly id: string; readonly from: string; readonly into: string }
   /** A merge naming an entry that is not live (never made, dropped, or renamed meanwhile). */
   | { readonly reason: 'merge-missing'; readonly name: string }
   /** A merge of an entry that changed since the person looked at it (revision `expected`, now `current`): nothing was changed. */
