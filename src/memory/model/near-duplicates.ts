@@ -174,7 +174,8 @@ export class DuplicateFinder {
     }
     const index = this.entries.length;
     this.entries.push(entry);
-    for (const feature of new Set(featuresOf(entry))) this.hold(feature >>> 2, index);
+    // Shifted first, then made unique: two features one shift apart are one slot, held once (an entry is no pair of itself).
+    for (const slot of new Set(featuresOf(entry).map((feature) => feature >>> 2))) this.hold(slot, index);
     for (const word of entry.descriptionWords) this.wordCounts.set(word, (this.wordCounts.get(word) ?? 0) + 1);
   }
 

@@ -151,6 +151,17 @@ describe('near duplicates: the similarity of two entries', () => {
 });
 
 describe('near duplicates: the pairs listed', () => {
+  it('never lists an entry as a pair of itself, even when two of its features share a slot', () => {
+    // 8 and 9 are two features one slot apart (a slot is a feature without its two low bits).
+    const crafted = (name: string): EntryFeatures => ({
+      ...entryFeatures(name, 'Notes', 'Some text.'),
+      sketch: Uint32Array.from([8, 9, 1_000_000, 2_000_000]),
+    });
+    const found = nearDuplicates([crafted('topics/a'), crafted('topics/b')], 10);
+    expect(found.pairs.every((pair) => pair.a !== pair.b)).toBe(true);
+    expect(found.pairs.map((pair) => [pair.a, pair.b])).toEqual([['topics/a', 'topics/b']]);
+  });
+
   const memory: EntryFeatures[] = [
     features('projects/alpha', 'The alpha project', prose(11, 120)),
     features('project/alpha', 'Alpha: goals and people', prose(12, 120)),
