@@ -36,7 +36,7 @@ export interface SharedTally {
 export interface BatchedCounterOptions {
   /** How long a server's own requests wait here before the shared count hears of them. */
   readonly syncMs: number;
-  /** Keys remembered at most; past it, the key whose window ends first is forgotten (counted again from the shared count). */
+  /** Keys remembered at most; past it, the key asked of the shared count longest ago is forgotten (asked again at its next request). */
   readonly maxKeys: number;
   readonly now?: () => number;
 }
@@ -48,6 +48,8 @@ interface KeyState {
   used: number;
   /** This server's requests not yet sent. */
   pending: number;
+  /** This server's requests sent and not yet counted back (an add under way). */
+  sending: number;
   /** When the window ends (ms since the epoch). */
   ends: number;
   /** When the shared count was last heard (ms since the epoch). */
@@ -70,13 +72,18 @@ export class BatchedCounter implements RateCounter {
   }
 
   async take(key: string): Promise<RateCount> {
-    const asking = this.keys.get(key)?.asking;
-    if (asking) await asking;
-    const state = this.keys.get(key);
+    let state = this.keys.get(key);
+    // Another request is asking the shared count: decide by its answer (or ask anew if it failed).
+    while (state?.asking) {
+      await state.asking;
+      state = this.keys.get(key);
+    }
     const now = this.now();
-    if (state === undefined || state.ends <= now) return this.ask(key, { used: 0, pending: 0, ends: 0, heard: 0 });
+    if (state === undefined || state.ends <= now) {
+      return this.ask(key, { used: 0, pending: 0, sending: 0, ends: 0, heard: 0 });
+    }
     if (now - state.heard >= this.options.syncMs) return this.ask(key, state);
-    const used = state.used + state.pending;
+    const used = state.used + state.sending + state.pending;
     const resetMs = Math.max(state.ends - now, 0);
     if (used >= this.rate.points) return { allowed: false, remaining: 0, resetMs };
     state.pending++;
@@ -140,10 +147,14 @@ export class BatchedCounter implements RateCounter {
   }
 
   private async send(key: string, state: KeyState, points: number): Promise<void> {
+    state.sending += points;
     try {
-      this.heard(state, await this.tally.add(key, points));
+      const shared = await this.tally.add(key, points);
+      state.sending -= points;
+      this.heard(state, shared);
     } catch {
       // Not counted: those requests were let through, as a failing count lets them through.
+      state.sending -= points;
     }
   }
 

@@ -106,6 +106,59 @@ describe('a batched counter', () => {
     expect((await two.take('k')).allowed).toBe(false);
   });
 
+  it('counts the requests being sent while their add is under way: one server stays exact', async () => {
+    const shared = sharedTally();
+    let held: (() => void) | undefined;
+    let holding = false;
+    const slow: SharedTally = {
+      add: async (key, points) => {
+        if (holding) await new Promise<void>((resolve) => (held = resolve));
+        return shared.tally.add(key, points);
+      },
+    };
+    const one = counter(slow, 4);
+    await one.take('k'); // t=0: asked, heard
+    await vi.advanceTimersByTimeAsync(10);
+    await one.take('k'); // t=10: counted here, sent at t=110
+    await vi.advanceTimersByTimeAsync(91);
+    await one.take('k'); // t=101: not heard for 100 ms, so asked (with the one waiting): heard again
+    await vi.advanceTimersByTimeAsync(1);
+    await one.take('k'); // t=102: counted here
+    holding = true;
+    await vi.advanceTimersByTimeAsync(8); // t=110: that one is sent, and held on its way
+    expect(held).toBeDefined();
+    // Four requests so far, one of them on its way: the limit of four is reached.
+    expect((await one.take('k')).allowed).toBe(false);
+    holding = false;
+    held?.();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(shared.used('k')).toBe(4);
+  });
+
+  it('asks the shared count once more, not once per waiting request, when the asking failed', async () => {
+    const shared = sharedTally();
+    let failures = 1;
+    const flaky: SharedTally = {
+      add: async (key, points) => {
+        if (failures-- > 0) {
+          await Promise.resolve();
+          throw new Error('the database blinked');
+        }
+        return shared.tally.add(key, points);
+      },
+    };
+    const one = counter(flaky, 100);
+    const takes = await Promise.all(Array.from({ length: 6 }, () => one.take('k')));
+    expect(takes.every((count) => count.allowed)).toBe(true);
+    // The failed ask, then one ask for the five that waited on it; they are counted here after it.
+    expect(shared.adds).toEqual([['k', 1]]);
+    await vi.advanceTimersByTimeAsync(SYNC_MS);
+    expect(shared.adds).toEqual([
+      ['k', 1],
+      ['k', 4],
+    ]);
+  });
+
   it('asks the shared count once for requests that arrive together on a key it has not heard', async () => {
     const shared = sharedTally();
     const one = counter(shared.tally, 100);
