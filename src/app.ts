@@ -152,7 +152,10 @@ export function createApp(config: AppConfig): App {
     policy: config.policy,
     now: config.now,
     openedLog: {
-      onError: (error) => log(`could not record when entries were last opened: ${(error as Error).message}`),
+      onError: (error) =>
+        log(
+          `could not record when entries were last opened: ${error instanceof Error ? error.message : String(error)}`,
+        ),
     },
   });
   const backup = config.backup ?? { version: 'unknown' };

@@ -128,9 +128,13 @@ export function createStdioFastPath(options: StdioFastPathOptions): StdioFastPat
     proof = setTimeout(
       () => {
         proof = 'started';
-        options.prove().then((outcome) => {
-          proved = outcome;
-        });
+        options.prove().then(
+          (outcome) => {
+            proved = outcome;
+          },
+          // A proof that could not be made proves nothing: the SDK answers everything.
+          () => {},
+        );
       },
       Math.max(0, Math.min(QUIET_BEFORE_PROOF_MS, latest)),
     );

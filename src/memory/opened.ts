@@ -132,8 +132,17 @@ export class OpenedLog implements OpenedNotes {
       try {
         await this.store.recordOpened(opens, OPENED_GAP_MS);
       } catch (error) {
-        this.onError(error);
+        this.told(error);
       }
+    }
+  }
+
+  /** Tells `onError` of a failed write; a teller that throws in turn is ignored, so writing never stops for good. */
+  private told(error: unknown): void {
+    try {
+      this.onError(error);
+    } catch {
+      // Nothing more to tell it with: the notes of that write are lost, as a failed write loses them.
     }
   }
 

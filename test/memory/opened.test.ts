@@ -139,6 +139,21 @@ describe('the openings a Memory notes', () => {
     expect(await openedOf(memory)).toEqual({ 'topics/a': START, 'topics/b': START, 'topics/c': START + 1 });
   });
 
+  it('keep being written after a teller of failures that throws', async () => {
+    const { memory, recordOpened } = await seeded({
+      onError: () => {
+        throw new Error('the log is gone');
+      },
+    });
+    recordOpened.mockRejectedValueOnce('not an Error');
+    await memory.open(model, ['topics/a'], { byModel: true });
+    await (memory.opened as OpenedLog).flush();
+    await memory.open(model, ['topics/b'], { byModel: true });
+    await memory.close();
+    expect(recordOpened).toHaveBeenCalledTimes(2);
+    expect(await openedOf(memory)).toMatchObject({ 'topics/b': START });
+  });
+
   it('never fail memory_open: a store that cannot write them is logged, and close still resolves', async () => {
     const store = openMemoryStore();
     const failures: unknown[] = [];
