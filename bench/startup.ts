@@ -13,11 +13,12 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { subjects } from './content.js';
 import { ENGRAM_CLI, engramFiles, engramFlags, seedEngram } from './engram.js';
 import type { Section } from './report.js';
-import { formatMs, formatRatio, interleave } from './stats.js';
+import { formatMs, formatRatio, summarize } from './stats.js';
 
 export interface StartupOptions {
   readonly entries: number;
@@ -29,6 +30,8 @@ export const QUICK_STARTUP: StartupOptions = { entries: 50, rounds: 4 };
 
 const BARE_SERVER = fileURLToPath(new URL('./bare-stdio-server.js', import.meta.url));
 const TARGET_RATIO = 2;
+/** Starts of each, not kept, before the measured ones: the disk cache and the CPU's state as in a machine in use. */
+const WARMUP_ROUNDS = 2;
 
 const line = (message: unknown) => `${JSON.stringify(message)}\n`;
 
@@ -41,8 +44,13 @@ const INITIALIZE = line({
 const LIST =
   line({ jsonrpc: '2.0', method: 'notifications/initialized' }) + line({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
 
-/** Spawns `args` and plays the client's opening; resolves once `tools/list` is answered with the three tools. */
-function startAndList(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+/**
+ * Spawns `args` and plays the client's opening: the milliseconds from the spawn to the
+ * `tools/list` answer (with the three tools), resolved once the process has exited, so that
+ * its shutdown never overlaps the next start measured.
+ */
+function startAndList(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const spawned = performance.now();
   return new Promise((resolve, reject) => {
     const child: ChildProcessWithoutNullStreams = spawn(process.execPath, args, { env, stdio: 'pipe' });
     let buffered = '';
@@ -62,10 +70,13 @@ function startAndList(args: readonly string[], env: NodeJS.ProcessEnv): Promise<
         buffered = buffered.slice(end + 1);
         if (answer.id === 1) child.stdin.write(LIST);
         if (answer.id === 2) {
+          const took = performance.now() - spawned;
           child.removeAllListeners('exit');
+          child.once('exit', () => {
+            if (answer.result?.tools?.length === 3) resolve(took);
+            else reject(new Error(`${args.join(' ')}: tools/list answered ${JSON.stringify(answer)}`));
+          });
           child.kill();
-          if (answer.result?.tools?.length === 3) resolve();
-          else reject(new Error(`${args.join(' ')}: tools/list answered ${JSON.stringify(answer)}`));
         }
       }
     });
@@ -79,14 +90,18 @@ export async function benchStartup(options: StartupOptions = DEFAULT_STARTUP): P
     const files = engramFiles(folder);
     seedEngram(files, subjects(0, options.entries));
     const engramArgs = [ENGRAM_CLI, 'stdio', ...engramFlags(files)];
-    const figures = await interleave(
-      {
-        engram: () => startAndList(engramArgs, files.env),
-        bare: () => startAndList([BARE_SERVER, '0'], files.env),
-      },
-      options.rounds,
-      { warmup: 2, order: (round) => (round % 2 === 0 ? ['engram', 'bare'] : ['bare', 'engram']) },
-    );
+    const starts = {
+      engram: () => startAndList(engramArgs, files.env),
+      bare: () => startAndList([BARE_SERVER, '0'], files.env),
+    };
+    const samples: Record<keyof typeof starts, number[]> = { engram: [], bare: [] };
+    for (let round = -WARMUP_ROUNDS; round < options.rounds; round++) {
+      for (const side of round % 2 === 0 ? (['engram', 'bare'] as const) : (['bare', 'engram'] as const)) {
+        const took = await starts[side]();
+        if (round >= 0) samples[side].push(took);
+      }
+    }
+    const figures = { engram: summarize(samples.engram), bare: summarize(samples.bare) };
     const ratio = figures.engram.median / figures.bare.median;
     return {
       title: 'Start-up: engram stdio to its first tools/list',

@@ -76,7 +76,7 @@ describe('sorted', () => {
 
   it('sorts by last change, last open either way, and size, ties by name', () => {
     expect(names(sorted(rows, 'updated', since))).toEqual(['a/old', 'a/fresh', 'a/never']);
-    expect(names(sorted(rows, 'opened', since))).toEqual(['a/fresh', 'a/never', 'a/old']);
+    expect(names(sorted(rows, 'opened', since))).toEqual(['a/fresh', 'a/old', 'a/never']);
     expect(names(sorted(rows, 'unopened', since))).toEqual(['a/old', 'a/never', 'a/fresh']);
     expect(names(sorted(rows, 'size', since))).toEqual(['a/fresh', 'a/never', 'a/old']);
   });

@@ -50,7 +50,10 @@ export function sorted(rows: readonly IndexRow[], sort: Sort, openedSince: strin
     case 'updated':
       return rows.toSorted((a, b) => Date.parse(b.updated) - Date.parse(a.updated) || byName(a, b));
     case 'opened':
-      return rows.toSorted((a, b) => opened(b) - opened(a) || byName(a, b));
+      // Opened ones by their last open, newest first; then those never opened, by name.
+      return rows.toSorted(
+        (a, b) => Number(a.opened === null) - Number(b.opened === null) || opened(b) - opened(a) || byName(a, b),
+      );
     case 'unopened':
       return rows.toSorted((a, b) => opened(a) - opened(b) || byName(a, b));
     case 'size':
