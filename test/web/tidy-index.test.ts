@@ -49,7 +49,7 @@ describe.each(backends)('on %s', (_, options: () => Promise<EngramOptions>) => {
     await tab.getByLabel('Sort').selectOption('opened');
     await expect
       .poll(() => shownNames(tab))
-      .toEqual(['topics/tea', 'topics/editor', 'topics/big', 'topics/new', 'topics/old-laptop']);
+      .toEqual(['topics/tea', 'topics/editor', 'topics/new', 'topics/big', 'topics/old-laptop']);
 
     // A person reading an entry here is not an assistant opening it.
     await tab.getByRole('link', { name: 'topics/old-laptop' }).click();

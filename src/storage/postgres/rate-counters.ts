@@ -85,8 +85,11 @@ export class PostgresRateCounters implements RateCounters {
   }
 }
 
-/** PostgreSQL's codes for a table made meanwhile by another server: duplicate table, or its type's unique row. */
-const MADE_MEANWHILE = new Set(['42P07', '23505']);
+/**
+ * PostgreSQL's codes for a table made meanwhile by another server: duplicate table, its
+ * type already there (duplicate object), or its type's unique row.
+ */
+const MADE_MEANWHILE = new Set(['42P07', '42710', '23505']);
 
 async function createTable(pool: Pool): Promise<void> {
   try {

@@ -50,7 +50,7 @@ export function sorted(rows: readonly IndexRow[], sort: Sort, openedSince: strin
     case 'updated':
       return rows.toSorted((a, b) => Date.parse(b.updated) - Date.parse(a.updated) || byName(a, b));
     case 'opened':
-      // Opened ones by their last open, newest first; then those never opened, by name.
+      // Opened ones by their last open, newest first; then those never opened, the newest first.
       return rows.toSorted(
         (a, b) => Number(a.opened === null) - Number(b.opened === null) || opened(b) - opened(a) || byName(a, b),
       );
