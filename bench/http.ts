@@ -446,64 +446,37 @@ function describe(
   const rate = (workload: string) => rowOf(workload)?.result.perSecond ?? Number.NaN;
   const ceiling = rate('bare node:http (ceiling)');
   const solo = 'SQLite without group commit';
-  const goals = {
-    SQLite: { reads: 0.6, writes: 0.4 },
-    PostgreSQL: { reads: 0.4, writes: undefined, manyUsers: 2 },
-  } as const;
-  /** Each target with Engram's figure and the floor's beside it: a target the floor misses too is out of reach here for a Node server doing this work. */
+  /**
+   * DESIGN §7's targets at the most connections: each workload against its MCP floor, the
+   * least an MCP server keeping its memory in the same database does for the same calls;
+   * the share of the bare ceiling stays beside it as a reference.
+   */
+  const goals: readonly (readonly [workload: string, goal: number])[] = [
+    ['reads', 0.8],
+    ['durable writes', 0.7],
+    [MANY_USERS, 0.6],
+  ];
+  const percent = (value: number) => (Number.isNaN(value) ? 'n/a' : `${Math.round(value * 100)}%`);
   const checks = backends
     .filter((backend) => backend.label !== solo)
     .flatMap((backend) => {
-      const goal = goals[backend.label as keyof typeof goals];
       const floor = floorName(backend.label as Neighbour['label']);
-      const ofCeiling = (workload: string) => ({
-        engram: rate(`${backend.label} ${workload}`) / ceiling,
-        floor: rate(`${floor} ${workload}`) / ceiling,
+      return goals.map(([workload, goal]) => {
+        const engram = rate(`${backend.label} ${workload}`);
+        return {
+          what: `${backend.label}: ${workload} at ${most} connections / its MCP floor`,
+          goal,
+          ofFloor: engram / rate(`${floor} ${workload}`),
+          ofCeiling: engram / ceiling,
+        };
       });
-      const share = (value: number) => (Number.isNaN(value) ? 'n/a' : `${Math.round(value * 100)}%`);
-      const list: {
-        what: string;
-        goal: number;
-        target: string;
-        engram: number;
-        floor: number;
-        format: (value: number) => string;
-      }[] = [
-        {
-          what: `${backend.label}: reads at ${most} connections / bare node:http`,
-          goal: goal.reads,
-          target: `≥ ${goal.reads * 100}%`,
-          ...ofCeiling('reads'),
-          format: share,
-        },
-      ];
-      if (goal.writes !== undefined) {
-        list.push({
-          what: `${backend.label}: durable writes at ${most} connections / bare node:http`,
-          goal: goal.writes,
-          target: `≥ ${goal.writes * 100}%`,
-          ...ofCeiling('durable writes'),
-          format: share,
-        });
-      }
-      if ('manyUsers' in goal) {
-        list.push({
-          what: `${backend.label}: durable writes of ${most} users at ${most} connections / serial commits (${formatInteger(backend.serialRate)}/s)`,
-          goal: goal.manyUsers,
-          target: `≥ ${goal.manyUsers}x`,
-          engram: rate(`${backend.label} ${MANY_USERS}`) / backend.serialRate,
-          floor: rate(`${floor} ${MANY_USERS}`) / backend.serialRate,
-          format: formatRatio,
-        });
-      }
-      return list;
     });
   const targets: Target[] = checks.map((check) => ({
     what: check.what,
-    target: check.target,
-    measured: `${check.format(check.engram)} (floor: ${check.format(check.floor)})`,
-    // Unmeasured when `rows` left Engram's row out.
-    met: Number.isNaN(check.engram) ? undefined : check.engram >= check.goal,
+    target: `≥ ${percent(check.goal)}`,
+    measured: `${percent(check.ofFloor)} (of the ceiling: ${percent(check.ofCeiling)})`,
+    // Unmeasured when `rows` left Engram's row or its floor's out.
+    met: Number.isNaN(check.ofFloor) ? undefined : check.ofFloor >= check.goal,
   }));
   /** Engram ahead of the SDK peer on every row of a backend: the lowest of its ratios. */
   const peerTargets: Target[] = backends
@@ -529,7 +502,6 @@ function describe(
       };
     });
   targets.push(...peerTargets);
-  const missedByFloor = checks.filter((check) => !(check.floor >= check.goal));
   const serialRates = backends.map((b) => `${b.label} ${formatInteger(b.serialRate)}/s`).join(', ');
   return {
     title: 'HTTP: engram serve under load',
@@ -607,11 +579,9 @@ function describe(
             `${ahead('durable writes')} and ${ahead(MANY_USERS)}.`
           );
         }),
-      `The floor itself misses ${missedByFloor.length} of the ${checks.length} targets above set against the ceiling or the serial commit rate` +
-        (missedByFloor.length > 0 ? ` (${missedByFloor.map((check) => check.what.split(' / ')[0]).join('; ')})` : '') +
-        ': a target the floor misses too is out of reach on this machine for a Node server doing this work. Parsing a ' +
-        'request, one statement (SQLite’s with its read lock, two fcntl and an fstat; PostgreSQL’s a round trip) and a ' +
-        'JSON answer cost several times the bare server’s whole exchange.',
+      'The bare ceiling is a reference, not a target: parsing a request, one statement (SQLite’s with its read lock, ' +
+        'two fcntl and an fstat; PostgreSQL’s a round trip) and a JSON answer cost several times the bare server’s ' +
+        'whole exchange, so no Node server doing this work comes near it; the floor does that work and nothing more.',
       `Group commit at ${most} connections: SQLite durable writes ${formatInteger(rate('SQLite durable writes'))}/s with it, ` +
         `${formatInteger(rate(`${solo} durable writes`))}/s without (every write its own commit and fsync).`,
       ...backends
