@@ -21,7 +21,13 @@ import { bodyOverCap } from './model/caps.js';
 import { EngramError } from './model/errors.js';
 import { mergedBody } from './model/merge-text.js';
 import { parseName, parseWritableName } from './model/names.js';
-import { type DuplicateField, DuplicateFinder, entryFeatures, type FieldSimilarity } from './model/near-duplicates.js';
+import {
+  byCodePoint,
+  type DuplicateField,
+  DuplicateFinder,
+  entryFeatures,
+  type FieldSimilarity,
+} from './model/near-duplicates.js';
 import type { Policy } from './model/policy.js';
 import { formatCount, utf8Bytes } from './model/text.js';
 import { entryBytes } from './model/usage.js';
@@ -105,10 +111,8 @@ export class Tidy {
         { reason: 'duplicates-limit', max: DUPLICATES_LIMIT_CAP },
       );
     }
-    // In the finder's order (UTF-16 code units, which is code points for names), whatever a store's collation.
-    const names = (await this.store.index(caller.user))
-      .map((row) => row.name)
-      .sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+    // In the finder's order, whatever a store's collation.
+    const names = (await this.store.index(caller.user)).map((row) => row.name).sort(byCodePoint);
     const finder = new DuplicateFinder();
     const sides = new Map<string, DuplicateSide>();
     let characters = 0;
@@ -176,10 +180,9 @@ export class Tidy {
     const id = newChangeId(this.rules.now());
     const note = `merge ${id}: ${from} into ${into}`;
     const decide: DecideAll = (all, now) => {
-      const { body } = this.checked(all, now, { ...request, from, into });
-      const [current] = all.filter((entry) => entry.name === into) as [StoredEntry];
+      const { body, description } = this.checked(all, now, { ...request, from, into });
       return [
-        { name: into, change: { kind: 'put', operation: 'replace', description: current.description, body } },
+        { name: into, change: { kind: 'put', operation: 'replace', description, body } },
         { name: from, change: { kind: 'drop' } },
       ];
     };
@@ -188,8 +191,12 @@ export class Tidy {
     return { id, note, into, dropped: from };
   }
 
-  /** The merged body, once both entries are found at the revisions named and it keeps to the caps. */
-  private checked(entries: readonly StoredEntry[], usage: Usage, request: MergeRequest): { body: string } {
+  /** The merged body and `into`'s description (kept), once both entries are found at the revisions named and it keeps to the caps. */
+  private checked(
+    entries: readonly StoredEntry[],
+    usage: Usage,
+    request: MergeRequest,
+  ): { body: string; description: string } {
     const entryOf = (name: string, expected: number): StoredEntry => {
       const entry = entries.find((item) => item.name === name);
       if (!entry) {
@@ -222,7 +229,7 @@ export class Tidy {
     if (total > this.policy.userCap && total > usage.totalBytes) {
       throw overCap({ part: 'total', from: from.name, into: into.name, size: total, cap: this.policy.userCap });
     }
-    return { body };
+    return { body, description: into.description };
   }
 }
 

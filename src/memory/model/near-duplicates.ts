@@ -470,6 +470,7 @@ function mix(value: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-function byCodePoint(x: string, y: string): number {
+/** The order the finder takes entries in: UTF-16 code units, which is code points for names. */
+export function byCodePoint(x: string, y: string): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
