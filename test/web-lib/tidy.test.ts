@@ -1,7 +1,7 @@
 // How the index page sorts and narrows entries for tidying (web/src/lib/tidy.ts).
 import { describe, expect, it } from 'vitest';
 import type { IndexRow } from '../../web/src/lib/api/types';
-import { kept, NEAR_CAP, sorted, unopenedSince } from '../../web/src/lib/tidy';
+import { kept, NEAR_CAP, recordsYoung, sorted, unopenedSince } from '../../web/src/lib/tidy';
 
 const NOW = Date.parse('2026-12-06T12:00:00Z');
 const DAY = 24 * 60 * 60 * 1000;
@@ -29,6 +29,13 @@ describe('unopenedSince', () => {
   it('counts an entry never opened from the start of the records, or from its creation if later', () => {
     expect(unopenedSince(row('a/x', { created: daysAgo(400) }), daysAgo(100))).toBe(NOW - 100 * DAY);
     expect(unopenedSince(row('a/x', { created: daysAgo(10) }), daysAgo(100))).toBe(NOW - 10 * DAY);
+  });
+});
+
+describe('recordsYoung', () => {
+  it('is true while openings have been recorded for less than 90 days', () => {
+    expect(recordsYoung(daysAgo(89), NOW)).toBe(true);
+    expect(recordsYoung(daysAgo(90), NOW)).toBe(false);
   });
 });
 

@@ -23,6 +23,11 @@ export function unopenedSince(row: IndexRow, openedSince: string): number {
   return Math.max(Date.parse(row.created), Date.parse(openedSince));
 }
 
+/** Whether Engram began recording openings less than STALE_DAYS before `now`: "not opened" then counts from that day. */
+export function recordsYoung(openedSince: string, now: number): boolean {
+  return now - Date.parse(openedSince) < STALE_DAYS * DAY_MS;
+}
+
 /** Whether the row is one `show` keeps, at `now`. */
 export function kept(
   row: IndexRow,
