@@ -136,7 +136,7 @@ export function storeOf(engram: Engram): Promise<StorageBackend> {
 }
 
 /** The database the server's --db or --database-url names. */
-function backendOf(engram: Engram): Backend {
+export function backendOf(engram: Engram): Backend {
   const setting = (flag: string) => engram.storeArgs[engram.storeArgs.indexOf(flag) + 1] ?? '';
   return engram.storeArgs.includes('--db')
     ? { kind: 'sqlite', path: setting('--db') }

@@ -10,7 +10,7 @@
 import { createApp } from '../../src/app.js';
 import type { Caller } from '../../src/memory/model/caller.js';
 import { queryPostgres } from '../helpers/postgres.js';
-import { type Engram, storeOf } from './fixtures.js';
+import { backendOf, type Engram, storeOf } from './fixtures.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 /** The entry cap the server is started with (its config's entryCap), so one entry is near it. */
@@ -40,14 +40,13 @@ export async function seedMonthsOfUse(engram: Engram, now: number): Promise<void
     await app.close();
   }
   const since = now - 150 * DAY;
-  const db = engram.storeArgs[engram.storeArgs.indexOf('--db') + 1];
-  if (engram.storeArgs.includes('--db') && db !== undefined) {
+  const backend = backendOf(engram);
+  if (backend.kind === 'sqlite') {
     const Database = (await import('better-sqlite3')).default;
-    const file = new Database(db);
+    const file = new Database(backend.path);
     file.prepare('UPDATE opened_since SET at = ?').run(since);
     file.close();
   } else {
-    const url = engram.storeArgs[engram.storeArgs.indexOf('--database-url') + 1]!;
-    await queryPostgres(url, 'UPDATE opened_since SET at = $1', [since]);
+    await queryPostgres(backend.url, 'UPDATE opened_since SET at = $1', [since]);
   }
 }
