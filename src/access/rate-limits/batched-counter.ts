@@ -149,11 +149,10 @@ export class BatchedCounter implements RateCounter {
   private async send(key: string, state: KeyState, points: number): Promise<void> {
     state.sending += points;
     try {
-      const shared = await this.tally.add(key, points);
-      state.sending -= points;
-      this.heard(state, shared);
+      this.heard(state, await this.tally.add(key, points));
     } catch {
       // Not counted: those requests were let through, as a failing count lets them through.
+    } finally {
       state.sending -= points;
     }
   }
