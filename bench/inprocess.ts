@@ -303,7 +303,7 @@ function describe(figures: readonly SizeFigures[], options: InProcessOptions): S
         'catch-up’s share; 7.5 before schema 20 dropped the index lines’ covering index, 9.5 before schemas 13 and 14), ' +
         'and ~2.2x the floor’s CPU per write (2.4x before schema 20; median user + system time of appends interleaved ' +
         'with the floor, on tmpfs). The catch-up costs more CPU than the write itself (~70 µs per entry of ~1 KiB, ' +
-        'nearly all of it FTS5 indexing the whole entry again: no less in batches of 256 than of 64, nor without ' +
+        'nearly all of it FTS5 indexing the whole entry again: 3% less in batches of 256 than of 64, no less without ' +
         'secure-delete); run on the loop, it lands on a write now and then (the p99).',
     ],
   };
