@@ -231,6 +231,22 @@ describe('SqliteStore', () => {
     expect(plan[0]).toMatch(/^SEARCH entries USING INDEX entries_live \(user_id=\?\)$/);
   });
 
+  it('keeps no index of entries on a column a write moves, so an append or replace rewrites no index leaf', async () => {
+    const path = join(folder, 'memory.db');
+    await open(path).close();
+
+    const indexes = inspect(path, (db) =>
+      (db.pragma('index_list(entries)') as { name: string }[])
+        .map(({ name }) => [name, (db.pragma(`index_info(${name})`) as { name: string }[]).map((column) => column.name)])
+        .sort(),
+    );
+
+    expect(indexes).toEqual([
+      ['entries_live', ['user_id', 'name']],
+      ['entries_trash', ['user_id', 'dropped_at']],
+    ]);
+  });
+
   it('loses no append when two stores on one file take turns 100 times', async () => {
     const path = join(folder, 'memory.db');
     const stores = [open(path), open(path)];
