@@ -298,10 +298,13 @@ function describe(figures: readonly SizeFigures[], options: InProcessOptions): S
         'written row read back, and copying the array of rows (most of it at 100,000 entries).',
       'A durable write is one commit and one fsync either way. The one-row commit writes one row; the floor writes the ' +
         'three rows an Engram write needs. An Engram write stores its body once (in its revision) but also updates the ' +
-        'two revision indexes history and activity are read by and the index line; the search index catches up after ' +
-        'writes, in batches, from the revisions themselves: measured ~7.4 WAL pages per append against the floor’s ~3.9 ' +
-        '(~8.8 with the catch-up’s share; 9.5 before schemas 13 and 14), and ~2.9x the floor’s CPU per write (3.3x ' +
-        'before; median user + system time of appends interleaved with the floor, on tmpfs).',
+        'two revision indexes history and activity are read by; the search index catches up after writes, in batches, ' +
+        'from the revisions themselves: measured ~6.5 WAL pages per append against the floor’s ~3.5 (+~1.4 for the ' +
+        'catch-up’s share; 7.5 before schema 20 dropped the index lines’ covering index, 9.5 before schemas 13 and 14), ' +
+        'and ~2.2x the floor’s CPU per write (2.4x before schema 20; median user + system time of appends interleaved ' +
+        'with the floor, on tmpfs). The catch-up costs more CPU than the write itself (~70 µs per entry of ~1 KiB, ' +
+        'nearly all of it FTS5 indexing the whole entry again: 3% less in batches of 256 than of 64, no less without ' +
+        'secure-delete); run on the loop, it lands on a write now and then (the p99).',
     ],
   };
 }

@@ -218,7 +218,7 @@ describe('SqliteStore', () => {
     });
   });
 
-  it('serves the index from the covering index alone, never reading the table', async () => {
+  it('serves the index in name order by entries_live, without sorting it', async () => {
     const path = join(folder, 'memory.db');
     const store = open(path);
     await store.mutate(alice, 'topics/a', appendLine('body'), rules);
@@ -228,7 +228,23 @@ describe('SqliteStore', () => {
     );
 
     expect(plan).toHaveLength(1);
-    expect(plan[0]).toMatch(/^SEARCH entries USING COVERING INDEX entries_index \(user_id=\?\)$/);
+    expect(plan[0]).toMatch(/^SEARCH entries USING INDEX entries_live \(user_id=\?\)$/);
+  });
+
+  it('keeps no index of entries on a column a write moves, so an append or replace rewrites no index leaf', async () => {
+    const path = join(folder, 'memory.db');
+    await open(path).close();
+
+    const indexes = inspect(path, (db) =>
+      (db.pragma('index_list(entries)') as { name: string }[])
+        .map(({ name }) => [name, (db.pragma(`index_info(${name})`) as { name: string }[]).map((column) => column.name)])
+        .sort(),
+    );
+
+    expect(indexes).toEqual([
+      ['entries_live', ['user_id', 'name']],
+      ['entries_trash', ['user_id', 'dropped_at']],
+    ]);
   });
 
   it('loses no append when two stores on one file take turns 100 times', async () => {

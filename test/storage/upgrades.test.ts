@@ -52,7 +52,7 @@ describe('an upgrade to this Engram keeps everything', () => {
       opened = await open({ kind: 'sqlite', path });
 
       await expectEverythingKept(opened, manifest);
-      await expectOpeningsFrom(opened.store, upgraded);
+      await expectOpeningsFrom(opened.store, manifest.schemaVersion < SQLITE_OPENINGS_SCHEMA ? upgraded : undefined);
       const db = new Database(path, { readonly: true });
       try {
         expect(db.prepare('SELECT version FROM schema_version').all()).toEqual([{ version: SQLITE_MIGRATIONS.length }]);
@@ -133,19 +133,26 @@ describe('an upgrade to this Engram keeps everything', () => {
   });
 });
 
+/** The SQLite schema that began recording openings (migration 19): a file made by it or later records them since it was made. */
+const SQLITE_OPENINGS_SCHEMA = 19;
+
 /**
  * No entry of an upgraded memory was opened as far as it knows, and openings are recorded
  * from the upgrade on (give or take the test machine's clock against the database's), so
- * "not opened since" is never claimed for the time before.
+ * "not opened since" is never claimed for the time before; `upgraded` undefined: the file
+ * recorded them already, since before the upgrade.
  */
-async function expectOpeningsFrom(store: StorageBackend, upgraded: number): Promise<void> {
+async function expectOpeningsFrom(store: StorageBackend, upgraded: number | undefined): Promise<void> {
   const users = await store.users();
   expect(users.length).toBeGreaterThan(0);
   for (const { user } of users) {
     const { entries, openedSince } = await store.overview(user);
     expect(entries.filter((row) => row.opened !== undefined)).toEqual([]);
-    expect(openedSince).toBeGreaterThanOrEqual(upgraded - 1_000);
-    expect(openedSince).toBeLessThanOrEqual(Date.now() + 1_000);
+    if (upgraded === undefined) expect(openedSince).toBeLessThanOrEqual(Date.now());
+    else {
+      expect(openedSince).toBeGreaterThanOrEqual(upgraded - 1_000);
+      expect(openedSince).toBeLessThanOrEqual(Date.now() + 1_000);
+    }
   }
 }
 

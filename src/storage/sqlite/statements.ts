@@ -1,6 +1,7 @@
 /**
  * Every SQL statement the SQLite store runs, prepared once per connection. Queries are
- * keyed by user; the index reads only the covering index, never bodies.
+ * keyed by user; the index reads the live entries' rows in name order (by entries_live),
+ * never their bodies (most rows hold none: their latest revision does).
  */
 
 import { bodyOf, entryColumns, revisionBytes } from '../sql-rows.js';
@@ -29,7 +30,7 @@ export function searchMatch(terms: readonly string[], column?: 'name' | 'descrip
 
 export const SQL = {
   index:
-    'SELECT name, size, description FROM entries INDEXED BY entries_index WHERE user_id = ? AND dropped_at IS NULL ORDER BY name',
+    'SELECT name, size, description FROM entries INDEXED BY entries_live WHERE user_id = ? AND dropped_at IS NULL ORDER BY name',
   // LEFT: an entry whose latest revision is not kept (a history limit of 0) is listed too, by no actor.
   overview: `SELECT e.name, e.size, e.description, e.created, e.updated, e.revision, coalesce(r.actor, '') AS actor, e.opened
        FROM entries e
