@@ -1,8 +1,10 @@
 /**
  * The hot MCP requests — one `ping`, `tools/list` or `tools/call` in its simplest shape —
- * and their answers, written byte for byte as the SDK writes them. Shared by the fast
- * paths of HTTP (fast-path.ts) and stdio (stdio-fast-path.ts), which answer these
- * straight from the tool handler and leave every other request to the SDK.
+ * and their answers, written byte for byte as the SDK writes them, without loading it.
+ * Shared by the fast paths of HTTP (fast-path.ts) and stdio (stdio-fast-path.ts), which
+ * answer these straight from the tool handler and leave every other request to the SDK,
+ * and by the stdio opening (stdio-opening.ts), which answers `tools/list` and `ping`
+ * before the SDK is loaded.
  */
 
 import type { Caller } from '../memory/memory.js';

@@ -11,7 +11,7 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json/json-nesting.js';
 
 /**
  * The JSON-RPC error codes answered without the SDK, equal to its ProtocolErrorCode
- * members of the same names (test/mcp/json-rpc-text.test.ts holds them to it).
+ * members of the same names (test/mcp/stdio-opening.test.ts holds them to it).
  */
 export const JSON_RPC_ERROR = {
   ParseError: -32700,

@@ -8,14 +8,18 @@
  *
  * The SDK does the protocol: serveStdio runs over this transport. Two shortcuts come
  * first, each offered a message's JSON before the SDK's parsing:
- * - the opening (stdio-opening.ts), when given, answers the client's handshake and first
- *   `tools/list` before the SDK is even loaded. The transport reads from `listen()` on;
- *   messages the opening does not take wait, in order, and `loadSdk` is called: at the
- *   first such message, or once the connection has been quiet for QUIET_BEFORE_SDK_MS.
- *   When the SDK connects (`start()`), the opening is replayed into it (its answer to
- *   `initialize` compared with the one sent, and not written again), then the waiting
- *   messages are handed over, and from then on everything goes as below. Input that ends
- *   meanwhile closes the transport only once the waiting messages have been handed over.
+ * - the opening (stdio-opening.ts), when given, answers the client's handshake, then its
+ *   `tools/list` and `ping`, before the SDK is even loaded. The transport reads from
+ *   `listen()` on; messages the opening does not take wait, in order, and `loadSdk` is
+ *   called: at the first such message, or once the connection has been quiet for
+ *   QUIET_BEFORE_SDK_MS. When the SDK connects (`start()`), the opening is replayed into it
+ *   (its answer to `initialize` compared with the one sent, and not written again), then
+ *   the waiting messages are handed over, and from then on everything goes as below. Input
+ *   that ends meanwhile closes the transport only once the waiting messages have been
+ *   handed over. An SDK that cannot take the replayed handshake, or answers it with an
+ *   error or another protocol version, would serve a client that believes otherwise: the
+ *   connection is closed, with a report. If the SDK cannot be loaded (`abandon`), each
+ *   waiting request is answered with an error before the connection closes.
  * - the fast path (stdio-fast-path.ts), when given, answers the hot requests directly.
  *
  * Nothing here loads the SDK: its parsing (json-rpc-decode.ts) is passed in, to be called
@@ -67,6 +71,10 @@ export class StdioLineTransport implements Transport {
   readonly closed: Promise<void>;
   private markClosed: () => void = () => {};
   private isClosed = false;
+  /** Whether the transport has closed, known at once (`closed` resolves a turn later). */
+  get hasClosed(): boolean {
+    return this.isClosed;
+  }
   private reading = false;
   private phase: Phase;
   /** Messages received while the SDK was not serving yet, in order of arrival. */
@@ -108,12 +116,15 @@ export class StdioLineTransport implements Transport {
     if (!this.isClosed) this.stdout.write(line);
   };
 
+  /** To the SDK's error handler once it is connected; before, to the report. */
   private fail(error: unknown): void {
-    this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    const failure = error instanceof Error ? error : new Error(String(error));
+    if (this.onerror) this.onerror(failure);
+    else this.report(`stdio: ${failure.message}`);
   }
 
   private readonly onData = (chunk: Buffer) => this.reader.push(chunk);
-  private readonly onInputError = (error: Error) => this.onerror?.(error);
+  private readonly onInputError = (error: Error) => this.fail(error);
   private readonly onInputEnd = () => {
     if (this.waiting.length === 0 && this.phase !== 'replaying') {
       void this.close();
@@ -125,7 +136,7 @@ export class StdioLineTransport implements Transport {
   /** Stays attached after close, so a late write failure (the client went away) is not an uncaught error. */
   private readonly onOutputError = (error: Error) => {
     if (this.isClosed) return;
-    this.onerror?.(error);
+    this.fail(error);
     void this.close();
   };
 
@@ -143,6 +154,11 @@ export class StdioLineTransport implements Transport {
   /** Called by the SDK's serveStdio as it connects: reads from now on, the opening replayed first. */
   async start(): Promise<void> {
     if (this.quiet !== undefined) clearTimeout(this.quiet);
+    if (this.isClosed) {
+      // Closed while the SDK loaded: it learns so at once, and nothing is replayed.
+      this.onclose?.();
+      return;
+    }
     this.listen();
     if (this.phase !== 'opening') return;
     const [handshake, ...rest] = this.shortcuts.opening?.answerer.taken ?? [];
@@ -154,8 +170,24 @@ export class StdioLineTransport implements Transport {
     this.waiting.unshift(...rest.map((taken) => taken.json));
     this.phase = 'replaying';
     this.replayed = { id: (handshake.json as { id: unknown }).id, answer: handshake.answer };
-    // After serveStdio has set onmessage, which it does once start() has returned.
-    queueMicrotask(() => this.handOver(handshake.json));
+    // Once the SDK's connect, which awaits this, has finished connecting.
+    queueMicrotask(() => this.replay(handshake.json));
+  }
+
+  /**
+   * The SDK could not be loaded: each waiting request is answered with `reason` as an
+   * internal error (what a failing handler's request gets), and the connection closes.
+   */
+  abandon(reason: string): void {
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const json of waiting) {
+      const { id, method } = (typeof json === 'object' && json !== null ? json : {}) as Record<string, unknown>;
+      if (typeof method !== 'string' || !(typeof id === 'string' || typeof id === 'number')) continue;
+      const error = { code: JSON_RPC_ERROR.InternalError, message: `Internal error: ${reason}` };
+      this.writeAnswer(`${JSON.stringify({ jsonrpc: '2.0', id, error })}\n`);
+    }
+    void this.close();
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -165,12 +197,8 @@ export class StdioLineTransport implements Transport {
     const replayed = this.replayed;
     if (replayed !== undefined && !('method' in message) && 'id' in message && message.id === replayed.id) {
       this.replayed = undefined;
-      if (json !== replayed.answer) {
-        this.report(
-          `mcp: the SDK answers initialize otherwise than the opening did: it sent ${replayed.answer}, the SDK ${json}`,
-        );
-      }
-      this.serve();
+      if (json === replayed.answer) this.serve();
+      else this.disagreed(replayed.answer, json);
       return Promise.resolve();
     }
     return this.writeLine(`${json}\n`);
@@ -187,6 +215,42 @@ export class StdioLineTransport implements Transport {
     if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
     this.onclose?.();
     this.markClosed();
+  }
+
+  /** Hands the SDK the opening's handshake; one it cannot take ends the connection. */
+  private replay(handshake: unknown): void {
+    try {
+      const decoded = this.parse(handshake, 'line');
+      if ('code' in decoded) {
+        this.giveUp(`the SDK refused the replayed initialize (${decoded.message})`);
+        return;
+      }
+      this.shortcuts.fastPath?.given(decoded.message);
+      this.onmessage?.(decoded.message);
+    } catch (error) {
+      this.giveUp(`the SDK failed on the replayed initialize (${error instanceof Error ? error.message : error})`);
+    }
+  }
+
+  /**
+   * The SDK answered the replayed `initialize` otherwise than the opening did: reported;
+   * served on when it agrees on the protocol version, else the connection is closed.
+   */
+  private disagreed(sent: string, sdks: string): void {
+    this.report(`mcp: the SDK answers initialize otherwise than the opening did: it sent ${sent}, the SDK ${sdks}`);
+    const versionOf = (answer: string) =>
+      (JSON.parse(answer) as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
+    const version = versionOf(sdks);
+    if (version !== undefined && version === versionOf(sent)) this.serve();
+    else this.giveUp('the SDK’s session is not the one the client was told of');
+  }
+
+  /** The SDK's session cannot be the one the opening began: reported, and the connection closed. */
+  private giveUp(why: string): void {
+    this.replayed = undefined;
+    this.waiting = [];
+    this.report(`mcp: ${why}: closing the connection`);
+    void this.close();
   }
 
   /** The SDK has the opening: hands over what waited, in order, then serves as it comes. */

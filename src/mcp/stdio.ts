@@ -18,7 +18,10 @@ import type { SdkConnection } from './stdio-sdk.js';
 import { StdioLineTransport } from './stdio-transport.js';
 
 export interface StdioHandle {
-  /** Resolves when the connection has closed (stdin ended, and what it sent was handed over). */
+  /**
+   * Resolves when the connection has closed: stdin ended (and what it sent was handed
+   * over), `close()`, stdout failed, or the SDK could not be loaded or serve the opening.
+   */
   readonly closed: Promise<void>;
   close(): Promise<void>;
 }
@@ -39,7 +42,8 @@ export function serveMcpStdio(
   let connection: SdkConnection | undefined;
   let parse: ParseMessage | undefined;
   let loading: Promise<void> | undefined;
-  let ended = false;
+  /** Asked to close (SIGINT, SIGTERM): the SDK, if still loading, is not connected. */
+  let closing = false;
   const fast = fastPath
     ? createStdioFastPath({
         handler: options.handler,
@@ -66,19 +70,16 @@ export function serveMcpStdio(
     },
     { fastPath: fast, opening: fastPath ? { answerer: createStdioOpening(options), loadSdk } : undefined },
   );
-  void transport.closed.then(() => {
-    ended = true;
-  });
-
   async function connect(): Promise<void> {
     try {
       const [sdk, decode] = await Promise.all([import('./stdio-sdk.js'), import('./json-rpc-decode.js')]);
-      if (ended) return;
+      if (closing || transport.hasClosed) return;
       parse = decode.parseMessage;
       connection = sdk.connectSdk(options, transport, log);
     } catch (error) {
-      log(`mcp: could not load the MCP SDK: ${error instanceof Error ? error.message : String(error)}`);
-      await transport.close();
+      const reason = `the MCP SDK could not be loaded (${error instanceof Error ? error.message : String(error)})`;
+      log(`mcp: ${reason}`);
+      transport.abandon(reason);
     }
   }
 
@@ -87,6 +88,7 @@ export function serveMcpStdio(
   return {
     closed: transport.closed,
     close: async () => {
+      closing = true;
       await loading;
       await (connection ?? transport).close();
     },

@@ -13,7 +13,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseMessage } from '../../src/mcp/json-rpc-decode.js';
-import { JSON_RPC_ERROR } from '../../src/mcp/json-rpc-text.js';
+import { JSON_RPC_ERROR, type ParseMessage } from '../../src/mcp/json-rpc-text.js';
 import { createMcpServerFactory, type McpServerOptions } from '../../src/mcp/server.js';
 import { serveMcpStdio } from '../../src/mcp/stdio.js';
 import { createStdioOpening, OPENING_PROTOCOL_VERSIONS } from '../../src/mcp/stdio-opening.js';
@@ -162,7 +162,8 @@ describe('the stdio opening answers as the SDK does', () => {
   it('takes only handshakes the SDK answers the same, fuzzed around the shapes it takes', async () => {
     // Mostly the shapes the opening takes, each part now and then replaced by any JSON.
     const json = fc.jsonValue({ maxDepth: 2 });
-    const often = <T>(arbitrary: fc.Arbitrary<T>) => fc.oneof({ weight: 15, arbitrary }, { weight: 1, arbitrary: json });
+    const often = <T>(arbitrary: fc.Arbitrary<T>) =>
+      fc.oneof({ weight: 15, arbitrary }, { weight: 1, arbitrary: json });
     // A member now and then: absent (undefined, dropped by the JSON round trip below) nine times in ten.
     const rarely = fc.oneof({ weight: 9, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: json });
     const objectOf = (keys: readonly string[]) =>
@@ -272,14 +273,14 @@ describe('the stdio transport with the opening', () => {
   });
 
   /** A transport with the opening, the SDK connected only when the test says. */
-  function openingWire() {
+  function openingWire(parse: ParseMessage = parseMessage) {
     const stdin = new PassThrough();
     const stdout = new PassThrough();
     const lines = new Lines(stdout);
     const reports: string[] = [];
     const loadSdk = vi.fn();
     const options = serverOptions();
-    const transport = new StdioLineTransport(stdin, stdout, (line) => reports.push(line), parseMessage, {
+    const transport = new StdioLineTransport(stdin, stdout, (line) => reports.push(line), parse, {
       opening: { answerer: createStdioOpening(options), loadSdk },
     });
     transport.listen();
@@ -404,6 +405,86 @@ describe('the stdio transport with the opening', () => {
       await wire.close();
     }
   });
+  /** The SDK's parsing, with the replayed handshake changed by `change` (an SDK that takes it otherwise). */
+  const replayedAs =
+    (change: (params: Record<string, unknown>) => unknown): ParseMessage =>
+    (json, unit) => {
+      const message = json as { method?: unknown; params?: Record<string, unknown> };
+      if (message.method !== 'initialize' || message.params === undefined) return parseMessage(json, unit);
+      const changed = change(message.params);
+      return changed === undefined
+        ? { code: JSON_RPC_ERROR.InvalidRequest, message: 'refused' }
+        : parseMessage({ ...message, params: changed }, unit);
+    };
+
+  it.each([
+    ['refuses the replayed initialize', replayedAs(() => undefined), 'refused the replayed initialize'],
+    [
+      'negotiates another protocol version',
+      replayedAs((params) => ({ ...params, protocolVersion: '1999-01-01' })),
+      'not the one the client was told of',
+    ],
+    [
+      'answers the replayed initialize with an error',
+      replayedAs((params) => ({ ...params, protocolVersion: 5 })),
+      'not the one the client was told of',
+    ],
+    [
+      'fails on the replayed initialize',
+      replayedAs(() => {
+        throw new Error('broken');
+      }),
+      'failed on the replayed initialize (broken)',
+    ],
+  ])('closes the connection, reporting why, when the SDK %s', async (_what, parse, why) => {
+    const wire = openingWire(parse);
+    try {
+      wire.write(initialize, rpc('tools/call', { name: 'memory_open' }, 2));
+      await wire.lines.next();
+      await settle();
+      wire.connect();
+      await wire.transport.closed;
+      expect(wire.reports).toContainEqual(expect.stringContaining(why));
+      expect(wire.reports.at(-1)).toMatch(/closing the connection$/);
+      expect(wire.lines.pending).toBe(0);
+    } finally {
+      await wire.close();
+    }
+  });
+
+  it('answers each waiting request with an error when the SDK cannot be loaded, then closes', async () => {
+    const wire = openingWire();
+    wire.write(initialize, INITIALIZED, rpc('resources/list', undefined, 2), { jsonrpc: '2.0', method: 'x/note' });
+    wire.write(rpc('tools/call', { name: 'memory_open' }, 'three'));
+    await wire.lines.next();
+    await settle();
+    wire.transport.abandon('the MCP SDK could not be loaded (gone)');
+    const answers = [JSON.parse(await wire.lines.next()), JSON.parse(await wire.lines.next())];
+    expect(answers).toEqual(
+      [2, 'three'].map((id) => ({
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: JSON_RPC_ERROR.InternalError,
+          message: 'Internal error: the MCP SDK could not be loaded (gone)',
+        },
+      })),
+    );
+    await wire.transport.closed;
+  });
+
+  it('replays nothing into an SDK that connects after the connection closed, and tells it so', async () => {
+    const wire = openingWire();
+    wire.write(initialize);
+    await wire.lines.next();
+    await wire.transport.close();
+    const closed = vi.fn();
+    wire.transport.onclose = closed;
+    await wire.transport.start();
+    expect(closed).toHaveBeenCalled();
+    await settle();
+    expect(wire.lines.pending).toBe(0);
+  });
 });
 
 describe('serveMcpStdio', () => {
@@ -438,5 +519,58 @@ describe('serveMcpStdio', () => {
 
   it('answers a session with the opening and lazy SDK byte for byte as the SDK alone does', async () => {
     expect(await session(true)).toEqual(await session(false));
+  });
+
+  /**
+   * Every message written at once, without waiting for answers: the answers by id once all
+   * have come, and the entries' histories.
+   */
+  async function pipelined(fastPath: boolean, messages: readonly unknown[]) {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const lines = new Lines(stdout);
+    const options = serverOptions();
+    const handle = serveMcpStdio(options, () => {}, { fastPath, stdin, stdout });
+    stdin.write(messages.map((message) => `${JSON.stringify(message)}\n`).join(''));
+    const answers = new Map<unknown, string>();
+    const requests = messages.filter((message) => 'id' in (message as object)).length;
+    while (answers.size < requests) {
+      const line = await lines.next();
+      answers.set((JSON.parse(line) as { id: unknown }).id, line);
+    }
+    stdin.end();
+    await handle.closed;
+    const histories = await Promise.all(
+      ['a/one', 'a/two'].map(async (name) =>
+        (await options.store.history('local', name)).map((revision) => [revision.body, revision.actor]),
+      ),
+    );
+    return { answers, histories };
+  }
+
+  it('applies pipelined calls in arrival order and answers them as the SDK alone does', async () => {
+    const name = fc.constantFrom('a/one', 'a/two');
+    const call = fc.oneof(
+      fc.record({ write: name, text: fc.constantFrom('x', 'y', 'z') }),
+      fc.record({ open: name }),
+      fc.constantFrom('ping', 'tools/list', 'resources/list', 'prompts/list'),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(call, { maxLength: 12 }), async (calls) => {
+        const messages: unknown[] = [initialize(), INITIALIZED];
+        calls.forEach((step, at) => {
+          const id = at + 2;
+          if (typeof step === 'string') messages.push(rpc(step, undefined, id));
+          else if ('write' in step) {
+            const args = { name: step.write, description: 'D', new: step.text };
+            messages.push(rpc('tools/call', { name: 'memory_write', arguments: args }, id));
+          } else messages.push(rpc('tools/call', { name: 'memory_open', arguments: { names: [step.open] } }, id));
+        });
+        const [withOpening, sdkAlone] = [await pipelined(true, messages), await pipelined(false, messages)];
+        expect(withOpening.histories).toEqual(sdkAlone.histories);
+        expect(withOpening.answers).toEqual(sdkAlone.answers);
+      }),
+      { numRuns: 25 },
+    );
   });
 });
