@@ -3,10 +3,11 @@
  * process's start): a client starts the server, sends `initialize`, waits for its answer,
  * then sends `notifications/initialized` and `tools/list`, as Claude Desktop and Claude
  * Code do, and the time is taken from the spawn to the `tools/list` answer. Beside it,
- * interleaved start by start (the order swapped every round, so neither always follows
- * the other), a bare Node process (bare-stdio-server.ts) answering the same two requests
- * with the same tool definitions read from spec/tools.json: what any MCP server on Node
- * pays to start. Engram opens a SQLite memory of `entries` entries, as a user's would be.
+ * interleaved start by start (each side first in turn, so none always follows another),
+ * the same build with the SDK loaded first (ENGRAM_ACCEL_STDIO_FAST_PATH=0: the before of
+ * stdio-opening.ts) and a bare Node process (bare-stdio-server.ts) answering the same two
+ * requests with the same tool definitions read from spec/tools.json: what any MCP server
+ * on Node pays to start. Engram opens a SQLite memory of `entries` entries, as a user's would be.
  */
 
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
@@ -92,32 +93,51 @@ export async function benchStartup(options: StartupOptions = DEFAULT_STARTUP): P
     const engramArgs = [ENGRAM_CLI, 'stdio', ...engramFlags(files)];
     const starts = {
       engram: () => startAndList(engramArgs, files.env),
+      // The before: ENGRAM_ACCEL_STDIO_FAST_PATH=0 loads the MCP SDK at start and lets it answer the opening.
+      sdkFirst: () => startAndList(engramArgs, { ...files.env, ENGRAM_ACCEL_STDIO_FAST_PATH: '0' }),
       bare: () => startAndList([BARE_SERVER, '0'], files.env),
     };
-    const samples: Record<keyof typeof starts, number[]> = { engram: [], bare: [] };
+    const sides = Object.keys(starts) as (keyof typeof starts)[];
+    const samples: Record<keyof typeof starts, number[]> = { engram: [], sdkFirst: [], bare: [] };
     for (let round = -WARMUP_ROUNDS; round < options.rounds; round++) {
-      for (const side of round % 2 === 0 ? (['engram', 'bare'] as const) : (['bare', 'engram'] as const)) {
+      // Each side first in turn, so that none always follows the same one.
+      const offset = ((round % sides.length) + sides.length) % sides.length;
+      for (const side of [...sides.slice(offset), ...sides.slice(0, offset)]) {
         const took = await starts[side]();
         if (round >= 0) samples[side].push(took);
       }
     }
-    const figures = { engram: summarize(samples.engram), bare: summarize(samples.bare) };
+    const figures = {
+      engram: summarize(samples.engram),
+      sdkFirst: summarize(samples.sdkFirst),
+      bare: summarize(samples.bare),
+    };
     const ratio = figures.engram.median / figures.bare.median;
+    const row = (name: string, side: keyof typeof figures) => [
+      name,
+      formatMs(figures[side].median),
+      formatMs(figures[side].p99),
+      formatRatio(figures[side].median / figures.bare.median),
+    ];
     return {
       title: 'Start-up: engram stdio to its first tools/list',
       method:
         'A client spawns the server, sends `initialize`, waits for the answer, then sends `notifications/initialized` ' +
         'and `tools/list`, as Claude Desktop and Claude Code do; timed from the spawn to the `tools/list` answer. ' +
-        `Beside it, start by start (${options.rounds} each, the order swapped every round), a bare Node process ` +
-        'answering the same requests with the same definitions (bench/bare-stdio-server.ts): what any MCP server on ' +
-        `Node pays to start. Engram opens a SQLite memory of ${options.entries.toLocaleString('en-US')} entries.`,
+        'Engram answers that opening before loading the MCP SDK (src/mcp/stdio-opening.ts); beside it, the same ' +
+        'build with `ENGRAM_ACCEL_STDIO_FAST_PATH=0`, which loads the SDK at start and lets it answer (the before), ' +
+        'and a bare Node process answering the same requests with the same definitions ' +
+        '(bench/bare-stdio-server.ts): what any MCP server on Node pays to start. ' +
+        `Start by start, ${options.rounds} of each, each first in turn. Engram opens a SQLite memory of ` +
+        `${options.entries.toLocaleString('en-US')} entries.`,
       tables: [
         {
           title: 'Spawn to tools/list answered',
           header: ['server', 'median', 'p99', 'against bare Node'],
           rows: [
-            ['`engram stdio`', formatMs(figures.engram.median), formatMs(figures.engram.p99), formatRatio(ratio)],
-            ['bare Node', formatMs(figures.bare.median), formatMs(figures.bare.p99), formatRatio(1)],
+            row('`engram stdio`', 'engram'),
+            row('`engram stdio`, the SDK loaded first (`ENGRAM_ACCEL_STDIO_FAST_PATH=0`)', 'sdkFirst'),
+            row('bare Node', 'bare'),
           ],
         },
       ],

@@ -36,7 +36,7 @@ export function registerStdioCommand(
         process.exitCode = reportFailure(error, false);
         return;
       }
-      // The MCP SDK is loaded only by the commands that serve MCP, to keep the CLI quick to start.
+      // Loaded only by this command; the MCP SDK itself only once the client needs it (mcp/stdio-opening.ts).
       const { serveMcpStdio } = await import('../mcp/stdio.js');
       const handleTool = createToolHandler(context.memory, { onUnexpectedError: logInternalError });
       // One client, one connection: its tool calls are applied in the order they arrived, so

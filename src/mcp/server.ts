@@ -7,18 +7,12 @@
  * and WebSocket alike.
  */
 
-import {
-  CLIENT_INFO_META_KEY,
-  type McpServerFactory,
-  ProtocolError,
-  ProtocolErrorCode,
-  Server,
-} from '@modelcontextprotocol/server';
+import { CLIENT_INFO_META_KEY, type McpServerFactory, ProtocolError, Server } from '@modelcontextprotocol/server';
 import type { Caller } from '../memory/memory.js';
 import type { Policy } from '../memory/model/policy.js';
-import { isToolName, mcpTools, TOOL_NAMES } from '../memory/tools/definitions.js';
-import type { ToolHandler, ToolResult } from '../memory/tools/handler.js';
-import { serverInfo } from './identity.js';
+import { isToolName, mcpTools } from '../memory/tools/definitions.js';
+import type { ToolHandler } from '../memory/tools/handler.js';
+import { SERVER_INSTRUCTIONS, serverCapabilities, serverInfo } from './identity.js';
 import { completesWithNames, getPrompt, PROMPT_LIST } from './prompts.js';
 import {
   createMemoryResources,
@@ -27,12 +21,7 @@ import {
   type EntryNames,
   INDEX_RESOURCE,
 } from './resources.js';
-
-const SERVER_INSTRUCTIONS =
-  "Engram is the user's persistent memory, shared by every assistant they use. " +
-  'At the start of a session, call memory_open with no arguments to read the index, then open the entries ' +
-  'that matter for the conversation in one call. Write what the user states that will matter later; ' +
-  'keep each entry on one subject.';
+import { callToolResult, unknownTool } from './tool-call-answers.js';
 
 export interface McpServerOptions {
   readonly handler: ToolHandler;
@@ -57,17 +46,10 @@ function clientNameOf(server: Server, envelope: Record<string, unknown> | undefi
   return typeof info?.name === 'string' ? info.name : undefined;
 }
 
-/** The JSON-RPC error for a tool that does not exist, on every path that answers `tools/call`. */
-export function unknownToolError(name: unknown): ProtocolError {
-  return new ProtocolError(
-    ProtocolErrorCode.InvalidParams,
-    `Unknown tool ${JSON.stringify(name)}. The tools are ${TOOL_NAMES.join(', ')}.`,
-  );
-}
-
-/** A tool's result as the `tools/call` result, on every path that answers `tools/call`. */
-export function callToolResult(result: ToolResult) {
-  return { content: [{ type: 'text' as const, text: result.text }], isError: result.isError };
+/** The JSON-RPC error for a tool that does not exist (tool-call-answers.ts), as the SDK's handlers throw it. */
+function unknownToolError(name: unknown): ProtocolError {
+  const { code, message } = unknownTool(name);
+  return new ProtocolError(code, message);
 }
 
 export function createMcpServerFactory(options: McpServerOptions): McpServerFactory {
@@ -75,7 +57,7 @@ export function createMcpServerFactory(options: McpServerOptions): McpServerFact
   const resources = createMemoryResources(options.handler, options.memory, options.onUnexpectedError);
   return (context) => {
     const server = new Server(serverInfo(options.version), {
-      capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} },
+      capabilities: serverCapabilities(),
       instructions: SERVER_INSTRUCTIONS,
     });
     const callerOf = (envelope: Record<string, unknown> | undefined) =>

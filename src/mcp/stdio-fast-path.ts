@@ -7,7 +7,8 @@
  * even its parsing of a message costs more than the rest of the answer: a line is offered
  * here as plain JSON first, and parsed for the SDK only when it is not taken.
  *
- * Everything else goes to the SDK as before: the opening and any later `initialize`,
+ * Everything else goes to the SDK as before (the opening, answered before the SDK is
+ * loaded, is stdio-opening.ts's, and reaches the SDK replayed): any later `initialize`,
  * resources, prompts, completions, notifications, responses, 2026 envelopes, anything
  * unusual. Order is kept: a hot request takes the fast path only while no request handed
  * to the SDK is still unanswered, so the tool handler is always entered in the order the
@@ -32,7 +33,7 @@ export interface StdioFastPathOptions {
   readonly policy: Pick<Policy, 'groups'>;
   /** Whom the tools act for, given the client name from the `initialize` handshake. */
   readonly caller: (clientName: string) => Caller;
-  /** Whether the SDK answers as the hot answerer does (stdio.ts, proveStdioAnswers); asked once, when the connection is quiet. */
+  /** Whether the SDK answers as the hot answerer does (stdio-sdk.ts, proveStdioAnswers); asked once, when the connection is quiet. */
   readonly prove: () => Promise<boolean>;
 }
 

@@ -4,71 +4,146 @@
  * which drops a line that is not JSON in silence and closes the connection on a line over
  * its buffer size. Here every line that cannot be served is answered with a JSON-RPC
  * error (id null: its id cannot be read), reported on stderr, and the next lines are
- * served; a line over the limit is discarded as it arrives. The SDK still does the
- * protocol: serveStdio runs over this transport, but a fast path (stdio-fast-path.ts),
- * when given, is offered each message's JSON first, before the SDK's parsing, and answers
- * the hot requests directly.
+ * served; a line over the limit is discarded as it arrives.
+ *
+ * The SDK does the protocol: serveStdio runs over this transport. Two shortcuts come
+ * first, each offered a message's JSON before the SDK's parsing:
+ * - the opening (stdio-opening.ts), when given, answers the client's handshake, then its
+ *   `tools/list` and `ping`, before the SDK is even loaded. The transport reads from
+ *   `listen()` on; messages the opening does not take wait, in order, and `loadSdk` is
+ *   called: at the first such message, or once the connection has been quiet for
+ *   QUIET_BEFORE_SDK_MS. When the SDK connects (`start()`), the opening is replayed into it
+ *   (its answer to `initialize` compared with the one sent, and not written again), then
+ *   the waiting messages are handed over, and from then on everything goes as below. Input
+ *   that ends meanwhile closes the transport only once the waiting messages have been
+ *   handed over. An SDK that cannot take the replayed handshake, or answers it with an
+ *   error or another protocol version, would serve a client that believes otherwise: the
+ *   connection is closed, with a report. If the SDK cannot be loaded (`abandon`), each
+ *   waiting request is answered with an error before the connection closes.
+ * - the fast path (stdio-fast-path.ts), when given, answers the hot requests directly.
+ *
+ * Nothing here loads the SDK: its parsing (json-rpc-decode.ts) is passed in, to be called
+ * once it is connected, and only the SDK's types are imported.
  */
 
 import type { Readable, Writable } from 'node:stream';
-import { type JSONRPCMessage, ProtocolErrorCode, serializeMessage, type Transport } from '@modelcontextprotocol/server';
-import { parseMessage, parseText, type Refusal, refusalAnswer } from './json-rpc-decode.js';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import { JSON_RPC_ERROR, type ParseMessage, parseText, type Refusal, refusalAnswer } from './json-rpc-text.js';
 import { LineReader } from './line-reader.js';
 import type { StdioFastPath } from './stdio-fast-path.js';
+import type { StdioOpening } from './stdio-opening.js';
 
 /** Largest line read, in bytes: the body cap of MCP over HTTP, far above any real tool call. */
 export const MAX_LINE_BYTES = 1024 * 1024;
 
+/**
+ * How long the connection stays without a message, after the opening answered one, before
+ * the SDK is loaded anyway: a client's opening comes in one burst, each message right after
+ * the answer before it, and loading the SDK in the middle of it would hold up its next answer.
+ */
+export const QUIET_BEFORE_SDK_MS = 100;
+
 const TOO_LARGE: Refusal = {
-  code: ProtocolErrorCode.InvalidRequest,
+  code: JSON_RPC_ERROR.InvalidRequest,
   message: `Request too large: the limit is ${MAX_LINE_BYTES} bytes per line. Send smaller writes; an entry holds at most a few KiB.`,
 };
 
 const CARRIAGE_RETURN = 0x0d;
+
+export interface StdioShortcuts {
+  readonly fastPath?: StdioFastPath;
+  /** The opening, with what loads the SDK (which then calls `start()`); only with `listen()`. */
+  readonly opening?: { readonly answerer: StdioOpening; readonly loadSdk: () => void };
+}
+
+/**
+ * opening: the SDK not connected, the opening answering; replaying: the SDK connected and
+ * the opening's `initialize` given to it, its answer awaited; serving: the SDK has it all.
+ */
+type Phase = 'opening' | 'replaying' | 'serving';
 
 export class StdioLineTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
-  private closed = false;
+  /** Resolves once the transport has closed. */
+  readonly closed: Promise<void>;
+  private markClosed: () => void = () => {};
+  private isClosed = false;
+  /** Whether the transport has closed, known at once (`closed` resolves a turn later). */
+  get hasClosed(): boolean {
+    return this.isClosed;
+  }
+  private reading = false;
+  private phase: Phase;
+  /** Messages received while the SDK was not serving yet, in order of arrival. */
+  private waiting: unknown[] = [];
+  /** The input ended while messages were waiting for the SDK: close once they are handed over. */
+  private endedEarly = false;
+  /** The opening's answer to `initialize`, while the SDK's answer to the replayed one is awaited. */
+  private replayed?: { readonly id: unknown; readonly answer: string };
+  private quiet?: ReturnType<typeof setTimeout>;
+
   private readonly reader = new LineReader(
     MAX_LINE_BYTES,
     (line) => this.receive(line),
     () => this.refuse(TOO_LARGE),
   );
 
-  /** `report` receives one line for each line refused (stderr). */
+  /**
+   * `report` receives one line for each line refused or anything amiss (stderr); `parse` is
+   * the SDK's parsing, called only once the SDK is connected (so it may be bound as it loads).
+   */
   constructor(
     private readonly stdin: Readable,
     private readonly stdout: Writable,
     private readonly report: (line: string) => void,
-    private readonly fastPath?: StdioFastPath,
-  ) {}
+    private readonly parse: ParseMessage,
+    private readonly shortcuts: StdioShortcuts = {},
+  ) {
+    this.closed = new Promise((resolve) => {
+      this.markClosed = resolve;
+    });
+    this.phase = shortcuts.opening ? 'opening' : 'serving';
+  }
 
   /**
-   * How the fast path writes its answers: dropped once closed, as the SDK's are. Nothing
+   * How the shortcuts write their answers: dropped once closed, as the SDK's are. Nothing
    * waits for them to drain, and a failure is the stream's error, which onOutputError reports.
    */
   private readonly writeAnswer = (line: string): void => {
-    if (!this.closed) this.stdout.write(line);
+    if (!this.isClosed) this.stdout.write(line);
   };
 
+  /** To the SDK's error handler once it is connected; before, to the report. */
   private fail(error: unknown): void {
-    this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    const failure = error instanceof Error ? error : new Error(String(error));
+    if (this.onerror) this.onerror(failure);
+    else this.report(`stdio: ${failure.message}`);
   }
 
   private readonly onData = (chunk: Buffer) => this.reader.push(chunk);
-  private readonly onInputError = (error: Error) => this.onerror?.(error);
-  private readonly onInputEnd = () => void this.close();
+  private readonly onInputError = (error: Error) => this.fail(error);
+  private readonly onInputEnd = () => {
+    if (this.waiting.length === 0 && this.phase !== 'replaying') {
+      void this.close();
+      return;
+    }
+    this.endedEarly = true;
+    this.shortcuts.opening?.loadSdk();
+  };
   /** Stays attached after close, so a late write failure (the client went away) is not an uncaught error. */
   private readonly onOutputError = (error: Error) => {
-    if (this.closed) return;
-    this.onerror?.(error);
+    if (this.isClosed) return;
+    this.fail(error);
     void this.close();
   };
 
-  async start(): Promise<void> {
+  /** Starts reading before the SDK is connected, for the opening to answer. */
+  listen(): void {
+    if (this.reading || this.isClosed) return;
+    this.reading = true;
     this.stdin.on('data', this.onData);
     this.stdin.on('error', this.onInputError);
     this.stdin.on('end', this.onInputEnd);
@@ -76,21 +151,117 @@ export class StdioLineTransport implements Transport {
     this.stdout.on('error', this.onOutputError);
   }
 
+  /** Called by the SDK's serveStdio as it connects: reads from now on, the opening replayed first. */
+  async start(): Promise<void> {
+    if (this.quiet !== undefined) clearTimeout(this.quiet);
+    if (this.isClosed) {
+      // Closed while the SDK loaded: it learns so at once, and nothing is replayed.
+      this.onclose?.();
+      return;
+    }
+    this.listen();
+    if (this.phase !== 'opening') return;
+    const [handshake, ...rest] = this.shortcuts.opening?.answerer.taken ?? [];
+    if (handshake?.answer === undefined) {
+      this.serve();
+      return;
+    }
+    // The rest of what the opening took (notifications/initialized) waits behind the handshake.
+    this.waiting.unshift(...rest.map((taken) => taken.json));
+    this.phase = 'replaying';
+    this.replayed = { id: (handshake.json as { id: unknown }).id, answer: handshake.answer };
+    // Once the SDK's connect, which awaits this, has finished connecting.
+    queueMicrotask(() => this.replay(handshake.json));
+  }
+
+  /**
+   * The SDK could not be loaded: each waiting request is answered with `reason` as an
+   * internal error (what a failing handler's request gets), and the connection closes.
+   */
+  abandon(reason: string): void {
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const json of waiting) {
+      const { id, method } = (typeof json === 'object' && json !== null ? json : {}) as Record<string, unknown>;
+      if (typeof method !== 'string' || !(typeof id === 'string' || typeof id === 'number')) continue;
+      const error = { code: JSON_RPC_ERROR.InternalError, message: `Internal error: ${reason}` };
+      this.writeAnswer(`${JSON.stringify({ jsonrpc: '2.0', id, error })}\n`);
+    }
+    void this.close();
+  }
+
   send(message: JSONRPCMessage): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('the stdio connection is closed'));
-    this.fastPath?.sent(message);
-    return this.writeLine(serializeMessage(message));
+    if (this.isClosed) return Promise.reject(new Error('the stdio connection is closed'));
+    this.shortcuts.fastPath?.sent(message);
+    const json = JSON.stringify(message);
+    const replayed = this.replayed;
+    if (replayed !== undefined && !('method' in message) && 'id' in message && message.id === replayed.id) {
+      this.replayed = undefined;
+      if (json === replayed.answer) this.serve();
+      else this.disagreed(replayed.answer, json);
+      return Promise.resolve();
+    }
+    return this.writeLine(`${json}\n`);
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.isClosed) return;
+    this.isClosed = true;
+    if (this.quiet !== undefined) clearTimeout(this.quiet);
     this.stdin.off('data', this.onData);
     this.stdin.off('error', this.onInputError);
     this.stdin.off('end', this.onInputEnd);
     this.stdin.off('close', this.onInputEnd);
     if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
     this.onclose?.();
+    this.markClosed();
+  }
+
+  /** Hands the SDK the opening's handshake; one it cannot take ends the connection. */
+  private replay(handshake: unknown): void {
+    try {
+      const decoded = this.parse(handshake, 'line');
+      if ('code' in decoded) {
+        this.giveUp(`the SDK refused the replayed initialize (${decoded.message})`);
+        return;
+      }
+      this.shortcuts.fastPath?.given(decoded.message);
+      this.onmessage?.(decoded.message);
+    } catch (error) {
+      this.giveUp(`the SDK failed on the replayed initialize (${error instanceof Error ? error.message : error})`);
+    }
+  }
+
+  /**
+   * The SDK answered the replayed `initialize` otherwise than the opening did: reported;
+   * served on when it agrees on the protocol version, else the connection is closed.
+   */
+  private disagreed(sent: string, sdks: string): void {
+    this.report(`mcp: the SDK answers initialize otherwise than the opening did: it sent ${sent}, the SDK ${sdks}`);
+    const versionOf = (answer: string) =>
+      (JSON.parse(answer) as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
+    const version = versionOf(sdks);
+    if (version !== undefined && version === versionOf(sent)) this.serve();
+    else this.giveUp('the SDK’s session is not the one the client was told of');
+  }
+
+  /** The SDK's session cannot be the one the opening began: reported, and the connection closed. */
+  private giveUp(why: string): void {
+    this.replayed = undefined;
+    this.waiting = [];
+    this.report(`mcp: ${why}: closing the connection`);
+    void this.close();
+  }
+
+  /** The SDK has the opening: hands over what waited, in order, then serves as it comes. */
+  private serve(): void {
+    this.phase = 'serving';
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const json of waiting) this.route(json);
+    // As when the input ends after its last line was handed over: in a later turn, once the
+    // SDK has entered the handlers of what it was just given.
+    if (this.endedEarly) setImmediate(() => void this.close());
   }
 
   private receive(line: Buffer): void {
@@ -101,14 +272,45 @@ export class StdioLineTransport implements Transport {
       this.refuse(parsed);
       return;
     }
+    this.route(parsed.json);
+  }
+
+  private route(json: unknown): void {
+    if (this.phase !== 'serving') {
+      this.beforeServing(json);
+      return;
+    }
     try {
-      if (this.fastPath?.take(parsed.json, this.writeAnswer)) return;
-      const decoded = parseMessage(parsed.json, 'line');
+      if (this.shortcuts.fastPath?.take(json, this.writeAnswer)) return;
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    this.handOver(json);
+  }
+
+  /** Before the SDK serves: the opening answers, or the message waits and the SDK is loaded. */
+  private beforeServing(json: unknown): void {
+    const opening = this.shortcuts.opening;
+    if (this.phase === 'opening' && this.waiting.length === 0 && opening?.answerer.take(json, this.writeAnswer)) {
+      if (this.quiet !== undefined) clearTimeout(this.quiet);
+      this.quiet = setTimeout(opening.loadSdk, QUIET_BEFORE_SDK_MS);
+      this.quiet.unref();
+      return;
+    }
+    this.waiting.push(json);
+    opening?.loadSdk();
+  }
+
+  /** Hands a message to the SDK, parsed by it, or answers why it cannot be. */
+  private handOver(json: unknown): void {
+    try {
+      const decoded = this.parse(json, 'line');
       if ('code' in decoded) {
         this.refuse(decoded);
         return;
       }
-      this.fastPath?.given(decoded.message);
+      this.shortcuts.fastPath?.given(decoded.message);
       this.onmessage?.(decoded.message);
     } catch (error) {
       this.fail(error);
@@ -116,7 +318,7 @@ export class StdioLineTransport implements Transport {
   }
 
   private refuse({ code, message }: Refusal): void {
-    if (this.closed) return;
+    if (this.isClosed) return;
     this.report(`stdio: refused a line (${code}): ${message}`);
     this.writeLine(`${refusalAnswer({ code, message })}\n`).catch((error: unknown) => this.fail(error));
   }

@@ -20,7 +20,8 @@
 import type { JSONRPCMessage, JSONRPCRequest, RequestId, Transport } from '@modelcontextprotocol/server';
 import type { RawData, WebSocket } from 'ws';
 import { isEngramError } from '../memory/model/errors.js';
-import { decodeMessage, type Refusal, refusalAnswer } from './json-rpc-decode.js';
+import { decodeMessage } from './json-rpc-decode.js';
+import { type Refusal, refusalAnswer } from './json-rpc-text.js';
 import type { WaitingBudget } from './waiting-budget.js';
 
 export interface WebSocketTransportOptions {

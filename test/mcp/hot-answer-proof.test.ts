@@ -11,8 +11,8 @@ import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 
 import { PROOF_REQUESTS, proofServerOptions, proveHotAnswers } from '../../src/mcp/hot-answer-proof.js';
 import { askOverHttp, proveHttpAnswers } from '../../src/mcp/http.js';
 import { createMcpServerFactory } from '../../src/mcp/server.js';
-import { proveStdioAnswers } from '../../src/mcp/stdio.js';
 import { createStdioFastPath, PROOF_AT_LATEST_MS, QUIET_BEFORE_PROOF_MS } from '../../src/mcp/stdio-fast-path.js';
+import { proveStdioAnswers } from '../../src/mcp/stdio-sdk.js';
 import { DEFAULT_POLICY } from '../../src/memory/model/policy.js';
 
 const options = { policy: DEFAULT_POLICY, version: '0.0.0-test' };

@@ -23,9 +23,10 @@ import {
 } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { describe, expect, it } from 'vitest';
+import { parseMessage } from '../../src/mcp/json-rpc-decode.js';
 import { createMcpServerFactory, type McpServerOptions } from '../../src/mcp/server.js';
-import { proveStdioAnswers } from '../../src/mcp/stdio.js';
 import { createStdioFastPath, QUIET_BEFORE_PROOF_MS, type StdioFastPath } from '../../src/mcp/stdio-fast-path.js';
+import { proveStdioAnswers } from '../../src/mcp/stdio-sdk.js';
 import { StdioLineTransport } from '../../src/mcp/stdio-transport.js';
 import { createMemory } from '../../src/memory/memory.js';
 import { actorLabel } from '../../src/memory/model/caller.js';
@@ -93,7 +94,7 @@ class Twin {
       }
     });
     this.handle = serveStdio(createMcpServerFactory(options), {
-      transport: new StdioLineTransport(this.stdin, stdout, () => {}, fastPath),
+      transport: new StdioLineTransport(this.stdin, stdout, () => {}, parseMessage, { fastPath }),
     });
   }
 
