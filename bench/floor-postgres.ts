@@ -8,13 +8,15 @@
  * head and adds to the user's usage, and commits on its own: one round trip, durable
  * (synchronous_commit on) when it answers. One user's appends go one at a time in this
  * process, as Engram's do (a statement decided on the head it read must not race another
- * of the same entry); other users' run in parallel, and PostgreSQL shares their fsyncs.
+ * of the same entry), and those that arrived while one ran share one transaction and its
+ * commit, as Engram's do (src/storage/postgres/shared-commit.ts): one commit for many is
+ * less work, which a floor must count. Other users' run in parallel, and PostgreSQL shares
+ * their fsyncs.
  */
 
 import pg from 'pg';
 import type { IndexRow } from '../src/memory/model/format.js';
 import { Batcher, pairKey, pairs } from '../src/storage/postgres/batch.js';
-import { UserQueue } from '../src/storage/postgres/user-queue.js';
 import type { FloorEntry, FloorMemory, FloorSeed } from './floor-memory.js';
 
 /** Engram's default pool size (src/storage/postgres/pool.ts). */
@@ -78,7 +80,7 @@ export async function openPostgresFloor(url: string, seed: FloorSeed): Promise<F
   }
   await pool.query('ANALYZE');
 
-  const writers = new UserQueue();
+  const appends = new SharedAppends(pool);
   // Keyed by (user, name) as Engram's reads are; each kind of read alone on half the pool at most, as Engram's.
   const opens = new Batcher<string, FloorEntry>(async (keys) => {
     const values = pairs(keys);
@@ -88,11 +90,73 @@ export async function openPostgresFloor(url: string, seed: FloorSeed): Promise<F
   }, POOL_SIZE / 2);
   return {
     open: (user, name) => opens.load(pairKey(user, name)),
-    append: (user, name, line) =>
-      writers.run(user, async () => {
-        const values = [user, name, `${line}\n`, Date.now()];
-        return (await pool.query<IndexRow>({ name: 'floor_append', text: APPEND, values })).rows[0]!;
-      }),
+    append: (user, name, line) => appends.append(user, [user, name, `${line}\n`, Date.now()]),
     close: () => pool.end(),
   };
+}
+
+/** Most appends one shared transaction holds, as Engram's (shared-commit.ts, MOST_SHARED). */
+const MOST_SHARED = 32;
+
+interface WaitingAppend {
+  readonly values: unknown[];
+  readonly resolve: (row: IndexRow) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * One user's appends, one at a time: one alone commits on its own; those that arrived
+ * while another ran go together in one transaction, all answered once it commits.
+ */
+class SharedAppends {
+  private readonly waiting = new Map<string, WaitingAppend[]>();
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  append(user: string, values: unknown[]): Promise<IndexRow> {
+    return new Promise((resolve, reject) => {
+      const queue = this.waiting.get(user);
+      if (queue) {
+        queue.push({ values, resolve, reject });
+        return;
+      }
+      this.waiting.set(user, [{ values, resolve, reject }]);
+      void this.drain(user);
+    });
+  }
+
+  private async drain(user: string): Promise<void> {
+    for (let queue = this.waiting.get(user)!; queue.length > 0; ) {
+      const batch = queue.splice(0, MOST_SHARED);
+      try {
+        const rows = batch.length === 1 ? [await this.alone(batch[0]!.values)] : await this.together(batch);
+        batch.forEach((append, at) => append.resolve(rows[at]!));
+      } catch (error) {
+        for (const append of batch) append.reject(error);
+      }
+    }
+    this.waiting.delete(user);
+  }
+
+  private async alone(values: unknown[]): Promise<IndexRow> {
+    return (await this.pool.query<IndexRow>({ name: 'floor_append', text: APPEND, values })).rows[0]!;
+  }
+
+  private async together(batch: readonly WaitingAppend[]): Promise<IndexRow[]> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const rows: IndexRow[] = [];
+      for (const { values } of batch) {
+        rows.push((await client.query<IndexRow>({ name: 'floor_append', text: APPEND, values })).rows[0]!);
+      }
+      await client.query('COMMIT');
+      return rows;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
 }

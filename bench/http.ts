@@ -524,7 +524,8 @@ function describe(
       'indexed read of the entry’s latest revision (on PostgreSQL the opens that arrive while others run going together ' +
       'in one statement, as Engram’s do), an append with the rows of the in-process fair floor (a new ' +
       'revision, the entry’s head, the user’s usage) saved durably: on SQLite the appends that arrive together sharing ' +
-      'one commit, on PostgreSQL one statement that commits on its own, one user’s appends one at a time (as Engram’s), ' +
+      'one commit, on PostgreSQL one statement, one user’s appends one at a time and those that queued meanwhile ' +
+      'sharing one transaction and its commit (as Engram’s), ' +
       'on a pool of Engram’s default size (10). It is ' +
       'measured at every N after the ceiling, and an Engram row’s share of it compares the two for the same workload at ' +
       'the same N on the same backend. The SDK peer is the same memory served the common way: a `node:http` server in ' +
