@@ -300,7 +300,12 @@ async function main() {
       const order = round % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
       for (const which of order) {
         console.error(`bench:compare: ${name}, round ${round + 1}, ${which}…`);
-        const output = await runBenchmark(which === 'before' ? baseline.folder : root, name, options.quick, options.rows);
+        const output = await runBenchmark(
+          which === 'before' ? baseline.folder : root,
+          name,
+          options.quick,
+          options.rows,
+        );
         if (output !== undefined) runs[which].push(output);
       }
     }
