@@ -620,13 +620,16 @@ function describe(
         'on these two cores, after a write went from 8 round trips to 1–2 and concurrent reads were batched: with a ' +
         'token, its lookup (some 0.1 ms of PostgreSQL CPU), then one statement that saves the write and commits. No row ' +
         'is shared between users (each user’s counters are a row of their own; a token’s last use is written once a ' +
-        'minute). Of a save’s PostgreSQL CPU (backend CPU, statement by statement, interleaved), the search vector and ' +
-        'its GIN index take some 30% (the same with the vector sent ready-made: the index, not the parsing; 1.55x ' +
-        'without GIN’s fast-update list) and a raw commit of one 1 KiB row about a quarter; without the revisions’ ' +
-        'foreign key or one of their indexes, or with lz4 instead of pglz, no measurable change. Eight commits in one ' +
-        'transaction cost 0.6x the backend CPU each of eight alone, so batching users’ writes together could spare ' +
-        'some 0.1 ms a write before the savepoints it would need to keep one user’s failure from another’s; ' +
-        'PostgreSQL’s WAL group commit already shares the fsyncs.',
+        'minute). Of a save’s PostgreSQL CPU (backend CPU, statement by statement, interleaved, by hand on ' +
+        '2026-12-06: 617 µs a save of a ~1.2 KiB body), making the search vector took a third (403 µs with the ' +
+        'vector left as it was; a vector sent ready-made is parsed as dearly) and its GIN index’s insert under a ' +
+        'tenth (347 µs with no vector; 1.55x without GIN’s fast-update list): a write now sends each word once ' +
+        '(480 µs), deriving the words in SQL from the body was dearer (738 µs). A raw commit of one 1 KiB row is ' +
+        'about a quarter; without the revisions’ foreign key or one of their indexes, or with lz4 instead of pglz, ' +
+        'no measurable change. Eight saves in one transaction took 0.7x the backend CPU and half the time each of ' +
+        'eight alone, so one user’s writes that wait behind each other share one transaction and its commit ' +
+        '(shared-commit.ts); several users’ writes together would need savepoints to keep one’s failure from ' +
+        'another’s, and PostgreSQL’s WAL group commit already shares their fsyncs.',
       'Why many users’ writes on SQLite sit further below their floor than one user’s (measured by hand on 2026-12-06, not by this run; ' +
         '64 users at 64 connections, `engram serve --auth token`): the search index catching up after each write is ' +
         'about a third of the work (3,000–3,400 writes/s as shipped; 4,500–5,000/s from a copy of the built server ' +
@@ -643,9 +646,9 @@ function describe(
         'On PostgreSQL, measured the same way: 1,650–1,690 writes/s, the server’s process spending 0.35–0.43 ms of CPU ' +
         'per write, where the floor’s does 4,800–5,100/s at 0.11–0.14 ms. In its profile a third of the event loop’s ' +
         'time is the socket write that sends a save to PostgreSQL (on two busy cores the backend it wakes runs in that ' +
-        'time) and a third is idle: the work is PostgreSQL’s. A save sends the body twice (the body, and the words its ' +
-        'search vector is made of), PostgreSQL stores it twice (the entry’s row and its revision) and updates the GIN ' +
-        'index; the floor’s append sends one line and stores the body once.',
+        'time) and a third is idle: the work is PostgreSQL’s. A save sends the body and the words its search vector ' +
+        'is made of (each once since 2026-12-06), PostgreSQL stores the body once (in its revision) and updates the ' +
+        'GIN index; the floor’s append sends one line and stores the body once.',
     ],
   };
 }

@@ -5,7 +5,14 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { foldWord, LONGEST_WORD, searchText, searchWords, wordsAt } from '../../src/memory/model/search-words.js';
+import {
+  distinctSearchText,
+  foldWord,
+  LONGEST_WORD,
+  searchText,
+  searchWords,
+  wordsAt,
+} from '../../src/memory/model/search-words.js';
 import {
   parseSearch,
   SEARCH_DEFAULT_LIMIT,
@@ -71,6 +78,11 @@ describe('search words', () => {
       'y'.repeat(LONGEST_WORD),
     ]);
     expect(searchText('Hello, World!')).toBe('hello world');
+  });
+
+  it('are each written once for a PostgreSQL write, in the order they first appear', () => {
+    expect(distinctSearchText('The cat, the CAT and the Café cafe.')).toBe('the cat and cafe');
+    expect(distinctSearchText('')).toBe('');
   });
 });
 

@@ -10,8 +10,9 @@
  *   drop among them, costs a retry, never a wrong write.
  * - readBatcher: each read that went in a batch answers what a read of its key alone
  *   would have: its own user's entry, or none.
- * - userQueue: one process's concurrent writes of one user lose none of each other's; with
- *   it off they race and the database settles it.
+ * - userQueue: one process's concurrent writes of one user lose none of each other's, and
+ *   those that share a commit are each answered once it is made, a refusal with its own
+ *   error; with it off they race and the database settles it.
  *
  * Skipped, with a notice, where no PostgreSQL is available.
  */
@@ -21,7 +22,13 @@ import type { Caller } from '../../src/memory/port.js';
 import { type Accelerators, NO_ACCELERATORS, POSTGRES_ACCELERATORS } from '../../src/storage/accelerators.js';
 import { appendLine, drop } from '../../src/storage/contract/setup.js';
 import { openPostgresStore, type PostgresStore } from '../../src/storage/postgres/index.js';
-import { createTestDatabase, createTestSchema, findTestPostgres, type TestDatabase } from '../helpers/postgres.js';
+import {
+  createTestDatabase,
+  createTestSchema,
+  findTestPostgres,
+  queryPostgres,
+  type TestDatabase,
+} from '../helpers/postgres.js';
 import { rules } from '../helpers/rules.js';
 
 const server = await findTestPostgres();
@@ -96,6 +103,96 @@ describe.skipIf(!server)('PostgreSQL accelerators', () => {
       const [entry] = await store.get('alice', ['topics/log']);
       const lines = entry!.body.split('\n').filter((line) => line !== '');
       expect(lines.toSorted()).toEqual(Array.from({ length: 20 }, (_, i) => `line ${i}`).toSorted());
+      expect(entry!.revision).toBe(20);
+    });
+
+    it("answers each of one user's writes made at once only once it is committed", async () => {
+      const [here, there] = [await open(accelerators), await open(accelerators)];
+
+      const seen = await Promise.all(
+        Array.from({ length: 12 }, async (_, i) => {
+          const name = `topics/${i % 3}`;
+          const { after } = await here.mutate(alice, name, appendLine(`line ${i}`), rules);
+          const [entry] = await there.get('alice', [name]);
+          return { written: after!.revision, committed: entry!.revision, holds: entry!.body.includes(`line ${i}\n`) };
+        }),
+      );
+
+      for (const { written, committed, holds } of seen) {
+        expect(committed).toBeGreaterThanOrEqual(written);
+        expect(holds).toBe(true);
+      }
+    });
+
+    it('answers a refused write of one user with its own error, and makes the others made at once', async () => {
+      const store = await open(accelerators);
+      const refuse = () => {
+        throw new Error('refused by decide');
+      };
+
+      const outcomes = await Promise.allSettled([
+        store.mutate(alice, 'topics/log', appendLine('a'), rules),
+        store.mutate(alice, 'topics/log', appendLine('b'), rules),
+        store.mutate(alice, 'topics/log', refuse, rules),
+        store.mutate(alice, 'topics/log', appendLine('c'), rules),
+        store.mutate(alice, 'topics/log', drop, rules),
+        store.mutate(alice, 'topics/log', appendLine('d'), rules),
+      ]);
+
+      expect(outcomes.map((outcome) => outcome.status)).toEqual([
+        'fulfilled',
+        'fulfilled',
+        'rejected',
+        'fulfilled',
+        'fulfilled',
+        'fulfilled',
+      ]);
+      expect((outcomes[2] as PromiseRejectedResult).reason).toEqual(new Error('refused by decide'));
+      // In call order when they queue; racing (userQueue off), in whichever order the database settled.
+      if (accelerators.userQueue !== false) {
+        expect((await store.trash('alice')).map((entry) => entry.body)).toEqual(['a\nb\nc\n']);
+        expect(await store.get('alice', ['topics/log'])).toEqual([
+          expect.objectContaining({ body: 'd\n', revision: 1 }),
+        ]);
+      }
+    });
+
+    it('makes each write again alone when a statement of the transaction they share fails', async () => {
+      const store = await open(accelerators);
+      await store.mutate(alice, 'topics/log', appendLine('first'), rules);
+      // Refuses one text: its save fails in the transaction the writes around it share.
+      await queryPostgres(
+        url,
+        `CREATE FUNCTION refuse_boom() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN IF NEW.body LIKE '%boom%' THEN RAISE EXCEPTION 'boom refused'; END IF; RETURN NEW; END $$;
+         CREATE TRIGGER refuse_boom BEFORE INSERT ON revisions FOR EACH ROW EXECUTE FUNCTION refuse_boom()`,
+      );
+
+      const outcomes = await Promise.allSettled(
+        ['a', 'b', 'boom', 'c'].map((line) => store.mutate(alice, 'topics/log', appendLine(line), rules)),
+      );
+
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      const [entry] = await store.get('alice', ['topics/log']);
+      const lines = entry!.body.split('\n').filter((line) => line !== '');
+      expect(lines.toSorted()).toEqual(['a', 'b', 'c', 'first']);
+      expect(entry!.revision).toBe(4);
+    });
+
+    it("loses none of one user's writes made at once through two servers", async () => {
+      const [here, there] = [await open(accelerators), await open(accelerators)];
+
+      await Promise.all(
+        [here, there].flatMap((store, at) =>
+          Array.from({ length: 10 }, (_, i) => store.mutate(alice, 'topics/log', appendLine(`${at}.${i}`), rules)),
+        ),
+      );
+
+      const [entry] = await here.get('alice', ['topics/log']);
+      const lines = entry!.body.split('\n').filter((line) => line !== '');
+      expect(lines.toSorted()).toEqual(
+        [0, 1].flatMap((at) => Array.from({ length: 10 }, (_, i) => `${at}.${i}`)).toSorted(),
+      );
       expect(entry!.revision).toBe(20);
     });
 

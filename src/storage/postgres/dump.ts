@@ -9,7 +9,7 @@
  */
 
 import { EngramError } from '../../memory/model/errors.js';
-import { searchText } from '../../memory/model/search-words.js';
+import { distinctSearchText } from '../../memory/model/search-words.js';
 import type { DumpedEntry, LoadOptions, StoreDump } from '../../memory/port.js';
 import { runAsync } from '../engine/drive.js';
 import { type DumpDatabase, type DumpTable, dump, isEmpty, LOADED_TABLES, load } from '../sql/dump.js';
@@ -32,7 +32,7 @@ const SQL = {
   lock: `LOCK TABLE users, entries, revisions, tokens, accounts, sessions, oauth_clients, grants, grant_secrets
      IN ACCESS EXCLUSIVE MODE`,
   clear: `TRUNCATE ${LOADED_TABLES.join(', ')}`,
-  // $12, $13, $14: the words of each name, description and body (search-words.ts searchText).
+  // $12, $13, $14: the words of each name, description and body (search-words.ts distinctSearchText).
   addEntries: `INSERT INTO entries (id, user_id, name, description, size, body, created, updated, revision, dropped_at,
        dropped_by, search, opened)
      OVERRIDING SYSTEM VALUE SELECT e.id, e.user_id, e.name, e.description, e.size, e.body, e.created, e.updated,
@@ -80,9 +80,9 @@ function dumpDatabaseOn(query: <Row>(text: string, values?: readonly unknown[]) 
         e.revision,
         e.droppedAt,
         e.droppedBy,
-        searchText(e.name),
-        searchText(e.description),
-        searchText(e.body),
+        distinctSearchText(e.name),
+        distinctSearchText(e.description),
+        distinctSearchText(e.body),
         e.opened ?? null,
       ]);
       const revisions = entries.flatMap((entry) => entry.revisions.map((record) => ({ entry, record })));

@@ -9,7 +9,7 @@
 
 import type { AppliedChange, UsageDelta } from '../../memory/model/apply.js';
 import { EngramError } from '../../memory/model/errors.js';
-import { searchText } from '../../memory/model/search-words.js';
+import { distinctSearchText } from '../../memory/model/search-words.js';
 import type { RevisionRecord, StoredEntry, Usage } from '../../memory/port.js';
 import type {
   CommonPrimitives,
@@ -159,9 +159,9 @@ export function save(user: string, changes: number | null, id: number | undefine
     entry.size,
     entry.updated,
     entry.revision,
-    searchText(entry.name),
-    searchText(entry.description),
-    searchText(entry.body),
+    distinctSearchText(entry.name),
+    distinctSearchText(entry.description),
+    distinctSearchText(entry.body),
     record.operation,
     record.actor,
   ];

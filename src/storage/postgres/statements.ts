@@ -15,8 +15,9 @@ const REVISION_BYTES = revisionBytes();
 
 /**
  * An entry's search vector (migrations.ts, step 4) from the words of its name, description
- * and body (search-words.ts searchText), weighted A, B and C so a search can tell where a
- * word is; `name`, `description` and `body` are SQL expressions of those words.
+ * and body (search-words.ts: searchText, or distinctSearchText, each word once, as writes
+ * send them), weighted A, B and C so a search can tell where a word is; `name`,
+ * `description` and `body` are SQL expressions of those words.
  */
 export function searchVector(name: string, description: string, body: string): string {
   return `setweight(to_tsvector('simple', ${name}), 'A') || setweight(to_tsvector('simple', ${description}), 'B')
@@ -45,7 +46,7 @@ export function searchQuery(terms: readonly string[], weight = ''): string {
  * writer's commit in between moves the counter, and the statement writes nothing: it
  * returns no row. Parameters: $1 user, $2 change counter or NULL, $3 $4 $5 the deltas of
  * total bytes, entries and history bytes, $6 description, $7 body, $8 size, $9 time,
- * $10 revision, $11 $12 $13 the words of name, description and body (search-words.ts),
+ * $10 revision, $11 $12 $13 the distinct words of name, description and body (search-words.ts),
  * $14 operation, $15 actor, $16 the entry's id (saveOver) or name (saveNew), $17 the
  * revision to trim through (0: none), $18 the revision's note or NULL. A write's revision records the entry as written
  * (apply.ts), so its text is sent once, and kept once: in the revision, the entry row's body

@@ -8,12 +8,13 @@
  * it runs as one transaction that first locks the user's `users` row (SELECT … FOR
  * UPDATE), so writers of one user queue up across servers and no update is lost; other
  * users' writes run in parallel. Within one process a user's writes go one at a time
- * (UserQueue), so they never race each other for the counter. Same data model as SQLite:
+ * (UserQueue), so they never race each other for the counter, and those that wait
+ * behind another share one transaction and its commit (shared-commit.ts). Same data model as SQLite:
  * live and dropped entries in one `entries` table, usage in `users`, revisions per entry.
  */
 
 import type { ActivityQuery, ActivityRecord, ActorCount, ChangeListener } from '../../memory/activity.js';
-import { applyChange } from '../../memory/model/apply.js';
+import { type AppliedChange, applyChange } from '../../memory/model/apply.js';
 import type { IndexRow } from '../../memory/model/format.js';
 import type {
   Caller,
@@ -58,12 +59,13 @@ import {
   toTrashedEntry,
 } from '../sql-rows.js';
 import { Batcher, pairKey, pairs } from './batch.js';
-import type { Pool, Queryable, Statement } from './driver.js';
+import type { Connection, Pool, Queryable, Statement } from './driver.js';
 import { dumpDatabase, isDatabaseEmpty, loadDatabase } from './dump.js';
 import { MIGRATIONS, migrate } from './migrations.js';
 import { createPool, type PoolOptions, poolSize, serverAddress } from './pool.js';
 import { PostgresPrimitives, refuseNul, type SavedRow, save } from './primitives.js';
 import { PostgresRateCounters } from './rate-counters.js';
+import { MOST_SHARED, SharedCommit } from './shared-commit.js';
 import { PostgresSqlDatabase } from './sql-database.js';
 import { searchQuery, statement } from './statements.js';
 import { PostgresTokenStore } from './tokens.js';
@@ -99,6 +101,8 @@ export class PostgresStore implements StorageBackend {
   private readonly feed: ChangeFeed;
   /** The userQueue accelerator; undefined: off, a user's writes race and the database settles it. */
   private readonly writers: UserQueue | undefined;
+  /** The transaction each user's waiting writes share (shared-commit.ts), while they share one. */
+  private readonly shared = new Map<string, SharedCommit>();
   /** The writeCache accelerator; undefined: off, every write reads what it is decided on. */
   private readonly known: WriteCache | undefined;
   /** Live entries by (user, name), read in batches. */
@@ -216,27 +220,125 @@ export class PostgresStore implements StorageBackend {
 
   async mutate(caller: Caller, name: string, decide: Decide, rules: WriteRules): Promise<MutationResult> {
     const recording = recordingDecide(decide);
-    const write = async () => {
-      const attempt = this.accelerators.optimisticSave
-        ? await this.mutateAtOnce(caller, name, recording.decide, rules)
-        : undefined;
-      if (attempt && 'after' in attempt) return attempt;
-      return this.db.transaction(async (db) => {
-        const { usage, changes } = await lockUser(db, caller.user);
-        const rows = new PostgresPrimitives(db, { user: caller.user, usage });
-        // Nothing committed since the decision was made: it stands, on the rows it was made on.
-        if (attempt && changes === attempt.changes) {
-          const { row, before, change } = attempt;
-          return { before, after: await runAsync(apply(rows, caller, name, row?.id, before, change, rules)) };
-        }
-        if (attempt?.lost) throw this.db.mayHaveCommitted();
-        return runAsync(mutate(rows, caller, name, refusing(recording.decide), rules));
-      });
-    };
-    const result = await (this.writers ? this.writers.run(caller.user, write) : write());
+    const result = this.writers
+      ? await (await this.writers.run(caller.user, () => this.inTurn(caller, name, recording.decide, rules))).answer
+      : await this.writeAlone(caller, name, recording.decide, rules);
     const details = mutationDetails(name, recording.decided(), result);
     if (details) this.feed.committed(caller.user, details);
     return result;
+  }
+
+  /** A write decided without the lock and saved by one statement if it can be, else in a transaction under the lock. */
+  private async writeAlone(caller: Caller, name: string, decide: Decide, rules: WriteRules): Promise<MutationResult> {
+    const attempt = this.accelerators.optimisticSave ? await this.mutateAtOnce(caller, name, decide, rules) : undefined;
+    if (attempt && 'after' in attempt) return attempt;
+    return this.db.transaction(async (db) => {
+      const { usage, changes } = await lockUser(db, caller.user);
+      const rows = new PostgresPrimitives(db, { user: caller.user, usage });
+      // Nothing committed since the decision was made: it stands, on the rows it was made on.
+      if (attempt && changes === attempt.changes) {
+        const { row, before, change } = attempt;
+        return { before, after: await runAsync(apply(rows, caller, name, row?.id, before, change, rules)) };
+      }
+      if (attempt?.lost) throw this.db.mayHaveCommitted();
+      return runAsync(mutate(rows, caller, name, refusing(decide), rules));
+    });
+  }
+
+  /**
+   * A write in its user's turn (UserQueue): alone when none of the user's writes waits
+   * behind it, else in the transaction the user's waiting writes share (shared-commit.ts).
+   * Settles when the next write may take its turn; `answer` settles once the write is
+   * committed (or known not to be).
+   */
+  private async inTurn(
+    caller: Caller,
+    name: string,
+    decide: Decide,
+    rules: WriteRules,
+  ): Promise<{ answer: Promise<MutationResult> }> {
+    const { user } = caller;
+    const again = () => this.writeAlone(caller, name, decide, rules);
+    let shared = this.shared.get(user);
+    if (!shared && (!this.accelerators.optimisticSave || this.writers!.waiting(user) === 0)) {
+      return settled(again());
+    }
+    shared ??= this.share(user, await this.db.begin());
+    let step: Awaited<ReturnType<PostgresStore['mutateShared']>>;
+    try {
+      step = await this.mutateShared(shared.connection, caller, name, decide, rules);
+    } catch (error) {
+      await this.endShared(user, shared, error);
+      return settled(again());
+    }
+    if (step === 'alone') {
+      await this.endShared(user, shared);
+      return settled(again());
+    }
+    const answer = handled(shared.add(step, again));
+    if (shared.size >= MOST_SHARED || this.writers!.waiting(user) === 0) await this.endShared(user, shared);
+    return { answer };
+  }
+
+  private share(user: string, connection: Connection): SharedCommit {
+    const shared = new SharedCommit(connection);
+    this.shared.set(user, shared);
+    return shared;
+  }
+
+  /**
+   * Ends the user's shared transaction: commits it, or after `failed` (a statement that
+   * failed) rolls it back. What was not written is made again, write by write.
+   */
+  private async endShared(user: string, shared: SharedCommit, failed?: unknown): Promise<void> {
+    this.shared.delete(user);
+    let ended: 'committed' | 'lost' | 'rolled back';
+    if (failed === undefined) {
+      ended = await this.db.finish(shared.connection).catch(() => 'rolled back' as const);
+    } else {
+      await this.db.abandon(shared.connection, failed);
+      ended = 'rolled back';
+    }
+    if (ended === 'committed') {
+      shared.committed();
+      return;
+    }
+    this.known?.forget(user);
+    if (ended === 'lost') shared.uncertain(this.db.mayHaveCommitted());
+    else await shared.again();
+  }
+
+  /**
+   * A write in its user's shared transaction on `connection`, decided on what the writes
+   * before it saved there: what it answers once the transaction commits, or `alone` for a
+   * write that is not saved by one statement (it goes under the lock, alone).
+   */
+  private async mutateShared(
+    connection: Queryable,
+    caller: Caller,
+    name: string,
+    decide: Decide,
+    rules: WriteRules,
+  ): Promise<{ readonly result: MutationResult } | { readonly error: unknown } | 'alone'> {
+    const { user } = caller;
+    const known = this.known?.get(user, name) ?? (await this.readKnownOn(connection, user, name));
+    if (!known) return 'alone';
+    let decided: ReturnType<PostgresStore['decideAtOnce']>;
+    try {
+      decided = this.decideAtOnce(caller, name, decide, rules, known);
+    } catch (error) {
+      return { error };
+    }
+    if ('after' in decided) return { result: decided };
+    if (!('statement' in decided)) return 'alone';
+    const { decision, applied, statement: saving } = decided;
+    const [after] = (await connection.query<SavedRow>(saving)).rows;
+    if (!after) {
+      this.underLock(user, decision);
+      return 'alone';
+    }
+    this.rememberSaved(user, name, known, after, applied);
+    return { result: { before: decision.before, after: applied.entry } };
   }
 
   /**
@@ -256,6 +358,30 @@ export class PostgresStore implements StorageBackend {
     const { user } = caller;
     const known = this.known?.get(user, name) ?? (await this.readKnown(user, name));
     if (!known) return undefined;
+    const decided = this.decideAtOnce(caller, name, decide, rules, known);
+    if (!('statement' in decided)) return decided;
+    const { decision, applied, statement: saving } = decided;
+    const saved = await this.db.commit<SavedRow>(saving);
+    if (saved === 'lost') return this.underLock(user, { ...decision, lost: true });
+    const [after] = saved;
+    if (!after) return this.underLock(user, decision);
+    this.rememberSaved(user, name, known, after, applied);
+    return { before: decision.before, after: applied.entry };
+  }
+
+  /**
+   * A write decided on `known`, without the lock: its result when it changes nothing, the
+   * decision left to the lock, or the statement that saves it while the user's change
+   * counter is still `known.changes`. What decide throws, it throws.
+   */
+  private decideAtOnce(
+    caller: Caller,
+    name: string,
+    decide: Decide,
+    rules: WriteRules,
+    known: Known,
+  ): MutationResult | Decision | { decision: Decision; applied: AppliedChange; statement: Statement } {
+    const { user } = caller;
     const { row } = known;
     const before = row && toEntry(row);
     const change = decide(before, known.usage);
@@ -275,17 +401,17 @@ export class PostgresStore implements StorageBackend {
     if (!applied || Trim.of(known.historyBytes + applied.usage.historyBytes, rules.historyCap)) {
       return this.underLock(user, decision);
     }
-    const saved = await this.db.commit<SavedRow>(save(user, known.changes, row?.id, applied));
-    if (saved === 'lost') return this.underLock(user, { ...decision, lost: true });
-    const [after] = saved;
-    if (!after) return this.underLock(user, decision);
+    return { decision, applied, statement: save(user, known.changes, row?.id, applied) };
+  }
+
+  /** What this process's own save made: the user's counters after it, and the entry as written. */
+  private rememberSaved(user: string, name: string, known: Known, after: SavedRow, applied: AppliedChange): void {
     this.known?.saved(user, name, {
       changes: known.changes + 1,
       usage: { totalBytes: after.total_bytes, entries: after.entries },
       historyBytes: after.history_bytes,
       row: { id: after.id, ...applied.entry },
     });
-    return { before, after: applied.entry };
   }
 
   /** A decision left to the lock: the user's counter moves, or may have moved, in ways this process does not follow. */
@@ -296,7 +422,16 @@ export class PostgresStore implements StorageBackend {
 
   /** The user's state and `name`'s live entry, read (in a batch) and remembered; undefined for a user not yet known. */
   private async readKnown(user: string, name: string): Promise<Known | undefined> {
-    const seen = await this.seen.load(pairKey(user, name));
+    return this.remembered(user, name, await this.seen.load(pairKey(user, name)));
+  }
+
+  /** readKnown on `connection`, in the transaction it holds: what the writes before this one saved there included. */
+  private async readKnownOn(connection: Queryable, user: string, name: string): Promise<Known | undefined> {
+    const { rows } = await connection.query<SeenRow>(statement('readOneForWrite', user, name));
+    return this.remembered(user, name, rows[0]);
+  }
+
+  private remembered(user: string, name: string, seen: SeenRow | undefined): Known | undefined {
     if (!seen) return undefined;
     const known = {
       changes: seen.changes,
@@ -461,6 +596,18 @@ async function lockUser(db: Queryable, user: string): Promise<{ usage: Usage; ch
 
 async function first<Row>(db: Queryable, query: Statement): Promise<Row | undefined> {
   return (await db.query<Row>(query)).rows[0];
+}
+
+/** `answer`, once settled; what it rejects with stays for its awaiter. */
+async function settled<T>(answer: Promise<T>): Promise<{ answer: Promise<T> }> {
+  await answer.catch(() => {});
+  return { answer };
+}
+
+/** `promise`, marked as handled: its awaiter takes it up a turn later, once its user's queue moves on. */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
 }
 
 /** The caller's `f` (a decide, a check), run inside a transaction: what it throws rolls back and reaches the caller unchanged. */

@@ -76,6 +76,48 @@ export class Runner {
     }
   }
 
+  /**
+   * A connection holding a transaction that several statements will share (shared-commit.ts),
+   * ended by finish. Tried again while it fails to begin.
+   */
+  begin(): Promise<Connection> {
+    return this.retrying(async () => {
+      const connection = await this.connect();
+      try {
+        await connection.query({ text: 'BEGIN' });
+        return connection;
+      } catch (error) {
+        connection.release(error instanceof Error ? error : new Error(String(error)));
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Commits what begin started and gives the connection back. `lost`: the connection broke
+   * while committing, so the transaction may or may not have committed. A commit that
+   * fails otherwise rolls back and throws.
+   */
+  async finish(connection: Connection): Promise<'committed' | 'lost'> {
+    try {
+      await connection.query({ text: 'COMMIT' });
+      connection.release();
+      return 'committed';
+    } catch (error) {
+      if (isConnectionError(error)) {
+        connection.release(error instanceof Error ? error : new Error(String(error)));
+        return 'lost';
+      }
+      await rollBack(connection, error);
+      throw explainFailure(error, this.address);
+    }
+  }
+
+  /** Rolls back what begin started, after `cause` (a failed statement), and gives the connection back. */
+  abandon(connection: Connection, cause: unknown): Promise<void> {
+    return rollBack(connection, cause);
+  }
+
   /** `work` in one transaction on one connection: committed whole, or not at all. */
   transaction<T>(work: (connection: Queryable) => Promise<T>): Promise<T> {
     return this.retrying(() => this.attempt(work));
