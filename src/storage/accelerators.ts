@@ -37,9 +37,9 @@ export const POSTGRES_ACCELERATORS = {
   /** Concurrent reads (entries, what writes are decided on, tokens) go together, in one statement (batch.ts). Off: one each. */
   readBatcher: true,
   /**
-   * One process's writes of one user go one at a time (user-queue.ts), those waiting behind
-   * another sharing one transaction and its commit (shared-commit.ts). Off: they race, and
-   * the database settles it, each in a commit of its own.
+   * One process's writes of one user go one at a time (user-queue.ts); with optimisticSave
+   * on too, those waiting behind another share one transaction and its commit
+   * (shared-commit.ts). Off: they race, and the database settles it, each in a commit of its own.
    */
   userQueue: true,
 } as const satisfies Record<string, boolean>;

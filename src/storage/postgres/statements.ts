@@ -93,13 +93,16 @@ export const SQL = {
   openedSince: `SELECT coalesce((SELECT max(at) FROM opened_since), ${POSTGRES_NOW_MS}) AS at`,
   // Live entries' openings (EntryStore.recordOpened), by entries_live: $1 users, $2 names,
   // $3 times, pair by pair; $4 the least gap. No counter or revision moves, and no index
-  // holds opened: a HOT update of each row. Rows are locked in (user, name) order, so two
-  // servers noting the same entries never wait on each other in a circle.
+  // holds opened: a HOT update of each row. A row another transaction holds is skipped,
+  // its opening noted no more (it is approximate): a user's writes that share one commit
+  // (shared-commit.ts) hold several of its entries' rows, in the order they came, and
+  // waiting for them here could close a circle; rows are taken in (user, name) order, so
+  // two servers noting the same entries never wait on each other either.
   recordOpened: `UPDATE entries e SET opened = o.at
      FROM (SELECT e.user_id, e.id, k.at FROM unnest($1::text[], $2::text[], $3::bigint[]) AS k (user_id, name, at)
        JOIN entries e ON e.user_id = k.user_id AND e.name = k.name AND e.dropped_at IS NULL
        WHERE e.opened IS NULL OR e.opened < k.at - $4::bigint
-       ORDER BY e.user_id, e.name FOR UPDATE OF e) AS o
+       ORDER BY e.user_id, e.name FOR UPDATE OF e SKIP LOCKED) AS o
      WHERE e.user_id = o.user_id AND e.id = o.id`,
   // $2: every term anywhere; $3: every term in the name; $4: every term in the description (searchQuery).
   search: `SELECT name, description, ${bodyOf('entries')} AS body, updated FROM entries

@@ -101,8 +101,6 @@ export class Runner {
   async finish(connection: Connection): Promise<'committed' | 'lost'> {
     try {
       await connection.query({ text: 'COMMIT' });
-      connection.release();
-      return 'committed';
     } catch (error) {
       if (isConnectionError(error)) {
         connection.release(error instanceof Error ? error : new Error(String(error)));
@@ -111,6 +109,10 @@ export class Runner {
       await rollBack(connection, error);
       throw explainFailure(error, this.address);
     }
+    // Outside the try: once COMMIT has answered, nothing may take the commit for a failure
+    // (its writes would be made again).
+    connection.release();
+    return 'committed';
   }
 
   /** Rolls back what begin started, after `cause` (a failed statement), and gives the connection back. */
