@@ -130,7 +130,7 @@ class SharedAppends {
       const batch = queue.splice(0, MOST_SHARED);
       try {
         const rows = batch.length === 1 ? [await this.alone(batch[0]!.values)] : await this.together(batch);
-        batch.forEach((append, at) => append.resolve(rows[at]!));
+        for (const [at, append] of batch.entries()) append.resolve(rows[at]!);
       } catch (error) {
         for (const append of batch) append.reject(error);
       }

@@ -237,7 +237,10 @@ describe('SqliteStore', () => {
 
     const indexes = inspect(path, (db) =>
       (db.pragma('index_list(entries)') as { name: string }[])
-        .map(({ name }) => [name, (db.pragma(`index_info(${name})`) as { name: string }[]).map((column) => column.name)])
+        .map(({ name }) => [
+          name,
+          (db.pragma(`index_info(${name})`) as { name: string }[]).map((column) => column.name),
+        ])
         .sort(),
     );
 
