@@ -1,5 +1,5 @@
 /**
- * `npm run bench:compare -- <git-ref> [benchmark…] [--rounds N] [--quick] [--out FILE]`:
+ * `npm run bench:compare -- <git-ref> [benchmark…] [--rounds N] [--quick] [--rows PATTERN] [--out FILE]`:
  * the benchmark of this checkout and of an earlier commit, side by side in one run, so
  * that a change is judged against what it replaced on the same machine in the same hour,
  * never against figures from elsewhere.
@@ -28,17 +28,18 @@ const TSC = join(root, 'node_modules', '@typescript', 'native', 'bin', 'tsc');
 /** A change of a judged figure beyond this share is named as better or worse. */
 const THRESHOLD = 0.05;
 
-const USAGE = `usage: npm run bench:compare -- <git-ref> [benchmark…] [--rounds N] [--quick] [--out FILE]
+const USAGE = `usage: npm run bench:compare -- <git-ref> [benchmark…] [--rounds N] [--quick] [--rows PATTERN] [--out FILE]
 
 Runs \`npm run bench\`'s benchmarks for <git-ref> (built in a folder of its own) and for this
 checkout, in turn, and prints their figures side by side with the change of each.
   benchmark…   the benchmarks to run (default: every one both builds have)
   --rounds N   run each benchmark N times per build, alternating which goes first (default 2)
   --quick      the benchmarks' quick mode, for trying this script
+  --rows PATTERN  only the HTTP rows whose workload matches (npm run bench's --rows), beside the ceiling
   --out FILE   also write the comparison (markdown) to FILE`;
 
 function parseArguments(argv) {
-  const options = { ref: undefined, names: [], rounds: 2, quick: false, out: undefined };
+  const options = { ref: undefined, names: [], rounds: 2, quick: false, rows: undefined, out: undefined };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--help' || arg === '-h') {
@@ -48,6 +49,9 @@ function parseArguments(argv) {
     else if (arg === '--rounds') {
       options.rounds = Number(argv[++i]);
       if (!Number.isInteger(options.rounds) || options.rounds < 1) fail('--rounds takes a whole number, 1 or more');
+    } else if (arg === '--rows') {
+      options.rows = argv[++i];
+      if (!options.rows) fail('--rows takes a regular expression');
     } else if (arg === '--out') {
       options.out = argv[++i];
       if (!options.out) fail('--out takes a file name');
@@ -116,9 +120,14 @@ function prepareBaseline(ref) {
 }
 
 /** Runs one benchmark of the build in `folder`; its markdown on stdout, or undefined when that build has no such benchmark. */
-function runBenchmark(folder, name, quick) {
+function runBenchmark(folder, name, quick, rows) {
   return new Promise((resolve, reject) => {
-    const args = [join('dist-bench', 'bench', 'run.js'), name, ...(quick ? ['--quick'] : [])];
+    const args = [
+      join('dist-bench', 'bench', 'run.js'),
+      name,
+      ...(quick ? ['--quick'] : []),
+      ...(rows === undefined ? [] : ['--rows', rows]),
+    ];
     const child = spawn(process.execPath, args, { cwd: folder, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -291,7 +300,12 @@ async function main() {
       const order = round % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
       for (const which of order) {
         console.error(`bench:compare: ${name}, round ${round + 1}, ${which}…`);
-        const output = await runBenchmark(which === 'before' ? baseline.folder : root, name, options.quick);
+        const output = await runBenchmark(
+          which === 'before' ? baseline.folder : root,
+          name,
+          options.quick,
+          options.rows,
+        );
         if (output !== undefined) runs[which].push(output);
       }
     }
