@@ -4,7 +4,8 @@
  * with --json, for a script that started it on --port 0) and the rate limits in force
  * (--rate-limit over the config file's, over the defaults of its auth mode), logs one line
  * per request on stderr (for people, or JSON: server-log.ts), serves /metrics with --metrics,
- * purges expired trash every hour, and on SIGINT/SIGTERM lets
+ * purges expired trash every hour, turns V8's pretenuring off so that each request's
+ * objects die young under load (keep-requests-young.ts), and on SIGINT/SIGTERM lets
  * requests in flight finish and closes the store. It writes through the Io it is given,
  * and stops when that Io says (the process's signals by default), so that a test can run
  * it inside its own process.
@@ -35,6 +36,7 @@ import {
 import { loadSettings } from './config.js';
 import { type CommonOptions, type Context, openContext, VERSION } from './context.js';
 import type { Environment } from './environment.js';
+import { keepRequestsYoung } from './keep-requests-young.js';
 import { LOG_FORMATS, type LogFormat } from './log-formats.js';
 import { EXIT_REFUSED, type Io, processStopRequested, reportFailure, UsageError } from './output.js';
 import { createServerLog, type ServerLog } from './server-log.js';
@@ -305,6 +307,8 @@ async function serve(
         : options.auth === 'token'
           ? { mode: 'token' }
           : { mode: 'none', user: context.user };
+    // Many requests at once: every request's objects should die young (keep-requests-young.ts).
+    keepRequestsYoung();
     // The HTTP stack and the MCP SDK load only when serving, to keep the CLI quick to start.
     const { startHttpServer } = await import('../http/server.js');
     server = await startHttpServer({

@@ -404,7 +404,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const exchange: Exchange = {};
     // Read now: once the client has hung up, its socket no longer knows the address.
     const client = clientAddress(req, options.trustProxy ?? false);
-    res.once('close', () => {
+    // `on`, not `once`: Node emits a response's close once, and once's wrapper is an object
+    // literal that long-lived listeners share; once V8 allocates that literal in the old
+    // generation, each one keeps its request's objects through two scavenges (see
+    // cli/keep-requests-young.ts).
+    res.on('close', () => {
       const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED;
       const durationMs = performance.now() - started;
       const label =

@@ -76,7 +76,8 @@ export function createDrain(server: Server | HttpsServer): Drain {
     follow(res) {
       if (draining) closeAfter(res);
       answering.add(res);
-      res.once('close', () => {
+      // `on`, not `once`, as app.ts's request log: Node emits it once, and once's wrapper would keep the request's objects longer.
+      res.on('close', () => {
         answering.delete(res);
         // The connection is idle once its answer is sent: closed now, not at its keep-alive
         // timeout (held back while another answer is being written, whose close comes back here).

@@ -8,7 +8,8 @@
 
 import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { afterEach, expect, it } from 'vitest';
+import v8 from 'node:v8';
+import { afterEach, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { main } from '../../src/cli/program.js';
 import { childEnv, tempDir } from '../helpers/engram.js';
@@ -40,6 +41,19 @@ it('says where it listens, logs each request, and stops when asked, with exit co
   expect(served.out.stderr).toMatch(/ GET \/healthz .*status=200/);
   expect(served.out.stderr).toContain('engram: told to: finishing requests in flight, then stopping\n');
   await expect(fetch(new URL('/healthz', url))).rejects.toThrow();
+});
+
+it("turns V8's allocation-site pretenuring off before it serves, so that each request's objects die young", async () => {
+  const setFlags = vi.spyOn(v8, 'setFlagsFromString');
+  const served = serveFresh(['--json']);
+  try {
+    await served.listening;
+    expect(setFlags).toHaveBeenCalledWith('--no-allocation-site-pretenuring');
+  } finally {
+    served.stop('told to');
+    setFlags.mockRestore();
+  }
+  expect(await served.exited).toBe(0);
 });
 
 it('closes what it opened when it fails after listening: exit 1, the port closed, the store closed', async () => {
