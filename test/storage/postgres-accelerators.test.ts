@@ -179,6 +179,49 @@ describe.skipIf(!server)('PostgreSQL accelerators', () => {
       expect(entry!.revision).toBe(4);
     });
 
+    it('makes each write again alone, none twice, when the transaction they share fails at its commit', async () => {
+      const store = await open(accelerators);
+      await store.mutate(alice, 'topics/log', appendLine('first'), rules);
+      // Refuses one text when the transaction commits (a deferred trigger), not at its statement.
+      await queryPostgres(
+        url,
+        `CREATE FUNCTION refuse_boom_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN IF NEW.body LIKE '%boom%' THEN RAISE EXCEPTION 'boom refused'; END IF; RETURN NEW; END $$;
+         CREATE CONSTRAINT TRIGGER refuse_boom_at_commit AFTER INSERT ON revisions
+           DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_boom_at_commit()`,
+      );
+
+      const outcomes = await Promise.allSettled(
+        ['a', 'b', 'boom', 'c', 'd'].map((line) => store.mutate(alice, 'topics/log', appendLine(line), rules)),
+      );
+
+      expect(outcomes.map((outcome) => outcome.status)).toEqual([
+        'fulfilled',
+        'fulfilled',
+        'rejected',
+        'fulfilled',
+        'fulfilled',
+      ]);
+      const [entry] = await store.get('alice', ['topics/log']);
+      const lines = entry!.body.split('\n').filter((line) => line !== '');
+      expect(lines.toSorted()).toEqual(['a', 'b', 'c', 'd', 'first']);
+      expect(entry!.revision).toBe(5);
+    });
+
+    it('loses none of 40 appends of one user made at once, more than one shared commit holds', async () => {
+      const store = await open(accelerators);
+      await store.mutate(alice, 'topics/log', appendLine('first'), rules);
+
+      await Promise.all(
+        Array.from({ length: 40 }, (_, i) => store.mutate(alice, 'topics/log', appendLine(`line ${i}`), rules)),
+      );
+
+      const [entry] = await store.get('alice', ['topics/log']);
+      const lines = entry!.body.split('\n').filter((line) => line !== '');
+      expect(lines.toSorted()).toEqual(['first', ...Array.from({ length: 40 }, (_, i) => `line ${i}`)].toSorted());
+      expect(entry!.revision).toBe(41);
+    });
+
     it("loses none of one user's writes made at once through two servers", async () => {
       const [here, there] = [await open(accelerators), await open(accelerators)];
 
