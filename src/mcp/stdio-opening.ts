@@ -143,14 +143,24 @@ export function createStdioOpening(options: {
     return resultMessage(id, JSON.stringify(result));
   }
 
+  /**
+   * The line answering `json`, undefined for a notification taken, false for a message not
+   * taken. The handshake and `notifications/initialized` are kept for the replay; `tools/list`
+   * and `ping` change nothing the SDK keeps.
+   */
   function answerInOpening(json: unknown): string | undefined | false {
     if (phase === 'fresh') {
       const initialize = plainInitialize(json);
       if (initialize === undefined) return false;
       phase = 'open';
-      return initializeAnswer(initialize.id, initialize.version);
+      const answer = initializeAnswer(initialize.id, initialize.version);
+      taken.push({ json, answer });
+      return answer;
     }
-    if (isInitialized(json)) return undefined;
+    if (isInitialized(json)) {
+      taken.push({ json });
+      return undefined;
+    }
     const request = hotRequest(json);
     if (request?.method === 'tools/list') return resultMessage(request.id, toolList);
     if (request?.method === 'ping') return resultMessage(request.id, '{}');
@@ -167,8 +177,6 @@ export function createStdioOpening(options: {
         return false;
       }
       if (answer !== undefined) write(`${answer}\n`);
-      // tools/list and ping change nothing the SDK keeps: only the handshake is replayed.
-      if (answer === undefined || taken.length === 0) taken.push(answer === undefined ? { json } : { json, answer });
       return true;
     },
   };

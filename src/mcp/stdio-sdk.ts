@@ -10,6 +10,7 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { proofServerOptions, proveHotAnswers } from './hot-answer-proof.js';
 import { parseMessage } from './json-rpc-decode.js';
+import { LineQueue } from './line-queue.js';
 import { createMcpServerFactory, type McpServerOptions } from './server.js';
 import { StdioLineTransport } from './stdio-transport.js';
 
@@ -37,26 +38,10 @@ export function connectSdk(
 export async function proveStdioAnswers(options: Pick<McpServerOptions, 'policy' | 'version'>): Promise<boolean> {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
-  const lines: string[] = [];
-  const waiting: ((line: string) => void)[] = [];
-  let buffered = '';
-  stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
-      const line = buffered.slice(0, end);
-      buffered = buffered.slice(end + 1);
-      const waiter = waiting.shift();
-      if (waiter) waiter(line);
-      else lines.push(line);
-    }
-  });
-  const next = () => {
-    const line = lines.shift();
-    return line === undefined ? new Promise<string>((resolve) => waiting.push(resolve)) : Promise.resolve(line);
-  };
+  const answers = new LineQueue(stdout);
   const ask = (line: string) => {
     stdin.write(`${line}\n`);
-    return next();
+    return answers.next();
   };
   const handle = serveStdio(createMcpServerFactory(proofServerOptions(options)), {
     transport: new StdioLineTransport(stdin, stdout, () => {}, parseMessage),

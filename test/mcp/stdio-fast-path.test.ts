@@ -24,6 +24,7 @@ import {
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { describe, expect, it } from 'vitest';
 import { parseMessage } from '../../src/mcp/json-rpc-decode.js';
+import { LineQueue } from '../../src/mcp/line-queue.js';
 import { createMcpServerFactory, type McpServerOptions } from '../../src/mcp/server.js';
 import { createStdioFastPath, QUIET_BEFORE_PROOF_MS, type StdioFastPath } from '../../src/mcp/stdio-fast-path.js';
 import { proveStdioAnswers } from '../../src/mcp/stdio-sdk.js';
@@ -44,8 +45,8 @@ class Twin {
   /** Whether the proof was asked for yet. */
   proofAsked = false;
   private readonly stdin = new PassThrough();
-  private readonly lines: string[] = [];
-  private readonly waiting: ((line: string) => void)[] = [];
+  private readonly stdout = new PassThrough();
+  private readonly answers = new LineQueue(this.stdout);
   private readonly handle: ReturnType<typeof serveStdio>;
 
   constructor(fast: boolean) {
@@ -81,20 +82,8 @@ class Twin {
         sent: (message) => inner.sent(message),
       };
     }
-    const stdout = new PassThrough();
-    let buffered = '';
-    stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      buffered += chunk;
-      for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
-        const line = buffered.slice(0, end);
-        buffered = buffered.slice(end + 1);
-        const waiter = this.waiting.shift();
-        if (waiter) waiter(line);
-        else this.lines.push(line);
-      }
-    });
     this.handle = serveStdio(createMcpServerFactory(options), {
-      transport: new StdioLineTransport(this.stdin, stdout, () => {}, parseMessage, { fastPath }),
+      transport: new StdioLineTransport(this.stdin, this.stdout, () => {}, parseMessage, { fastPath }),
     });
   }
 
@@ -104,9 +93,7 @@ class Twin {
 
   /** The next line the server writes. */
   next(): Promise<string> {
-    const line = this.lines.shift();
-    if (line !== undefined) return Promise.resolve(line);
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return this.answers.next();
   }
 
   close(): Promise<void> {

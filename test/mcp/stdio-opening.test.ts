@@ -14,6 +14,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseMessage } from '../../src/mcp/json-rpc-decode.js';
 import { JSON_RPC_ERROR, type ParseMessage } from '../../src/mcp/json-rpc-text.js';
+import { LineQueue } from '../../src/mcp/line-queue.js';
 import { createMcpServerFactory, type McpServerOptions } from '../../src/mcp/server.js';
 import { serveMcpStdio } from '../../src/mcp/stdio.js';
 import { createStdioOpening, OPENING_PROTOCOL_VERSIONS } from '../../src/mcp/stdio-opening.js';
@@ -39,41 +40,11 @@ function serverOptions(): McpServerOptions & { readonly store: ReturnType<typeof
   };
 }
 
-/** The lines a stream receives, one at a time. */
-class Lines {
-  private readonly lines: string[] = [];
-  private readonly waiting: ((line: string) => void)[] = [];
-  private buffered = '';
-
-  constructor(stream: PassThrough) {
-    stream.setEncoding('utf8').on('data', (chunk: string) => {
-      this.buffered += chunk;
-      for (let end = this.buffered.indexOf('\n'); end >= 0; end = this.buffered.indexOf('\n')) {
-        const line = this.buffered.slice(0, end);
-        this.buffered = this.buffered.slice(end + 1);
-        const waiter = this.waiting.shift();
-        if (waiter) waiter(line);
-        else this.lines.push(line);
-      }
-    });
-  }
-
-  next(): Promise<string> {
-    const line = this.lines.shift();
-    return line === undefined ? new Promise((resolve) => this.waiting.push(resolve)) : Promise.resolve(line);
-  }
-
-  /** Lines received and not yet taken. */
-  get pending(): number {
-    return this.lines.length;
-  }
-}
-
 /** The SDK alone, as `engram stdio` serves it with the fast path off. */
 function sdkOnly() {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
-  const lines = new Lines(stdout);
+  const lines = new LineQueue(stdout);
   const handle = serveStdio(createMcpServerFactory(serverOptions()), {
     transport: new StdioLineTransport(stdin, stdout, () => {}, parseMessage),
   });
@@ -276,7 +247,7 @@ describe('the stdio transport with the opening', () => {
   function openingWire(parse: ParseMessage = parseMessage) {
     const stdin = new PassThrough();
     const stdout = new PassThrough();
-    const lines = new Lines(stdout);
+    const lines = new LineQueue(stdout);
     const reports: string[] = [];
     const loadSdk = vi.fn();
     const options = serverOptions();
@@ -492,7 +463,7 @@ describe('serveMcpStdio', () => {
   async function session(fastPath: boolean): Promise<string[]> {
     const stdin = new PassThrough();
     const stdout = new PassThrough();
-    const lines = new Lines(stdout);
+    const lines = new LineQueue(stdout);
     const handle = serveMcpStdio(serverOptions(), () => {}, { fastPath, stdin, stdout });
     const ask = (message: unknown) => {
       stdin.write(`${JSON.stringify(message)}\n`);
@@ -528,7 +499,7 @@ describe('serveMcpStdio', () => {
   async function pipelined(fastPath: boolean, messages: readonly unknown[]) {
     const stdin = new PassThrough();
     const stdout = new PassThrough();
-    const lines = new Lines(stdout);
+    const lines = new LineQueue(stdout);
     const options = serverOptions();
     const handle = serveMcpStdio(options, () => {}, { fastPath, stdin, stdout });
     stdin.write(messages.map((message) => `${JSON.stringify(message)}\n`).join(''));
