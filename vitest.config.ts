@@ -55,6 +55,7 @@ const UNIT_FILES = [
   'test/mcp/resources.test.ts',
   'test/mcp/session-id.test.ts',
   'test/mcp/stdio-fast-path.test.ts',
+  'test/mcp/stdio-input-end.test.ts',
   'test/mcp/stdio-opening.test.ts',
   'test/mcp/websocket-transport.test.ts',
   'test/package/bench-compare.test.ts',

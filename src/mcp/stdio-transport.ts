@@ -15,12 +15,17 @@
  *   QUIET_BEFORE_SDK_MS. When the SDK connects (`start()`), the opening is replayed into it
  *   (its answer to `initialize` compared with the one sent, and not written again), then
  *   the waiting messages are handed over, and from then on everything goes as below. Input
- *   that ends meanwhile closes the transport only once the waiting messages have been
- *   handed over. An SDK that cannot take the replayed handshake, or answers it with an
+ *   that ends meanwhile is handled as below, once the waiting messages have been handed over. An SDK that cannot take the replayed handshake, or answers it with an
  *   error or another protocol version, would serve a client that believes otherwise: the
  *   connection is closed, with a report. If the SDK cannot be loaded (`abandon`), each
  *   waiting request is answered with an error before the connection closes.
  * - the fast path (stdio-fast-path.ts), when given, answers the hot requests directly.
+ *
+ * When the input ends (a script pipes its calls in and closes stdin; a client shutting
+ * down), reading stops but the connection stays open until every request received has
+ * been answered, or cancelled by the client, for at most ANSWERS_AFTER_END_MS: closing
+ * at once would make the SDK abort the calls still running, their answers never written
+ * (the calls themselves were applied).
  *
  * Nothing here loads the SDK: its parsing (json-rpc-decode.ts) is passed in, to be called
  * once it is connected, and only the SDK's types are imported.
@@ -42,6 +47,13 @@ export const MAX_LINE_BYTES = 1024 * 1024;
  * the answer before it, and loading the SDK in the middle of it would hold up its next answer.
  */
 export const QUIET_BEFORE_SDK_MS = 100;
+
+/**
+ * How long, once the input has ended, the connection waits for the answers of requests
+ * still running before it closes anyway: past any call's own bounds (PostgreSQL's
+ * statement timeout is 30 s), so only a request that will never be answered meets it.
+ */
+export const ANSWERS_AFTER_END_MS = 60_000;
 
 const TOO_LARGE: Refusal = {
   code: JSON_RPC_ERROR.InvalidRequest,
@@ -79,8 +91,11 @@ export class StdioLineTransport implements Transport {
   private phase: Phase;
   /** Messages received while the SDK was not serving yet, in order of arrival. */
   private waiting: unknown[] = [];
-  /** The input ended while messages were waiting for the SDK: close once they are handed over. */
-  private endedEarly = false;
+  /** The input ended: close once every request received is answered (closeWhenAnswered). */
+  private inputEnded = false;
+  /** Requests received and not answered yet (nor cancelled by the client), by id (idKey), with how many share it. */
+  private readonly unanswered = new Map<string, number>();
+  private answersTimer?: ReturnType<typeof setTimeout>;
   /** The opening's answer to `initialize`, while the SDK's answer to the replayed one is awaited. */
   private replayed?: { readonly id: unknown; readonly answer: string };
   private quiet?: ReturnType<typeof setTimeout>;
@@ -112,9 +127,16 @@ export class StdioLineTransport implements Transport {
    * How the shortcuts write their answers: dropped once closed, as the SDK's are. Nothing
    * waits for them to drain, and a failure is the stream's error, which onOutputError reports.
    */
-  private readonly writeAnswer = (line: string): void => {
-    if (!this.isClosed) this.stdout.write(line);
-  };
+  private writeAnswer(id: unknown, line: string): void {
+    if (this.isClosed) return;
+    this.stdout.write(line);
+    this.answered(id);
+  }
+
+  /** How a shortcut answers the request `json`. */
+  private answerTo(json: unknown): (line: string) => void {
+    return (line) => this.writeAnswer((json as { id?: unknown }).id, line);
+  }
 
   /** To the SDK's error handler once it is connected; before, to the report. */
   private fail(error: unknown): void {
@@ -126,12 +148,18 @@ export class StdioLineTransport implements Transport {
   private readonly onData = (chunk: Buffer) => this.reader.push(chunk);
   private readonly onInputError = (error: Error) => this.fail(error);
   private readonly onInputEnd = () => {
-    if (this.waiting.length === 0 && this.phase !== 'replaying') {
+    if (this.inputEnded || this.isClosed) return;
+    this.inputEnded = true;
+    this.stopReading();
+    if (this.waiting.length > 0) this.shortcuts.opening?.loadSdk();
+    this.answersTimer = setTimeout(() => {
+      this.report(
+        `stdio: the input ended with ${this.unanswered.size} request(s) unanswered after ${ANSWERS_AFTER_END_MS} ms: closing`,
+      );
       void this.close();
-      return;
-    }
-    this.endedEarly = true;
-    this.shortcuts.opening?.loadSdk();
+    }, ANSWERS_AFTER_END_MS);
+    this.answersTimer.unref();
+    this.closeWhenAnswered();
   };
   /** Stays attached after close, so a late write failure (the client went away) is not an uncaught error. */
   private readonly onOutputError = (error: Error) => {
@@ -185,7 +213,7 @@ export class StdioLineTransport implements Transport {
       const { id, method } = (typeof json === 'object' && json !== null ? json : {}) as Record<string, unknown>;
       if (typeof method !== 'string' || !(typeof id === 'string' || typeof id === 'number')) continue;
       const error = { code: JSON_RPC_ERROR.InternalError, message: `Internal error: ${reason}` };
-      this.writeAnswer(`${JSON.stringify({ jsonrpc: '2.0', id, error })}\n`);
+      this.writeAnswer(id, `${JSON.stringify({ jsonrpc: '2.0', id, error })}\n`);
     }
     void this.close();
   }
@@ -201,20 +229,49 @@ export class StdioLineTransport implements Transport {
       else this.disagreed(replayed.answer, json);
       return Promise.resolve();
     }
-    return this.writeLine(`${json}\n`);
+    const written = this.writeLine(`${json}\n`);
+    if (!('method' in message) && 'id' in message) this.answered(message.id);
+    return written;
   }
 
   async close(): Promise<void> {
     if (this.isClosed) return;
     this.isClosed = true;
     if (this.quiet !== undefined) clearTimeout(this.quiet);
+    if (this.answersTimer !== undefined) clearTimeout(this.answersTimer);
+    this.stopReading();
+    this.onclose?.();
+    this.markClosed();
+  }
+
+  private stopReading(): void {
     this.stdin.off('data', this.onData);
     this.stdin.off('error', this.onInputError);
     this.stdin.off('end', this.onInputEnd);
     this.stdin.off('close', this.onInputEnd);
     if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
-    this.onclose?.();
-    this.markClosed();
+  }
+
+  /** A request's answer went out, or it will get none: the input may have been waiting for the last. */
+  private answered(id: unknown): void {
+    const key = idKey(id);
+    const count = key === undefined ? undefined : this.unanswered.get(key);
+    if (key === undefined || count === undefined) return;
+    if (count > 1) this.unanswered.set(key, count - 1);
+    else this.unanswered.delete(key);
+    if (this.inputEnded) this.closeWhenAnswered();
+  }
+
+  /**
+   * After the input ended: closes once the SDK has been handed everything and every request
+   * is answered. In a later turn, once the SDK has entered the handlers of what it was just
+   * given, and written any answer it gives at once.
+   */
+  private closeWhenAnswered(): void {
+    if (this.phase === 'replaying' || this.waiting.length > 0 || this.unanswered.size > 0) return;
+    setImmediate(() => {
+      if (this.unanswered.size === 0) void this.close();
+    });
   }
 
   /** Hands the SDK the opening's handshake; one it cannot take ends the connection. */
@@ -259,9 +316,7 @@ export class StdioLineTransport implements Transport {
     const waiting = this.waiting;
     this.waiting = [];
     for (const json of waiting) this.route(json);
-    // As when the input ends after its last line was handed over: in a later turn, once the
-    // SDK has entered the handlers of what it was just given.
-    if (this.endedEarly) setImmediate(() => void this.close());
+    if (this.inputEnded) this.closeWhenAnswered();
   }
 
   private receive(line: Buffer): void {
@@ -272,6 +327,9 @@ export class StdioLineTransport implements Transport {
       this.refuse(parsed);
       return;
     }
+    const key = requestKey(parsed.json);
+    if (key !== undefined) this.unanswered.set(key, (this.unanswered.get(key) ?? 0) + 1);
+    else this.answered(cancelledId(parsed.json));
     this.route(parsed.json);
   }
 
@@ -281,9 +339,10 @@ export class StdioLineTransport implements Transport {
       return;
     }
     try {
-      if (this.shortcuts.fastPath?.take(json, this.writeAnswer)) return;
+      if (this.shortcuts.fastPath?.take(json, this.answerTo(json))) return;
     } catch (error) {
       this.fail(error);
+      this.answered(requestId(json));
       return;
     }
     this.handOver(json);
@@ -292,7 +351,7 @@ export class StdioLineTransport implements Transport {
   /** Before the SDK serves: the opening answers, or the message waits and the SDK is loaded. */
   private beforeServing(json: unknown): void {
     const opening = this.shortcuts.opening;
-    if (this.phase === 'opening' && this.waiting.length === 0 && opening?.answerer.take(json, this.writeAnswer)) {
+    if (this.phase === 'opening' && this.waiting.length === 0 && opening?.answerer.take(json, this.answerTo(json))) {
       if (this.quiet !== undefined) clearTimeout(this.quiet);
       this.quiet = setTimeout(opening.loadSdk, QUIET_BEFORE_SDK_MS);
       this.quiet.unref();
@@ -308,12 +367,14 @@ export class StdioLineTransport implements Transport {
       const decoded = this.parse(json, 'line');
       if ('code' in decoded) {
         this.refuse(decoded);
+        this.answered(requestId(json));
         return;
       }
       this.shortcuts.fastPath?.given(decoded.message);
       this.onmessage?.(decoded.message);
     } catch (error) {
       this.fail(error);
+      this.answered(requestId(json));
     }
   }
 
@@ -342,4 +403,29 @@ export class StdioLineTransport implements Transport {
       this.stdout.once('error', onError);
     });
   }
+}
+
+/** How an id is told apart in `unanswered`: 1 and "1" are different ids. */
+function idKey(id: unknown): string | undefined {
+  if (typeof id === 'number') return `n${id}`;
+  if (typeof id === 'string') return `s${id}`;
+  return undefined;
+}
+
+/** The id of a JSON-RPC request (a method and an id the answer must carry); undefined for anything else. */
+function requestId(json: unknown): unknown {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const { method, id } = json as Record<string, unknown>;
+  return typeof method === 'string' ? id : undefined;
+}
+
+function requestKey(json: unknown): string | undefined {
+  return idKey(requestId(json));
+}
+
+/** The request a client's `notifications/cancelled` names: it gets no answer (the SDK writes none). */
+function cancelledId(json: unknown): unknown {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const { method, params } = json as { method?: unknown; params?: { requestId?: unknown } };
+  return method === 'notifications/cancelled' && typeof params === 'object' ? params?.requestId : undefined;
 }

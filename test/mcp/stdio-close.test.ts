@@ -1,7 +1,8 @@
 /**
  * A client may write its last calls and close stdin at once (a script piping requests
  * in): calls already received must still reach the database before engram stdio exits,
- * and so must the openings they noted (memory/opened.ts), written as the app closes.
+ * their answers still reach stdout, and the openings they noted (memory/opened.ts) be
+ * written as the app closes.
  */
 
 import { describe, expect, it } from 'vitest';
@@ -30,7 +31,14 @@ describe('engram stdio when stdin closes', () => {
     );
     const run = await runEngram(['stdio', '--db', db], childEnv(dir.path), input);
     expect(run.code).toBe(0);
-    expect(run.stderr).not.toMatch(/not open|internal error/);
+    expect(run.stderr).not.toMatch(/not open|internal error|unanswered/);
+    const answers = run.stdout
+      .trim()
+      .split('\n')
+      .map((answer) => JSON.parse(answer) as { id: number; result?: { isError?: boolean } });
+    expect(answers.map((answer) => answer.id)).toEqual([1, 2]);
+    expect(answers[1]?.result).toBeDefined();
+    expect(answers[1]?.result?.isError).not.toBe(true);
     expect(
       queryDatabase<{ body: string; actor: string }>(
         db,
