@@ -18,7 +18,17 @@
 
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,27 +106,72 @@ function buildWithBench(folder) {
   cpSync(join(folder, 'spec'), join(folder, 'dist-bench', 'spec'), { recursive: true });
 }
 
-/** The earlier commit, extracted and built once per commit (kept in the system's temporary folder). */
+/**
+ * The earlier commit, extracted and built once per commit, lock file and checkout (kept in
+ * the system's temporary folder): its node_modules are links into this checkout's, so a
+ * build made from another checkout (a worktree since removed) is never used. Two runs
+ * preparing the same build at once take turns (buildingLock): the second finds it built.
+ */
 function prepareBaseline(ref) {
   const commit = execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], {
     cwd: root,
     encoding: 'utf8',
   }).trim();
   // Built with this checkout's node_modules (the CLI bundle takes its dependencies in): kept per commit and lock file.
-  const lock = createHash('sha256')
+  const key = createHash('sha256')
     .update(readFileSync(join(root, 'package-lock.json')))
+    .update(root)
     .digest('hex')
     .slice(0, 8);
-  const folder = join(tmpdir(), `engram-bench-baseline-${commit.slice(0, 12)}-${lock}`);
-  if (!existsSync(join(folder, 'dist-bench', 'bench', 'run.js'))) {
-    rmSync(folder, { recursive: true, force: true });
-    mkdirSync(folder, { recursive: true });
-    console.error(`bench:compare: extracting ${commit.slice(0, 12)} into ${folder} and building it…`);
-    execFileSync('sh', ['-c', `git archive ${commit} | tar -x -C '${folder}'`], { cwd: root, stdio: 'inherit' });
-    linkModules(folder);
-    buildWithBench(folder);
+  const folder = join(tmpdir(), `engram-bench-baseline-${commit.slice(0, 12)}-${key}`);
+  const release = buildingLock(folder);
+  try {
+    if (!existsSync(join(folder, 'dist-bench', 'bench', 'run.js'))) {
+      rmSync(folder, { recursive: true, force: true });
+      mkdirSync(folder, { recursive: true });
+      console.error(`bench:compare: extracting ${commit.slice(0, 12)} into ${folder} and building it…`);
+      execFileSync('sh', ['-c', `git archive ${commit} | tar -x -C '${folder}'`], { cwd: root, stdio: 'inherit' });
+      linkModules(folder);
+      buildWithBench(folder);
+    }
+  } finally {
+    release();
   }
   return { commit, folder };
+}
+
+/** A lock held past this is taken to be a run that died while building, and is taken over. */
+const STALE_LOCK_MS = 30 * 60_000;
+
+/**
+ * Waits until no other run is building `folder`, then holds a lock (a folder beside it,
+ * made in one step) until the returned function is called.
+ */
+function buildingLock(folder) {
+  const lock = `${folder}.lock`;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  let told = false;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      return () => rmSync(lock, { recursive: true, force: true });
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+    }
+    let age = 0;
+    try {
+      age = Date.now() - statSync(lock).mtimeMs;
+    } catch {
+      continue;
+    }
+    if (age > STALE_LOCK_MS) {
+      rmSync(lock, { recursive: true, force: true });
+      continue;
+    }
+    if (!told) console.error(`bench:compare: another run is building ${folder}; waiting for it…`);
+    told = true;
+    Atomics.wait(pause, 0, 0, 1_000);
+  }
 }
 
 /** Runs one benchmark of the build in `folder`; its markdown on stdout, or undefined when that build has no such benchmark. */
