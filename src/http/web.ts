@@ -51,9 +51,17 @@ const TYPES: Readonly<Record<string, string>> = {
   '.woff2': 'font/woff2',
 };
 
-/** The UI's routes (App.svelte's router): each is answered with index.html. */
+/**
+ * The UI's routes (web/src/lib/routes.ts, App.svelte's router): each is answered with
+ * index.html. test/web-lib/routes-served.test.ts holds the two lists to each other.
+ */
 const CLIENT_ROUTE =
   /^\/(?:entries\/[^/]+\/[^/]+(?:\/history)?|new|sessions|trash|activity|review|duplicates|transfer|access)?$/;
+
+/** Whether `path` is one of the UI's routes, which the server answers with index.html. */
+export function isClientRoute(path: string): boolean {
+  return CLIENT_ROUTE.test(path);
+}
 /** A built asset's name: what Vite writes, nothing that could climb out of the folder. */
 const ASSET = /^\/assets\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /** Files at the top of dist/web besides index.html (favicon and the like). */
@@ -88,7 +96,7 @@ export type WebRoutes = (req: IncomingMessage, res: ServerResponse, path: string
 export function createWebRoutes(root: string = DEFAULT_WEB_ROOT): WebRoutes {
   return (req, res, path) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-    const page = CLIENT_ROUTE.test(path);
+    const page = isClientRoute(path);
     if (!page && !ASSET.test(path) && !TOP_FILE.test(path)) return false;
     const name = page ? 'index.html' : path.slice(1);
     const stats = fileOf(root, name);
