@@ -18,6 +18,8 @@ export interface Session {
   /** One MCP round trip that does nothing: the floor under every call. */
   ping(): Promise<unknown>;
   close(): Promise<void>;
+  /** The server's process id (bench/idle-memory.ts reads its memory). */
+  readonly pid: number | undefined;
 }
 
 export async function connect(command: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<Session> {
@@ -45,6 +47,7 @@ export async function connect(command: string, args: string[], env: NodeJS.Proce
     },
     ping: () => client.ping(),
     close: () => client.close(),
+    pid: transport.pid ?? undefined,
   };
 }
 

@@ -93,9 +93,9 @@ async function installed(): Promise<string> {
 
 const MEMORY_MANIFEST = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-memory/package.json');
 
-const MEMORY_SCRIPT = join(dirname(MEMORY_MANIFEST), 'dist', 'index.js');
+export const MEMORY_SCRIPT = join(dirname(MEMORY_MANIFEST), 'dist', 'index.js');
 
-const MEMORY_VERSION = (JSON.parse(readFileSync(MEMORY_MANIFEST, 'utf8')) as { version: string }).version;
+export const MEMORY_VERSION = (JSON.parse(readFileSync(MEMORY_MANIFEST, 'utf8')) as { version: string }).version;
 
 /** The official MCP memory server: a JSONL knowledge graph, one entity per subject. */
 const memory: Peer = {

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: runs every benchmark in turn, prints each section as it completes,
  * and writes docs/benchmarks.md. Pass benchmark names (inprocess, opened: the last-opened bookkeeping on and off,
- * sqlite-drivers, stdio, startup, http, accelerators: the MCP door's,
+ * sqlite-drivers, stdio, startup, idle-memory, http, accelerators: the MCP door's,
  * storage-accelerators: each storage accelerator on and off) to run
  * only those; the document is written only by a full run. `--quick` runs every row
  * briefly at small sizes, for developing the benchmark (`npm run bench -- --quick`); it
@@ -19,6 +19,7 @@ import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { benchAccelerators, DEFAULT_ACCELERATORS, QUICK_ACCELERATORS } from './accelerators.js';
 import { benchHttp, DEFAULT_HTTP, QUICK_HTTP } from './http.js';
+import { benchIdleMemory, DEFAULT_IDLE_MEMORY, QUICK_IDLE_MEMORY } from './idle-memory.js';
 import { benchInProcess, DEFAULT_IN_PROCESS, QUICK_IN_PROCESS } from './inprocess.js';
 import { benchOpened, DEFAULT_OPENED, QUICK_OPENED } from './opened.js';
 import { busyShare, SETTLE_MS } from './other-work.js';
@@ -38,6 +39,7 @@ const BENCHMARKS: Readonly<Record<string, (quick: boolean, rows: RegExp | undefi
   'sqlite-drivers': async (quick) => [await benchSqliteDrivers(quick ? QUICK_SQLITE_DRIVERS : DEFAULT_SQLITE_DRIVERS)],
   stdio: (quick) => benchStdio(quick ? QUICK_STDIO : DEFAULT_STDIO),
   startup: async (quick) => [await benchStartup(quick ? QUICK_STARTUP : DEFAULT_STARTUP)],
+  'idle-memory': async (quick) => [await benchIdleMemory(quick ? QUICK_IDLE_MEMORY : DEFAULT_IDLE_MEMORY)],
   http: async (quick, rows) => [await benchHttp({ ...(quick ? QUICK_HTTP : DEFAULT_HTTP), rows })],
   accelerators: async (quick) => [await benchAccelerators(quick ? QUICK_ACCELERATORS : DEFAULT_ACCELERATORS)],
   'storage-accelerators': async (quick) => [
