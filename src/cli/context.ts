@@ -6,7 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { PasswordCost } from '../access/accounts/passwords.js';
-import { type App, openApp } from '../app.js';
+import type { App } from '../app.js';
 import type { Caller } from '../memory/memory.js';
 import { EngramError } from '../memory/model/errors.js';
 import { normalizeUser, USER_CAP } from '../memory/model/users.js';
@@ -159,6 +159,8 @@ export async function openPlannedContext(
   report: (line: string) => void = log,
 ): Promise<Context> {
   const { settings, user, backend, sqliteDriver, database, absent, opening } = plan;
+  // Loaded here, not with the settings: planContext's callers (engram stdio) answer before the store's code is needed.
+  const { openApp } = await import('../app.js');
   const app = await openApp({
     backend,
     open: {

@@ -15,7 +15,7 @@
 import type { Command } from 'commander';
 import { actorLabel } from '../memory/model/caller.js';
 import { isEngramError } from '../memory/model/errors.js';
-import { createToolHandler, type ToolHandler, type ToolResult } from '../memory/tools/handler.js';
+import type { ToolHandler, ToolResult } from '../memory/tools/handler.js';
 import {
   type CommonOptions,
   type Context,
@@ -87,11 +87,15 @@ export function registerStdioCommand(
       /** Opens the store, once: at the first call that needs it, or STORE_OPEN_WAIT_MS after serving began. */
       const openStore = () => {
         if (opened !== undefined) return opened;
-        opened = openPlannedContext(plan, environment).then((context) => {
+        opened = (async () => {
+          const [context, { createToolHandler }] = await Promise.all([
+            openPlannedContext(plan, environment),
+            import('../memory/tools/handler.js'),
+          ]);
           const held = options.review ? ', changes held for review' : '';
           log(`serving MCP on stdio, database ${context.database}, user ${context.user}${held}`);
           return { context, handleTool: createToolHandler(context.memory, { onUnexpectedError: logInternalError }) };
-        });
+        })();
         opened.catch(async (error: unknown) => {
           process.exitCode = reportFailure(error, false);
           // The calls that waited for the store are answered with why (storeFailure) before the connection
