@@ -7,7 +7,8 @@
  * the same build with the SDK loaded first (ENGRAM_ACCEL_STDIO_FAST_PATH=0: the before of
  * stdio-opening.ts) and a bare Node process (bare-stdio-server.ts) answering the same two
  * requests with the same tool definitions read from spec/tools.json: what any MCP server
- * on Node pays to start. Engram opens a SQLite memory of `entries` entries, as a user's would be.
+ * on Node pays to start. Engram opens a SQLite memory of `entries` entries, with a config
+ * file, as a user's would be (after the opening: src/cli/stdio.ts).
  */
 
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
@@ -129,7 +130,8 @@ export async function benchStartup(options: StartupOptions = DEFAULT_STARTUP): P
         'and a bare Node process answering the same requests with the same definitions ' +
         '(bench/bare-stdio-server.ts): what any MCP server on Node pays to start. ' +
         `Start by start, ${options.rounds} of each, each first in turn. Engram opens a SQLite memory of ` +
-        `${options.entries.toLocaleString('en-US')} entries.`,
+        `${options.entries.toLocaleString('en-US')} entries, with a config file, as a user's would be; it opens ` +
+        'it after the opening, not before (src/cli/stdio.ts).',
       tables: [
         {
           title: 'Spawn to tools/list answered',

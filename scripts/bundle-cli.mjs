@@ -13,7 +13,10 @@
  * a module one folder below dist/ alone, and the build fails for any other that takes
  * one (a module in dist/storage/sqlite/, or a dependency, would look in the wrong place). What is
  * loaded on demand (the HTTP stack, the SDK, PostgreSQL, OAuth) stays a chunk of its own
- * behind its import(). better-sqlite3 (native) and pg stay in node_modules. The library's
+ * behind its import(); so do the two command lines executable.ts chooses between, `engram
+ * stdio` alone (stdio-program.ts) and every command (program.ts), what they share in chunks
+ * of its own, so that a client starting `engram stdio` loads none of the other commands' code.
+ * better-sqlite3 (native) and pg stay in node_modules. The library's
  * entry points (dist/index.js, ...) are tsc's files, not bundled.
  */
 

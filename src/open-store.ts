@@ -1,14 +1,16 @@
 /**
  * Which store a config opens, and opening it: a SQLite file by path, or PostgreSQL by URL
  * (its driver loaded only then: most people never need it, and `engram stdio` must not pay
- * for it). Part of the composition root with app.ts: the doors name a database this way
- * and never import a backend (docs/architecture.md, import rules).
+ * for it). Each backend's code is loaded only as it opens, so that what the CLI takes from
+ * here before (the drivers' and accelerators' names) loads no store: `engram stdio`
+ * answers a client's opening before its store opens (cli/stdio.ts). Part of the
+ * composition root with app.ts: the doors name a database this way and never import a
+ * backend (docs/architecture.md, import rules).
  */
 
 import type { Accelerators } from './storage/accelerators.js';
 import type { StorageBackend } from './storage/backend.js';
 import type { SqliteDriverName } from './storage/sqlite/drivers.js';
-import { backupBeforeUpgrade, openSqliteStore } from './storage/sqlite/index.js';
 
 /** The storage accelerators' names and switches (storage/accelerators.ts), for the CLI's ENGRAM_ACCEL_* variables. */
 export { ACCELERATOR_NAMES, type AcceleratorName, type Accelerators } from './storage/accelerators.js';
@@ -58,6 +60,7 @@ export interface OpenOptions {
  */
 export async function openBackend(backend: Backend, options: OpenOptions = {}): Promise<StorageBackend> {
   if (backend.kind === 'sqlite') {
+    const { backupBeforeUpgrade, openSqliteStore } = await import('./storage/sqlite/index.js');
     const kept = await backupBeforeUpgrade(backend.path, options.sqliteDriver);
     if (kept) {
       options.onWarning?.(

@@ -10,29 +10,37 @@ import type { z } from 'zod';
 import { CLIENT_NAME_CAP, REDIRECT_URIS_CAP } from '../access/oauth/clients.js';
 import { redirectUriProblem } from '../access/oauth/redirect-uris.js';
 import type { OAuthClient } from '../access/oauth/types.js';
-import { parseRateLimits, type RateLimitItem, RateLimitSyntaxError } from '../access/rate-limits/rules.js';
+import { parseRateLimits, type RateLimitItem } from '../access/rate-limits/rules.js';
 import { MIN_METRICS_TOKEN_LENGTH } from '../http/metrics/access.js';
 import { parsePublicUrl } from '../http/origins.js';
 import type { WebSocketLimits } from '../http/websocket.js';
 import { EngramError } from '../memory/model/errors.js';
 import { isValidSegment } from '../memory/model/names.js';
 import { DEFAULT_POLICY, type Policy } from '../memory/model/policy.js';
-import { charLength, foldDescription, withoutByteOrderMark } from '../memory/model/text.js';
+import { foldDescription, withoutByteOrderMark } from '../memory/model/text.js';
 import { normalizeUser } from '../memory/model/users.js';
 import { SQLITE_DRIVER_NAMES, type SqliteDriverName } from '../open-store.js';
 import { readBoundedText } from './bounded-read.js';
 import type { Environment } from './environment.js';
 import { INTERVAL_SYNTAX, intervalMs } from './interval.js';
 import { LOG_FORMATS, type LogFormat } from './log-formats.js';
+import {
+  isClientName,
+  isPublicUrl,
+  METRICS_TOKEN_CHARACTERS,
+  POSTGRES_URL,
+  plainConfig,
+  rateLimitProblem,
+} from './plain-config.js';
 
-/**
- * zod is loaded the first time a config file is parsed, not at every start: it costs
- * more start-up time than the rest of the CLI, and many runs have no config file.
- * (require, not import(): parsing stays synchronous.)
- */
 /** Most bytes a config file is read to: some hundred times what a config with many clients holds. */
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
+/**
+ * zod is loaded the first time a config file is parsed that plain-config.ts does not
+ * take, not at every start: it costs more start-up time than the rest of the CLI.
+ * (require, not import(): parsing stays synchronous.)
+ */
 const loadZod = (): typeof z => (createRequire(import.meta.url)('zod') as typeof import('zod')).z;
 
 function buildConfigSchema(z: typeof import('zod').z) {
@@ -65,10 +73,7 @@ function buildConfigSchema(z: typeof import('zod').z) {
       groupCommit: z.boolean().optional(),
       sqliteDriver: z.enum(SQLITE_DRIVER_NAMES).optional(),
       db: z.string().min(1).optional(),
-      databaseUrl: z
-        .string()
-        .regex(/^postgres(ql)?:\/\//, 'a PostgreSQL URL starts with postgres://')
-        .optional(),
+      databaseUrl: z.string().regex(POSTGRES_URL, 'a PostgreSQL URL starts with postgres://').optional(),
       poolSize: positiveInteger.optional(),
       statementTimeoutMs: z.number().int().nonnegative().optional(),
       user: z
@@ -90,7 +95,7 @@ function buildConfigSchema(z: typeof import('zod').z) {
               name: z
                 .string()
                 .refine(
-                  (name) => foldDescription(name) !== '' && charLength(foldDescription(name)) <= CLIENT_NAME_CAP,
+                  isClientName,
                   `the app's name, one line of 1-${CLIENT_NAME_CAP} characters (shown on the consent page and in history)`,
                 ),
               redirectUris: z
@@ -123,7 +128,10 @@ function buildConfigSchema(z: typeof import('zod').z) {
           MIN_METRICS_TOKEN_LENGTH,
           `a metrics token is at least ${MIN_METRICS_TOKEN_LENGTH} characters (make one with: openssl rand -hex 32)`,
         )
-        .regex(/^[\x21-\x7e]+$/, 'a metrics token is printable ASCII without spaces (openssl rand -hex 32 makes one)')
+        .regex(
+          METRICS_TOKEN_CHARACTERS,
+          'a metrics token is printable ASCII without spaces (openssl rand -hex 32 makes one)',
+        )
         .optional(),
       backupDir: z.string().min(1).optional(),
       backupEvery: z
@@ -145,6 +153,9 @@ function buildConfigSchema(z: typeof import('zod').z) {
 }
 
 let configSchema: ReturnType<typeof buildConfigSchema> | undefined;
+
+/** What the schema gives for a valid config file: its fields, checked, before they become Settings. */
+export type ConfigData = z.infer<ReturnType<typeof buildConfigSchema>>;
 
 export interface Settings {
   readonly policy: Policy;
@@ -186,26 +197,6 @@ export interface Settings {
   readonly backupKeep?: number | undefined;
 }
 
-/** Why a "rateLimit" setting cannot be read, or undefined. */
-function rateLimitProblem(text: string): string | undefined {
-  try {
-    parseRateLimits(text);
-    return undefined;
-  } catch (error) {
-    if (error instanceof RateLimitSyntaxError) return error.message;
-    throw error;
-  }
-}
-
-function isPublicUrl(value: string): boolean {
-  try {
-    parsePublicUrl(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function describeIssues(path: string, error: z.ZodError): string {
   const issues = error.issues.map((issue) => {
     const where = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
@@ -217,7 +208,18 @@ function describeIssues(path: string, error: z.ZodError): string {
   return `invalid config file ${path}:\n  ${issues.join('\n  ')}`;
 }
 
-/** Parses config text; `path` is only for messages. */
+/**
+ * The schema's data for `json`, or the refusal that words what is wrong with it (exported
+ * for test/cli/plain-config.test.ts, which holds plain-config.ts to it).
+ */
+export function checkedBySchema(json: unknown, path: string): ConfigData {
+  configSchema ??= buildConfigSchema(loadZod());
+  const parsed = configSchema.safeParse(json);
+  if (!parsed.success) throw new EngramError('INVALID_CONFIG', describeIssues(path, parsed.error));
+  return parsed.data;
+}
+
+/** Parses config text (plain-config.ts, else the schema); `path` is only for messages. */
 export function parseConfig(text: string, path: string): Settings {
   let json: unknown;
   try {
@@ -225,9 +227,6 @@ export function parseConfig(text: string, path: string): Settings {
   } catch (error) {
     throw new EngramError('INVALID_CONFIG', `config file ${path} is not valid JSON: ${(error as Error).message}`);
   }
-  configSchema ??= buildConfigSchema(loadZod());
-  const parsed = configSchema.safeParse(json);
-  if (!parsed.success) throw new EngramError('INVALID_CONFIG', describeIssues(path, parsed.error));
   const {
     db,
     user,
@@ -248,7 +247,7 @@ export function parseConfig(text: string, path: string): Settings {
     metricsToken,
     logFormat,
     ...caps
-  } = parsed.data;
+  } = plainConfig(json) ?? checkedBySchema(json, path);
   return {
     policy: { ...DEFAULT_POLICY, ...caps },
     db,

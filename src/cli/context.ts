@@ -6,7 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { PasswordCost } from '../access/accounts/passwords.js';
-import { type App, openApp } from '../app.js';
+import type { App } from '../app.js';
 import type { Caller } from '../memory/memory.js';
 import { EngramError } from '../memory/model/errors.js';
 import { normalizeUser, USER_CAP } from '../memory/model/users.js';
@@ -113,21 +113,29 @@ export function chooseUser(options: CommonOptions, settings: Settings, environme
 }
 
 /**
- * Opens the configured store and the services over it (app.ts), and purges trash past its
- * retention period (at every start, so expired entries never linger). A command that
- * only `reads` is refused when there is no database, rather than creating one; one that
- * `previews` (a dry run) then runs on an empty memory created nowhere; one that creates
- * does so in a folder that exists, or at the default path (existing-memory.ts). `passwordCost` is
- * Io.passwordCost, a test's: the accounts hash new passwords with production's otherwise.
+ * What a command opens, worked out before anything is opened: the settings, the user, the
+ * store (checked: for a command that only `reads`, a database that exists; for one that
+ * creates, a folder that exists, or the default one made). Everything a person may have
+ * got wrong in the flags, environment or config file is refused here.
  */
-export async function openContext(
-  options: CommonOptions,
-  environment: Environment,
-  opening: Opening = 'creates',
-  passwordCost?: PasswordCost,
-  /** Where the services report (refused sign-ins…): `engram serve`'s log, in its format; stderr otherwise. */
-  report: (line: string) => void = log,
-): Promise<Context> {
+export interface ContextPlan {
+  readonly settings: Settings;
+  readonly user: string;
+  readonly backend: Backend;
+  readonly sqliteDriver: SqliteDriverName | undefined;
+  readonly database: string;
+  readonly absent: boolean;
+  readonly opening: Opening;
+}
+
+/**
+ * The plan for openContext: synchronous, so that `engram stdio` can answer a client's
+ * opening, which needs the settings and the user but no store, before the store opens.
+ * A command that only `reads` is refused when there is no database, rather than creating
+ * one; one that `previews` (a dry run) then runs on an empty memory created nowhere; one
+ * that creates does so in a folder that exists, or at the default path (existing-memory.ts).
+ */
+export function planContext(options: CommonOptions, environment: Environment, opening: Opening): ContextPlan {
   const settings = loadSettings(options.config, environment);
   const user = chooseUser(options, settings, environment);
   const chosen = chooseBackend(options, settings, environment);
@@ -135,6 +143,24 @@ export async function openContext(
   if (opening === 'reads') assertMemoryExists(chosen, environment.defaultDatabasePath);
   if (opening === 'creates' || opening === 'serves') prepareDefaultFolder(chosen, environment.defaultDatabasePath);
   const { backend, absent } = opening === 'previews' ? previewBackend(chosen) : { backend: chosen, absent: false };
+  return { settings, user, backend, sqliteDriver, database: describeBackend(chosen), absent, opening };
+}
+
+/**
+ * Opens the planned store and the services over it (app.ts), and purges trash past its
+ * retention period (at every start, so expired entries never linger). `passwordCost` is
+ * Io.passwordCost, a test's: the accounts hash new passwords with production's otherwise.
+ */
+export async function openPlannedContext(
+  plan: ContextPlan,
+  environment: Environment,
+  passwordCost?: PasswordCost,
+  /** Where the services report (refused sign-ins…): `engram serve`'s log, in its format; stderr otherwise. */
+  report: (line: string) => void = log,
+): Promise<Context> {
+  const { settings, user, backend, sqliteDriver, database, absent, opening } = plan;
+  // Loaded here, not with the settings: planContext's callers (engram stdio) answer before the store's code is needed.
+  const { openApp } = await import('../app.js');
   const app = await openApp({
     backend,
     open: {
@@ -157,7 +183,18 @@ export async function openContext(
     // Expired trash and proposals wait for the next start; the command itself can still run.
     report(`expired trash not purged this time: ${(error as Error).message}`);
   }
-  return { ...app, settings, database: describeBackend(chosen), absent, user };
+  return { ...app, settings, database, absent, user };
+}
+
+/** Plans (planContext) and opens (openPlannedContext) at once: what every command but stdio does. */
+export async function openContext(
+  options: CommonOptions,
+  environment: Environment,
+  opening: Opening = 'creates',
+  passwordCost?: PasswordCost,
+  report: (line: string) => void = log,
+): Promise<Context> {
+  return openPlannedContext(planContext(options, environment, opening), environment, passwordCost, report);
 }
 
 /** The CLI acts as the local user, recorded in history as `cli`. */

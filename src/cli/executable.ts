@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 /**
  * The `engram` executable. npm run build bundles it, from tsc's dist/cli/executable.js,
- * into dist/cli/main.js (scripts/bundle-cli.mjs): that bundle is what `engram` runs.
+ * into dist/cli/main.js and its chunks (scripts/bundle-cli.mjs): that bundle is what
+ * `engram` runs. `engram stdio`, which a client starts and waits for, loads its own
+ * command alone (stdio-program.ts); any other command line, every command (program.ts).
  */
-
-import { main } from './program.js';
 
 // `engram --help | head` closes the pipe early: that is the reader's choice, not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -12,4 +12,6 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-process.exitCode = await main(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const { main } = argv[0] === 'stdio' ? await import('./stdio-program.js') : await import('./program.js');
+process.exitCode = await main(argv);

@@ -14,7 +14,7 @@ import { didYouMean } from '../memory/model/format.js';
 import { shellWord } from '../memory/model/shell-word.js';
 import { formatCount } from '../memory/model/text.js';
 import { nothingDone, recoveredOverCapProblem } from '../memory/recovery-caps.js';
-import { listedSources } from '../transfer/bridges/run.js';
+import { listedSources } from '../transfer/bridges/listed-sources.js';
 
 /** Where each text of a write comes from on the command line. */
 const TEXT_FLAG: Readonly<Record<TextField, string>> = {

@@ -23,7 +23,12 @@ export interface StdioHandle {
    * over), `close()`, stdout failed, or the SDK could not be loaded or serve the opening.
    */
   readonly closed: Promise<void>;
-  close(): Promise<void>;
+  /**
+   * Closes the connection. With a `reason` (the store could not be opened), each request
+   * still waiting for the SDK to load is answered with it as an error first (as when the
+   * SDK cannot be loaded); those the SDK has are answered as it answers them.
+   */
+  close(reason?: string): Promise<void>;
 }
 
 export interface StdioServing {
@@ -87,8 +92,9 @@ export function serveMcpStdio(
   else loadSdk();
   return {
     closed: transport.closed,
-    close: async () => {
+    close: async (reason) => {
       closing = true;
+      if (reason !== undefined && connection === undefined) transport.abandon(reason);
       await loading;
       await (connection ?? transport).close();
     },

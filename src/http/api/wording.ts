@@ -11,7 +11,7 @@ import type { EngramError, TextField } from '../../memory/model/errors.js';
 import { didYouMean } from '../../memory/model/format.js';
 import { formatCount } from '../../memory/model/text.js';
 import { nothingDone, recoveredOverCapProblem } from '../../memory/recovery-caps.js';
-import { listedSources } from '../../transfer/bridges/run.js';
+import { listedSources } from '../../transfer/bridges/listed-sources.js';
 
 /** The refusal of a change asked with a read-only token. */
 export const READ_ONLY_TOKEN =

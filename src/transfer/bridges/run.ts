@@ -11,6 +11,7 @@ import { EngramError } from '../../memory/model/errors.js';
 import { formatCount } from '../../memory/model/text.js';
 import type { ImportMode, ImportReport, Transfer } from '../transfer.js';
 import { BRIDGES, type BridgeKind, type BridgeOptions } from './index.js';
+import { listedSources } from './listed-sources.js';
 import { type ImportFile, type ImportPlan, type PlanProblem, planDocument, tooLarge } from './plan.js';
 import { runWhole, runWithPauses } from './steps.js';
 
@@ -46,18 +47,6 @@ export interface ImportFromResult {
   readonly unlisted: ImportPlan['unlisted'];
   /** The sources over the entry cap (those listed): a dry run shows them; without `split`, the import itself is refused. */
   readonly tooLarge: readonly string[];
-}
-
-/** The items over the cap a refusal names: those listed, and how many more there are. */
-export function listedSources({
-  sources,
-  count,
-}: {
-  readonly sources: readonly string[];
-  readonly count: number;
-}): string {
-  const more = count > sources.length ? ` and ${formatCount(count - sources.length)} more` : '';
-  return `${sources.join(', ')}${more}`;
 }
 
 /** What became of one name of the plan, from the import's report. */
