@@ -15,8 +15,9 @@
  *   QUIET_BEFORE_SDK_MS. When the SDK connects (`start()`), the opening is replayed into it
  *   (its answer to `initialize` compared with the one sent, and not written again), then
  *   the waiting messages are handed over, and from then on everything goes as below. Input
- *   that ends meanwhile is handled as below, once the waiting messages have been handed over. An SDK that cannot take the replayed handshake, or answers it with an
- *   error or another protocol version, would serve a client that believes otherwise: the
+ *   that ends meanwhile is handled as below, once the waiting messages have been handed
+ *   over. An SDK that cannot take the replayed handshake, or answers it with an error or
+ *   another protocol version, would serve a client that believes otherwise: the
  *   connection is closed, with a report. If the SDK cannot be loaded, or the store opened
  *   (`abandon`), each waiting request is answered with an error before the connection closes.
  * - the fast path (stdio-fast-path.ts), when given, answers the hot requests directly.
