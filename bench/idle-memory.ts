@@ -55,6 +55,7 @@ async function idleFootprint(start: () => Promise<Session>, open: (session: Sess
   const session = await start();
   try {
     if (session.pid === undefined) throw new Error('the server has no process id');
+    await session.listTools();
     await open(session);
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
     return footprintOf(session.pid);

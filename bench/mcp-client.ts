@@ -17,6 +17,8 @@ export interface Session {
   call(tool: string, args: Record<string, unknown>): Promise<CallResult>;
   /** One MCP round trip that does nothing: the floor under every call. */
   ping(): Promise<unknown>;
+  /** tools/list, as a client does after its opening. */
+  listTools(): Promise<unknown>;
   close(): Promise<void>;
   /** The server's process id (bench/idle-memory.ts reads its memory). */
   readonly pid: number | undefined;
@@ -46,6 +48,7 @@ export async function connect(command: string, args: string[], env: NodeJS.Proce
       return result;
     },
     ping: () => client.ping(),
+    listTools: () => client.listTools(),
     close: () => client.close(),
     pid: transport.pid ?? undefined,
   };
