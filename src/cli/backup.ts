@@ -22,7 +22,7 @@ import { describeBackend } from './backend.js';
 import { loadSettings } from './config.js';
 import { type CommonOptions, chooseBackend, chooseSqliteDriver, VERSION } from './context.js';
 import type { Environment } from './environment.js';
-import { prepareDefaultFolder } from './existing-memory.js';
+import { prepareFolder } from './existing-memory.js';
 import { createOutput, EXIT_OK, type Io, reportFailure, UsageError } from './output.js';
 
 interface BackupOptions extends CommonOptions {
@@ -236,7 +236,7 @@ async function restoreCommand(file: string, options: BackupOptions, environment:
       );
     }
     // On a new machine, the default memory's folders do not exist yet: made as any command makes them.
-    prepareDefaultFolder(backend, environment.defaultDatabasePath);
+    prepareFolder(backend, environment.defaultDatabasePath);
     backups = openBackups(backend, { version: VERSION, sqliteDriver });
     const restored = await backups.restore(source, {
       name,

@@ -14,7 +14,7 @@ import { type Backend, SQLITE_DRIVER_NAMES, type SqliteDriverName } from '../ope
 import { describeBackend } from './backend.js';
 import { loadSettings, type Settings } from './config.js';
 import type { Environment } from './environment.js';
-import { assertMemoryExists, type Opening, prepareDefaultFolder, previewBackend } from './existing-memory.js';
+import { assertMemoryExists, type Opening, prepareFolder, previewBackend } from './existing-memory.js';
 import { log, UsageError } from './output.js';
 
 export interface CommonOptions {
@@ -141,7 +141,7 @@ export function planContext(options: CommonOptions, environment: Environment, op
   const chosen = chooseBackend(options, settings, environment);
   const sqliteDriver = chooseSqliteDriver(options, settings, environment);
   if (opening === 'reads') assertMemoryExists(chosen, environment.defaultDatabasePath);
-  if (opening === 'creates' || opening === 'serves') prepareDefaultFolder(chosen, environment.defaultDatabasePath);
+  if (opening === 'creates' || opening === 'serves') prepareFolder(chosen, environment.defaultDatabasePath);
   const { backend, absent } = opening === 'previews' ? previewBackend(chosen) : { backend: chosen, absent: false };
   return { settings, user, backend, sqliteDriver, database: describeBackend(chosen), absent, opening };
 }

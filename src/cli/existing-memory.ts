@@ -57,10 +57,19 @@ function isDefaultPath(path: string, defaultDatabasePath: string): boolean {
   return resolve(path) === resolve(defaultDatabasePath);
 }
 
-/** Makes the folders of the default database path (0700) when that is the database to create: the one place Engram makes folders. */
-export function prepareDefaultFolder(backend: Backend, defaultDatabasePath: string): void {
-  if (backend.kind !== 'sqlite' || !isDefaultPath(backend.path, defaultDatabasePath)) return;
-  mkdirSync(dirname(backend.path), { recursive: true, mode: 0o700 });
+/**
+ * Readies the folder of a database that may be created: the default path's folders are
+ * made (0700), the one place Engram makes folders; any other path's folder must exist, or
+ * the command is refused now, naming it, as the SQLite store would refuse it on opening
+ * (`engram stdio` opens its store only after answering the client's opening).
+ */
+export function prepareFolder(backend: Backend, defaultDatabasePath: string): void {
+  if (backend.kind !== 'sqlite' || backend.path === ':memory:') return;
+  if (isDefaultPath(backend.path, defaultDatabasePath)) {
+    mkdirSync(dirname(backend.path), { recursive: true, mode: 0o700 });
+  } else if (folderMissing(backend.path)) {
+    throw noSuchFolderError(backend.path);
+  }
 }
 
 /** What a dry run opens: the database when it exists, else an empty SQLite memory held in memory, created nowhere. */

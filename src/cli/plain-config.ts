@@ -113,8 +113,15 @@ function plainWebSocket(value: unknown): ConfigData['webSocket'] | undefined {
   return { ...value };
 }
 
-/** Each field taken as it is, when this is true of it. */
-const FIELD_RULES: Readonly<Record<string, (value: unknown) => boolean>> = {
+/** The fields whose data is not the value as given, each read by its own function (FIELD_READERS). */
+type ReadField = 'groups' | 'clients' | 'webSocket';
+
+/**
+ * Each field taken as it is, when this is true of it. Typed by the schema's fields, so
+ * that a field added to config.ts's schema fails to compile until it has a rule here
+ * (or a reader), and no rule names a field the schema lacks.
+ */
+const FIELD_RULES: { readonly [Field in Exclude<keyof ConfigData, ReadField>]-?: (value: unknown) => boolean } = {
   entryCap: isPositiveInteger,
   userCap: isPositiveInteger,
   maxEntries: isPositiveInteger,
@@ -145,7 +152,7 @@ const FIELD_RULES: Readonly<Record<string, (value: unknown) => boolean>> = {
 };
 
 /** Fields whose data is not the value as given (trimmed, copied): each read by its own function. */
-const FIELD_READERS: Readonly<Record<string, (value: unknown) => unknown>> = {
+const FIELD_READERS: { readonly [Field in ReadField]: (value: unknown) => ConfigData[Field] | undefined } = {
   groups: plainGroups,
   clients: plainClients,
   webSocket: plainWebSocket,
@@ -159,14 +166,14 @@ export function plainConfig(json: unknown): ConfigData | undefined {
   if (!isPlainObject(json)) return undefined;
   const data: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(json)) {
-    const read = Object.hasOwn(FIELD_READERS, key) ? FIELD_READERS[key] : undefined;
+    const read = Object.hasOwn(FIELD_READERS, key) ? FIELD_READERS[key as ReadField] : undefined;
     if (read !== undefined) {
       const field = read(value);
       if (field === undefined) return undefined;
       data[key] = field;
       continue;
     }
-    const rule = Object.hasOwn(FIELD_RULES, key) ? FIELD_RULES[key] : undefined;
+    const rule = Object.hasOwn(FIELD_RULES, key) ? FIELD_RULES[key as keyof typeof FIELD_RULES] : undefined;
     if (rule === undefined || !rule(value)) return undefined;
     data[key] = value;
   }

@@ -15,6 +15,7 @@
 import type { Command } from 'commander';
 import { actorLabel } from '../memory/model/caller.js';
 import { isEngramError } from '../memory/model/errors.js';
+import { asSentence } from '../memory/model/text.js';
 import type { ToolHandler, ToolResult } from '../memory/tools/handler.js';
 import {
   type CommonOptions,
@@ -37,12 +38,21 @@ interface StdioOptions extends CommonOptions {
  * mcp/stdio-transport.ts), and soon enough that a store that cannot be opened is reported
  * at once to a person who started `engram stdio` to try it.
  */
-export const STORE_OPEN_WAIT_MS = 100;
+const STORE_OPEN_WAIT_MS = 100;
 
-/** The store's failure, as every tool call waiting for it is answered: as the memory's tools word an error. */
+/**
+ * The store's failure, as every tool call waiting for it is answered: worded for the
+ * model, which must not call again, with the person's message (the one stderr shows) inside.
+ */
 function storeFailure(error: unknown): ToolResult {
-  if (isEngramError(error)) return { text: error.message, isError: true, code: error.code };
-  return { text: `The memory could not be opened: ${(error as Error).message}`, isError: true };
+  const reason = isEngramError(error) ? error.message : (error as Error).message;
+  return {
+    text:
+      `Engram could not open its memory, so nothing was read or changed, and it is stopping: ${asSentence(reason)} ` +
+      'Tell the user; calling again will not help until they fix this.',
+    isError: true,
+    code: isEngramError(error) ? error.code : 'INTERNAL',
+  };
 }
 
 export function registerStdioCommand(
@@ -88,10 +98,9 @@ export function registerStdioCommand(
       const openStore = () => {
         if (opened !== undefined) return opened;
         opened = (async () => {
-          const [context, { createToolHandler }] = await Promise.all([
-            openPlannedContext(plan, environment),
-            import('../memory/tools/handler.js'),
-          ]);
+          // The handler's code first: a store opened, then left open by a failed import, would never be closed.
+          const { createToolHandler } = await import('../memory/tools/handler.js');
+          const context = await openPlannedContext(plan, environment);
           const held = options.review ? ', changes held for review' : '';
           log(`serving MCP on stdio, database ${context.database}, user ${context.user}${held}`);
           return { context, handleTool: createToolHandler(context.memory, { onUnexpectedError: logInternalError }) };
@@ -136,21 +145,33 @@ export function registerStdioCommand(
         { fastPath: environment.accelerators.stdioFastPath },
       );
       const storeTimer = setTimeout(openStore, STORE_OPEN_WAIT_MS);
-      /** Once the calls have settled: the store closed, if it opened (a connection that ends first still opens it, to report a store that cannot be opened). */
-      const closeStore = async () => {
-        clearTimeout(storeTimer);
-        await lastCall;
-        const store = await openStore().catch(() => undefined);
-        await store?.context.close();
+      let closing: Promise<void> | undefined;
+      /**
+       * Once the calls have settled: the store closed, if it opened, once. A connection that
+       * ended opens it first, if no call did, to report a store that cannot be opened; a
+       * signal to stop never opens it (only waits for an open under way, to close it).
+       */
+      const closeStore = (reportUnopened: boolean) => {
+        closing ??= (async () => {
+          clearTimeout(storeTimer);
+          await lastCall;
+          const store = await (opened ?? (reportUnopened ? openStore() : undefined))?.catch(() => undefined);
+          await store?.context.close();
+        })();
+        return closing;
       };
+      let signalled = false;
       const shutdown = async () => {
+        // Before anything is awaited: the store must not open while the connection closes.
+        signalled = true;
+        clearTimeout(storeTimer);
         await server.close();
-        await closeStore();
+        await closeStore(false);
         process.exit(process.exitCode ?? 0);
       };
       process.once('SIGINT', shutdown);
       process.once('SIGTERM', shutdown);
       await server.closed;
-      await closeStore();
+      await closeStore(!signalled);
     });
 }

@@ -18,8 +18,8 @@
  *   that ends meanwhile is handled as below, once the waiting messages have been handed
  *   over. An SDK that cannot take the replayed handshake, or answers it with an error or
  *   another protocol version, would serve a client that believes otherwise: the
- *   connection is closed, with a report. If the SDK cannot be loaded, or the store opened
- *   (`abandon`), each waiting request is answered with an error before the connection closes.
+ *   connection is closed, with a report. If the SDK cannot be loaded, or the store cannot be
+ *   opened (`abandon`), each waiting request is answered with an error before the connection closes.
  * - the fast path (stdio-fast-path.ts), when given, answers the hot requests directly.
  *
  * When the input ends (a script pipes its calls in and closes stdin; a client shutting
@@ -204,7 +204,7 @@ export class StdioLineTransport implements Transport {
   }
 
   /**
-   * The SDK could not be loaded, or the store opened (cli/stdio.ts): each waiting request
+   * The SDK could not be loaded, or the store could not be opened (cli/stdio.ts): each waiting request
    * is answered with `reason` as an internal error (what a failing handler's request gets),
    * and the connection closes.
    */

@@ -94,7 +94,8 @@ export function serveMcpStdio(
     closed: transport.closed,
     close: async (reason) => {
       closing = true;
-      if (reason !== undefined && connection === undefined) transport.abandon(reason);
+      // Whatever still waits for the SDK (not loaded yet, or taking the replayed opening) is answered with why.
+      if (reason !== undefined) transport.abandon(reason);
       await loading;
       await (connection ?? transport).close();
     },

@@ -8,20 +8,23 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { prepareDefaultFolder } from '../../src/cli/existing-memory.js';
+import { prepareFolder } from '../../src/cli/existing-memory.js';
 import { tempDir } from '../helpers/engram.js';
 
 it('makes the default path’s folders (0700) when the database named is the default, spelt another way', () => {
   const home = tempDir().path;
   const defaultPath = join(home, '.local', 'share', 'engram', 'memory.db');
-  prepareDefaultFolder({ kind: 'sqlite', path: `${home}/.local/./share/engram//memory.db` }, defaultPath);
+  prepareFolder({ kind: 'sqlite', path: `${home}/.local/./share/engram//memory.db` }, defaultPath);
   expect(statSync(join(home, '.local', 'share', 'engram')).mode & 0o777).toBe(0o700);
 });
 
-it('makes no folder for any other path', () => {
+it('makes no folder for any other path, and refuses one whose folder does not exist, naming it', () => {
   const home = tempDir().path;
   const defaultPath = join(home, '.local', 'share', 'engram', 'memory.db');
-  prepareDefaultFolder({ kind: 'sqlite', path: join(home, 'elsewhere', 'memory.db') }, defaultPath);
+  expect(() => prepareFolder({ kind: 'sqlite', path: join(home, 'elsewhere', 'memory.db') }, defaultPath)).toThrow(
+    expect.objectContaining({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining(join(home, 'elsewhere')) }),
+  );
   expect(existsSync(join(home, 'elsewhere'))).toBe(false);
   expect(existsSync(join(home, '.local'))).toBe(false);
+  prepareFolder({ kind: 'sqlite', path: join(home, 'memory.db') }, defaultPath);
 });

@@ -7,7 +7,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkedBySchema } from '../../src/cli/config.js';
+import { type ConfigData, checkedBySchema } from '../../src/cli/config.js';
 import { plainConfig } from '../../src/cli/plain-config.js';
 
 const positive = fc.oneof(
@@ -57,7 +57,8 @@ const client = fc.record(
   { requiredKeys: [] },
 );
 
-const fields = {
+/** A generator for each of the schema's fields: a field added to the schema fails to compile until it has one. */
+const fields: { readonly [Field in keyof ConfigData | 'unknown']-?: fc.Arbitrary<unknown> } = {
   groups: fc.oneof(fc.dictionary(segment, description, { maxKeys: 4 }), fc.constantFrom([], 'work', null)),
   entryCap: positive,
   userCap: positive,

@@ -7,7 +7,8 @@
  */
 
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LineQueue } from '../../src/mcp/line-queue.js';
 import { childEnv, ENGRAM_CLI, type TempDir, tempDir } from '../helpers/engram.js';
@@ -92,7 +93,11 @@ describe('engram stdio opens its store after the opening', () => {
     expect(server.output.stderr).not.toContain('serving MCP on stdio');
     // A call the SDK or the fast path took is answered as a tool's error; one still waiting for the SDK, as a JSON-RPC error.
     const call = answers[2];
-    expect(call?.result?.isError === true ? call.result.content?.[0]?.text : call?.error?.message).toContain(why);
+    const told = call?.result?.isError === true ? call.result.content?.[0]?.text : call?.error?.message;
+    expect(told).toContain(why);
+    // Worded for the model: nothing happened, and calling again will not help.
+    expect(told).toContain('Engram could not open its memory, so nothing was read or changed');
+    expect(told).toContain('calling again will not help');
     if (process.env.ENGRAM_ACCEL_STDIO_FAST_PATH !== '0') {
       // The opening was answered before the store was opened, and so in full.
       expect(answers[1]?.result?.tools).toHaveLength(3);
@@ -107,5 +112,31 @@ describe('engram stdio opens its store after the opening', () => {
     expect(await server.exited).toBe(1);
     expect(server.output.stdout).toBe('');
     expect(server.output.stderr).toContain(`The file ${db} is not a readable Engram database`);
+  });
+
+  // With the fast path off the SDK answers initialize once loaded, by when the store has opened (STORE_OPEN_WAIT_MS).
+  it.skipIf(process.env.ENGRAM_ACCEL_STDIO_FAST_PATH === '0')(
+    'a signal before the store opened stops it without opening (or creating) the store',
+    async () => {
+      const dir = tempDir();
+      const db = dir.file('never.db');
+      const server = start(dir, db);
+      server.child.stdin.write(INITIALIZE);
+      expect((await server.answers(1))[0]?.id).toBe(1);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+      expect(existsSync(db)).toBe(false);
+      expect(server.output.stderr).not.toContain('serving MCP on stdio');
+    },
+  );
+
+  it('a --db in a folder that does not exist is refused before anything is answered', async () => {
+    const dir = tempDir();
+    const db = join(dir.path, 'no-such-folder', 'memory.db');
+    const server = start(dir, db);
+    server.child.stdin.write(INITIALIZE);
+    expect(await server.exited).toBe(1);
+    expect(server.output.stdout).toBe('');
+    expect(server.output.stderr).toContain(join(dir.path, 'no-such-folder'));
   });
 });

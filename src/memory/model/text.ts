@@ -72,7 +72,7 @@ const THOUSANDS = /\B(?=(\d{3})+$)/g;
 export function formatCount(value: number): string {
   if (!Number.isSafeInteger(value)) return value.toLocaleString('en-US');
   const digits = String(Math.abs(value)).replace(THOUSANDS, ',');
-  return value < 0 ? `-${digits}` : digits;
+  return value < 0 || Object.is(value, -0) ? `-${digits}` : digits;
 }
 
 /** (1, 'entry', 'entries') -> "1 entry"; (2, 'token') -> "2 tokens". */

@@ -6,7 +6,7 @@ import { formatCount } from '../../../src/memory/model/text.js';
 
 describe('formatCount', () => {
   it('writes every whole number as toLocaleString("en-US") does', () => {
-    for (const value of [0, 1, 999, 1000, 17210, 999_999, 1_000_000, -1, -1000, -1234567, 2 ** 40, 2 ** 53 - 1]) {
+    for (const value of [0, -0, 1, 999, 1000, 17210, 999_999, 1_000_000, -1, -1000, -1234567, 2 ** 40, 2 ** 53 - 1]) {
       expect(formatCount(value)).toBe(value.toLocaleString('en-US'));
     }
     fc.assert(
