@@ -48,5 +48,6 @@ describe("README.md's command line examples", () => {
       results.push(await runLine(line, dir.path, env));
     }
     expect(results.filter((result) => result.code !== 0)).toEqual([]);
-  });
+    // Some forty commands, each a process of its own: ~10 s alone, three times that on a machine busy with other tests.
+  }, 120_000);
 });
