@@ -28,9 +28,9 @@ const server = await findTestPostgres();
 
 const alice: Caller = { user: 'alice', label: 'shared-commit-test' };
 
-/** Waits until `done` holds, checking every 20 ms; fails after 30 s. */
+/** Waits until `done` holds, checking every 20 ms; fails after 20 s, before the test times out. */
 async function until(done: () => boolean | Promise<boolean>): Promise<void> {
-  for (let checks = 0; checks < 1500; checks++) {
+  for (let checks = 0; checks < 1000; checks++) {
     if (await done()) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
