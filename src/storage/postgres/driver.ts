@@ -17,7 +17,6 @@ export interface Queryable {
   query<Row>(statement: Statement): Promise<{ readonly rows: Row[]; readonly rowCount: number | null }>;
 }
 
-/** One connection of the pool; a text of several statements (no values: one round trip) answers the last one's rows. */
 export interface Connection extends Queryable {
   /** Gives the connection back to the pool; with an error, the pool discards it instead. */
   release(error?: Error): void;

@@ -59,8 +59,7 @@ export function createPool(options: PoolOptions): Pool {
       const ignore = () => {};
       client.on('error', ignore);
       return {
-        query: async <Row>(statement: Statement) =>
-          lastResult(await client.query<Row & pg.QueryResultRow>(statement as pg.QueryConfig)),
+        query: <Row>(statement: Statement) => client.query<Row & pg.QueryResultRow>(statement as pg.QueryConfig),
         release: (error?: Error) => {
           client.removeListener('error', ignore);
           client.release(error);
@@ -69,13 +68,6 @@ export function createPool(options: PoolOptions): Pool {
     },
     end: () => pool.end(),
   };
-}
-
-/** What a statement answers; of several in one simple query (no values), node-postgres answers each: the last one's. */
-function lastResult<Row extends pg.QueryResultRow>(
-  result: pg.QueryResult<Row> | pg.QueryResult<Row>[],
-): pg.QueryResult<Row> {
-  return Array.isArray(result) ? result.at(-1)! : result;
 }
 
 /**

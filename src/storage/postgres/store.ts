@@ -345,12 +345,13 @@ export class PostgresStore implements StorageBackend {
     if ('after' in decided) return { result: decided };
     if (!('statement' in decided)) return 'alone';
     const { decision, applied, statement: saving } = decided;
-    const { connection } = await shared.begun(() => this.db.begin());
-    const [after] = (await connection.query<SavedRow>(saving)).rows;
+    const transaction = await shared.begun(() => this.db.begin());
+    const [after] = (await transaction.connection.query<SavedRow>(saving)).rows;
     if (!after) {
       this.underLock(user, decision);
       return 'alone';
     }
+    transaction.xid = after.xid;
     this.rememberSaved(user, name, known, after, applied);
     return { result: { before: decision.before, after: applied.entry } };
   }

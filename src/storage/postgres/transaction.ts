@@ -43,10 +43,13 @@ export function callDecide<T>(decide: () => T): T {
   }
 }
 
-/** A transaction that several writes share (shared-commit.ts): its connection, and its id (txid_current). */
+/**
+ * A transaction that several writes share (shared-commit.ts): its connection, and its id
+ * (txid_current) once it has written, as its first save returns it (no round trip of its own).
+ */
 export interface SharedTransaction {
   readonly connection: Connection;
-  readonly xid: string;
+  xid: string | undefined;
 }
 
 export class Runner {
@@ -84,17 +87,14 @@ export class Runner {
 
   /**
    * A connection holding a transaction that several statements will share (shared-commit.ts),
-   * ended by finish, and the transaction's id, by which finish tells whether a COMMIT that
-   * lost its connection committed. One round trip. Tried again while it fails to begin.
+   * ended by finish. Tried again while it fails to begin.
    */
   begin(): Promise<SharedTransaction> {
     return this.retrying(async () => {
       const connection = await this.connect();
       try {
-        // The id is assigned now rather than at the first write: the transaction is begun only to write.
-        const [begun] = (await connection.query<{ xid: string }>({ text: 'BEGIN; SELECT txid_current()::text AS xid' }))
-          .rows;
-        return { connection, xid: begun!.xid };
+        await connection.query({ text: 'BEGIN' });
+        return { connection, xid: undefined };
       } catch (error) {
         connection.release(error instanceof Error ? error : new Error(String(error)));
         throw error;
@@ -104,10 +104,11 @@ export class Runner {
 
   /**
    * Commits what begin started and gives the connection back. If the connection breaks
-   * while committing, whether the transaction committed is asked on another connection
-   * (txid_status, made for this): `committed`, `rolled back`, or `lost` when that cannot be
-   * told (the server stays unreachable, or the transaction still has not ended). A commit
-   * that fails otherwise rolls back and throws.
+   * while committing, whether the transaction committed is asked on another connection by
+   * its id (txid_status, made for this): `committed`, `rolled back`, or `lost` when that
+   * cannot be told (the server stays unreachable, or the transaction still has not ended).
+   * A transaction without an id wrote nothing: lost or not, nothing of it is kept. A
+   * commit that fails otherwise rolls back and throws.
    */
   async finish({ connection, xid }: SharedTransaction): Promise<'committed' | 'rolled back' | 'lost'> {
     try {
@@ -115,7 +116,7 @@ export class Runner {
     } catch (error) {
       if (isConnectionError(error)) {
         connection.release(error instanceof Error ? error : new Error(String(error)));
-        return this.outcomeOf(xid);
+        return xid === undefined ? 'rolled back' : this.outcomeOf(xid);
       }
       await rollBack(connection, error);
       throw explainFailure(error, this.address);
