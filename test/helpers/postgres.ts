@@ -7,6 +7,7 @@
 
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { afterAll, onTestFinished } from 'vitest';
 
 const LOCAL_DEFAULT = 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -77,6 +78,24 @@ export async function createTestSchema(database: TestDatabase): Promise<TestSche
     drop: async () => {
       await queryPostgres(database.url, `DROP SCHEMA ${name} CASCADE`);
     },
+  };
+}
+
+/**
+ * A new schema for each test that calls the function returned, in one database for the
+ * file (or the describe block where this is called): the database is created at the first
+ * call and dropped after the block's tests, each schema dropped when its test finishes.
+ */
+export function schemaPerTest(serverUrl: string): () => Promise<TestSchema> {
+  let database: Promise<TestDatabase> | undefined;
+  afterAll(async () => {
+    await (await database)?.drop();
+  });
+  return async () => {
+    database ??= createTestDatabase(serverUrl);
+    const schema = await createTestSchema(await database);
+    onTestFinished(() => schema.drop());
+    return schema;
   };
 }
 

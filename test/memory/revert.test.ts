@@ -6,14 +6,14 @@
  * that nothing changed.
  */
 
-import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { type Caller, createMemory, type Memory } from '../../src/memory/memory.js';
 import type { Policy } from '../../src/memory/model/policy.js';
 import type { Store, StoredEntry } from '../../src/memory/port.js';
 import { revertIdOf } from '../../src/memory/revert.js';
 import { openPostgresStore } from '../../src/storage/postgres/index.js';
 import { openSqliteStore } from '../../src/storage/sqlite/index.js';
-import { createTestDatabase, createTestSchema, findTestPostgres, type TestDatabase } from '../helpers/postgres.js';
+import { findTestPostgres, schemaPerTest } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { expectEngramError } from './fixtures.js';
 
@@ -25,26 +25,13 @@ const LAPTOP: Caller = { user: 'alice', label: 'laptop' };
 const VIEWER: Caller = { user: 'alice', label: 'viewer', readOnly: true };
 
 const server = await findTestPostgres();
-let pgDatabase: Promise<TestDatabase> | undefined;
-afterAll(async () => {
-  await (await pgDatabase)?.drop();
-});
+const pgSchema = server ? schemaPerTest(server) : undefined;
 
 type OpenStore = () => Promise<Store>;
 
 const BACKENDS: [string, OpenStore | undefined][] = [
   ['SQLite', async () => openSqliteStore({ path: tempDir().file('m.db') })],
-  [
-    'PostgreSQL',
-    server
-      ? async () => {
-          pgDatabase ??= createTestDatabase(server);
-          const schema = await createTestSchema(await pgDatabase);
-          onTestFinished(() => schema.drop());
-          return openPostgresStore({ connectionString: schema.url });
-        }
-      : undefined,
-  ],
+  ['PostgreSQL', pgSchema && (async () => openPostgresStore({ connectionString: (await pgSchema()).url }))],
 ];
 
 /** The texts of the before-state: descriptions and bodies with multi-byte characters, kept byte for byte. */

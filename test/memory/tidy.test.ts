@@ -9,7 +9,7 @@
  * memory of 10,000 entries listed within the work bounds (counted, not timed).
  */
 
-import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { type Caller, createMemory, type Memory } from '../../src/memory/memory.js';
 import { MAX_CANDIDATES, MAX_VISITS } from '../../src/memory/model/near-duplicates.js';
 import type { Policy } from '../../src/memory/model/policy.js';
@@ -18,7 +18,7 @@ import { BATCH } from '../../src/memory/tidy.js';
 import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { openPostgresStore } from '../../src/storage/postgres/index.js';
 import { openSqliteStore } from '../../src/storage/sqlite/index.js';
-import { createTestDatabase, createTestSchema, findTestPostgres, type TestDatabase } from '../helpers/postgres.js';
+import { findTestPostgres, schemaPerTest } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { expectEngramError, snapshot } from './fixtures.js';
 
@@ -27,25 +27,12 @@ const ME: Caller = { user: 'alice', label: 'cli' };
 const VIEWER: Caller = { user: 'alice', label: 'viewer', readOnly: true };
 
 const server = await findTestPostgres();
-let pgDatabase: Promise<TestDatabase> | undefined;
-afterAll(async () => {
-  await (await pgDatabase)?.drop();
-});
+const pgSchema = server ? schemaPerTest(server) : undefined;
 
 const BACKENDS: [string, (() => Promise<Store>) | undefined][] = [
   ['in-process', async () => openMemoryStore()],
   ['SQLite', async () => openSqliteStore({ path: tempDir().file('m.db') })],
-  [
-    'PostgreSQL',
-    server
-      ? async () => {
-          pgDatabase ??= createTestDatabase(server);
-          const schema = await createTestSchema(await pgDatabase);
-          onTestFinished(() => schema.drop());
-          return openPostgresStore({ connectionString: schema.url });
-        }
-      : undefined,
-  ],
+  ['PostgreSQL', pgSchema && (async () => openPostgresStore({ connectionString: (await pgSchema()).url }))],
 ];
 
 const ALPHA_BODY = 'Goals: ship the alpha by June.\nOwner: Ana — café ☕ at 9.\n';

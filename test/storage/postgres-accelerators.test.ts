@@ -17,18 +17,12 @@
  * Skipped, with a notice, where no PostgreSQL is available.
  */
 
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/memory/port.js';
 import { type Accelerators, NO_ACCELERATORS, POSTGRES_ACCELERATORS } from '../../src/storage/accelerators.js';
 import { appendLine, drop } from '../../src/storage/contract/setup.js';
 import { openPostgresStore, type PostgresStore } from '../../src/storage/postgres/index.js';
-import {
-  createTestDatabase,
-  createTestSchema,
-  findTestPostgres,
-  queryPostgres,
-  type TestDatabase,
-} from '../helpers/postgres.js';
+import { findTestPostgres, queryPostgres, schemaPerTest } from '../helpers/postgres.js';
 import { rules } from '../helpers/rules.js';
 
 const server = await findTestPostgres();
@@ -42,8 +36,25 @@ const VARIANTS: ReadonlyArray<{ readonly label: string; readonly accelerators: A
   { label: 'every accelerator off', accelerators: NO_ACCELERATORS },
 ];
 
+/**
+ * Makes the database refuse any revision whose body holds "boom": at the statement that
+ * writes it, or only when its transaction commits (a deferred constraint trigger).
+ */
+async function refuseBoom(url: string, when: 'at its statement' | 'at commit'): Promise<void> {
+  await queryPostgres(
+    url,
+    `CREATE FUNCTION refuse_boom() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN IF NEW.body LIKE '%boom%' THEN RAISE EXCEPTION 'boom refused'; END IF; RETURN NEW; END $$;
+     ${
+       when === 'at commit'
+         ? 'CREATE CONSTRAINT TRIGGER refuse_boom AFTER INSERT ON revisions DEFERRABLE INITIALLY DEFERRED'
+         : 'CREATE TRIGGER refuse_boom BEFORE INSERT ON revisions'
+     } FOR EACH ROW EXECUTE FUNCTION refuse_boom()`,
+  );
+}
+
 describe.skipIf(!server)('PostgreSQL accelerators', () => {
-  let database: Promise<TestDatabase> | undefined;
+  const schemaForTest = schemaPerTest(server!);
   let url: string;
   const opened: PostgresStore[] = [];
 
@@ -54,16 +65,11 @@ describe.skipIf(!server)('PostgreSQL accelerators', () => {
   }
 
   beforeEach(async () => {
-    database ??= createTestDatabase(server!);
-    url = (await createTestSchema(await database)).url;
+    url = (await schemaForTest()).url;
   });
 
   afterEach(async () => {
     for (const store of opened.splice(0)) await store.close();
-  });
-
-  afterAll(async () => {
-    await (await database)?.drop();
   });
 
   describe.each(VARIANTS)('$label', ({ accelerators }) => {
@@ -161,12 +167,7 @@ describe.skipIf(!server)('PostgreSQL accelerators', () => {
       const store = await open(accelerators);
       await store.mutate(alice, 'topics/log', appendLine('first'), rules);
       // Refuses one text: its save fails in the transaction the writes around it share.
-      await queryPostgres(
-        url,
-        `CREATE FUNCTION refuse_boom() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN IF NEW.body LIKE '%boom%' THEN RAISE EXCEPTION 'boom refused'; END IF; RETURN NEW; END $$;
-         CREATE TRIGGER refuse_boom BEFORE INSERT ON revisions FOR EACH ROW EXECUTE FUNCTION refuse_boom()`,
-      );
+      await refuseBoom(url, 'at its statement');
 
       const outcomes = await Promise.allSettled(
         ['a', 'b', 'boom', 'c'].map((line) => store.mutate(alice, 'topics/log', appendLine(line), rules)),
@@ -182,14 +183,8 @@ describe.skipIf(!server)('PostgreSQL accelerators', () => {
     it('makes each write again alone, none twice, when the transaction they share fails at its commit', async () => {
       const store = await open(accelerators);
       await store.mutate(alice, 'topics/log', appendLine('first'), rules);
-      // Refuses one text when the transaction commits (a deferred trigger), not at its statement.
-      await queryPostgres(
-        url,
-        `CREATE FUNCTION refuse_boom_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN IF NEW.body LIKE '%boom%' THEN RAISE EXCEPTION 'boom refused'; END IF; RETURN NEW; END $$;
-         CREATE CONSTRAINT TRIGGER refuse_boom_at_commit AFTER INSERT ON revisions
-           DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_boom_at_commit()`,
-      );
+      // Refuses one text when the transaction commits, not at its statement.
+      await refuseBoom(url, 'at commit');
 
       const outcomes = await Promise.allSettled(
         ['a', 'b', 'boom', 'c', 'd'].map((line) => store.mutate(alice, 'topics/log', appendLine(line), rules)),

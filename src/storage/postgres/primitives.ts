@@ -30,6 +30,8 @@ export interface SavedRow {
   total_bytes: number;
   history_bytes: number;
   entries: number;
+  /** The id of the transaction that saved it (txid_current): a shared one's, to ask about after a lost COMMIT. */
+  xid: string;
 }
 
 export class PostgresPrimitives implements CommonPrimitives, WholeWrites {

@@ -8,13 +8,22 @@
  * WAL's flush: measured side by side, eight saves in one transaction took 0.7x the
  * backend CPU and half the time each of eight that commit alone. No write is answered
  * before the commit that holds it: a write's result (or what its decide threw, decided
- * on rows not yet committed) is kept until then. If the transaction fails, nothing of it
- * was written, and each of its writes is made again alone, in order; if the connection
- * is lost while committing, each is answered that it may or may not have been saved.
+ * on rows not yet committed) is kept until then. The transaction is begun by the first
+ * write that saves something, so writes that save nothing (or go under the lock) cost no
+ * BEGIN and COMMIT. If the transaction fails, nothing of it was written, and each of its
+ * writes is made again alone, in order. If the connection is lost while committing, the
+ * transaction's id tells on another connection whether it committed (transaction.ts,
+ * finish); only when that cannot be told is each write answered that it may or may not
+ * have been saved.
+ *
+ * A shared transaction holds a connection from its first save to its commit, so at most
+ * half the pool's connections are in shared transactions at once (store.ts): the other
+ * half serves reads, other users' writes alone and everything else, however many users
+ * write at once; past that, a user's writes go alone, as they would without sharing.
  */
 
 import type { MutationResult } from '../../memory/port.js';
-import type { Connection } from './driver.js';
+import type { SharedTransaction } from './transaction.js';
 
 /** Most writes one shared transaction holds: the first of them waits for the last. */
 export const MOST_SHARED = 32;
@@ -27,10 +36,21 @@ interface Member {
   readonly reject: (error: unknown) => void;
 }
 
+/** Most of a pool's `connections` in shared transactions at once: half, so the other half is always free for the rest. */
+export function mostSharing(connections: number): number {
+  return Math.floor(connections / 2);
+}
+
 export class SharedCommit {
   private readonly members: Member[] = [];
+  /** Begun by the first write that saves something (begin). */
+  transaction: SharedTransaction | undefined;
 
-  constructor(readonly connection: Connection) {}
+  /** The transaction, begun by `begin` if none is yet. */
+  async begun(begin: () => Promise<SharedTransaction>): Promise<SharedTransaction> {
+    this.transaction ??= await begin();
+    return this.transaction;
+  }
 
   get size(): number {
     return this.members.length;

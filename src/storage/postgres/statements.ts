@@ -159,7 +159,8 @@ export const SQL = {
      ORDER BY r.at DESC, r.entry_id DESC, r.revision DESC LIMIT $5`,
   actors: `SELECT actor, count(*)::integer AS changes, max(at) AS last FROM revisions WHERE user_id = $1
      GROUP BY actor ORDER BY changes DESC, actor COLLATE "C"`,
-  // A write over the live entry $16, or of a new entry named $16 (see saveParts).
+  // A write over the live entry $16, or of a new entry named $16 (see saveParts); xid: the
+  // id of the transaction that wrote it, already assigned by its writes (shared-commit.ts).
   saveOver: `WITH ${SAVE_OVER.counted},
      e AS (
        UPDATE entries SET description = $6, body = ${ROW_BODY}, size = $8, updated = $9, revision = $10,
@@ -167,7 +168,7 @@ export const SQL = {
        WHERE user_id = $1 AND id = $16 AND EXISTS (SELECT FROM u) RETURNING id),
      ${SAVE_OVER.recorded},
      t AS (DELETE FROM revisions WHERE user_id = $1 AND entry_id = $16 AND revision <= $17 AND EXISTS (SELECT FROM u))
-     SELECT e.id, u.total_bytes, u.history_bytes, u.entries FROM u, e`,
+     SELECT e.id, u.total_bytes, u.history_bytes, u.entries, txid_current()::text AS xid FROM u, e`,
   saveNew: `WITH ${SAVE_NEW.counted},
      e AS (
        INSERT INTO entries (user_id, name, description, body, size, created, updated, revision, search)
@@ -175,7 +176,7 @@ export const SQL = {
          ${searchVector('$11::text', '$12::text', '$13::text')}
        FROM u RETURNING id),
      ${SAVE_NEW.recorded}
-     SELECT e.id, u.total_bytes, u.history_bytes, u.entries FROM u, e`,
+     SELECT e.id, u.total_bytes, u.history_bytes, u.entries, txid_current()::text AS xid FROM u, e`,
   // $6, $4: the body the row keeps, NULL where the revision recorded with it holds it (engine/writes.ts).
   drop: `UPDATE entries SET dropped_at = $3, dropped_by = $4, revision = $5, body = $6::text
      WHERE user_id = $1 AND id = $2`,

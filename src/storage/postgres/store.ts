@@ -59,17 +59,17 @@ import {
   toTrashedEntry,
 } from '../sql-rows.js';
 import { Batcher, pairKey, pairs } from './batch.js';
-import type { Connection, Pool, Queryable, Statement } from './driver.js';
+import type { Pool, Queryable, Statement } from './driver.js';
 import { dumpDatabase, isDatabaseEmpty, loadDatabase } from './dump.js';
 import { MIGRATIONS, migrate } from './migrations.js';
 import { createPool, type PoolOptions, poolSize, serverAddress } from './pool.js';
 import { PostgresPrimitives, refuseNul, type SavedRow, save } from './primitives.js';
 import { PostgresRateCounters } from './rate-counters.js';
-import { MOST_SHARED, SharedCommit } from './shared-commit.js';
+import { MOST_SHARED, mostSharing, SharedCommit } from './shared-commit.js';
 import { PostgresSqlDatabase } from './sql-database.js';
 import { searchQuery, statement } from './statements.js';
 import { PostgresTokenStore } from './tokens.js';
-import { callDecide, Runner } from './transaction.js';
+import { callDecide, Runner, type SharedTransaction } from './transaction.js';
 import { UserQueue } from './user-queue.js';
 import { type Known, WriteCache } from './write-cache.js';
 
@@ -103,6 +103,9 @@ export class PostgresStore implements StorageBackend {
   private readonly writers: UserQueue | undefined;
   /** The transaction each user's waiting writes share (shared-commit.ts), while they share one. */
   private readonly shared = new Map<string, SharedCommit>();
+  /** How many shared transactions are open, until their connection is given back; at most mostSharing of the pool. */
+  private sharing = 0;
+  private readonly mostSharing: number;
   /** The writeCache accelerator; undefined: off, every write reads what it is decided on. */
   private readonly known: WriteCache | undefined;
   /** Live entries by (user, name), read in batches. */
@@ -135,6 +138,7 @@ export class PostgresStore implements StorageBackend {
     private readonly accelerators: { readonly [K in keyof typeof POSTGRES_ACCELERATORS]: boolean },
   ) {
     this.writers = accelerators.userQueue ? new UserQueue() : undefined;
+    this.mostSharing = mostSharing(connections);
     this.known = accelerators.writeCache ? new WriteCache(KNOWN_BYTES) : undefined;
     // Each kind of read alone on at most half the pool's connections; the rest wait and go together.
     // The readBatcher accelerator off: every read alone, as soon as it is asked.
@@ -247,9 +251,9 @@ export class PostgresStore implements StorageBackend {
 
   /**
    * A write in its user's turn (UserQueue): alone when none of the user's writes waits
-   * behind it, else in the transaction the user's waiting writes share (shared-commit.ts).
-   * Settles when the next write may take its turn; `answer` settles once the write is
-   * committed (or known not to be).
+   * behind it (or as many shared transactions are open as may be), else in the transaction
+   * the user's waiting writes share (shared-commit.ts). Settles when the next write may
+   * take its turn; `answer` settles once the write is committed (or known not to be).
    */
   private async inTurn(
     caller: Caller,
@@ -260,13 +264,17 @@ export class PostgresStore implements StorageBackend {
     const { user } = caller;
     const again = () => this.writeAlone(caller, name, decide, rules);
     let shared = this.shared.get(user);
-    if (!shared && (!this.accelerators.optimisticSave || this.writers!.waiting(user) === 0)) {
-      return settled(again());
+    if (!shared) {
+      if (!this.accelerators.optimisticSave || this.writers!.waiting(user) === 0 || this.sharing >= this.mostSharing) {
+        return settled(again());
+      }
+      shared = new SharedCommit();
+      this.shared.set(user, shared);
+      this.sharing++;
     }
-    shared ??= this.share(user, await this.db.begin());
     let step: Awaited<ReturnType<PostgresStore['mutateShared']>>;
     try {
-      step = await this.mutateShared(shared.connection, caller, name, decide, rules);
+      step = await this.mutateShared(shared, caller, name, decide, rules);
     } catch (error) {
       await this.endShared(user, shared, error);
       return settled(again());
@@ -280,25 +288,14 @@ export class PostgresStore implements StorageBackend {
     return { answer };
   }
 
-  private share(user: string, connection: Connection): SharedCommit {
-    const shared = new SharedCommit(connection);
-    this.shared.set(user, shared);
-    return shared;
-  }
-
   /**
    * Ends the user's shared transaction: commits it, or after `failed` (a statement that
    * failed) rolls it back. What was not written is made again, write by write.
    */
   private async endShared(user: string, shared: SharedCommit, failed?: unknown): Promise<void> {
     this.shared.delete(user);
-    let ended: 'committed' | 'lost' | 'rolled back';
-    if (failed === undefined) {
-      ended = await this.db.finish(shared.connection).catch(() => 'rolled back' as const);
-    } else {
-      await this.db.abandon(shared.connection, failed);
-      ended = 'rolled back';
-    }
+    const ended = await this.endTransaction(shared.transaction, failed);
+    this.sharing--;
     if (ended === 'committed') {
       shared.committed();
       return;
@@ -308,20 +305,36 @@ export class PostgresStore implements StorageBackend {
     else await shared.again();
   }
 
+  /** Commits `transaction`, or rolls it back after `failed`; none begun (nothing saved): nothing to commit. */
+  private async endTransaction(
+    transaction: SharedTransaction | undefined,
+    failed: unknown,
+  ): Promise<'committed' | 'lost' | 'rolled back'> {
+    if (!transaction) return 'committed';
+    if (failed === undefined) return this.db.finish(transaction).catch(() => 'rolled back' as const);
+    await this.db.abandon(transaction, failed);
+    return 'rolled back';
+  }
+
   /**
-   * A write in its user's shared transaction on `connection`, decided on what the writes
-   * before it saved there: what it answers once the transaction commits, or `alone` for a
-   * write that is not saved by one statement (it goes under the lock, alone).
+   * A write in its user's shared transaction, decided on what the writes before it saved
+   * there (before the first save, on what is committed): what it answers once the
+   * transaction commits, or `alone` for a write that is not saved by one statement (it
+   * goes under the lock, alone).
    */
   private async mutateShared(
-    connection: Queryable,
+    shared: SharedCommit,
     caller: Caller,
     name: string,
     decide: Decide,
     rules: WriteRules,
   ): Promise<{ readonly result: MutationResult } | { readonly error: unknown } | 'alone'> {
     const { user } = caller;
-    const known = this.known?.get(user, name) ?? (await this.readKnownOn(connection, user, name));
+    const known =
+      this.known?.get(user, name) ??
+      (shared.transaction
+        ? await this.readKnownOn(shared.transaction.connection, user, name)
+        : await this.readKnown(user, name));
     if (!known) return 'alone';
     let decided: ReturnType<PostgresStore['decideAtOnce']>;
     try {
@@ -332,11 +345,13 @@ export class PostgresStore implements StorageBackend {
     if ('after' in decided) return { result: decided };
     if (!('statement' in decided)) return 'alone';
     const { decision, applied, statement: saving } = decided;
-    const [after] = (await connection.query<SavedRow>(saving)).rows;
+    const transaction = await shared.begun(() => this.db.begin());
+    const [after] = (await transaction.connection.query<SavedRow>(saving)).rows;
     if (!after) {
       this.underLock(user, decision);
       return 'alone';
     }
+    transaction.xid = after.xid;
     this.rememberSaved(user, name, known, after, applied);
     return { result: { before: decision.before, after: applied.entry } };
   }

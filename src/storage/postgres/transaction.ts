@@ -43,6 +43,15 @@ export function callDecide<T>(decide: () => T): T {
   }
 }
 
+/**
+ * A transaction that several writes share (shared-commit.ts): its connection, and its id
+ * (txid_current) once it has written, as its first save returns it (no round trip of its own).
+ */
+export interface SharedTransaction {
+  readonly connection: Connection;
+  xid: string | undefined;
+}
+
 export class Runner {
   constructor(
     private readonly pool: Pool,
@@ -80,12 +89,12 @@ export class Runner {
    * A connection holding a transaction that several statements will share (shared-commit.ts),
    * ended by finish. Tried again while it fails to begin.
    */
-  begin(): Promise<Connection> {
+  begin(): Promise<SharedTransaction> {
     return this.retrying(async () => {
       const connection = await this.connect();
       try {
         await connection.query({ text: 'BEGIN' });
-        return connection;
+        return { connection, xid: undefined };
       } catch (error) {
         connection.release(error instanceof Error ? error : new Error(String(error)));
         throw error;
@@ -94,17 +103,20 @@ export class Runner {
   }
 
   /**
-   * Commits what begin started and gives the connection back. `lost`: the connection broke
-   * while committing, so the transaction may or may not have committed. A commit that
-   * fails otherwise rolls back and throws.
+   * Commits what begin started and gives the connection back. If the connection breaks
+   * while committing, whether the transaction committed is asked on another connection by
+   * its id (txid_status, made for this): `committed`, `rolled back`, or `lost` when that
+   * cannot be told (the server stays unreachable, or the transaction still has not ended).
+   * A transaction without an id wrote nothing: lost or not, nothing of it is kept. A
+   * commit that fails otherwise rolls back and throws.
    */
-  async finish(connection: Connection): Promise<'committed' | 'lost'> {
+  async finish({ connection, xid }: SharedTransaction): Promise<'committed' | 'rolled back' | 'lost'> {
     try {
       await connection.query({ text: 'COMMIT' });
     } catch (error) {
       if (isConnectionError(error)) {
         connection.release(error instanceof Error ? error : new Error(String(error)));
-        return 'lost';
+        return xid === undefined ? 'rolled back' : this.outcomeOf(xid);
       }
       await rollBack(connection, error);
       throw explainFailure(error, this.address);
@@ -115,8 +127,34 @@ export class Runner {
     return 'committed';
   }
 
+  /**
+   * Whether transaction `xid` committed, once it has ended: a transaction still running (its
+   * backend yet to see its client gone) is asked about again, a few times, with backoff.
+   * Committed counts only once no snapshot taken now sees it running, as a reader after
+   * the answer would not.
+   */
+  private async outcomeOf(xid: string): Promise<'committed' | 'rolled back' | 'lost'> {
+    for (let attempt = 1; ; attempt++) {
+      let status: string | null;
+      let ended: boolean;
+      try {
+        [{ status, ended }] = (await this.query<{ status: string | null; ended: boolean }>({
+          text: 'SELECT txid_status($1) AS status, txid_visible_in_snapshot($1, txid_current_snapshot()) AS ended',
+          values: [xid],
+        })) as [{ status: string | null; ended: boolean }];
+      } catch {
+        return 'lost';
+      }
+      if (status === 'aborted') return 'rolled back';
+      if (status === 'committed' && ended) return 'committed';
+      // NULL: too old for the server to remember.
+      if (status === null || attempt >= ATTEMPTS) return 'lost';
+      await sleep(delayBefore(attempt));
+    }
+  }
+
   /** Rolls back what begin started, after `cause` (a failed statement), and gives the connection back. */
-  abandon(connection: Connection, cause: unknown): Promise<void> {
+  abandon({ connection }: SharedTransaction, cause: unknown): Promise<void> {
     return rollBack(connection, cause);
   }
 
@@ -170,10 +208,15 @@ export class Runner {
       } catch (error) {
         if (error instanceof Refusal) throw error.reason;
         if (!isTransient(error) || attempt >= ATTEMPTS) throw explainFailure(error, this.address);
-        await sleep(FIRST_DELAY_MS * 2 ** (attempt - 1) * (0.5 + Math.random() / 2));
+        await sleep(delayBefore(attempt));
       }
     }
   }
+}
+
+/** How long to wait before trying again after `attempt` failed: doubling, with jitter. */
+function delayBefore(attempt: number): number {
+  return FIRST_DELAY_MS * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
 }
 
 /** Ends the failed transaction; a connection that cannot even roll back is discarded by the pool. */
