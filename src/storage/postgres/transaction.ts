@@ -120,12 +120,16 @@ export class Runner {
     return rollBack(connection, cause);
   }
 
-  /** `work` in one transaction on one connection: committed whole, or not at all. */
-  transaction<T>(work: (connection: Queryable) => Promise<T>): Promise<T> {
-    return this.retrying(() => this.attempt(work));
+  /**
+   * `work` in one transaction on one connection: committed whole, or not at all; tried
+   * again (a busy or lost database) while `mayRepeat` says so: a failure once `work` has
+   * handed something outside (a dump's batches) is reported, not repeated.
+   */
+  transaction<T>(work: (connection: Queryable) => Promise<T>, mayRepeat: () => boolean = () => true): Promise<T> {
+    return this.retrying(() => this.attempt(work, mayRepeat));
   }
 
-  private async attempt<T>(work: (connection: Queryable) => Promise<T>): Promise<T> {
+  private async attempt<T>(work: (connection: Queryable) => Promise<T>, mayRepeat: () => boolean): Promise<T> {
     const connection = await this.connect();
     let committing = false;
     try {
@@ -140,6 +144,7 @@ export class Runner {
       // The server may have committed before the connection broke: running the work again
       // could apply it twice, so say so instead.
       if (committing && isConnectionError(error)) throw this.mayHaveCommitted();
+      if (!mayRepeat()) throw new Refusal(explainFailure(error, this.address));
       throw error;
     }
   }
