@@ -8,9 +8,19 @@
  * in_trash column, no longer read (schema 10) and written 0 as every write does.
  */
 
-import type { LoadOptions, StoreDump } from '../../memory/port.js';
+import type { BatchedDump, DumpTables, LoadOptions, StoreDump } from '../../memory/port.js';
 import { runInTurns, runSync } from '../engine/drive.js';
-import { type DumpDatabase, type DumpTable, dump, isEmpty, LOADED_TABLES, load } from '../sql/dump.js';
+import {
+  type DumpDatabase,
+  type DumpTable,
+  dump,
+  finishLoad,
+  isEmpty,
+  LOADED_TABLES,
+  load,
+  loadEntries,
+  startLoad,
+} from '../sql/dump.js';
 import type { Database } from './driver.js';
 import { sqliteDialect } from './sql-database.js';
 
@@ -41,7 +51,7 @@ function dumpDatabaseOn(db: Database): DumpDatabase {
   return {
     dialect: sqliteDialect,
     batch: 1_000,
-    rows: <Row>(text: string) => db.prepare(text).all() as Row[],
+    rows: <Row>(text: string, values: readonly unknown[] = []) => db.prepare(text).all(...values) as Row[],
     changesPastAll() {
       const changes = (db.prepare(SQL.lastChange).pluck().get() as number) + 1;
       db.pragma(`user_version = ${changes}`);
@@ -82,15 +92,42 @@ export function loadDatabase(db: Database, dumped: StoreDump, options: LoadOptio
   db.transaction(() => runSync(load(dumpDatabaseOn(db), dumped, options))).immediate();
 }
 
+/** How a load in batches reports: entries written so far, of how many the dump holds. */
+export interface BatchedLoadOptions {
+  readonly replace: boolean;
+  readonly onProgress?: ((entriesWritten: number, entriesTotal: number) => void) | undefined;
+}
+
 /**
- * loadDatabase in turns (engine/drive.ts, runInTurns): the same one immediate transaction,
- * with the event loop free between two batches of rows, for a file no request uses (a
- * backup being written by a server, which goes on answering meanwhile).
+ * loadDatabase of a dump read as it is loaded (`dumped`, a PostgreSQL memory's dump in
+ * batches: never held whole): the same one immediate transaction, each batch written as it
+ * comes, with the event loop free while the next is read and between two batches of rows
+ * (engine/drive.ts, runInTurns). Only for a file no request uses (a backup being written by
+ * a server, which goes on answering meanwhile): a request's statement there would land
+ * inside the open transaction.
  */
-export async function loadDatabaseInTurns(db: Database, dumped: StoreDump, options: LoadOptions): Promise<void> {
+export async function loadDatabaseInBatches(
+  db: Database,
+  dumped: BatchedDump,
+  options: BatchedLoadOptions,
+): Promise<void> {
+  const target = dumpDatabaseOn(db);
   db.exec('BEGIN IMMEDIATE');
   try {
-    await runInTurns(load(dumpDatabaseOn(db), dumped, options));
+    const changes = await runInTurns(startLoad(target, options));
+    let total = 0;
+    let written = 0;
+    const tables: DumpTables = await dumped({
+      total: (entries) => {
+        total = entries;
+      },
+      batch: async (entries) => {
+        const onProgress = (count: number) => options.onProgress?.(count, total);
+        await runInTurns(loadEntries(target, entries, written, { onProgress }));
+        written += entries.length;
+      },
+    });
+    await runInTurns(finishLoad(target, tables, changes));
     db.exec('COMMIT');
   } catch (error) {
     if (db.inTransaction) db.exec('ROLLBACK');
