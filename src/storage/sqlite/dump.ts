@@ -32,9 +32,6 @@ const SQL = {
        @opened)`,
   addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash, note)
      VALUES (@user, @entryId, @revision, @operation, @actor, @at, @description, @body, 0, @note)`,
-  // Each body stored once (migrations.ts, step 11): an entry keeps its own only where its latest revision does not hold it.
-  bodiesOnce: `UPDATE entries SET body = NULL
-     WHERE body = (SELECT r.body FROM revisions r WHERE r.entry_id = entries.id AND r.revision = entries.revision)`,
   // Every loaded entry waits for the search index (search-backlog.ts): some have no revision to show it.
   markLoaded: 'INSERT OR IGNORE INTO search_pending (entry_id) SELECT id FROM entries',
   // Each user's change counter goes on past every one it replaces (storage/change-feed.ts): a
@@ -62,7 +59,10 @@ function dumpDatabaseOn(db: Database): DumpDatabase {
       const addEntry = db.prepare(SQL.addEntry);
       const addRevision = db.prepare(SQL.addRevision);
       for (const { revisions, ...entry } of entries) {
-        addEntry.run({ ...entry, opened: entry.opened ?? null });
+        // Each body stored once (migrations.ts, step 11): an entry keeps its own only where its latest revision does not hold it.
+        // Decided as each entry is added: one UPDATE of every entry at the end held the event loop (~0.7 s at 24,000 entries).
+        const latest = revisions.find((record) => record.revision === entry.revision);
+        addEntry.run({ ...entry, body: latest?.body === entry.body ? null : entry.body, opened: entry.opened ?? null });
         for (const record of revisions)
           addRevision.run({ user: entry.user, entryId: entry.id, ...record, note: record.note ?? null });
       }
@@ -74,7 +74,6 @@ function dumpDatabaseOn(db: Database): DumpDatabase {
       for (const values of rows) insert.run(...values);
     },
     finish() {
-      db.exec(SQL.bodiesOnce);
       db.exec(SQL.markLoaded);
     },
   };
