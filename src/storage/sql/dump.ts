@@ -138,7 +138,10 @@ function dumpReads({ byCodePoint: c }: SqlDialect) {
 /**
  * The reads of a dump in batches, in the order of the entries' primary key in PostgreSQL
  * (user, then id: keyset pages served by that index, in the column's own collation for
- * both the order and the comparison), each page's revisions by the same key.
+ * both the order and the comparison), each page's revisions by the same key. A page is
+ * read by equality on each of its users, ids between its first and last: a range of
+ * whole keys bounded the index scan only by the user (PostgreSQL 15), so each page read
+ * the rest of its user's index, and a user's dump took time quadratic in their entries.
  */
 const BATCH_READS = {
   entryCount: 'SELECT count(*) AS entries FROM entries',
@@ -147,13 +150,13 @@ const BATCH_READS = {
        (SELECT count(*) FROM revisions r WHERE r.user_id = e.user_id AND r.entry_id = e.id) AS revisions
      FROM entries e${from === 'after' ? ' WHERE (e.user_id, e.id) > (?, ?)' : ''}
      ORDER BY e.user_id, e.id LIMIT ${Math.trunc(limit)}`,
-  /** The entries from key `(?, ?)` through `(?, ?)`. */
+  /** User `?`'s entries with ids from `?` through `?`. */
   entries: `SELECT id, user_id, name, description, ${bodyOf('entries')} AS body, size, created, updated, revision,
        dropped_at, dropped_by, opened
-     FROM entries WHERE (user_id, id) >= (?, ?) AND (user_id, id) <= (?, ?) ORDER BY user_id, id`,
+     FROM entries WHERE user_id = ? AND id BETWEEN ? AND ? ORDER BY id`,
   /** Their revisions. */
   revisions: `SELECT entry_id, revision, operation, actor, at, description, body, note FROM revisions
-     WHERE (user_id, entry_id) >= (?, ?) AND (user_id, entry_id) <= (?, ?) ORDER BY user_id, entry_id, revision`,
+     WHERE user_id = ? AND entry_id BETWEEN ? AND ? ORDER BY entry_id, revision`,
 } as const;
 
 /** What a dialect gives the dump and the load, inside the one transaction it holds while they run. */
@@ -199,27 +202,37 @@ export function* dump(db: DumpDatabase): Work<StoreDump> {
 export function* dumpInBatches(db: DumpDatabase, batches: EntryBatches, readBatch: number): Work<DumpTables> {
   const [count] = yield* get(db.rows<{ entries: number | string }>(BATCH_READS.entryCount));
   batches.total(Number(count?.entries ?? 0));
+  // Keys read but not handed over yet, with their rows: counted once, kept for the pages they fill.
+  let ahead: CountedKey[] = [];
   let after: EntryKey | undefined;
+  let keysLeft = true;
   for (;;) {
-    const keys = yield* get(
-      db.rows<EntryKey & { revisions: number | string }>(
-        BATCH_READS.nextKeys(after === undefined ? 'first' : 'after', readBatch),
-        after === undefined ? [] : [after.user_id, after.id],
-      ),
-    );
-    if (keys.length === 0) break;
-    // As many entries as fit in readBatch rows with their revisions, one at least; the rest are read again next time.
-    let last = 0;
-    let rows = 1 + Number(keys[0]!.revisions);
-    while (last + 1 < keys.length && rows + 1 + Number(keys[last + 1]!.revisions) <= readBatch) {
-      last++;
-      rows += 1 + Number(keys[last]!.revisions);
+    // Each entry is a row at least: readBatch more keys fill a page whatever is ahead.
+    if (keysLeft && rowsOf(ahead) < readBatch) {
+      const keys = yield* get(
+        db.rows<EntryKey & { revisions: number | string }>(
+          BATCH_READS.nextKeys(after === undefined ? 'first' : 'after', readBatch),
+          after === undefined ? [] : [after.user_id, after.id],
+        ),
+      );
+      keysLeft = keys.length === readBatch;
+      after = keys.at(-1) ?? after;
+      ahead = ahead.concat(keys.map((key) => ({ user_id: key.user_id, id: key.id, rows: 1 + Number(key.revisions) })));
     }
-    const range = [keys[0]!.user_id, keys[0]!.id, keys[last]!.user_id, keys[last]!.id];
-    const entries = yield* get(db.rows<DumpedEntryRow>(BATCH_READS.entries, range));
-    const revisions = yield* get(db.rows<RevisionRow>(BATCH_READS.revisions, range));
+    if (ahead.length === 0) break;
+    // As many entries as fit in readBatch rows with their revisions, one at least.
+    let taken = 1;
+    let rows = ahead[0]!.rows;
+    while (taken < ahead.length && rows + ahead[taken]!.rows <= readBatch) rows += ahead[taken++]!.rows;
+    const page = ahead.slice(0, taken);
+    ahead = ahead.slice(taken);
+    const entries: DumpedEntryRow[] = [];
+    const revisions: RevisionRow[] = [];
+    for (const run of userRuns(page)) {
+      entries.push(...(yield* get(db.rows<DumpedEntryRow>(BATCH_READS.entries, run))));
+      revisions.push(...(yield* get(db.rows<RevisionRow>(BATCH_READS.revisions, run))));
+    }
     yield* get(batches.batch(toDumpedEntries(entries, revisions)));
-    after = keys[last];
   }
   return yield* dumpTables(db);
 }
@@ -228,6 +241,26 @@ export function* dumpInBatches(db: DumpDatabase, batches: EntryBatches, readBatc
 interface EntryKey {
   readonly user_id: string;
   readonly id: number;
+}
+
+/** An entry's key with the rows it is dumped as: itself and each revision. */
+interface CountedKey extends EntryKey {
+  readonly rows: number;
+}
+
+function rowsOf(keys: readonly CountedKey[]): number {
+  return keys.reduce((rows, key) => rows + key.rows, 0);
+}
+
+/** `keys` (in key order) as one `[user, first id, last id]` per user they hold: each user's ids between are theirs. */
+function userRuns(keys: readonly CountedKey[]): [string, number, number][] {
+  const runs: [string, number, number][] = [];
+  for (const { user_id, id } of keys) {
+    const run = runs.at(-1);
+    if (run?.[0] === user_id) run[2] = id;
+    else runs.push([user_id, id, id]);
+  }
+  return runs;
 }
 
 /** Everything but the entries, read in the dialect's one snapshot. */
