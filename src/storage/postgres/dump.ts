@@ -164,11 +164,14 @@ function inSnapshot<T>(
   read: (connection: Queryable) => Promise<T>,
   mayRepeat?: () => boolean,
 ): Promise<T> {
-  return runner.transaction(async (connection) => {
-    await connection.query({ text: SQL.snapshot });
-    await connection.query({ text: SQL.untimed });
-    return read(connection);
-  }, mayRepeat);
+  return runner.transaction(
+    async (connection) => {
+      await connection.query({ text: SQL.snapshot });
+      await connection.query({ text: SQL.untimed });
+      return read(connection);
+    },
+    { readOnly: true, ...(mayRepeat && { mayRepeat }) },
+  );
 }
 
 export async function loadDatabase(runner: Runner, dumped: StoreDump, options: LoadOptions): Promise<void> {
