@@ -421,12 +421,13 @@ export function describeDumpContract(label: string, open: OpenStore): void {
     });
 
     describe('dumpInBatches, where the store has it', () => {
-      it('hands over what dump holds: every entry once, with its revisions, then the rest', async () => {
+      it('hands over what dump holds: every entry once, with its revisions, then the rest', async (context) => {
         const store = await fresh();
+        if (!store.dumpInBatches) return context.skip('this store dumps whole');
         await fill(store);
-        await store.load(manyEntries(300), { replace: true });
+        // 2,400 rows of entries and revisions: more than one batch of PostgreSQL's (postgres/dump.ts, READ_BATCH).
+        await store.load(manyEntries(800), { replace: true });
         await fill(store);
-        if (!store.dumpInBatches) return;
 
         const totals: number[] = [];
         const batches: DumpedEntry[][] = [];
@@ -445,9 +446,9 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         expect(batches.every((batch) => batch.length > 0)).toBe(true);
       });
 
-      it('hands over no batch for a store without entries', async () => {
+      it('hands over no batch for a store without entries', async (context) => {
         const store = await fresh();
-        if (!store.dumpInBatches) return;
+        if (!store.dumpInBatches) return context.skip('this store dumps whole');
         const batches: unknown[] = [];
 
         const tables = await store.dumpInBatches({
