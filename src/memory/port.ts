@@ -206,17 +206,12 @@ export interface LoadOptions {
   readonly onProgress?: (entriesWritten: number) => void;
 }
 
-/** Entries handed over by a store without a dump in batches: its whole dump, this many at a time. */
-const WHOLE_DUMP_BATCH = 1_000;
-
-/** `store`'s dumpInBatches, or its whole dump handed over in batches by a store that has none. */
+/** `store`'s dumpInBatches, or its whole dump handed over as one batch by a store that has none (held whole anyway). */
 export async function dumpInBatchesOf(store: DumpStore, batches: EntryBatches): Promise<DumpTables> {
   if (store.dumpInBatches) return store.dumpInBatches(batches);
   const { entries, ...tables } = await store.dump();
   batches.total(entries.length);
-  for (let start = 0; start < entries.length; start += WHOLE_DUMP_BATCH) {
-    await batches.batch(entries.slice(start, start + WHOLE_DUMP_BATCH));
-  }
+  if (entries.length > 0) await batches.batch(entries);
   return tables;
 }
 

@@ -174,7 +174,7 @@ export interface DumpDatabase {
   addEntries(entries: readonly DumpedEntry[]): Maybe<void>;
   /** Inserts `rows` (at most `batch`) into `table`. */
   insert(table: DumpTable, rows: readonly (readonly unknown[])[]): Maybe<void>;
-  /** What the schema keeps beside the rows, made once every row is in (each body stored once; …). */
+  /** What the schema keeps beside the rows, made once every row is in (PostgreSQL's bodies stored once, its id sequence). */
   finish(): Maybe<void>;
 }
 
