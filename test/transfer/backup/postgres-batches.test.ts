@@ -34,6 +34,8 @@ const USERS = ['ada', 'bob', 'cyd'];
 /** Written last, yet first in the key order (before lower case by code point, and by letter). */
 const FIRST_USER = 'Aaron';
 const ENTRIES_EACH = 30;
+/** One entry each, between ada and bob in the key order: a batch holds some users whole. */
+const SMALL_USERS = ['ann', 'art', 'ash'];
 /** Edits of one entry of ada's: its revisions alone are more rows than a batch. */
 const LONG_HISTORY = READ_BATCH + 5;
 
@@ -49,8 +51,8 @@ describe.skipIf(!server)('a backup of a PostgreSQL memory, in batches', () => {
   });
 
   /**
-   * A store on a fresh database holding four users' entries (several revisions each, some
-   * dropped, one with a long history), a runner on it, and `cutBeforeNextStatement`: the
+   * A store on a fresh database holding seven users' entries (several revisions each, some
+   * dropped, one with a long history; three users of one entry), a runner on it, and `cutBeforeNextStatement`: the
    * runner's connection is cut off by the server before the next statement it sends.
    */
   async function filled(): Promise<{ store: PostgresStore; runner: Runner; cutBeforeNextStatement: () => void }> {
@@ -68,6 +70,7 @@ describe.skipIf(!server)('a backup of a PostgreSQL memory, in batches', () => {
     };
     for (let at = 0; at < ENTRIES_EACH; at++) for (const user of USERS) await write(user, at);
     for (let at = 0; at < ENTRIES_EACH; at++) await write(FIRST_USER, at);
+    for (const user of SMALL_USERS) await write(user, 1);
     const ada: Caller = { user: 'ada', label: 'test' };
     for (let edit = 0; edit < LONG_HISTORY; edit++)
       await app.memory.write(ada, { name: 'topics/n5', new: `Edit ${edit}.` });
@@ -180,6 +183,7 @@ describe.skipIf(!server)('a backup of a PostgreSQL memory, in batches', () => {
       .map((entry) => [entry.user, entry.id] as const);
     expect(keys).toEqual(byKey);
     expect(keys[0]?.[0]).toBe(FIRST_USER);
+    expect(batches.some((batch) => SMALL_USERS.every((user) => batch.some((entry) => entry.user === user)))).toBe(true);
     // At most a batch of rows, but for a lone entry whose history alone is more.
     const sizes = batches.map(rowsOf);
     expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(rowsOf(before.entries));
