@@ -112,7 +112,7 @@ function progressLine(io: Io): { show: (progress: BackupProgress) => void; end: 
         progress.phase === 'copying'
           ? `copying: ${megabytes(progress.bytes)} of about ${megabytes(progress.total)}`
           : progress.phase === 'reading'
-            ? 'reading the whole database in one snapshot'
+            ? 'opening one snapshot of the whole database'
             : `writing: ${formatCount(progress.entries)} of ${formatCount(progress.total)} entries`;
       io.stderr(`\rengram: ${text}\u001b[K`);
       shown = true;

@@ -181,11 +181,38 @@ export interface StoreDump {
   readonly openedSince?: number;
 }
 
+/** A StoreDump without its entries: what a dump in batches hands back whole, once its entries are taken. */
+export type DumpTables = Omit<StoreDump, 'entries'>;
+
+/** Where a dump in batches (DumpStore.dumpInBatches) hands its entries, as it reads them. */
+export interface EntryBatches {
+  /** How many entries the dump holds: told once, before the first batch. */
+  total(entries: number): void;
+  /**
+   * The next entries, each with every revision it keeps, in the store's own order (ids
+   * ascending within each user's): the next batch is read once this one's promise settles,
+   * and a rejection ends the dump with it.
+   */
+  batch(entries: readonly DumpedEntry[]): Promise<void>;
+}
+
+/** A dump being read: it hands its entries to `batches` as it reads them, and answers the rest (dumpInBatchesOf). */
+export type BatchedDump = (batches: EntryBatches) => Promise<DumpTables>;
+
 export interface LoadOptions {
   /** Replace whatever the store holds; without it, a store that is not empty refuses the load. */
   readonly replace: boolean;
   /** Told, as the load proceeds, how many of the dump's entries are written so far. */
   readonly onProgress?: (entriesWritten: number) => void;
+}
+
+/** `store`'s dumpInBatches, or its whole dump handed over as one batch by a store that has none (held whole anyway). */
+export async function dumpInBatchesOf(store: DumpStore, batches: EntryBatches): Promise<DumpTables> {
+  if (store.dumpInBatches) return store.dumpInBatches(batches);
+  const { entries, ...tables } = await store.dump();
+  batches.total(entries.length);
+  if (entries.length > 0) await batches.batch(entries);
+  return tables;
 }
 
 /** What `load` throws, changing nothing, when the store is not empty and `replace` was not asked for. */
@@ -291,6 +318,13 @@ export interface DumpStore {
   isEmpty(): Promise<boolean>;
   /** Everything the store holds, read as one consistent snapshot. */
   dump(): Promise<StoreDump>;
+  /**
+   * `dump`, read as one consistent snapshot as well, but its entries handed to `batches`
+   * as they are read, a batch at a time, and the rest returned at the end: a store that
+   * may be larger than its process's memory (PostgreSQL's) is copied without being held
+   * whole. Optional: a store without it is dumped whole (dumpInBatchesOf).
+   */
+  dumpInBatches?(batches: EntryBatches): Promise<DumpTables>;
   /**
    * Writes `dump` in one transaction, keeping every id, time and total as given: all of it,
    * or nothing. Unless `replace`, a store that is not empty refuses with CONFLICT (notEmptyError).

@@ -19,7 +19,7 @@ import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { sqliteBackupFiles } from '../../src/storage/sqlite/backup-files.js';
 import { SqliteStore } from '../../src/storage/sqlite/store.js';
 import { takeBackup } from '../../src/transfer/backup/take.js';
-import { tempDir } from '../helpers/engram.js';
+import { queryDatabase, tempDir } from '../helpers/engram.js';
 
 const ADA = { user: 'ada', label: 'test' };
 const ENTRIES = 3_500;
@@ -65,6 +65,10 @@ describe('a backup from a dump', () => {
     expect((await files.inspect(destination)).problems).toEqual([]);
     // Bytes 18 and 19 of the header: 1 for a rollback journal, 2 for WAL; a backup keeps no log.
     expect([...readFileSync(destination).subarray(18, 20)]).toEqual([1, 1]);
+    // Each body stored once: in its latest revision, none left in its entry.
+    expect(queryDatabase(destination, 'SELECT count(*) AS kept FROM entries WHERE body IS NOT NULL')).toEqual([
+      { kept: 0 },
+    ]);
 
     const copy = new SqliteStore({ path: destination });
     onTestFinished(() => copy.close());

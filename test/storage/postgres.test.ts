@@ -117,6 +117,37 @@ describe('Runner, the retry rules (on a fake pool)', () => {
     expect(log.filter((text) => text === 'BEGIN')).toHaveLength(1);
   });
 
+  it('answers what a read-only transaction read when the connection is lost at its COMMIT: nothing was changed', async () => {
+    const { pool, log } = fakePool((text) =>
+      text === 'COMMIT' ? failure('ECONNRESET', 'read ECONNRESET') : undefined,
+    );
+
+    const result = await new Runner(pool, 'db:5432').transaction(
+      async (db) => (await db.query({ text: 'SELECT' })).rows,
+      { readOnly: true },
+    );
+
+    expect(result).toEqual([{ ok: true }]);
+    expect(log.slice(0, 3)).toEqual(['BEGIN READ ONLY', 'SELECT', 'COMMIT']);
+    expect(log.filter((text) => text.startsWith('BEGIN'))).toHaveLength(1);
+  });
+
+  it('rethrows what decide threw as is, where a failure may not be repeated', async () => {
+    const { pool, log } = fakePool(() => undefined);
+    const refusal = new Error('refused');
+
+    const attempt = new Runner(pool, 'db:5432').transaction(
+      async () =>
+        callDecide(() => {
+          throw refusal;
+        }),
+      { mayRepeat: () => false },
+    );
+
+    await expect(attempt).rejects.toBe(refusal);
+    expect(log).toEqual(['BEGIN', 'ROLLBACK', 'release']);
+  });
+
   it('tries an unreachable server a few times, then says it cannot be reached', async () => {
     let connects = 0;
     const { pool } = fakePool((text) => {

@@ -8,7 +8,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import type { Caller, ProposalRecord, StoreDump } from '../../memory/port.js';
+import type { Caller, DumpedEntry, ProposalRecord, StoreDump } from '../../memory/port.js';
 import type { StorageBackend } from '../backend.js';
 import {
   account,
@@ -417,6 +417,47 @@ export function describeDumpContract(label: string, open: OpenStore): void {
         // By grant id (g-alice before g-bob), then hash.
         expect(dump.grantSecrets).toEqual([access, { ...code, used: START + 20_000 }, refresh, bobCode]);
         expect(JSON.stringify(dump)).not.toContain(session('s-alice').hash);
+      });
+    });
+
+    describe('dumpInBatches, where the store has it', () => {
+      it('hands over what dump holds: every entry once, with its revisions, then the rest', async (context) => {
+        const store = await fresh();
+        if (!store.dumpInBatches) return context.skip('this store dumps whole');
+        await fill(store);
+        // 2,400 rows of entries and revisions: more than one batch of PostgreSQL's (postgres/dump.ts, READ_BATCH).
+        await store.load(manyEntries(800), { replace: true });
+        await fill(store);
+
+        const totals: number[] = [];
+        const batches: DumpedEntry[][] = [];
+        const tables = await store.dumpInBatches({
+          total: (entries) => totals.push(entries),
+          batch: async (entries) => {
+            expect(totals).toHaveLength(1);
+            batches.push([...entries]);
+          },
+        });
+
+        const { entries, ...whole } = await store.dump();
+        expect(tables).toEqual(whole);
+        expect(batches.flat().sort((a, b) => a.id - b.id)).toEqual(entries);
+        expect(totals).toEqual([entries.length]);
+        expect(batches.every((batch) => batch.length > 0)).toBe(true);
+      });
+
+      it('hands over no batch for a store without entries', async (context) => {
+        const store = await fresh();
+        if (!store.dumpInBatches) return context.skip('this store dumps whole');
+        const batches: unknown[] = [];
+
+        const tables = await store.dumpInBatches({
+          total: () => {},
+          batch: async (entries) => void batches.push(entries),
+        });
+
+        expect(batches).toEqual([]);
+        expect({ entries: [], ...tables }).toEqual(await store.dump());
       });
     });
 

@@ -1,18 +1,19 @@
 /**
  * The PostgreSQL side of the whole-database dump and load (storage/sql/dump.ts, written
  * once for both SQL backends): a dump is read in one repeatable-read transaction (one
- * consistent snapshot, while servers keep writing); a load holds every table locked,
- * writes in batches of rows (one statement per batch, the columns passed as arrays) and
- * commits once — the whole dump, or nothing. What only this schema keeps: each entry's
+ * consistent snapshot, while servers keep writing), whole or its entries in batches (a
+ * backup of a memory larger than the server's heap: dumpInBatches); a load holds every
+ * table locked, writes in batches of rows (one statement per batch, the columns passed as
+ * arrays) and commits once — the whole dump, or nothing. What only this schema keeps: each entry's
  * search vector, revisions' in_trash (which the history cap's index reads), and the
  * entries' id sequence; and its text cannot hold U+0000, which a load refuses up front.
  */
 
 import { EngramError } from '../../memory/model/errors.js';
 import { distinctSearchText } from '../../memory/model/search-words.js';
-import type { DumpedEntry, LoadOptions, StoreDump } from '../../memory/port.js';
+import type { DumpedEntry, DumpTables, EntryBatches, LoadOptions, StoreDump } from '../../memory/port.js';
 import { runAsync } from '../engine/drive.js';
-import { type DumpDatabase, type DumpTable, dump, isEmpty, LOADED_TABLES, load } from '../sql/dump.js';
+import { type DumpDatabase, type DumpTable, dump, dumpInBatches, isEmpty, LOADED_TABLES, load } from '../sql/dump.js';
 import type { Queryable } from './driver.js';
 import { postgresDialect } from './sql-database.js';
 import { searchVector } from './statements.js';
@@ -20,6 +21,13 @@ import type { Runner } from './transaction.js';
 
 /** Rows per INSERT. */
 const BATCH = 500;
+
+/**
+ * Rows (entries and revisions) a dump in batches holds at once: a few megabytes of text
+ * for usual entries (some tens of MB at most, every body at entryCap's default 16 KB),
+ * a few hundred entries with their histories.
+ */
+const READ_BATCH = 2_000;
 
 const SQL = {
   snapshot: 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY',
@@ -61,7 +69,14 @@ function dumpDatabaseOn(query: <Row>(text: string, values?: readonly unknown[]) 
   return {
     dialect: postgresDialect,
     batch: BATCH,
-    rows: (text) => query(text),
+    rows: (text, values) => {
+      if (values === undefined) return query(text);
+      let number = 0;
+      return query(
+        text.replace(/\?/g, () => `$${++number}`),
+        values,
+      );
+    },
     async changesPastAll() {
       const [row] = await query<{ changes: number | string }>(SQL.lastChange);
       return Number(row?.changes ?? 0) + 1;
@@ -115,11 +130,48 @@ export function isDatabaseEmpty(runner: Runner): Promise<boolean> {
 }
 
 export function dumpDatabase(runner: Runner): Promise<StoreDump> {
-  return runner.transaction(async (connection) => {
-    await connection.query({ text: SQL.snapshot });
-    await connection.query({ text: SQL.untimed });
-    return runAsync(dump(dumpDatabaseOn(on(connection))));
-  });
+  return inSnapshot(runner, (connection) => runAsync(dump(dumpDatabaseOn(on(connection)))));
+}
+
+/**
+ * The dump in batches of sql/dump.ts (`readBatch` rows at most at once: tests choose
+ * fewer). Read again from the start after a transient failure only while no batch has
+ * been handed over: `batches` would take some twice.
+ */
+export function dumpDatabaseInBatches(
+  runner: Runner,
+  batches: EntryBatches,
+  readBatch = READ_BATCH,
+): Promise<DumpTables> {
+  let handedOver = false;
+  const handing: EntryBatches = {
+    total: (entries) => batches.total(entries),
+    batch: (entries) => {
+      handedOver = true;
+      return batches.batch(entries);
+    },
+  };
+  return inSnapshot(
+    runner,
+    (connection) => runAsync(dumpInBatches(dumpDatabaseOn(on(connection)), handing, readBatch)),
+    () => !handedOver,
+  );
+}
+
+/** `read` in one repeatable-read transaction that no timeout of the server's pool cuts short. */
+function inSnapshot<T>(
+  runner: Runner,
+  read: (connection: Queryable) => Promise<T>,
+  mayRepeat?: () => boolean,
+): Promise<T> {
+  return runner.transaction(
+    async (connection) => {
+      await connection.query({ text: SQL.snapshot });
+      await connection.query({ text: SQL.untimed });
+      return read(connection);
+    },
+    { readOnly: true, ...(mayRepeat && { mayRepeat }) },
+  );
 }
 
 export async function loadDatabase(runner: Runner, dumped: StoreDump, options: LoadOptions): Promise<void> {

@@ -22,6 +22,8 @@ import type {
   CopyRevision,
   Decide,
   DecideAll,
+  DumpTables,
+  EntryBatches,
   LoadOptions,
   MutationResult,
   OpenedEntry,
@@ -59,8 +61,8 @@ import {
   toTrashedEntry,
 } from '../sql-rows.js';
 import { Batcher, pairKey, pairs } from './batch.js';
-import type { Pool, Queryable, Statement } from './driver.js';
-import { dumpDatabase, isDatabaseEmpty, loadDatabase } from './dump.js';
+import type { Connection, Pool, Queryable, Statement } from './driver.js';
+import { dumpDatabase, dumpDatabaseInBatches, isDatabaseEmpty, loadDatabase } from './dump.js';
 import { MIGRATIONS, migrate } from './migrations.js';
 import { createPool, type PoolOptions, poolSize, serverAddress } from './pool.js';
 import { PostgresPrimitives, refuseNul, type SavedRow, save } from './primitives.js';
@@ -556,6 +558,10 @@ export class PostgresStore implements StorageBackend {
 
   async dump(): Promise<StoreDump> {
     return dumpDatabase(this.db);
+  }
+
+  async dumpInBatches(batches: EntryBatches): Promise<DumpTables> {
+    return dumpDatabaseInBatches(this.db, batches);
   }
 
   async load(dump: StoreDump, options: LoadOptions): Promise<void> {

@@ -52,6 +52,14 @@ export interface SharedTransaction {
   xid: string | undefined;
 }
 
+/** How Runner.transaction runs its work. */
+export interface TransactionOptions {
+  /** Whether a transient failure may run the work again (by default it may): not once it handed something outside. */
+  readonly mayRepeat?: () => boolean;
+  /** The work only reads (begun READ ONLY, so the server holds it to that): a connection lost at COMMIT loses nothing. */
+  readonly readOnly?: boolean;
+}
+
 export class Runner {
   constructor(
     private readonly pool: Pool,
@@ -158,26 +166,38 @@ export class Runner {
     return rollBack(connection, cause);
   }
 
-  /** `work` in one transaction on one connection: committed whole, or not at all. */
-  transaction<T>(work: (connection: Queryable) => Promise<T>): Promise<T> {
-    return this.retrying(() => this.attempt(work));
+  /**
+   * `work` in one transaction on one connection: committed whole, or not at all; tried
+   * again (a busy or lost database) while `mayRepeat` says so: a failure once `work` has
+   * handed something outside (a dump's batches) is reported, not repeated.
+   */
+  transaction<T>(work: (connection: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    return this.retrying(() => this.attempt(work, options));
   }
 
-  private async attempt<T>(work: (connection: Queryable) => Promise<T>): Promise<T> {
+  private async attempt<T>(
+    work: (connection: Queryable) => Promise<T>,
+    { mayRepeat = () => true, readOnly = false }: TransactionOptions,
+  ): Promise<T> {
     const connection = await this.connect();
-    let committing = false;
+    let read: { result: T } | undefined;
     try {
-      await connection.query({ text: 'BEGIN' });
-      const result = await work(connection);
-      committing = true;
+      await connection.query({ text: readOnly ? 'BEGIN READ ONLY' : 'BEGIN' });
+      read = { result: await work(connection) };
       await connection.query({ text: 'COMMIT' });
       connection.release();
-      return result;
+      return read.result;
     } catch (error) {
       await rollBack(connection, error);
-      // The server may have committed before the connection broke: running the work again
-      // could apply it twice, so say so instead.
-      if (committing && isConnectionError(error)) throw this.mayHaveCommitted();
+      if (read && isConnectionError(error)) {
+        // A read-only transaction changed nothing: what it read stands, whatever became of its COMMIT.
+        if (readOnly) return read.result;
+        // The server may have committed before the connection broke: running the work again
+        // could apply it twice, so say so instead.
+        throw this.mayHaveCommitted();
+      }
+      // A Refusal already carries decide's reason, and is never repeated anyway.
+      if (!(error instanceof Refusal) && !mayRepeat()) throw new Refusal(explainFailure(error, this.address));
       throw error;
     }
   }

@@ -8,9 +8,13 @@
  * here; the transaction (one read snapshot; a load whole or not at all), how rows are
  * inserted (one by one, or in batches of arrays) and what each schema keeps beside the
  * rows are the dialect's (sqlite/dump.ts, postgres/dump.ts).
+ *
+ * A dump may also hand its entries over in batches as it reads them (dumpInBatches, for a
+ * backup of a PostgreSQL memory larger than the server's heap), and a load take them so
+ * (startLoad, loadEntries, finishLoad: what `load` is made of).
  */
 
-import type { LoadOptions, StoreDump, UserUsage } from '../../memory/port.js';
+import type { DumpTables, EntryBatches, LoadOptions, StoreDump, UserUsage } from '../../memory/port.js';
 import { type DumpedEntry, notEmptyError } from '../../memory/port.js';
 import { get, type Maybe, type Work } from '../engine/drive.js';
 import {
@@ -131,13 +135,42 @@ function dumpReads({ byCodePoint: c }: SqlDialect) {
   };
 }
 
+/**
+ * The reads of a dump in batches, in the order of the entries' primary key in PostgreSQL
+ * (user, then id: keyset pages served by that index, in the column's own collation for
+ * both the order and the comparison), each page's revisions by the same key. A page is
+ * read as its first user's entries (ids between the page's first and that user's last),
+ * every entry of the users between, and its last user's (ids up to the page's last): each
+ * read bounded on both sides in the index. A range of whole keys was bounded only by the
+ * user (PostgreSQL 15), so each page read the rest of its user's index: a user's dump took
+ * time quadratic in their entries. One read per user instead took a round trip for each
+ * of a page's users: 12 times longer for a memory of many small users.
+ */
+const BATCH_READS = {
+  entryCount: 'SELECT count(*) AS entries FROM entries',
+  /** The keys of the next entries after `(?, ?)` (or from the first), with how many revisions each keeps. */
+  nextKeys: (from: 'first' | 'after', limit: number) => `SELECT e.user_id, e.id,
+       (SELECT count(*) FROM revisions r WHERE r.user_id = e.user_id AND r.entry_id = e.id) AS revisions
+     FROM entries e${from === 'after' ? ' WHERE (e.user_id, e.id) > (?, ?)' : ''}
+     ORDER BY e.user_id, e.id LIMIT ${Math.trunc(limit)}`,
+  /** User `?`'s entries with ids from `?` through `?`, or every entry of the users after `?` and before `?`. */
+  entries: (users: 'one' | 'between') => `SELECT id, user_id, name, description, ${bodyOf('entries')} AS body, size,
+       created, updated, revision, dropped_at, dropped_by, opened
+     FROM entries WHERE ${users === 'one' ? 'user_id = ? AND id BETWEEN ? AND ?' : 'user_id > ? AND user_id < ?'}
+     ORDER BY user_id, id`,
+  /** Their revisions. */
+  revisions: (users: 'one' | 'between') => `SELECT entry_id, revision, operation, actor, at, description, body, note
+     FROM revisions WHERE ${users === 'one' ? 'user_id = ? AND entry_id BETWEEN ? AND ?' : 'user_id > ? AND user_id < ?'}
+     ORDER BY user_id, entry_id, revision`,
+} as const;
+
 /** What a dialect gives the dump and the load, inside the one transaction it holds while they run. */
 export interface DumpDatabase {
   readonly dialect: SqlDialect;
   /** Entries written between two progress reports; rows per insert, where the dialect batches them. */
   readonly batch: number;
-  /** The rows of one read. */
-  rows<Row>(text: string): Maybe<Row[]>;
+  /** The rows of one read, its `?` bound to `values` in order. */
+  rows<Row>(text: string, values?: readonly unknown[]): Maybe<Row[]>;
   /** The change counter every loaded user starts at: past every counter the load replaces. */
   changesPastAll(): Maybe<number>;
   /** Deletes every row of LOADED_TABLES. */
@@ -146,7 +179,7 @@ export interface DumpDatabase {
   addEntries(entries: readonly DumpedEntry[]): Maybe<void>;
   /** Inserts `rows` (at most `batch`) into `table`. */
   insert(table: DumpTable, rows: readonly (readonly unknown[])[]): Maybe<void>;
-  /** What the schema keeps beside the rows, made once every row is in (each body stored once; …). */
+  /** What the schema keeps beside the rows, made once every row is in (PostgreSQL's bodies stored once, its id sequence). */
   finish(): Maybe<void>;
 }
 
@@ -162,6 +195,87 @@ export function* dump(db: DumpDatabase): Work<StoreDump> {
   const read = dumpReads(db.dialect);
   const revisions = yield* get(db.rows<RevisionRow>(read.revisions));
   const entries = toDumpedEntries(yield* get(db.rows<DumpedEntryRow>(read.entries)), revisions);
+  return { entries, ...(yield* dumpTables(db)) };
+}
+
+/**
+ * The whole database, read in the dialect's one snapshot, its entries handed to `batches`
+ * as they are read, the next read once the last is taken (EntryBatches); the rest returned
+ * at the end. A batch holds at most `readBatch` rows, its entries and their revisions
+ * counted, but for a lone entry whose history alone has more (historyLimit caps it).
+ */
+export function* dumpInBatches(db: DumpDatabase, batches: EntryBatches, readBatch: number): Work<DumpTables> {
+  const [count] = yield* get(db.rows<{ entries: number | string }>(BATCH_READS.entryCount));
+  batches.total(Number(count?.entries ?? 0));
+  // Keys read but not handed over yet, with their rows: counted once, kept for the pages they fill.
+  let ahead: CountedKey[] = [];
+  let after: EntryKey | undefined;
+  let keysLeft = true;
+  for (;;) {
+    // Each entry is a row at least: readBatch more keys fill a page whatever is ahead.
+    if (keysLeft && rowsOf(ahead) < readBatch) {
+      const keys = yield* get(
+        db.rows<EntryKey & { revisions: number | string }>(
+          BATCH_READS.nextKeys(after === undefined ? 'first' : 'after', readBatch),
+          after === undefined ? [] : [after.user_id, after.id],
+        ),
+      );
+      keysLeft = keys.length === readBatch;
+      after = keys.at(-1) ?? after;
+      ahead = ahead.concat(keys.map((key) => ({ user_id: key.user_id, id: key.id, rows: 1 + Number(key.revisions) })));
+    }
+    if (ahead.length === 0) break;
+    // As many entries as fit in readBatch rows with their revisions, one at least.
+    let taken = 1;
+    let rows = ahead[0]!.rows;
+    while (taken < ahead.length && rows + ahead[taken]!.rows <= readBatch) rows += ahead[taken++]!.rows;
+    const page = ahead.slice(0, taken);
+    ahead = ahead.slice(taken);
+    yield* get(batches.batch(yield* readPage(db, page)));
+  }
+  return yield* dumpTables(db);
+}
+
+/** An entry's primary key in PostgreSQL, the order of a dump in batches. */
+interface EntryKey {
+  readonly user_id: string;
+  readonly id: number;
+}
+
+/** An entry's key with the rows it is dumped as: itself and each revision. */
+interface CountedKey extends EntryKey {
+  readonly rows: number;
+}
+
+function rowsOf(keys: readonly CountedKey[]): number {
+  return keys.reduce((rows, key) => rows + key.rows, 0);
+}
+
+/** The entries of `page` (keys in key order, each of every entry between its first and last), with their revisions. */
+function* readPage(db: DumpDatabase, page: readonly EntryKey[]): Work<DumpedEntry[]> {
+  const first = page[0]!;
+  const last = page.at(-1)!;
+  const ofFirst = page.filter((key) => key.user_id === first.user_id);
+  const reads: [users: 'one' | 'between', values: unknown[]][] = [
+    ['one', [first.user_id, first.id, ofFirst.at(-1)!.id]],
+  ];
+  if (last.user_id !== first.user_id) {
+    const ofLast = page.filter((key) => key.user_id === last.user_id);
+    if (ofFirst.length + ofLast.length < page.length) reads.push(['between', [first.user_id, last.user_id]]);
+    reads.push(['one', [last.user_id, ofLast[0]!.id, last.id]]);
+  }
+  const entries: DumpedEntryRow[] = [];
+  const revisions: RevisionRow[] = [];
+  for (const [users, values] of reads) {
+    entries.push(...(yield* get(db.rows<DumpedEntryRow>(BATCH_READS.entries(users), values))));
+    revisions.push(...(yield* get(db.rows<RevisionRow>(BATCH_READS.revisions(users), values))));
+  }
+  return toDumpedEntries(entries, revisions);
+}
+
+/** Everything but the entries, read in the dialect's one snapshot. */
+function* dumpTables(db: DumpDatabase): Work<DumpTables> {
+  const read = dumpReads(db.dialect);
   const users = yield* get(db.rows<UserUsage>(read.users));
   const tokens = (yield* get(db.rows<TokenRow<boolean | number>>(read.tokens))).map(toTokenRecord);
   const accounts = (yield* get(db.rows<AccountRow>(read.accounts))).map(toAccountRecord);
@@ -170,8 +284,8 @@ export function* dump(db: DumpDatabase): Work<StoreDump> {
   const grantSecrets = (yield* get(db.rows<SecretRow>(read.grantSecrets))).map(toSecretRecord);
   const proposals = (yield* get(db.rows<ProposalRow>(read.proposals))).map(toProposalRecord);
   const [since] = yield* get(db.rows<{ at: number }>(read.openedSince));
-  const dumped = { entries, users, tokens, accounts, clients, grants, grantSecrets, proposals };
-  return since === undefined ? dumped : { ...dumped, openedSince: Number(since.at) };
+  const tables = { users, tokens, accounts, clients, grants, grantSecrets, proposals };
+  return since === undefined ? tables : { ...tables, openedSince: Number(since.at) };
 }
 
 /**
@@ -180,27 +294,51 @@ export function* dump(db: DumpDatabase): Work<StoreDump> {
  * id or hash another has is refused as when it is added (duplicateTokenError).
  */
 export function* load(db: DumpDatabase, dump: StoreDump, options: LoadOptions): Work<void> {
+  const changes = yield* startLoad(db, options);
+  yield* loadEntries(db, dump.entries, 0, options);
+  yield* finishLoad(db, dump, changes);
+}
+
+/**
+ * The start of a load, in its transaction: refused unless the database is empty or
+ * `replace` says so, then emptied. Returns the change counter the loaded users start at.
+ */
+export function* startLoad(db: DumpDatabase, options: Pick<LoadOptions, 'replace'>): Work<number> {
   if (!options.replace && !(yield* isEmpty(db))) throw notEmptyError();
   const changes = yield* get(db.changesPastAll());
   yield* get(db.clear());
-  for (let start = 0; start < dump.entries.length; start += db.batch) {
-    const batch = dump.entries.slice(start, start + db.batch);
+  return changes;
+}
+
+/** `entries` added, `db.batch` at a time, `written` before them: onProgress told the total written after each. */
+export function* loadEntries(
+  db: DumpDatabase,
+  entries: readonly DumpedEntry[],
+  written: number,
+  options: Pick<LoadOptions, 'onProgress'>,
+): Work<void> {
+  for (let start = 0; start < entries.length; start += db.batch) {
+    const batch = entries.slice(start, start + db.batch);
     yield* get(db.addEntries(batch));
-    options.onProgress?.(start + batch.length);
+    options.onProgress?.(written + start + batch.length);
   }
-  yield* insertAll(db, USERS, dump.users, (u) => [u.user, u.totalBytes, u.entries, u.historyBytes, changes]);
+}
+
+/** The end of a load, once every entry is in: the other tables, then what the schema keeps beside the rows. */
+export function* finishLoad(db: DumpDatabase, tables: DumpTables, changes: number): Work<void> {
+  yield* insertAll(db, USERS, tables.users, (u) => [u.user, u.totalBytes, u.entries, u.historyBytes, changes]);
   try {
-    yield* insertAll(db, TOKENS, dump.tokens, (token) => tokenValues(token, db.dialect));
+    yield* insertAll(db, TOKENS, tables.tokens, (token) => tokenValues(token, db.dialect));
   } catch (error) {
     throw duplicateTokenOf(error, db.dialect) ?? error;
   }
-  yield* insertAll(db, ACCOUNTS, dump.accounts, accountValues);
-  yield* insertAll(db, CLIENTS, dump.clients, clientValues);
-  yield* insertAll(db, GRANTS, dump.grants, (grant) => grantValues(grant, db.dialect.boolean));
-  yield* insertAll(db, SECRETS, dump.grantSecrets, secretValues);
-  yield* insertAll(db, PROPOSALS, dump.proposals, proposalValues);
+  yield* insertAll(db, ACCOUNTS, tables.accounts, accountValues);
+  yield* insertAll(db, CLIENTS, tables.clients, clientValues);
+  yield* insertAll(db, GRANTS, tables.grants, (grant) => grantValues(grant, db.dialect.boolean));
+  yield* insertAll(db, SECRETS, tables.grantSecrets, secretValues);
+  yield* insertAll(db, PROPOSALS, tables.proposals, proposalValues);
   // The openings the dump carries were recorded since its store's start (a dump without one keeps this store's).
-  if (dump.openedSince !== undefined) yield* get(db.rows(SET_OPENED_SINCE(dump.openedSince)));
+  if (tables.openedSince !== undefined) yield* get(db.rows(SET_OPENED_SINCE(tables.openedSince)));
   yield* get(db.finish());
 }
 

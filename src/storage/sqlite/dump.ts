@@ -8,9 +8,19 @@
  * in_trash column, no longer read (schema 10) and written 0 as every write does.
  */
 
-import type { LoadOptions, StoreDump } from '../../memory/port.js';
+import type { BatchedDump, DumpTables, LoadOptions, StoreDump } from '../../memory/port.js';
 import { runInTurns, runSync } from '../engine/drive.js';
-import { type DumpDatabase, type DumpTable, dump, isEmpty, LOADED_TABLES, load } from '../sql/dump.js';
+import {
+  type DumpDatabase,
+  type DumpTable,
+  dump,
+  finishLoad,
+  isEmpty,
+  LOADED_TABLES,
+  load,
+  loadEntries,
+  startLoad,
+} from '../sql/dump.js';
 import type { Database } from './driver.js';
 import { sqliteDialect } from './sql-database.js';
 
@@ -22,11 +32,9 @@ const SQL = {
        @opened)`,
   addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash, note)
      VALUES (@user, @entryId, @revision, @operation, @actor, @at, @description, @body, 0, @note)`,
-  // Each body stored once (migrations.ts, step 11): an entry keeps its own only where its latest revision does not hold it.
-  bodiesOnce: `UPDATE entries SET body = NULL
-     WHERE body = (SELECT r.body FROM revisions r WHERE r.entry_id = entries.id AND r.revision = entries.revision)`,
   // Every loaded entry waits for the search index (search-backlog.ts): some have no revision to show it.
-  markLoaded: 'INSERT OR IGNORE INTO search_pending (entry_id) SELECT id FROM entries',
+  // Marked as it is added, where one INSERT of every entry at the end held the event loop of a server writing a backup.
+  markLoaded: 'INSERT OR IGNORE INTO search_pending (entry_id) VALUES (?)',
   // Each user's change counter goes on past every one it replaces (storage/change-feed.ts): a
   // watcher, or an index kept by another connection (index-cache.ts), that knew a counter
   // before the load must not meet the same number again after it. That includes a user the
@@ -41,7 +49,7 @@ function dumpDatabaseOn(db: Database): DumpDatabase {
   return {
     dialect: sqliteDialect,
     batch: 1_000,
-    rows: <Row>(text: string) => db.prepare(text).all() as Row[],
+    rows: <Row>(text: string, values: readonly unknown[] = []) => db.prepare(text).all(...values) as Row[],
     changesPastAll() {
       const changes = (db.prepare(SQL.lastChange).pluck().get() as number) + 1;
       db.pragma(`user_version = ${changes}`);
@@ -51,10 +59,15 @@ function dumpDatabaseOn(db: Database): DumpDatabase {
     addEntries(entries) {
       const addEntry = db.prepare(SQL.addEntry);
       const addRevision = db.prepare(SQL.addRevision);
+      const markLoaded = db.prepare(SQL.markLoaded);
       for (const { revisions, ...entry } of entries) {
-        addEntry.run({ ...entry, opened: entry.opened ?? null });
+        // Each body stored once (migrations.ts, step 11): an entry keeps its own only where its latest revision does not hold it.
+        // Decided as each entry is added: one UPDATE of every entry at the end held the event loop (0.4-0.55 s at 24,000 entries, with markLoaded).
+        const latest = revisions.find((record) => record.revision === entry.revision);
+        addEntry.run({ ...entry, body: latest?.body === entry.body ? null : entry.body, opened: entry.opened ?? null });
         for (const record of revisions)
           addRevision.run({ user: entry.user, entryId: entry.id, ...record, note: record.note ?? null });
+        markLoaded.run(entry.id);
       }
     },
     insert(table: DumpTable, rows) {
@@ -63,10 +76,8 @@ function dumpDatabaseOn(db: Database): DumpDatabase {
       );
       for (const values of rows) insert.run(...values);
     },
-    finish() {
-      db.exec(SQL.bodiesOnce);
-      db.exec(SQL.markLoaded);
-    },
+    // Nothing is left to make once every row is in: each body and each search mark is decided as its entry is added.
+    finish() {},
   };
 }
 
@@ -82,15 +93,42 @@ export function loadDatabase(db: Database, dumped: StoreDump, options: LoadOptio
   db.transaction(() => runSync(load(dumpDatabaseOn(db), dumped, options))).immediate();
 }
 
+/** How a load in batches reports: entries written so far, of how many the dump holds. */
+export interface BatchedLoadOptions {
+  readonly replace: boolean;
+  readonly onProgress?: ((entriesWritten: number, entriesTotal: number) => void) | undefined;
+}
+
 /**
- * loadDatabase in turns (engine/drive.ts, runInTurns): the same one immediate transaction,
- * with the event loop free between two batches of rows, for a file no request uses (a
- * backup being written by a server, which goes on answering meanwhile).
+ * loadDatabase of a dump read as it is loaded (`dumped`, a PostgreSQL memory's dump in
+ * batches: never held whole): the same one immediate transaction, each batch written as it
+ * comes, with the event loop free while the next is read and between two batches of rows
+ * (engine/drive.ts, runInTurns). Only for a file no request uses (a backup being written by
+ * a server, which goes on answering meanwhile): a request's statement there would land
+ * inside the open transaction.
  */
-export async function loadDatabaseInTurns(db: Database, dumped: StoreDump, options: LoadOptions): Promise<void> {
+export async function loadDatabaseInBatches(
+  db: Database,
+  dumped: BatchedDump,
+  options: BatchedLoadOptions,
+): Promise<void> {
+  const target = dumpDatabaseOn(db);
   db.exec('BEGIN IMMEDIATE');
   try {
-    await runInTurns(load(dumpDatabaseOn(db), dumped, options));
+    const changes = await runInTurns(startLoad(target, options));
+    let total = 0;
+    let written = 0;
+    const tables: DumpTables = await dumped({
+      total: (entries) => {
+        total = entries;
+      },
+      batch: async (entries) => {
+        const onProgress = (count: number) => options.onProgress?.(count, total);
+        await runInTurns(loadEntries(target, entries, written, { onProgress }));
+        written += entries.length;
+      },
+    });
+    await runInTurns(finishLoad(target, tables, changes));
     db.exec('COMMIT');
   } catch (error) {
     if (db.inTransaction) db.exec('ROLLBACK');

@@ -14,6 +14,7 @@ import type { ActivityQuery, ActivityRecord, ActorCount, ChangeListener } from '
 import { EngramError, isEngramError } from '../../memory/model/errors.js';
 import type { IndexRow } from '../../memory/model/format.js';
 import type {
+  BatchedDump,
   Caller,
   CopyRevision,
   Decide,
@@ -60,7 +61,7 @@ import { DEFAULT_BUSY_DEADLINE_MS, isBusy, retryUntil } from './busy.js';
 import { openDatabase } from './connection.js';
 import type { Database } from './driver.js';
 import { type SqliteDriverName, sqliteDriver } from './drivers.js';
-import { dumpDatabase, isDatabaseEmpty, loadDatabase, loadDatabaseInTurns } from './dump.js';
+import { type BatchedLoadOptions, dumpDatabase, isDatabaseEmpty, loadDatabase, loadDatabaseInBatches } from './dump.js';
 import { GroupCommit } from './group-commit.js';
 import { Guard } from './guard.js';
 import { IndexCache } from './index-cache.js';
@@ -403,16 +404,16 @@ export class SqliteStore implements StorageBackend {
   }
 
   /**
-   * load, with the event loop free between two batches of rows (dump.ts,
-   * loadDatabaseInTurns): only for a file nothing else uses, as a backup being written
+   * load of a dump read as it is loaded, a batch of entries at a time (dump.ts,
+   * loadDatabaseInBatches): only for a file nothing else uses, as a backup being written
    * (storage/sqlite/backup-files.ts). Never on a memory being served: a request's
    * statement would run inside the open transaction. The search index is not caught up:
    * the loaded entries wait in its backlog (dump.ts, markLoaded) for whoever serves the file,
    * and a restore indexes what it loads anyway, so closing does not spend seconds on it.
    */
-  async loadInTurns(dump: StoreDump, options: LoadOptions): Promise<void> {
+  async loadInBatches(dumped: BatchedDump, options: BatchedLoadOptions): Promise<void> {
     this.guard.checkFile();
-    await this.guard.explained(loadDatabaseInTurns(this.db, dump, options));
+    await this.guard.explained(loadDatabaseInBatches(this.db, dumped, options));
   }
 
   /** A read of the recorded schema version, after checking the file at the path is still the one open. */

@@ -6,7 +6,7 @@
  * (storage/sqlite/backup-files.ts); app.ts hands it to the backup services.
  */
 
-import type { Store, StoreDump } from '../../memory/port.js';
+import type { BatchedDump, Store } from '../../memory/port.js';
 import type { StoreCounts } from '../migration.js';
 import type { Destination } from './durable.js';
 
@@ -65,12 +65,14 @@ export interface BackupFiles {
   snapshot(source: string, destination: Destination, options?: SnapshotOptions): Promise<string>;
   /**
    * Writes `dump` as a new memory at `path` (which must not exist), in the current schema,
-   * in one transaction that leaves the event loop free between two batches of rows (a
-   * server writing a scheduled backup goes on answering); told the entries written so far.
-   * A scratch file its caller makes durable (stamp, fsync, publish): written without a
-   * write-ahead log or fsync, so that its end folds no log back into it on the event loop.
+   * a batch of entries at a time as the dump reads them (a memory larger than the heap is
+   * never held whole), in one transaction that leaves the event loop free between two
+   * batches of rows (a server writing a scheduled backup goes on answering); told the
+   * entries written so far, of how many the dump holds. A scratch file its caller makes
+   * durable (stamp, fsync, publish) or removes: written without a write-ahead log or fsync,
+   * so that its end folds no log back into it on the event loop.
    */
-  write(path: string, dump: StoreDump, onProgress?: (entries: number) => void): Promise<void>;
+  write(path: string, dump: BatchedDump, onProgress?: (entries: number, total: number) => void): Promise<void>;
   /** The memory file at `path` opened as a store, upgraded to the current schema if older: only ever a copy. */
   open(path: string): Store;
   /**

@@ -3,12 +3,13 @@
  * SQLite file in Engram's schema, stamped with what it holds, at its final name only once
  * whole and on disk. From SQLite, SQLite copies the live file itself (VACUUM INTO, through
  * BackupFiles.snapshot); from PostgreSQL, the whole store is read in one repeatable-read
- * snapshot (Store.dump) and loaded into a new SQLite file. The dump is held in memory
- * while it is written: a memory of some hundreds of megabytes needs as much free RAM.
+ * snapshot and written into a new SQLite file as it is read, a batch of entries at a time
+ * (Store.dumpInBatches, BackupFiles.write): a memory of some gigabytes is backed up by a
+ * server (a scheduled backup) in the few megabytes of one batch, never held whole.
  */
 
 import { statSync } from 'node:fs';
-import type { Store } from '../../memory/port.js';
+import { dumpInBatchesOf, type Store } from '../../memory/port.js';
 import { type Destination, partialPathFor, pathOf, publishDurably, removePartial } from './durable.js';
 import type { BackupFiles, BackupMetadata } from './port.js';
 
@@ -17,7 +18,7 @@ export type LiveMemory =
   | { readonly kind: 'sqlite'; readonly path: string }
   | { readonly kind: 'postgres'; readonly store: Store };
 
-/** How far a backup is: bytes copied from SQLite; entries read, then written, from PostgreSQL. */
+/** How far a backup is: bytes copied from SQLite; from PostgreSQL, the snapshot opened, then entries written as they are read. */
 export type BackupProgress =
   | { readonly phase: 'copying'; readonly bytes: number; readonly total: number }
   | { readonly phase: 'reading' }
@@ -63,9 +64,12 @@ export async function takeBackup(
     const partial = partialPathFor(pathOf(destination));
     try {
       onProgress?.({ phase: 'reading' });
-      const dump = await memory.store.dump();
-      const total = dump.entries.length;
-      await files.write(partial, dump, (entries) => onProgress?.({ phase: 'writing', entries, total }));
+      const { store } = memory;
+      await files.write(
+        partial,
+        (batches) => dumpInBatchesOf(store, batches),
+        (entries, total) => onProgress?.({ phase: 'writing', entries, total }),
+      );
       metadata = await files.stamp(partial, stamp);
       path = publishDurably(partial, destination);
     } catch (error) {
