@@ -61,7 +61,7 @@ import {
   toTrashedEntry,
 } from '../sql-rows.js';
 import { Batcher, pairKey, pairs } from './batch.js';
-import type { Connection, Pool, Queryable, Statement } from './driver.js';
+import type { Pool, Queryable, Statement } from './driver.js';
 import { dumpDatabase, dumpDatabaseInBatches, isDatabaseEmpty, loadDatabase } from './dump.js';
 import { MIGRATIONS, migrate } from './migrations.js';
 import { createPool, type PoolOptions, poolSize, serverAddress } from './pool.js';
