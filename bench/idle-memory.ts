@@ -17,7 +17,7 @@ import { peerGraphFile, subjectName, subjects } from './content.js';
 import { ENGRAM_CLI, engramFiles, engramFlags, seedEngram } from './engram.js';
 import { connect, type Session } from './mcp-client.js';
 import { MEMORY_SCRIPT, MEMORY_VERSION } from './peers.js';
-import type { Section } from './report.js';
+import { ratioAtMost, type Section } from './report.js';
 import { formatRatio, summarize } from './stats.js';
 
 export interface IdleMemoryOptions {
@@ -133,12 +133,12 @@ export async function benchIdleMemory(options: IdleMemoryOptions = DEFAULT_IDLE_
         },
       ],
       targets: [
-        {
-          what: '`engram stdio` idle memory (resident; with a config file or without, the larger), against the official memory server',
-          target: `≤ ${formatRatio(TARGET_RATIO)}`,
-          measured: formatRatio(ratio),
-          met: Number.isFinite(ratio) ? ratio <= TARGET_RATIO : undefined,
-        },
+        ratioAtMost(
+          '`engram stdio` idle memory (resident; with a config file or without, the larger), against the official memory server',
+          ratio,
+          TARGET_RATIO,
+          formatRatio,
+        ),
       ],
       reading: [],
     };

@@ -30,6 +30,16 @@ export interface Section {
   readonly reading: readonly string[];
 }
 
+/** A target that a ratio be at most `limit`: met, missed, or not measured when the ratio is not a number. */
+export function ratioAtMost(what: string, ratio: number, limit: number, format: (ratio: number) => string): Target {
+  return {
+    what,
+    target: `≤ ${format(limit)}`,
+    measured: format(ratio),
+    met: Number.isFinite(ratio) ? ratio <= limit : undefined,
+  };
+}
+
 export function markdownTable(table: Table): string {
   const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
   const align = table.header.map((_, column) => (column === 0 ? '---' : '---:'));

@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { subjects } from './content.js';
 import { ENGRAM_CLI, engramFiles, engramFlags, seedEngram } from './engram.js';
-import type { Section } from './report.js';
+import { ratioAtMost, type Section } from './report.js';
 import { formatMs, formatRatio, summarize } from './stats.js';
 
 export interface StartupOptions {
@@ -144,12 +144,12 @@ export async function benchStartup(options: StartupOptions = DEFAULT_STARTUP): P
         },
       ],
       targets: [
-        {
-          what: '`engram stdio` start to `tools/list`, against a bare Node process',
-          target: `≤ ${formatRatio(TARGET_RATIO)}`,
-          measured: formatRatio(ratio),
-          met: Number.isFinite(ratio) ? ratio <= TARGET_RATIO : undefined,
-        },
+        ratioAtMost(
+          '`engram stdio` start to `tools/list`, against a bare Node process',
+          ratio,
+          TARGET_RATIO,
+          formatRatio,
+        ),
       ],
       reading: [],
     };
