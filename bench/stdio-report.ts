@@ -242,10 +242,35 @@ export function describeLatency(figures: readonly SizeFigures[], settings: Setti
         'with one system call (a pread of the WAL index header) that no other connection had written 1.33x, with ' +
         'PRAGMA data_version (SQLite’s read lock) 1.40x: a read that must see every other process’s commits pays ' +
         'about what the lock costs, and stayed above 1.3x here with the cheapest such check measured.',
+      ...openHeadroom(at5k, idle),
       ...overLimit(figures),
       ...notMeasured,
     ],
   };
+}
+
+/**
+ * How far ahead of the official memory server an open could be at all: a server answering
+ * in the bare floor's time, which no stdio server beats for that answer to this client.
+ */
+function openHeadroom(at5k: SizeFigures | undefined, idle: string): string[] {
+  const most = (mode: Mode) => {
+    const peer = at5k && median(at5k, 'memory', mode, 'open');
+    const bare = at5k && median(at5k, 'bare', mode, 'open');
+    return peer === undefined || bare === undefined ? undefined : peer / bare;
+  };
+  const hot = most('hot');
+  const paused = most('paused');
+  if (hot === undefined || paused === undefined) return [];
+  const target = OPERATIONS.find(({ key }) => key === 'open')?.target ?? Number.NaN;
+  return [
+    `The most an open could be ahead of the official memory server at 5,000 entries is its time over the bare ` +
+      `floor’s (a server answering in no more than the floor’s round trip): ${formatRatio(hot)} back to back, ` +
+      `${formatRatio(paused)} ${idle}. ` +
+      (Math.max(hot, paused) < target
+        ? `Below ${target}x, the open’s target cannot be met on this machine by any stdio server, however fast.`
+        : `At or above ${target}x, the open’s target is within reach of a server this close to the floor.`),
+  ];
 }
 
 /** Engram with and without its stdio fast path, from the same interleaved calls. */
