@@ -115,6 +115,19 @@ export function toEntry(row: EntryRow): StoredEntry {
   return { name, description, body, size, created, updated, revision };
 }
 
+/** An entry from its row read as an array of entryColumns, in their order (id, which it leaves out, first). */
+export function toEntryFromColumns(columns: readonly unknown[]): StoredEntry {
+  return {
+    name: columns[1] as string,
+    description: columns[2] as string,
+    body: columns[3] as string,
+    size: columns[4] as number,
+    created: columns[5] as number,
+    updated: columns[6] as number,
+    revision: columns[7] as number,
+  };
+}
+
 export function toTrashedEntry(row: TrashRow): TrashedEntry {
   return { ...toEntry(row), droppedAt: row.dropped_at, droppedBy: row.dropped_by };
 }

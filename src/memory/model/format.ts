@@ -64,6 +64,18 @@ function boundaryTag(found: readonly OpenedEntry[]): string {
   }
 }
 
+/**
+ * `text` without the newlines it ends with. Not `replace(/\n+$/, '')`: on every opened
+ * entry that regex tried a match at each newline of the body and went through V8's
+ * runtime, ~11,000 instructions of a read's ~370,000 under load (callgrind), this loop a
+ * few dozen.
+ */
+export function withoutTrailingNewlines(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 10) end--;
+  return end === text.length ? text : text.slice(0, end);
+}
+
 /** The line that ends an opened entry: `=== end of {name} [{tag}] ===`. */
 export function entryEnd(name: string, tag: string): string {
   return `=== end of ${name} [${tag}] ===`;
@@ -77,7 +89,7 @@ export function entryEnd(name: string, tag: string): string {
 export function formatOpened(found: readonly OpenedEntry[], missing: readonly MissingEntry[]): string {
   const tag = found.length > 0 ? boundaryTag(found) : '';
   const blocks = found.map((entry) =>
-    `${indexLine(entry)}\n${entry.body}`.replace(/\n+$/, '').concat('\n', entryEnd(entry.name, tag)),
+    withoutTrailingNewlines(`${indexLine(entry)}\n${entry.body}`).concat('\n', entryEnd(entry.name, tag)),
   );
   const notFound = missing.map(formatMissing);
   if (notFound.length > 0 && found.length === 0) {

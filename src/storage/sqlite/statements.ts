@@ -51,6 +51,9 @@ export const SQL = {
        LIMIT @limit`,
   optimizeSearch: "INSERT INTO entries_search (entries_search) VALUES ('optimize')",
   live: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND name = ? AND dropped_at IS NULL`,
+  // The same read, its row as an array of the columns (prepareStatements): an opening builds its entry from
+  // them, where better-sqlite3 building an object per row was a quarter of the read's instructions.
+  liveColumns: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND name = ? AND dropped_at IS NULL`,
   allLive: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND dropped_at IS NULL ORDER BY name`,
   latestTrashed: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND name = ? AND dropped_at IS NOT NULL
        ORDER BY dropped_at DESC, id DESC LIMIT 1`,
@@ -124,5 +127,7 @@ export function prepareAll<T extends Record<string, string>>(db: Database, sql: 
 }
 
 export function prepareStatements(db: Database): Statements {
-  return prepareAll(db, SQL);
+  const statements = prepareAll(db, SQL);
+  statements.liveColumns.raw();
+  return statements;
 }

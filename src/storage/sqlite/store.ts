@@ -51,7 +51,7 @@ import {
   type OverviewColumns,
   type RevisionColumns,
   type TrashRow,
-  toEntry,
+  toEntryFromColumns,
   toOverviewRow,
   toRevision,
   toTrashedEntry,
@@ -281,8 +281,8 @@ export class SqliteStore implements StorageBackend {
   async get(user: string, names: readonly string[]): Promise<StoredEntry[]> {
     return this.guard.read(() =>
       names.flatMap((name) => {
-        const row = this.statements.live.get(user, name) as EntryRow | undefined;
-        return row ? [toEntry(row)] : [];
+        const columns = this.statements.liveColumns.get(user, name) as unknown[] | undefined;
+        return columns ? [toEntryFromColumns(columns)] : [];
       }),
     );
   }

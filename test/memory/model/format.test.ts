@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { entryEnd, formatOpened } from '../../../src/memory/model/format.js';
+import { entryEnd, formatOpened, withoutTrailingNewlines } from '../../../src/memory/model/format.js';
 import { foldDescription } from '../../../src/memory/model/text.js';
 import { createToolHandler } from '../../../src/memory/tools/handler.js';
 import { boundaryTagOf } from '../../helpers/boundary.js';
@@ -51,6 +51,28 @@ describe('opened entries', () => {
     const answer = formatOpened([quoting], []);
     expect(answer.split('\n').at(-1)).not.toContain(tag);
     expect(quoting.body).not.toContain(boundaryTagOf(answer));
+  });
+});
+
+describe("an opened entry's end", () => {
+  it.each([
+    ['ends in newlines', 'one\n\ntwo\n\n\n', 'one\n\ntwo'],
+    ['has none at its end', 'one\ntwo', 'one\ntwo'],
+    ['ends in \\r\\n (only the \\n goes)', 'one\r\n', 'one\r'],
+    ['is only newlines', '\n\n', ''],
+    ['is empty', '', ''],
+  ])('follows its body without the newlines it ends with, when the body %s', (_, body, kept) => {
+    const entry = { name: 'topics/a', description: 'A', size: body.length, body };
+    const answer = formatOpened([entry], []);
+    const line = `topics/a (${body.length} bytes): A`;
+    const head = kept === '' ? line : `${line}\n${kept}`;
+    expect(answer).toBe(`${head}\n${entryEnd('topics/a', boundaryTagOf(answer))}`);
+  });
+
+  it('is found as the regex /\\n+$/ found it', () => {
+    for (const text of ['', '\n', 'a', 'a\n', '\na', 'a\n\nb\n\n', '\n\n\n', 'a\r\n\r\n']) {
+      expect(withoutTrailingNewlines(text)).toBe(text.replace(/\n+$/, ''));
+    }
   });
 });
 
