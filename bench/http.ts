@@ -617,7 +617,19 @@ function describe(
         'the event loop, a full collection every few seconds; now none do. The same tool calls made 64 at a time in ' +
         'process cost what they cost one after another (13–14 µs of CPU): nothing in the handler grows with ' +
         'concurrency; but under load its store read takes ~11 µs of the loop against 6–7 µs in process (a colder CPU ' +
-        'cache, which this machine’s virtual CPU gives no counters to count). An Engram read makes one system call ' +
+        'cache, which this machine’s virtual CPU gives no counters to count, but a simulation does). Counted by ' +
+        'callgrind (by hand on 2026-12-07, a simulated 1 MiB last-level cache like this CPU’s L2, 1,000 reads at 64 ' +
+        'connections after 8,000 uncounted): Engram’s event-loop thread runs ~345,000 instructions a read, the ' +
+        'floor’s 185,000–191,000, at the same rates of L1 misses and mispredicted branches per instruction, but with ' +
+        '4x the floor’s misses past L2 (5.5x fetching code: the code one read runs through, Node’s HTTP stack, ' +
+        'Engram’s door and its handler, does not fit that cache at once). The handler runs as many instructions a ' +
+        'call under load as in process (151,000–174,000), so it does no more work under load, only colder. Of the ' +
+        '~160,000 more than the floor: the boundary tag 41,000 (mostly SHA-256, which valgrind runs without this ' +
+        'CPU’s SHA instructions: natively a fraction of that), Node’s own process.nextTick going through V8’s runtime ' +
+        '24,000 in half the runs (an object literal in Node’s task queue), the log line 20,000, the HTTP checks before ' +
+        'the MCP body (answer headers, routing, Host and Origin, request id, client address) 16,000–27,000, the store ' +
+        'read 26,000 against the floor’s 25,000 since its row is read as an array (34,000 as an object; that and a ' +
+        'regex cutting trailing newlines, 11,000, went on 2026-12-07). An Engram read makes one system call ' +
         'more than the floor’s, an fstat (SQLite sizes its memory map at each read): 0.2 µs, measured in process. ' +
         'With a token, its hash and lookup on every request (not cached: a revoke from the CLI must take effect at ' +
         'once). For durable writes the event loop is busy, not waiting: the store’s CPU per write (its statements, and ' +
