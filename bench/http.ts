@@ -668,7 +668,26 @@ function describe(
         'time is the socket write that sends a save to PostgreSQL (on two busy cores the backend it wakes runs in that ' +
         'time) and a third is idle: the work is PostgreSQL’s. A save sends the body and the words its search vector ' +
         'is made of (each once since 2026-12-06), PostgreSQL stores the body once (in its revision) and updates the ' +
-        'GIN index; the floor’s append sends one line and stores the body once.',
+        'GIN index; the floor’s append sends one line and stores the body once. ' +
+        'Where a many-users write’s work goes on SQLite (measured by hand on 2026-12-07, by instruction counts, which ' +
+        'load does not change: each server under valgrind, 64 users at 64 connections, the count of 2,400 writes less ' +
+        'that of 800, both after 1,500 unmeasured; V8’s optimizing compiler, still catching up under valgrind in ' +
+        'both, left out): Engram ~1,160 thousand instructions a write, the floor ~230 thousand. The search catch-up’s ' +
+        'FTS5 work is ~410 thousand of Engram’s (merging segments ~165, tokenizing each entry whole again ~90 and ' +
+        'filing its words ~40, writing the new segments ~115; valgrind’s slow writes make its batches smaller than at ' +
+        'full speed, so the merging is overstated); JavaScript, V8’s runtime and its garbage collection ~550 thousand ' +
+        'against the floor’s ~180 (varying by half from run to run); SQLite’s other work ~140 against ~19; memset, ' +
+        'memcpy and memcmp ~90 against ~7 (memset ~42: FTS5’s flushes, and secure_delete zeroing freed cells, 13 a ' +
+        'write, and pages). The token check is not the gap: a copy of the built server that memoized it (revocation ' +
+        'ignored) saved ~7.5 thousand SQLite instructions a write, under 1%, and its CPU per write was 0.83–1.04x the ' +
+        'same build’s in three interleaved pairs, a few percent at most, so it still reads the store on every ' +
+        'request. Per write (strace -c -f over 10,000): 13.7 pwrite64 and 4.9 pread64 against the floor’s 3.5 and 0.7 ' +
+        '(the worker’s commits make the loop’s connection drop its page cache), 5.4 WAL frames (both connections). ' +
+        'The server’s CPU per write (user and system, all threads, 10,000 writes, interleaved): 410–730 µs against ' +
+        'the floor’s 104–173 µs. The worker now catches up 64 entries a commit rather than 16: 8–20% less CPU per ' +
+        'write in each of seven interleaved pairs (414–548 µs against 478–672 µs), writes/s 0.95–1.9x (median 1.27x), ' +
+        'p99 lower in four pairs and higher in three (by up to a quarter); 256 a commit saved some 7% more CPU, but a ' +
+        'write may wait for a whole batch.',
     ],
   };
 }
