@@ -70,7 +70,7 @@ function progressOnStderr(io: Io): (progress: CopyProgress) => void {
     lastTenth = tenth;
     io.stderr(
       entriesWritten === 0
-        ? `engram: read ${formatCount(entriesTotal)} entries; writing them in one transaction\n`
+        ? `engram: copying ${formatCount(entriesTotal)} entries in one transaction\n`
         : `engram: wrote ${formatCount(entriesWritten)} of ${formatCount(entriesTotal)} entries (${tenth * 10}%)\n`,
     );
   };

@@ -243,7 +243,7 @@ describe('engram migrate, SQLite files', () => {
     const run = await engram(['migrate', '--from', source, '--to', target, '--config', config], env);
 
     expect(run.code).toBe(0);
-    expect(run.stderr).toContain('engram: read 1,500 entries; writing them in one transaction\n');
+    expect(run.stderr).toContain('engram: copying 1,500 entries in one transaction\n');
     expect(run.stderr).toContain('engram: wrote 1,500 of 1,500 entries (100%)\n');
     expect((await withSqlite(target, (store) => store.index('alice'))).length).toBe(1_500);
   });

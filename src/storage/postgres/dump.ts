@@ -2,18 +2,37 @@
  * The PostgreSQL side of the whole-database dump and load (storage/sql/dump.ts, written
  * once for both SQL backends): a dump is read in one repeatable-read transaction (one
  * consistent snapshot, while servers keep writing), whole or its entries in batches (a
- * backup of a memory larger than the server's heap: dumpInBatches); a load holds every
- * table locked, writes in batches of rows (one statement per batch, the columns passed as
- * arrays) and commits once — the whole dump, or nothing. What only this schema keeps: each entry's
+ * backup of a memory larger than the server's heap: dumpInBatches); a load, of a dump
+ * whole or taken in batches as another store reads it (loadInBatches: a restore or a
+ * migration that never holds the memory whole), holds every table locked, writes in
+ * batches of rows (one statement per batch, the columns passed as arrays) and commits once
+ * — the whole dump, or nothing. What only this schema keeps: each entry's
  * search vector, revisions' in_trash (which the history cap's index reads), and the
  * entries' id sequence; and its text cannot hold U+0000, which a load refuses up front.
  */
 
 import { EngramError } from '../../memory/model/errors.js';
 import { distinctSearchText } from '../../memory/model/search-words.js';
-import type { DumpedEntry, DumpTables, EntryBatches, LoadOptions, StoreDump } from '../../memory/port.js';
+import type {
+  BatchedDump,
+  BatchedLoadOptions,
+  DumpedEntry,
+  DumpTables,
+  EntryBatches,
+  LoadOptions,
+  StoreDump,
+} from '../../memory/port.js';
 import { runAsync } from '../engine/drive.js';
-import { type DumpDatabase, type DumpTable, dump, dumpInBatches, isEmpty, LOADED_TABLES, load } from '../sql/dump.js';
+import {
+  type DumpDatabase,
+  type DumpTable,
+  dump,
+  dumpInBatches,
+  isEmpty,
+  LOADED_TABLES,
+  load,
+  loadInBatches,
+} from '../sql/dump.js';
 import type { Queryable } from './driver.js';
 import { postgresDialect } from './sql-database.js';
 import { searchVector } from './statements.js';
@@ -68,6 +87,7 @@ const SQL = {
 function dumpDatabaseOn(query: <Row>(text: string, values?: readonly unknown[]) => Promise<Row[]>): DumpDatabase {
   return {
     dialect: postgresDialect,
+    entryOrder: 'user-then-id',
     batch: BATCH,
     rows: (text, values) => {
       if (values === undefined) return query(text);
@@ -180,6 +200,30 @@ export async function loadDatabase(runner: Runner, dumped: StoreDump, options: L
     await connection.query({ text: SQL.lock });
     await runAsync(load(dumpDatabaseOn(on(connection)), dumped, options));
   });
+}
+
+/**
+ * loadDatabase of a dump read as it is loaded (sql/dump.ts, loadInBatches), in the same
+ * one transaction on one connection, every table locked until it commits; each batch
+ * refused up front when it holds a NUL, as a whole dump is. Tried again (a lost or busy
+ * database) only while no batch was taken: the dump would be read into it twice.
+ */
+export async function loadDatabaseInBatches(
+  runner: Runner,
+  dumped: BatchedDump,
+  options: BatchedLoadOptions,
+): Promise<void> {
+  let taken = false;
+  await runner.transaction(
+    async (connection) => {
+      await connection.query({ text: SQL.lock });
+      await loadInBatches(dumpDatabaseOn(on(connection)), runAsync, dumped, options, (entries) => {
+        taken = true;
+        refuseNul(entries);
+      });
+    },
+    { mayRepeat: () => !taken },
+  );
 }
 
 /** Statements on the connection holding a transaction, answering their rows. */
