@@ -408,8 +408,10 @@ export class SqliteStore implements StorageBackend {
 
   /**
    * dump, its entries handed to `batches` as they are read (dump.ts, dumpDatabaseInBatches),
-   * in one read transaction held while each batch is taken: only on a store nothing else
-   * uses meanwhile (a copy's source, opened by the command line). What `batches` throws is
+   * in one read transaction held while each batch is taken, once the search index's
+   * catch-up due on this connection is done (none would then run inside it): only on a
+   * store nothing else uses meanwhile (a copy's source, opened by the command line), as a
+   * statement of another caller would run inside the transaction. What `batches` throws is
    * its own, passed on as it came: this file's words would misname the target's failure.
    */
   async dumpInBatches(batches: EntryBatches): Promise<DumpTables> {
@@ -426,6 +428,7 @@ export class SqliteStore implements StorageBackend {
       },
     };
     try {
+      await this.guard.explained(this.searchBacklog.settle());
       return await this.guard.explained(dumpDatabaseInBatches(this.db, passing));
     } catch (error) {
       throw taking === undefined ? error : taking.error;
@@ -437,11 +440,12 @@ export class SqliteStore implements StorageBackend {
    * loadDatabaseInBatches), its transaction begun as a write's is (through the write gate,
    * once another process's lock is let go): only on a store nothing else uses meanwhile (a
    * restore's or a migration's target, opened by the command line), as a request's
-   * statement would run inside the open transaction. The search index catches up after it,
-   * as after load.
+   * statement would run inside the open transaction (the search index's catch-up due here
+   * is done first, so none runs inside it). The index catches up after it, as after load.
    */
   async loadInBatches(dumped: BatchedDump, options: BatchedLoadOptions): Promise<void> {
     this.indexCache.invalidate();
+    await this.guard.explained(this.searchBacklog.settle());
     await this.guard.explained(
       loadDatabaseInBatches(this.db, dumped, options, () => this.guard.write(() => this.db.exec('BEGIN IMMEDIATE'))),
     );
