@@ -156,26 +156,38 @@ export function dumpDatabase(runner: Runner): Promise<StoreDump> {
 /**
  * The dump in batches of sql/dump.ts (`readBatch` rows at most at once: tests choose
  * fewer). Read again from the start after a transient failure only while no batch has
- * been handed over: `batches` would take some twice.
+ * been handed over: `batches` would take some twice. What `batches` throws is its own,
+ * passed on as it came: this database's words would misname the failure of the store
+ * taking the batches (another PostgreSQL database's full disk or lost connection).
  */
-export function dumpDatabaseInBatches(
+export async function dumpDatabaseInBatches(
   runner: Runner,
   batches: EntryBatches,
   readBatch = READ_BATCH,
 ): Promise<DumpTables> {
   let handedOver = false;
+  let taking: { readonly error: unknown } | undefined;
   const handing: EntryBatches = {
     total: (entries) => batches.total(entries),
-    batch: (entries) => {
+    batch: async (entries) => {
       handedOver = true;
-      return batches.batch(entries);
+      try {
+        await batches.batch(entries);
+      } catch (error) {
+        taking = { error };
+        throw error;
+      }
     },
   };
-  return inSnapshot(
-    runner,
-    (connection) => runAsync(dumpInBatches(dumpDatabaseOn(on(connection)), handing, readBatch)),
-    () => !handedOver,
-  );
+  try {
+    return await inSnapshot(
+      runner,
+      (connection) => runAsync(dumpInBatches(dumpDatabaseOn(on(connection)), handing, readBatch)),
+      () => !handedOver,
+    );
+  } catch (error) {
+    throw taking === undefined ? error : taking.error;
+  }
 }
 
 /** `read` in one repeatable-read transaction that no timeout of the server's pool cuts short. */
