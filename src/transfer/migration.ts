@@ -66,11 +66,13 @@ export async function copyStore(from: Store, to: Store, options: CopyOptions): P
         'Pass --force to replace everything in it with the copy, or copy into an empty database.',
     );
   }
-  const counted = new CopyCount();
+  let counted = new CopyCount();
   let tables: DumpTables | undefined;
   await loadInBatchesOf(
     to,
     async (batches) => {
+      // Counted afresh each time the target reads the source (again, after a transient failure of its own).
+      counted = new CopyCount();
       tables = await dumpInBatchesOf(from, {
         total: (entriesTotal) => {
           batches.total(entriesTotal);
