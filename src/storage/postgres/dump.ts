@@ -50,8 +50,9 @@ const READ_BATCH = 2_000;
 
 const SQL = {
   snapshot: 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY',
-  // A whole database is read in one transaction: no statement or idle timeout of the
-  // server's pool (pool.ts, 30 s) may cut a scheduled backup short, as none cuts the CLI's.
+  // A whole database is read, or loaded, in one transaction: no statement or idle timeout of
+  // the server's pool (pool.ts, 30 s), a role or the database may cut a scheduled backup, a
+  // restore or a migration short, idle as it is while the other side takes or reads a batch.
   untimed: `SELECT set_config('statement_timeout', '0', true), set_config('idle_in_transaction_session_timeout', '0', true)`,
   // Servers on the database wait (or time out) until the load commits: none sees half of it.
   // Users first, as a write takes its user's row first (statements.ts, lockUser): a write
@@ -209,6 +210,7 @@ function inSnapshot<T>(
 export async function loadDatabase(runner: Runner, dumped: StoreDump, options: LoadOptions): Promise<void> {
   refuseNul(dumped.entries);
   await runner.transaction(async (connection) => {
+    await connection.query({ text: SQL.untimed });
     await connection.query({ text: SQL.lock });
     await runAsync(load(dumpDatabaseOn(on(connection)), dumped, options));
   });
@@ -216,25 +218,30 @@ export async function loadDatabase(runner: Runner, dumped: StoreDump, options: L
 
 /**
  * loadDatabase of a dump read as it is loaded (sql/dump.ts, loadInBatches), in the same
- * one transaction on one connection, every table locked until it commits; each batch
- * refused up front when it holds a NUL, as a whole dump is. Tried again (a lost or busy
- * database) only while no batch was taken: the dump would be read into it twice.
+ * one transaction on one connection, every table locked until it commits, idle while the
+ * source reads its next batch (so no timeout of the server's, a role's or the database's
+ * may end it); each batch refused up front when it holds a NUL, as a whole dump is. Tried
+ * again (a lost or busy database) only until the source is read: its failure is its own,
+ * already in its words (which may say it lost its connection), and what it read would be
+ * read into this transaction twice.
  */
 export async function loadDatabaseInBatches(
   runner: Runner,
   dumped: BatchedDump,
   options: BatchedLoadOptions,
 ): Promise<void> {
-  let taken = false;
+  let reading = false;
   await runner.transaction(
     async (connection) => {
+      await connection.query({ text: SQL.untimed });
       await connection.query({ text: SQL.lock });
-      await loadInBatches(dumpDatabaseOn(on(connection)), runAsync, dumped, options, (entries) => {
-        taken = true;
-        refuseNul(entries);
-      });
+      const source: BatchedDump = (batches) => {
+        reading = true;
+        return dumped(batches);
+      };
+      await loadInBatches(dumpDatabaseOn(on(connection)), runAsync, source, options, refuseNul);
     },
-    { mayRepeat: () => !taken },
+    { mayRepeat: () => !reading },
   );
 }
 
