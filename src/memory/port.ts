@@ -357,6 +357,12 @@ export interface DumpStore {
   /** Everything the store holds, read as one consistent snapshot. */
   dump(): Promise<StoreDump>;
   /**
+   * Which database this store's tables are, however it was named (a PostgreSQL URL spelled
+   * another way): two stores answering the same are one, and a copy between them is refused
+   * (it would wait on itself). Optional: a store named by a file path is told by the path.
+   */
+  identity?(): Promise<string>;
+  /**
    * `dump`, read as one consistent snapshot as well, but its entries handed to `batches`
    * as they are read, a batch at a time, and the rest returned at the end: a store that
    * may be larger than its process's memory (a SQL database's) is copied without being held

@@ -54,6 +54,12 @@ const SQL = {
   // the server's pool (pool.ts, 30 s), a role or the database may cut a scheduled backup, a
   // restore or a migration short, idle as it is while the other side takes or reads a batch.
   untimed: `SELECT set_config('statement_timeout', '0', true), set_config('idle_in_transaction_session_timeout', '0', true)`,
+  // Which tables these are, however the URL spells them (127.0.0.1 or localhost, a socket,
+  // another user): the server (its start, to the microsecond, as every user may read it;
+  // pg_control_system's identifier may be withheld), the database, and the entries table of
+  // the schema on the search path.
+  identity: `SELECT pg_postmaster_start_time()::text || ' ' || current_database() || ' ' || 'entries'::regclass::oid::text
+     AS identity`,
   // Servers on the database wait (or time out) until the load commits: none sees half of it.
   // Users first, as a write takes its user's row first (statements.ts, lockUser): a write
   // under way then finishes while the load waits for it.
@@ -148,6 +154,12 @@ function dumpDatabaseOn(query: <Row>(text: string, values?: readonly unknown[]) 
 
 export function isDatabaseEmpty(runner: Runner): Promise<boolean> {
   return runAsync(isEmpty(dumpDatabaseOn((text, values) => runner.query({ text, values }))));
+}
+
+/** Which database and schema the store's tables are (SQL.identity): equal for two URLs of one. */
+export async function databaseIdentity(runner: Runner): Promise<string> {
+  const [row] = await runner.query<{ identity: string }>({ text: SQL.identity });
+  return row!.identity;
 }
 
 export function dumpDatabase(runner: Runner): Promise<StoreDump> {

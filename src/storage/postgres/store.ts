@@ -64,7 +64,14 @@ import {
 } from '../sql-rows.js';
 import { Batcher, pairKey, pairs } from './batch.js';
 import type { Pool, Queryable, Statement } from './driver.js';
-import { dumpDatabase, dumpDatabaseInBatches, isDatabaseEmpty, loadDatabase, loadDatabaseInBatches } from './dump.js';
+import {
+  databaseIdentity,
+  dumpDatabase,
+  dumpDatabaseInBatches,
+  isDatabaseEmpty,
+  loadDatabase,
+  loadDatabaseInBatches,
+} from './dump.js';
 import { MIGRATIONS, migrate } from './migrations.js';
 import { createPool, type PoolOptions, poolSize, serverAddress } from './pool.js';
 import { PostgresPrimitives, refuseNul, type SavedRow, save } from './primitives.js';
@@ -560,6 +567,10 @@ export class PostgresStore implements StorageBackend {
 
   async dump(): Promise<StoreDump> {
     return dumpDatabase(this.db);
+  }
+
+  identity(): Promise<string> {
+    return databaseIdentity(this.db);
   }
 
   async dumpInBatches(batches: EntryBatches): Promise<DumpTables> {
