@@ -3,7 +3,8 @@
  * by id of at most a read batch of rows (entries and their revisions), but for a lone entry
  * whose history alone is more, every entry once, with what a whole dump holds; what the
  * receiver of its batches throws ends the dump as it came, not worded as this file's
- * failure (a target's full disk is not the source's), and the read transaction ends with it.
+ * failure (a target's full disk is not the source's), and the read transaction ends with it;
+ * a snapshot that finds the file busy as it begins is begun again, as a read is.
  */
 
 import Database from 'better-sqlite3';
@@ -56,6 +57,7 @@ describe('SqliteStore.dumpInBatches', () => {
     const tables = await dumpDatabaseInBatches(
       db,
       { total: (count) => totals.push(count), batch: async (batch) => void batches.push([...batch]) },
+      undefined,
       READ_BATCH,
     );
 
@@ -98,5 +100,59 @@ describe('SqliteStore.dumpInBatches', () => {
       rules,
     );
     expect((await store.dump()).entries).toHaveLength(2);
+  });
+
+  it('tries again while the file is busy as its snapshot begins, then dumps it whole', async () => {
+    const path = tempDir().file('memory.db');
+    const store = new SqliteStore({ path });
+    onTestFinished(() => store.close());
+    await store.mutate(
+      { user: 'alice', label: 'cli' },
+      'topics/a',
+      () => ({ kind: 'put', operation: 'create', description: 'd', body: 'a\n' }),
+      rules,
+    );
+    // The first read of the first read transaction finds the file busy, as when another process
+    // holds it (a WAL file cannot be held so from a test while the store has it open).
+    const db = (store as unknown as { db: Database.Database }).db;
+    let begun = false;
+    let busy = 0;
+    const busyOnce = new Proxy(db, {
+      get(target, key) {
+        if (key === 'exec') {
+          return (sql: string) => {
+            if (sql === 'BEGIN' && busy === 0) begun = true;
+            return target.exec(sql);
+          };
+        }
+        if (key === 'prepare') {
+          return (sql: string) => {
+            const statement = target.prepare(sql);
+            if (!begun) return statement;
+            begun = false;
+            busy++;
+            const fail = () => {
+              throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+            };
+            return Object.assign(Object.create(statement), { get: fail, all: fail, pluck: () => ({ get: fail }) });
+          };
+        }
+        const value = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    Object.defineProperty(store, 'db', { value: busyOnce });
+    const taken: string[] = [];
+
+    const tables = await store.dumpInBatches({
+      total: () => {},
+      batch: async (entries) => void taken.push(...entries.map((entry) => entry.name)),
+    });
+
+    expect({ busy, taken, users: tables.users.map((usage) => usage.user) }).toEqual({
+      busy: 1,
+      taken: ['topics/a'],
+      users: ['alice'],
+    });
   });
 });

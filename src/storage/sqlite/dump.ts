@@ -108,17 +108,34 @@ export function loadDatabase(db: Database, dumped: StoreDump, options: LoadOptio
 const READ_BATCH = 2_000;
 
 /**
+ * Begins the read transaction of a dump in batches and takes its snapshot (the first read
+ * of the file does), rolled back when the file is busy (another process's lock), so that
+ * it may be tried again.
+ */
+export function startSnapshot(db: Database): void {
+  db.exec('BEGIN');
+  try {
+    db.prepare('SELECT count(*) FROM sqlite_schema').get();
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
+/**
  * The dump in batches of sql/dump.ts (`readBatch` rows at most at once: tests choose
  * fewer), read in one read transaction (one snapshot, whatever other connections commit
- * meanwhile), held open while each batch is taken. Only on a connection nothing else uses
+ * meanwhile), begun by `begin` (startSnapshot, tried again while the file is busy by the
+ * store) and held open while each batch is taken. Only on a connection nothing else uses
  * meanwhile (a copy's source): a statement of another caller would run inside it.
  */
 export async function dumpDatabaseInBatches(
   db: Database,
   batches: EntryBatches,
+  begin: () => Promise<void> | void = () => startSnapshot(db),
   readBatch = READ_BATCH,
 ): Promise<DumpTables> {
-  db.exec('BEGIN');
+  await begin();
   try {
     const tables = await runAsync(dumpInBatches(dumpDatabaseOn(db), batches, readBatch));
     db.exec('COMMIT');

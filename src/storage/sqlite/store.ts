@@ -64,7 +64,14 @@ import { DEFAULT_BUSY_DEADLINE_MS, isBusy, retryUntil } from './busy.js';
 import { openDatabase } from './connection.js';
 import type { Database } from './driver.js';
 import { type SqliteDriverName, sqliteDriver } from './drivers.js';
-import { dumpDatabase, dumpDatabaseInBatches, isDatabaseEmpty, loadDatabase, loadDatabaseInBatches } from './dump.js';
+import {
+  dumpDatabase,
+  dumpDatabaseInBatches,
+  isDatabaseEmpty,
+  loadDatabase,
+  loadDatabaseInBatches,
+  startSnapshot,
+} from './dump.js';
 import { GroupCommit } from './group-commit.js';
 import { Guard } from './guard.js';
 import { IndexCache } from './index-cache.js';
@@ -429,7 +436,9 @@ export class SqliteStore implements StorageBackend {
     };
     try {
       await this.guard.explained(this.searchBacklog.settle());
-      return await this.guard.explained(dumpDatabaseInBatches(this.db, passing));
+      // Begun as a read is, tried again while another process holds the file.
+      const begin = () => this.guard.read(() => startSnapshot(this.db));
+      return await this.guard.explained(dumpDatabaseInBatches(this.db, passing, begin));
     } catch (error) {
       throw taking === undefined ? error : taking.error;
     }
