@@ -3,10 +3,11 @@
  * from one snapshot, and the target writes each batch as it comes inside its one
  * transaction. So what is refused late (a user past the caps found once the last batch
  * is read, a source that fails midway) leaves the target as it was, though batches were
- * written; and writes to a live source during the copy are not in it.
+ * written; writes to a live source during the copy are not in it; and the target's own
+ * search catch-up, due from its last write, runs before its load, none inside it.
  */
 
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { Caller, DumpTables, EntryBatches, Store } from '../../src/memory/port.js';
 import { SqliteStore } from '../../src/storage/sqlite/store.js';
 import { copyStore } from '../../src/transfer/migration.js';
@@ -114,6 +115,35 @@ describe('copyStore in batches between SQLite files', () => {
     await expect(attempt).rejects.toBe(failure);
     expect(written.at(-1)).toBeGreaterThan(0);
     expect(await target.dump()).toEqual(before);
+  });
+
+  it("runs the target's own search catch-up before its load, none inside it: the copy is the source's, searchable", async () => {
+    const dir = tempDir();
+    const source = sqlite(dir.file('source.db'));
+    await entries(source, alice, 30);
+    const target = sqlite(dir.file('target.db'));
+    // The target's write makes its search index's catch-up due on a timer: held here, fired at will.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => void vi.useRealTimers());
+    await entries(target, bob, 1);
+    const dueWhileRead: number[] = [];
+    const whileRead = wrapped(source, (batches) => ({
+      total: (count) => batches.total(count),
+      batch: async (batch) => {
+        await batches.batch(batch);
+        // Whatever time passes while the source is read: a catch-up due would run now, inside the load.
+        dueWhileRead.push(vi.getTimerCount());
+        vi.runOnlyPendingTimers();
+      },
+    }));
+
+    await copyStore(whileRead, target, { force: true, target: 'the target' });
+    vi.useRealTimers();
+
+    expect(dueWhileRead).toEqual([0]);
+    expect(await target.dump()).toEqual(await source.dump());
+    expect((await target.search('alice', ['numbered'], { limit: 100 })).length).toBe(30);
+    expect(await target.search('bob', ['numbered'], { limit: 100 })).toEqual([]);
   });
 
   it('copies a live source as it was when the copy began: writes made meanwhile through another connection are not in it', async () => {
