@@ -76,6 +76,7 @@ const NOT_UNIT = [
   'test/memory/revert.test.ts', // reverts on SQLite files and PostgreSQL
   'test/memory/tidy.test.ts', // merges on SQLite files and PostgreSQL
   'test/transfer/backup/', // SQLite files, backed up
+  'test/transfer/migration-batches.test.ts', // copies between SQLite files
 ];
 
 const BROWSER = [

@@ -43,22 +43,27 @@ function backendFor(location: string, flag: '--from' | '--to'): Backend {
   return { kind: 'sqlite', path: resolve(backend.path) };
 }
 
-/** Where a PostgreSQL URL points: server and database, whoever connects. */
-function postgresDatabase(url: string): string {
-  try {
-    const { hostname, port, pathname } = new URL(url);
-    return `${hostname}:${port || '5432'}${pathname}`;
-  } catch {
-    return url;
-  }
+/** One SQLite file named twice: told before opening, as opening a target creates its file. */
+function sameFile(from: Backend, to: Backend): boolean {
+  return (
+    from.kind === 'sqlite' &&
+    to.kind === 'sqlite' &&
+    existsSync(to.path) &&
+    realpathSync(from.path) === realpathSync(to.path)
+  );
 }
 
-function sameDatabase(from: Backend, to: Backend): boolean {
-  if (from.kind === 'sqlite' && to.kind === 'sqlite') {
-    return existsSync(to.path) && realpathSync(from.path) === realpathSync(to.path);
-  }
-  return from.kind === 'postgres' && to.kind === 'postgres' && postgresDatabase(from.url) === postgresDatabase(to.url);
+/**
+ * One PostgreSQL database named twice, however its URLs spell it (127.0.0.1 or localhost, a
+ * socket, another user), as its server tells: the target's load locks every table, then
+ * the source's read would wait on it while the load waits for the read, forever.
+ */
+async function sameTables(source: Store, target: Store): Promise<boolean> {
+  if (!source.identity || !target.identity) return false;
+  return (await source.identity()) === (await target.identity());
 }
+
+const SAME_DATABASE = '--from and --to name the same database: nothing was copied. Copy into another one.';
 
 /** Prints a line on stderr at each tenth of a big copy. */
 function progressOnStderr(io: Io): (progress: CopyProgress) => void {
@@ -70,7 +75,7 @@ function progressOnStderr(io: Io): (progress: CopyProgress) => void {
     lastTenth = tenth;
     io.stderr(
       entriesWritten === 0
-        ? `engram: read ${formatCount(entriesTotal)} entries; writing them in one transaction\n`
+        ? `engram: copying ${formatCount(entriesTotal)} entries in one transaction\n`
         : `engram: wrote ${formatCount(entriesWritten)} of ${formatCount(entriesTotal)} entries (${tenth * 10}%)\n`,
     );
   };
@@ -95,7 +100,7 @@ async function migrate(options: MigrateOptions, environment: Environment, io: Io
   try {
     const from = backendFor(options.from, '--from');
     const to = backendFor(options.to, '--to');
-    if (sameDatabase(from, to)) throw new UsageError('--from and --to name the same database: copy into another one.');
+    if (sameFile(from, to)) throw new UsageError(SAME_DATABASE);
     const settings = loadSettings(options.config, environment);
     const { policy } = settings;
     const sqliteDriver = chooseSqliteDriver(options, settings, environment);
@@ -103,6 +108,7 @@ async function migrate(options: MigrateOptions, environment: Environment, io: Io
     opened.push(source);
     const target = await openBackend(to, { onWarning: log, sqliteDriver });
     opened.push(target);
+    if (await sameTables(source, target)) throw new UsageError(SAME_DATABASE);
     const names = { from: describeBackend(from), to: describeBackend(to) };
     const summary = await copyStore(source, target, {
       force: options.force === true,

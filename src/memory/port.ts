@@ -206,6 +206,44 @@ export interface LoadOptions {
   readonly onProgress?: (entriesWritten: number) => void;
 }
 
+/** How a load in batches (DumpStore.loadInBatches) is asked: as a load, its progress told with the dump's total. */
+export interface BatchedLoadOptions {
+  /** Replace whatever the store holds; without it, a store that is not empty refuses the load. */
+  readonly replace: boolean;
+  /** Told, as the load proceeds, how many of the dump's entries are written so far, of how many it holds. */
+  readonly onProgress?: ((entriesWritten: number, entriesTotal: number) => void) | undefined;
+}
+
+/**
+ * `store`'s loadInBatches, or, for a store that has none, every batch gathered and
+ * loaded whole (such a store holds its whole memory anyway): refused, changing nothing,
+ * when the store is not empty without `replace` or when `dumped` rejects.
+ */
+export async function loadInBatchesOf(
+  store: DumpStore,
+  dumped: BatchedDump,
+  options: BatchedLoadOptions,
+): Promise<void> {
+  if (store.loadInBatches) return store.loadInBatches(dumped, options);
+  // Refused before the dump is read, as a load in batches refuses before taking a batch.
+  if (!options.replace && !(await store.isEmpty())) throw notEmptyError();
+  let total = 0;
+  const entries: DumpedEntry[] = [];
+  const tables = await dumped({
+    total: (count) => {
+      total = count;
+    },
+    // One by one: a spread of a batch of some 100,000 entries overflows the stack.
+    batch: async (batch) => {
+      for (const entry of batch) entries.push(entry);
+    },
+  });
+  await store.load(
+    { entries, ...tables },
+    { replace: options.replace, onProgress: (written) => options.onProgress?.(written, total) },
+  );
+}
+
 /** `store`'s dumpInBatches, or its whole dump handed over as one batch by a store that has none (held whole anyway). */
 export async function dumpInBatchesOf(store: DumpStore, batches: EntryBatches): Promise<DumpTables> {
   if (store.dumpInBatches) return store.dumpInBatches(batches);
@@ -312,16 +350,22 @@ export interface RecoveryStore {
   purgeTrash(cutoff: number): Promise<number>;
 }
 
-/** A whole store at once, to copy it into another (`engram migrate`). */
+/** A whole store at once, to copy it into another (`engram migrate`, `engram restore-backup`). */
 export interface DumpStore {
   /** True when the store holds no entry (live or dropped), no user's usage, no token, account, client or grant. */
   isEmpty(): Promise<boolean>;
   /** Everything the store holds, read as one consistent snapshot. */
   dump(): Promise<StoreDump>;
   /**
+   * Which database this store's tables are, however it was named (a PostgreSQL URL spelled
+   * another way): two stores answering the same are one, and a copy between them is refused
+   * (it would wait on itself). Optional: a store named by a file path is told by the path.
+   */
+  identity?(): Promise<string>;
+  /**
    * `dump`, read as one consistent snapshot as well, but its entries handed to `batches`
    * as they are read, a batch at a time, and the rest returned at the end: a store that
-   * may be larger than its process's memory (PostgreSQL's) is copied without being held
+   * may be larger than its process's memory (a SQL database's) is copied without being held
    * whole. Optional: a store without it is dumped whole (dumpInBatchesOf).
    */
   dumpInBatches?(batches: EntryBatches): Promise<DumpTables>;
@@ -330,6 +374,15 @@ export interface DumpStore {
    * or nothing. Unless `replace`, a store that is not empty refuses with CONFLICT (notEmptyError).
    */
   load(dump: StoreDump, options: LoadOptions): Promise<void>;
+  /**
+   * `load` of a dump read as it is loaded (`dumped`, another store's dump in batches): the
+   * same one transaction, each batch written as it is handed over, so that a memory larger
+   * than the process's heap is copied (`engram migrate`, `engram restore-backup`) without
+   * being held whole. A rejection of `dumped` (a batch refused, a check failed at its end)
+   * rolls it all back: the store is left as it was. Optional: a store without it gathers the
+   * batches and loads them whole (loadInBatchesOf).
+   */
+  loadInBatches?(dumped: BatchedDump, options: BatchedLoadOptions): Promise<void>;
 }
 
 /**

@@ -243,7 +243,7 @@ describe('engram migrate, SQLite files', () => {
     const run = await engram(['migrate', '--from', source, '--to', target, '--config', config], env);
 
     expect(run.code).toBe(0);
-    expect(run.stderr).toContain('engram: read 1,500 entries; writing them in one transaction\n');
+    expect(run.stderr).toContain('engram: copying 1,500 entries in one transaction\n');
     expect(run.stderr).toContain('engram: wrote 1,500 of 1,500 entries (100%)\n');
     expect((await withSqlite(target, (store) => store.index('alice'))).length).toBe(1_500);
   });
@@ -260,7 +260,9 @@ describe('engram migrate, SQLite files', () => {
 
     const itself = await engram(['migrate', '--from', source, '--to', `${dir.path}/./source.db`, '--force'], env);
     expect(itself).toMatchObject({ code: 2, stdout: '' });
-    expect(itself.stderr).toBe('engram: --from and --to name the same database: copy into another one.\n');
+    expect(itself.stderr).toBe(
+      'engram: --from and --to name the same database: nothing was copied. Copy into another one.\n',
+    );
 
     const incomplete = await engram(['migrate', '--from', source], env);
     expect(incomplete.code).toBe(2);
@@ -340,5 +342,35 @@ describe.skipIf(!server)('engram migrate through PostgreSQL', () => {
 
     expect(forced.code).toBe(0);
     expect(await withPostgres(postgres.url, dumpOf)).toEqual(original);
+  });
+
+  it('refuses one PostgreSQL database named by two spellings of its server, changing nothing, where the copy waited on itself', async () => {
+    const { env, source } = setup();
+    await filledSqlite(source);
+    const postgres = await database();
+    expect(await engram(['migrate', '--from', source, '--to', postgres.url], env)).toMatchObject({ code: 0 });
+    const held = await withPostgres(postgres.url, dumpOf);
+    const spelledAgain = new URL(postgres.url);
+    spelledAgain.hostname = spelledAgain.hostname === 'localhost' ? '127.0.0.1' : 'localhost';
+
+    const itself = await engram(['migrate', '--from', postgres.url, '--to', spelledAgain.toString(), '--force'], env);
+
+    expect(itself).toMatchObject({ code: 2, stdout: '' });
+    expect(itself.stderr).toBe(
+      'engram: --from and --to name the same database: nothing was copied. Copy into another one.\n',
+    );
+    expect(await withPostgres(postgres.url, dumpOf)).toEqual(held);
+  });
+
+  it('copies between two schemas of one PostgreSQL database: they are two stores', async () => {
+    const { env, source } = setup();
+    const original = await filledSqlite(source);
+    const [first, second] = [await database(), await database()];
+    expect(await engram(['migrate', '--from', source, '--to', first.url], env)).toMatchObject({ code: 0 });
+
+    const copied = await engram(['migrate', '--from', first.url, '--to', second.url], env);
+
+    expect(copied).toMatchObject({ code: 0, stderr: '' });
+    expect(await withPostgres(second.url, dumpOf)).toEqual(original);
   });
 });

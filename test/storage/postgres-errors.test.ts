@@ -10,6 +10,7 @@ import { EngramError } from '../../src/memory/model/errors.js';
 import type { Caller } from '../../src/memory/port.js';
 import { appendLine } from '../../src/storage/contract/setup.js';
 import type { Connection, Pool } from '../../src/storage/postgres/driver.js';
+import { loadDatabase, loadDatabaseInBatches } from '../../src/storage/postgres/dump.js';
 import { explainFailure } from '../../src/storage/postgres/errors.js';
 import { openPostgresStore } from '../../src/storage/postgres/index.js';
 import { Runner } from '../../src/storage/postgres/transaction.js';
@@ -138,6 +139,61 @@ describe('Runner, on a pool that fails', () => {
       code: 'STORE_FULL',
     });
     expect(connects()).toBe(1);
+  });
+
+  /** What another store says when it lost its connection: already in words, naming its own server. */
+  const sourceLost = () =>
+    new EngramError(
+      'STORE_UNAVAILABLE',
+      'cannot reach PostgreSQL at source:5432: Connection terminated unexpectedly. Check that the server is running and that the database URL is right.',
+    );
+
+  it("passes on another store's failure in words at once, though it says a connection was lost", async () => {
+    const { runner, connects } = pool(() => undefined);
+    const lost = sourceLost();
+
+    await expect(
+      runner.transaction(async () => {
+        throw lost;
+      }),
+    ).rejects.toBe(lost);
+    expect(connects()).toBe(1);
+  });
+
+  it('a load in batches reads its source once, though the source fails before its first batch', async () => {
+    const { runner, connects } = pool(() => undefined);
+    const lost = Object.assign(new Error('Connection terminated unexpectedly'), { code: undefined });
+    let reads = 0;
+
+    await expect(
+      loadDatabaseInBatches(
+        runner,
+        async () => {
+          reads++;
+          throw lost;
+        },
+        { replace: true },
+      ),
+    ).rejects.toMatchObject({ message: expect.stringContaining('Connection terminated unexpectedly') });
+    expect({ reads, connects: connects() }).toEqual({ reads: 1, connects: 1 });
+  });
+
+  it('a load, whole or in batches, first lifts the timeouts of the server, the role and the database', async () => {
+    const sent: string[] = [];
+    const { runner } = pool(
+      () => undefined,
+      (text) => void sent.push(text),
+    );
+    const tables = { users: [], tokens: [], accounts: [], clients: [], grants: [], grantSecrets: [], proposals: [] };
+
+    await loadDatabaseInBatches(runner, async () => tables, { replace: true }).catch(() => {});
+    await loadDatabase(runner, { entries: [], ...tables }, { replace: true }).catch(() => {});
+
+    const begun = sent.flatMap((text, at) => (text.startsWith('BEGIN') ? [sent[at + 1]] : []));
+    expect(begun).toEqual([
+      expect.stringContaining("set_config('idle_in_transaction_session_timeout', '0', true)"),
+      expect.stringContaining("set_config('idle_in_transaction_session_timeout', '0', true)"),
+    ]);
   });
 });
 

@@ -5,7 +5,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import type { Caller, Decide, Store } from '../../src/memory/port.js';
+import type { BatchedDump, BatchedLoadOptions, Caller, Decide, Store } from '../../src/memory/port.js';
+import { loadInBatchesOf } from '../../src/memory/port.js';
 import { openMemoryStore } from '../../src/storage/memory/index.js';
 import { type CopyProgress, copyStore } from '../../src/transfer/migration.js';
 import { rules } from '../helpers/rules.js';
@@ -127,5 +128,27 @@ describe('copyStore and the caps', () => {
       /: alice \(2 entries, 38 bytes\); /,
     );
     expect((await copy({ maxEntries: 2, userCap: 38 })).entries).toBe(3);
+  });
+});
+
+describe('copyStore read again by its target', () => {
+  it('counts what the source holds once, though the target read it twice', async () => {
+    const from = await filled();
+    const into = openMemoryStore();
+    // A target that reads the dump once and starts over, as one tried again after a failure of its own.
+    const to = Object.assign(Object.create(into) as Store, {
+      loadInBatches: async (dumped: BatchedDump, options: BatchedLoadOptions) => {
+        await dumped({ total: () => {}, batch: async () => {} });
+        await loadInBatchesOf(into, dumped, options);
+      },
+    });
+
+    const summary = await copyStore(from, to, {
+      force: false,
+      target: 'the target',
+      policy: { maxEntries: 2, userCap: 1_000_000 },
+    });
+
+    expect(summary).toMatchObject({ users: 2, entries: 3, trash: 1, revisions: 6 });
   });
 });

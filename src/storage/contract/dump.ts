@@ -8,7 +8,14 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import type { Caller, DumpedEntry, ProposalRecord, StoreDump } from '../../memory/port.js';
+import {
+  type BatchedDump,
+  type Caller,
+  type DumpedEntry,
+  loadInBatchesOf,
+  type ProposalRecord,
+  type StoreDump,
+} from '../../memory/port.js';
 import type { StorageBackend } from '../backend.js';
 import {
   account,
@@ -111,6 +118,26 @@ function manyEntries(count: number): StoreDump {
   });
   const dump: StoreDump = { ...EMPTY, entries, openedSince: START - 5_000 };
   return { ...dump, users: recount(dump) };
+}
+
+/**
+ * `dump` as a dump in batches hands it over: its total, then its entries cut at `sizes`
+ * (the last size repeated), then the rest; `fail`, when given, rejects in place of the
+ * batch after `fail.after` batches (the source failing, or a check refusing, mid-copy).
+ */
+function inBatches(dump: StoreDump, sizes: readonly number[], fail?: { after: number; error: Error }): BatchedDump {
+  return async (batches) => {
+    const { entries, ...tables } = dump;
+    batches.total(entries.length);
+    let handed = 0;
+    for (let start = 0, size = sizes[0]!; start < entries.length; start += size, size = sizes[handed] ?? size) {
+      if (fail && handed === fail.after) throw fail.error;
+      await batches.batch(entries.slice(start, start + size));
+      handed++;
+    }
+    if (fail && handed === fail.after) throw fail.error;
+    return tables;
+  };
 }
 
 /** Changes held for review: a write with every text, with none (a drop), and another user's. */
@@ -458,6 +485,125 @@ export function describeDumpContract(label: string, open: OpenStore): void {
 
         expect(batches).toEqual([]);
         expect({ entries: [], ...tables }).toEqual(await store.dump());
+      });
+    });
+
+    describe('loadInBatches (or, where the store has none, its batches gathered and loaded whole)', () => {
+      it('writes a dump handed over in batches across every page edge, as load writes it whole', async () => {
+        const source = await fresh();
+        await fill(source);
+        const whole = await source.dump();
+        const many = manyEntries(2_345);
+        // fill()'s entries after 2,345 more: batches of 1, 999, 1,000, 1, then 344 and the rest, across a
+        // SQLite load's batch of 1,000 entries and PostgreSQL's of 500 rows, and a lone entry on each side.
+        const offset = many.entries.at(-1)!.id;
+        const dump: StoreDump = {
+          ...whole,
+          entries: [...many.entries, ...whole.entries.map((entry) => ({ ...entry, id: entry.id + offset }))],
+        };
+        const target = await fresh();
+        const reported: [number, number][] = [];
+
+        await loadInBatchesOf(target, inBatches(dump, [1, 999, 1_000, 1, 344]), {
+          replace: false,
+          onProgress: (written, total) => reported.push([written, total]),
+        });
+
+        expect(await target.dump()).toEqual(dump);
+        expect(reported.at(-1)).toEqual([dump.entries.length, dump.entries.length]);
+        expect(reported.map(([written]) => written)).toEqual(
+          [...reported.map(([written]) => written)].sort((a, b) => a - b),
+        );
+        expect((await target.mutate(desktop, 'topics/next', put('next\n'), rules)).after?.revision).toBe(1);
+        expect((await target.dump()).entries.at(-1)?.id).toBeGreaterThan(dump.entries.at(-1)!.id);
+      });
+
+      it('with replace, puts a dump in batches in place of everything, and an empty one empties the store', async () => {
+        const source = await fresh();
+        await fill(source);
+        const dump = await source.dump();
+        const target = await fresh();
+        await target.mutate(bob, 'topics/mine', put('mine\n'), rules);
+        await target.tokens.add(token('t-mine'));
+
+        await loadInBatchesOf(target, inBatches(dump, [2]), { replace: true });
+        expect(await target.dump()).toEqual(dump);
+
+        await loadInBatchesOf(target, inBatches(EMPTY, [2]), { replace: true });
+        expect(await target.isEmpty()).toBe(true);
+      });
+
+      it('refuses a store that is not empty with CONFLICT before taking a batch, changing nothing', async () => {
+        const source = await fresh();
+        await fill(source);
+        const target = await fresh();
+        await target.mutate(bob, 'topics/mine', put('mine\n'), rules);
+        const before = await target.dump();
+        const taken: unknown[] = [];
+        const dumped = inBatches(await source.dump(), [2]);
+
+        const attempt = loadInBatchesOf(
+          target,
+          (batches) => dumped({ ...batches, batch: async (entries) => void taken.push(entries) }),
+          { replace: false },
+        );
+
+        await expect(attempt).rejects.toThrow(
+          'the target store is not empty, so nothing was loaded: load with replace to overwrite everything in it, or load into an empty store.',
+        );
+        expect(taken).toEqual([]);
+        expect(await target.dump()).toEqual(before);
+      });
+
+      it('leaves the store as it was when the dump fails after some batches were written', async () => {
+        const target = await fresh();
+        await fill(target);
+        const before = await target.dump();
+        const readsBefore = await reads(target);
+        const refused = new Error('the source failed mid-copy');
+        const written: number[] = [];
+
+        const attempt = loadInBatchesOf(target, inBatches(manyEntries(2_345), [1_000], { after: 2, error: refused }), {
+          replace: true,
+          onProgress: (count) => written.push(count),
+        });
+
+        await expect(attempt).rejects.toBe(refused);
+        // Written as they came, where the store loads in batches; else gathered, and none written.
+        expect(written.at(-1)).toBe(target.loadInBatches ? 2_000 : undefined);
+        expect(await target.dump()).toEqual(before);
+        expect(await reads(target)).toEqual(readsBefore);
+      });
+
+      it('leaves the store as it was when the dump fails once every batch was written (a check at its end)', async () => {
+        const target = await fresh();
+        await fill(target);
+        const before = await target.dump();
+        const refused = new Error('a check at the end refused the copy');
+
+        const attempt = loadInBatchesOf(target, inBatches(manyEntries(1_200), [500], { after: 3, error: refused }), {
+          replace: true,
+        });
+
+        await expect(attempt).rejects.toBe(refused);
+        expect(await target.dump()).toEqual(before);
+      });
+
+      it('leaves the store as it was when what follows the entries cannot be stored', async () => {
+        const source = await fresh();
+        await fill(source);
+        const target = await fresh();
+        await target.mutate(bob, 'topics/mine', put('mine\n'), rules);
+        const before = await target.dump();
+        const dump = await source.dump();
+        const broken: StoreDump = { ...dump, tokens: [...dump.tokens, { ...token('t-alice'), hash: 'e'.repeat(64) }] };
+
+        await expect(loadInBatchesOf(target, inBatches(broken, [1]), { replace: true })).rejects.toMatchObject({
+          name: 'EngramError',
+          code: 'CONFLICT',
+        });
+
+        expect(await target.dump()).toEqual(before);
       });
     });
 

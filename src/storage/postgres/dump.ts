@@ -2,18 +2,37 @@
  * The PostgreSQL side of the whole-database dump and load (storage/sql/dump.ts, written
  * once for both SQL backends): a dump is read in one repeatable-read transaction (one
  * consistent snapshot, while servers keep writing), whole or its entries in batches (a
- * backup of a memory larger than the server's heap: dumpInBatches); a load holds every
- * table locked, writes in batches of rows (one statement per batch, the columns passed as
- * arrays) and commits once — the whole dump, or nothing. What only this schema keeps: each entry's
+ * backup of a memory larger than the server's heap: dumpInBatches); a load, of a dump
+ * whole or taken in batches as another store reads it (loadInBatches: a restore or a
+ * migration that never holds the memory whole), holds every table locked, writes in
+ * batches of rows (one statement per batch, the columns passed as arrays) and commits once
+ * — the whole dump, or nothing. What only this schema keeps: each entry's
  * search vector, revisions' in_trash (which the history cap's index reads), and the
  * entries' id sequence; and its text cannot hold U+0000, which a load refuses up front.
  */
 
 import { EngramError } from '../../memory/model/errors.js';
 import { distinctSearchText } from '../../memory/model/search-words.js';
-import type { DumpedEntry, DumpTables, EntryBatches, LoadOptions, StoreDump } from '../../memory/port.js';
+import type {
+  BatchedDump,
+  BatchedLoadOptions,
+  DumpedEntry,
+  DumpTables,
+  EntryBatches,
+  LoadOptions,
+  StoreDump,
+} from '../../memory/port.js';
 import { runAsync } from '../engine/drive.js';
-import { type DumpDatabase, type DumpTable, dump, dumpInBatches, isEmpty, LOADED_TABLES, load } from '../sql/dump.js';
+import {
+  type DumpDatabase,
+  type DumpTable,
+  dump,
+  dumpInBatches,
+  isEmpty,
+  LOADED_TABLES,
+  load,
+  loadInBatches,
+} from '../sql/dump.js';
 import type { Queryable } from './driver.js';
 import { postgresDialect } from './sql-database.js';
 import { searchVector } from './statements.js';
@@ -31,9 +50,16 @@ const READ_BATCH = 2_000;
 
 const SQL = {
   snapshot: 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY',
-  // A whole database is read in one transaction: no statement or idle timeout of the
-  // server's pool (pool.ts, 30 s) may cut a scheduled backup short, as none cuts the CLI's.
+  // A whole database is read, or loaded, in one transaction: no statement or idle timeout of
+  // the server's pool (pool.ts, 30 s), a role or the database may cut a scheduled backup, a
+  // restore or a migration short, idle as it is while the other side takes or reads a batch.
   untimed: `SELECT set_config('statement_timeout', '0', true), set_config('idle_in_transaction_session_timeout', '0', true)`,
+  // Which tables these are, however the URL spells them (127.0.0.1 or localhost, a socket,
+  // another user): the server (its start, to the microsecond, as every user may read it;
+  // pg_control_system's identifier may be withheld), the database, and the entries table of
+  // the schema on the search path.
+  identity: `SELECT pg_postmaster_start_time()::text || ' ' || current_database() || ' ' || 'entries'::regclass::oid::text
+     AS identity`,
   // Servers on the database wait (or time out) until the load commits: none sees half of it.
   // Users first, as a write takes its user's row first (statements.ts, lockUser): a write
   // under way then finishes while the load waits for it.
@@ -68,6 +94,7 @@ const SQL = {
 function dumpDatabaseOn(query: <Row>(text: string, values?: readonly unknown[]) => Promise<Row[]>): DumpDatabase {
   return {
     dialect: postgresDialect,
+    entryOrder: 'user-then-id',
     batch: BATCH,
     rows: (text, values) => {
       if (values === undefined) return query(text);
@@ -129,6 +156,12 @@ export function isDatabaseEmpty(runner: Runner): Promise<boolean> {
   return runAsync(isEmpty(dumpDatabaseOn((text, values) => runner.query({ text, values }))));
 }
 
+/** Which database and schema the store's tables are (SQL.identity): equal for two URLs of one. */
+export async function databaseIdentity(runner: Runner): Promise<string> {
+  const [row] = await runner.query<{ identity: string }>({ text: SQL.identity });
+  return row!.identity;
+}
+
 export function dumpDatabase(runner: Runner): Promise<StoreDump> {
   return inSnapshot(runner, (connection) => runAsync(dump(dumpDatabaseOn(on(connection)))));
 }
@@ -136,26 +169,38 @@ export function dumpDatabase(runner: Runner): Promise<StoreDump> {
 /**
  * The dump in batches of sql/dump.ts (`readBatch` rows at most at once: tests choose
  * fewer). Read again from the start after a transient failure only while no batch has
- * been handed over: `batches` would take some twice.
+ * been handed over: `batches` would take some twice. What `batches` throws is its own,
+ * passed on as it came: this database's words would misname the failure of the store
+ * taking the batches (another PostgreSQL database's full disk or lost connection).
  */
-export function dumpDatabaseInBatches(
+export async function dumpDatabaseInBatches(
   runner: Runner,
   batches: EntryBatches,
   readBatch = READ_BATCH,
 ): Promise<DumpTables> {
   let handedOver = false;
+  let taking: { readonly error: unknown } | undefined;
   const handing: EntryBatches = {
     total: (entries) => batches.total(entries),
-    batch: (entries) => {
+    batch: async (entries) => {
       handedOver = true;
-      return batches.batch(entries);
+      try {
+        await batches.batch(entries);
+      } catch (error) {
+        taking = { error };
+        throw error;
+      }
     },
   };
-  return inSnapshot(
-    runner,
-    (connection) => runAsync(dumpInBatches(dumpDatabaseOn(on(connection)), handing, readBatch)),
-    () => !handedOver,
-  );
+  try {
+    return await inSnapshot(
+      runner,
+      (connection) => runAsync(dumpInBatches(dumpDatabaseOn(on(connection)), handing, readBatch)),
+      () => !handedOver,
+    );
+  } catch (error) {
+    throw taking === undefined ? error : taking.error;
+  }
 }
 
 /** `read` in one repeatable-read transaction that no timeout of the server's pool cuts short. */
@@ -177,9 +222,39 @@ function inSnapshot<T>(
 export async function loadDatabase(runner: Runner, dumped: StoreDump, options: LoadOptions): Promise<void> {
   refuseNul(dumped.entries);
   await runner.transaction(async (connection) => {
+    await connection.query({ text: SQL.untimed });
     await connection.query({ text: SQL.lock });
     await runAsync(load(dumpDatabaseOn(on(connection)), dumped, options));
   });
+}
+
+/**
+ * loadDatabase of a dump read as it is loaded (sql/dump.ts, loadInBatches), in the same
+ * one transaction on one connection, every table locked until it commits, idle while the
+ * source reads its next batch (so no timeout of the server's, a role's or the database's
+ * may end it); each batch refused up front when it holds a NUL, as a whole dump is. Tried
+ * again (a lost or busy database) only until the source is read: its failure is its own,
+ * already in its words (which may say it lost its connection), and what it read would be
+ * read into this transaction twice.
+ */
+export async function loadDatabaseInBatches(
+  runner: Runner,
+  dumped: BatchedDump,
+  options: BatchedLoadOptions,
+): Promise<void> {
+  let reading = false;
+  await runner.transaction(
+    async (connection) => {
+      await connection.query({ text: SQL.untimed });
+      await connection.query({ text: SQL.lock });
+      const source: BatchedDump = (batches) => {
+        reading = true;
+        return dumped(batches);
+      };
+      await loadInBatches(dumpDatabaseOn(on(connection)), runAsync, source, options, refuseNul);
+    },
+    { mayRepeat: () => !reading },
+  );
 }
 
 /** Statements on the connection holding a transaction, answering their rows. */

@@ -33,7 +33,8 @@ function codeOf(error: unknown): string | undefined {
 
 /** True when the failure is the connection itself (server down, restarting, unreachable), not a statement. */
 export function isConnectionError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
+  // An EngramError is a failure already put in words (another store's, maybe "cannot reach"): never this connection's.
+  if (!(error instanceof Error) || isEngramError(error)) return false;
   const code = codeOf(error);
   if (code !== undefined && (NETWORK_ERRORS.has(code) || SERVER_GONE.has(code) || code.startsWith('08'))) return true;
   return /Connection terminated|connection timeout|not queryable/i.test(error.message);

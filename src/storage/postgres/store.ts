@@ -17,6 +17,8 @@ import type { ActivityQuery, ActivityRecord, ActorCount, ChangeListener } from '
 import { type AppliedChange, applyChange } from '../../memory/model/apply.js';
 import type { IndexRow } from '../../memory/model/format.js';
 import type {
+  BatchedDump,
+  BatchedLoadOptions,
   Caller,
   Change,
   CopyRevision,
@@ -62,7 +64,14 @@ import {
 } from '../sql-rows.js';
 import { Batcher, pairKey, pairs } from './batch.js';
 import type { Pool, Queryable, Statement } from './driver.js';
-import { dumpDatabase, dumpDatabaseInBatches, isDatabaseEmpty, loadDatabase } from './dump.js';
+import {
+  databaseIdentity,
+  dumpDatabase,
+  dumpDatabaseInBatches,
+  isDatabaseEmpty,
+  loadDatabase,
+  loadDatabaseInBatches,
+} from './dump.js';
 import { MIGRATIONS, migrate } from './migrations.js';
 import { createPool, type PoolOptions, poolSize, serverAddress } from './pool.js';
 import { PostgresPrimitives, refuseNul, type SavedRow, save } from './primitives.js';
@@ -560,12 +569,22 @@ export class PostgresStore implements StorageBackend {
     return dumpDatabase(this.db);
   }
 
+  identity(): Promise<string> {
+    return databaseIdentity(this.db);
+  }
+
   async dumpInBatches(batches: EntryBatches): Promise<DumpTables> {
     return dumpDatabaseInBatches(this.db, batches);
   }
 
   async load(dump: StoreDump, options: LoadOptions): Promise<void> {
     await loadDatabase(this.db, dump, options);
+    this.known?.clear();
+    this.feed.committedSome();
+  }
+
+  async loadInBatches(dumped: BatchedDump, options: BatchedLoadOptions): Promise<void> {
+    await loadDatabaseInBatches(this.db, dumped, options);
     this.known?.clear();
     this.feed.committedSome();
   }

@@ -9,12 +9,21 @@
  * inserted (one by one, or in batches of arrays) and what each schema keeps beside the
  * rows are the dialect's (sqlite/dump.ts, postgres/dump.ts).
  *
- * A dump may also hand its entries over in batches as it reads them (dumpInBatches, for a
- * backup of a PostgreSQL memory larger than the server's heap), and a load take them so
- * (startLoad, loadEntries, finishLoad: what `load` is made of).
+ * A dump may also hand its entries over in batches as it reads them (dumpInBatches), and a
+ * load take them so (loadInBatches, from startLoad, loadEntries, finishLoad: what `load` is
+ * made of): a backup, a restore or a migration of a memory larger than the heap is copied
+ * without being held whole.
  */
 
-import type { DumpTables, EntryBatches, LoadOptions, StoreDump, UserUsage } from '../../memory/port.js';
+import type {
+  BatchedDump,
+  BatchedLoadOptions,
+  DumpTables,
+  EntryBatches,
+  LoadOptions,
+  StoreDump,
+  UserUsage,
+} from '../../memory/port.js';
 import { type DumpedEntry, notEmptyError } from '../../memory/port.js';
 import { get, type Maybe, type Work } from '../engine/drive.js';
 import {
@@ -136,37 +145,60 @@ function dumpReads({ byCodePoint: c }: SqlDialect) {
 }
 
 /**
- * The reads of a dump in batches, in the order of the entries' primary key in PostgreSQL
- * (user, then id: keyset pages served by that index, in the column's own collation for
- * both the order and the comparison), each page's revisions by the same key. A page is
- * read as its first user's entries (ids between the page's first and that user's last),
- * every entry of the users between, and its last user's (ids up to the page's last): each
- * read bounded on both sides in the index. A range of whole keys was bounded only by the
- * user (PostgreSQL 15), so each page read the rest of its user's index: a user's dump took
- * time quadratic in their entries. One read per user instead took a round trip for each
- * of a page's users: 12 times longer for a memory of many small users.
+ * The order a dump in batches pages through the entries in: their primary key, whose index
+ * serves each page (PostgreSQL's is the user, then the id; SQLite's the id, the rowid: an
+ * order by user there would scan and sort every entry for each page).
+ */
+export type EntryOrder = 'user-then-id' | 'id';
+
+/**
+ * The reads of a dump in batches, in the order of the entries' primary key (EntryOrder),
+ * each page's revisions by the same key. By user, then id (PostgreSQL), a page is read as
+ * its first user's entries (ids between the page's first and that user's last), every
+ * entry of the users between, and its last user's (ids up to the page's last): each read
+ * bounded on both sides in the index, in the column's own collation for both the order and
+ * the comparison. A range of whole keys was bounded only by the user (PostgreSQL 15), so
+ * each page read the rest of its user's index: a user's dump took time quadratic in their
+ * entries. One read per user instead took a round trip for each of a page's users: 12
+ * times longer for a memory of many small users. By id (SQLite), a page is one range of ids.
  */
 const BATCH_READS = {
   entryCount: 'SELECT count(*) AS entries FROM entries',
-  /** The keys of the next entries after `(?, ?)` (or from the first), with how many revisions each keeps. */
-  nextKeys: (from: 'first' | 'after', limit: number) => `SELECT e.user_id, e.id,
+  /** The keys of the next entries after `(?, ?)` (or `?`, by id; or from the first), with how many revisions each keeps. */
+  nextKeys: (order: EntryOrder, from: 'first' | 'after', limit: number) =>
+    order === 'id'
+      ? `SELECT e.user_id, e.id, (SELECT count(*) FROM revisions r WHERE r.entry_id = e.id) AS revisions
+     FROM entries e${from === 'after' ? ' WHERE e.id > ?' : ''}
+     ORDER BY e.id LIMIT ${Math.trunc(limit)}`
+      : `SELECT e.user_id, e.id,
        (SELECT count(*) FROM revisions r WHERE r.user_id = e.user_id AND r.entry_id = e.id) AS revisions
      FROM entries e${from === 'after' ? ' WHERE (e.user_id, e.id) > (?, ?)' : ''}
      ORDER BY e.user_id, e.id LIMIT ${Math.trunc(limit)}`,
-  /** User `?`'s entries with ids from `?` through `?`, or every entry of the users after `?` and before `?`. */
-  entries: (users: 'one' | 'between') => `SELECT id, user_id, name, description, ${bodyOf('entries')} AS body, size,
+  /** Entries with ids from `?` through `?`; user `?`'s with ids from `?` through `?`; or every entry of the users after `?` and before `?`. */
+  entries: (range: PageRange) => `SELECT id, user_id, name, description, ${bodyOf('entries')} AS body, size,
        created, updated, revision, dropped_at, dropped_by, opened
-     FROM entries WHERE ${users === 'one' ? 'user_id = ? AND id BETWEEN ? AND ?' : 'user_id > ? AND user_id < ?'}
-     ORDER BY user_id, id`,
+     FROM entries WHERE ${
+       range === 'ids'
+         ? 'id BETWEEN ? AND ? ORDER BY id'
+         : `${range === 'one' ? 'user_id = ? AND id BETWEEN ? AND ?' : 'user_id > ? AND user_id < ?'} ORDER BY user_id, id`
+     }`,
   /** Their revisions. */
-  revisions: (users: 'one' | 'between') => `SELECT entry_id, revision, operation, actor, at, description, body, note
-     FROM revisions WHERE ${users === 'one' ? 'user_id = ? AND entry_id BETWEEN ? AND ?' : 'user_id > ? AND user_id < ?'}
-     ORDER BY user_id, entry_id, revision`,
+  revisions: (range: PageRange) => `SELECT entry_id, revision, operation, actor, at, description, body, note
+     FROM revisions WHERE ${
+       range === 'ids'
+         ? 'entry_id BETWEEN ? AND ? ORDER BY entry_id, revision'
+         : `${range === 'one' ? 'user_id = ? AND entry_id BETWEEN ? AND ?' : 'user_id > ? AND user_id < ?'} ORDER BY user_id, entry_id, revision`
+     }`,
 } as const;
+
+/** A range of a page's read: of ids (by id), or of one user's ids or of the users between two (by user, then id). */
+type PageRange = 'ids' | 'one' | 'between';
 
 /** What a dialect gives the dump and the load, inside the one transaction it holds while they run. */
 export interface DumpDatabase {
   readonly dialect: SqlDialect;
+  /** The order of a dump in batches: the entries' primary key. */
+  readonly entryOrder: EntryOrder;
   /** Entries written between two progress reports; rows per insert, where the dialect batches them. */
   readonly batch: number;
   /** The rows of one read, its `?` bound to `values` in order. */
@@ -216,8 +248,8 @@ export function* dumpInBatches(db: DumpDatabase, batches: EntryBatches, readBatc
     if (keysLeft && rowsOf(ahead) < readBatch) {
       const keys = yield* get(
         db.rows<EntryKey & { revisions: number | string }>(
-          BATCH_READS.nextKeys(after === undefined ? 'first' : 'after', readBatch),
-          after === undefined ? [] : [after.user_id, after.id],
+          BATCH_READS.nextKeys(db.entryOrder, after === undefined ? 'first' : 'after', readBatch),
+          after === undefined ? [] : db.entryOrder === 'id' ? [after.id] : [after.user_id, after.id],
         ),
       );
       keysLeft = keys.length === readBatch;
@@ -236,7 +268,7 @@ export function* dumpInBatches(db: DumpDatabase, batches: EntryBatches, readBatc
   return yield* dumpTables(db);
 }
 
-/** An entry's primary key in PostgreSQL, the order of a dump in batches. */
+/** An entry's key in the order of a dump in batches (EntryOrder): its user and id. */
 interface EntryKey {
   readonly user_id: string;
   readonly id: number;
@@ -256,19 +288,19 @@ function* readPage(db: DumpDatabase, page: readonly EntryKey[]): Work<DumpedEntr
   const first = page[0]!;
   const last = page.at(-1)!;
   const ofFirst = page.filter((key) => key.user_id === first.user_id);
-  const reads: [users: 'one' | 'between', values: unknown[]][] = [
-    ['one', [first.user_id, first.id, ofFirst.at(-1)!.id]],
-  ];
-  if (last.user_id !== first.user_id) {
+  const reads: [range: PageRange, values: unknown[]][] =
+    db.entryOrder === 'id' ? [['ids', [first.id, last.id]]] : [['one', [first.user_id, first.id, ofFirst.at(-1)!.id]]];
+  if (db.entryOrder === 'user-then-id' && last.user_id !== first.user_id) {
     const ofLast = page.filter((key) => key.user_id === last.user_id);
     if (ofFirst.length + ofLast.length < page.length) reads.push(['between', [first.user_id, last.user_id]]);
     reads.push(['one', [last.user_id, ofLast[0]!.id, last.id]]);
   }
   const entries: DumpedEntryRow[] = [];
   const revisions: RevisionRow[] = [];
-  for (const [users, values] of reads) {
-    entries.push(...(yield* get(db.rows<DumpedEntryRow>(BATCH_READS.entries(users), values))));
-    revisions.push(...(yield* get(db.rows<RevisionRow>(BATCH_READS.revisions(users), values))));
+  for (const [range, values] of reads) {
+    // One by one: a spread of some 100,000 rows overflows the stack.
+    for (const row of yield* get(db.rows<DumpedEntryRow>(BATCH_READS.entries(range), values))) entries.push(row);
+    for (const row of yield* get(db.rows<RevisionRow>(BATCH_READS.revisions(range), values))) revisions.push(row);
   }
   return toDumpedEntries(entries, revisions);
 }
@@ -297,6 +329,37 @@ export function* load(db: DumpDatabase, dump: StoreDump, options: LoadOptions): 
   const changes = yield* startLoad(db, options);
   yield* loadEntries(db, dump.entries, 0, options);
   yield* finishLoad(db, dump, changes);
+}
+
+/**
+ * `load` of a dump read as it is loaded (`dumped`, another store's dump in batches), inside
+ * the dialect's one transaction: started, each batch written as it is handed over (once
+ * `accept` lets it in, which may throw to refuse it), then finished with the tables the
+ * dump answers at its end. A rejection anywhere is the caller's to roll back. `run` drives
+ * each step: in turns on SQLite, awaited on PostgreSQL's connection.
+ */
+export async function loadInBatches(
+  db: DumpDatabase,
+  run: <T>(work: Work<T>) => Promise<T>,
+  dumped: BatchedDump,
+  options: BatchedLoadOptions,
+  accept?: (entries: readonly DumpedEntry[]) => void,
+): Promise<void> {
+  const changes = await run(startLoad(db, options));
+  let total = 0;
+  let written = 0;
+  const tables = await dumped({
+    total: (entries) => {
+      total = entries;
+    },
+    batch: async (entries) => {
+      accept?.(entries);
+      const onProgress = (count: number) => options.onProgress?.(count, total);
+      await run(loadEntries(db, entries, written, { onProgress }));
+      written += entries.length;
+    },
+  });
+  await run(finishLoad(db, tables, changes));
 }
 
 /**

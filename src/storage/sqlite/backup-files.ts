@@ -40,7 +40,7 @@ export function sqliteBackupFiles(driver?: SqliteDriverName): BackupFiles {
       // Written once and made durable by its writer (stamped, fsynced, published): no write-ahead log to fold back at the end.
       const store = new SqliteStore({ path, driver, writtenOnce: true });
       try {
-        await store.loadInBatches(dump, { replace: false, onProgress });
+        await store.writeInBatches(dump, { replace: false, onProgress });
       } finally {
         await store.close();
       }

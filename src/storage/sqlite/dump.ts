@@ -1,25 +1,32 @@
 /**
  * The SQLite side of the whole-database dump and load (storage/sql/dump.ts, written once
- * for both SQL backends): a dump read in one read transaction (one consistent snapshot);
- * a load written in one immediate transaction, so it lands whole or not at all, its rows
+ * for both SQL backends): a dump read in one read transaction (one consistent snapshot),
+ * whole or its entries in batches; a load, of a dump whole or taken in batches as another
+ * store reads it, written in one immediate transaction, so it lands whole or not at all, its rows
  * inserted one statement each (better-sqlite3 runs a prepared statement in microseconds,
  * so batching gains nothing here). What only this schema keeps: the floor of every
  * change counter in the file's user_version, the search index's backlog, and revisions'
  * in_trash column, no longer read (schema 10) and written 0 as every write does.
  */
 
-import type { BatchedDump, DumpTables, LoadOptions, StoreDump } from '../../memory/port.js';
-import { runInTurns, runSync } from '../engine/drive.js';
+import type {
+  BatchedDump,
+  BatchedLoadOptions,
+  DumpTables,
+  EntryBatches,
+  LoadOptions,
+  StoreDump,
+} from '../../memory/port.js';
+import { runAsync, runInTurns, runSync } from '../engine/drive.js';
 import {
   type DumpDatabase,
   type DumpTable,
   dump,
-  finishLoad,
+  dumpInBatches,
   isEmpty,
   LOADED_TABLES,
   load,
-  loadEntries,
-  startLoad,
+  loadInBatches,
 } from '../sql/dump.js';
 import type { Database } from './driver.js';
 import { sqliteDialect } from './sql-database.js';
@@ -48,6 +55,7 @@ const SQL = {
 function dumpDatabaseOn(db: Database): DumpDatabase {
   return {
     dialect: sqliteDialect,
+    entryOrder: 'id',
     batch: 1_000,
     rows: <Row>(text: string, values: readonly unknown[] = []) => db.prepare(text).all(...values) as Row[],
     changesPastAll() {
@@ -93,42 +101,69 @@ export function loadDatabase(db: Database, dumped: StoreDump, options: LoadOptio
   db.transaction(() => runSync(load(dumpDatabaseOn(db), dumped, options))).immediate();
 }
 
-/** How a load in batches reports: entries written so far, of how many the dump holds. */
-export interface BatchedLoadOptions {
-  readonly replace: boolean;
-  readonly onProgress?: ((entriesWritten: number, entriesTotal: number) => void) | undefined;
+/**
+ * Rows (entries and revisions) a dump in batches holds at once: a few megabytes of text for
+ * usual entries, as PostgreSQL's (postgres/dump.ts, READ_BATCH).
+ */
+const READ_BATCH = 2_000;
+
+/**
+ * Begins the read transaction of a dump in batches and takes its snapshot (the first read
+ * of the file does), rolled back when the file is busy (another process's lock), so that
+ * it may be tried again.
+ */
+export function startSnapshot(db: Database): void {
+  db.exec('BEGIN');
+  try {
+    db.prepare('SELECT count(*) FROM sqlite_schema').get();
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
 }
 
 /**
- * loadDatabase of a dump read as it is loaded (`dumped`, a PostgreSQL memory's dump in
- * batches: never held whole): the same one immediate transaction, each batch written as it
- * comes, with the event loop free while the next is read and between two batches of rows
- * (engine/drive.ts, runInTurns). Only for a file no request uses (a backup being written by
- * a server, which goes on answering meanwhile): a request's statement there would land
- * inside the open transaction.
+ * The dump in batches of sql/dump.ts (`readBatch` rows at most at once: tests choose
+ * fewer), read in one read transaction (one snapshot, whatever other connections commit
+ * meanwhile), begun by `begin` (startSnapshot, tried again while the file is busy by the
+ * store) and held open while each batch is taken. Only on a connection nothing else uses
+ * meanwhile (a copy's source): a statement of another caller would run inside it.
+ */
+export async function dumpDatabaseInBatches(
+  db: Database,
+  batches: EntryBatches,
+  begin: () => Promise<void> | void = () => startSnapshot(db),
+  readBatch = READ_BATCH,
+): Promise<DumpTables> {
+  await begin();
+  try {
+    const tables = await runAsync(dumpInBatches(dumpDatabaseOn(db), batches, readBatch));
+    db.exec('COMMIT');
+    return tables;
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
+/**
+ * loadDatabase of a dump read as it is loaded (sql/dump.ts, loadInBatches: another store's
+ * dump in batches, never held whole): the same one immediate transaction, begun by `begin`
+ * (which waits out another process's lock), each batch written as it comes, with the event
+ * loop free while the next is read and between two batches of rows (engine/drive.ts,
+ * runInTurns). Only on a connection nothing else uses meanwhile (a backup being written by
+ * a server, which goes on answering; a restore's or a migration's target): a request's
+ * statement there would land inside the open transaction.
  */
 export async function loadDatabaseInBatches(
   db: Database,
   dumped: BatchedDump,
   options: BatchedLoadOptions,
+  begin: () => Promise<void> | void = () => void db.exec('BEGIN IMMEDIATE'),
 ): Promise<void> {
-  const target = dumpDatabaseOn(db);
-  db.exec('BEGIN IMMEDIATE');
+  await begin();
   try {
-    const changes = await runInTurns(startLoad(target, options));
-    let total = 0;
-    let written = 0;
-    const tables: DumpTables = await dumped({
-      total: (entries) => {
-        total = entries;
-      },
-      batch: async (entries) => {
-        const onProgress = (count: number) => options.onProgress?.(count, total);
-        await runInTurns(loadEntries(target, entries, written, { onProgress }));
-        written += entries.length;
-      },
-    });
-    await runInTurns(finishLoad(target, tables, changes));
+    await loadInBatches(dumpDatabaseOn(db), runInTurns, dumped, options);
     db.exec('COMMIT');
   } catch (error) {
     if (db.inTransaction) db.exec('ROLLBACK');

@@ -162,6 +162,18 @@ export class SearchBacklog {
     }
   }
 
+  /**
+   * Brings forward the catch-up this process's writes made due, and waits for one under
+   * way: then none runs on this connection until the next write, so a read transaction
+   * held across turns of the event loop (a dump in batches) is not made a write by one.
+   */
+  async settle(): Promise<void> {
+    if (this.timer === undefined && this.running === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.drain();
+  }
+
   private async catchUpAll(): Promise<void> {
     while (await this.guard.write(() => this.batch.immediate())) await nextTurn();
   }

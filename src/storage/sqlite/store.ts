@@ -15,10 +15,13 @@ import { EngramError, isEngramError } from '../../memory/model/errors.js';
 import type { IndexRow } from '../../memory/model/format.js';
 import type {
   BatchedDump,
+  BatchedLoadOptions,
   Caller,
   CopyRevision,
   Decide,
   DecideAll,
+  DumpTables,
+  EntryBatches,
   LoadOptions,
   MutationResult,
   OpenedEntry,
@@ -61,7 +64,14 @@ import { DEFAULT_BUSY_DEADLINE_MS, isBusy, retryUntil } from './busy.js';
 import { openDatabase } from './connection.js';
 import type { Database } from './driver.js';
 import { type SqliteDriverName, sqliteDriver } from './drivers.js';
-import { type BatchedLoadOptions, dumpDatabase, isDatabaseEmpty, loadDatabase, loadDatabaseInBatches } from './dump.js';
+import {
+  dumpDatabase,
+  dumpDatabaseInBatches,
+  isDatabaseEmpty,
+  loadDatabase,
+  loadDatabaseInBatches,
+  startSnapshot,
+} from './dump.js';
 import { GroupCommit } from './group-commit.js';
 import { Guard } from './guard.js';
 import { IndexCache } from './index-cache.js';
@@ -404,14 +414,61 @@ export class SqliteStore implements StorageBackend {
   }
 
   /**
+   * dump, its entries handed to `batches` as they are read (dump.ts, dumpDatabaseInBatches),
+   * in one read transaction held while each batch is taken, once the search index's
+   * catch-up due on this connection is done (none would then run inside it): only on a
+   * store nothing else uses meanwhile (a copy's source, opened by the command line), as a
+   * statement of another caller would run inside the transaction. What `batches` throws is
+   * its own, passed on as it came: this file's words would misname the target's failure.
+   */
+  async dumpInBatches(batches: EntryBatches): Promise<DumpTables> {
+    let taking: { readonly error: unknown } | undefined;
+    const passing: EntryBatches = {
+      total: (entries) => batches.total(entries),
+      batch: async (entries) => {
+        try {
+          await batches.batch(entries);
+        } catch (error) {
+          taking = { error };
+          throw error;
+        }
+      },
+    };
+    try {
+      await this.guard.explained(this.searchBacklog.settle());
+      // Begun as a read is, tried again while another process holds the file.
+      const begin = () => this.guard.read(() => startSnapshot(this.db));
+      return await this.guard.explained(dumpDatabaseInBatches(this.db, passing, begin));
+    } catch (error) {
+      throw taking === undefined ? error : taking.error;
+    }
+  }
+
+  /**
    * load of a dump read as it is loaded, a batch of entries at a time (dump.ts,
-   * loadDatabaseInBatches): only for a file nothing else uses, as a backup being written
-   * (storage/sqlite/backup-files.ts). Never on a memory being served: a request's
-   * statement would run inside the open transaction. The search index is not caught up:
-   * the loaded entries wait in its backlog (dump.ts, markLoaded) for whoever serves the file,
-   * and a restore indexes what it loads anyway, so closing does not spend seconds on it.
+   * loadDatabaseInBatches), its transaction begun as a write's is (through the write gate,
+   * once another process's lock is let go): only on a store nothing else uses meanwhile (a
+   * restore's or a migration's target, opened by the command line), as a request's
+   * statement would run inside the open transaction (the search index's catch-up due here
+   * is done first, so none runs inside it). The index catches up after it, as after load.
    */
   async loadInBatches(dumped: BatchedDump, options: BatchedLoadOptions): Promise<void> {
+    this.indexCache.invalidate();
+    await this.guard.explained(this.searchBacklog.settle());
+    await this.guard.explained(
+      loadDatabaseInBatches(this.db, dumped, options, () => this.guard.write(() => this.db.exec('BEGIN IMMEDIATE'))),
+    );
+    this.feed.committedSome();
+    this.searchBacklog.wrote();
+  }
+
+  /**
+   * loadInBatches into a new file nothing else uses, as a backup being written
+   * (storage/sqlite/backup-files.ts). The search index is not caught up: the loaded
+   * entries wait in its backlog (dump.ts, markLoaded) for whoever serves the file, and a
+   * restore indexes what it loads anyway, so closing does not spend seconds on it.
+   */
+  async writeInBatches(dumped: BatchedDump, options: BatchedLoadOptions): Promise<void> {
     this.guard.checkFile();
     await this.guard.explained(loadDatabaseInBatches(this.db, dumped, options));
   }

@@ -1,7 +1,8 @@
 /**
  * Restoring a backup into a memory (SQLite or PostgreSQL): checked first (verify.ts), then
- * copied in through copyStore, whose load is one transaction, so a process killed at any
- * moment leaves the memory as it was or as the backup, whole. A memory that holds anything
+ * copied in through copyStore, a batch of entries at a time (a backup of some gigabytes is
+ * never held whole) into the target's one transaction, so a process killed at any moment
+ * leaves the memory as it was or as the backup, whole. A memory that holds anything
  * is refused unless the caller forces it, and then a backup of what it held is taken first
  * and named. A backup is never changed: it is copied to a temporary file, and that copy is
  * opened (and upgraded, when an older Engram wrote it) and read.

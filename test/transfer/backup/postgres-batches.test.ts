@@ -248,4 +248,18 @@ describe.skipIf(!server)('a backup of a PostgreSQL memory, in batches', () => {
     expect(batches).toBe(1);
     expect(readdirSync(folder)).toEqual([]);
   });
+
+  it("passes on what the receiver of a batch throws as it came, not worded as this database's failure", async () => {
+    const { store, runner } = await filled();
+    // Another PostgreSQL database's full disk (a migration's target), or its lost connection.
+    const full = Object.assign(new Error('could not extend file: No space left on device'), { code: '53100' });
+    const lost = Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+
+    for (const failure of [full, lost]) {
+      const refusing = inSmallBatches(store, runner, () => {
+        throw failure;
+      });
+      await expect(refusing.dumpInBatches!({ total: () => {}, batch: async () => {} })).rejects.toBe(failure);
+    }
+  });
 });
