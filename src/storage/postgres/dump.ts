@@ -32,6 +32,7 @@ import {
   LOADED_TABLES,
   load,
   loadInBatches,
+  watchBatches,
 } from '../sql/dump.js';
 import type { Queryable } from './driver.js';
 import { postgresDialect } from './sql-database.js';
@@ -178,28 +179,15 @@ export async function dumpDatabaseInBatches(
   batches: EntryBatches,
   readBatch = READ_BATCH,
 ): Promise<DumpTables> {
-  let handedOver = false;
-  let taking: { readonly error: unknown } | undefined;
-  const handing: EntryBatches = {
-    total: (entries) => batches.total(entries),
-    batch: async (entries) => {
-      handedOver = true;
-      try {
-        await batches.batch(entries);
-      } catch (error) {
-        taking = { error };
-        throw error;
-      }
-    },
-  };
+  const watched = watchBatches(batches);
   try {
     return await inSnapshot(
       runner,
-      (connection) => runAsync(dumpInBatches(dumpDatabaseOn(on(connection)), handing, readBatch)),
-      () => !handedOver,
+      (connection) => runAsync(dumpInBatches(dumpDatabaseOn(on(connection)), watched.batches, readBatch)),
+      () => !watched.handedOver(),
     );
   } catch (error) {
-    throw taking === undefined ? error : taking.error;
+    throw watched.failure(error);
   }
 }
 

@@ -230,6 +230,41 @@ export function* dump(db: DumpDatabase): Work<StoreDump> {
   return { entries, ...(yield* dumpTables(db)) };
 }
 
+/** `batches` as a dump in batches hands them over, watched (watchBatches). */
+export interface WatchedBatches {
+  readonly batches: EntryBatches;
+  /** Whether a batch was handed over: a dump read again from the start would hand it twice. */
+  handedOver(): boolean;
+  /** What to throw for `error`: the receiver's own failure as it came, else `error`. */
+  failure(error: unknown): unknown;
+}
+
+/**
+ * `batches` watched for a dump in batches, on either backend: what its receiver throws is
+ * the receiver's own, to be passed on as it came, since the dumping store's words would
+ * misname the failure of the store taking the batches (its full disk, its lost connection).
+ */
+export function watchBatches(batches: EntryBatches): WatchedBatches {
+  let handedOver = false;
+  let taking: { readonly error: unknown } | undefined;
+  return {
+    batches: {
+      total: (entries) => batches.total(entries),
+      batch: async (entries) => {
+        handedOver = true;
+        try {
+          await batches.batch(entries);
+        } catch (error) {
+          taking = { error };
+          throw error;
+        }
+      },
+    },
+    handedOver: () => handedOver,
+    failure: (error) => (taking === undefined ? error : taking.error),
+  };
+}
+
 /**
  * The whole database, read in the dialect's one snapshot, its entries handed to `batches`
  * as they are read, the next read once the last is taken (EntryBatches); the rest returned

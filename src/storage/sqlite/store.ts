@@ -46,6 +46,7 @@ import { purge, purgeTrash } from '../engine/purge.js';
 import { mutate, mutateAll, undrop } from '../engine/writes.js';
 import { assertSchemaCurrent } from '../schema-version.js';
 import { SqlAccountStore } from '../sql/accounts.js';
+import { watchBatches } from '../sql/dump.js';
 import { SqlOAuthStore } from '../sql/oauth.js';
 import { SqlProposalStore } from '../sql/proposals.js';
 import { SqlTokenStore } from '../sql/tokens.js';
@@ -422,25 +423,14 @@ export class SqliteStore implements StorageBackend {
    * its own, passed on as it came: this file's words would misname the target's failure.
    */
   async dumpInBatches(batches: EntryBatches): Promise<DumpTables> {
-    let taking: { readonly error: unknown } | undefined;
-    const passing: EntryBatches = {
-      total: (entries) => batches.total(entries),
-      batch: async (entries) => {
-        try {
-          await batches.batch(entries);
-        } catch (error) {
-          taking = { error };
-          throw error;
-        }
-      },
-    };
+    const watched = watchBatches(batches);
     try {
       await this.guard.explained(this.searchBacklog.settle());
       // Begun as a read is, tried again while another process holds the file.
       const begin = () => this.guard.read(() => startSnapshot(this.db));
-      return await this.guard.explained(dumpDatabaseInBatches(this.db, passing, begin));
+      return await this.guard.explained(dumpDatabaseInBatches(this.db, watched.batches, begin));
     } catch (error) {
-      throw taking === undefined ? error : taking.error;
+      throw watched.failure(error);
     }
   }
 
