@@ -10,6 +10,9 @@ import type { Database, Statement } from './driver.js';
 /** The columns an entry is read by, in the order of EntryRow (sql-rows.ts). */
 const ENTRY_COLUMNS = entryColumns('entries');
 
+/** An entry's live copy by (user, name): prepared twice, its row as an object (live) and as an array (liveColumns). */
+const LIVE = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND name = ? AND dropped_at IS NULL`;
+
 /** The time now in ms since the epoch, by SQLite's clock (as migration 19 records it). */
 export const SQLITE_NOW_MS = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)";
 
@@ -50,10 +53,10 @@ export const SQL = {
          e.updated DESC, e.name
        LIMIT @limit`,
   optimizeSearch: "INSERT INTO entries_search (entries_search) VALUES ('optimize')",
-  live: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND name = ? AND dropped_at IS NULL`,
+  live: LIVE,
   // The same read, its row as an array of the columns (prepareStatements): an opening builds its entry from
   // them, where better-sqlite3 building an object per row was a quarter of the read's instructions.
-  liveColumns: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND name = ? AND dropped_at IS NULL`,
+  liveColumns: LIVE,
   allLive: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND dropped_at IS NULL ORDER BY name`,
   latestTrashed: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = ? AND name = ? AND dropped_at IS NOT NULL
        ORDER BY dropped_at DESC, id DESC LIMIT 1`,
