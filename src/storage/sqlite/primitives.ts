@@ -94,14 +94,14 @@ export class SqlitePrimitives implements CommonPrimitives, EntryWrites {
     this.indexCache.touched(user, entry.name);
     const { name, description, size, updated, revision } = entry;
     return Number(
-      this.s.insert.run({ user, name, description, body: rowBody, size, at: updated, revision }).lastInsertRowid,
+      this.s.insert.run(user, name, description, rowBody, size, updated, updated, revision).lastInsertRowid,
     );
   }
 
   updateEntry(user: string, id: number, entry: StoredEntry, rowBody: string | null): void {
     this.indexCache.touched(user, entry.name);
     const { description, size, updated, revision } = entry;
-    this.s.update.run({ id, description, body: rowBody, size, at: updated, revision });
+    this.s.update.run(description, rowBody, size, updated, revision, id);
   }
 
   dropEntry(user: string, id: number, entry: StoredEntry, record: RevisionRecord, rowBody: string | null): void {
@@ -115,7 +115,10 @@ export class SqlitePrimitives implements CommonPrimitives, EntryWrites {
   }
 
   addRevision(user: string, id: number, record: RevisionRecord, kept: boolean): void {
-    const rowid = Number(this.s.addRevision.run({ user, id, ...record, note: record.note ?? null }).lastInsertRowid);
+    const { revision, operation, actor, at, description, body, note } = record;
+    const rowid = Number(
+      this.s.addRevision.run(user, id, revision, operation, actor, at, description, body, note ?? null).lastInsertRowid,
+    );
     this.searchBacklog.revised(id, rowid, kept);
   }
 
@@ -125,13 +128,14 @@ export class SqlitePrimitives implements CommonPrimitives, EntryWrites {
 
   addUsage(user: string, delta: UsageDelta): Counters {
     const before = this.countersOf(user);
-    const moved = { user, bytes: delta.totalBytes, entries: delta.entries, history: delta.historyBytes };
     let changes: number;
     if (before) {
-      if (this.s.moveUsage.run(moved).changes !== 1) throw new Error(`the counters of ${user} are gone mid-write`);
+      const { changes: moved } = this.s.moveUsage.run(delta.totalBytes, delta.entries, delta.historyBytes, user);
+      if (moved !== 1) throw new Error(`the counters of ${user} are gone mid-write`);
       changes = before.changes + 1;
     } else {
-      changes = this.s.firstUsage.get(moved) as number;
+      const first = { user, bytes: delta.totalBytes, entries: delta.entries, history: delta.historyBytes };
+      changes = this.s.firstUsage.get(first) as number;
     }
     const after = {
       totalBytes: (before?.totalBytes ?? 0) + delta.totalBytes,
