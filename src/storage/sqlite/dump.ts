@@ -46,7 +46,7 @@ const SQL = {
   // watcher, or an index kept by another connection (index-cache.ts), that knew a counter
   // before the load must not meet the same number again after it. That includes a user the
   // dump leaves out, whose row goes: their next write starts their counter again past the
-  // floor the load leaves in the file's user_version (statements.ts, addUsage), where a
+  // floor the load leaves in the file's user_version (statements.ts, firstUsage), where a
   // restart at 1 met a number kept from before the load.
   lastChange: 'SELECT max(coalesce(max(changes), 0), (SELECT user_version FROM pragma_user_version)) FROM users',
 } as const;

@@ -40,7 +40,6 @@ import { type SearchedEntry, type SearchHit, type SearchTerms, searchHit } from 
 import { type Accelerators, SQLITE_ACCELERATORS, switchesOf } from '../accelerators.js';
 import type { StorageBackend } from '../backend.js';
 import { ChangeFeed, mutationDetails, recordingDecide } from '../change-feed.js';
-import { runSync } from '../engine/drive.js';
 import type { Copy } from '../engine/primitives.js';
 import { purge, purgeTrash } from '../engine/purge.js';
 import { mutate, mutateAll, undrop } from '../engine/writes.js';
@@ -355,14 +354,14 @@ export class SqliteStore implements StorageBackend {
 
   async purge(user: string, name: string, options: { readonly includeLive: boolean }): Promise<number> {
     return this.purgeCopies(
-      () => runSync(purge(this.rows, user, name, options.includeLive)),
+      () => this.rows.run(purge(this.rows, user, name, options.includeLive)),
       () => this.feed.committed(user, { name }),
     );
   }
 
   async purgeTrash(cutoff: number): Promise<number> {
     return this.purgeCopies(
-      () => runSync(purgeTrash(this.rows, cutoff)),
+      () => this.rows.run(purgeTrash(this.rows, cutoff)),
       () => this.feed.committedSome(),
     );
   }
@@ -521,11 +520,11 @@ export class SqliteStore implements StorageBackend {
   }
 
   private mutateInTransaction(caller: Caller, name: string, decide: Decide, rules: WriteRules): MutationResult {
-    return runSync(mutate(this.rows, caller, name, decide, rules));
+    return this.rows.run(mutate(this.rows, caller, name, decide, rules));
   }
 
   private mutateAllInTransaction(caller: Caller, decide: DecideAll, rules: WriteRules): void {
-    runSync(mutateAll(this.rows, caller, decide, rules));
+    this.rows.run(mutateAll(this.rows, caller, decide, rules));
   }
 
   private undropInTransaction(
@@ -534,7 +533,7 @@ export class SqliteStore implements StorageBackend {
     rules: WriteRules,
     check: UndropCheck | undefined,
   ): UndropResult {
-    return runSync(undrop(this.rows, caller, name, rules, check));
+    return this.rows.run(undrop(this.rows, caller, name, rules, check));
   }
 
   private usageOf(user: string): Usage {
