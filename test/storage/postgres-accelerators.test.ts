@@ -255,5 +255,33 @@ describe.skipIf(!server)('PostgreSQL accelerators', () => {
         ),
       );
     });
+
+    it('answers reads made at once with every field of each entry, as a read alone does', async () => {
+      const store = await open(accelerators);
+      for (const caller of [alice, bob]) {
+        for (let i = 0; i < 8; i++) await store.mutate(caller, `topics/${i}`, appendLine(`${caller.user} ${i}`), rules);
+      }
+      const wanted = [alice, bob].flatMap((caller) =>
+        Array.from({ length: 8 }, (_, i) => [caller.user, `topics/${i}`]),
+      );
+      const alone: unknown[] = [];
+      for (const [user, name] of wanted) alone.push(await store.get(user!, [name!]));
+
+      // More reads at once than go alone: the rest are answered together, by one statement.
+      const together = await Promise.all(wanted.map(([user, name]) => store.get(user!, [name!])));
+
+      expect(together).toEqual(alone);
+      expect(together[9]).toEqual([
+        {
+          name: 'topics/1',
+          description: 'appended lines',
+          body: 'bob 1\n',
+          size: 6,
+          created: expect.any(Number),
+          updated: expect.any(Number),
+          revision: 1,
+        },
+      ]);
+    });
   });
 });

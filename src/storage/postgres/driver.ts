@@ -10,6 +10,8 @@ export interface Statement {
   readonly name?: string;
   readonly text: string;
   readonly values?: readonly unknown[];
+  /** `array`: each row read as the array of its columns, in the order of the SELECT, not as an object keyed by their names. */
+  readonly rowMode?: 'array';
 }
 
 /** What runs statements: the pool itself, or one connection holding a transaction. */

@@ -113,7 +113,8 @@ export const SQL = {
   // PostgreSQL plans a statement over unnest() anew at every execution (its generic plan
   // guesses 10 rows, so the custom plan of the actual arrays always looks cheaper): a batch
   // of one is read by `live` instead, whose generic plan is kept after five executions.
-  liveOf: `SELECT k.user_id AS "user", ${E_COLUMNS} FROM ${WANTED}
+  // The user comes last (LIVE_OF_USER), after the entry's columns, in the order toEntryFromColumns reads.
+  liveOf: `SELECT ${E_COLUMNS}, k.user_id AS "user" FROM ${WANTED}
      JOIN entries e ON e.user_id = k.user_id AND e.name = k.name AND e.dropped_at IS NULL`,
   allLive: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE user_id = $1 AND dropped_at IS NULL ORDER BY name`,
   // Locked, so that purging expired trash cannot delete it while it is being restored.
@@ -230,6 +231,18 @@ export const SQL = {
 export function statement(key: keyof typeof SQL, ...values: unknown[]): Statement {
   return { name: `engram_${key}`, text: SQL[key], values };
 }
+
+/**
+ * The statement `key` with its parameters, its rows read as arrays of their columns: no
+ * object built and keyed column by column for each row, for reads that take the columns
+ * by their place (sql-rows.ts, toEntryFromColumns).
+ */
+export function columnsStatement(key: keyof typeof SQL, ...values: unknown[]): Statement {
+  return { name: `engram_${key}`, text: SQL[key], values, rowMode: 'array' };
+}
+
+/** Where liveOf's row holds the user whose entry it is: after the entry's columns (entryColumns). */
+export const LIVE_OF_USER = 8;
 
 /** `deletion` (a DELETE without RETURNING) as a query of one row: `count`, how many rows it removed. */
 export function countDeleted(deletion: string): string {

@@ -58,6 +58,7 @@ import {
   type RevisionColumns,
   type TrashRow,
   toEntry,
+  toEntryFromColumns,
   toOverviewRow,
   toRevision,
   toTrashedEntry,
@@ -78,7 +79,7 @@ import { PostgresPrimitives, refuseNul, type SavedRow, save } from './primitives
 import { PostgresRateCounters } from './rate-counters.js';
 import { MOST_SHARED, mostSharing, SharedCommit } from './shared-commit.js';
 import { PostgresSqlDatabase } from './sql-database.js';
-import { searchQuery, statement } from './statements.js';
+import { columnsStatement, LIVE_OF_USER, searchQuery, statement } from './statements.js';
 import { PostgresTokenStore } from './tokens.js';
 import { callDecide, Runner, type SharedTransaction } from './transaction.js';
 import { UserQueue } from './user-queue.js';
@@ -155,16 +156,21 @@ export class PostgresStore implements StorageBackend {
     // The readBatcher accelerator off: every read alone, as soon as it is asked.
     const alone = accelerators.readBatcher ? Math.max(1, Math.floor(connections / 2)) : Number.POSITIVE_INFINITY;
     // A batch of one by a statement whose plan PostgreSQL keeps (statements.ts, liveOf).
+    // Rows read as arrays of their columns (columnsStatement): no object per row to build and take apart.
     this.reads = new Batcher(async (keys) => {
       const [users, names] = pairs(keys);
-      const rows =
-        keys.length === 1
-          ? (await db.query<EntryRow>(statement('live', users[0], names[0]))).map((row) => ({
-              ...row,
-              user: users[0]!,
-            }))
-          : await db.query<EntryRow & { user: string }>(statement('liveOf', users, names));
-      const found = new Map(rows.map((row) => [pairKey(row.user, row.name), toEntry(row)]));
+      if (keys.length === 1) {
+        const [columns] = await db.query<unknown[]>(columnsStatement('live', users[0], names[0]));
+        const entry = columns && toEntryFromColumns(columns);
+        return () => entry;
+      }
+      const rows = await db.query<unknown[]>(columnsStatement('liveOf', users, names));
+      const found = new Map(
+        rows.map((columns) => [
+          pairKey(columns[LIVE_OF_USER] as string, columns[1] as string),
+          toEntryFromColumns(columns),
+        ]),
+      );
       return (key) => found.get(key);
     }, alone);
     this.seen = new Batcher(async (keys) => {
