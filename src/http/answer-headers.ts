@@ -12,7 +12,11 @@ import type { Duplex } from 'node:stream';
 
 /** Whether the client asked to close the connection after this answer. */
 function asksToClose(req: IncomingMessage): boolean {
-  const options = (req.headers.connection ?? '')
+  const connection = req.headers.connection;
+  // The common cases, without splitting a header on every request.
+  if (connection === undefined) return req.httpVersion === '1.0';
+  if (connection === 'keep-alive') return false;
+  const options = connection
     .toLowerCase()
     .split(',')
     .map((option) => option.trim());

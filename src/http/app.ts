@@ -26,7 +26,7 @@ import { type AuthSettings, createAuthenticate } from './auth.js';
 import { clientAddress } from './client-address.js';
 import { answerOptions, corsHeaders } from './cors.js';
 import { answerInternalError } from './internal-error.js';
-import { MAX_BODY_BYTES, readBody } from './limits.js';
+import { bufferedBody, MAX_BODY_BYTES, readBody } from './limits.js';
 import { humanRequestLog, type RequestLog, type RpcSummary, summarizeRpc } from './logging.js';
 import { metricsAccess } from './metrics/access.js';
 import type { Metrics } from './metrics/metrics.js';
@@ -171,10 +171,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   // used only through /api and the web UI never needs it. A load that fails (EMFILE on a
   // busy server) fails that request alone: the next one loads it again, as import() allows.
   let endpoint: Promise<McpHttpEndpoint> | undefined;
+  // The endpoint once loaded, for the requests after to use without awaiting it.
+  let loadedEndpoint: McpHttpEndpoint | undefined;
   const mcpEndpoint = (): Promise<McpHttpEndpoint> => {
     endpoint ??= import('../mcp/http.js').then(
-      ({ createMcpHttpEndpoint }) =>
-        createMcpHttpEndpoint({
+      async ({ createMcpHttpEndpoint }) =>
+        (loadedEndpoint = await createMcpHttpEndpoint({
           handler: options.handler,
           memory: options.app.memory,
           policy: options.app.memory.policy,
@@ -182,7 +184,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
           onUnexpectedError: options.onUnexpectedError,
           onerror: (error) => log(`mcp: ${error.message}`),
           ...(options.mcpFastPath === undefined ? {} : { fastPath: options.mcpFastPath }),
-        }),
+        })),
       (error: unknown) => {
         endpoint = undefined;
         throw error;
@@ -245,14 +247,17 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     }
     exchange.user = auth.caller.user;
     exchange.actor = auth.caller.label;
-    const refused = await mcpLimits?.refusal([
-      ['mcp', tokenSubject(req, req.headers.authorization, options.trustProxy ?? false)],
-    ]);
-    if (refused !== undefined) {
-      sendError(res, 429, REFUSED, mcpRateLimitedMessage(refused), rateLimitHeaders(refused));
-      return;
+    // Each await below is taken only when its value is not yet known: one costs a turn of the microtask queue.
+    if (mcpLimits !== undefined) {
+      const refused = await mcpLimits.refusal([
+        ['mcp', tokenSubject(req, req.headers.authorization, options.trustProxy ?? false)],
+      ]);
+      if (refused !== undefined) {
+        sendError(res, 429, REFUSED, mcpRateLimitedMessage(refused), rateLimitHeaders(refused));
+        return;
+      }
     }
-    const body = await readBody(req, maxBodyBytes);
+    const body = bufferedBody(req, maxBodyBytes) ?? (await readBody(req, maxBodyBytes));
     if (body.kind === 'too-large') {
       sendError(
         res,
@@ -275,7 +280,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       return;
     }
     Object.assign(exchange, summarizeRpc(message));
-    await (await mcpEndpoint()).handle(req, res, message, auth.caller, auth.anonymous);
+    await (loadedEndpoint ?? (await mcpEndpoint())).handle(req, res, message, auth.caller, auth.anonymous);
   }
 
   /** Liveness: the process answers; nothing is asked of the store. */

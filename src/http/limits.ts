@@ -36,6 +36,24 @@ export function declaredTooLarge(req: IncomingMessage, maxBytes: number): boolea
 }
 
 /**
+ * The body at once, when all its declared bytes already wait in the stream's buffer (a
+ * small request comes in one packet with its headers, and is parsed whole before any
+ * awaited step of its handler runs): the same text readBody gives, without its promise,
+ * listeners and chunk list. The stream is then resumed, to end as a read one does.
+ * Undefined when the body has no declared length, is still to come, is too large or is
+ * being read: then readBody.
+ */
+export function bufferedBody(req: IncomingMessage, maxBytes: number): BodyRead | undefined {
+  const declared = Number(req.headers['content-length']);
+  if (!(declared > 0 && declared <= maxBytes) || req.readableLength !== declared || req.readableFlowing !== null) {
+    return undefined;
+  }
+  const whole = req.read() as Buffer;
+  req.resume();
+  return { kind: 'read', text: whole.toString('utf8') };
+}
+
+/**
  * Reads the body as UTF-8. Past `maxBytes` it stops reading and leaves the rest unread
  * (the stream is paused, not destroyed, so the refusal can still be sent).
  */

@@ -117,17 +117,12 @@ function isoTime(time: Date): string {
   return lastIso;
 }
 
+/** One template, not an array joined: a line is written for every request. */
 export function formatRequestLine(record: Omit<RequestRecord, 'label'>): string {
-  return [
-    isoTime(record.time),
-    ...(record.client === undefined ? [] : [`client=${word(record.client)}`]),
-    `user=${word(record.user) ?? '-'}`,
-    `${shown(record.httpMethod, HTTP_METHOD)} ${shown(record.path, PATH)}`,
-    `method=${record.rpcMethod === undefined ? '-' : shown(record.rpcMethod, WORDS)}`,
-    `tool=${record.tool === undefined ? '-' : shown(record.tool, WORDS)}`,
-    `status=${record.status}`,
-    `${Math.round(record.durationMs)}ms`,
-  ].join(' ');
+  const client = record.client === undefined ? '' : ` client=${word(record.client)}`;
+  const rpcMethod = record.rpcMethod === undefined ? '-' : shown(record.rpcMethod, WORDS);
+  const tool = record.tool === undefined ? '-' : shown(record.tool, WORDS);
+  return `${isoTime(record.time)}${client} user=${word(record.user) ?? '-'} ${shown(record.httpMethod, HTTP_METHOD)} ${shown(record.path, PATH)} method=${rpcMethod} tool=${tool} status=${record.status} ${Math.round(record.durationMs)}ms`;
 }
 
 /** The line of a WebSocket that closed (its opening is logged as its upgrade request, status 101). */

@@ -70,7 +70,10 @@ function authInfoFor({ who, sessionClient }: Request): AuthInfo {
 
 /** The caller a tool call acts as: without a token, history names the MCP client when it gives its name. */
 export function callerOf(who: Authenticated, clientName: string | undefined): Caller {
-  return who.anonymous ? { ...who.caller, label: actorLabel(clientName, who.caller.label) } : who.caller;
+  // Without a client name the label stays the caller's: no copy of it.
+  return who.anonymous && clientName !== undefined
+    ? { ...who.caller, label: actorLabel(clientName, who.caller.label) }
+    : who.caller;
 }
 
 /** The name the request itself gives (a 2026 envelope), else the one its session id carries. */

@@ -65,6 +65,22 @@ describe('a header sent twice', () => {
     }
     expect(await server.memory.index(LOCAL)).toEqual([]);
   });
+
+  it('is refused whatever the case of its name, and a header of the same length is not taken for it', async () => {
+    const server = await startTestServer();
+    const twice = await sendUntilClosed(
+      server.port,
+      request('POST', '/mcp', ['host: 127.0.0.1', 'HOST: evil.example', ...JSON_LINES], WRITE),
+    );
+    expect(twice.status).toBe(400);
+    expect(twice.text).toContain('Bad request: the Host header is sent more than once; send it once.');
+    // Date and Hosx have Host's length, X-Origin's and Range's are near Origin's: none is counted as one.
+    const alike = await sendUntilClosed(
+      server.port,
+      request('POST', '/mcp', ['Host: 127.0.0.1', 'Hosx: a', 'Hosx: b', 'Date: a', 'Date: b', ...JSON_LINES], WRITE),
+    );
+    expect(alike.status).toBe(200);
+  });
 });
 
 describe('a Host that is not exactly a loopback name', () => {
@@ -165,6 +181,18 @@ describe('Connection: close', () => {
       const answer = await sendUntilClosed(server.port, request('GET', path, [host]));
       expect(answer.headers.connection).toBe('close');
     }
+  });
+
+  it('is implied by HTTP/1.0 without keep-alive, and said in any case', async () => {
+    const server = await startTestServer({ timeouts: { keepAliveMs: 600_000 } });
+    const old = await sendUntilClosed(server.port, 'GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n');
+    expect(old.status).toBe(200);
+    expect(old.headers.connection).toBe('close');
+    const shouted = await sendUntilClosed(
+      server.port,
+      'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Keep-Alive, CLOSE\r\n\r\n',
+    );
+    expect(shouted.headers.connection).toBe('close');
   });
 
   it('leaves other connections open for the next request', async () => {

@@ -227,3 +227,55 @@ describe('slow and broken clients', () => {
     expect(await server.memory.index(LOCAL)).toEqual([]);
   });
 });
+
+describe('a body read whole from the buffer or as it comes', () => {
+  const write = (name: string, text: string, id: number) =>
+    rpc('tools/call', { name: 'memory_write', arguments: { name, description: 'A', new: text } }, id);
+  const post = (body: string, close = false) =>
+    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+    `Accept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `${close ? 'Connection: close\r\n' : ''}\r\n`;
+
+  /** Writes each piece in turn, a pause between, and collects what comes back until the server hangs up. */
+  function exchange(server: TestServer, pieces: readonly Buffer[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(server.port, '127.0.0.1');
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve(text));
+      void (async () => {
+        for (const piece of pieces) {
+          socket.write(piece);
+          await new Promise((wait) => setTimeout(wait, 30));
+        }
+      })();
+    });
+  }
+
+  it('is the same text when it comes in pieces that split a character', async () => {
+    const server = await startTestServer();
+    const body = Buffer.from(write('topics/a', 'Grüße, 日本', 1));
+    const split = body.indexOf(Buffer.from('日')) + 1;
+    const answer = await exchange(server, [
+      Buffer.from(post(body.toString(), true)),
+      body.subarray(0, split),
+      body.subarray(split),
+    ]);
+    expect(answer).toMatch(/^HTTP\/1\.1 200/);
+    expect((await server.memory.open(LOCAL, ['topics/a'])).found[0]?.body).toBe('Grüße, 日本\n');
+  });
+
+  it('serves requests sent together on one connection, each body read from the buffer', async () => {
+    const server = await startTestServer();
+    const [first, second] = [write('topics/a', 'one', 1), write('topics/b', 'zwei, 二', 2)];
+    const answer = await exchange(server, [Buffer.from(post(first) + first + post(second, true) + second)]);
+    expect(answer.split('HTTP/1.1 200')).toHaveLength(3);
+    const opened = await server.memory.open(LOCAL, ['topics/a', 'topics/b']);
+    expect(opened.found.map((entry) => entry.body)).toEqual(['one\n', 'zwei, 二\n']);
+    expect(server.logs.filter((line) => line.includes('POST /mcp') && line.includes('status=200'))).toHaveLength(2);
+  });
+});

@@ -40,6 +40,8 @@ export interface Caller {
  * print: one line, no control characters, at most 100 characters; `fallback` if nothing is left.
  */
 export function actorLabel(raw: string | undefined, fallback: string): string {
+  // No name given (every anonymous HTTP request without a session's): nothing to clean.
+  if (raw === undefined) return fallback;
   const label = [...foldDescription((raw ?? '').replace(/\p{Cc}/gu, ' '))].slice(0, ACTOR_CAP).join('').trim();
   return label || fallback;
 }

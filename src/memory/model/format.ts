@@ -3,7 +3,7 @@
  * very line memory_write returns and the index lists), the index, and opened entries.
  */
 
-import { createHash } from 'node:crypto';
+import crypto, { createHash } from 'node:crypto';
 import { indexLine, keptIndexText } from './index-lines.js';
 
 export { indexLine };
@@ -42,9 +42,12 @@ export function formatMissing(missing: MissingEntry): string {
   return `${missing.name} not found.${didYouMean(missing.suggestions)}`;
 }
 
+/** Node's one-shot hash (from 20.12), which spares a Hash object per answer; undefined on an older Node 20. */
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string) => string }).hash;
+
 function sha256(text: string): string {
-  // Not crypto.hash: Node 20 has it only from 20.12, and package.json says Node 20.
-  return createHash('sha256').update(text).digest('hex');
+  // package.json says Node 20, which has crypto.hash only from 20.12: createHash before.
+  return oneShotHash === undefined ? createHash('sha256').update(text).digest('hex') : oneShotHash('sha256', text);
 }
 
 /**

@@ -4,6 +4,7 @@
  * line of printable text whatever characters it was written with.
  */
 
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { entryEnd, formatOpened, withoutTrailingNewlines } from '../../../src/memory/model/format.js';
 import { foldDescription } from '../../../src/memory/model/text.js';
@@ -51,6 +52,15 @@ describe('opened entries', () => {
     const answer = formatOpened([quoting], []);
     expect(answer.split('\n').at(-1)).not.toContain(tag);
     expect(quoting.body).not.toContain(boundaryTagOf(answer));
+  });
+
+  it('tag their boundaries with the SHA-256 of the entries, as every version has (the answer bytes stay the same)', () => {
+    const entries = [
+      { name: 'topics/a', description: 'A', size: 6, body: 'Grüße\n' },
+      { name: 'topics/b', description: 'B', size: 2, body: 'b\n' },
+    ];
+    const digest = createHash('sha256').update('topics/a\u0000A\u0000Grüße\n\u0000topics/b\u0000B\u0000b\n\u0000');
+    expect(boundaryTagOf(formatOpened(entries, []))).toBe(digest.digest('hex').slice(0, 12));
   });
 });
 
