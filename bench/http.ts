@@ -629,7 +629,12 @@ function describe(
         '24,000 in half the runs (an object literal in Node’s task queue), the log line 20,000, the HTTP checks before ' +
         'the MCP body (answer headers, routing, Host and Origin, request id, client address) 16,000–27,000, the store ' +
         'read 26,000 against the floor’s 25,000 since its row is read as an array (34,000 as an object; that and a ' +
-        'regex cutting trailing newlines, 11,000, went on 2026-12-07). An Engram read makes one system call ' +
+        'regex cutting trailing newlines, 11,000, went on 2026-12-07). Later that day the door lost another ' +
+        '~20,000–30,000 a read (300,000–324,000 counted, side by side with the build before, no cache simulation): ' +
+        'the body taken at once when its declared bytes are all buffered, no await for a rate limit that is off or an ' +
+        'endpoint already loaded, header checks without a string per header, the log line from one template, ' +
+        'SHA-256 in one call. It counted 6 nextTicks a read, as many as the floor’s, all Node’s own (the body read ' +
+        'and ended, the request destroyed, the answer written and closed). An Engram read makes one system call ' +
         'more than the floor’s, an fstat (SQLite sizes its memory map at each read): 0.2 µs, measured in process. ' +
         'With a token, its hash and lookup on every request (not cached: a revoke from the CLI must take effect at ' +
         'once). For durable writes the event loop is busy, not waiting: the store’s CPU per write (its statements, and ' +

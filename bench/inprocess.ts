@@ -302,7 +302,11 @@ function describe(figures: readonly SizeFigures[], options: InProcessOptions): S
         'from the revisions themselves: measured ~6.5 WAL pages per append against the floor’s ~3.5 (+~1.4 for the ' +
         'catch-up’s share; 7.5 before schema 20 dropped the index lines’ covering index, 9.5 before schemas 13 and 14), ' +
         'and ~2.2x the floor’s CPU per write (2.4x before schema 20; median user + system time of appends interleaved ' +
-        'with the floor, on tmpfs). The catch-up costs more CPU than the write itself (~70 µs per entry of ~1 KiB, ' +
+        'with the floor, on tmpfs). Of a write’s SQLite work, ~87,000 instructions against the floor’s ~36,000 ' +
+        '(callgrind, 2026-12-07), the two revision indexes are most; its counters move by a plain UPDATE, where an ' +
+        'upsert reading them back (RETURNING, and a pragma subquery) cost ~21,000 more, and its statements bind their ' +
+        'values by position, where better-sqlite3 looking each named one up on an object cost more CPU than the ' +
+        'statements’ own work (together ~18% of an append’s CPU, on tmpfs). The catch-up costs more CPU than the write itself (~70 µs per entry of ~1 KiB, ' +
         'nearly all of it FTS5 indexing the whole entry again: 3% less in batches of 256 than of 64, no less without ' +
         'secure-delete); run on the loop, it lands on a write now and then (the p99).',
     ],
