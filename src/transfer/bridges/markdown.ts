@@ -11,7 +11,7 @@ import type { StoredEntry } from '../../memory/port.js';
 import { firstHeadingOrLineSteps } from './first-line.js';
 import { frontMatterSteps, withFrontMatter } from './front-matter.js';
 import { badSource, type ImportFile, type ImportPlan, PlanBuilder, type PlanOptions, textOf } from './plan.js';
-import { runWhole, type Steps } from './steps.js';
+import { runWhole, STEP_UNITS, type Steps } from './steps.js';
 
 /** The first line of the index file: how a later export knows the folder is one of its own. */
 export const MARKDOWN_INDEX_TITLE = '# Engram memory export';
@@ -81,7 +81,9 @@ export function* markdownSteps(files: readonly ImportFile[], policy: Policy, opt
     });
     yield;
   }
+  let reported = 0;
   for (const path of ignored) {
+    if (++reported % STEP_UNITS === 0) yield;
     builder.leaveOut({
       source: path,
       names: [],

@@ -143,7 +143,10 @@ export function* serverMemorySteps(
     });
     yield;
   }
+  // The left-out lists can be as long as the file (every relation to no entity): the loop is let go between stretches.
+  let leftOut = 0;
   for (const [entity, { firstRepeat, repeats }] of repeated) {
+    if (++leftOut % STEP_UNITS === 0) yield;
     const more = repeats > 1 ? `, and ${(repeats - 1).toLocaleString('en-US')} more lines after it` : '';
     builder.leaveOut({
       source: `line ${firstRepeat}: entity ${quoted(entity.name)} (${excerpt(entity.entityType)})`,
@@ -153,6 +156,7 @@ export function* serverMemorySteps(
     });
   }
   for (const { line, from, to, relationType } of orphans) {
+    if (++leftOut % STEP_UNITS === 0) yield;
     builder.leaveOut({
       source: `line ${line}: relation ${quoted(from)} ${excerpt(relationType)} ${quoted(to)}`,
       names: [],
