@@ -42,7 +42,7 @@ export interface Caller {
 export function actorLabel(raw: string | undefined, fallback: string): string {
   // No name given (every anonymous HTTP request without a session's): nothing to clean.
   if (raw === undefined) return fallback;
-  const label = [...foldDescription((raw ?? '').replace(/\p{Cc}/gu, ' '))].slice(0, ACTOR_CAP).join('').trim();
+  const label = [...foldDescription(raw.replace(/\p{Cc}/gu, ' '))].slice(0, ACTOR_CAP).join('').trim();
   return label || fallback;
 }
 

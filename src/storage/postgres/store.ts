@@ -166,10 +166,10 @@ export class PostgresStore implements StorageBackend {
       }
       const rows = await db.query<unknown[]>(columnsStatement('liveOf', users, names));
       const found = new Map(
-        rows.map((columns) => [
-          pairKey(columns[LIVE_OF_USER] as string, columns[1] as string),
-          toEntryFromColumns(columns),
-        ]),
+        rows.map((columns) => {
+          const entry = toEntryFromColumns(columns);
+          return [pairKey(columns[LIVE_OF_USER] as string, entry.name), entry];
+        }),
       );
       return (key) => found.get(key);
     }, alone);
