@@ -81,6 +81,7 @@ const VERSIONS = [
   { backend: 'postgres', version: 8, commit: '30ea906' },
   { backend: 'postgres', version: 9, commit: '9b250e3' },
   { backend: 'postgres', version: 10, commit: '8f3a2a1' },
+  { backend: 'postgres', version: 11, commit: '2892e88' },
 ];
 
 function git(...args) {

@@ -384,6 +384,35 @@ describe.skipIf(!server)('PostgreSQL', () => {
         expect(await one.tokens.findByHash(token.hash)).toBeUndefined();
       });
 
+      it('never write over a user the other loaded out and wrote again, from what they knew of them before', async () => {
+        const [one, two] = await Promise.all([open(), open()]);
+        const bob: Caller = { user: 'bob', label: 'postgres-test' };
+        await one.mutate(bob, 'topics/kept', appendLine('bob'), rules);
+        await one.mutate(alice, 'topics/old', appendLine('one'), rules);
+        await one.mutate(alice, 'topics/old', appendLine('two'), rules);
+        // Two loads alice out, and alice writes again through two as many times as one knew of.
+        const dump = await two.dump();
+        await two.load(
+          {
+            ...dump,
+            entries: dump.entries.filter((entry) => entry.user !== 'alice'),
+            users: dump.users.filter((usage) => usage.user !== 'alice'),
+          },
+          { replace: true },
+        );
+        await two.mutate(alice, 'topics/new', appendLine('fresh'), rules);
+        await two.mutate(alice, 'topics/new', appendLine('again'), rules);
+
+        // One still holds alice as it last wrote her (write-cache.ts): its save must find her changed.
+        await one.mutate(alice, 'topics/old', appendLine('three'), rules);
+
+        const entries = await two.get('alice', ['topics/old', 'topics/new']);
+        expect(entries.map(({ name, body, revision }) => ({ name, body, revision }))).toEqual([
+          { name: 'topics/old', body: 'three\n', revision: 1 },
+          { name: 'topics/new', body: 'fresh\nagain\n', revision: 2 },
+        ]);
+      });
+
       it('redeem one refresh token first exactly once among 20 redemptions split across two pools', async () => {
         const [one, two] = await Promise.all([open(), open()]);
         const refresh = grantSecret('r1', 'g1', { kind: 'refresh' });

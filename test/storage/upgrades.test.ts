@@ -108,7 +108,14 @@ describe('an upgrade to this Engram keeps everything', () => {
       opened = await open({ kind: 'postgres', url: database.url });
 
       await expectEverythingKept(opened, manifest);
-      await expectOpeningsFrom(opened.store, upgraded);
+      await expectOpeningsFrom(opened.store, manifest.schemaVersion < POSTGRES_OPENINGS_SCHEMA ? upgraded : undefined);
+      // A user's first row starts past every change counter the database held (migration 12).
+      expect(
+        await queryPostgres(
+          database.url,
+          'SELECT (SELECT changes FROM change_floor) = (SELECT coalesce(max(changes), 0) FROM users) AS past_all',
+        ),
+      ).toEqual([{ past_all: true }]);
       expect(await queryPostgres(database.url, 'SELECT version FROM schema_version')).toEqual([
         { version: POSTGRES_MIGRATIONS.length },
       ]);
@@ -135,6 +142,8 @@ describe('an upgrade to this Engram keeps everything', () => {
 
 /** The SQLite schema that began recording openings (migration 19): a file made by it or later records them since it was made. */
 const SQLITE_OPENINGS_SCHEMA = 19;
+/** PostgreSQL's step that began recording openings (migration 11), as SQLITE_OPENINGS_SCHEMA. */
+const POSTGRES_OPENINGS_SCHEMA = 11;
 
 /**
  * No entry of an upgraded memory was opened as far as it knows, and openings are recorded

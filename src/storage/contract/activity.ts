@@ -174,6 +174,35 @@ export function describeActivityContract(label: string, open: OpenStore): void {
       stop();
     });
 
+    it('goes on past every change counter a load replaced, for a user the load left out', async () => {
+      // A watcher, or another server's view of the user (PostgreSQL's write cache), that knew
+      // a counter before the load must never meet it again: a restart at 1 let a stale view
+      // pass its save's check and write over another entry.
+      const told: MemoryChange[] = [];
+      const stop = await store.watch('alice', (change) => told.push(change));
+      await store.mutate(desktop, 'notes/a', put('one'), rules);
+      await store.mutate(desktop, 'notes/a', appendLine('two'), rules);
+      await store.mutate(desktop, 'notes/a', appendLine('three'), rules);
+      await store.mutate(bob, 'notes/b', put('bob'), rules);
+      await vi.waitFor(() => expect(detailed(told)).toHaveLength(3), TOLD_WITHIN_MS);
+      const known = Math.max(...told.map((change) => change.version));
+      const dump = await store.dump();
+      await store.load(
+        {
+          ...dump,
+          entries: dump.entries.filter((entry) => entry.user !== 'alice'),
+          users: dump.users.filter((usage) => usage.user !== 'alice'),
+        },
+        { replace: true },
+      );
+      told.length = 0;
+
+      await store.mutate(desktop, 'notes/c', put('after the load'), rules);
+      await vi.waitFor(() => expect(detailed(told).map((change) => change.name)).toEqual(['notes/c']), TOLD_WITHIN_MS);
+      expect(detailed(told)[0]!.version).toBeGreaterThan(known);
+      stop();
+    });
+
     it("never tells a watcher of another user's changes, nor of a write that changed nothing", async () => {
       const told: MemoryChange[] = [];
       const stop = await store.watch('alice', (change) => told.push(change));

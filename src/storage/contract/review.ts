@@ -7,7 +7,7 @@
  * alone. Nothing here may know which backend it is testing.
  */
 
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createMemory, type Memory } from '../../memory/memory.js';
 import type { Caller } from '../../memory/model/caller.js';
 import { EngramError } from '../../memory/model/errors.js';
@@ -17,6 +17,8 @@ import { createToolHandler } from '../../memory/tools/handler.js';
 import { type OpenStore, START, storesPerTest } from './setup.js';
 
 const DAY = 24 * 60 * 60 * 1000;
+/** Long enough for any backend to tell a change; nothing is asserted about how long it took. */
+const TOLD_WITHIN_MS = 10_000;
 const person: Caller = { user: 'alice', label: 'cli' };
 const claude: Caller = { user: 'alice', label: 'Claude', review: true };
 
@@ -113,6 +115,34 @@ export function describeReviewContract(label: string, open: OpenStore): void {
       waiting = told();
       await proposals.take('alice', 'p1');
       await waiting;
+      stop();
+    });
+
+    it('starts a user the load left out past every change counter it replaced, when their first change is a proposal', async () => {
+      const versions: number[] = [];
+      const stop = await store.watch('alice', (change) => versions.push(change.version));
+      await proposals.add(proposal('p1', START), 10, 0);
+      await proposals.take('alice', 'p1');
+      await proposals.add(proposal('p2', START), 10, 0);
+      await vi.waitFor(() => expect(new Set(versions).size).toBeGreaterThanOrEqual(3), TOLD_WITHIN_MS);
+      const known = Math.max(...versions);
+      const dump = await store.dump();
+      await store.load(
+        {
+          ...dump,
+          entries: dump.entries.filter((entry) => entry.user !== 'alice'),
+          users: dump.users.filter((usage) => usage.user !== 'alice'),
+          proposals: dump.proposals.filter((kept) => kept.user !== 'alice'),
+        },
+        { replace: true },
+      );
+      versions.length = 0;
+
+      await proposals.add(proposal('p3', START), 10, 0);
+      // 0, where told: the load's own word that alice has nothing now.
+      const since = () => versions.filter((version) => version !== 0);
+      await vi.waitFor(() => expect(since().length).toBeGreaterThan(0), TOLD_WITHIN_MS);
+      expect(Math.min(...since())).toBeGreaterThan(known);
       stop();
     });
   });

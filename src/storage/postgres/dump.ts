@@ -36,7 +36,7 @@ import {
 } from '../sql/dump.js';
 import type { Queryable } from './driver.js';
 import { postgresDialect } from './sql-database.js';
-import { searchVector } from './statements.js';
+import { CHANGE_FLOOR, searchVector } from './statements.js';
 import type { Runner } from './transaction.js';
 
 /** Rows per INSERT. */
@@ -63,9 +63,10 @@ const SQL = {
      AS identity`,
   // Servers on the database wait (or time out) until the load commits: none sees half of it.
   // Users first, as a write takes its user's row first (statements.ts, lockUser): a write
-  // under way then finishes while the load waits for it.
-  lock: `LOCK TABLE users, entries, revisions, tokens, accounts, sessions, oauth_clients, grants, grant_secrets
-     IN ACCESS EXCLUSIVE MODE`,
+  // under way then finishes while the load waits for it. The change floor too: a user's first
+  // row made as the load commits reads the floor it leaves, not the one before.
+  lock: `LOCK TABLE users, entries, revisions, tokens, accounts, sessions, oauth_clients, grants, grant_secrets,
+     change_floor IN ACCESS EXCLUSIVE MODE`,
   clear: `TRUNCATE ${LOADED_TABLES.join(', ')}`,
   // $12, $13, $14: the words of each name, description and body (search-words.ts distinctSearchText).
   addEntries: `INSERT INTO entries (id, user_id, name, description, size, body, created, updated, revision, dropped_at,
@@ -82,8 +83,14 @@ const SQL = {
      SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::text[], $5::text[], $6::bigint[], $7::text[],
        $8::text[], $9::boolean[], $10::text[])`,
   // Each user's change counter goes on past every one it replaces (storage/change-feed.ts): a
-  // watcher that knew a counter before the load must not meet the same number again after it.
-  lastChange: 'SELECT coalesce(max(changes), 0)::bigint AS changes FROM users',
+  // watcher, or another server's write cache (write-cache.ts), that knew a counter before the
+  // load must not meet the same number again after it. That includes a user the dump leaves
+  // out, whose row goes: their next row starts at the floor the load leaves in change_floor
+  // (migrations.ts, step 12), where a restart at 1 let a server's stale view of them write
+  // over another entry.
+  lastChange: `SELECT greatest(coalesce(max(changes), 0), ${CHANGE_FLOOR})::bigint AS changes FROM users`,
+  clearFloor: 'DELETE FROM change_floor',
+  setFloor: 'INSERT INTO change_floor (changes) VALUES ($1)',
   // Each body stored once (migrations.ts, step 8): an entry keeps its own only where its latest revision does not hold it.
   bodiesOnce: `UPDATE entries e SET body = NULL FROM revisions r
      WHERE r.user_id = e.user_id AND r.entry_id = e.id AND r.revision = e.revision AND r.body = e.body`,
@@ -107,7 +114,10 @@ function dumpDatabaseOn(query: <Row>(text: string, values?: readonly unknown[]) 
     },
     async changesPastAll() {
       const [row] = await query<{ changes: number | string }>(SQL.lastChange);
-      return Number(row?.changes ?? 0) + 1;
+      const changes = Number(row?.changes ?? 0) + 1;
+      await query(SQL.clearFloor);
+      await query(SQL.setFloor, [changes]);
+      return changes;
     },
     clear: async () => void (await query(SQL.clear)),
     async addEntries(entries) {

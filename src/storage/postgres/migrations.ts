@@ -232,6 +232,16 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE TABLE opened_since (at bigint NOT NULL);
   INSERT INTO opened_since (at) VALUES ((extract(epoch FROM clock_timestamp()) * 1000)::bigint);
   `,
+  // 12: where a user's change counter starts when their row is made (storage/change-feed.ts),
+  // as SQLite keeps in its user_version: past every counter a load replaced (dump.ts), so a
+  // user a load left out never meets a number again that a watcher or another server's
+  // write cache (write-cache.ts) knew before the load; a restart at 1 let a server's stale
+  // view of such a user pass the check of its save and write over another entry. Started
+  // past every counter the database holds now.
+  `
+  CREATE TABLE change_floor (changes bigint NOT NULL);
+  INSERT INTO change_floor (changes) SELECT coalesce(max(changes), 0) FROM users;
+  `,
 ];
 
 /** Rows per batch of the search vectors' backfill. */

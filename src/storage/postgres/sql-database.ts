@@ -9,6 +9,7 @@
 import type { SqlDatabase, SqlDialect, SqlStatement } from '../sql/database.js';
 import { runStepsAsync, type Steps } from '../sql/steps.js';
 import { isDuplicateKey } from './errors.js';
+import { CHANGE_FLOOR } from './statements.js';
 import type { Runner } from './transaction.js';
 
 export const postgresDialect: SqlDialect = {
@@ -16,6 +17,7 @@ export const postgresDialect: SqlDialect = {
   byCodePoint: ' COLLATE "C"',
   lockShared: ' FOR SHARE',
   lockSkippingLocked: ' FOR UPDATE SKIP LOCKED',
+  changeFloor: CHANGE_FLOOR,
   duplicateKeyOf(error) {
     if (!isDuplicateKey(error)) return undefined;
     const constraint = (error as { constraint?: unknown }).constraint;

@@ -10,6 +10,9 @@ import type { Statement } from './driver.js';
 /** The time now in ms since the epoch, by PostgreSQL's clock (as migration 11 records it). */
 export const POSTGRES_NOW_MS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
 
+/** Where a user's change counter starts when their row is made (migrations.ts, step 12); 0 where the table is empty. */
+export const CHANGE_FLOOR = 'coalesce((SELECT max(changes) FROM change_floor), 0)';
+
 /** What a revision takes against the history cap (sql-rows.ts). */
 const REVISION_BYTES = revisionBytes();
 
@@ -123,7 +126,8 @@ export const SQL = {
   trash: `SELECT ${ENTRY_COLUMNS}, dropped_at, dropped_by FROM entries WHERE user_id = $1 AND dropped_at IS NOT NULL
      ORDER BY dropped_at DESC, id DESC`,
   // The users row is the lock that serialises every write of one user, across servers.
-  ensureUser: 'INSERT INTO users (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING',
+  // A user's first row starts their change counter at the floor a load left (migrations.ts, step 12).
+  ensureUser: `INSERT INTO users (user_id, changes) VALUES ($1, ${CHANGE_FLOOR}) ON CONFLICT (user_id) DO NOTHING`,
   lockUser: 'SELECT total_bytes AS "totalBytes", entries, changes FROM users WHERE user_id = $1 FOR UPDATE',
   // Writes decided without the lock (a batch of them): each user's counters and the live entry of
   // the name (or NULLs), from one snapshot; a user not yet known has no row.

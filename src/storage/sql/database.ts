@@ -24,6 +24,12 @@ export interface SqlDialect {
   readonly lockShared: string;
   /** Appended to a SELECT to lock the rows it reads, skipping rows another transaction holds; '' in SQLite. */
   readonly lockSkippingLocked: string;
+  /**
+   * A user's change counter when their row is made: the floor the last load left past every
+   * counter it replaced (dump.ts), 0 before any load. SQLite keeps it in its user_version,
+   * PostgreSQL in change_floor.
+   */
+  readonly changeFloor: string;
   /** Which key a failed insert took: its primary key, another unique key, or none (another failure). */
   duplicateKeyOf(error: unknown): 'primary' | 'unique' | undefined;
 }

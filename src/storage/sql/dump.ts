@@ -203,7 +203,11 @@ export interface DumpDatabase {
   readonly batch: number;
   /** The rows of one read, its `?` bound to `values` in order. */
   rows<Row>(text: string, values?: readonly unknown[]): Maybe<Row[]>;
-  /** The change counter every loaded user starts at: past every counter the load replaces. */
+  /**
+   * The change counter every loaded user starts at: past every counter the load replaces
+   * and the floor before it. It becomes the floor where a user's first row starts
+   * (SqlDialect.changeFloor), for the users the dump leaves out.
+   */
   changesPastAll(): Maybe<number>;
   /** Deletes every row of LOADED_TABLES. */
   clear(): Maybe<void>;

@@ -74,9 +74,12 @@ export class SqlProposalStore implements ProposalStore {
     private readonly committed: (user: string) => void,
   ) {
     const prepare = (name: string, text: string) => db.prepare(`proposals_${name}`, text);
-    const { byCodePoint } = db.dialect;
+    const { byCodePoint, changeFloor } = db.dialect;
     this.sql = {
-      ensureUser: prepare('ensure_user', 'INSERT INTO users (user_id) VALUES (?) ON CONFLICT (user_id) DO NOTHING'),
+      ensureUser: prepare(
+        'ensure_user',
+        `INSERT INTO users (user_id, changes) VALUES (?, ${changeFloor}) ON CONFLICT (user_id) DO NOTHING`,
+      ),
       moveCounter: prepare('move_counter', 'UPDATE users SET changes = changes + 1 WHERE user_id = ?'),
       deleteExpiredOf: prepare('delete_expired_of', 'DELETE FROM proposals WHERE user_id = ? AND at <= ?'),
       count: prepare('count', 'SELECT CAST(count(*) AS INTEGER) AS count FROM proposals WHERE user_id = ?'),

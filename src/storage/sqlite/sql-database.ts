@@ -16,6 +16,7 @@ export const sqliteDialect: SqlDialect = {
   byCodePoint: '',
   lockShared: '',
   lockSkippingLocked: '',
+  changeFloor: '(SELECT user_version FROM pragma_user_version)',
   duplicateKeyOf(error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return 'primary';
