@@ -20,8 +20,9 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createMemory } from '../../src/memory/memory.js';
 import type { Caller, Store } from '../../src/memory/port.js';
-import { bytes, drop, put } from '../../src/storage/contract/setup.js';
+import { appendLine, bytes, drop, put } from '../../src/storage/contract/setup.js';
 import { openSqliteStore } from '../../src/storage/sqlite/index.js';
+import { CATCH_UP_SQL, catchUpBatch, prepareCatchUp } from '../../src/storage/sqlite/search-backlog.js';
 import { rules } from '../helpers/rules.js';
 import { migrateSqliteTo } from '../helpers/sqlite-schema.js';
 
@@ -43,6 +44,18 @@ function marked(path: string): number[] {
         SELECT entry_id FROM revisions WHERE rowid > (SELECT revision FROM search_watermark) ORDER BY entry_id`)
       .pluck()
       .all() as number[];
+  } finally {
+    db.close();
+  }
+}
+
+/** Runs catch-up batches of `limit` entries on a connection of its own, as the search worker does; returns what each said of more waiting. */
+function batches(path: string, limit: number, revisionsPerEntry: number, count: number): boolean[] {
+  const db = new Database(path);
+  try {
+    const statements = prepareCatchUp(db, CATCH_UP_SQL);
+    const batch = db.transaction(() => catchUpBatch(statements, limit, revisionsPerEntry));
+    return Array.from({ length: count }, () => batch.immediate());
   } finally {
     db.close();
   }
@@ -161,6 +174,53 @@ describe('SQLite search backlog', () => {
       expect(all).toHaveLength(50);
       expect(await found(store, 'word149')).toEqual(['topics/n149']);
       expect(marked(path)).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('indexes an entry once however many of its revisions wait: 300 appends to 3 entries are one batch', async () => {
+    const store = openSqliteStore({ path });
+    try {
+      for (let i = 0; i < 300; i++) await store.mutate(alice, `topics/n${i % 3}`, appendLine(`line${i}`), rules);
+      expect(marked(path)).toEqual([1, 2, 3]);
+      expect(batches(path, 64, 16, 1)).toEqual([false]);
+      expect(marked(path)).toEqual([]);
+      expect(await found(store, 'line299')).toEqual(['topics/n2']);
+      expect(await found(store, 'line0')).toEqual(['topics/n0']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('stops at its number of entries, the watermark on the last revision of those it indexed', async () => {
+    const store = openSqliteStore({ path });
+    try {
+      for (const name of ['a', 'a', 'b', 'a', 'c', 'd']) {
+        await store.mutate(alice, `topics/${name}`, appendLine(`word${name}`), rules);
+      }
+      // a and b are two entries: the third revision of a goes with them, c is left past the watermark.
+      expect(batches(path, 2, 16, 1)).toEqual([true]);
+      expect(marked(path)).toEqual([3, 4]);
+      expect(batches(path, 2, 16, 2)).toEqual([false, false]);
+      expect(marked(path)).toEqual([]);
+      expect(await found(store, 'worda')).toEqual(['topics/a']);
+      expect(await found(store, 'wordd')).toEqual(['topics/d']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('reads at most its number of entries times revisionsPerEntry revisions a batch, and loses none', async () => {
+    const store = openSqliteStore({ path });
+    try {
+      for (let i = 0; i < 18; i++) await store.mutate(alice, 'topics/one', appendLine(`line${i}`), rules);
+      // Two entries a batch, two revisions each at most: four revisions, all of one entry; the fifth batch reads the last two.
+      expect(batches(path, 2, 2, 4)).toEqual([true, true, true, true]);
+      expect(marked(path)).toEqual([1]);
+      expect(batches(path, 2, 2, 1)).toEqual([false]);
+      expect(marked(path)).toEqual([]);
+      expect(await found(store, 'line17')).toEqual(['topics/one']);
     } finally {
       await store.close();
     }

@@ -28,7 +28,13 @@ import { MMAP_BYTES } from './connection.js';
 import type { Database } from './driver.js';
 import type { WorkerDriver } from './drivers.js';
 import { type DriverConstructor, nodeSqliteDriver } from './node-driver.js';
-import { CATCH_UP_DELAY_MS, CATCH_UP_SQL, catchUpBatch, prepareCatchUp } from './search-backlog.js';
+import {
+  CATCH_UP_DELAY_MS,
+  CATCH_UP_SQL,
+  catchUpBatch,
+  prepareCatchUp,
+  REVISIONS_PER_ENTRY,
+} from './search-backlog.js';
 import { GATE_CELLS, HOLDERS, type WriteGate } from './write-gate.js';
 
 /**
@@ -62,6 +68,7 @@ interface SearchWorkerData {
   readonly mmapBytes: number;
   readonly sql: typeof CATCH_UP_SQL;
   readonly batch: number;
+  readonly revisionsPerEntry: number;
   readonly delayMs: number;
   readonly stepAsideMs: number;
   readonly maxBusyPauseMs: number;
@@ -96,6 +103,7 @@ export class SearchWorker {
       mmapBytes: MMAP_BYTES,
       sql: CATCH_UP_SQL,
       batch: WORKER_BATCH,
+      revisionsPerEntry: REVISIONS_PER_ENTRY,
       delayMs: CATCH_UP_DELAY_MS,
       stepAsideMs: STEP_ASIDE_MS,
       maxBusyPauseMs: MAX_BUSY_PAUSE_MS,
@@ -220,7 +228,7 @@ function runSearchWorker(
     return;
   }
   const statements = prepare(db, data.sql);
-  const batch = db.transaction(() => batchOf(statements, data.batch));
+  const batch = db.transaction(() => batchOf(statements, data.batch, data.revisionsPerEntry));
 
   /** One batch: true when more wait, 'busy' when another process holds the lock. */
   const oneBatch = (): boolean | 'busy' => {
