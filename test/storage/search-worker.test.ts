@@ -20,9 +20,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Caller, StoreDump } from '../../src/memory/port.js';
 import { describeEntryContract, describeSearchContract } from '../../src/storage/contract/index.js';
 import type { OpenedStore } from '../../src/storage/contract/setup.js';
+import type { Database } from '../../src/storage/sqlite/driver.js';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/index.js';
 import { SearchBacklog } from '../../src/storage/sqlite/search-backlog.js';
-import { searchBacklogIn } from '../helpers/engram.js';
+import { queryDatabase, searchBacklogIn } from '../helpers/engram.js';
 import { HELD_LOOP_MS, withEventLoopDelay } from '../helpers/event-loop.js';
 import { rules } from '../helpers/rules.js';
 
@@ -175,8 +176,29 @@ describe('SQLite search worker', () => {
     });
     expect(warnings.filter((line) => line.includes('search indexing moved back'))).toHaveLength(1);
     expect(warnings.join('\n')).toContain('removed or replaced');
+    // The checkpoints are the loop's again, every 1,000 pages as SQLite has them.
+    expect((store as unknown as { db: Database }).db.pragma('wal_autocheckpoint', { simple: true })).toBe(1_000);
     // The loop's writes are refused for the replaced file, as without a worker.
     await expect(store.mutate(ada, 'notes/b', put('two\n'), rules)).rejects.toMatchObject({ code: 'STORE_REPLACED' });
+  });
+
+  it("checkpoints the log after its catch-ups, the loop's connection only as a backstop", async () => {
+    const store = open();
+    const loop = (store as unknown as { db: Database }).db;
+    expect(loop.pragma('wal_autocheckpoint', { simple: true })).toBe(1_000);
+    for (let index = 0; index < 5; index++) await store.mutate(ada, `notes/n${index}`, put(`tea ${index}\n`), rules);
+    await vi.waitFor(() => expect(searchBacklogIn(path)).toBe(0), { timeout: 5_000, interval: 20 });
+    expect(loop.pragma('wal_autocheckpoint', { simple: true })).toBe(4_000);
+    // The file alone, without its log, holds the writes: a few pages each, far from either
+    // connection's automatic checkpoint, so the worker's checkpoint put them there.
+    const alone = join(folder, 'alone.db');
+    await vi.waitFor(
+      () => {
+        copyFileSync(path, alone);
+        expect(queryDatabase(alone, 'SELECT count(*) AS entries FROM entries')).toEqual([{ entries: 5 }]);
+      },
+      { timeout: 5_000, interval: 20 },
+    );
   });
 
   it('starts no worker for a process that only reads', async () => {

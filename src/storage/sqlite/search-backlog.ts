@@ -38,6 +38,15 @@ const SEARCH_BATCH = 64;
  */
 export const REVISIONS_PER_ENTRY = 16;
 
+/**
+ * The log's length, in pages, past which the event loop's connection checkpoints it at a
+ * commit while the search worker runs (search-worker.ts), which checkpoints after each
+ * catch-up: a backstop, should the worker fall behind, some 16 MB of log. Without a worker,
+ * SQLite's own 1,000 (DEFAULT_CHECKPOINT_PAGES).
+ */
+const LOOP_CHECKPOINT_PAGES = 4_000;
+const DEFAULT_CHECKPOINT_PAGES = 1_000;
+
 /** How long after a write the index catches up on its own, in ms: writes that come together are indexed together. */
 export const CATCH_UP_DELAY_MS = 100;
 
@@ -147,8 +156,14 @@ export class SearchBacklog {
     };
     this.catchUpStatements = prepareCatchUp(db, CATCH_UP_SQL);
     this.batch = db.transaction(() => catchUpBatch(this.catchUpStatements, SEARCH_BATCH, REVISIONS_PER_ENTRY));
-    // A worker that stopped (it failed, or the file was replaced) leaves the catch-up to this loop again.
-    this.startWorker = startWorker && (() => startWorker(() => this.scheduleCatchUp()));
+    // A worker that stopped (it failed, or the file was replaced) leaves the catch-up, and the checkpoints, to this loop again.
+    this.startWorker =
+      startWorker &&
+      (() =>
+        startWorker(() => {
+          if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${DEFAULT_CHECKPOINT_PAGES}`);
+          this.scheduleCatchUp();
+        }));
   }
 
   /**
@@ -227,8 +242,12 @@ export class SearchBacklog {
       const start = this.startWorker;
       this.startWorker = undefined;
       this.worker = start?.();
-      if (this.worker) this.worker.catchUpNow();
-      else this.drain().catch(() => {});
+      if (!this.worker) {
+        this.drain().catch(() => {});
+        return;
+      }
+      this.db.pragma(`wal_autocheckpoint = ${LOOP_CHECKPOINT_PAGES}`);
+      this.worker.catchUpNow();
     }, CATCH_UP_DELAY_MS).unref();
   }
 
