@@ -8,12 +8,12 @@
  */
 
 import pg from 'pg';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EngramError } from '../../src/memory/model/errors.js';
 import type { Caller } from '../../src/memory/port.js';
 import { type Accelerators, NO_ACCELERATORS } from '../../src/storage/accelerators.js';
 import { describeStoreContract } from '../../src/storage/contract/index.js';
-import { account, appendLine, grant, grantSecret, token } from '../../src/storage/contract/setup.js';
+import { account, appendLine, grant, grantSecret, none, token } from '../../src/storage/contract/setup.js';
 import type { Connection, Pool, Statement } from '../../src/storage/postgres/driver.js';
 import { openPostgresStore, type PostgresStore, type PostgresStoreOptions } from '../../src/storage/postgres/index.js';
 import { MIGRATIONS } from '../../src/storage/postgres/migrations.js';
@@ -411,6 +411,25 @@ describe.skipIf(!server)('PostgreSQL', () => {
           { name: 'topics/old', body: 'three\n', revision: 1 },
           { name: 'topics/new', body: 'fresh\nagain\n', revision: 2 },
         ]);
+      });
+
+      it('tell no watcher of a write that changed nothing for a user without a row, the floor past 0', async () => {
+        const [one, two] = await Promise.all([open(), open()]);
+        const carol: Caller = { user: 'carol', label: 'postgres-test' };
+        await query(
+          'INSERT INTO change_floor (changes) VALUES (40) ON CONFLICT (one) DO UPDATE SET changes = excluded.changes',
+        );
+        const told: number[] = [];
+        const stop = await one.watch('carol', (change) => told.push(change.version));
+        // Two takes carol's lock, which makes her row, and decides to change nothing.
+        await two.mutate(carol, 'notes/x', none, rules);
+        expect(await query('SELECT changes FROM users WHERE user_id = $1', ['carol'])).toEqual([{ changes: '40' }]);
+        // Two of one's polls (every 500 ms) read her counter: nothing moved.
+        await new Promise((resolve) => setTimeout(resolve, 1_200));
+        expect(told).toEqual([]);
+        await two.mutate(carol, 'notes/x', appendLine('now'), rules);
+        await vi.waitFor(() => expect(told).toEqual([41]), { timeout: 5_000, interval: 50 });
+        stop();
       });
 
       it('redeem one refresh token first exactly once among 20 redemptions split across two pools', async () => {

@@ -89,8 +89,7 @@ const SQL = {
   // (migrations.ts, step 12), where a restart at 1 let a server's stale view of them write
   // over another entry.
   lastChange: `SELECT greatest(coalesce(max(changes), 0), ${CHANGE_FLOOR})::bigint AS changes FROM users`,
-  clearFloor: 'DELETE FROM change_floor',
-  setFloor: 'INSERT INTO change_floor (changes) VALUES ($1)',
+  setFloor: 'INSERT INTO change_floor (changes) VALUES ($1) ON CONFLICT (one) DO UPDATE SET changes = excluded.changes',
   // Each body stored once (migrations.ts, step 8): an entry keeps its own only where its latest revision does not hold it.
   bodiesOnce: `UPDATE entries e SET body = NULL FROM revisions r
      WHERE r.user_id = e.user_id AND r.entry_id = e.id AND r.revision = e.revision AND r.body = e.body`,
@@ -115,7 +114,6 @@ function dumpDatabaseOn(query: <Row>(text: string, values?: readonly unknown[]) 
     async changesPastAll() {
       const [row] = await query<{ changes: number | string }>(SQL.lastChange);
       const changes = Number(row?.changes ?? 0) + 1;
-      await query(SQL.clearFloor);
       await query(SQL.setFloor, [changes]);
       return changes;
     },

@@ -236,10 +236,11 @@ export const MIGRATIONS: readonly Migration[] = [
   // as SQLite keeps in its user_version: past every counter a load replaced (dump.ts), so a
   // user a load left out never meets a number again that a watcher or another server's
   // write cache (write-cache.ts) knew before the load; a restart at 1 let a server's stale
-  // view of such a user pass the check of its save and write over another entry. Started
-  // past every counter the database holds now.
+  // view of such a user pass the check of its save and write over another entry. Started at
+  // the highest counter the database holds now, so a user's first change goes past it. One
+  // row, keyed (a table without a key could not be replicated logically).
   `
-  CREATE TABLE change_floor (changes bigint NOT NULL);
+  CREATE TABLE change_floor (one boolean PRIMARY KEY DEFAULT true CHECK (one), changes bigint NOT NULL);
   INSERT INTO change_floor (changes) SELECT coalesce(max(changes), 0) FROM users;
   `,
 ];

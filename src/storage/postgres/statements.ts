@@ -11,7 +11,7 @@ import type { Statement } from './driver.js';
 export const POSTGRES_NOW_MS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
 
 /** Where a user's change counter starts when their row is made (migrations.ts, step 12); 0 where the table is empty. */
-export const CHANGE_FLOOR = 'coalesce((SELECT max(changes) FROM change_floor), 0)';
+export const CHANGE_FLOOR = 'coalesce((SELECT changes FROM change_floor), 0)';
 
 /** What a revision takes against the history cap (sql-rows.ts). */
 const REVISION_BYTES = revisionBytes();
@@ -148,7 +148,11 @@ export const SQL = {
   addUsage: `UPDATE users SET total_bytes = total_bytes + $2, entries = entries + $3, history_bytes = history_bytes + $4,
        changes = changes + 1
      WHERE user_id = $1 RETURNING history_bytes, entries`,
-  versions: 'SELECT user_id AS "user", changes FROM users WHERE user_id = ANY ($1::text[])',
+  // A user without a row reads as the floor their row would start at: taking their lock makes
+  // the row (ensureUser) whether or not the change goes through, and a watcher must not be
+  // told a change where a write changed nothing.
+  versions: `SELECT k.user_id AS "user", coalesce(u.changes, ${CHANGE_FLOOR}) AS changes
+     FROM unnest($1::text[]) AS k (user_id) LEFT JOIN users u ON u.user_id = k.user_id`,
   // A user's revisions newest first, after a position (NEWEST is after every one), by
   // revisions_activity, or revisions_actor for one actor's; sizes from the bodies' lengths
   // (a TOASTed body's length is read from its header, never detoasted).

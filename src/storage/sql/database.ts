@@ -26,8 +26,8 @@ export interface SqlDialect {
   readonly lockSkippingLocked: string;
   /**
    * A user's change counter when their row is made: the floor the last load left past every
-   * counter it replaced (dump.ts), 0 before any load. SQLite keeps it in its user_version,
-   * PostgreSQL in change_floor.
+   * counter it replaced (dump.ts). SQLite keeps it in its user_version (0 before any load),
+   * PostgreSQL in change_floor (from its migration 12, the highest counter then).
    */
   readonly changeFloor: string;
   /** Which key a failed insert took: its primary key, another unique key, or none (another failure). */

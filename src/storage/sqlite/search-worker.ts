@@ -22,9 +22,10 @@
  * catch-ups, which are done again from the watermark.
  *
  * The worker also checkpoints the write-ahead log after each catch-up, outside the write
- * gate (a passive checkpoint waits for no one and holds no one up): the event loop's
+ * gate (a passive checkpoint takes no write lock: writes go on meanwhile): the event loop's
  * connection then checkpoints only as a backstop, when the log has grown past
- * LOOP_CHECKPOINT_PAGES (search-backlog.ts). SQLite's automatic checkpoint, every 1,000
+ * LOOP_CHECKPOINT_PAGES (search-backlog.ts). A checkpoint that fails is left to the next one
+ * or to the backstop; it does not stop the worker. SQLite's automatic checkpoint, every 1,000
  * pages, ran inside the COMMIT of whichever write crossed them: copying the pages into the
  * file and an fsync on the event loop, ~12% of its CPU per write at 64 connections.
  */
@@ -238,6 +239,7 @@ function runSearchWorker(
   }
   const statements = prepare(db, data.sql);
   const batch = db.transaction(() => batchOf(statements, data.batch, data.revisionsPerEntry));
+  const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 
   /** One batch: true when more wait, 'busy' when another process holds the lock. */
   const oneBatch = (): boolean | 'busy' => {
@@ -265,9 +267,14 @@ function runSearchWorker(
         const pauseMs = Math.min(data.maxBusyPauseMs, 2 ** tries);
         await new Promise((resolve) => (tries > 0 ? setTimeout(resolve, pauseMs) : setImmediate(resolve)));
       }
-      // What the log holds now goes into the file, as far as no reader needs it still (passive:
-      // it waits for no lock and takes no write lock, so writes go on meanwhile).
-      if (!closing) db?.pragma('wal_checkpoint(PASSIVE)');
+      // What the log holds now goes into the file, as far as no reader needs it still.
+      if (!closing) {
+        try {
+          checkpoint.get();
+        } catch {
+          // Another connection's checkpoint, a recovery under way, a passing I/O error: the next one, or the backstop.
+        }
+      }
     } catch (error) {
       finish(error);
       return;
