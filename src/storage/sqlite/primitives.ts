@@ -123,7 +123,9 @@ export class SqlitePrimitives implements CommonPrimitives, EntryWrites {
   }
 
   trimRevisions(_user: string, id: number, through: number): number {
-    return sumBytes(this.s.trimRevisions.all({ id, through }));
+    const bytes = this.s.trimmedBytes.get(id, through) as number;
+    this.s.trimRevisions.run(id, through);
+    return bytes;
   }
 
   addUsage(user: string, delta: UsageDelta): Counters {

@@ -111,7 +111,11 @@ export const SQL = {
   // says why): user, id, revision, operation, actor, at, description, body, note.
   addRevision: `INSERT INTO revisions (user_id, entry_id, revision, operation, actor, at, description, body, in_trash, note)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?)`,
-  trimRevisions: `DELETE FROM revisions WHERE entry_id = @id AND revision <= @through RETURNING ${REVISION_BYTES} AS bytes`,
+  // Every write of an entry at its history limit trims one revision. Its bytes are summed
+  // first, then it is deleted, both bound by position (id, through): a DELETE … RETURNING
+  // buffers its rows in a temporary b-tree, and binding by name costs (moveUsage says why).
+  trimmedBytes: `SELECT coalesce(sum(${REVISION_BYTES}), 0) FROM revisions WHERE entry_id = ? AND revision <= ?`,
+  trimRevisions: 'DELETE FROM revisions WHERE entry_id = ? AND revision <= ?',
   // The history cap's candidates, oldest first: revisions that are not the latest of their
   // entry, then dropped entries whole. Both walk an index of the user's rows in that order;
   // the first skips the latest revision of each entry, live or in the trash.
@@ -147,5 +151,6 @@ export function prepareStatements(db: Database): Statements {
   const statements = prepareAll(db, SQL);
   statements.liveColumns.raw();
   statements.firstUsage.pluck();
+  statements.trimmedBytes.pluck();
   return statements;
 }
