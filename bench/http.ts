@@ -693,6 +693,18 @@ function describe(
         'write in each of seven interleaved pairs (414–548 µs against 478–672 µs), writes/s 0.95–1.9x (median 1.27x), ' +
         'p99 lower in four pairs and higher in three (by up to a quarter); 256 a commit saved some 7% more CPU, but a ' +
         'write may wait for a whole batch.',
+        'What the search worker and the checkpoints cost a write on SQLite (measured by hand on 2026-12-07, not by ' +
+        'this run; 64 connections appending to 64 entries, CPU per write of each of the server’s threads from /proc, ' +
+        'interleaved): the search worker’s thread spent ~520 µs a write, more than the event loop’s ~400–520, ' +
+        're-indexing the same entries for each of their revisions; a catch-up batch now indexes each entry once ' +
+        'however many of its revisions wait (it reads up to 1,024 revisions past its watermark to find its 64 ' +
+        'entries): ~150–200 µs, writes/s 1.14–1.46x in three pairs. SQLite’s automatic checkpoint (every 1,000 pages ' +
+        'of log) then ran inside the COMMIT of whichever write crossed it, on the event loop; the worker now ' +
+        'checkpoints after each catch-up, off the loop, with the loop’s connection as a backstop past 4,000 pages: ' +
+        'writes/s 1.20–1.35x more in three pairs, the loop’s CPU per write ~10% lower. Both are in this run’s ' +
+        'figures; the log may now grow to ~16–20 MB under sustained writes. A write of an entry at its history limit ' +
+        'trims a revision: summed then deleted, where a DELETE … RETURNING buffered its rows, 6–10% less CPU per such ' +
+        'append in process (six interleaved pairs).',
     ],
   };
 }
