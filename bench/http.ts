@@ -693,7 +693,7 @@ function describe(
         'write in each of seven interleaved pairs (414–548 µs against 478–672 µs), writes/s 0.95–1.9x (median 1.27x), ' +
         'p99 lower in four pairs and higher in three (by up to a quarter); 256 a commit saved some 7% more CPU, but a ' +
         'write may wait for a whole batch.',
-        'What the search worker and the checkpoints cost a write on SQLite (measured by hand on 2026-12-07, not by ' +
+      'What the search worker and the checkpoints cost a write on SQLite (measured by hand on 2026-12-07, not by ' +
         'this run; 64 connections appending to 64 entries, CPU per write of each of the server’s threads from /proc, ' +
         'interleaved): the search worker’s thread spent ~520 µs a write, more than the event loop’s ~400–520, ' +
         're-indexing the same entries for each of their revisions; a catch-up batch now indexes each entry once ' +

@@ -13,7 +13,7 @@ import { EngramError } from '../../src/memory/model/errors.js';
 import type { Caller } from '../../src/memory/port.js';
 import { type Accelerators, NO_ACCELERATORS } from '../../src/storage/accelerators.js';
 import { describeStoreContract } from '../../src/storage/contract/index.js';
-import { account, appendLine, grant, grantSecret, none, token } from '../../src/storage/contract/setup.js';
+import { account, appendLine, grant, grantSecret, none, token, withoutUser } from '../../src/storage/contract/setup.js';
 import type { Connection, Pool, Statement } from '../../src/storage/postgres/driver.js';
 import { openPostgresStore, type PostgresStore, type PostgresStoreOptions } from '../../src/storage/postgres/index.js';
 import { MIGRATIONS } from '../../src/storage/postgres/migrations.js';
@@ -392,14 +392,7 @@ describe.skipIf(!server)('PostgreSQL', () => {
         await one.mutate(alice, 'topics/old', appendLine('two'), rules);
         // Two loads alice out, and alice writes again through two as many times as one knew of.
         const dump = await two.dump();
-        await two.load(
-          {
-            ...dump,
-            entries: dump.entries.filter((entry) => entry.user !== 'alice'),
-            users: dump.users.filter((usage) => usage.user !== 'alice'),
-          },
-          { replace: true },
-        );
+        await two.load(withoutUser(dump, 'alice'), { replace: true });
         await two.mutate(alice, 'topics/new', appendLine('fresh'), rules);
         await two.mutate(alice, 'topics/new', appendLine('again'), rules);
 

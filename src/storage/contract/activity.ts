@@ -9,7 +9,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ActivityPosition, ActivityRecord, MemoryChange } from '../../memory/activity.js';
 import type { Caller, Store } from '../../memory/port.js';
-import { appendLine, bytes, drop, none, type OpenStore, put, START, storesPerTest } from './setup.js';
+import { appendLine, bytes, drop, none, type OpenStore, put, START, storesPerTest, withoutUser } from './setup.js';
 
 const desktop: Caller = { user: 'alice', label: 'claude-desktop' };
 const laptop: Caller = { user: 'alice', label: 'laptop token' };
@@ -187,14 +187,7 @@ export function describeActivityContract(label: string, open: OpenStore): void {
       await vi.waitFor(() => expect(detailed(told)).toHaveLength(3), TOLD_WITHIN_MS);
       const known = Math.max(...told.map((change) => change.version));
       const dump = await store.dump();
-      await store.load(
-        {
-          ...dump,
-          entries: dump.entries.filter((entry) => entry.user !== 'alice'),
-          users: dump.users.filter((usage) => usage.user !== 'alice'),
-        },
-        { replace: true },
-      );
+      await store.load(withoutUser(dump, 'alice'), { replace: true });
       told.length = 0;
 
       await store.mutate(desktop, 'notes/c', put('after the load'), rules);

@@ -14,7 +14,7 @@ import { EngramError } from '../../memory/model/errors.js';
 import type { Policy } from '../../memory/model/policy.js';
 import type { ProposalRecord, ProposalStore, Store } from '../../memory/port.js';
 import { createToolHandler } from '../../memory/tools/handler.js';
-import { type OpenStore, START, storesPerTest } from './setup.js';
+import { type OpenStore, START, storesPerTest, withoutUser } from './setup.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 /** Long enough for any backend to tell a change; nothing is asserted about how long it took. */
@@ -127,15 +127,7 @@ export function describeReviewContract(label: string, open: OpenStore): void {
       await vi.waitFor(() => expect(new Set(versions).size).toBeGreaterThanOrEqual(3), TOLD_WITHIN_MS);
       const known = Math.max(...versions);
       const dump = await store.dump();
-      await store.load(
-        {
-          ...dump,
-          entries: dump.entries.filter((entry) => entry.user !== 'alice'),
-          users: dump.users.filter((usage) => usage.user !== 'alice'),
-          proposals: dump.proposals.filter((kept) => kept.user !== 'alice'),
-        },
-        { replace: true },
-      );
+      await store.load(withoutUser(dump, 'alice'), { replace: true });
       versions.length = 0;
 
       await proposals.add(proposal('p3', START), 10, 0);

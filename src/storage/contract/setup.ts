@@ -146,6 +146,16 @@ export function footprint(rows: readonly IndexRow[]): Usage {
   };
 }
 
+/** `dump` without anything of `user`'s (their entries, counters and proposals): a load that leaves them out. */
+export function withoutUser(dump: StoreDump, user: string): StoreDump {
+  return {
+    ...dump,
+    entries: dump.entries.filter((entry) => entry.user !== user),
+    users: dump.users.filter((usage) => usage.user !== user),
+    proposals: dump.proposals.filter((proposal) => proposal.user !== user),
+  };
+}
+
 /**
  * Every user's usage counted again from the entries of `dump`: live entries for the usage,
  * the description and body of every kept revision (of live and dropped entries) for the
