@@ -136,8 +136,7 @@ export class SqlitePrimitives implements CommonPrimitives, EntryWrites {
       if (moved !== 1) throw new Error(`the counters of ${user} are gone mid-write`);
       changes = before.changes + 1;
     } else {
-      const first = { user, bytes: delta.totalBytes, entries: delta.entries, history: delta.historyBytes };
-      changes = this.s.firstUsage.get(first) as number;
+      changes = this.s.firstUsage.get(user, delta.totalBytes, delta.entries, delta.historyBytes) as number;
     }
     const after = {
       totalBytes: (before?.totalBytes ?? 0) + delta.totalBytes,

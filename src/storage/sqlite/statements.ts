@@ -65,8 +65,7 @@ export const SQL = {
        ORDER BY dropped_at DESC, id DESC`,
   expiredTrash: `SELECT id, user_id, name, description, size, dropped_at FROM entries
        WHERE dropped_at IS NOT NULL AND dropped_at <= ?`,
-  usage: 'SELECT total_bytes AS totalBytes, entries FROM users WHERE user_id = ?',
-  // Every counter of the user, for a write to move them from (primitives.ts, addUsage).
+  // Every counter of the user, for a write to move them from (primitives.ts, addUsage), and for store.usage.
   counters:
     'SELECT total_bytes AS totalBytes, entries, history_bytes AS historyBytes, changes FROM users WHERE user_id = ?',
   users: `SELECT user_id AS user, total_bytes AS totalBytes, entries, history_bytes AS historyBytes
@@ -84,9 +83,9 @@ export const SQL = {
          history_bytes = history_bytes + ?, changes = changes + 1
        WHERE user_id = ?`,
   // A user's first counters (no row yet); their change counter starts past the floor a load
-  // left (dump.ts), never at a number they had.
+  // left (dump.ts), never at a number they had. By position: user, bytes, entries, history.
   firstUsage: `INSERT INTO users (user_id, total_bytes, entries, history_bytes, changes)
-       VALUES (@user, @bytes, @entries, @history, (SELECT user_version FROM pragma_user_version) + 1)
+       VALUES (?, ?, ?, ?, (SELECT user_version FROM pragma_user_version) + 1)
        RETURNING changes`,
   version: 'SELECT changes FROM users WHERE user_id = ?',
   // A user's revisions newest first (after a position: no position is after every one), by

@@ -537,7 +537,8 @@ export class SqliteStore implements StorageBackend {
   }
 
   private usageOf(user: string): Usage {
-    return (this.statements.usage.get(user) as Usage | undefined) ?? { totalBytes: 0, entries: 0 };
+    const counters = this.statements.counters.get(user) as Usage | undefined;
+    return counters ? { totalBytes: counters.totalBytes, entries: counters.entries } : { totalBytes: 0, entries: 0 };
   }
 
   /**
