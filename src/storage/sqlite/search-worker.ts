@@ -24,7 +24,8 @@
  * The worker also checkpoints the write-ahead log after each catch-up, outside the write
  * gate (a passive checkpoint takes no write lock: writes go on meanwhile): the event loop's
  * connection then checkpoints only as a backstop, when the log has grown past
- * LOOP_CHECKPOINT_PAGES (search-backlog.ts). A checkpoint that fails is left to the next one
+ * LOOP_CHECKPOINT_PAGES (search-backlog.ts); a catch-up that writes keep going checkpoints
+ * every CHECKPOINT_BATCHES batches too. A checkpoint that fails is left to the next one
  * or to the backstop; it does not stop the worker. SQLite's automatic checkpoint, every 1,000
  * pages, ran inside the COMMIT of whichever write crossed them: copying the pages into the
  * file and an fsync on the event loop, ~12% of its CPU per write at 64 connections.
@@ -55,6 +56,9 @@ import { GATE_CELLS, HOLDERS, type WriteGate } from './write-gate.js';
  */
 const WORKER_BATCH = 64;
 
+/** A catch-up that goes on batch after batch (writes keep coming) checkpoints the log every this many. */
+const CHECKPOINT_BATCHES = 16;
+
 /**
  * How long the worker leaves the gate to a loop that asked for it before taking it anyway
  * (the loop may have given up), in ms: past the loop's longest pause between tries, with
@@ -77,6 +81,7 @@ interface SearchWorkerData {
   readonly sql: typeof CATCH_UP_SQL;
   readonly batch: number;
   readonly revisionsPerEntry: number;
+  readonly checkpointBatches: number;
   readonly delayMs: number;
   readonly stepAsideMs: number;
   readonly maxBusyPauseMs: number;
@@ -112,6 +117,7 @@ export class SearchWorker {
       sql: CATCH_UP_SQL,
       batch: WORKER_BATCH,
       revisionsPerEntry: REVISIONS_PER_ENTRY,
+      checkpointBatches: CHECKPOINT_BATCHES,
       delayMs: CATCH_UP_DELAY_MS,
       stepAsideMs: STEP_ASIDE_MS,
       maxBusyPauseMs: MAX_BUSY_PAUSE_MS,
@@ -239,7 +245,15 @@ function runSearchWorker(
   }
   const statements = prepare(db, data.sql);
   const batch = db.transaction(() => batchOf(statements, data.batch, data.revisionsPerEntry));
-  const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+  const checkpointStatement = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+  // What the log holds now goes into the file, as far as no reader needs it still.
+  const checkpoint = () => {
+    try {
+      checkpointStatement.get();
+    } catch {
+      // Another connection's checkpoint, a recovery under way, a passing I/O error: the next one, or the backstop.
+    }
+  };
 
   /** One batch: true when more wait, 'busy' when another process holds the lock. */
   const oneBatch = (): boolean | 'busy' => {
@@ -260,21 +274,16 @@ function runSearchWorker(
     running = true;
     try {
       Atomics.store(cells, wrote, 0);
-      for (let tries = 0; !closing; ) {
+      for (let tries = 0, batches = 0; !closing; ) {
         const more = oneBatch();
         if (more === false) break;
         tries = more === 'busy' ? tries + 1 : 0;
+        // Writes that keep a catch-up going do not leave the checkpoints to the loop's backstop.
+        if (more === true && ++batches % data.checkpointBatches === 0) checkpoint();
         const pauseMs = Math.min(data.maxBusyPauseMs, 2 ** tries);
         await new Promise((resolve) => (tries > 0 ? setTimeout(resolve, pauseMs) : setImmediate(resolve)));
       }
-      // What the log holds now goes into the file, as far as no reader needs it still.
-      if (!closing) {
-        try {
-          checkpoint.get();
-        } catch {
-          // Another connection's checkpoint, a recovery under way, a passing I/O error: the next one, or the backstop.
-        }
-      }
+      if (!closing) checkpoint();
     } catch (error) {
       finish(error);
       return;
