@@ -701,10 +701,11 @@ function describe(
         'entries): ~150–200 µs, writes/s 1.14–1.46x in three pairs. SQLite’s automatic checkpoint (every 1,000 pages ' +
         'of log) then ran inside the COMMIT of whichever write crossed it, on the event loop; the worker now ' +
         'checkpoints after each catch-up, off the loop, with the loop’s connection as a backstop past 4,000 pages: ' +
-        'writes/s 1.20–1.35x more in three pairs, the loop’s CPU per write ~10% lower. Both are in this run’s ' +
-        'figures; the log may now grow to ~16–20 MB under sustained writes. A write of an entry at its history limit ' +
-        'trims a revision: summed then deleted, where a DELETE … RETURNING buffered its rows, 6–10% less CPU per such ' +
-        'append in process (six interleaved pairs).',
+        'writes/s 1.20–1.35x in three pairs, the loop’s CPU per write ~10% lower. Both are in this run’s figures; the ' +
+        'log may now grow to ~20 MB under sustained writes (19–22 MB measured, also once the worker checkpointed ' +
+        'every 16 batches of a long catch-up too). A write of an entry at its history limit trims a revision: summed ' +
+        'then deleted, where a DELETE … RETURNING buffered its rows, less CPU per such append in process in each of ' +
+        'six interleaved pairs (0.65–0.98x, median 0.925x).',
     ],
   };
 }
