@@ -30,6 +30,7 @@ import {
 } from '../sql/dump.js';
 import type { Database } from './driver.js';
 import { sqliteDialect } from './sql-database.js';
+import { CHANGE_FLOOR } from './statements.js';
 
 const SQL = {
   clear: LOADED_TABLES.map((table) => `DELETE FROM ${table};`).join('\n'),
@@ -48,7 +49,7 @@ const SQL = {
   // dump leaves out, whose row goes: their next write starts their counter again past the
   // floor the load leaves in the file's user_version (statements.ts, firstUsage), where a
   // restart at 1 met a number kept from before the load.
-  lastChange: 'SELECT max(coalesce(max(changes), 0), (SELECT user_version FROM pragma_user_version)) FROM users',
+  lastChange: `SELECT max(coalesce(max(changes), 0), ${CHANGE_FLOOR}) FROM users`,
 } as const;
 
 /** The primitives of sql/dump.ts on one connection, inside the transaction its caller holds. */

@@ -10,13 +10,14 @@ import type { SqlDatabase, SqlDialect, SqlStatement } from '../sql/database.js';
 import { runSteps, type SqlCall, type Steps } from '../sql/steps.js';
 import type { Database, Statement } from './driver.js';
 import type { Guard } from './guard.js';
+import { CHANGE_FLOOR } from './statements.js';
 
 export const sqliteDialect: SqlDialect = {
   boolean: (value) => (value ? 1 : 0),
   byCodePoint: '',
   lockShared: '',
   lockSkippingLocked: '',
-  changeFloor: '(SELECT user_version FROM pragma_user_version)',
+  changeFloor: CHANGE_FLOOR,
   duplicateKeyOf(error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return 'primary';

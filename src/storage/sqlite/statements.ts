@@ -7,6 +7,9 @@
 import { bodyOf, entryColumns, revisionBytes } from '../sql-rows.js';
 import type { Database, Statement } from './driver.js';
 
+/** Where a user's change counter starts when their row is made: the floor a load leaves in the file's user_version (dump.ts). */
+export const CHANGE_FLOOR = '(SELECT user_version FROM pragma_user_version)';
+
 /** The columns an entry is read by, in the order of EntryRow (sql-rows.ts). */
 const ENTRY_COLUMNS = entryColumns('entries');
 
@@ -85,7 +88,7 @@ export const SQL = {
   // A user's first counters (no row yet); their change counter starts past the floor a load
   // left (dump.ts), never at a number they had. By position: user, bytes, entries, history.
   firstUsage: `INSERT INTO users (user_id, total_bytes, entries, history_bytes, changes)
-       VALUES (?, ?, ?, ?, (SELECT user_version FROM pragma_user_version) + 1)
+       VALUES (?, ?, ?, ?, ${CHANGE_FLOOR} + 1)
        RETURNING changes`,
   version: 'SELECT changes FROM users WHERE user_id = ?',
   // A user's revisions newest first (after a position: no position is after every one), by
