@@ -274,16 +274,8 @@ describe('each bridge run with pauses', () => {
   it.each(BRIDGE_KINDS)(
     '%s pauses often enough that the loop is never held',
     async (kind) => {
-      const bridge = BRIDGES[kind];
       const policy = { ...DEFAULT_POLICY, userCap: 64 * 1024 * 1024 };
-      const pause = async () => {
-        await nextTurn();
-      };
-      const { maxDelayMs } = await withEventLoopDelay(() =>
-        bridge.read
-          ? bridge.read(files(sources[kind]), policy, { split: true }, pause)
-          : runWithPauses(bridge.steps(files(sources[kind]), policy, { split: true }), pause),
-      );
+      const { maxDelayMs } = await runMeasured(kind, sources[kind], policy);
       expect(maxDelayMs).toBeLessThan(HELD_LOOP_MS);
     },
     HEAVY_TEST_MS,
