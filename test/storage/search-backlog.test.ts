@@ -49,6 +49,23 @@ function marked(path: string): number[] {
   }
 }
 
+/**
+ * How many segments the search index is made of, from FTS5's structure record (rowid 10 of
+ * entries_search_data: a 4-byte cookie, the 4-byte mark of its second format, then the
+ * number of levels and of segments as varints; one byte each below 128).
+ */
+function segments(path: string): number {
+  const db = new Database(path, { readonly: true });
+  try {
+    const record = db.prepare('SELECT block FROM entries_search_data WHERE id = 10').pluck().get() as Buffer;
+    const at = record.readUInt32BE(4) === 0xff000001 ? 8 : 4;
+    expect(record[at]! < 128 && record[at + 1]! < 128).toBe(true);
+    return record[at + 1]!;
+  } finally {
+    db.close();
+  }
+}
+
 /** Runs catch-up batches of `limit` entries on a connection of its own, as the search worker does; returns what each said of more waiting. */
 function batches(path: string, limit: number, revisionsPerEntry: number, count: number): boolean[] {
   const db = new Database(path);
@@ -188,6 +205,24 @@ describe('SQLite search backlog', () => {
       expect(marked(path)).toEqual([]);
       expect(await found(store, 'line299')).toEqual(['topics/n2']);
       expect(await found(store, 'line0')).toEqual(['topics/n0']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('adds one segment to the index a batch, whatever order its entries were written in', async () => {
+    const store = openSqliteStore({ path });
+    try {
+      for (let i = 1; i <= 4; i++) await store.mutate(alice, `topics/n${i}`, appendLine(`first${i}`), rules);
+      expect(batches(path, 64, 16, 1)).toEqual([false]);
+      expect(segments(path)).toBe(1);
+      // The newest entry first. A statement an entry made FTS5 write a segment for each (and
+      // merge them, eight at a time), the words it was given in rising rowids or not.
+      for (let i = 4; i >= 1; i--) await store.mutate(alice, `topics/n${i}`, appendLine(`second${i}`), rules);
+      expect(batches(path, 64, 16, 1)).toEqual([false]);
+      expect(segments(path)).toBe(2);
+      expect(await found(store, 'second1')).toEqual(['topics/n1']);
+      expect(await found(store, 'first4 second4')).toEqual(['topics/n4']);
     } finally {
       await store.close();
     }
