@@ -709,16 +709,17 @@ function describe(
       'Why a search catch-up cost more than indexing its entries’ words (measured by hand on 2026-12-07, later that ' +
         'day, not by this run; CPU per write of each of the server’s threads from /proc, the writes counted in the ' +
         'database, 64 connections): each entry of a batch went into the index by a statement of its own, and FTS5 ' +
-        'writes what it holds in memory as a segment of its own at every statement’s savepoint, so a batch of 64 ' +
+        'writes what it holds in memory as a segment of its own when the next statement starts, so a batch of 64 ' +
         'entries wrote 64 segments, then merged them eight at a time. Now a batch’s deletes come first, in rowid ' +
         'order, then one statement inserts all its entries: the worker’s CPU per write 82–91 µs against 106–139 with ' +
         '64 users writing, 161–185 against 184–244 with one user appending to 500 entries, three interleaved pairs ' +
-        'each. Most of what is left is FTS5’s secure-delete, which takes the words of an entry’s previous text out of ' +
-        'the index as the entry is indexed again (42% of the worker’s samples, perf): with it off the worker spent ' +
-        '76–91 µs a write for one user, in two pairs. It stays on: without it those words would stay in the index’s ' +
-        'file until a merge or the next purge. The event loop’s CPU per write is now the larger part: 150–175 µs for ' +
-        'one user, 230–305 µs for 64 users (the COMMIT 15% of its samples, wall time with its fsync; the entry read ' +
-        'before the write 7%; the token’s lookup ~5%).',
+        'each. About half of what is left is FTS5’s secure-delete, which takes the words of an entry’s previous text ' +
+        'out of the index as the entry is indexed again (42% of the worker’s samples, perf): with it off the worker ' +
+        'spent 76–91 µs a write for one user, in two pairs (64 users not measured). It stays on: without it those ' +
+        'words would stay in the index’s file until a merge or the next purge. With 64 users the event loop’s CPU per ' +
+        'write is now the larger part, 230–305 µs against the worker’s 82–91 (the COMMIT 15% of the loop’s samples, ' +
+        'wall time with its fsync; the entry read before the write 7%; the token’s lookup ~5%); with one user the two ' +
+        'are about even (the loop’s 150–175 µs).',
     ],
   };
 }

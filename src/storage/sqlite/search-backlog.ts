@@ -60,7 +60,7 @@ export const CATCH_UP_SQL = {
   setWatermark: 'UPDATE search_watermark SET revision = @revision WHERE revision IS NOT @revision',
   // Deleting a row the index does not hold (an entry created since) changes nothing.
   unindex: 'DELETE FROM entries_search WHERE rowid = ?',
-  // The entries of a JSON list of ids, in one statement and in rowid order (reindex says why).
+  // The entries of a JSON list of ids, in one statement and in rowid order (SearchBacklog.catchUp says why).
   index: `INSERT INTO entries_search (rowid, name, description, body)
      SELECT id, name, description, ${bodyOf('entries')} FROM entries
      WHERE id IN (SELECT value FROM json_each(?)) AND dropped_at IS NULL ORDER BY id`,
@@ -182,14 +182,14 @@ export class SearchBacklog {
   /**
    * Indexes the entries `ids` as they are now (a dropped or deleted one: none of its words),
    * inside the caller's transaction, as catchUpBatch does. Their words go in with one
-   * statement, in rowid order: FTS5 keeps the words it is given in memory, to write them as
-   * one segment at the commit, only while their rowids rise and no other statement of the
-   * transaction writes to it; each such statement made it write what it held first, so a
-   * statement an entry wrote a segment an entry, and merging those was much of a catch-up's
-   * work. Measured at 64 connections (2026-12-07, three interleaved pairs each): the search
-   * worker's CPU per write 82–91 µs against 106–139 with 64 users writing, 161–185 against
-   * 184–244 with one user appending to 500 entries (FTS5's secure-delete, which takes the
-   * words of an entry's previous text out of the index, is now most of the rest).
+   * statement, in rowid order: FTS5 keeps the words it is given in memory while their rowids
+   * rise, and writes them as one segment when the next statement of the transaction starts
+   * or at the commit (or once they pass its hashsize, 1 MB). A statement per entry therefore
+   * wrote a segment per entry, and merging those was much of a catch-up's work. Measured at
+   * 64 connections (2026-12-07, three interleaved pairs each): the search worker's CPU per
+   * write 82–91 µs against 106–139 with 64 users writing, 161–185 against 184–244 with one
+   * user appending to 500 entries. FTS5's secure-delete, which takes the words of an entry's
+   * previous text out of the index, is about half of the rest.
    */
   catchUp(ids: readonly number[]): void {
     const s = this.catchUpStatements;
