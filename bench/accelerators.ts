@@ -120,7 +120,7 @@ async function measureHttp(folder: string, options: AcceleratorOptions): Promise
       on: await serve('team-on', true, true),
       off: await serve('team-off', false, true),
     };
-    // As in http.ts: reads open entries of the first half, writes append to the second.
+    // Reads open entries of the first half, writes append to the second (one N here: no part per N, as http.ts has).
     const half = Math.floor(options.entries / 2);
     const serials = Array.from({ length: REQUEST_KINDS }, (_, serial) => serial);
     const bodies: Record<HttpWorkload, readonly string[]> = {

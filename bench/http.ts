@@ -45,7 +45,8 @@ export interface HttpOptions {
 
 export const DEFAULT_HTTP: HttpOptions = {
   connections: [1, 8, 64],
-  entries: 1_000,
+  // 500 to read, 500 to write at each N.
+  entries: 2_000,
   durationMs: 5_000,
   warmupMs: 1_000,
   serialMs: 3_000,
@@ -251,11 +252,17 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
       const port = await start(files, TOKEN_AUTH_FLAGS);
       teams.push({ label: backend.label, port, tokens, serialRate: backend.serialRate });
     }
-    // Reads open entries of the first half, writes append to the second: an entry a write
-    // grew would make the reads after it answer more than the ceiling's fixed body.
-    const half = Math.floor(options.entries / 2);
-    const readPick = (serial: number) => subject((serial * 7919) % half).name;
-    const writePick = (serial: number) => subject(half + ((serial * 7919) % (options.entries - half))).name;
+    // Reads open entries of the first quarter, writes append to the rest: an entry a write
+    // grew would make the reads after it answer more than the ceiling's fixed body. The
+    // writes at each N go to entries of their own (a part of the rest per N), so that every
+    // server's rows at an N find those entries as seeded: sharing them, a server whose rows
+    // at the smaller N had written more met longer entries at 64 (more to store and index).
+    const readEntries = Math.floor(options.entries / 4);
+    const writeEntries = Math.floor((options.entries - readEntries) / options.connections.length);
+    const readPick = (serial: number) => subject((serial * 7919) % readEntries).name;
+    const writePick = (serial: number, connections: number) =>
+      subject(readEntries + options.connections.indexOf(connections) * writeEntries + ((serial * 7919) % writeEntries))
+        .name;
     const serials = Array.from({ length: REQUEST_KINDS }, (_, serial) => serial);
     const reads = (port: number, label: string): LoadTarget => ({
       label,
@@ -266,10 +273,10 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
       expect: TOOL_SUCCESS,
     });
     // Every connection sends these in turn; an entry may receive the same line more than once, a distinct commit each time.
-    const writes = (port: number, label: string): LoadTarget => ({
+    const writes = (port: number, label: string, connections: number): LoadTarget => ({
       ...reads(port, label),
       bodies: serials.map((serial) =>
-        toolCall(serial, 'memory_write', { name: writePick(serial), new: appendedLine(serial) }),
+        toolCall(serial, 'memory_write', { name: writePick(serial, connections), new: appendedLine(serial) }),
       ),
     });
     const manyUsers = (team: Users, connections: number, label: string): LoadTarget => ({
@@ -348,7 +355,7 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
         for (const neighbour of list) {
           const name = nameOf(neighbour.label);
           await measureNeighbour(reads(neighbour.port, `${name} reads`));
-          await measureNeighbour(writes(neighbour.port, `${name} durable writes`));
+          await measureNeighbour(writes(neighbour.port, `${name} durable writes`, connections));
           await measureNeighbour(manyUsers(neighbour.users, connections, name));
         }
       }
@@ -375,7 +382,7 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
           });
         };
         await measureEngram('reads', reads(backend.port, `${backend.label} reads`));
-        await measureEngram('durable writes', writes(backend.port, `${backend.label} durable writes`));
+        await measureEngram('durable writes', writes(backend.port, `${backend.label} durable writes`, connections));
       }
       for (const team of teams) {
         const target = manyUsers(team, connections, team.label);
@@ -511,9 +518,11 @@ function describe(
       (withPostgres
         ? ' and, in a second server, on PostgreSQL (a database created for the run on the local server)'
         : '') +
-      '. Each request is one stateless Streamable HTTP POST of a `tools/call`: reads open one entry of the first half, writes ' +
-      'append a line to an entry of the second half (a durable commit each), so that what a read answers stays the same ' +
-      `size all through the run; each connection sends ${REQUEST_KINDS} distinct requests in turn. ` +
+      '. Each request is one stateless Streamable HTTP POST of a `tools/call`: reads open one entry of the first quarter, ' +
+      'writes append a line to one of the rest (a durable commit each), so that what a read answers stays the same ' +
+      `size all through the run; the writes at each N go to entries of their own (the rest in ${options.connections.length} ` +
+      'parts), so that every server meets them as seeded whatever it wrote at the smaller N; ' +
+      `each connection sends ${REQUEST_KINDS} distinct requests in turn. ` +
       '“Many users” rows are writes to a server of their own (`--auth token`, its own database): at N connections N ' +
       `users, each with ${USER_ENTRIES} entries of its own and one token, connection k sending user k’s token. The ceiling is a bare ` +
       '`node:http` server in its own process answering every POST with a fixed body, byte for byte what Engram answers to ' +
