@@ -60,7 +60,7 @@ export const CATCH_UP_SQL = {
   setWatermark: 'UPDATE search_watermark SET revision = @revision WHERE revision IS NOT @revision',
   // Deleting a row the index does not hold (an entry created since) changes nothing.
   unindex: 'DELETE FROM entries_search WHERE rowid = ?',
-  // The entries of a JSON list of ids, in one statement and in rowid order (SearchBacklog.catchUp says why).
+  // The entries of a JSON list of ids, in one statement and in rowid order (CatchUpStatements.reindex says why).
   index: `INSERT INTO entries_search (rowid, name, description, body)
      SELECT id, name, description, ${bodyOf('entries')} FROM entries
      WHERE id IN (SELECT value FROM json_each(?)) AND dropped_at IS NULL ORDER BY id`,
@@ -73,22 +73,46 @@ const SQL = {
   mark: 'INSERT OR IGNORE INTO search_pending (entry_id) VALUES (?)',
 } as const;
 
-export type CatchUpStatements = { readonly [K in keyof typeof CATCH_UP_SQL]: Statement };
+/** The catch-up's statements that read and move the watermark, and how entries are indexed again. */
+export type CatchUpStatements = {
+  readonly [K in Exclude<keyof typeof CATCH_UP_SQL, 'unindex' | 'index' | 'done'>]: Statement;
+} & {
+  /**
+   * Indexes the entries `ids` as they are now (a dropped or deleted one: none of its words),
+   * inside the caller's transaction, and clears their marks. Their words go in with one
+   * statement, in rowid order: FTS5 keeps the words it is given in memory while their rowids
+   * rise, and writes them as one segment when the next statement of the transaction starts
+   * or at the commit (or once they pass its hashsize, 1 MB). A statement per entry therefore
+   * wrote a segment per entry, and merging those was much of a catch-up's work. Measured at
+   * 64 connections (2026-12-07, three interleaved pairs each): the search worker's CPU per
+   * write 82–91 µs against 106–139 with 64 users writing, 161–185 against 184–244 with one
+   * user appending to 500 entries. FTS5's secure-delete, which takes the words of an entry's
+   * previous text out of the index, is about half of the rest.
+   */
+  readonly reindex: (ids: Iterable<number>) => void;
+};
 
 /**
  * The catch-up's statements, prepared on `db`. It uses nothing but its arguments: the
  * search worker runs its source text on a connection of its own.
  */
 export function prepareCatchUp(db: Database, sql: typeof CATCH_UP_SQL): CatchUpStatements {
+  const unindex = db.prepare(sql.unindex);
+  const index = db.prepare(sql.index);
+  const done = db.prepare(sql.done);
   return {
     oldestPending: db.prepare(sql.oldestPending).pluck(),
     watermark: db.prepare(sql.watermark).pluck(),
     revisionsAfter: db.prepare(sql.revisionsAfter).raw(),
     lastRevision: db.prepare(sql.lastRevision).pluck(),
     setWatermark: db.prepare(sql.setWatermark),
-    unindex: db.prepare(sql.unindex),
-    index: db.prepare(sql.index),
-    done: db.prepare(sql.done),
+    reindex: (ids) => {
+      const entries = [...new Set(ids)].sort((a, b) => a - b);
+      for (const id of entries) unindex.run(id);
+      const list = JSON.stringify(entries);
+      index.run(list);
+      done.run(list);
+    },
   };
 }
 
@@ -119,12 +143,7 @@ export function catchUpBatch(s: CatchUpStatements, limit: number, revisionsPerEn
       break;
     }
   }
-  // As SearchBacklog.catchUp does (it says why; this function can call nothing outside it).
-  const entries = [...new Set([...ids, ...revised])].sort((a, b) => a - b);
-  for (const id of entries) s.unindex.run(id);
-  const list = JSON.stringify(entries);
-  s.index.run(list);
-  s.done.run(list);
+  s.reindex([...ids, ...revised]);
   // Past the last revision read; when every one past the watermark was read, at the last
   // there is, which is lower when the newest were deleted (their rowids are taken again).
   s.setWatermark.run({ revision: readAll ? s.lastRevision.get() : through });
@@ -179,25 +198,9 @@ export class SearchBacklog {
     if (!kept || rowid <= (this.catchUpStatements.watermark.get() as number)) this.statements.mark.run(id);
   }
 
-  /**
-   * Indexes the entries `ids` as they are now (a dropped or deleted one: none of its words),
-   * inside the caller's transaction, as catchUpBatch does. Their words go in with one
-   * statement, in rowid order: FTS5 keeps the words it is given in memory while their rowids
-   * rise, and writes them as one segment when the next statement of the transaction starts
-   * or at the commit (or once they pass its hashsize, 1 MB). A statement per entry therefore
-   * wrote a segment per entry, and merging those was much of a catch-up's work. Measured at
-   * 64 connections (2026-12-07, three interleaved pairs each): the search worker's CPU per
-   * write 82–91 µs against 106–139 with 64 users writing, 161–185 against 184–244 with one
-   * user appending to 500 entries. FTS5's secure-delete, which takes the words of an entry's
-   * previous text out of the index, is about half of the rest.
-   */
+  /** Indexes the entries `ids` as they are now (a dropped or deleted one: none of its words), inside the caller's transaction. */
   catchUp(ids: readonly number[]): void {
-    const s = this.catchUpStatements;
-    const entries = [...new Set(ids)].sort((a, b) => a - b);
-    for (const id of entries) s.unindex.run(id);
-    const list = JSON.stringify(entries);
-    s.index.run(list);
-    s.done.run(list);
+    this.catchUpStatements.reindex(ids);
   }
 
   /**
