@@ -11,8 +11,7 @@
  * (sdk-peer.ts): Engram's tools, handler and store served the common way, the MCP SDK's
  * stateless Streamable HTTP with a server per request, which Engram must beat on every
  * row. The load comes from a generator process of its own (load.ts), driven the same way
- * for every row; the rows compared with each other (a workload's floor, SDK peer and Engram
- * rows on a backend at one N) are measured together, in interleaved rounds.
+ * for every row.
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -24,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { appendedLine, bodyOf, subject, subjects } from './content.js';
 import { ENGRAM_CLI, type EngramFiles, engramFiles, engramFlags, seedEngram, TOKEN_AUTH_FLAGS } from './engram.js';
-import { GENERATOR_WORKERS, type LoadResult, type LoadTarget, postOnce, runInRounds, runLoad } from './load.js';
+import { GENERATOR_WORKERS, type LoadResult, type LoadTarget, postOnce, runLoad } from './load.js';
 import { floorToken, seedUsers, USER_ENTRIES, userWrite } from './many-users.js';
 import { createBenchDatabase, findBenchPostgres, serialPostgresCommitRate } from './postgres.js';
 import type { Section, Table, Target } from './report.js';
@@ -33,12 +32,6 @@ import { formatInteger, formatMs, formatRatio } from './stats.js';
 export interface HttpOptions {
   readonly connections: readonly number[];
   readonly entries: number;
-  /**
-   * Rows measured together (a workload's floor, SDK peer and Engram rows on a backend) run
-   * in this many interleaved rounds (load.ts, runInRounds); the ceiling in one as long as all.
-   */
-  readonly rounds: number;
-  /** Counted per round, after `warmupMs` of warm-up. */
   readonly durationMs: number;
   readonly warmupMs: number;
   /** How long each serial commit rate is measured. */
@@ -54,10 +47,8 @@ export const DEFAULT_HTTP: HttpOptions = {
   connections: [1, 8, 64],
   // 500 to read, 500 to write at each N.
   entries: 2_000,
-  // Every server's writes at one N last as long as before rounds (6 s, warm-up included), so its entries grow as much.
-  rounds: 3,
-  durationMs: 1_500,
-  warmupMs: 500,
+  durationMs: 5_000,
+  warmupMs: 1_000,
   serialMs: 3_000,
 };
 
@@ -65,9 +56,8 @@ export const DEFAULT_HTTP: HttpOptions = {
 export const QUICK_HTTP: HttpOptions = {
   connections: [1, 64],
   entries: 200,
-  rounds: 2,
-  durationMs: 400,
-  warmupMs: 200,
+  durationMs: 1_000,
+  warmupMs: 300,
   serialMs: 500,
 };
 
@@ -189,21 +179,10 @@ interface Row {
   readonly ceiling: number;
   /** Writes: the multiple of the serial commit rate. */
   readonly serial?: string;
-  /** Engram's rows: the MCP floor's rate for the same workload at the same N, measured in the same rounds. */
+  /** Engram's reads and writes: the MCP floor's rate for the same workload at the same N, measured just before. */
   readonly floor?: number;
-  /** Engram's rows: the SDK peer's rate for the same workload at the same N, measured in the same rounds. */
+  /** Engram's reads and writes: the SDK peer's rate for the same workload at the same N, measured just before. */
   readonly peer?: number;
-}
-
-/** A row to measure at one N, and the rows it is measured with. */
-interface Planned {
-  /** The backend whose floor and SDK peer it is measured with. */
-  readonly on: Neighbour['label'];
-  /** reads, durable writes or MANY_USERS. */
-  readonly workload: string;
-  readonly target: LoadTarget;
-  /** An Engram row: its backend (the peer's rows are found by it) and, for writes, the serial commit rate. */
-  readonly engram?: { readonly backend: Backend['label']; readonly serialRate?: number } | undefined;
 }
 
 const FLOOR = 'MCP floor';
@@ -329,6 +308,7 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
       cleanups.push(database.drop);
       await startFloor('PostgreSQL', ['postgres', database.url]);
     }
+    const floorOf = (label: string) => floors.find((floor) => label.startsWith(floor.label))!;
     // The SDK peer of each backend, in two servers on databases seeded as Engram's two are:
     // the entries by `engram import` in one, the users and their tokens in the other.
     const peers: Neighbour[] = [];
@@ -354,14 +334,19 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
 
     const rows: Row[] = [];
     const chosen = (label: string) => options.rows === undefined || options.rows.test(label);
+    const measure = (target: LoadTarget, connections: number) =>
+      runLoad(target, connections, options.durationMs, options.warmupMs);
     for (const connections of options.connections) {
-      const top = await runLoad(ceilingTarget, connections, options.rounds * options.durationMs, options.warmupMs);
+      const top = await measure(ceilingTarget, connections);
       const ceiling = top.perSecond;
       rows.push({ connections, workload: 'bare node:http (ceiling)', result: top, ceiling });
-      // Every row at this N, in the table's order: the floors', the SDK peers', then Engram's.
-      const planned: Planned[] = [];
-      const plan = (on: Neighbour['label'], workload: string, target: LoadTarget, engram?: Planned['engram']) => {
-        if (chosen(target.label)) planned.push({ on, workload, target, engram });
+      /** Each floor's and SDK peer's rate at this N, by row. */
+      const neighbourRates = new Map<string, number>();
+      const measureNeighbour = async (target: LoadTarget) => {
+        if (!chosen(target.label)) return;
+        const result = await measure(target, connections);
+        neighbourRates.set(target.label, result.perSecond);
+        rows.push({ connections, workload: target.label, result, ceiling });
       };
       for (const [list, nameOf] of [
         [floors, floorName],
@@ -369,50 +354,47 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
       ] as const) {
         for (const neighbour of list) {
           const name = nameOf(neighbour.label);
-          plan(neighbour.label, 'reads', reads(neighbour.port, `${name} reads`));
-          plan(neighbour.label, 'durable writes', writes(neighbour.port, `${name} durable writes`, connections));
-          plan(neighbour.label, MANY_USERS, manyUsers(neighbour.users, connections, name));
+          await measureNeighbour(reads(neighbour.port, `${name} reads`));
+          await measureNeighbour(writes(neighbour.port, `${name} durable writes`, connections));
+          await measureNeighbour(manyUsers(neighbour.users, connections, name));
         }
       }
+      /**
+       * The floor's and the SDK peer's rates beside an Engram row on `backend`; Engram without
+       * group commit has no peer (the peer's store commits in groups), only the floor.
+       */
+      const besides = (backend: string, workload: string) => ({
+        floor: neighbourRates.get(`${floorName(floorOf(backend).label)} ${workload}`),
+        peer: neighbourRates.get(`${peerName(backend as Neighbour['label'])} ${workload}`),
+      });
       for (const backend of backends) {
-        const on = backend.label === 'PostgreSQL' ? 'PostgreSQL' : 'SQLite';
-        const engram = { backend: backend.label };
-        plan(on, 'reads', reads(backend.port, `${backend.label} reads`), engram);
-        plan(on, 'durable writes', writes(backend.port, `${backend.label} durable writes`, connections), {
-          ...engram,
-          serialRate: backend.serialRate,
-        });
+        const measureEngram = async (workload: string, target: LoadTarget) => {
+          if (!chosen(target.label)) return;
+          const result = await measure(target, connections);
+          const serial = workload === 'reads' ? undefined : formatRatio(result.perSecond / backend.serialRate);
+          rows.push({
+            connections,
+            workload: target.label,
+            result,
+            ceiling,
+            serial,
+            ...besides(backend.label, workload),
+          });
+        };
+        await measureEngram('reads', reads(backend.port, `${backend.label} reads`));
+        await measureEngram('durable writes', writes(backend.port, `${backend.label} durable writes`, connections));
       }
       for (const team of teams) {
-        const engram = { backend: team.label, serialRate: team.serialRate };
-        plan(team.label, MANY_USERS, manyUsers(team, connections, team.label), engram);
-      }
-      // The rows of one workload on one backend (its floor's, its SDK peer's, Engram's) are measured together.
-      const results = new Map<LoadTarget, LoadResult>();
-      for (const key of new Set(planned.map(({ on, workload }) => `${on} ${workload}`))) {
-        const together = planned.filter(({ on, workload }) => `${on} ${workload}` === key).map(({ target }) => target);
-        const measured = await runInRounds(together, connections, options.rounds, options.durationMs, options.warmupMs);
-        for (const [at, target] of together.entries()) results.set(target, measured[at]!);
-      }
-      const rateOf = (label: string) => {
-        const row = planned.find(({ target }) => target.label === label);
-        return row && results.get(row.target)!.perSecond;
-      };
-      for (const { on, workload, target, engram } of planned) {
-        const result = results.get(target)!;
-        if (!engram) {
-          rows.push({ connections, workload: target.label, result, ceiling });
-          continue;
-        }
+        const target = manyUsers(team, connections, team.label);
+        if (!chosen(target.label)) continue;
+        const write = await measure(target, connections);
         rows.push({
           connections,
           workload: target.label,
-          result,
+          result: write,
           ceiling,
-          serial: engram.serialRate === undefined ? undefined : formatRatio(result.perSecond / engram.serialRate),
-          floor: rateOf(`${floorName(on)} ${workload}`),
-          // Engram without group commit has no peer (the peer's store commits in groups), only the floor.
-          peer: rateOf(`${peerName(engram.backend as Neighbour['label'])} ${workload}`),
+          serial: formatRatio(write.perSecond / team.serialRate),
+          ...besides(team.label, MANY_USERS),
         });
       }
     }
@@ -544,7 +526,7 @@ function describe(
       '“Many users” rows are writes to a server of their own (`--auth token`, its own database): at N connections N ' +
       `users, each with ${USER_ENTRIES} entries of its own and one token, connection k sending user k’s token. The ceiling is a bare ` +
       '`node:http` server in its own process answering every POST with a fixed body, byte for byte what Engram answers to ' +
-      'a read; it is measured at every N before the rows it stands beside. The MCP floor is the least an MCP server ' +
+      'a read; it is measured at every N just before the rows it stands beside. The MCP floor is the least an MCP server ' +
       'keeping its memory in a database must do for these calls, and nothing more: a `node:http` server in its own process ' +
       '(bench/floor-server.ts), one on each backend, holding the same entries and users in a database of its own, that ' +
       'finds the user from the bearer token in memory, parses each request and answers a JSON result, an open with one ' +
@@ -553,7 +535,8 @@ function describe(
       'revision, the entry’s head, the user’s usage) saved durably: on SQLite the appends that arrive together sharing ' +
       'one commit, on PostgreSQL one statement, one user’s appends one at a time and those that queued meanwhile ' +
       'sharing one transaction and its commit (as Engram’s), ' +
-      'on a pool of Engram’s default size (10). An Engram row’s share of it compares the two for the same workload at ' +
+      'on a pool of Engram’s default size (10). It is ' +
+      'measured at every N after the ceiling, and an Engram row’s share of it compares the two for the same workload at ' +
       'the same N on the same backend. The SDK peer is the same memory served the common way: a `node:http` server in ' +
       'its own process (bench/sdk-peer-server.ts), two on each backend as Engram’s (one holding the entries, one the ' +
       'users), that gives every POST a new MCP SDK v1 ' +
@@ -563,18 +546,14 @@ function describe(
       'definitions, the tool handler and the store, opened through Engram’s composition root on a database seeded as ' +
       'Engram’s are. A request without a token acts as the local user; with one, Engram’s own token check finds the user ' +
       '(the Access service, on every request, as `--auth token` does). It does less around a call than `engram serve` ' +
-      '(no log line, no rate limit, no size or Origin checks), all in its favour. “Engram / SDK peer” is an Engram row’s rate over the peer’s for the same ' +
+      '(no log line, no rate limit, no size or Origin checks), all in its favour. It is measured at every N after the ' +
+      'floor, just before Engram’s rows, and “Engram / SDK peer” is an Engram row’s rate over the peer’s for the same ' +
       'workload at the same N on the same backend: what Engram’s way of serving MCP over HTTP gains over the common ' +
       'one, Engram having to be ahead on every row. The load comes from autocannon in a process ' +
       `of its own (${GENERATOR_WORKERS} worker thread driving all N keep-alive connections, each sending its next request when ` +
-      'the previous answer has arrived; every answer checked), never from the benchmark process, the same way for every row. ' +
-      'The rows that are compared — a workload’s floor, SDK peer and Engram rows on a backend at one N — are measured ' +
-      `together, in ${options.rounds} interleaved rounds, the order turned by one each round (A B C, B C A, …): each row ` +
-      `${options.warmupMs / 1000} s of warm-up then ${options.durationMs / 1000} s counted a round, so that drift on the ` +
-      'machine while they run (a PostgreSQL checkpoint, another process) falls on each of them alike; the ceiling runs ' +
-      `once, ${(options.rounds * options.durationMs) / 1000} s counted. A row’s rate is the mean of its rounds’, its p99 the ` +
-      'highest of theirs. Servers and generator share the machine’s cores. Mean latency is N / rate (a closed loop); ' +
-      'p99 is autocannon’s, to the whole millisecond. ' +
+      'the previous answer has arrived; every answer checked), never from the benchmark process, the same way for every row: ' +
+      `${options.warmupMs / 1000} s of warm-up then ${options.durationMs / 1000} s counted. Servers and generator share the ` +
+      'machine’s cores. Mean latency is N / rate (a closed loop); p99 is autocannon’s, to the whole millisecond. ' +
       'The serial commit rate is raw durable commits of one distinct 1 KiB row each, one after another, on the same disk ' +
       `(better-sqlite3 in WAL mode with synchronous=FULL; node-postgres on one connection): ${serialRates}.` +
       (withPostgres ? '' : ' No PostgreSQL server answered, so PostgreSQL was not measured.'),

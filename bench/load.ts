@@ -4,7 +4,6 @@
  * requests are sent by load-generator.ts, a process of its own (autocannon, its
  * connections in a worker thread), the same way for every row, so that the generator is
  * never the benchmark process and never shares an event loop with what it measures.
- * Rows that are compared run in interleaved rounds (runInRounds).
  */
 
 import { execFile } from 'node:child_process';
@@ -97,44 +96,4 @@ export function runLoad(
     });
     child.stdin!.end(JSON.stringify(job));
   });
-}
-
-/**
- * Runs every one of `targets` at N `connections` in `rounds` interleaved rounds, each
- * target `durationMs` a round after `warmupMs` of warm-up, the order turned by one each
- * round (A B C, B C A, C A B). Rows that are compared with each other are measured so:
- * drift on the machine while they run (a PostgreSQL checkpoint, another process, the page
- * cache) falls on each of them alike, where a row measured minutes from its neighbour met
- * it alone (an Engram row's ratio over its peer at 1 connection on PostgreSQL read 0.79x
- * in one full run and 1.84x in the next). Returns each target's results, in order.
- */
-export async function runInRounds(
-  targets: readonly LoadTarget[],
-  connections: number,
-  rounds: number,
-  durationMs: number,
-  warmupMs: number,
-): Promise<LoadResult[]> {
-  const results: LoadResult[][] = targets.map(() => []);
-  for (let round = 0; round < rounds; round++) {
-    for (const at of roundOrder(targets.length, round)) {
-      results[at]!.push(await runLoad(targets[at]!, connections, durationMs, warmupMs));
-    }
-  }
-  return results.map((each) => combineRounds(connections, each));
-}
-
-/** The order of `count` targets in round `round`: turned by one each round. */
-export function roundOrder(count: number, round: number): number[] {
-  return Array.from({ length: count }, (_, k) => (k + round) % count);
-}
-
-/**
- * One row from its rounds, each as long as the others: the mean of their rates, the mean
- * latency of a closed loop at that rate (N / rate), and the highest of their p99s.
- */
-export function combineRounds(connections: number, rounds: readonly LoadResult[]): LoadResult {
-  if (rounds.length === 0) throw new Error('a row needs one round at least');
-  const perSecond = rounds.reduce((sum, round) => sum + round.perSecond, 0) / rounds.length;
-  return { perSecond, mean: (connections / perSecond) * 1000, p99: Math.max(...rounds.map((round) => round.p99)) };
 }
