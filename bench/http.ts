@@ -722,10 +722,12 @@ function describe(
         'entries wrote 64 segments, then merged them eight at a time. Now a batch’s deletes come first, in rowid ' +
         'order, then one statement inserts all its entries: the worker’s CPU per write 82–91 µs against 106–139 with ' +
         '64 users writing, 161–185 against 184–244 with one user appending to 500 entries, three interleaved pairs ' +
-        'each. About half of what is left is FTS5’s secure-delete, which takes the words of an entry’s previous text ' +
-        'out of the index as the entry is indexed again (42% of the worker’s samples, perf): with it off the worker ' +
-        'spent 76–91 µs a write for one user, in two pairs (64 users not measured). It stays on: without it those ' +
-        'words would stay in the index’s file until a merge or the next purge. With 64 users the event loop’s CPU per ' +
+        'each. FTS5’s secure-delete was then about half of what was left (42% of the worker’s samples, perf), more as ' +
+        'entries grew: it looked up every word of each entry indexed again in the older segments and, on this ' +
+        'contentless_delete table, cut nothing out (the index’s bytes were the same without it; the words an edit ' +
+        'removed stay until a merge either way, and a purge merges the whole index). Schema 21 turned it off: with one ' +
+        'user appending to 500 entries (8 s each, two interleaved pairs), the worker’s CPU per write 91–94 µs against ' +
+        '324–357, writes/s 4,420–4,470 against 2,240–2,410. With 64 users the event loop’s CPU per ' +
         'write is now the larger part, 230–305 µs against the worker’s 82–91 (the COMMIT 15% of the loop’s samples, ' +
         'wall time with its fsync; the entry read before the write 7%; the token’s lookup ~5%); with one user the two ' +
         'are about even (the loop’s 150–175 µs).',

@@ -307,8 +307,9 @@ function describe(figures: readonly SizeFigures[], options: InProcessOptions): S
         'upsert reading them back (RETURNING, and a pragma subquery) cost ~21,000 more, and its statements bind their ' +
         'values by position, where better-sqlite3 looking each named one up on an object cost more CPU than the ' +
         'statements’ own work (together ~18% of an append’s CPU, on tmpfs). The catch-up costs more CPU than the write itself (~70 µs per entry of ~1 KiB, ' +
-        'nearly all of it FTS5 indexing the whole entry again: 3% less in batches of 256 than of 64, no less without ' +
-        'secure-delete in this measure, about half with one user appending under load: see the HTTP section); run on ' +
+        'nearly all of it FTS5 indexing the whole entry again: 3% less in batches of 256 than of 64; FTS5’s ' +
+        'secure-delete, off since schema 21, cost little on entries this small, but most of it once they had grown: ' +
+        'see the HTTP section); run on ' +
         'the loop, it lands on a write now and then (the p99).',
     ],
   };

@@ -2,7 +2,7 @@
  * The search indexes below the Store port: a database written before search (SQLite
  * schema 6, PostgreSQL schema 3) gets its live entries indexed on opening, dropped ones
  * found again once undropped; on SQLite a purged entry's words leave the database files
- * (FTS5 secure-delete, and the index merged by the purge); PostgreSQL keeps a GIN index of
+ * (the purge merges the whole index, and SQLite zeroes what it frees); PostgreSQL keeps a GIN index of
  * the live entries' vectors. PostgreSQL parts are skipped with a notice where none runs.
  */
 
@@ -110,6 +110,36 @@ describe('SQLite: the words of a purged entry', () => {
       expect(holding()).toEqual([]);
       expect(await found(store, word)).toEqual([]);
       expect(await found(store, 'kept')).toEqual(['topics/kept']);
+    } finally {
+      await store.close();
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('leave them too when an edit had removed them before', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'engram-search-purge-'));
+    const path = join(folder, 'memory.db');
+    const store = openSqliteStore({ path });
+    const word = `zzq${Math.random().toString(36).slice(2, 10)}`;
+    const holding = () =>
+      readdirSync(folder).filter((name) => readFileSync(join(folder, name)).includes(Buffer.from(word)));
+    try {
+      await store.mutate(alice, 'topics/secret', put(`the word ${word} here\n`, 'Secret'), rules);
+      expect(await found(store, word)).toEqual(['topics/secret']);
+      await store.mutate(alice, 'topics/secret', put('no word here\n', 'Secret'), rules);
+      expect(await found(store, word)).toEqual([]);
+      expect(await found(store, 'here')).toEqual(['topics/secret']);
+
+      await store.purge('alice', 'topics/secret', { includeLive: true });
+
+      expect(holding()).toEqual([]);
+      // FTS5's secure-delete is off (schema 21): on this table it removed no word, the merge does.
+      const db = new Database(path, { readonly: true });
+      try {
+        expect(db.prepare("SELECT v FROM entries_search_config WHERE k = 'secure-delete'").pluck().get()).toBe(0);
+      } finally {
+        db.close();
+      }
     } finally {
       await store.close();
       await rm(folder, { recursive: true, force: true });

@@ -387,6 +387,15 @@ export const MIGRATIONS: readonly string[] = [
   // body since schema 11 (a whole memory_open() a fifth to a third slower than from the
   // covering index alone, at 1,000 and 10,000 entries).
   'DROP INDEX entries_index;',
+  // 21: FTS5's secure-delete off. On this contentless_delete table it took no word out of
+  // the index's file: deleting a row only marks it deleted (a tombstone); the option made
+  // each catch-up look up every word of the entries it indexed again in the older segments
+  // (fts5FlushSecureDelete), and cut nothing out: the index's bytes were the same either
+  // way, and the words an edit removed stay until a merge either way (a purge merges the
+  // whole index: store.ts). It cost a catch-up 400-500 µs an entry against 32-38, for 64
+  // entries of ~8 KiB in one transaction (2026-12-07, interleaved); the search worker's CPU
+  // per write 324-357 µs against 91-94 with 64 connections appending to 500 entries.
+  "INSERT INTO entries_search (entries_search, rank) VALUES ('secure-delete', 0);",
 ];
 
 /** The schema version the database records (undefined for a new one), read without taking the write lock. */

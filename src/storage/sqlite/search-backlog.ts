@@ -86,8 +86,8 @@ export type CatchUpStatements = {
    * wrote a segment per entry, and merging those was much of a catch-up's work. Measured at
    * 64 connections (2026-12-07, three interleaved pairs each): the search worker's CPU per
    * write 82–91 µs against 106–139 with 64 users writing, 161–185 against 184–244 with one
-   * user appending to 500 entries. FTS5's secure-delete, which takes the words of an entry's
-   * previous text out of the index, is about half of the rest.
+   * user appending to 500 entries, FTS5's secure-delete then still on (schema 21 says why it
+   * went, and what it cost).
    */
   readonly reindex: (ids: Iterable<number>) => void;
 };
