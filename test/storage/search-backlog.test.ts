@@ -22,7 +22,12 @@ import { createMemory } from '../../src/memory/memory.js';
 import type { Caller, Store } from '../../src/memory/port.js';
 import { appendLine, bytes, drop, put } from '../../src/storage/contract/setup.js';
 import { openSqliteStore } from '../../src/storage/sqlite/index.js';
-import { CATCH_UP_SQL, catchUpBatch, prepareCatchUp } from '../../src/storage/sqlite/search-backlog.js';
+import {
+  CATCH_UP_SQL,
+  type CatchUpTurn,
+  catchUpBatch,
+  prepareCatchUp,
+} from '../../src/storage/sqlite/search-backlog.js';
 import { rules } from '../helpers/rules.js';
 import { migrateSqliteTo } from '../helpers/sqlite-schema.js';
 
@@ -49,6 +54,16 @@ function marked(path: string): number[] {
   }
 }
 
+/** The search watermark: the rowid of the last revision whose entry is marked or indexed. */
+function watermark(path: string): number {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.prepare('SELECT revision FROM search_watermark').pluck().get() as number;
+  } finally {
+    db.close();
+  }
+}
+
 /**
  * How many segments the search index is made of, from FTS5's structure record (rowid 10 of
  * entries_search_data: a 4-byte cookie, the 4-byte mark of its second format, then the
@@ -66,12 +81,21 @@ function segments(path: string): number {
   }
 }
 
-/** Runs catch-up batches of `limit` entries on a connection of its own, as the search worker does; returns what each said of more waiting. */
-function batches(path: string, limit: number, revisionsPerEntry: number, count: number): boolean[] {
+/**
+ * Runs catch-up batches of `limit` entries on a connection of its own, as the search worker
+ * does, taking turns from `turn`; returns what each said of more waiting.
+ */
+function batches(
+  path: string,
+  limit: number,
+  revisionsPerEntry: number,
+  count: number,
+  turn: CatchUpTurn = { after: 0 },
+): boolean[] {
   const db = new Database(path);
   try {
     const statements = prepareCatchUp(db, CATCH_UP_SQL);
-    const batch = db.transaction(() => catchUpBatch(statements, limit, revisionsPerEntry));
+    const batch = db.transaction(() => catchUpBatch(statements, limit, revisionsPerEntry, turn));
     return Array.from({ length: count }, () => batch.immediate());
   } finally {
     db.close();
@@ -228,16 +252,19 @@ describe('SQLite search backlog', () => {
     }
   });
 
-  it('stops at its number of entries, the watermark on the last revision of those it indexed', async () => {
+  it('marks the entries of the revisions it reads, moves the watermark past them, and indexes its number of marks', async () => {
     const store = openSqliteStore({ path });
     try {
       for (const name of ['a', 'a', 'b', 'a', 'c', 'd']) {
         await store.mutate(alice, `topics/${name}`, appendLine(`word${name}`), rules);
       }
-      // a and b are two entries: the third revision of a goes with them, c is left past the watermark.
-      expect(batches(path, 2, 16, 1)).toEqual([true]);
+      // All six revisions read (2 × 16 at most): four marks, the first two indexed.
+      const turn = { after: 0 };
+      expect(batches(path, 2, 16, 1, turn)).toEqual([true]);
       expect(marked(path)).toEqual([3, 4]);
-      expect(batches(path, 2, 16, 2)).toEqual([false, false]);
+      expect(watermark(path)).toBe(6);
+      expect(turn.after).toBe(2);
+      expect(batches(path, 2, 16, 2, turn)).toEqual([true, false]);
       expect(marked(path)).toEqual([]);
       expect(await found(store, 'worda')).toEqual(['topics/a']);
       expect(await found(store, 'wordd')).toEqual(['topics/d']);
@@ -249,13 +276,35 @@ describe('SQLite search backlog', () => {
   it('reads at most its number of entries times revisionsPerEntry revisions a batch, and loses none', async () => {
     const store = openSqliteStore({ path });
     try {
-      for (let i = 0; i < 18; i++) await store.mutate(alice, 'topics/one', appendLine(`line${i}`), rules);
-      // Two entries a batch, two revisions each at most: four revisions, all of one entry; the fifth batch reads the last two.
+      for (let i = 0; i < 18; i++) await store.mutate(alice, `topics/n${i % 6}`, appendLine(`line${i}`), rules);
+      // Two entries a batch, two revisions each at most: four revisions read a batch, until the
+      // watermark is past all 18; the marks of the six entries indexed two at a time.
       expect(batches(path, 2, 2, 4)).toEqual([true, true, true, true]);
-      expect(marked(path)).toEqual([1]);
-      expect(batches(path, 2, 2, 1)).toEqual([false]);
+      expect(watermark(path)).toBe(16);
+      expect(batches(path, 2, 2, 3)).toEqual([true, true, false]);
       expect(marked(path)).toEqual([]);
-      expect(await found(store, 'line17')).toEqual(['topics/one']);
+      for (let n = 0; n < 6; n++) expect(await found(store, `line${12 + n}`)).toEqual([`topics/n${n}`]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('takes the marks in turn: an entry written again after its turn waits for the others', async () => {
+    const store = openSqliteStore({ path });
+    try {
+      for (let i = 1; i <= 4; i++) await store.mutate(alice, `topics/n${i}`, appendLine(`first${i}`), rules);
+      const turn = { after: 0 };
+      expect(batches(path, 2, 16, 1, turn)).toEqual([true]);
+      expect(marked(path)).toEqual([3, 4]);
+      // Entry 1 written again: its mark comes after 3 and 4, whose turn it is.
+      await store.mutate(alice, 'topics/n1', appendLine('second1'), rules);
+      expect(batches(path, 2, 16, 1, turn)).toEqual([true]);
+      expect(marked(path)).toEqual([1]);
+      // Round to the start: 1 is next, and then nothing waits.
+      expect(batches(path, 2, 16, 1, turn)).toEqual([false]);
+      expect(marked(path)).toEqual([]);
+      expect(await found(store, 'second1')).toEqual(['topics/n1']);
+      expect(await found(store, 'first4')).toEqual(['topics/n4']);
     } finally {
       await store.close();
     }

@@ -10,11 +10,12 @@
  * ones (by the load, dump.ts) and a write's entry whose revision is not past it
  * (`revised`). The index catches up: before every search (a search sees every write
  * acknowledged before it began), inside a purge (no word of a purged entry remains), on
- * its own shortly after writes, and as the store closes. Each catch-up is one transaction
- * of at most SEARCH_BATCH marks and as many entries of the revisions past the watermark
- * (each indexed once however many of its revisions wait), so the event loop is never held
- * long however many wait. A long-running server catches up after writes in a worker
- * thread instead (search-worker.ts), off its event loop.
+ * its own shortly after writes, and as the store closes. Each catch-up batch is one
+ * transaction: the entries of the revisions past the watermark become marks, and at most
+ * SEARCH_BATCH marked entries are indexed, in turn (catchUpBatch), so the event loop is
+ * never held long however many wait, and an entry written again and again while the others
+ * take their turn is indexed once. A long-running server catches up after writes in a
+ * worker thread instead (search-worker.ts), off its event loop.
  */
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -28,13 +29,12 @@ const SEARCH_BATCH = 64;
 
 /**
  * How many times a batch's number of entries it may read of the revisions past the
- * watermark, to find that many distinct entries. An entry is indexed once however many of
- * its revisions wait, as it is now: where writes come back to the same entries (a model
- * appending to one entry line by line, a busy server's clients), a batch that read only as
- * many revisions as entries indexed one entry several times over. Reading up to 16 times
- * as many took the search worker's CPU per write from ~520 to ~190 µs at 64 connections
- * appending to 64 entries (2026-12-07); what it reads is a rowid and an entry id a revision,
- * a small part of indexing an entry.
+ * watermark. The entries of the revisions it reads become marks (one per entry however
+ * many of its revisions wait) and the watermark moves past them, so that a later batch
+ * indexes each of those entries once, as it is then: where writes come back to the same
+ * entries (a model appending to one entry line by line, a busy server's clients), an
+ * entry written many times while its turn comes is indexed once. What a revision costs
+ * here is a rowid and an entry id read and a mark, a small part of indexing an entry.
  */
 export const REVISIONS_PER_ENTRY = 16;
 
@@ -48,11 +48,14 @@ const LOOP_CHECKPOINT_PAGES = 4_000;
 const DEFAULT_CHECKPOINT_PAGES = 1_000;
 
 /** How long after a write the index catches up on its own, in ms: writes that come together are indexed together. */
-export const CATCH_UP_DELAY_MS = 100;
+const CATCH_UP_DELAY_MS = 100;
 
 /** The statements of a catch-up batch, shared with the search worker (search-worker.ts). */
 export const CATCH_UP_SQL = {
-  oldestPending: 'SELECT entry_id FROM search_pending ORDER BY entry_id LIMIT ?',
+  // The marked entries past an entry id, in id order: catch-ups take them in turn.
+  pendingAfter: 'SELECT entry_id FROM search_pending WHERE entry_id > ? ORDER BY entry_id LIMIT ?',
+  // Marks the entries of a JSON list of ids (those marked already stay as they are).
+  markAll: 'INSERT OR IGNORE INTO search_pending (entry_id) SELECT value FROM json_each(?)',
   watermark: 'SELECT revision FROM search_watermark',
   // [rowid, entry id] of the revisions past a rowid, oldest first.
   revisionsAfter: 'SELECT rowid, entry_id FROM revisions WHERE rowid > ? ORDER BY rowid LIMIT ?',
@@ -101,7 +104,8 @@ export function prepareCatchUp(db: Database, sql: typeof CATCH_UP_SQL): CatchUpS
   const index = db.prepare(sql.index);
   const done = db.prepare(sql.done);
   return {
-    oldestPending: db.prepare(sql.oldestPending).pluck(),
+    pendingAfter: db.prepare(sql.pendingAfter).pluck(),
+    markAll: db.prepare(sql.markAll),
     watermark: db.prepare(sql.watermark).pluck(),
     revisionsAfter: db.prepare(sql.revisionsAfter).raw(),
     lastRevision: db.prepare(sql.lastRevision).pluck(),
@@ -116,38 +120,45 @@ export function prepareCatchUp(db: Database, sql: typeof CATCH_UP_SQL): CatchUpS
   };
 }
 
+/** Where a run of catch-ups has got to in the marks: the entry id the last batch ended at. */
+export interface CatchUpTurn {
+  after: number;
+}
+
 /**
- * One batch, inside the caller's immediate transaction: the oldest `limit` marked entries,
- * and the entries of the revisions past the watermark up to `limit` distinct ones (reading
- * at most `revisionsPerEntry` times `limit` revisions), indexed as they are now (a dropped
- * or deleted one: none of its words); the watermark moved past the last revision whose
- * entry was indexed. True when more wait. Like prepareCatchUp, it uses nothing but its
- * arguments.
+ * One batch, inside the caller's immediate transaction. First the revisions past the
+ * watermark, `revisionsPerEntry` times `limit` of them at most, become marks of their
+ * entries, and the watermark moves past them; then the next `limit` marked entries in turn
+ * (by id, from where `turn` says the last batch ended, round to the start again) are
+ * indexed as they are now (a dropped or deleted one: none of its words) and their marks
+ * cleared. An entry marked again after its turn waits for the others' before it is indexed
+ * again. True when more wait. Like prepareCatchUp, it uses nothing but its arguments.
  */
-export function catchUpBatch(s: CatchUpStatements, limit: number, revisionsPerEntry: number): boolean {
-  const ids = s.oldestPending.all(limit) as number[];
-  const revised = new Set<number>();
-  let through = s.watermark.get() as number;
-  let readAll = false;
-  reading: for (let chunk = 0; chunk < revisionsPerEntry; chunk++) {
-    const newer = s.revisionsAfter.all(through, limit) as Array<[number, number]>;
-    for (const [rowid, entry] of newer) {
-      if (!revised.has(entry)) {
-        if (revised.size === limit) break reading;
-        revised.add(entry);
-      }
-      through = rowid;
-    }
-    if (newer.length < limit) {
-      readAll = true;
-      break;
-    }
+export function catchUpBatch(
+  s: CatchUpStatements,
+  limit: number,
+  revisionsPerEntry: number,
+  turn: CatchUpTurn,
+): boolean {
+  const read = limit * revisionsPerEntry;
+  const newer = s.revisionsAfter.all(s.watermark.get(), read) as Array<[number, number]>;
+  if (newer.length > 0) {
+    s.markAll.run(JSON.stringify([...new Set(newer.map(([, entry]) => entry))]));
+    // Past the last revision read; when every one past the watermark was read, at the last
+    // there is, which is lower when the newest were deleted (their rowids are taken again).
+    const through = newer.length < read ? s.lastRevision.get() : newer[newer.length - 1]![0];
+    s.setWatermark.run({ revision: through });
   }
-  s.reindex([...ids, ...revised]);
-  // Past the last revision read; when every one past the watermark was read, at the last
-  // there is, which is lower when the newest were deleted (their rowids are taken again).
-  s.setWatermark.run({ revision: readAll ? s.lastRevision.get() : through });
-  return ids.length === limit || !readAll;
+  const ids = s.pendingAfter.all(turn.after, limit) as number[];
+  if (ids.length < limit) {
+    // Round to the start: the marks before where the last batch ended.
+    for (const id of s.pendingAfter.all(0, limit - ids.length) as number[]) if (id <= turn.after) ids.push(id);
+  }
+  if (ids.length > 0) {
+    s.reindex(ids);
+    turn.after = ids[ids.length - 1]!;
+  }
+  return ids.length === limit || newer.length === read;
 }
 
 export class SearchBacklog {
@@ -177,7 +188,8 @@ export class SearchBacklog {
       mark: db.prepare(SQL.mark),
     };
     this.catchUpStatements = prepareCatchUp(db, CATCH_UP_SQL);
-    this.batch = db.transaction(() => catchUpBatch(this.catchUpStatements, SEARCH_BATCH, REVISIONS_PER_ENTRY));
+    const turn: CatchUpTurn = { after: 0 };
+    this.batch = db.transaction(() => catchUpBatch(this.catchUpStatements, SEARCH_BATCH, REVISIONS_PER_ENTRY, turn));
     // A worker that stopped (it failed, or the file was replaced) leaves the catch-up, and the checkpoints, to this loop again.
     this.startWorker =
       startWorker &&

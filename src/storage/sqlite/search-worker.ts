@@ -3,7 +3,7 @@
  * server of many clients (`engram serve`): on the event loop, a catch-up took about a third
  * of a busy server's time per write and held the loop a few milliseconds per batch, while
  * every other request waited. The worker opens its own connection to the same file and
- * runs the same batches (search-backlog.ts) a little after writes; the event loop still
+ * runs the same batches (search-backlog.ts) a second after writes; the event loop still
  * catches up itself before a search and as the store closes, so nothing a search must
  * see is left to timing. The two connections take turns through the write gate
  * (write-gate.ts), and the worker steps aside whenever the loop waits to write.
@@ -21,11 +21,11 @@
  * an entry makes the index's earlier ones durable too, and a crash before it loses only
  * catch-ups, which are done again from the watermark.
  *
- * The worker also checkpoints the write-ahead log after each catch-up, outside the write
- * gate (a passive checkpoint takes no write lock: writes go on meanwhile): the event loop's
- * connection then checkpoints only as a backstop, when the log has grown past
- * LOOP_CHECKPOINT_PAGES (search-backlog.ts); a catch-up that writes keep going checkpoints
- * every CHECKPOINT_BATCHES batches too. A checkpoint that fails is left to the next one
+ * The worker also checkpoints the write-ahead log after each catch-up, and every
+ * CHECKPOINT_MS while one waits, outside the write gate (a passive checkpoint takes no write
+ * lock: writes go on meanwhile): the event loop's connection then checkpoints only as a
+ * backstop, when the log has grown past LOOP_CHECKPOINT_PAGES (search-backlog.ts); a
+ * catch-up that writes keep going checkpoints every CHECKPOINT_BATCHES batches too. A checkpoint that fails is left to the next one
  * or to the backstop; it does not stop the worker. SQLite's automatic checkpoint, every 1,000
  * pages, ran inside the COMMIT of whichever write crossed them: copying the pages into the
  * file and an fsync on the event loop, ~12% of its CPU per write at 64 connections.
@@ -37,13 +37,7 @@ import { MMAP_BYTES } from './connection.js';
 import type { Database } from './driver.js';
 import type { WorkerDriver } from './drivers.js';
 import { type DriverConstructor, nodeSqliteDriver } from './node-driver.js';
-import {
-  CATCH_UP_DELAY_MS,
-  CATCH_UP_SQL,
-  catchUpBatch,
-  prepareCatchUp,
-  REVISIONS_PER_ENTRY,
-} from './search-backlog.js';
+import { CATCH_UP_SQL, catchUpBatch, prepareCatchUp, REVISIONS_PER_ENTRY } from './search-backlog.js';
 import { GATE_CELLS, HOLDERS, type WriteGate } from './write-gate.js';
 
 /**
@@ -58,6 +52,22 @@ const WORKER_BATCH = 64;
 
 /** A catch-up that goes on batch after batch (writes keep coming) checkpoints the log every this many. */
 const CHECKPOINT_BATCHES = 16;
+
+/**
+ * How long after writes the worker catches up, in ms: an entry written again meanwhile is
+ * indexed once (catchUpBatch), so the longer, the less indexing per write where writes come
+ * back to the same entries; a search never waits for it (it catches up itself first). With
+ * 64 connections appending to 500 entries (2026-12-07, interleaved pairs, 8 s each), the
+ * worker's CPU per write was 60-74 µs at 100 ms and 21 at 1,000.
+ */
+const WORKER_DELAY_MS = 1_000;
+
+/**
+ * While a catch-up waits its turn, the worker checkpoints the log every this many ms: the
+ * loop's writes fill it faster than a catch-up a second empties it, and the loop's own
+ * checkpoint (its backstop, search-backlog.ts) would then run inside its commits.
+ */
+const CHECKPOINT_MS = 100;
 
 /**
  * How long the worker leaves the gate to a loop that asked for it before taking it anyway
@@ -82,6 +92,7 @@ interface SearchWorkerData {
   readonly batch: number;
   readonly revisionsPerEntry: number;
   readonly checkpointBatches: number;
+  readonly checkpointMs: number;
   readonly delayMs: number;
   readonly stepAsideMs: number;
   readonly maxBusyPauseMs: number;
@@ -118,7 +129,8 @@ export class SearchWorker {
       batch: WORKER_BATCH,
       revisionsPerEntry: REVISIONS_PER_ENTRY,
       checkpointBatches: CHECKPOINT_BATCHES,
-      delayMs: CATCH_UP_DELAY_MS,
+      checkpointMs: CHECKPOINT_MS,
+      delayMs: WORKER_DELAY_MS,
       stepAsideMs: STEP_ASIDE_MS,
       maxBusyPauseMs: MAX_BUSY_PAUSE_MS,
       gate: options.gate.buffer,
@@ -198,6 +210,7 @@ function runSearchWorker(
 
   let db: Database | undefined;
   let timer: NodeJS.Timeout | undefined;
+  let checkpointTimer: NodeJS.Timeout | undefined;
   let running = false;
   let closing = false;
 
@@ -244,7 +257,8 @@ function runSearchWorker(
     return;
   }
   const statements = prepare(db, data.sql);
-  const batch = db.transaction(() => batchOf(statements, data.batch, data.revisionsPerEntry));
+  const turn = { after: 0 };
+  const batch = db.transaction(() => batchOf(statements, data.batch, data.revisionsPerEntry, turn));
   const checkpointStatement = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
   // What the log holds now goes into the file, as far as no reader needs it still.
   const checkpoint = () => {
@@ -291,19 +305,31 @@ function runSearchWorker(
     running = false;
     if (closing) return finish();
     // Writes came while it ran: again, a little later. Else idle, unless one came just now.
-    if (Atomics.load(cells, wrote) === 1) timer = setTimeout(catchUp, data.delayMs);
+    if (Atomics.load(cells, wrote) === 1) later();
     else {
       Atomics.store(cells, idle, 1);
-      if (Atomics.load(cells, wrote) === 1 && Atomics.compareExchange(cells, idle, 1, 0) === 1) {
-        timer = setTimeout(catchUp, data.delayMs);
-      }
+      if (Atomics.load(cells, wrote) === 1 && Atomics.compareExchange(cells, idle, 1, 0) === 1) later();
     }
+  };
+
+  // The next catch-up, a while from now, and the log checkpointed meanwhile.
+  const later = () => {
+    timer = setTimeout(catchUp, data.delayMs);
+    checkpointTimer ??= setTimeout(tick, data.checkpointMs);
+  };
+  const tick = () => {
+    checkpointTimer = undefined;
+    // A catch-up under way or done since checkpoints at its end; closing, nothing more.
+    if (closing || timer === undefined) return;
+    checkpoint();
+    checkpointTimer = setTimeout(tick, data.checkpointMs);
   };
 
   port.on('message', (message: string) => {
     if (message === 'close') {
       closing = true;
       clearTimeout(timer);
+      clearTimeout(checkpointTimer);
       if (!running) finish();
     } else if (running || closing) {
       // The running catch-up looks at `wrote` when it ends.
@@ -311,7 +337,7 @@ function runSearchWorker(
       clearTimeout(timer);
       void catchUp();
     } else if (message === 'wrote' && !timer) {
-      timer = setTimeout(catchUp, data.delayMs);
+      later();
     }
   });
 }
