@@ -20,9 +20,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Caller, StoreDump } from '../../src/memory/port.js';
 import { describeEntryContract, describeSearchContract } from '../../src/storage/contract/index.js';
 import type { OpenedStore } from '../../src/storage/contract/setup.js';
+import { MMAP_BYTES } from '../../src/storage/sqlite/connection.js';
 import type { Database } from '../../src/storage/sqlite/driver.js';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/index.js';
-import { SearchBacklog } from '../../src/storage/sqlite/search-backlog.js';
+import { SearchBacklog, WORKER_MMAP_BYTES } from '../../src/storage/sqlite/search-backlog.js';
 import { queryDatabase, searchBacklogIn } from '../helpers/engram.js';
 import { HELD_LOOP_MS, withEventLoopDelay } from '../helpers/event-loop.js';
 import { rules } from '../helpers/rules.js';
@@ -176,8 +177,10 @@ describe('SQLite search worker', () => {
     });
     expect(warnings.filter((line) => line.includes('search indexing moved back'))).toHaveLength(1);
     expect(warnings.join('\n')).toContain('removed or replaced');
-    // The checkpoints are the loop's again, every 1,000 pages as SQLite has them.
-    expect((store as unknown as { db: Database }).db.pragma('wal_autocheckpoint', { simple: true })).toBe(1_000);
+    // The checkpoints are the loop's again, every 1,000 pages as SQLite has them, and the file mapped again.
+    const loop = (store as unknown as { db: Database }).db;
+    expect(loop.pragma('wal_autocheckpoint', { simple: true })).toBe(1_000);
+    expect(loop.pragma('mmap_size', { simple: true })).toBe(MMAP_BYTES);
     // The loop's writes are refused for the replaced file, as without a worker.
     await expect(store.mutate(ada, 'notes/b', put('two\n'), rules)).rejects.toMatchObject({ code: 'STORE_REPLACED' });
   });
@@ -186,9 +189,12 @@ describe('SQLite search worker', () => {
     const store = open();
     const loop = (store as unknown as { db: Database }).db;
     expect(loop.pragma('wal_autocheckpoint', { simple: true })).toBe(1_000);
+    expect(loop.pragma('mmap_size', { simple: true })).toBe(MMAP_BYTES);
     for (let index = 0; index < 5; index++) await store.mutate(ada, `notes/n${index}`, put(`tea ${index}\n`), rules);
     await vi.waitFor(() => expect(searchBacklogIn(path)).toBe(0), { timeout: 5_000, interval: 20 });
     expect(loop.pragma('wal_autocheckpoint', { simple: true })).toBe(4_000);
+    // No memory map while the worker's catch-ups grow the file (search-backlog.ts, WORKER_MMAP_BYTES).
+    expect(loop.pragma('mmap_size', { simple: true })).toBe(WORKER_MMAP_BYTES);
     // The file alone, without its log, holds the writes: a few pages each, far from either
     // connection's automatic checkpoint, so the worker's checkpoint put them there.
     const alone = join(folder, 'alone.db');

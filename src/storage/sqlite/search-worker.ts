@@ -33,11 +33,16 @@
 
 import { Worker } from 'node:worker_threads';
 import { MAX_DELAY_MS } from './busy.js';
-import { MMAP_BYTES } from './connection.js';
 import type { Database } from './driver.js';
 import type { WorkerDriver } from './drivers.js';
 import { type DriverConstructor, nodeSqliteDriver } from './node-driver.js';
-import { CATCH_UP_SQL, catchUpBatch, prepareCatchUp, REVISIONS_PER_ENTRY } from './search-backlog.js';
+import {
+  CATCH_UP_SQL,
+  catchUpBatch,
+  prepareCatchUp,
+  REVISIONS_PER_ENTRY,
+  WORKER_MMAP_BYTES,
+} from './search-backlog.js';
 import { GATE_CELLS, HOLDERS, type WriteGate } from './write-gate.js';
 
 /**
@@ -124,7 +129,7 @@ export class SearchWorker {
       path: options.path,
       dev: String(options.identity.dev),
       ino: String(options.identity.ino),
-      mmapBytes: MMAP_BYTES,
+      mmapBytes: WORKER_MMAP_BYTES,
       sql: CATCH_UP_SQL,
       batch: WORKER_BATCH,
       revisionsPerEntry: REVISIONS_PER_ENTRY,
