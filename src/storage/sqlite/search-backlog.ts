@@ -155,13 +155,10 @@ export function catchUpBatch(
 ): boolean {
   const read = limit * revisionsPerEntry;
   const newer = s.revisionsAfter.all(s.watermark.get(), read) as Array<[number, number]>;
-  if (newer.length > 0) {
-    s.markAll.run(JSON.stringify([...new Set(newer.map(([, entry]) => entry))]));
-    // Past the last revision read; when every one past the watermark was read, at the last
-    // there is, which is lower when the newest were deleted (their rowids are taken again).
-    const through = newer.length < read ? s.lastRevision.get() : newer[newer.length - 1]![0];
-    s.setWatermark.run({ revision: through });
-  }
+  if (newer.length > 0) s.markAll.run(JSON.stringify([...new Set(newer.map(([, entry]) => entry))]));
+  // Past the last revision read; when every one past the watermark was read, at the last
+  // there is, which is lower when the newest were deleted (their rowids are taken again).
+  s.setWatermark.run({ revision: newer.length < read ? s.lastRevision.get() : newer[newer.length - 1]![0] });
   const ids = s.pendingAfter.all(turn.after, limit) as number[];
   if (ids.length < limit) {
     // Round to the start: the marks before where the last batch ended.
