@@ -25,10 +25,11 @@
  * CHECKPOINT_MS while one waits, outside the write gate (a passive checkpoint takes no write
  * lock: writes go on meanwhile): the event loop's connection then checkpoints only as a
  * backstop, when the log has grown past LOOP_CHECKPOINT_PAGES (search-backlog.ts); a
- * catch-up that writes keep going checkpoints every CHECKPOINT_BATCHES batches too. A checkpoint that fails is left to the next one
- * or to the backstop; it does not stop the worker. SQLite's automatic checkpoint, every 1,000
- * pages, ran inside the COMMIT of whichever write crossed them: copying the pages into the
- * file and an fsync on the event loop, ~12% of its CPU per write at 64 connections.
+ * catch-up that writes keep going checkpoints every CHECKPOINT_BATCHES batches too. A
+ * checkpoint that fails is left to the next one or to the backstop; it does not stop the
+ * worker. SQLite's automatic checkpoint, every 1,000 pages, ran inside the COMMIT of
+ * whichever write crossed them: copying the pages into the file and an fsync on the event
+ * loop, ~12% of its CPU per write at 64 connections.
  */
 
 import { Worker } from 'node:worker_threads';
@@ -62,8 +63,8 @@ const CHECKPOINT_BATCHES = 16;
  * How long after writes the worker catches up, in ms: an entry written again meanwhile is
  * indexed once (catchUpBatch), so the longer, the less indexing per write where writes come
  * back to the same entries; a search never waits for it (it catches up itself first). With
- * 64 connections appending to 500 entries (2026-12-07, interleaved pairs, 8 s each), the
- * worker's CPU per write was 60-74 µs at 100 ms and 21 at 1,000.
+ * 64 connections appending to 500 entries (2026-12-07, interleaved pairs, 6-8 s each), the
+ * worker's CPU per write was 60-74 µs at 100 ms and 21-37 at 1,000.
  */
 const WORKER_DELAY_MS = 1_000;
 
