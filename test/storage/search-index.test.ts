@@ -2,8 +2,8 @@
  * The search indexes below the Store port: a database written before search (SQLite
  * schema 6, PostgreSQL schema 3) gets its live entries indexed on opening, dropped ones
  * found again once undropped; on SQLite a purged entry's words leave the database files
- * (the purge merges the whole index, and SQLite zeroes what it frees); PostgreSQL keeps a GIN index of
- * the live entries' vectors. PostgreSQL parts are skipped with a notice where none runs.
+ * (the purge merges the whole index, and SQLite zeroes what it frees); PostgreSQL keeps a
+ * GIN index of the live entries' vectors. PostgreSQL parts are skipped with a notice where none runs.
  */
 
 import { readdirSync, readFileSync } from 'node:fs';
@@ -94,55 +94,53 @@ describe('SQLite: a database at schema version 6, before search', () => {
 });
 
 describe('SQLite: the words of a purged entry', () => {
+  let folder: string;
+  let path: string;
+  let store: Store;
+  /** A word no other test writes, and the files of the database's folder that hold it. */
+  const word = `zzq${Math.random().toString(36).slice(2, 10)}`;
+  const holding = () =>
+    readdirSync(folder).filter((name) => readFileSync(join(folder, name)).includes(Buffer.from(word)));
+
+  beforeEach(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'engram-search-purge-'));
+    path = join(folder, 'memory.db');
+    store = openSqliteStore({ path });
+  });
+
+  afterEach(async () => {
+    await store.close();
+    await rm(folder, { recursive: true, force: true });
+  });
+
   it('leave the database files, not only the text', async () => {
-    const folder = await mkdtemp(join(tmpdir(), 'engram-search-purge-'));
-    const store = openSqliteStore({ path: join(folder, 'memory.db') });
-    const word = `zzq${Math.random().toString(36).slice(2, 10)}`;
-    const holding = () =>
-      readdirSync(folder).filter((name) => readFileSync(join(folder, name)).includes(Buffer.from(word)));
-    try {
-      await store.mutate(alice, 'topics/secret', put(`the word ${word} here\n`, 'Secret'), rules);
-      await store.mutate(alice, 'topics/kept', put('kept\n', 'Kept'), rules);
-      expect(holding()).not.toEqual([]);
+    await store.mutate(alice, 'topics/secret', put(`the word ${word} here\n`, 'Secret'), rules);
+    await store.mutate(alice, 'topics/kept', put('kept\n', 'Kept'), rules);
+    expect(holding()).not.toEqual([]);
 
-      await store.purge('alice', 'topics/secret', { includeLive: true });
+    await store.purge('alice', 'topics/secret', { includeLive: true });
 
-      expect(holding()).toEqual([]);
-      expect(await found(store, word)).toEqual([]);
-      expect(await found(store, 'kept')).toEqual(['topics/kept']);
-    } finally {
-      await store.close();
-      await rm(folder, { recursive: true, force: true });
-    }
+    expect(holding()).toEqual([]);
+    expect(await found(store, word)).toEqual([]);
+    expect(await found(store, 'kept')).toEqual(['topics/kept']);
   });
 
   it('leave them too when an edit had removed them before', async () => {
-    const folder = await mkdtemp(join(tmpdir(), 'engram-search-purge-'));
-    const path = join(folder, 'memory.db');
-    const store = openSqliteStore({ path });
-    const word = `zzq${Math.random().toString(36).slice(2, 10)}`;
-    const holding = () =>
-      readdirSync(folder).filter((name) => readFileSync(join(folder, name)).includes(Buffer.from(word)));
+    await store.mutate(alice, 'topics/secret', put(`the word ${word} here\n`, 'Secret'), rules);
+    expect(await found(store, word)).toEqual(['topics/secret']);
+    await store.mutate(alice, 'topics/secret', put('no word here\n', 'Secret'), rules);
+    expect(await found(store, word)).toEqual([]);
+    expect(await found(store, 'here')).toEqual(['topics/secret']);
+
+    await store.purge('alice', 'topics/secret', { includeLive: true });
+
+    expect(holding()).toEqual([]);
+    // FTS5's secure-delete is off (schema 21): on this table it removed no word, the merge does.
+    const db = new Database(path, { readonly: true });
     try {
-      await store.mutate(alice, 'topics/secret', put(`the word ${word} here\n`, 'Secret'), rules);
-      expect(await found(store, word)).toEqual(['topics/secret']);
-      await store.mutate(alice, 'topics/secret', put('no word here\n', 'Secret'), rules);
-      expect(await found(store, word)).toEqual([]);
-      expect(await found(store, 'here')).toEqual(['topics/secret']);
-
-      await store.purge('alice', 'topics/secret', { includeLive: true });
-
-      expect(holding()).toEqual([]);
-      // FTS5's secure-delete is off (schema 21): on this table it removed no word, the merge does.
-      const db = new Database(path, { readonly: true });
-      try {
-        expect(db.prepare("SELECT v FROM entries_search_config WHERE k = 'secure-delete'").pluck().get()).toBe(0);
-      } finally {
-        db.close();
-      }
+      expect(db.prepare("SELECT v FROM entries_search_config WHERE k = 'secure-delete'").pluck().get()).toBe(0);
     } finally {
-      await store.close();
-      await rm(folder, { recursive: true, force: true });
+      db.close();
     }
   });
 });
