@@ -42,6 +42,13 @@ export interface AppliedChange {
   readonly usage: UsageDelta;
   /** The entry's revisions numbered at or below this one are deleted (historyLimit); 0 keeps every one. */
   readonly trimThrough: number;
+  /**
+   * For a write that only added text after the old body on lines of its own (an append,
+   * the name and description as they were): that text. The entry's words are then the
+   * old body's and these, so a store that keeps them (PostgreSQL's search vector) adds
+   * these rather than reading the whole body again.
+   */
+  readonly appended?: string;
 }
 
 export interface ChangeInput {
@@ -79,7 +86,28 @@ export function applyChange(input: ChangeInput): AppliedChange | undefined {
     entries: current ? 0 : 1,
     historyBytes: recordBytes(record),
   };
-  return { kind: 'write', entry, record, usage, trimThrough: trimThrough(entry.revision, historyLimit) };
+  const appended = current && appendedText(current, change);
+  return {
+    kind: 'write',
+    entry,
+    record,
+    usage,
+    trimThrough: trimThrough(entry.revision, historyLimit),
+    ...(appended === undefined ? {} : { appended }),
+  };
+}
+
+/**
+ * What `change` added after `current`'s body, when that is all it did to the entry's text
+ * and a line break parts the two (so no word of the old body runs on into the new text);
+ * otherwise undefined.
+ */
+function appendedText(current: StoredEntry, change: Extract<Change, { kind: 'put' }>): string | undefined {
+  const before = current.body;
+  if (change.operation !== 'append' || change.description !== current.description) return undefined;
+  if (!change.body.startsWith(before)) return undefined;
+  const added = change.body.slice(before.length);
+  return before === '' || before.endsWith('\n') || added.startsWith('\n') ? added : undefined;
 }
 
 /** The entry `name` becomes when `change` puts a new text over `current` (undefined: a new entry) at `at`. */

@@ -15,7 +15,7 @@ import { foldWord } from '../../memory/model/search-words.js';
 import type { Store } from '../../memory/port.js';
 import { parseSearch, type SearchHit } from '../../memory/search.js';
 import { createTransfer } from '../../transfer/transfer.js';
-import { drop, type OpenStore, put, storesPerTest } from './setup.js';
+import { append, drop, type OpenStore, put, storesPerTest } from './setup.js';
 
 const alice: Caller = { user: 'alice', label: 'search-test' };
 const bob: Caller = { user: 'bob', label: 'search-test' };
@@ -171,6 +171,49 @@ export function describeSearchContract(label: string, open: OpenStore): void {
         expect(await names('beverage tea')).toEqual(['topics/drink']);
         const [hit] = await memory.search(alice, 'tea');
         expect(hit?.description).toBe('Beverage');
+      });
+
+      it('an append: its words are found with the old ones, and a word already in the description still ranks there', async () => {
+        await write('topics/tea', 'Green tea', 'sencha\n');
+        await write('topics/other', 'Other', 'nothing\n');
+        for (const line of ['matcha and green', 'gyokuro', 'sencha again']) {
+          clock.time += 1;
+          await store.mutate(alice, 'topics/other', append(line), rules);
+        }
+
+        expect(await names('matcha')).toEqual(['topics/other']);
+        expect(await names('gyokuro')).toEqual(['topics/other']);
+        expect(await names('sencha')).toEqual(['topics/other', 'topics/tea']);
+        expect(await names('nothing')).toEqual(['topics/other']);
+        // topics/tea holds "green" in its description, topics/other only in its body: the description ranks first.
+        expect(await names('green')).toEqual(['topics/tea', 'topics/other']);
+        expect(await names('other')).toEqual(['topics/other']);
+      });
+
+      it('an append to a body whose last line has no line break: no word runs on across the join', async () => {
+        await store.mutate(alice, 'topics/drink', put('green', 'Drink'), rules);
+        clock.time += 1;
+        await store.mutate(alice, 'topics/drink', append('leaf'), rules);
+
+        expect(await names('green')).toEqual(['topics/drink']);
+        expect(await names('leaf')).toEqual(['topics/drink']);
+        expect(await names('greenleaf')).toEqual([]);
+      });
+
+      it('after appends, an edit that removes a word or changes the description leaves the old words unfound', async () => {
+        await write('topics/tea', 'Green tea', 'sencha\n');
+        clock.time += 1;
+        await store.mutate(alice, 'topics/tea', append('matcha'), rules);
+        clock.time += 1;
+        await store.mutate(alice, 'topics/tea', put('sencha\n', 'Green tea'), rules);
+
+        expect(await names('matcha')).toEqual([]);
+        expect(await names('sencha')).toEqual(['topics/tea']);
+
+        clock.time += 1;
+        await store.mutate(alice, 'topics/tea', append('hojicha', 'Roasted tea'), rules);
+        expect(await names('green')).toEqual([]);
+        expect(await names('roasted hojicha sencha')).toEqual(['topics/tea']);
       });
 
       it('a drop hides the entry, an undrop brings it back', async () => {

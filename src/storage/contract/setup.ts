@@ -11,6 +11,7 @@ import type { ClientRecord, GrantRecord, GrantSecretRecord } from '../../access/
 import type { AccessStorage } from '../../access/port.js';
 import type { TokenRecord } from '../../access/tokens/port.js';
 import { writeRules } from '../../memory/model/apply.js';
+import { appendText } from '../../memory/model/edit.js';
 import type { IndexRow } from '../../memory/model/format.js';
 import { DEFAULT_POLICY } from '../../memory/model/policy.js';
 import type {
@@ -128,6 +129,16 @@ export function appendLine(line: string): Decide {
     operation: current ? 'append' : 'create',
     description: current?.description ?? 'appended lines',
     body: `${current?.body ?? ''}${line}\n`,
+  });
+}
+
+/** Appends `text` as memory_write does (edit.ts, appendText), keeping the description unless `description` is given. */
+export function append(text: string, description?: string): Decide {
+  return (current) => ({
+    kind: 'put',
+    operation: current ? 'append' : 'create',
+    description: description ?? current?.description ?? 'appended text',
+    body: appendText(current?.body ?? '', text),
   });
 }
 

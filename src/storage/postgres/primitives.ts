@@ -161,15 +161,24 @@ export function save(user: string, changes: number | null, id: number | undefine
     entry.size,
     entry.updated,
     entry.revision,
-    distinctSearchText(entry.name),
-    distinctSearchText(entry.description),
-    distinctSearchText(entry.body),
+    ...searchWords(id, applied),
     record.operation,
     record.actor,
   ];
   return id === undefined
     ? statement('saveNew', ...values, entry.name, applied.trimThrough, record.note ?? null)
     : statement('saveOver', ...values, id, applied.trimThrough, record.note ?? null);
+}
+
+/**
+ * The words a save sends for the entry's search vector ($11 to $13): of its name,
+ * description and body; over a live row after an append, none for the name and
+ * description and those of the appended text alone (statements.ts, saveOver).
+ */
+function searchWords(id: number | undefined, applied: AppliedChange): [string | null, string | null, string] {
+  const { entry, appended } = applied;
+  if (id !== undefined && appended !== undefined) return [null, null, distinctSearchText(appended)];
+  return [distinctSearchText(entry.name), distinctSearchText(entry.description), distinctSearchText(entry.body)];
 }
 
 /** PostgreSQL text cannot hold U+0000; refuse it with a message rather than a driver error. */

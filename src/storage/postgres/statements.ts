@@ -28,6 +28,17 @@ export function searchVector(name: string, description: string, body: string): s
 }
 
 /**
+ * The search vector `vector` (of an entry as it was) with the words `added` to its body
+ * (AppliedChange.appended): those it did not hold, weight C. A search asks only which
+ * words an entry holds, and whether in its name (A) or description (B), so this finds
+ * what the vector made from the whole text does; making that one parsed every word of
+ * the body again on each append, in PostgreSQL and in the server (distinctSearchText).
+ */
+function appendedVector(vector: string, added: string): string {
+  return `${vector} || setweight(ts_delete(to_tsvector('simple', ${added}), tsvector_to_array(${vector})), 'C')`;
+}
+
+/**
  * The tsquery of search terms (memory/search.ts): every term, the last as a prefix, each
  * restricted to `weight` when given (A: the name, B: the description). Built as a literal
  * whose lexemes are quoted, never parsed from what was typed: no operator can get in.
@@ -49,8 +60,9 @@ export function searchQuery(terms: readonly string[], weight = ''): string {
  * writer's commit in between moves the counter, and the statement writes nothing: it
  * returns no row. Parameters: $1 user, $2 change counter or NULL, $3 $4 $5 the deltas of
  * total bytes, entries and history bytes, $6 description, $7 body, $8 size, $9 time,
- * $10 revision, $11 $12 $13 the distinct words of name, description and body (search-words.ts),
- * $14 operation, $15 actor, $16 the entry's id (saveOver) or name (saveNew), $17 the
+ * $10 revision, $11 $12 $13 the distinct words of name, description and body (search-words.ts)
+ * — in saveOver, $11 and $12 NULL and $13 the words of the appended text alone for an
+ * append (AppliedChange.appended, appendedVector) —, $14 operation, $15 actor, $16 the entry's id (saveOver) or name (saveNew), $17 the
  * revision to trim through (0: none), $18 the revision's note or NULL. A write's revision records the entry as written
  * (apply.ts), so its text is sent once, and kept once: in the revision, the entry row's body
  * NULL (sql-rows.ts, bodyOf). If historyLimit trims the new revision too, it is not recorded,
@@ -173,7 +185,8 @@ export const SQL = {
   saveOver: `WITH ${SAVE_OVER.counted},
      e AS (
        UPDATE entries SET description = $6, body = ${ROW_BODY}, size = $8, updated = $9, revision = $10,
-         search = ${searchVector('$11::text', '$12::text', '$13::text')}
+         search = CASE WHEN $11::text IS NULL THEN ${appendedVector('search', '$13::text')}
+           ELSE ${searchVector('$11::text', '$12::text', '$13::text')} END
        WHERE user_id = $1 AND id = $16 AND EXISTS (SELECT FROM u) RETURNING id),
      ${SAVE_OVER.recorded},
      t AS (DELETE FROM revisions WHERE user_id = $1 AND entry_id = $16 AND revision <= $17 AND EXISTS (SELECT FROM u))

@@ -85,6 +85,35 @@ describe('applyChange', () => {
   });
 });
 
+describe('applyChange: the text an append added (appended)', () => {
+  const appendedBy = (
+    before: StoredEntry,
+    change: { operation: 'append' | 'replace'; description: string; body: string },
+  ) => applyChange({ ...base, current: before, change: { kind: 'put', ...change } })?.appended;
+
+  it('is the text after the old body, its line break first when the old body lacked one', () => {
+    expect(appendedBy(current, { operation: 'append', description: 'A', body: 'old\nnew\n' })).toBe('new\n');
+    const unended = { ...current, body: 'old' };
+    expect(appendedBy(unended, { operation: 'append', description: 'A', body: 'old\nnew\n' })).toBe('\nnew\n');
+    const empty = { ...current, body: '' };
+    expect(appendedBy(empty, { operation: 'append', description: 'A', body: 'new\n' })).toBe('new\n');
+  });
+
+  it('is left out when the write did more than add lines: a new description, another operation, no line break at the join, a new entry', () => {
+    expect(appendedBy(current, { operation: 'append', description: 'B', body: 'old\nnew\n' })).toBeUndefined();
+    expect(appendedBy(current, { operation: 'replace', description: 'A', body: 'old\nnew\n' })).toBeUndefined();
+    const unended = { ...current, body: 'old' };
+    expect(appendedBy(unended, { operation: 'append', description: 'A', body: 'older\n' })).toBeUndefined();
+    expect(appendedBy(current, { operation: 'append', description: 'A', body: 'new\nold\n' })).toBeUndefined();
+    const created = applyChange({
+      ...base,
+      current: undefined,
+      change: { kind: 'put', operation: 'create', description: 'A', body: 'new\n' },
+    });
+    expect(created).not.toHaveProperty('appended');
+  });
+});
+
 describe('applyUndrop', () => {
   it('brings the dropped copy back at the next revision, counted again, its times kept', () => {
     const dropped = { ...current, revision: 5 };
