@@ -15,8 +15,9 @@
  * deleted every five minutes by the limiter.
  *
  * The limits that guard load (`mcp`, `api`: rules.ts LOAD_LIMITS) are counted by each
- * server and added to the shared counts in batches (access/rate-limits/batched-counter.ts):
- * counting every /mcp call here cost it an upsert and a round trip. The guards of the
+ * server and added to the shared counts in batches (access/rate-limits/batched-counter.ts),
+ * every key's in one statement (rate-tally.ts): counting every /mcp call here cost it an
+ * upsert and a round trip. The guards of the
  * sign-in doors are counted here request by request, exactly across servers.
  *
  * Should the database fail to count, the request is let through: a rate limit is a guard,
@@ -30,6 +31,7 @@ import type { RateCounter, RateCounters } from '../../access/rate-limits/port.js
 import { LOAD_LIMITS, type RateRule } from '../../access/rate-limits/rules.js';
 import { EngramError } from '../../memory/model/errors.js';
 import type { Pool } from './driver.js';
+import { PostgresRateTally } from './rate-tally.js';
 
 /** The table of the counts. */
 export const RATE_LIMITS_TABLE = 'rate_limits';
@@ -38,7 +40,12 @@ export class PostgresRateCounters implements RateCounters {
   /** Resolves once the table exists; made with the first counter. */
   private table: Promise<void> | undefined;
 
-  constructor(private readonly pool: Pool) {}
+  /** Every load limit's counts, added in one statement a turn. */
+  private readonly tally: PostgresRateTally;
+
+  constructor(private readonly pool: Pool) {
+    this.tally = new PostgresRateTally(pool, RATE_LIMITS_TABLE);
+  }
 
   async counter(rule: RateRule): Promise<RateCounter> {
     const options = {
@@ -54,17 +61,7 @@ export class PostgresRateCounters implements RateCounters {
     await this.table;
     // The first limiter sweeps expired rows for every limit.
     const limiter = new RateLimiterPostgres({ ...options, tableCreated: true, clearExpiredByTimeout: first });
-    if (LOAD_LIMITS.has(rule.name)) {
-      return new BatchedCounter(
-        {
-          add: async (key, points) => {
-            const res = await limiter.penalty(key, points);
-            return { used: res.consumedPoints, resetMs: res.msBeforeNext };
-          },
-        },
-        rule,
-      );
-    }
+    if (LOAD_LIMITS.has(rule.name)) return new BatchedCounter(this.tally.of(rule.name, rule.windowSeconds), rule);
     return {
       take: async (key) => {
         try {
