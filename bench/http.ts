@@ -746,6 +746,19 @@ function describe(
         'samples with 64 users writing); reading the pages SQLite does not hold costs less, the worker’s commits ' +
         'resetting the loop’s page cache anyway: in six interleaved pairs (64 users, or one user appending to 500 ' +
         'entries) the loop’s CPU per write was lower in five and writes/s higher in five.',
+      'What an append and a rate limit cost a write on PostgreSQL (measured by hand on 2026-12-07, not by this run; ' +
+        '64 connections, CPU per write of the server’s threads and of every PostgreSQL process from /proc, ' +
+        'interleaved pairs of 10–12 s; this machine’s PostgreSQL runs swing by half from one run to the next, both ' +
+        'servers and the floor alike). Every save made the entry’s search vector from the distinct words of its whole ' +
+        'body, in the server (~15% of the event loop’s samples appending to grown entries) and again in PostgreSQL; ' +
+        'an append that keeps the name and description only adds words after a line break, so it now adds to the ' +
+        'vector the appended text’s words it lacks: one user appending to 500 entries, 1,885, 1,189 and 1,791 ' +
+        'writes/s against 1,369, 1,361 and 1,269; 64 users, higher in all six pairs (1,155–1,800 against ' +
+        '1,064–1,307). Alone, the same update (one connection, 1–13 KiB bodies) took 6–22% less backend CPU and ' +
+        '18–35% less time. And the per-token limit went to PostgreSQL as one upsert per busy token every 100 ms, all ' +
+        'tokens at once: with 64 users, 640 statements a second, one for every two saves; now one statement carries ' +
+        'every token’s count of that moment (345 statements for ~11,000 saves, against 3,892 for ~8,000), writes/s ' +
+        'higher in four of six pairs.',
     ],
   };
 }
