@@ -60,10 +60,11 @@ export function searchQuery(terms: readonly string[], weight = ''): string {
  * writer's commit in between moves the counter, and the statement writes nothing: it
  * returns no row. Parameters: $1 user, $2 change counter or NULL, $3 $4 $5 the deltas of
  * total bytes, entries and history bytes, $6 description, $7 body, $8 size, $9 time,
- * $10 revision, $11 $12 $13 the distinct words of name, description and body (search-words.ts)
- * — in saveOver, $11 and $12 NULL and $13 the words of the appended text alone for an
- * append (AppliedChange.appended, appendedVector) —, $14 operation, $15 actor, $16 the entry's id (saveOver) or name (saveNew), $17 the
- * revision to trim through (0: none), $18 the revision's note or NULL. A write's revision records the entry as written
+ * $10 revision, $11 $12 $13 the distinct words of name, description and body (search-words.ts;
+ * in saveOver, for an append, $11 and $12 NULL and $13 the words of the appended text
+ * alone: AppliedChange.appended, appendedVector), $14 operation, $15 actor, $16 the
+ * entry's id (saveOver) or name (saveNew), $17 the revision to trim through (0: none),
+ * $18 the revision's note or NULL. A write's revision records the entry as written
  * (apply.ts), so its text is sent once, and kept once: in the revision, the entry row's body
  * NULL (sql-rows.ts, bodyOf). If historyLimit trims the new revision too, it is not recorded,
  * its bytes leave the history delta again, and the row keeps the body.
