@@ -38,13 +38,14 @@ const addTo = (table: string) => `INSERT INTO ${table} AS r (key, points, expire
 export class PostgresRateTally {
   private waiting = new Map<string, Waiting>();
   private scheduled = false;
-  private readonly add: string;
+  /** The statement that adds a turn's points (addTo). */
+  private readonly addStatement: string;
 
   constructor(
     private readonly pool: Pool,
     table: string,
   ) {
-    this.add = addTo(table);
+    this.addStatement = addTo(table);
   }
 
   /** The tally of rule `name`, whose windows last `windowSeconds`: its keys are `name:key` (rate-limiter-flexible's keyPrefix). */
@@ -82,7 +83,7 @@ export class PostgresRateTally {
     try {
       const { rows } = await this.pool.query<{ key: string; points: number; expire: number | null }>({
         name: 'engram_rate_limits_add',
-        text: this.add,
+        text: this.addStatement,
         values,
       });
       const heard = Date.now();
