@@ -73,6 +73,7 @@ const VERSIONS = [
   { backend: 'sqlite', version: 18, commit: '8f3a2a1' },
   { backend: 'sqlite', version: 19, commit: '9a70710' },
   { backend: 'sqlite', version: 20, commit: '5206a88' },
+  { backend: 'sqlite', version: 21, commit: 'ef3fd23' },
   { backend: 'postgres', version: 1, commit: '32811e0' },
   { backend: 'postgres', version: 2, commit: '379bb2f' },
   { backend: 'postgres', version: 3, commit: '9670636' },

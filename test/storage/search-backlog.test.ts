@@ -13,6 +13,7 @@
  * is indexed before any search and inside a purge; a crash loses no mark.
  */
 
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +28,7 @@ import {
   type CatchUpTurn,
   catchUpBatch,
   prepareCatchUp,
+  SEARCH_PARTS,
 } from '../../src/storage/sqlite/search-backlog.js';
 import { rules } from '../helpers/rules.js';
 import { migrateSqliteTo } from '../helpers/sqlite-schema.js';
@@ -94,7 +96,7 @@ function batches(
 ): boolean[] {
   const db = new Database(path);
   try {
-    const statements = prepareCatchUp(db, CATCH_UP_SQL);
+    const statements = prepareCatchUp(db, CATCH_UP_SQL, SEARCH_PARTS, createHash);
     const batch = db.transaction(() => catchUpBatch(statements, limit, revisionsPerEntry, turn));
     return Array.from({ length: count }, () => batch.immediate());
   } finally {

@@ -396,6 +396,18 @@ export const MIGRATIONS: readonly string[] = [
   // entries of ~8 KiB in one transaction (2026-12-07, interleaved); the search worker's CPU
   // per write 324-357 µs against 91-94 with 64 connections appending to 500 entries.
   "INSERT INTO entries_search (entries_search, rank) VALUES ('secure-delete', 0);",
+  // 22: the search index holds an entry in parts (search-backlog.ts, SEARCH_PARTS): part 0
+  // at the entry's id, as before, then what was appended since, each catch-up's a part of
+  // its own, at the id plus 2^40 times its number; this table says how many parts an entry
+  // has, how long the text they hold is and its digest. An entry without a row has part 0
+  // at most, so the index as it is stays right: each entry is indexed whole at its next
+  // catch-up, then in parts.
+  `CREATE TABLE search_parts (
+    entry_id INTEGER PRIMARY KEY,
+    parts    INTEGER NOT NULL,
+    chars    INTEGER NOT NULL,
+    digest   TEXT NOT NULL
+  ) STRICT;`,
 ];
 
 /** The schema version the database records (undefined for a new one), read without taking the write lock. */

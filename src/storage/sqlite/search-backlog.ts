@@ -18,6 +18,7 @@
  * worker thread instead (search-worker.ts), off its event loop.
  */
 
+import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { bodyOf } from '../sql-rows.js';
 import { MMAP_BYTES } from './connection.js';
@@ -63,6 +64,18 @@ export const WORKER_MMAP_BYTES = 0;
 /** How long after a write the index catches up on its own, in ms: writes that come together are indexed together. */
 const CATCH_UP_DELAY_MS = 100;
 
+/**
+ * How an entry's words are kept in the search index (schema 22): in parts, each an FTS5
+ * document. Part 0, at the entry's id as its rowid, holds its name, description and the
+ * body as it was when last indexed whole; each later part, at the id plus `stride` times
+ * its number, holds only text appended since. Re-indexing an entry whole after every
+ * append cost a catch-up the tokenizing and the words of the whole entry again, growing
+ * with it (an entry near the 16 KiB cap, ~1 ms for one appended line); a part costs what
+ * was appended. An entry gets `max` parts at most: the next catch-up indexes it whole
+ * again, as part 0 alone. A search finds an entry by its parts together (statements.ts).
+ */
+export const SEARCH_PARTS = { max: 16, stride: 2 ** 40 } as const;
+
 /** The statements of a catch-up batch, shared with the search worker (search-worker.ts). */
 export const CATCH_UP_SQL = {
   // The marked entries past an entry id, in id order: catch-ups take them in turn.
@@ -74,12 +87,23 @@ export const CATCH_UP_SQL = {
   revisionsAfter: 'SELECT rowid, entry_id FROM revisions WHERE rowid > ? ORDER BY rowid LIMIT ?',
   lastRevision: 'SELECT coalesce(max(rowid), 0) FROM revisions',
   setWatermark: 'UPDATE search_watermark SET revision = @revision WHERE revision IS NOT @revision',
+  // For each id of a JSON list: [id, name, description, body] of its live entry (NULLs for
+  // none), then its parts, the length of the text they hold and its digest (NULLs when the
+  // index holds no part past 0: indexed whole, or never).
+  indexed: `SELECT j.value, e.name, e.description, ${bodyOf('e')}, p.parts, p.chars, p.digest
+     FROM json_each(?) j
+     LEFT JOIN entries e ON e.id = j.value AND e.dropped_at IS NULL
+     LEFT JOIN search_parts p ON p.entry_id = j.value`,
   // Deleting a row the index does not hold (an entry created since) changes nothing.
   unindex: 'DELETE FROM entries_search WHERE rowid = ?',
-  // The entries of a JSON list of ids, in one statement and in rowid order (CatchUpStatements.reindex says why).
+  // The parts of a JSON list of [rowid, name, description, body], in rowid order (CatchUpStatements.reindex says why).
   index: `INSERT INTO entries_search (rowid, name, description, body)
-     SELECT id, name, description, ${bodyOf('entries')} FROM entries
-     WHERE id IN (SELECT value FROM json_each(?)) AND dropped_at IS NULL ORDER BY id`,
+     SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`,
+  // What the index holds of a JSON list of [id, parts, chars, digest].
+  setParts: `INSERT INTO search_parts (entry_id, parts, chars, digest)
+     SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?) WHERE true
+     ON CONFLICT (entry_id) DO UPDATE SET parts = excluded.parts, chars = excluded.chars, digest = excluded.digest`,
+  forgetParts: 'DELETE FROM search_parts WHERE entry_id IN (SELECT value FROM json_each(?))',
   done: 'DELETE FROM search_pending WHERE entry_id IN (SELECT value FROM json_each(?))',
 } as const;
 
@@ -91,14 +115,23 @@ const SQL = {
 
 /** The catch-up's statements that read and move the watermark, and how entries are indexed again. */
 export type CatchUpStatements = {
-  readonly [K in Exclude<keyof typeof CATCH_UP_SQL, 'unindex' | 'index' | 'done'>]: Statement;
+  readonly [K in
+    | 'pendingAfter'
+    | 'markAll'
+    | 'watermark'
+    | 'revisionsAfter'
+    | 'lastRevision'
+    | 'setWatermark']: Statement;
 } & {
   /**
    * Indexes the entries `ids` as they are now (a dropped or deleted one: none of its words),
-   * inside the caller's transaction, and clears their marks. Their words go in with one
-   * statement, in rowid order: FTS5 keeps the words it is given in memory while their rowids
-   * rise, and writes them as one segment when the next statement of the transaction starts
-   * or at the commit (or once they pass its hashsize, 1 MB). A statement per entry therefore
+   * inside the caller's transaction, and clears their marks. An entry whose indexed parts
+   * hold its name, description and body up to a line break, unchanged (their digest says
+   * so), and fewer than SEARCH_PARTS.max parts, gets what follows as a part of its own;
+   * any other is indexed whole again, as part 0 alone. The parts go in with one statement,
+   * in rowid order: FTS5 keeps the words it is given in memory while their rowids rise,
+   * and writes them as one segment when the next statement of the transaction starts or at
+   * the commit (or once they pass its hashsize, 1 MB). A statement per entry therefore
    * wrote a segment per entry, and merging those was much of a catch-up's work. Measured at
    * 64 connections (2026-12-07, three interleaved pairs each): the search worker's CPU per
    * write 82–91 µs against 106–139 with 64 users writing, 161–185 against 184–244 with one
@@ -108,14 +141,31 @@ export type CatchUpStatements = {
   readonly reindex: (ids: Iterable<number>) => void;
 };
 
+/** A digest of text fed in pieces (node:crypto's Hash), copied to read it part way. */
+interface Digest {
+  update(text: string): Digest;
+  copy(): Digest;
+  digest(encoding: 'base64'): string;
+}
+
 /**
- * The catch-up's statements, prepared on `db`. It uses nothing but its arguments: the
- * search worker runs its source text on a connection of its own.
+ * The catch-up's statements, prepared on `db`; `createHash` is node:crypto's. It uses
+ * nothing but its arguments: the search worker runs its source text on a connection of
+ * its own.
  */
-export function prepareCatchUp(db: Database, sql: typeof CATCH_UP_SQL): CatchUpStatements {
+export function prepareCatchUp(
+  db: Database,
+  sql: typeof CATCH_UP_SQL,
+  parts: typeof SEARCH_PARTS,
+  createHash: (algorithm: 'sha256') => Digest,
+): CatchUpStatements {
+  const indexed = db.prepare(sql.indexed).raw();
   const unindex = db.prepare(sql.unindex);
   const index = db.prepare(sql.index);
+  const setParts = db.prepare(sql.setParts);
+  const forgetParts = db.prepare(sql.forgetParts);
   const done = db.prepare(sql.done);
+  type Row = [number, string | null, string | null, string | null, number | null, number | null, string | null];
   return {
     pendingAfter: db.prepare(sql.pendingAfter).pluck(),
     markAll: db.prepare(sql.markAll),
@@ -125,9 +175,43 @@ export function prepareCatchUp(db: Database, sql: typeof CATCH_UP_SQL): CatchUpS
     setWatermark: db.prepare(sql.setWatermark),
     reindex: (ids) => {
       const entries = [...new Set(ids)].sort((a, b) => a - b);
-      for (const id of entries) unindex.run(id);
       const list = JSON.stringify(entries);
-      index.run(list);
+      const removed: number[] = [];
+      const added: Array<[number, string | null, string | null, string]> = [];
+      const kept: Array<[number, number, number, string]> = [];
+      const gone: number[] = [];
+      for (const [id, name, description, body, count, chars, digest] of indexed.all(list) as Row[]) {
+        // Without a row of parts, the index holds part 0 at most.
+        const held = count ?? 1;
+        if (name === null || description === null || body === null) {
+          for (let part = 0; part < held; part++) removed.push(id + part * parts.stride);
+          gone.push(id);
+          continue;
+        }
+        const head = `${name}\0${description}\0`;
+        // What was appended after a line break to the text the parts hold, if their digest says it is unchanged.
+        if (
+          count !== null &&
+          chars !== null &&
+          count < parts.max &&
+          body.length > chars &&
+          (chars === 0 || body[chars - 1] === '\n' || body[chars] === '\n')
+        ) {
+          const before = createHash('sha256').update(head).update(body.slice(0, chars));
+          if (before.copy().digest('base64') === digest) {
+            added.push([id + count * parts.stride, null, null, body.slice(chars)]);
+            kept.push([id, count + 1, body.length, before.update(body.slice(chars)).digest('base64')]);
+            continue;
+          }
+        }
+        for (let part = 0; part < held; part++) removed.push(id + part * parts.stride);
+        added.push([id, name, description, body]);
+        kept.push([id, 1, body.length, createHash('sha256').update(head).update(body).digest('base64')]);
+      }
+      for (const rowid of removed) unindex.run(rowid);
+      if (added.length > 0) index.run(JSON.stringify(added.sort((a, b) => a[0] - b[0])));
+      if (kept.length > 0) setParts.run(JSON.stringify(kept));
+      if (gone.length > 0) forgetParts.run(JSON.stringify(gone));
       done.run(list);
     },
   };
@@ -197,7 +281,7 @@ export class SearchBacklog {
       anyPending: db.prepare(SQL.anyPending).pluck(),
       mark: db.prepare(SQL.mark),
     };
-    this.catchUpStatements = prepareCatchUp(db, CATCH_UP_SQL);
+    this.catchUpStatements = prepareCatchUp(db, CATCH_UP_SQL, SEARCH_PARTS, createHash);
     const turn: CatchUpTurn = { after: 0 };
     this.batch = db.transaction(() => catchUpBatch(this.catchUpStatements, SEARCH_BATCH, REVISIONS_PER_ENTRY, turn));
     // A worker that stopped (it failed, or the file was replaced) leaves the catch-up, and the checkpoints, to this loop again.

@@ -42,6 +42,7 @@ import {
   catchUpBatch,
   prepareCatchUp,
   REVISIONS_PER_ENTRY,
+  SEARCH_PARTS,
   WORKER_MMAP_BYTES,
 } from './search-backlog.js';
 import { GATE_CELLS, HOLDERS, type WriteGate } from './write-gate.js';
@@ -95,6 +96,7 @@ interface SearchWorkerData {
   readonly ino: string;
   readonly mmapBytes: number;
   readonly sql: typeof CATCH_UP_SQL;
+  readonly parts: typeof SEARCH_PARTS;
   readonly batch: number;
   readonly revisionsPerEntry: number;
   readonly checkpointBatches: number;
@@ -132,6 +134,7 @@ export class SearchWorker {
       ino: String(options.identity.ino),
       mmapBytes: WORKER_MMAP_BYTES,
       sql: CATCH_UP_SQL,
+      parts: SEARCH_PARTS,
       batch: WORKER_BATCH,
       revisionsPerEntry: REVISIONS_PER_ENTRY,
       checkpointBatches: CHECKPOINT_BATCHES,
@@ -262,7 +265,8 @@ function runSearchWorker(
     finish(error);
     return;
   }
-  const statements = prepare(db, data.sql);
+  const { createHash } = load('node:crypto') as typeof import('node:crypto');
+  const statements = prepare(db, data.sql, data.parts, createHash);
   const turn = { after: 0 };
   const batch = db.transaction(() => batchOf(statements, data.batch, data.revisionsPerEntry, turn));
   const checkpointStatement = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');

@@ -6,6 +6,7 @@
 
 import { bodyOf, entryColumns, revisionBytes } from '../sql-rows.js';
 import type { Database, Statement } from './driver.js';
+import { SEARCH_PARTS } from './search-backlog.js';
 
 /** Where a user's change counter starts when their row is made: the floor a load leaves in the file's user_version (dump.ts). */
 export const CHANGE_FLOOR = '(SELECT user_version FROM pragma_user_version)';
@@ -22,16 +23,27 @@ export const SQLITE_NOW_MS = "CAST((julianday('now') - 2440587.5) * 86400000 AS 
 /** What a revision takes against the history cap (sql-rows.ts). */
 const REVISION_BYTES = revisionBytes();
 
+/** A search term as an FTS5 query: a quoted string (a `"` in it doubled), a prefix when it is the last. */
+function termQuery(term: string, at: number, terms: readonly string[]): string {
+  return `"${term.replaceAll('"', '""')}"${at === terms.length - 1 ? '*' : ''}`;
+}
+
 /**
- * The FTS5 query of search terms (memory/search.ts): each term a quoted string (a `"` in it
- * doubled), the last as a prefix, all within `column` when given. Built from the terms,
- * never from what was typed: no FTS5 operator (OR, NEAR, `*`, `(`, `:`) can get in.
+ * The FTS5 query of search terms (memory/search.ts) within `column`: every term there.
+ * Built from the terms, never from what was typed: no FTS5 operator (OR, NEAR, `*`, `(`,
+ * `:`) can get in.
  */
-export function searchMatch(terms: readonly string[], column?: 'name' | 'description'): string {
-  const phrases = terms
-    .map((term, at) => `"${term.replaceAll('"', '""')}"${at === terms.length - 1 ? '*' : ''}`)
-    .join(' ');
-  return column ? `{${column}} : (${phrases})` : phrases;
+export function searchMatch(terms: readonly string[], column: 'name' | 'description'): string {
+  return `{${column}} : (${terms.map(termQuery).join(' ')})`;
+}
+
+/**
+ * The terms as a JSON list of FTS5 queries, one each, for a search that finds an entry
+ * whose parts hold every term between them (SQL.search): an entry indexed in several parts
+ * may hold one term in one and another in the next.
+ */
+export function searchTerms(terms: readonly string[]): string {
+  return JSON.stringify(terms.map(termQuery));
 }
 
 export const SQL = {
@@ -47,10 +59,14 @@ export const SQL = {
   // A live entry's opening (EntryStore.recordOpened), by entries_live: no counter, revision or search row moves.
   recordOpened: `UPDATE entries SET opened = @at
        WHERE user_id = @user AND name = @name AND dropped_at IS NULL AND (opened IS NULL OR opened < @at - @gap)`,
-  // The live entries (entries_search holds only those) with every term anywhere, then ranked:
-  // every term in the name, then in the description (searchMatch), then the latest first.
-  search: `SELECT e.name, e.description, ${bodyOf('e')} AS body, e.updated FROM entries_search JOIN entries e ON e.id = entries_search.rowid
-       WHERE entries_search MATCH @anywhere AND e.user_id = @user AND e.dropped_at IS NULL
+  // The live entries (entries_search holds only those) with every term anywhere, in any of
+  // their parts (search-backlog.ts, SEARCH_PARTS), then ranked: every term in the name, then
+  // in the description (searchMatch; both in part 0, at the entry's id), then the latest first.
+  search: `SELECT e.name, e.description, ${bodyOf('e')} AS body, e.updated FROM entries e
+       WHERE e.id IN (SELECT part.rowid % ${SEARCH_PARTS.stride} FROM json_each(@anywhere) term
+           CROSS JOIN entries_search part WHERE part.entries_search MATCH term.value
+           GROUP BY 1 HAVING count(DISTINCT term.key) = json_array_length(@anywhere))
+         AND e.user_id = @user AND e.dropped_at IS NULL
        ORDER BY e.id IN (SELECT rowid FROM entries_search WHERE entries_search MATCH @inName) DESC,
          e.id IN (SELECT rowid FROM entries_search WHERE entries_search MATCH @inDescription) DESC,
          e.updated DESC, e.name

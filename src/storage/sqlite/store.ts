@@ -80,7 +80,7 @@ import { SqlitePrimitives } from './primitives.js';
 import { SearchBacklog } from './search-backlog.js';
 import { SearchWorker } from './search-worker.js';
 import { SqliteSqlDatabase } from './sql-database.js';
-import { prepareStatements, type Statements, searchMatch } from './statements.js';
+import { prepareStatements, type Statements, searchMatch, searchTerms } from './statements.js';
 import { WriteGate } from './write-gate.js';
 
 export interface SqliteStoreOptions {
@@ -389,7 +389,7 @@ export class SqliteStore implements StorageBackend {
     return this.guard.read(() => {
       const rows = this.statements.search.all({
         user,
-        anywhere: searchMatch(terms),
+        anywhere: searchTerms(terms),
         inName: searchMatch(terms, 'name'),
         inDescription: searchMatch(terms, 'description'),
         limit: options.limit,
