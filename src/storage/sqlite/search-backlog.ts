@@ -14,7 +14,8 @@
  * transaction: the entries of the revisions past the watermark become marks, and at most
  * SEARCH_BATCH marked entries are indexed, in turn (catchUpBatch), so the event loop is
  * never held long however many wait, and an entry written again and again while the others
- * take their turn is indexed once. A long-running server catches up after writes in a
+ * take their turn is indexed once, in parts (SEARCH_PARTS): what its appends added since
+ * the last catch-up goes in on its own. A long-running server catches up after writes in a
  * worker thread instead (search-worker.ts), off its event loop.
  */
 
