@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemory } from '../../src/memory/memory.js';
 import type { Caller, Store } from '../../src/memory/port.js';
-import { append, drop, put } from '../../src/storage/contract/setup.js';
+import { append, bytes, drop, put, recount } from '../../src/storage/contract/setup.js';
 import { openSqliteStore } from '../../src/storage/sqlite/index.js';
 import { SEARCH_PARTS } from '../../src/storage/sqlite/search-backlog.js';
 import { rules } from '../helpers/rules.js';
@@ -135,6 +135,34 @@ describe('SQLite search index in parts', () => {
     expect(await found(store, 'abc x')).toEqual([]);
     expect(await found(store, 'abcdef x')).toEqual(['topics/a']);
     expect(held(path)).toEqual({ rowids: [1], parts: [{ entry_id: 1, parts: 1, chars: 8 }] });
+  });
+
+  it('adds a part when the line break is the appended text’s first character, as memory_write joins a body without one', async () => {
+    await store.mutate(alice, 'topics/a', put('alpha'), rules);
+    await found(store, 'alpha');
+    await store.mutate(alice, 'topics/a', append('beta'), rules);
+    expect(await found(store, 'alpha beta')).toEqual(['topics/a']);
+    expect(await found(store, 'alphabeta')).toEqual([]);
+    expect(held(path)).toEqual({ rowids: [1, part(1, 1)], parts: [{ entry_id: 1, parts: 2, chars: 11 }] });
+  });
+
+  it('indexes entries a load put in place of others, under the same ids, as they are: none of the old words', async () => {
+    await store.mutate(alice, 'topics/a', put('alpha\n'), rules);
+    await found(store, 'alpha');
+    await store.mutate(alice, 'topics/a', append('omega'), rules);
+    await found(store, 'omega');
+    const dump = await store.dump();
+    const entries = dump.entries.map((entry) => {
+      const body = 'zeta\n';
+      const revisions = entry.revisions.map((revision) => ({ ...revision, body }));
+      return { ...entry, body, size: bytes(body), revisions };
+    });
+    expect(entries.map((entry) => entry.id)).toEqual([1]);
+    await store.load({ ...dump, entries, users: recount({ ...dump, entries }) }, { replace: true });
+    expect(await found(store, 'alpha')).toEqual([]);
+    expect(await found(store, 'omega')).toEqual([]);
+    expect(await found(store, 'zeta')).toEqual(['topics/a']);
+    expect(held(path)).toEqual({ rowids: [1], parts: [{ entry_id: 1, parts: 1, chars: 5 }] });
   });
 
   it('indexes an entry whole again, as one part, once it has its most parts', async () => {

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Caller, StoreDump } from '../../src/memory/port.js';
 import { describeEntryContract, describeSearchContract } from '../../src/storage/contract/index.js';
-import type { OpenedStore } from '../../src/storage/contract/setup.js';
+import { append, type OpenedStore } from '../../src/storage/contract/setup.js';
 import { MMAP_BYTES } from '../../src/storage/sqlite/connection.js';
 import type { Database } from '../../src/storage/sqlite/driver.js';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/index.js';
@@ -105,6 +105,23 @@ describe('SQLite search worker', () => {
     await vi.waitFor(() => expect(searchBacklogIn(path)).toBe(0), { timeout: 5_000, interval: 20 });
     expect(drain).not.toHaveBeenCalled();
     expect((await store.search('ada', ['tea'], { limit: 10 })).map((hit) => hit.name)).toHaveLength(5);
+  });
+
+  it('indexes what an append added as a part of its own on its thread (search-parts.test.ts)', async () => {
+    const drain = vi.spyOn(SearchBacklog.prototype, 'drain');
+    const store = open();
+    const caughtUp = () => vi.waitFor(() => expect(searchBacklogIn(path)).toBe(0), { timeout: 5_000, interval: 20 });
+    await store.mutate(ada, 'notes/tea', put('green tea\n'), rules);
+    await caughtUp();
+    await store.mutate(ada, 'notes/tea', append('oolong pot'), rules);
+    await caughtUp();
+    expect(drain).not.toHaveBeenCalled();
+    expect(queryDatabase(path, 'SELECT entry_id, parts, chars FROM search_parts')).toEqual([
+      { entry_id: 1, parts: 2, chars: 21 },
+    ]);
+    expect((await store.search('ada', ['green', 'oolong'], { limit: 5 })).map((hit) => hit.name)).toEqual([
+      'notes/tea',
+    ]);
   });
 
   it('lets a search see every write acknowledged before it, however soon', async () => {

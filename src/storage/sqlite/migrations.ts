@@ -401,7 +401,8 @@ export const MIGRATIONS: readonly string[] = [
   // its own, at the id plus 2^40 times its number; this table says how many parts an entry
   // has, how long the text they hold is and its digest. An entry without a row has part 0
   // at most, so the index as it is stays right: each entry is indexed whole at its next
-  // catch-up, then in parts.
+  // catch-up, then in parts. (As with every step, an older Engram still running on the
+  // file knows nothing of parts until it is restarted: it refuses the file then.)
   `CREATE TABLE search_parts (
     entry_id INTEGER PRIMARY KEY,
     parts    INTEGER NOT NULL,
