@@ -104,6 +104,8 @@ export function* apply(
     at,
     historyLimit: rules.historyLimit,
     note: rules.note,
+    // A backend that saves a write whole (PostgreSQL) reads what an append added.
+    withAppended: p.saveWrite !== undefined,
   });
   if (applied) yield* persist(p, caller.user, id, applied, rules);
   return entryAfter(current, applied);

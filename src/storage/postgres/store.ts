@@ -429,6 +429,8 @@ export class PostgresStore implements StorageBackend {
       at: rules.now(),
       historyLimit: rules.historyLimit,
       note: rules.note,
+      // The save adds what an append added to the entry's search vector (statements.ts, saveOver).
+      withAppended: true,
     });
     if (!applied || Trim.of(known.historyBytes + applied.usage.historyBytes, rules.historyCap)) {
       return this.underLock(user, decision);

@@ -89,7 +89,7 @@ describe('applyChange: the text an append added (appended)', () => {
   const appendedBy = (
     before: StoredEntry,
     change: { operation: 'append' | 'replace'; description: string; body: string },
-  ) => applyChange({ ...base, current: before, change: { kind: 'put', ...change } })?.appended;
+  ) => applyChange({ ...base, current: before, change: { kind: 'put', ...change }, withAppended: true })?.appended;
 
   it('is the text after the old body, its line break first when the old body lacked one', () => {
     expect(appendedBy(current, { operation: 'append', description: 'A', body: 'old\nnew\n' })).toBe('new\n');
@@ -109,8 +109,15 @@ describe('applyChange: the text an append added (appended)', () => {
       ...base,
       current: undefined,
       change: { kind: 'put', operation: 'create', description: 'A', body: 'new\n' },
+      withAppended: true,
     });
     expect(created).not.toHaveProperty('appended');
+  });
+
+  it('is not worked out unless asked for: only a store whose save reads it pays the comparison', () => {
+    const append = { kind: 'put', operation: 'append', description: 'A', body: 'old\nnew\n' } as const;
+    expect(applyChange({ ...base, current, change: append })).not.toHaveProperty('appended');
+    expect(applyChange({ ...base, current, change: append, withAppended: false })).not.toHaveProperty('appended');
   });
 });
 
