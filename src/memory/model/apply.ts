@@ -44,9 +44,9 @@ export interface AppliedChange {
   readonly trimThrough: number;
   /**
    * For a write that only added text after the old body on lines of its own (an append,
-   * the name and description as they were), when ChangeInput.withAppended asks: that text. The entry's words are then the
-   * old body's and these, so a store that keeps them (PostgreSQL's search vector) adds
-   * these rather than reading the whole body again.
+   * the name and description as they were), when ChangeInput.withAppended asks: that
+   * text. The entry's words are then the old body's and these, so a store that keeps them
+   * (PostgreSQL's search vector) adds these rather than reading the whole body again.
    */
   readonly appended?: string;
 }
