@@ -17,8 +17,8 @@
  * The limits that guard load (`mcp`, `api`: rules.ts LOAD_LIMITS) are counted by each
  * server and added to the shared counts in batches (access/rate-limits/batched-counter.ts),
  * every key's in one statement (rate-tally.ts): counting every /mcp call here cost it an
- * upsert and a round trip. The guards of the
- * sign-in doors are counted here request by request, exactly across servers.
+ * upsert and a round trip. The guards of the sign-in doors are counted here request by
+ * request, exactly across servers.
  *
  * Should the database fail to count, the request is let through: a rate limit is a guard,
  * and the request itself then meets the same database and is refused in its own words.

@@ -181,11 +181,13 @@ export function prepareCatchUp(
       const added: Array<[number, string | null, string | null, string]> = [];
       const kept: Array<[number, number, number, string]> = [];
       const gone: number[] = [];
+      // Every part of entry `id` the index holds: without a row of parts (`count` null), part 0 at most.
+      const unindexAll = (id: number, count: number | null) => {
+        for (let part = 0; part < (count ?? 1); part++) removed.push(id + part * parts.stride);
+      };
       for (const [id, name, description, body, count, chars, digest] of indexed.all(list) as Row[]) {
-        // Without a row of parts, the index holds part 0 at most.
-        const held = count ?? 1;
         if (name === null || description === null || body === null) {
-          for (let part = 0; part < held; part++) removed.push(id + part * parts.stride);
+          unindexAll(id, count);
           gone.push(id);
           continue;
         }
@@ -205,7 +207,7 @@ export function prepareCatchUp(
             continue;
           }
         }
-        for (let part = 0; part < held; part++) removed.push(id + part * parts.stride);
+        unindexAll(id, count);
         added.push([id, name, description, body]);
         kept.push([id, 1, body.length, createHash('sha256').update(head).update(body).digest('base64')]);
       }
