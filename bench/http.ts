@@ -27,12 +27,19 @@ import { GENERATOR_WORKERS, type LoadResult, type LoadTarget, postOnce, runLoad 
 import { floorToken, seedUsers, USER_ENTRIES, userWrite } from './many-users.js';
 import { createBenchDatabase, findBenchPostgres, serialPostgresCommitRate } from './postgres.js';
 import type { Section, Table, Target } from './report.js';
-import { formatInteger, formatMs, formatRatio } from './stats.js';
+import { formatInteger, formatMs, formatRatio, type Spread, spread } from './stats.js';
 
 export interface HttpOptions {
   readonly connections: readonly number[];
   readonly entries: number;
+  /**
+   * Rounds at each N: each measures every row once, in turn, and a row's figures are the
+   * medians of its rounds, its ratios to its neighbours the medians of theirs round by round.
+   */
+  readonly rounds: number;
+  /** How long each row is counted in a round (whole seconds, load.ts says why). */
   readonly durationMs: number;
+  /** How long each row runs uncounted before its first round. */
   readonly warmupMs: number;
   /** How long each serial commit rate is measured. */
   readonly serialMs: number;
@@ -47,7 +54,8 @@ export const DEFAULT_HTTP: HttpOptions = {
   connections: [1, 8, 64],
   // 500 to read, 500 to write at each N.
   entries: 2_000,
-  durationMs: 5_000,
+  rounds: 5,
+  durationMs: 1_000,
   warmupMs: 1_000,
   serialMs: 3_000,
 };
@@ -55,9 +63,11 @@ export const DEFAULT_HTTP: HttpOptions = {
 /** `npm run bench -- --quick`: the same rows, briefly, for developing the benchmark. */
 export const QUICK_HTTP: HttpOptions = {
   connections: [1, 64],
-  entries: 200,
+  // 150 entries to write at each N: with 75 (200 entries), quick rounds grew some past the entry cap (16 KiB).
+  entries: 400,
+  rounds: 2,
   durationMs: 1_000,
-  warmupMs: 300,
+  warmupMs: 1_000,
   serialMs: 500,
 };
 
@@ -171,18 +181,43 @@ interface Neighbour {
 /** The workload of many users writing at once. */
 const MANY_USERS = 'durable writes, many users';
 
+/** The bare ceiling's row. */
+const CEILING = 'bare node:http (ceiling)';
+
+/** Engram on SQLite with every write in its own commit: what group commit brings. */
+const SOLO = 'SQLite without group commit';
+
+/** One row at an N as a round measures it, and the rows its ratios are taken over. */
+interface Slot {
+  readonly workload: string;
+  readonly target: LoadTarget;
+  /** Engram's rows: the MCP floor's row of the same workload on the same backend. */
+  readonly floor?: string | undefined;
+  /** Engram's rows: the SDK peer's row of the same workload on the same backend. */
+  readonly peer?: string | undefined;
+  /** Engram's writes: the serial commit rate of its backend. */
+  readonly serialRate?: number | undefined;
+}
+
 interface Row {
   readonly connections: number;
   readonly workload: string;
+  /** The median rate and p99 of its rounds. */
   readonly result: LoadResult;
-  /** The bare node:http ceiling measured at the same N, just before. */
-  readonly ceiling: number;
+  /** Its rate over the bare node:http ceiling's at the same N, round by round. */
+  readonly ofCeiling: Spread;
   /** Writes: the multiple of the serial commit rate. */
-  readonly serial?: string;
-  /** Engram's reads and writes: the MCP floor's rate for the same workload at the same N, measured just before. */
-  readonly floor?: number;
-  /** Engram's reads and writes: the SDK peer's rate for the same workload at the same N, measured just before. */
-  readonly peer?: number;
+  readonly serial?: string | undefined;
+  /** Engram's reads and writes: their rate over the MCP floor's for the same workload at the same N, round by round. */
+  readonly ofFloor?: Spread | undefined;
+  /** Engram's reads and writes: their rate over the SDK peer's for the same workload at the same N, round by round. */
+  readonly ofPeer?: Spread | undefined;
+}
+
+/** A row's result over its rounds: the median rate (mean latency from it, a closed loop) and the median p99. */
+function medianResult(results: readonly LoadResult[], connections: number): LoadResult {
+  const perSecond = spread(results.map((result) => result.perSecond)).median;
+  return { perSecond, mean: (connections / perSecond) * 1000, p99: spread(results.map((result) => result.p99)).median };
 }
 
 const FLOOR = 'MCP floor';
@@ -222,7 +257,7 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
     ];
     // The same server with every write in its own commit: what group commit brings.
     backends.push({
-      label: 'SQLite without group commit',
+      label: SOLO,
       port: await start(engramFiles(mkdtempSync(join(folder, 'solo-')), undefined, { groupCommit: false })),
       serialRate: backends[0]!.serialRate,
     });
@@ -240,7 +275,7 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
     const users = Math.max(...options.connections);
     const teams: Team[] = [];
     for (const backend of backends) {
-      if (backend.label === 'SQLite without group commit') continue;
+      if (backend.label === SOLO) continue;
       let url: string | undefined;
       if (backend.label === 'PostgreSQL') {
         const database = await createBenchDatabase(postgres!);
@@ -308,7 +343,6 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
       cleanups.push(database.drop);
       await startFloor('PostgreSQL', ['postgres', database.url]);
     }
-    const floorOf = (label: string) => floors.find((floor) => label.startsWith(floor.label))!;
     // The SDK peer of each backend, in two servers on databases seeded as Engram's two are:
     // the entries by `engram import` in one, the users and their tokens in the other.
     const peers: Neighbour[] = [];
@@ -334,67 +368,79 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
 
     const rows: Row[] = [];
     const chosen = (label: string) => options.rows === undefined || options.rows.test(label);
-    const measure = (target: LoadTarget, connections: number) =>
-      runLoad(target, connections, options.durationMs, options.warmupMs);
     for (const connections of options.connections) {
-      const top = await measure(ceilingTarget, connections);
-      const ceiling = top.perSecond;
-      rows.push({ connections, workload: 'bare node:http (ceiling)', result: top, ceiling });
-      /** Each floor's and SDK peer's rate at this N, by row. */
-      const neighbourRates = new Map<string, number>();
-      const measureNeighbour = async (target: LoadTarget) => {
-        if (!chosen(target.label)) return;
-        const result = await measure(target, connections);
-        neighbourRates.set(target.label, result.perSecond);
-        rows.push({ connections, workload: target.label, result, ceiling });
-      };
-      for (const [list, nameOf] of [
-        [floors, floorName],
-        [peers, peerName],
-      ] as const) {
-        for (const neighbour of list) {
-          const name = nameOf(neighbour.label);
-          await measureNeighbour(reads(neighbour.port, `${name} reads`));
-          await measureNeighbour(writes(neighbour.port, `${name} durable writes`, connections));
-          await measureNeighbour(manyUsers(neighbour.users, connections, name));
+      // A round at this N measures every row once, each workload's floor, SDK peer and
+      // Engram rows one after another, so that the rows compared meet the same machine.
+      const slots: Slot[] = [{ workload: CEILING, target: ceilingTarget }];
+      const neighbourTarget = (neighbour: Neighbour, workload: string, name: string) =>
+        workload === 'reads'
+          ? reads(neighbour.port, `${name} reads`)
+          : workload === 'durable writes'
+            ? writes(neighbour.port, `${name} durable writes`, connections)
+            : manyUsers(neighbour.users, connections, name);
+      for (const workload of ['reads', 'durable writes', MANY_USERS]) {
+        for (const floor of floors) {
+          const floorRow = `${floorName(floor.label)} ${workload}`;
+          const peer = peers.find((candidate) => candidate.label === floor.label);
+          const peerRow = peer && `${peerName(peer.label)} ${workload}`;
+          slots.push({ workload: floorRow, target: neighbourTarget(floor, workload, floorName(floor.label)) });
+          if (peer) slots.push({ workload: peerRow!, target: neighbourTarget(peer, workload, peerName(peer.label)) });
+          const engramTargets: { target: LoadTarget; serialRate: number; solo: boolean }[] =
+            workload === MANY_USERS
+              ? teams
+                  .filter((team) => team.label === floor.label)
+                  .map((team) => ({
+                    target: manyUsers(team, connections, team.label),
+                    serialRate: team.serialRate,
+                    solo: false,
+                  }))
+              : backends
+                  .filter((backend) => backend.label.startsWith(floor.label))
+                  .map((backend) => ({
+                    target:
+                      workload === 'reads'
+                        ? reads(backend.port, `${backend.label} reads`)
+                        : writes(backend.port, `${backend.label} ${workload}`, connections),
+                    serialRate: backend.serialRate,
+                    solo: backend.label === SOLO,
+                  }));
+          for (const { target, serialRate, solo } of engramTargets) {
+            slots.push({
+              workload: target.label,
+              target,
+              floor: floorRow,
+              // Engram without group commit has no peer (the peer's store commits in groups), only the floor.
+              peer: solo ? undefined : peerRow,
+              serialRate: workload === 'reads' ? undefined : serialRate,
+            });
+          }
         }
       }
-      /**
-       * The floor's and the SDK peer's rates beside an Engram row on `backend`; Engram without
-       * group commit has no peer (the peer's store commits in groups), only the floor.
-       */
-      const besides = (backend: string, workload: string) => ({
-        floor: neighbourRates.get(`${floorName(floorOf(backend).label)} ${workload}`),
-        peer: neighbourRates.get(`${peerName(backend as Neighbour['label'])} ${workload}`),
-      });
-      for (const backend of backends) {
-        const measureEngram = async (workload: string, target: LoadTarget) => {
-          if (!chosen(target.label)) return;
-          const result = await measure(target, connections);
-          const serial = workload === 'reads' ? undefined : formatRatio(result.perSecond / backend.serialRate);
-          rows.push({
-            connections,
-            workload: target.label,
-            result,
-            ceiling,
-            serial,
-            ...besides(backend.label, workload),
-          });
-        };
-        await measureEngram('reads', reads(backend.port, `${backend.label} reads`));
-        await measureEngram('durable writes', writes(backend.port, `${backend.label} durable writes`, connections));
+      const measured = slots.filter((slot) => slot.workload === CEILING || chosen(slot.workload));
+      const rates = new Map<string, LoadResult[]>(measured.map((slot) => [slot.workload, []]));
+      for (let round = 0; round < options.rounds; round++) {
+        // Every other round backwards, so that no row always runs first, or right after the same neighbour.
+        for (const slot of round % 2 === 0 ? measured : [...measured].reverse()) {
+          const warmupMs = round === 0 ? options.warmupMs : 0;
+          rates.get(slot.workload)!.push(await runLoad(slot.target, connections, options.durationMs, warmupMs));
+        }
       }
-      for (const team of teams) {
-        const target = manyUsers(team, connections, team.label);
-        if (!chosen(target.label)) continue;
-        const write = await measure(target, connections);
+      /** The ratios of `row`'s rate over `other`'s, round by round, when both were measured. */
+      const ratios = (row: string, other: string | undefined): Spread | undefined => {
+        const over = other === undefined ? undefined : rates.get(other);
+        if (over === undefined) return undefined;
+        return spread(rates.get(row)!.map((result, round) => result.perSecond / over[round]!.perSecond));
+      };
+      for (const slot of measured) {
+        const result = medianResult(rates.get(slot.workload)!, connections);
         rows.push({
           connections,
-          workload: target.label,
-          result: write,
-          ceiling,
-          serial: formatRatio(write.perSecond / team.serialRate),
-          ...besides(team.label, MANY_USERS),
+          workload: slot.workload,
+          result,
+          ofCeiling: ratios(slot.workload, CEILING)!,
+          serial: slot.serialRate === undefined ? undefined : formatRatio(result.perSecond / slot.serialRate),
+          ofFloor: ratios(slot.workload, slot.floor),
+          ofPeer: ratios(slot.workload, slot.peer),
         });
       }
     }
@@ -420,7 +466,15 @@ function describe(
   backends: readonly Backend[],
   withPostgres: boolean,
 ): Section {
-  const share = (row: Row) => `${Math.round((row.result.perSecond / row.ceiling) * 100)}%`;
+  const percent = (value: number) => (Number.isNaN(value) ? 'n/a' : `${Math.round(value * 100)}%`);
+  /** The range of a ratio's rounds, as percentages: "61–72%". */
+  const percentRange = (ratio: Spread) => `${Math.round(ratio.low * 100)}–${Math.round(ratio.high * 100)}%`;
+  /** A median ratio with its rounds' range: "67% (61–72%)". */
+  const percentSpread = (ratio: Spread) => `${percent(ratio.median)} (${percentRange(ratio)})`;
+  const most = Math.max(...options.connections);
+  const rowOf = (workload: string, connections = most) =>
+    rows.find((row) => row.connections === connections && row.workload === workload);
+  const rate = (workload: string) => rowOf(workload)?.result.perSecond ?? Number.NaN;
   const table: Table = {
     title: 'Tool calls per second and latency',
     header: [
@@ -439,20 +493,16 @@ function describe(
       String(row.connections),
       row.workload,
       formatInteger(row.result.perSecond),
-      formatInteger(row.ceiling),
-      share(row),
-      row.floor === undefined ? '—' : `${Math.round((row.result.perSecond / row.floor) * 100)}%`,
-      row.peer === undefined ? '—' : peerRatio(row.result.perSecond / row.peer),
+      formatInteger(rowOf(CEILING, row.connections)!.result.perSecond),
+      percent(row.ofCeiling.median),
+      row.ofFloor === undefined ? '—' : percentSpread(row.ofFloor),
+      row.ofPeer === undefined ? '—' : peerRatio(row.ofPeer.median),
       formatMs(row.result.mean),
       `${row.result.p99} ms`,
       row.serial ?? '—',
     ]),
   };
-  const most = Math.max(...options.connections);
-  const rowOf = (workload: string) => rows.find((row) => row.connections === most && row.workload === workload);
-  const rate = (workload: string) => rowOf(workload)?.result.perSecond ?? Number.NaN;
-  const ceiling = rate('bare node:http (ceiling)');
-  const solo = 'SQLite without group commit';
+  const ceiling = rate(CEILING);
   /**
    * DESIGN §7's targets at the most connections: each workload against its MCP floor, the
    * least an MCP server keeping its memory in the same database does for the same calls;
@@ -463,39 +513,39 @@ function describe(
     ['durable writes', 0.7],
     [MANY_USERS, 0.6],
   ];
-  const percent = (value: number) => (Number.isNaN(value) ? 'n/a' : `${Math.round(value * 100)}%`);
   const checks = backends
-    .filter((backend) => backend.label !== solo)
-    .flatMap((backend) => {
-      const floor = floorName(backend.label as Neighbour['label']);
-      return goals.map(([workload, goal]) => {
-        const engram = rate(`${backend.label} ${workload}`);
+    .filter((backend) => backend.label !== SOLO)
+    .flatMap((backend) =>
+      goals.map(([workload, goal]) => {
+        const engram = rowOf(`${backend.label} ${workload}`);
         return {
           what: `${backend.label}: ${workload} at ${most} connections / its MCP floor`,
           goal,
-          ofFloor: engram / rate(`${floor} ${workload}`),
-          ofCeiling: engram / ceiling,
+          ofFloor: engram?.ofFloor,
+          ofCeiling: engram?.ofCeiling.median ?? Number.NaN,
         };
-      });
-    });
+      }),
+    );
   const targets: Target[] = checks.map((check) => ({
     what: check.what,
     target: `≥ ${percent(check.goal)}`,
-    measured: `${percent(check.ofFloor)} (of the ceiling: ${percent(check.ofCeiling)})`,
+    measured:
+      check.ofFloor === undefined
+        ? `n/a (of the ceiling: ${percent(check.ofCeiling)})`
+        : `${percent(check.ofFloor.median)} (rounds ${percentRange(check.ofFloor)}; of the ceiling: ${percent(check.ofCeiling)})`,
     // Unmeasured when `rows` left Engram's row or its floor's out.
-    met: Number.isNaN(check.ofFloor) ? undefined : check.ofFloor >= check.goal,
+    met: check.ofFloor === undefined ? undefined : check.ofFloor.median >= check.goal,
   }));
   /** Engram ahead of the SDK peer on every row of a backend: the lowest of its ratios. */
   const peerTargets: Target[] = backends
-    .filter((backend) => backend.label !== solo)
+    .filter((backend) => backend.label !== SOLO)
     .map((backend) => {
-      const compared = rows.filter((row) => row.peer !== undefined && row.workload.startsWith(`${backend.label} `));
+      const compared = rows.filter((row) => row.ofPeer !== undefined && row.workload.startsWith(`${backend.label} `));
       const lowest = compared.reduce<Row | undefined>(
-        (low, row) =>
-          low === undefined || row.result.perSecond / row.peer! < low.result.perSecond / low.peer! ? row : low,
+        (low, row) => (low === undefined || row.ofPeer!.median < low.ofPeer!.median ? row : low),
         undefined,
       );
-      const ratio = lowest === undefined ? Number.NaN : lowest.result.perSecond / lowest.peer!;
+      const ratio = lowest === undefined ? Number.NaN : lowest.ofPeer!.median;
       return {
         what:
           `${backend.label}: Engram / the SDK peer, on every row (reads, durable writes, writes of many users; ` +
@@ -526,7 +576,7 @@ function describe(
       '“Many users” rows are writes to a server of their own (`--auth token`, its own database): at N connections N ' +
       `users, each with ${USER_ENTRIES} entries of its own and one token, connection k sending user k’s token. The ceiling is a bare ` +
       '`node:http` server in its own process answering every POST with a fixed body, byte for byte what Engram answers to ' +
-      'a read; it is measured at every N just before the rows it stands beside. The MCP floor is the least an MCP server ' +
+      'a read. The MCP floor is the least an MCP server ' +
       'keeping its memory in a database must do for these calls, and nothing more: a `node:http` server in its own process ' +
       '(bench/floor-server.ts), one on each backend, holding the same entries and users in a database of its own, that ' +
       'finds the user from the bearer token in memory, parses each request and answers a JSON result, an open with one ' +
@@ -535,8 +585,7 @@ function describe(
       'revision, the entry’s head, the user’s usage) saved durably: on SQLite the appends that arrive together sharing ' +
       'one commit, on PostgreSQL one statement, one user’s appends one at a time and those that queued meanwhile ' +
       'sharing one transaction and its commit (as Engram’s), ' +
-      'on a pool of Engram’s default size (10). It is ' +
-      'measured at every N after the ceiling, and an Engram row’s share of it compares the two for the same workload at ' +
+      'on a pool of Engram’s default size (10). An Engram row’s share of it compares the two for the same workload at ' +
       'the same N on the same backend. The SDK peer is the same memory served the common way: a `node:http` server in ' +
       'its own process (bench/sdk-peer-server.ts), two on each backend as Engram’s (one holding the entries, one the ' +
       'users), that gives every POST a new MCP SDK v1 ' +
@@ -546,14 +595,21 @@ function describe(
       'definitions, the tool handler and the store, opened through Engram’s composition root on a database seeded as ' +
       'Engram’s are. A request without a token acts as the local user; with one, Engram’s own token check finds the user ' +
       '(the Access service, on every request, as `--auth token` does). It does less around a call than `engram serve` ' +
-      '(no log line, no rate limit, no size or Origin checks), all in its favour. It is measured at every N after the ' +
-      'floor, just before Engram’s rows, and “Engram / SDK peer” is an Engram row’s rate over the peer’s for the same ' +
+      '(no log line, no rate limit, no size or Origin checks), all in its favour. “Engram / SDK peer” is an Engram ' +
+      'row’s rate over the peer’s for the same ' +
       'workload at the same N on the same backend: what Engram’s way of serving MCP over HTTP gains over the common ' +
       'one, Engram having to be ahead on every row. The load comes from autocannon in a process ' +
       `of its own (${GENERATOR_WORKERS} worker thread driving all N keep-alive connections, each sending its next request when ` +
       'the previous answer has arrived; every answer checked), never from the benchmark process, the same way for every row: ' +
-      `${options.warmupMs / 1000} s of warm-up then ${options.durationMs / 1000} s counted. Servers and generator share the ` +
-      'machine’s cores. Mean latency is N / rate (a closed loop); p99 is autocannon’s, to the whole millisecond. ' +
+      `${options.warmupMs / 1000} s of warm-up before its first round, then ${options.durationMs / 1000} s counted in each ` +
+      'round (a new set of connections each time). Servers and generator share the ' +
+      `machine’s cores, and other work on this machine comes and goes, so each N is measured in ${options.rounds} ` +
+      'rounds: a round measures every row once, in turn (the ceiling, then for each workload the floor, the SDK peer and ' +
+      'Engram one after another on each backend; every other round in the opposite order), and a row’s rate and p99 ' +
+      'are the medians of its rounds. Each ratio (of the ceiling, of the floor, over the peer) is the median of the ' +
+      'ratios of the two rows’ rates round by round, measured seconds apart; the share of the floor and the targets ' +
+      'give the range of its rounds beside it. Mean latency is N / rate (a closed loop); p99 is autocannon’s, to the ' +
+      'whole millisecond. ' +
       'The serial commit rate is raw durable commits of one distinct 1 KiB row each, one after another, on the same disk ' +
       `(better-sqlite3 in WAL mode with synchronous=FULL; node-postgres on one connection): ${serialRates}.` +
       (withPostgres ? '' : ' No PostgreSQL server answered, so PostgreSQL was not measured.'),
@@ -561,12 +617,13 @@ function describe(
     targets,
     reading: [
       ...backends
-        .filter((backend) => backend.label !== solo)
+        .filter((backend) => backend.label !== SOLO)
         .map((backend) => {
           const floor = floorName(backend.label as Neighbour['label']);
-          const ofCeiling = (workload: string) => `${Math.round((rate(`${floor} ${workload}`) / ceiling) * 100)}%`;
+          const ofCeiling = (workload: string) =>
+            percent(rowOf(`${floor} ${workload}`)?.ofCeiling.median ?? Number.NaN);
           const ofFloor = (workload: string) =>
-            `${Math.round((rate(`${backend.label} ${workload}`) / rate(`${floor} ${workload}`)) * 100)}%`;
+            percent(rowOf(`${backend.label} ${workload}`)?.ofFloor?.median ?? Number.NaN);
           return (
             `The MCP floor on ${backend.label} at ${most} connections: reads ${formatInteger(rate(`${floor} reads`))}/s, ` +
             `${ofCeiling('reads')} of the ceiling; durable writes ${formatInteger(rate(`${floor} durable writes`))}/s, ` +
@@ -577,11 +634,11 @@ function describe(
           );
         }),
       ...backends
-        .filter((backend) => backend.label !== solo)
+        .filter((backend) => backend.label !== SOLO)
         .map((backend) => {
           const peer = peerName(backend.label as Neighbour['label']);
           const ahead = (workload: string) =>
-            formatRatio(rate(`${backend.label} ${workload}`) / rate(`${peer} ${workload}`));
+            formatRatio(rowOf(`${backend.label} ${workload}`)?.ofPeer?.median ?? Number.NaN);
           return (
             `The SDK peer on ${backend.label} at ${most} connections: reads ${formatInteger(rate(`${peer} reads`))}/s, ` +
             `durable writes ${formatInteger(rate(`${peer} durable writes`))}/s, writes of ${most} users ` +
@@ -593,16 +650,17 @@ function describe(
         'two fcntl and an fstat; PostgreSQL’s a round trip) and a JSON answer cost several times the bare server’s ' +
         'whole exchange, so no Node server doing this work comes near it; the floor does that work and nothing more.',
       `Group commit at ${most} connections: SQLite durable writes ${formatInteger(rate('SQLite durable writes'))}/s with it, ` +
-        `${formatInteger(rate(`${solo} durable writes`))}/s without (every write its own commit and fsync).`,
+        `${formatInteger(rate(`${SOLO} durable writes`))}/s without (every write its own commit and fsync).`,
       ...backends
-        .filter((backend) => backend.label !== solo)
+        .filter((backend) => backend.label !== SOLO)
         .map((backend) => {
-          const read = rate(`${backend.label} reads`);
+          const ofCeiling = (workload: string) =>
+            percent(rowOf(`${backend.label} ${workload}`)?.ofCeiling.median ?? Number.NaN);
           const write = rate(`${backend.label} durable writes`);
           const many = rate(`${backend.label} ${MANY_USERS}`);
           return (
-            `${backend.label}: at ${most} connections reads run at ${Math.round((read / ceiling) * 100)}% of the ceiling ` +
-            `(${formatInteger(ceiling)}/s), durable writes at ${Math.round((write / ceiling) * 100)}% of it and ` +
+            `${backend.label}: at ${most} connections reads run at ${ofCeiling('reads')} of the ceiling ` +
+            `(${formatInteger(ceiling)}/s), durable writes at ${ofCeiling('durable writes')} of it and ` +
             `${formatRatio(write / backend.serialRate)} the serial commit rate; writes of ${most} users ` +
             `${formatRatio(many / backend.serialRate)} the serial commit rate.`
           );

@@ -99,7 +99,7 @@ async function main(): Promise<void> {
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   const job = JSON.parse(Buffer.concat(chunks).toString('utf8')) as GeneratorJob;
   const files = { verifyBody: verifier(job.expect), setupClient: spreader(job.bodies, job.connections, job.tokens) };
-  const result = await run(job, files, job.warmupMs)
+  const result = await (job.warmupMs > 0 ? run(job, files, job.warmupMs) : Promise.resolve())
     .then(() => run(job, files, job.durationMs))
     .finally(() => {
       for (const file of Object.values(files)) rmSync(file, { force: true });

@@ -62,8 +62,19 @@ export function postOnce(target: LoadTarget, body: string): Promise<{ status: nu
 }
 
 /**
- * Runs `connections` closed loops for `warmupMs` (not counted) then `durationMs`, from the
- * generator process. Any failure fails the run, but up to `tolerateUnanswered` requests
+ * autocannon stops at the first of its once-a-second ticks past the duration asked, so a
+ * run of 300 ms lasts a second: a duration here is whole seconds, or it would not be what
+ * the figures say was measured (what a benchmark's writes add to its entries included).
+ */
+function checkWholeSeconds(what: string, ms: number): void {
+  if (!Number.isInteger(ms / 1000) || ms < 0) {
+    throw new Error(`${what} of ${ms} ms: a load runs for whole seconds (autocannon stops on a one-second tick)`);
+  }
+}
+
+/**
+ * Runs `connections` closed loops for `warmupMs` (not counted; 0, none) then `durationMs`,
+ * from the generator process. Any failure fails the run, but up to `tolerateUnanswered` requests
  * left unanswered (a connection error, autocannon's timeout): on a machine overloaded by
  * other work, up to one per connection was seen, in flight when a run stopped.
  */
@@ -74,6 +85,9 @@ export function runLoad(
   warmupMs: number,
   tolerateUnanswered = 0,
 ): Promise<LoadResult> {
+  checkWholeSeconds('a warm-up', warmupMs);
+  checkWholeSeconds('a load', durationMs);
+  if (durationMs === 0) throw new Error('a load of 0 ms measures nothing');
   const job: GeneratorJob = { ...target, connections, workers: GENERATOR_WORKERS, warmupMs, durationMs };
   return new Promise((resolve, reject) => {
     const child = execFile(process.execPath, [GENERATOR], { maxBuffer: 1 << 20 }, (error, stdout) => {

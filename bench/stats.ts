@@ -28,6 +28,18 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** Values measured once a round: their median and their range. */
+export interface Spread {
+  readonly median: number;
+  readonly low: number;
+  readonly high: number;
+}
+
+export function spread(values: readonly number[]): Spread {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { median: quantile(sorted, 0.5), low: sorted[0] ?? Number.NaN, high: sorted[sorted.length - 1] ?? Number.NaN };
+}
+
 /** Milliseconds one call of `operation` takes. */
 export async function timeOnce(operation: () => unknown): Promise<number> {
   const start = performance.now();
