@@ -59,6 +59,7 @@ const UNIT_FILES = [
   'test/mcp/stdio-opening.test.ts',
   'test/mcp/websocket-transport.test.ts',
   'test/package/bench-compare.test.ts',
+  'test/package/bench-rounds.test.ts',
   'test/package/server-json.test.ts',
   'test/storage/change-feed-polling.test.ts',
   'test/storage/engine-drive.test.ts',
