@@ -5,7 +5,7 @@
  */
 
 import type { Section, Table, Target } from './report.js';
-import { formatInteger, formatMs, formatRatio } from './stats.js';
+import { formatInteger, formatMs, formatRatio, roundRatios, spread } from './stats.js';
 
 export const HTTP_SIDES = ['floor', 'on', 'off'] as const;
 export type HttpSide = (typeof HTTP_SIDES)[number];
@@ -52,24 +52,18 @@ const OPERATION_LABELS: Readonly<Record<StdioOperation, string>> = {
   ping: 'ping',
 };
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
 /** The median over blocks of one side's figure divided by another's in the same block. */
 function blockRatio(over: readonly number[], under: readonly number[]): number {
-  return median(over.map((value, block) => value / under[block]!));
+  return roundRatios(over, under).median;
 }
 
 const percent = (share: number) => (Number.isFinite(share) ? `${Math.round(share * 100)}%` : '—');
 
 /** `12,345 (11,900–12,800)`: the median and the range over blocks. */
-function spread(values: readonly number[], format: (value: number) => string): string {
+function withRange(values: readonly number[], format: (value: number) => string): string {
   if (values.length === 0) return '—';
-  return `${format(median(values))} (${format(Math.min(...values))}–${format(Math.max(...values))})`;
+  const { median, low, high } = spread(values);
+  return `${format(median)} (${format(low)}–${format(high)})`;
 }
 
 export function describeAccelerators(figures: AcceleratorFigures, settings: Settings): Section {
@@ -92,9 +86,9 @@ export function describeAccelerators(figures: AcceleratorFigures, settings: Sett
       return [
         HTTP_GOALS[workload].label,
         `${rates.floor.length} of ${settings.blocks}`,
-        spread(rates.floor, formatInteger),
-        spread(rates.on, formatInteger),
-        spread(rates.off, formatInteger),
+        withRange(rates.floor, formatInteger),
+        withRange(rates.on, formatInteger),
+        withRange(rates.off, formatInteger),
         percent(blockRatio(rates.on, rates.floor)),
         percent(blockRatio(rates.off, rates.floor)),
         `≥ ${percent(HTTP_GOALS[workload].share)}`,
@@ -121,9 +115,9 @@ export function describeAccelerators(figures: AcceleratorFigures, settings: Sett
         return [
           OPERATION_LABELS[operation],
           mode === 'hot' ? 'back to back' : `after ${settings.idleMs} ms idle`,
-          floor ? spread(times.floor, formatMs) : '—',
-          spread(times.on, formatMs),
-          spread(times.off, formatMs),
+          floor ? withRange(times.floor, formatMs) : '—',
+          withRange(times.on, formatMs),
+          withRange(times.off, formatMs),
           floor ? formatRatio(blockRatio(times.on, times.floor)) : '—',
           floor ? formatRatio(blockRatio(times.off, times.floor)) : '—',
           formatRatio(blockRatio(times.off, times.on)),

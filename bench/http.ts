@@ -27,7 +27,7 @@ import { GENERATOR_WORKERS, type LoadResult, type LoadTarget, postOnce, runLoad 
 import { floorToken, seedUsers, USER_ENTRIES, userWrite } from './many-users.js';
 import { createBenchDatabase, findBenchPostgres, serialPostgresCommitRate } from './postgres.js';
 import type { Section, Table, Target } from './report.js';
-import { formatInteger, formatMs, formatRatio, type Spread, spread } from './stats.js';
+import { formatInteger, formatMs, formatRatio, roundRatios, type Spread, spread } from './stats.js';
 
 export interface HttpOptions {
   readonly connections: readonly number[];
@@ -429,7 +429,8 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
       const ratios = (row: string, other: string | undefined): Spread | undefined => {
         const over = other === undefined ? undefined : rates.get(other);
         if (over === undefined) return undefined;
-        return spread(rates.get(row)!.map((result, round) => result.perSecond / over[round]!.perSecond));
+        const perSecond = (results: readonly LoadResult[]) => results.map((result) => result.perSecond);
+        return roundRatios(perSecond(rates.get(row)!), perSecond(over));
       };
       for (const slot of measured) {
         const result = medianResult(rates.get(slot.workload)!, connections);
@@ -475,6 +476,9 @@ function describe(
   const rowOf = (workload: string, connections = most) =>
     rows.find((row) => row.connections === connections && row.workload === workload);
   const rate = (workload: string) => rowOf(workload)?.result.perSecond ?? Number.NaN;
+  /** The median of one of a row's ratios at the most connections; NaN when the row or its neighbour was not measured. */
+  const ratioOf = (workload: string, ratio: 'ofCeiling' | 'ofFloor' | 'ofPeer') =>
+    rowOf(workload)?.[ratio]?.median ?? Number.NaN;
   const table: Table = {
     title: 'Tool calls per second and latency',
     header: [
@@ -522,7 +526,7 @@ function describe(
           what: `${backend.label}: ${workload} at ${most} connections / its MCP floor`,
           goal,
           ofFloor: engram?.ofFloor,
-          ofCeiling: engram?.ofCeiling.median ?? Number.NaN,
+          ofCeiling: ratioOf(`${backend.label} ${workload}`, 'ofCeiling'),
         };
       }),
     );
@@ -620,10 +624,8 @@ function describe(
         .filter((backend) => backend.label !== SOLO)
         .map((backend) => {
           const floor = floorName(backend.label as Neighbour['label']);
-          const ofCeiling = (workload: string) =>
-            percent(rowOf(`${floor} ${workload}`)?.ofCeiling.median ?? Number.NaN);
-          const ofFloor = (workload: string) =>
-            percent(rowOf(`${backend.label} ${workload}`)?.ofFloor?.median ?? Number.NaN);
+          const ofCeiling = (workload: string) => percent(ratioOf(`${floor} ${workload}`, 'ofCeiling'));
+          const ofFloor = (workload: string) => percent(ratioOf(`${backend.label} ${workload}`, 'ofFloor'));
           return (
             `The MCP floor on ${backend.label} at ${most} connections: reads ${formatInteger(rate(`${floor} reads`))}/s, ` +
             `${ofCeiling('reads')} of the ceiling; durable writes ${formatInteger(rate(`${floor} durable writes`))}/s, ` +
@@ -637,8 +639,7 @@ function describe(
         .filter((backend) => backend.label !== SOLO)
         .map((backend) => {
           const peer = peerName(backend.label as Neighbour['label']);
-          const ahead = (workload: string) =>
-            formatRatio(rowOf(`${backend.label} ${workload}`)?.ofPeer?.median ?? Number.NaN);
+          const ahead = (workload: string) => formatRatio(ratioOf(`${backend.label} ${workload}`, 'ofPeer'));
           return (
             `The SDK peer on ${backend.label} at ${most} connections: reads ${formatInteger(rate(`${peer} reads`))}/s, ` +
             `durable writes ${formatInteger(rate(`${peer} durable writes`))}/s, writes of ${most} users ` +
@@ -654,8 +655,7 @@ function describe(
       ...backends
         .filter((backend) => backend.label !== SOLO)
         .map((backend) => {
-          const ofCeiling = (workload: string) =>
-            percent(rowOf(`${backend.label} ${workload}`)?.ofCeiling.median ?? Number.NaN);
+          const ofCeiling = (workload: string) => percent(ratioOf(`${backend.label} ${workload}`, 'ofCeiling'));
           const write = rate(`${backend.label} durable writes`);
           const many = rate(`${backend.label} ${MANY_USERS}`);
           return (

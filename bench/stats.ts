@@ -28,16 +28,25 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Values measured once a round: their median and their range. */
+/** Figures measured once a round (or a block): their median and their range. */
 export interface Spread {
   readonly median: number;
   readonly low: number;
   readonly high: number;
 }
 
+/** The median (of an even count, the mean of the middle two) and the range; NaN for none. */
 export function spread(values: readonly number[]): Spread {
   const sorted = [...values].sort((a, b) => a - b);
-  return { median: quantile(sorted, 0.5), low: sorted[0] ?? Number.NaN, high: sorted[sorted.length - 1] ?? Number.NaN };
+  if (sorted.length === 0) return { median: Number.NaN, low: Number.NaN, high: Number.NaN };
+  const middle = Math.floor(sorted.length / 2);
+  const median = sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  return { median, low: sorted[0]!, high: sorted[sorted.length - 1]! };
+}
+
+/** One figure over another, round by round (the same round of each), as a spread. */
+export function roundRatios(over: readonly number[], under: readonly number[]): Spread {
+  return spread(over.map((value, round) => value / under[round]!));
 }
 
 /** Milliseconds one call of `operation` takes. */

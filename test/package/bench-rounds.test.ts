@@ -7,14 +7,18 @@
 
 import { expect, it } from 'vitest';
 import { runLoad } from '../../bench/load.js';
-import { spread } from '../../bench/stats.js';
+import { roundRatios, spread } from '../../bench/stats.js';
 
 it('takes the median and the range of a row’s rounds, whatever their order', () => {
   expect(spread([0.61, 0.72, 0.67, 0.43, 0.7])).toEqual({ median: 0.67, low: 0.43, high: 0.72 });
   expect(spread([3])).toEqual({ median: 3, low: 3, high: 3 });
-  // Two rounds (a quick run): the lower, never a value between that was not measured.
-  expect(spread([2, 1])).toEqual({ median: 1, low: 1, high: 2 });
+  // Two rounds (a quick run): the mean of the middle two, as the accelerators' blocks always had it.
+  expect(spread([2, 1])).toEqual({ median: 1.5, low: 1, high: 2 });
   expect(Number.isNaN(spread([]).median)).toBe(true);
+});
+
+it('takes a ratio round by round, each round over the same round of the other', () => {
+  expect(roundRatios([10, 30, 12], [20, 20, 12])).toEqual({ median: 1, low: 0.5, high: 1.5 });
 });
 
 it('refuses a load or a warm-up that is not whole seconds, before starting anything', () => {
