@@ -5,6 +5,8 @@
  * line carries a marker that occurs nowhere else, so a replace can target it.
  */
 
+import type { FloorEntry } from './floor-memory.js';
+
 const GROUPS = ['areas', 'people', 'topics'] as const;
 
 const WORDS = (
@@ -40,6 +42,12 @@ export interface Subject {
 }
 
 export const BODY_LINES = 8;
+
+/** A subject as a floor seeds it (floor-memory.ts): its index line's parts and its body. */
+export function floorEntry(one: Subject): FloorEntry {
+  const body = bodyOf(one);
+  return { name: one.name, description: one.description, body, size: Buffer.byteLength(body) };
+}
 
 export function markerOf(index: number, revision: number): string {
   return `marker-${index}-r${revision}`;

@@ -7,17 +7,19 @@
  * (a lookup in memory; no token, the one local user), parses the JSON-RPC request and
  * answers a JSON result: an open with the entry's index line and body, an append with its
  * new index line once durable. What the database does for each is floor-sqlite.ts's or
- * floor-postgres.ts's.
+ * floor-postgres.ts's; with `sqlite-schema`, Engram's own statements on Engram's schema
+ * (floor-engram-schema.ts), to tell what that schema costs the same server.
  *
- * argv: `sqlite <database file>` or `postgres <database URL>` (an empty database of its
- * own), the local user's entries, and the users with a token each (many-users.ts). Prints
+ * argv: `sqlite <database file>`, `sqlite-schema <database file>` or `postgres <database
+ * URL>` (an empty database of its own), the local user's entries, and the users with a token each (many-users.ts). Prints
  * `listening <port>` once ready.
  */
 
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { indexLine } from '../src/memory/model/index-lines.js';
-import { bodyOf, subjects } from './content.js';
+import { floorEntry, subjects } from './content.js';
+import { openEngramSchemaFloor } from './floor-engram-schema.js';
 import type { FloorMemory, FloorSeed } from './floor-memory.js';
 import { openPostgresFloor } from './floor-postgres.js';
 import { openSqliteFloor } from './floor-sqlite.js';
@@ -30,29 +32,29 @@ const [backend, location, entries, users] = [
   Number(process.argv[5]),
 ];
 if (
-  (backend !== 'sqlite' && backend !== 'postgres') ||
+  (backend !== 'sqlite' && backend !== 'sqlite-schema' && backend !== 'postgres') ||
   location === undefined ||
   !Number.isInteger(entries) ||
   entries <= 0 ||
   !Number.isInteger(users) ||
   users < 0
 ) {
-  throw new Error('usage: floor-server sqlite|postgres <database file or URL> <entries> <users>');
+  throw new Error('usage: floor-server sqlite|sqlite-schema|postgres <database file or URL> <entries> <users>');
 }
 
 const LOCAL = 'local';
-const seedOf = (count: number) =>
-  subjects(0, count).map((one) => {
-    const body = bodyOf(one);
-    return { name: one.name, description: one.description, body, size: Buffer.byteLength(body) };
-  });
+const seedOf = (count: number) => subjects(0, count).map(floorEntry);
 const seed: FloorSeed = [
   { user: LOCAL, entries: seedOf(entries) },
   ...Array.from({ length: users }, (_, at) => ({ user: benchUser(at), entries: seedOf(USER_ENTRIES) })),
 ];
 const userOfToken = new Map(Array.from({ length: users }, (_, at) => [`Bearer ${floorToken(at)}`, benchUser(at)]));
 const memory: FloorMemory =
-  backend === 'sqlite' ? openSqliteFloor(location, seed) : await openPostgresFloor(location, seed);
+  backend === 'sqlite'
+    ? openSqliteFloor(location, seed)
+    : backend === 'sqlite-schema'
+      ? openEngramSchemaFloor(location, seed)
+      : await openPostgresFloor(location, seed);
 
 interface ToolCall {
   readonly id: number;

@@ -8,8 +8,13 @@
  */
 
 import Database from 'better-sqlite3';
-import type { IndexRow } from '../src/memory/model/format.js';
-import type { FloorEntry, FloorMemory, FloorSeed } from './floor-memory.js';
+import {
+  type FloorEntry,
+  type FloorMemory,
+  type FloorSeed,
+  groupCommitted,
+  type WaitingAppend,
+} from './floor-memory.js';
 
 export function openSqliteFloor(path: string, seed: FloorSeed): FloorMemory {
   const db = new Database(path);
@@ -43,15 +48,7 @@ export function openSqliteFloor(path: string, seed: FloorSeed): FloorMemory {
     }
   })();
 
-  interface Append {
-    readonly user: string;
-    readonly name: string;
-    readonly line: string;
-    readonly resolve: (entry: IndexRow) => void;
-  }
-  /** The appends waiting for the next commit, answered once it is durable. */
-  let waiting: Append[] = [];
-  const commit = db.transaction((appends: readonly Append[]) =>
+  const commit = db.transaction((appends: readonly WaitingAppend[]) =>
     appends.map(({ user, name, line }) => {
       const row = read.get(user, name) as FloorEntry & { id: number };
       const added = `${line}\n`;
@@ -62,20 +59,10 @@ export function openSqliteFloor(path: string, seed: FloorSeed): FloorMemory {
       return { name: row.name, description: row.description, size };
     }),
   );
-  const commitWaiting = () => {
-    const batch = waiting;
-    waiting = [];
-    const saved = commit(batch);
-    for (const [index, append] of batch.entries()) append.resolve(saved[index]!);
-  };
 
   return {
     open: async (user, name) => read.get(user, name) as FloorEntry,
-    append: (user, name, line) =>
-      new Promise((resolve) => {
-        if (waiting.length === 0) setImmediate(commitWaiting);
-        waiting.push({ user, name, line, resolve });
-      }),
+    append: groupCommitted(commit),
     close: async () => {
       db.close();
     },

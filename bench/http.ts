@@ -191,7 +191,7 @@ const SOLO = 'SQLite without group commit';
 interface Slot {
   readonly workload: string;
   readonly target: LoadTarget;
-  /** Engram's rows: the MCP floor's row of the same workload on the same backend. */
+  /** Engram's rows, and the floor on Engram's schema: the MCP floor's row of the same workload on the same backend. */
   readonly floor?: string | undefined;
   /** Engram's rows: the SDK peer's row of the same workload on the same backend. */
   readonly peer?: string | undefined;
@@ -208,7 +208,10 @@ interface Row {
   readonly ofCeiling: Spread;
   /** Writes: the multiple of the serial commit rate. */
   readonly serial?: string | undefined;
-  /** Engram's reads and writes: their rate over the MCP floor's for the same workload at the same N, round by round. */
+  /**
+   * Engram's reads and writes, and the floor on Engram's schema: their rate over the MCP
+   * floor's for the same workload at the same N, round by round.
+   */
   readonly ofFloor?: Spread | undefined;
   /** Engram's reads and writes: their rate over the SDK peer's for the same workload at the same N, round by round. */
   readonly ofPeer?: Spread | undefined;
@@ -221,6 +224,8 @@ function medianResult(results: readonly LoadResult[], connections: number): Load
 }
 
 const FLOOR = 'MCP floor';
+/** The MCP floor's server on Engram's SQLite schema and statements (floor-engram-schema.ts). */
+const SCHEMA_FLOOR = `${FLOOR} on Engram’s SQLite schema`;
 const SDK_PEER = 'SDK peer';
 
 /** How the floor on a backend is named in the rows. */
@@ -338,6 +343,18 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
       floors.push({ label, port: floor.port, users: { port: floor.port, tokens } });
     };
     await startFloor('SQLite', ['sqlite', join(folder, 'floor.db')]);
+    // The same floor on Engram's own schema and statements: what that schema costs these calls.
+    const schemaFloor = await startServer(
+      [FLOOR_SERVER, 'sqlite-schema', join(folder, 'schema-floor.db'), String(options.entries), String(users)],
+      process.env,
+      /listening (\d+)/,
+    );
+    children.push(schemaFloor.child);
+    const onSchema: Neighbour = {
+      label: 'SQLite',
+      port: schemaFloor.port,
+      users: { port: schemaFloor.port, tokens: floors[0]!.users.tokens },
+    };
     if (postgres) {
       const database = await createBenchDatabase(postgres);
       cleanups.push(database.drop);
@@ -384,6 +401,13 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
           const peer = peers.find((candidate) => candidate.label === floor.label);
           const peerRow = peer && `${peerName(peer.label)} ${workload}`;
           slots.push({ workload: floorRow, target: neighbourTarget(floor, workload, floorName(floor.label)) });
+          if (floor.label === 'SQLite') {
+            slots.push({
+              workload: `${SCHEMA_FLOOR} ${workload}`,
+              target: neighbourTarget(onSchema, workload, SCHEMA_FLOOR),
+              floor: floorRow,
+            });
+          }
           if (peer) slots.push({ workload: peerRow!, target: neighbourTarget(peer, workload, peerName(peer.label)) });
           const engramTargets: { target: LoadTarget; serialRate: number; solo: boolean }[] =
             workload === MANY_USERS
@@ -590,7 +614,13 @@ function describe(
       'one commit, on PostgreSQL one statement, one user’s appends one at a time and those that queued meanwhile ' +
       'sharing one transaction and its commit (as Engram’s), ' +
       'on a pool of Engram’s default size (10). An Engram row’s share of it compares the two for the same workload at ' +
-      'the same N on the same backend. The SDK peer is the same memory served the common way: a `node:http` server in ' +
+      'the same N on the same backend. The MCP floor on Engram’s SQLite schema is the same server and group commit ' +
+      'over Engram’s own statements (bench/engram-statements.ts: the store’s prepared SQL, on a connection opened and ' +
+      'migrated as the store opens one, in a database of its own seeded as Engram’s): an open reads the entry as ' +
+      'Engram’s does, an append reads the entry and the user’s counters, updates the entry, adds its revision, reads ' +
+      'the search watermark and moves the counters, and nothing else (no search index catching up, no token in the ' +
+      'database, no checks): its share of the floor is what Engram’s schema, which keeps history, activity and the ' +
+      'counters DESIGN asks to be read back, costs these calls, and the most Engram’s code could reach on it. The SDK peer is the same memory served the common way: a `node:http` server in ' +
       'its own process (bench/sdk-peer-server.ts), two on each backend as Engram’s (one holding the entries, one the ' +
       'users), that gives every POST a new MCP SDK v1 ' +
       '(`@modelcontextprotocol/sdk`) `Server` and a new `StreamableHTTPServerTransport` with `sessionIdGenerator: ' +
@@ -635,6 +665,7 @@ function describe(
             `${ofFloor('durable writes')}, writes of ${most} users at ${ofFloor(MANY_USERS)}.`
           );
         }),
+      schemaReading(most, ratioOf),
       ...backends
         .filter((backend) => backend.label !== SOLO)
         .map((backend) => {
@@ -819,4 +850,30 @@ function describe(
         'higher in four of six pairs.',
     ],
   };
+}
+
+/**
+ * What the floor on Engram's schema says at the most connections: each workload's share of
+ * the floor on the schema alone, and Engram's against it (the two shares' medians divided).
+ */
+function schemaReading(most: number, ratioOf: (workload: string, ratio: 'ofFloor') => number): string {
+  const percent = (value: number) => (Number.isNaN(value) ? 'n/a' : `${Math.round(value * 100)}%`);
+  const workloads = [
+    ['reads', 'reads'],
+    ['durable writes', 'durable writes'],
+    [MANY_USERS, `writes of ${most} users`],
+  ] as const;
+  const onSchema = workloads.map(
+    ([workload, words]) => `${words} ${percent(ratioOf(`${SCHEMA_FLOOR} ${workload}`, 'ofFloor'))}`,
+  );
+  const engram = workloads.map(
+    ([workload, words]) =>
+      `${words} ${percent(ratioOf(`SQLite ${workload}`, 'ofFloor') / ratioOf(`${SCHEMA_FLOOR} ${workload}`, 'ofFloor'))}`,
+  );
+  return (
+    `On Engram’s SQLite schema, the same floor at ${most} connections keeps ${onSchema.join(', ')} of the floor’s ` +
+    `rate: the most Engram’s code could reach on this schema, against the targets of 80%, 70% and 60%. Engram on ` +
+    `SQLite reaches about ${engram.join(', ')} of the floor on its schema: the rest is its code (the door’s checks, ` +
+    'the tool handler, the Memory service, the storage engine) and, for writes, the search index catching up.'
+  );
 }

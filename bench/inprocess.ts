@@ -15,7 +15,7 @@ import { createMemory } from '../src/memory/memory.js';
 import { createToolHandler, type ToolResult } from '../src/memory/tools/handler.js';
 import { openSqliteStore } from '../src/storage/sqlite/index.js';
 import { createTransfer } from '../src/transfer/transfer.js';
-import { appendedLine, bodyOf, exportDocument, markerOf, subject, subjects } from './content.js';
+import { appendedLine, bodyOf, exportDocument, floorEntry, markerOf, subject, subjects } from './content.js';
 import { openEngramStatements } from './engram-statements.js';
 import type { Section, Table, Target } from './report.js';
 import { describeGrowth, formatMs, formatRatio, interleave, type Summary, summarize, timeOnce } from './stats.js';
@@ -125,7 +125,7 @@ export async function benchInProcess(options: InProcessOptions = DEFAULT_IN_PROC
       // timed write would wait behind a batch of a backlog of 90,000 entries at 100,000.
       await memory.search(caller, 'subject');
       raw.grow(seeded, entries);
-      statements.grow(seeded, entries);
+      statements.seed(caller.user, subjects(seeded, entries).map(floorEntry));
       seeded = entries;
       const index = check(await handler(caller, 'memory_open', {}), 'memory_open()');
       const lines = index.text.split('\n').length;
@@ -165,7 +165,10 @@ export async function benchInProcess(options: InProcessOptions = DEFAULT_IN_PROC
         {
           raw: (call) => raw.commitOne(pick(call, 11)),
           floor: (call) => raw.commitSameRows(pick(call, 12)),
-          statements: (call) => statements.append(pick(call, 16), appendedLine(serial++)),
+          statements: (call) =>
+            statements.transaction(() =>
+              statements.append(caller.user, subject(pick(call, 16)).name, appendedLine(serial++)),
+            ),
           append: (call) =>
             handler(caller, 'memory_write', { name: subject(pick(call, 13)).name, new: appendedLine(serial++) }).then(
               (r) => check(r, 'append'),

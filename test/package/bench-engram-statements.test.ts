@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it, onTestFinished } from 'vitest';
-import { exportDocument, subject, subjects } from '../../bench/content.js';
+import { bodyOf, exportDocument, floorEntry, subject, subjects } from '../../bench/content.js';
 import { openEngramStatements } from '../../bench/engram-statements.js';
 import { createMemory } from '../../src/memory/memory.js';
 import { createToolHandler } from '../../src/memory/tools/handler.js';
@@ -45,9 +45,14 @@ it('writes what Engram writes for an import and an append, in a database Engram 
   const name = subject(1).name;
 
   const statements = openEngramStatements(join(folder, 'statements.db'));
-  statements.grow(0, 2);
-  statements.grow(2, 3);
-  statements.append(1, LINE);
+  statements.seed('local', subjects(0, 2).map(floorEntry));
+  statements.seed('local', subjects(2, 3).map(floorEntry));
+  expect(statements.transaction(() => statements.append('local', name, LINE))).toEqual({
+    name,
+    description: subject(1).description,
+    size: Buffer.byteLength(`${bodyOf(subject(1))}${LINE}\n`),
+  });
+  expect(statements.open('local', name).body).toBe(`${bodyOf(subject(1))}${LINE}\n`);
   statements.close();
 
   const twin = openStore(join(folder, 'engram.db'));
