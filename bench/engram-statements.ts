@@ -13,6 +13,8 @@
 
 import { appendText } from '../src/memory/model/edit.js';
 import type { IndexRow } from '../src/memory/model/format.js';
+import { utf8Bytes } from '../src/memory/model/text.js';
+import { entryBytes, revisionBytes } from '../src/memory/model/usage.js';
 import type { EntryRow } from '../src/storage/sql-rows.js';
 import { openDatabase } from '../src/storage/sqlite/connection.js';
 import { sqliteDriver } from '../src/storage/sqlite/drivers.js';
@@ -42,7 +44,6 @@ export function openEngramStatements(path: string): EngramStatements {
   const { db } = openDatabase({ path, busyDeadlineMs: 5_000 }, undefined, sqliteDriver('better-sqlite3'));
   const s = prepareStatements(db);
   const watermark = db.prepare(CATCH_UP_SQL.watermark).pluck();
-  const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
   const read = (user: string, name: string) => s.live.get(user, name) as EntryRow;
   const transact = db.transaction((work: () => unknown) => work());
   return {
@@ -51,10 +52,11 @@ export function openEngramStatements(path: string): EngramStatements {
       let history = 0;
       for (const { name, description, body } of entries) {
         const at = Date.now();
-        const id = Number(s.insert.run(user, name, description, null, bytes(body), at, at, 1).lastInsertRowid);
+        const size = utf8Bytes(body);
+        const id = Number(s.insert.run(user, name, description, null, size, at, at, 1).lastInsertRowid);
         s.addRevision.run(user, id, 1, 'import', ACTOR, at, description, body, null);
-        total += bytes(name) + bytes(description) + bytes(body);
-        history += bytes(description) + bytes(body);
+        total += entryBytes(name, description, size);
+        history += revisionBytes(description, body);
       }
       // The user's counters, their row made by the first seed, as the store's addUsage does.
       if (s.counters.get(user) === undefined) s.firstUsage.get(user, total, entries.length, history);
@@ -65,13 +67,13 @@ export function openEngramStatements(path: string): EngramStatements {
       const entry = read(user, name);
       s.counters.get(user);
       const body = appendText(entry.body, line);
-      const size = bytes(body);
+      const size = utf8Bytes(body);
       const at = Date.now();
       s.update.run(entry.description, null, size, at, entry.revision + 1, entry.id);
       s.addRevision.run(user, entry.id, entry.revision + 1, 'append', ACTOR, at, entry.description, body, null);
       // The search backlog's check that the new revision is past its watermark (search-backlog.ts, revised).
       watermark.get();
-      s.moveUsage.run(size - entry.size, 0, bytes(entry.description) + size, user);
+      s.moveUsage.run(size - entry.size, 0, revisionBytes(entry.description, body), user);
       return { name, description: entry.description, size };
     },
     transaction: <T>(work: () => T) => transact.immediate(work) as T,

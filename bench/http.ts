@@ -480,6 +480,11 @@ export async function benchHttp(options: HttpOptions = DEFAULT_HTTP): Promise<Se
 /** Distinct requests per workload, each connection sending them in turn. */
 const REQUEST_KINDS = 500;
 
+/** A ratio as a whole percentage; `n/a` when it was not measured. */
+function percent(value: number): string {
+  return Number.isNaN(value) ? 'n/a' : `${Math.round(value * 100)}%`;
+}
+
 /** Engram's rate over the SDK peer's, and which is ahead. */
 function peerRatio(ratio: number): string {
   return `${formatRatio(ratio)} ${ratio > 1 ? 'ahead' : 'behind'}`;
@@ -491,7 +496,6 @@ function describe(
   backends: readonly Backend[],
   withPostgres: boolean,
 ): Section {
-  const percent = (value: number) => (Number.isNaN(value) ? 'n/a' : `${Math.round(value * 100)}%`);
   /** The range of a ratio's rounds, as percentages: "61–72%". */
   const percentRange = (ratio: Spread) => `${Math.round(ratio.low * 100)}–${Math.round(ratio.high * 100)}%`;
   /** A median ratio with its rounds' range: "67% (61–72%)". */
@@ -857,7 +861,6 @@ function describe(
  * the floor on the schema alone, and Engram's against it (the two shares' medians divided).
  */
 function schemaReading(most: number, ratioOf: (workload: string, ratio: 'ofFloor') => number): string {
-  const percent = (value: number) => (Number.isNaN(value) ? 'n/a' : `${Math.round(value * 100)}%`);
   const workloads = [
     ['reads', 'reads'],
     ['durable writes', 'durable writes'],

@@ -18,7 +18,16 @@ import { createTransfer } from '../src/transfer/transfer.js';
 import { appendedLine, bodyOf, exportDocument, floorEntry, markerOf, subject, subjects } from './content.js';
 import { openEngramStatements } from './engram-statements.js';
 import type { Section, Table, Target } from './report.js';
-import { describeGrowth, formatMs, formatRatio, interleave, type Summary, summarize, timeOnce } from './stats.js';
+import {
+  describeGrowth,
+  formatMs,
+  formatRatio,
+  interleave,
+  type Summary,
+  spread,
+  summarize,
+  timeOnce,
+} from './stats.js';
 
 export interface InProcessOptions {
   readonly sizes: readonly number[];
@@ -343,11 +352,12 @@ function describe(figures: readonly SizeFigures[], options: InProcessOptions): S
  * time over the floor, and the most the code may add on top of it for 1.2x.
  */
 function schemaBound(figures: readonly SizeFigures[]): string {
-  const ratios = (pick: (f: SizeFigures) => number) => figures.map(pick);
-  const range = (values: readonly number[]) =>
-    `${formatRatio(Math.min(...values))}–${formatRatio(Math.max(...values))}`;
-  const ofFloor = ratios((f) => f.writes.statements.median / f.writes.floor.median);
-  const code = ratios((f) => f.writes.append.median / f.writes.statements.median);
+  const range = (values: readonly number[]) => {
+    const { low, high } = spread(values);
+    return `${formatRatio(low)}–${formatRatio(high)}`;
+  };
+  const ofFloor = figures.map((f) => f.writes.statements.median / f.writes.floor.median);
+  const code = figures.map((f) => f.writes.append.median / f.writes.statements.median);
   const worst = Math.max(...ofFloor);
   return (
     `Engram’s statements alone, with no code around them, cost ${range(ofFloor)} the floor’s commit of the same ` +
